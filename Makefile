@@ -1,0 +1,165 @@
+# throng: every build, test and bench entry point.
+#
+#   make                 library (static and shared) and the bench program
+#   make test            build and run the test program (FILTER=name runs some)
+#   make bench           build and run the default benchmark
+#   make clean
+#
+# Options (Make variables):
+#   CC=clang             compiler (default cc)
+#   OPENMP=0             build without OpenMP (steps run on one thread)
+#   SIMD=scalar          force the plain scalar kernels (default: auto, the
+#                        widest path the CPU offers, chosen at run time)
+#   SAN=address,undefined  sanitizer build, no recovery
+#   DEBUG=1              -O0, for stepping through with gdb
+#   VALIDATE=1           heavy internal checks after every step
+#
+# Non-default configurations build into build/<config>/ so they never mix
+# objects with the default build in build/.
+
+CC ?= cc
+OPENMP ?= 1
+SIMD ?= auto
+SAN ?=
+DEBUG ?= 0
+VALIDATE ?= 0
+comma := ,
+
+config :=
+ifneq ($(SIMD),auto)
+config := $(config)simd-$(SIMD)-
+endif
+ifneq ($(OPENMP),1)
+config := $(config)noomp-
+endif
+ifneq ($(SAN),)
+config := $(config)san-$(subst $(comma),-,$(SAN))-
+endif
+ifneq ($(DEBUG),0)
+config := $(config)debug-
+endif
+ifneq ($(VALIDATE),0)
+config := $(config)validate-
+endif
+ifneq ($(notdir $(CC)),cc)
+config := $(config)$(notdir $(CC))-
+endif
+
+ifeq ($(config),)
+BUILD ?= build
+else
+BUILD ?= build/$(patsubst %-,%,$(config))
+endif
+
+OPT := -O2
+ifneq ($(DEBUG),0)
+OPT := -O0
+endif
+
+WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wdouble-promotion \
+	-Wstrict-prototypes -Wmissing-prototypes -Wvla -Wcast-qual -Wundef \
+	-Wformat=2 -Wfloat-conversion -Wpointer-arith -Wwrite-strings
+
+CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -MMD -MP
+CFLAGS += -std=c11 $(OPT) -g -fPIC -ffp-contract=off -fno-fast-math \
+	-fno-strict-aliasing $(WARNINGS)
+LDLIBS += -lm
+
+ifeq ($(OPENMP),1)
+CFLAGS += -fopenmp
+LDFLAGS += -fopenmp
+else
+CFLAGS += -Wno-unknown-pragmas
+endif
+
+# The vector kernels are x86-64 only; elsewhere, or with SIMD=scalar, the
+# plain scalar kernel is the only path.
+ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+SIMD_KERNELS :=
+ifneq ($(SIMD),scalar)
+ifneq ($(findstring x86_64,$(ARCH)),)
+SIMD_KERNELS := 1
+CPPFLAGS += -DTHRONG_HAVE_SIMD_KERNELS=1
+endif
+endif
+SIMD_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c
+
+ifneq ($(SAN),)
+CFLAGS += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SAN)
+endif
+
+ifneq ($(VALIDATE),0)
+CPPFLAGS += -DTHRONG_VALIDATE=1
+endif
+
+LIB_SRC := $(wildcard src/*.c)
+ifeq ($(SIMD_KERNELS),)
+LIB_SRC := $(filter-out $(SIMD_SRC),$(LIB_SRC))
+endif
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/src/%.o)
+SCEN_SRC := bench/scenarios.c
+SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
+BENCH_SRC := $(filter-out $(SCEN_SRC),$(wildcard bench/*.c))
+BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
+TEST_SRC := $(wildcard tests/*.c)
+TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
+
+STATIC := $(BUILD)/libthrong.a
+SHARED := $(BUILD)/libthrong.so
+BENCH := $(BUILD)/throng-bench
+TESTS := $(BUILD)/throng-tests
+DEPS_OK := $(BUILD)/.deps-ok
+
+.PHONY: all lib test bench clean deps
+all: $(STATIC) $(SHARED) $(BENCH)
+lib: $(STATIC) $(SHARED)
+
+# uthash is header-only and comes from Debian's uthash-dev. Install it when
+# we can (root with apt-get); otherwise stop with one line naming it.
+deps: $(DEPS_OK)
+$(DEPS_OK):
+	@mkdir -p $(@D)
+	@if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "throng: installing uthash-dev (uthash.h is missing)"; \
+	    (apt-get update -qq && apt-get install -y -qq uthash-dev) >/dev/null || exit 1; \
+	  else \
+	    echo "throng: uthash.h is missing: install the Debian package uthash-dev (sudo apt-get install uthash-dev)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# Each vector kernel object is built for its own instruction set; the
+# library picks one at run time from what the CPU reports.
+$(BUILD)/obj/src/steer_flock_avx2.o: CFLAGS += -mavx2
+$(BUILD)/obj/src/steer_flock_avx512.o: CFLAGS += -mavx512f
+
+$(STATIC): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BENCH): $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+
+$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+
+test: $(TESTS)
+	$(TESTS) $(FILTER)
+
+bench: $(BENCH)
+	$(BENCH) $(BENCH_ARGS)
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(SCEN_OBJ:.o=.d)

@@ -1,0 +1,580 @@
+/*
+ * The uniform spatial grid.
+ *
+ * Why a uniform grid. Steering neighbourhoods have one radius per world, and
+ * crowds fill space at a roughly even density, so cells of one size, at least
+ * the neighbour radius wide, put every neighbour of an agent within the
+ * (2 reach + 1)^d block of cells around its own. Trees adapt better to
+ * wildly uneven densities, but cost a pointer chase per level and rebuild
+ * poorly in parallel; a grid rebuilds in a few linear passes.
+ *
+ * How cells become buckets. A periodic box is a finite lattice, so its
+ * cells are numbered densely, x fastest: bucket = (cz ny + cy) nx + cx, a
+ * perfect hash, and neighbouring cells in a row are neighbouring buckets.
+ * Unbounded space has no lattice to number, so a cell's integer coordinates
+ * are hashed into a power-of-two table of about half as many buckets as
+ * agents. Two cells may then share a bucket. That costs candidates (the
+ * distance test throws out strangers) but never correctness, as long as a
+ * bucket shared by two cells of the same neighbourhood is walked once:
+ * grid_ranges() drops repeated buckets. The table size depends only on the
+ * agent count, never on history, so equal states sort equally.
+ *
+ * Why a counting sort. Agents are sorted by bucket with a stable counting
+ * sort: one pass counts agents per bucket, a prefix sum turns the counts
+ * into each bucket's first row (cell_start), and a second pass places every
+ * agent. It is linear, needs no comparisons, and its output is unique: a
+ * stable sort by key has exactly one result, so the rows are the same
+ * however the work was split. In parallel, each of P parts of the agent
+ * range counts into its own histogram row; the prefix sum runs bucket-major,
+ * part-minor, so part p's agents of bucket b land after those of parts
+ * before p, which is exactly the stable order. No atomics, no races.
+ *
+ * Why gather. After the sort, the columns that neighbour kernels read for
+ * every candidate (positions, velocities) are copied into sorted order. A
+ * neighbour walk then reads each neighbouring cell as one contiguous run of
+ * memory (a row of adjacent cells is even one run), which is what lets the
+ * kernels stream candidates through vector registers. Kernels read the
+ * sorted copies and write only their own agent's output: they gather, and
+ * never scatter.
+ */
+#include "grid.h"
+
+#include <string.h>
+
+#include "internal.h"
+#include "parallel.h"
+
+/* Below this many agents per part the sort runs in fewer parts: a part's
+ * histogram row costs as much to clear and scan as its agents to count. */
+#define GRID_MIN_AGENTS_PER_PART 8192u
+
+/* Rows per chunk of the gather. */
+#define GRID_GATHER_GRAIN 16384u
+
+/* Each part of the bucket prefix sum covers at least this many buckets. */
+#define GRID_SCAN_GRAIN 16384u
+
+#define GRID_MAX_PARTS 64u
+
+int grid_plan(int dims, int periodic, const float box[3],
+              float neighbour_radius, float cell_size, int32_t n[3],
+              float edge[3]) {
+    float want = cell_size > 0.0f ? cell_size : neighbour_radius * GRID_CELL_PAD;
+    float cover = neighbour_radius * GRID_CELL_PAD;
+    float smallest = want;
+    for (int a = 0; a < 3; a++) {
+        n[a] = 1;
+        edge[a] = want;
+        if (a >= dims)
+            continue;
+        if (periodic) {
+            double cells = floor((double)box[a] / (double)want);
+            if (cells < 1.0)
+                cells = 1.0;
+            if (cells > (double)GRID_MAX_CELLS)
+                cells = (double)GRID_MAX_CELLS;
+            n[a] = (int32_t)cells;
+            edge[a] = (float)((double)box[a] / cells);
+        }
+        if (edge[a] < smallest)
+            smallest = edge[a];
+    }
+    double reach = ceil((double)cover / (double)smallest);
+    if (reach < 1.0)
+        reach = 1.0;
+    return reach > 1000.0 ? 1000 : (int)reach;
+}
+
+void grid_init(grid *g, int dims, int periodic, const float box[3],
+               float neighbour_radius, float cell_size) {
+    memset(g, 0, sizeof *g);
+    g->dims = dims;
+    g->periodic = periodic;
+    g->reach = grid_plan(dims, periodic, box, neighbour_radius, cell_size,
+                         g->n, g->edge);
+    for (int a = 0; a < 3; a++) {
+        g->box[a] = box[a];
+        g->inv_edge[a] = 1.0 / (double)g->edge[a];
+    }
+    if (periodic)
+        g->bucket_count =
+            (uint32_t)g->n[0] * (uint32_t)g->n[1] * (uint32_t)g->n[2];
+}
+
+static void free_arrays(throng_world *w, grid *g) {
+    size_t na = g->agent_capacity;
+    world_free(w, g->bucket_of, na * sizeof(uint32_t));
+    world_free(w, g->sorted, na * sizeof(uint32_t));
+    world_free(w, g->rank, na * sizeof(uint32_t));
+    float **cols[] = {&g->px, &g->py, &g->pz, &g->vx, &g->vy, &g->vz};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        world_free(w, *cols[i], na * sizeof(float));
+        *cols[i] = NULL;
+    }
+    g->bucket_of = g->sorted = g->rank = NULL;
+    g->agent_capacity = 0;
+}
+
+void grid_release(throng_world *w, grid *g) {
+    free_arrays(w, g);
+    world_free(w, g->cell_start,
+               ((size_t)g->bucket_capacity + 1) * sizeof(uint32_t));
+    world_free(w, g->hist, (size_t)g->hist_capacity * sizeof(uint32_t));
+    g->cell_start = g->hist = NULL;
+    g->bucket_capacity = g->hist_capacity = 0;
+}
+
+size_t grid_bytes(const grid *g) {
+    size_t floats = g->dims == 3 ? 6 : 4;
+    return (size_t)g->agent_capacity * (3 * sizeof(uint32_t) + floats * sizeof(float)) +
+           ((size_t)g->bucket_capacity + 1) * sizeof(uint32_t) +
+           (size_t)g->hist_capacity * sizeof(uint32_t);
+}
+
+/* Grows the per-agent arrays to `agents` rows; all or nothing. */
+static int reserve_agents(throng_world *w, grid *g, uint32_t agents) {
+    if (agents <= g->agent_capacity)
+        return 0;
+    size_t n4 = (size_t)agents * 4u;
+    uint32_t *bucket_of = world_alloc(w, n4);
+    uint32_t *sorted = world_alloc(w, n4);
+    uint32_t *rank = world_alloc(w, n4);
+    float *cols[6] = {0};
+    int ok = bucket_of && sorted && rank;
+    int ncols = g->dims == 3 ? 6 : 4;
+    for (int i = 0; i < ncols && ok; i++) {
+        cols[i] = world_alloc(w, n4);
+        ok = cols[i] != NULL;
+    }
+    if (!ok) {
+        world_free(w, bucket_of, n4);
+        world_free(w, sorted, n4);
+        world_free(w, rank, n4);
+        for (int i = 0; i < 6; i++)
+            world_free(w, cols[i], n4);
+        return 1;
+    }
+    free_arrays(w, g);
+    g->bucket_of = bucket_of;
+    g->sorted = sorted;
+    g->rank = rank;
+    if (g->dims == 3) {
+        g->px = cols[0]; g->py = cols[1]; g->pz = cols[2];
+        g->vx = cols[3]; g->vy = cols[4]; g->vz = cols[5];
+    } else {
+        g->px = cols[0]; g->py = cols[1];
+        g->vx = cols[2]; g->vy = cols[3];
+    }
+    g->agent_capacity = agents;
+    return 0;
+}
+
+static int reserve_buckets(throng_world *w, grid *g, uint32_t buckets,
+                           uint32_t hist_entries) {
+    if (buckets > g->bucket_capacity) {
+        size_t size = ((size_t)buckets + 1) * sizeof(uint32_t);
+        uint32_t *start = world_alloc(w, size);
+        if (!start)
+            return 1;
+        world_free(w, g->cell_start,
+                   ((size_t)g->bucket_capacity + 1) * sizeof(uint32_t));
+        g->cell_start = start;
+        g->bucket_capacity = buckets;
+    }
+    if (hist_entries > g->hist_capacity) {
+        uint32_t *hist = world_alloc(w, (size_t)hist_entries * sizeof(uint32_t));
+        if (!hist)
+            return 1;
+        world_free(w, g->hist, (size_t)g->hist_capacity * sizeof(uint32_t));
+        g->hist = hist;
+        g->hist_capacity = hist_entries;
+    }
+    return 0;
+}
+
+static uint32_t next_pow2(uint32_t x) {
+    uint32_t p = 1;
+    while (p < x && p < (1u << 31))
+        p <<= 1;
+    return p;
+}
+
+typedef struct sort_ctx {
+    throng_world *w;
+    grid *g;
+    uint32_t buckets;
+    uint32_t parts;
+    uint32_t scan_parts;
+    uint32_t scan_total[GRID_MAX_PARTS];
+    uint32_t scan_occupied[GRID_MAX_PARTS];
+} sort_ctx;
+
+static uint32_t agent_bucket(const grid *g, const agent_columns *c,
+                             uint32_t i) {
+    int32_t cx = grid_coord(g, 0, c->px[i]);
+    int32_t cy = grid_coord(g, 1, c->py[i]);
+    int32_t cz = g->dims == 3 ? grid_coord(g, 2, c->pz[i]) : 0;
+    return grid_bucket(g, cx, cy, cz);
+}
+
+static void count_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                       int thread) {
+    (void)thread;
+    sort_ctx *s = ctx;
+    grid *g = s->g;
+    uint32_t *restrict hist = g->hist + (size_t)part * s->buckets;
+    uint32_t *restrict bucket_of = g->bucket_of;
+    memset(hist, 0, (size_t)s->buckets * sizeof(uint32_t));
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t b = agent_bucket(g, &s->w->col, i);
+        bucket_of[i] = b;
+        hist[b]++;
+    }
+}
+
+/* First half of the prefix sum: each scan part totals its buckets. */
+static void scan_totals(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                        int thread) {
+    (void)thread;
+    sort_ctx *s = ctx;
+    const uint32_t *hist = s->g->hist;
+    uint32_t total = 0, occupied = 0;
+    for (uint32_t b = begin; b < end; b++) {
+        uint32_t in_bucket = 0;
+        for (uint32_t p = 0; p < s->parts; p++)
+            in_bucket += hist[(size_t)p * s->buckets + b];
+        total += in_bucket;
+        occupied += in_bucket != 0;
+    }
+    s->scan_total[part] = total;
+    s->scan_occupied[part] = occupied;
+}
+
+/* Second half: turn counts into each (part, bucket)'s first sorted row. */
+static void scan_offsets(void *ctx, uint32_t part, uint32_t begin,
+                         uint32_t end, int thread) {
+    (void)thread;
+    sort_ctx *s = ctx;
+    uint32_t *hist = s->g->hist;
+    uint32_t *cell_start = s->g->cell_start;
+    uint32_t running = s->scan_total[part]; /* exclusive prefix, see below */
+    for (uint32_t b = begin; b < end; b++) {
+        cell_start[b] = running;
+        for (uint32_t p = 0; p < s->parts; p++) {
+            uint32_t *h = &hist[(size_t)p * s->buckets + b];
+            uint32_t c = *h;
+            *h = running;
+            running += c;
+        }
+    }
+}
+
+static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                       int thread) {
+    (void)thread;
+    sort_ctx *s = ctx;
+    grid *g = s->g;
+    uint32_t *restrict next = g->hist + (size_t)part * s->buckets;
+    const uint32_t *restrict bucket_of = g->bucket_of;
+    uint32_t *restrict sorted = g->sorted;
+    uint32_t *restrict rank = g->rank;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t row = next[bucket_of[i]]++;
+        sorted[row] = i;
+        rank[i] = row;
+    }
+}
+
+static void gather_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    sort_ctx *s = ctx;
+    grid *g = s->g;
+    const agent_columns *c = &s->w->col;
+    const uint32_t *restrict sorted = g->sorted;
+    for (uint32_t r = begin; r < end; r++) {
+        uint32_t i = sorted[r];
+        g->px[r] = c->px[i];
+        g->py[r] = c->py[i];
+        g->vx[r] = c->vx[i];
+        g->vy[r] = c->vy[i];
+    }
+    if (g->dims == 3) {
+        for (uint32_t r = begin; r < end; r++) {
+            uint32_t i = sorted[r];
+            g->pz[r] = c->pz[i];
+            g->vz[r] = c->vz[i];
+        }
+    }
+}
+
+int grid_build(throng_world *w) {
+    grid *g = &w->grid;
+    uint32_t n = w->count;
+    int threads = world_thread_count(w);
+
+    if (!g->periodic) {
+        uint32_t want = n / 2 > 64 ? n / 2 : 64;
+        g->bucket_count = next_pow2(want);
+    }
+    uint32_t buckets = g->bucket_count;
+
+    uint32_t parts = (uint32_t)threads;
+    if (parts > GRID_MAX_PARTS)
+        parts = GRID_MAX_PARTS;
+    uint32_t by_size = n / GRID_MIN_AGENTS_PER_PART;
+    if (parts > by_size)
+        parts = by_size;
+    if (parts < 1)
+        parts = 1;
+    /* Keep the histograms within about 16 bytes per agent (or one row). */
+    while (parts > 1 && (uint64_t)parts * buckets > 4ull * n + buckets)
+        parts--;
+
+    if (reserve_agents(w, g, w->capacity > n ? w->capacity : n) ||
+        reserve_buckets(w, g, buckets, parts * buckets))
+        return 1;
+
+    sort_ctx s = {.w = w, .g = g, .buckets = buckets, .parts = parts};
+    parallel_parts(threads, n, parts, count_part, &s);
+
+    uint32_t scan_parts = buckets / GRID_SCAN_GRAIN;
+    if (scan_parts > (uint32_t)threads)
+        scan_parts = (uint32_t)threads;
+    if (scan_parts > GRID_MAX_PARTS)
+        scan_parts = GRID_MAX_PARTS;
+    if (scan_parts < 1)
+        scan_parts = 1;
+    s.scan_parts = scan_parts;
+    parallel_parts(threads, buckets, scan_parts, scan_totals, &s);
+    uint32_t running = 0, occupied = 0;
+    for (uint32_t p = 0; p < scan_parts; p++) {
+        uint32_t t = s.scan_total[p];
+        s.scan_total[p] = running; /* now the part's exclusive prefix */
+        running += t;
+        occupied += s.scan_occupied[p];
+    }
+    parallel_parts(threads, buckets, scan_parts, scan_offsets, &s);
+    g->cell_start[buckets] = n;
+
+    parallel_parts(threads, n, parts, place_part, &s);
+    parallel_for(threads, n, GRID_GATHER_GRAIN, gather_rows, &s);
+
+    g->count = n;
+    g->occupied = occupied;
+    g->valid = 1;
+    return 0;
+}
+
+int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
+                cell_range *out) {
+    const int r = g->reach;
+    const int rz = g->dims == 3 ? r : 0;
+    const uint32_t *start = g->cell_start;
+    uint32_t seen[GRID_MAX_RANGES];
+    int nseen = 0;
+    int count = 0;
+    for (int dz = -rz; dz <= rz; dz++) {
+        for (int dy = -r; dy <= r; dy++) {
+            for (int dx = -r; dx <= r; dx++) {
+                int32_t c[3] = {cx + dx, cy + dy, cz + dz};
+                float shift[3] = {0.0f, 0.0f, 0.0f};
+                if (g->periodic) {
+                    for (int a = 0; a < g->dims; a++) {
+                        if (c[a] < 0) {
+                            c[a] += g->n[a];
+                            shift[a] = -g->box[a];
+                        } else if (c[a] >= g->n[a]) {
+                            c[a] -= g->n[a];
+                            shift[a] = g->box[a];
+                        }
+                    }
+                }
+                uint32_t b = grid_bucket(g, c[0], c[1], c[2]);
+                if (!g->periodic) {
+                    int dup = 0;
+                    for (int k = 0; k < nseen; k++)
+                        dup |= seen[k] == b;
+                    if (dup)
+                        continue;
+                    seen[nseen++] = b;
+                }
+                uint32_t begin = start[b], end = start[b + 1];
+                if (begin == end)
+                    continue;
+                cell_range *prev = count > 0 ? &out[count - 1] : NULL;
+                if (prev && prev->end == begin && prev->shift[0] == shift[0] &&
+                    prev->shift[1] == shift[1] && prev->shift[2] == shift[2]) {
+                    prev->end = end;
+                    continue;
+                }
+                out[count].begin = begin;
+                out[count].end = end;
+                out[count].shift[0] = shift[0];
+                out[count].shift[1] = shift[1];
+                out[count].shift[2] = shift[2];
+                count++;
+            }
+        }
+    }
+    return count;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The public range query                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Cell coordinate of a double position, for query bounds that may lie far
+ * outside float range after adding the radius. */
+static int64_t coord_of(const grid *g, int axis, double x) {
+    double t = floor(x * g->inv_edge[axis]);
+    if (!(t >= -GRID_COORD_LIMIT))
+        t = -GRID_COORD_LIMIT;
+    if (t > GRID_COORD_LIMIT)
+        t = GRID_COORD_LIMIT;
+    return (int64_t)t;
+}
+
+typedef struct query_state {
+    const throng_world *w;
+    float q[3];
+    float r2;
+    throng_agent *out;
+    uint32_t capacity;
+    uint32_t found;
+} query_state;
+
+/* Tests dense row i against the query and records it: the same float
+ * operations as every other distance in the library, so a query and a
+ * plain loop over all agents agree to the last bit. */
+static void query_test(query_state *qs, uint32_t i) {
+    const throng_world *w = qs->w;
+    const agent_columns *c = &w->col;
+    float p[3] = {c->px[i], c->py[i], w->dims == 3 ? c->pz[i] : 0.0f};
+    float d2 = 0.0f;
+    for (int a = 0; a < w->dims; a++) {
+        float d = p[a] - qs->q[a];
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
+            float half = w->box[a] * 0.5f;
+            if (d > half)
+                d -= w->box[a];
+            else if (d < -half)
+                d += w->box[a];
+        }
+        d2 += d * d;
+    }
+    if (!(d2 <= qs->r2))
+        return;
+    if (qs->found < qs->capacity) {
+        uint32_t slot = c->slot[i];
+        qs->out[qs->found].slot = slot + 1;
+        qs->out[qs->found].generation = w->slots[slot].generation;
+    }
+    qs->found++;
+}
+
+static void query_cell(query_state *qs, const grid *g, int32_t x, int32_t y,
+                       int32_t z) {
+    const throng_world *w = qs->w;
+    uint32_t b = grid_bucket(g, x, y, z);
+    for (uint32_t s = g->cell_start[b]; s < g->cell_start[b + 1]; s++) {
+        uint32_t i = g->sorted[s];
+        /* A hashed bucket may also hold other cells: visit each agent only
+         * from its own cell, so none is reported twice. */
+        if (!g->periodic &&
+            (grid_coord(g, 0, w->col.px[i]) != x ||
+             grid_coord(g, 1, w->col.py[i]) != y ||
+             (g->dims == 3 && grid_coord(g, 2, w->col.pz[i]) != z)))
+            continue;
+        query_test(qs, i);
+    }
+}
+
+throng_status throng_world_query_radius(throng_world *w, const float point[3],
+                                        float radius, throng_agent *out,
+                                        uint32_t capacity,
+                                        uint32_t *out_count,
+                                        bool *out_truncated) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!point || !out_count || (capacity > 0 && !out))
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_world_query_radius: point, out_count and "
+                          "(when capacity > 0) out must not be NULL");
+    for (int a = 0; a < w->dims; a++)
+        if (!is_finite_float(point[a]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "throng_world_query_radius: point[%d] is not "
+                              "finite",
+                              a);
+    if (!is_finite_float(radius))
+        return world_fail(w, THRONG_ERR_NOT_FINITE,
+                          "throng_world_query_radius: radius is not finite");
+    if (radius < 0.0f)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "throng_world_query_radius: radius must be >= 0, "
+                          "got %g",
+                          (double)radius);
+    grid *g = &w->grid;
+    if (!g->valid && grid_build(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "throng_world_query_radius: no memory for the grid");
+
+    query_state qs = {.w = w, .r2 = radius * radius, .out = out,
+                      .capacity = capacity};
+    for (int a = 0; a < 3; a++) {
+        float q = a < w->dims ? point[a] : 0.0f;
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC && a < w->dims) {
+            float L = w->box[a];
+            q = q - L * floorf(q / L);
+            if (!(q < L) || q < 0.0f)
+                q = 0.0f;
+        }
+        qs.q[a] = q;
+    }
+
+    /* Cell bounds, one cell wider than needed on each side so rounding of
+     * the bounds can never lose a cell. */
+    int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double cells = 1.0;
+    int whole[3] = {0, 0, 0};
+    for (int a = 0; a < w->dims; a++) {
+        lo[a] = coord_of(g, a, (double)qs.q[a] - (double)radius) - 1;
+        hi[a] = coord_of(g, a, (double)qs.q[a] + (double)radius) + 1;
+        if (g->periodic && hi[a] - lo[a] + 1 >= g->n[a]) {
+            whole[a] = 1;
+            lo[a] = 0;
+            hi[a] = g->n[a] - 1;
+        }
+        cells *= (double)(hi[a] - lo[a] + 1);
+    }
+
+    if (cells > (double)g->bucket_count + (double)w->count) {
+        /* The disc covers more cells than there are buckets and agents:
+         * testing every agent once is cheaper than walking the cells. */
+        for (uint32_t i = 0; i < w->count; i++)
+            query_test(&qs, i);
+    } else {
+        for (int64_t z = lo[2]; z <= hi[2]; z++) {
+            for (int64_t y = lo[1]; y <= hi[1]; y++) {
+                for (int64_t x = lo[0]; x <= hi[0]; x++) {
+                    int64_t c[3] = {x, y, z};
+                    if (g->periodic) {
+                        for (int a = 0; a < w->dims; a++) {
+                            if (whole[a])
+                                continue;
+                            c[a] %= g->n[a];
+                            if (c[a] < 0)
+                                c[a] += g->n[a];
+                        }
+                    }
+                    query_cell(&qs, g, (int32_t)c[0], (int32_t)c[1],
+                               (int32_t)c[2]);
+                }
+            }
+        }
+    }
+    *out_count = qs.found;
+    if (out_truncated)
+        *out_truncated = qs.found > capacity;
+    return THRONG_OK;
+}

@@ -1,0 +1,131 @@
+/*
+ * The uniform spatial grid: agents counting-sorted by cell, cell ranges, and
+ * the columns neighbour kernels read, gathered into cell order. See grid.c
+ * for why it is shaped this way.
+ */
+#ifndef THRONG_GRID_H
+#define THRONG_GRID_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct throng_world throng_world;
+
+/* Cell coordinates are clamped to +-2^30 so a far-away (or huge) position
+ * can never overflow an int32 while neighbour offsets are added. */
+#define GRID_COORD_LIMIT 1073741824.0
+
+/* Cells are padded by this factor over the radius they must cover, so a
+ * pair whose float distance rounds to just within the radius still lies in
+ * adjacent cells; 2^-10 exceeds float rounding of coordinates up to about
+ * 10^3 radii from the origin by a wide margin. */
+#define GRID_CELL_PAD (1.0f + 1.0f / 1024.0f)
+
+/* The most cells a periodic box may hold (memory for ranges and counts). */
+#define GRID_MAX_CELLS (1u << 24)
+
+/* The most cells walked on each side of an agent's cell. */
+#define GRID_MAX_REACH 4
+
+/* One run of candidates: sorted rows [begin, end) from one or more cells
+ * that are adjacent in memory and share a periodic image shift. */
+typedef struct cell_range {
+    uint32_t begin, end;
+    float shift[3]; /* add to a candidate's position: nearest image */
+} cell_range;
+
+#define GRID_MAX_RANGES \
+    ((2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1))
+
+typedef struct grid {
+    int dims;
+    int periodic;
+    int reach;             /* cells walked on each side of a cell */
+    float box[3];          /* periodic box */
+    float edge[3];         /* cell edge per axis */
+    double inv_edge[3];
+    int32_t n[3];          /* periodic: cells per axis */
+    uint32_t bucket_count; /* periodic: n0 n1 n2; unbounded: a power of two */
+
+    /* Storage, grown as needed, never shrunk. */
+    uint32_t agent_capacity;
+    uint32_t bucket_capacity;  /* cell_start holds bucket_capacity + 1 */
+    uint32_t hist_capacity;    /* entries of hist */
+    uint32_t *cell_start;      /* bucket b holds sorted rows
+                                  [cell_start[b], cell_start[b+1]) */
+    uint32_t *hist;            /* per chunk, per bucket: counts, then offsets */
+    uint32_t *bucket_of;       /* dense row -> bucket */
+    uint32_t *sorted;          /* sorted row -> dense row */
+    uint32_t *rank;            /* dense row -> sorted row */
+    float *px, *py, *pz;       /* positions in sorted order */
+    float *vx, *vy, *vz;       /* velocities in sorted order */
+
+    uint32_t count;    /* agents in the last build */
+    uint32_t occupied; /* buckets holding an agent */
+    int valid;         /* the build matches the agents' current state */
+} grid;
+
+/* Sets up the grid's geometry. The world validated the arguments. */
+void grid_init(grid *g, int dims, int periodic, const float box[3],
+               float neighbour_radius, float cell_size);
+
+/* The reach and periodic cell counts a geometry would give, for the world's
+ * validation. Returns the reach; fills n with cells per axis. */
+int grid_plan(int dims, int periodic, const float box[3],
+              float neighbour_radius, float cell_size, int32_t n[3],
+              float edge[3]);
+
+void grid_release(throng_world *world, grid *g);
+
+/* Hashes, sorts and gathers the world's agents. Returns nonzero when memory
+ * for the grid could not be had (the world is untouched then). */
+int grid_build(throng_world *world);
+
+/* Bytes the grid holds. */
+size_t grid_bytes(const grid *g);
+
+/* Integer cell coordinate of a position on one axis. */
+static inline int32_t grid_coord(const grid *g, int axis, float x) {
+    double t = (double)x * g->inv_edge[axis];
+    if (g->periodic) {
+        /* Positions are already wrapped into [0, L). */
+        int32_t c = t > 0.0 ? (int32_t)t : 0;
+        return c < g->n[axis] ? c : g->n[axis] - 1;
+    }
+    t = floor(t);
+    if (!(t >= -GRID_COORD_LIMIT)) /* also catches NaN */
+        t = -GRID_COORD_LIMIT;
+    if (t > GRID_COORD_LIMIT)
+        t = GRID_COORD_LIMIT;
+    return (int32_t)t;
+}
+
+/* The bucket of a cell (coordinates already wrapped when periodic). */
+static inline uint32_t grid_bucket(const grid *g, int32_t cx, int32_t cy,
+                                   int32_t cz) {
+    if (g->periodic)
+        return ((uint32_t)cz * (uint32_t)g->n[1] + (uint32_t)cy) *
+                   (uint32_t)g->n[0] +
+               (uint32_t)cx;
+    /* Multiply each coordinate by a distinct odd constant, sum, and finish
+     * with a 32-bit avalanche so neighbouring cells spread over the whole
+     * table rather than into runs that collide with each other. */
+    uint32_t h = (uint32_t)cx * 0x9E3779B1u + (uint32_t)cy * 0x85EBCA77u +
+                 (uint32_t)cz * 0xC2B2AE3Du;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    return h & (g->bucket_count - 1u);
+}
+
+/* The candidate ranges of the cell (cx, cy, cz) in the last build: every
+ * cell within `reach` on each axis, in a fixed order (z, then y, then x,
+ * each ascending), each bucket once. Returns how many ranges were written
+ * to `out` (at most GRID_MAX_RANGES). */
+int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
+                cell_range *out);
+
+#endif /* THRONG_GRID_H */

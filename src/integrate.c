@@ -1,0 +1,169 @@
+/*
+ * Integration: the vehicle model of seed 000, for every agent.
+ *
+ *     F  = truncate(F_h, max_force)
+ *     a  = F / m
+ *     v1 = truncate(v0 + a dt, max_speed)
+ *     p1 = p0 + v1 dt
+ *     forward = v1 / |v1|, kept when v1 = 0
+ *
+ * with truncate(x, l) = x when |x| <= l, else (x / |x|) l. In 3D the up
+ * vector is carried from step to step and re-orthogonalised against the new
+ * forward, so the basis turns smoothly with the heading instead of snapping
+ * to a world axis (a world axis only stands in when the heading passes
+ * through the old up vector).
+ *
+ * Rows are in dense order; each row reads its steering force from the
+ * sorted scratch through the grid's rank, a gather, and writes only itself.
+ */
+#include <math.h>
+
+#include "internal.h"
+#include "parallel.h"
+
+#define INTEGRATE_GRAIN 8192u
+
+#define FLOAT_MAX 3.402823466e38f
+
+/* Seed 000's truncate for a vector whose squared length is len2. A length
+ * whose square overflowed is recomputed on a scaled copy. */
+static inline void truncate_vec(float *x, int dims, float len2, float limit) {
+    if (len2 <= limit * limit)
+        return;
+    float len;
+    if (len2 <= FLOAT_MAX) {
+        len = sqrtf(len2);
+    } else {
+        float big = 0.0f;
+        for (int a = 0; a < dims; a++)
+            big = fabsf(x[a]) > big ? fabsf(x[a]) : big;
+        float sum = 0.0f;
+        for (int a = 0; a < dims; a++)
+            sum += (x[a] / big) * (x[a] / big);
+        len = big * sqrtf(sum);
+    }
+    float k = limit / len;
+    for (int a = 0; a < dims; a++)
+        x[a] = x[a] * k;
+}
+
+static inline float wrap(float x, float L) {
+    if (x < 0.0f)
+        x += L;
+    else if (x >= L)
+        x -= L;
+    if (x >= 0.0f && x < L)
+        return x;
+    /* A jump of more than a box (huge dt or speed): the slow, exact way. */
+    float r = x - L * floorf(x / L);
+    return r >= 0.0f && r < L ? r : 0.0f;
+}
+
+typedef struct integrate_ctx {
+    throng_world *w;
+    float dt;
+} integrate_ctx;
+
+static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
+                         int thread) {
+    (void)thread;
+    integrate_ctx *ic = ctx;
+    throng_world *w = ic->w;
+    agent_columns *c = &w->col;
+    const uint32_t *restrict rank = w->grid.rank;
+    const float *restrict sx = w->steer_x, *restrict sy = w->steer_y;
+    float *restrict px = c->px, *restrict py = c->py;
+    float *restrict vx = c->vx, *restrict vy = c->vy;
+    float *restrict fx = c->fx, *restrict fy = c->fy;
+    const float *restrict mass = c->mass, *restrict max_force = c->max_force,
+                *restrict max_speed = c->max_speed;
+    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
+    const float Lx = w->box[0], Ly = w->box[1];
+    const float dt = ic->dt;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t r = rank[i];
+        float F[2] = {sx[r], sy[r]};
+        float f2 = F[0] * F[0] + F[1] * F[1];
+        if (!(f2 == f2) || !is_finite_float(F[0]) || !is_finite_float(F[1])) {
+            F[0] = F[1] = 0.0f; /* no direction to keep */
+            f2 = 0.0f;
+        }
+        truncate_vec(F, 2, f2, max_force[i]);
+        const float inv_m = 1.0f / mass[i];
+        float v[2] = {vx[i] + (F[0] * inv_m) * dt, vy[i] + (F[1] * inv_m) * dt};
+        float v2 = v[0] * v[0] + v[1] * v[1];
+        truncate_vec(v, 2, v2, max_speed[i]);
+        float x = px[i] + v[0] * dt, y = py[i] + v[1] * dt;
+        if (periodic) {
+            x = wrap(x, Lx);
+            y = wrap(y, Ly);
+        }
+        px[i] = x;
+        py[i] = y;
+        vx[i] = v[0];
+        vy[i] = v[1];
+        v2 = v[0] * v[0] + v[1] * v[1];
+        if (v2 > 0.0f) {
+            float inv = 1.0f / sqrtf(v2);
+            fx[i] = v[0] * inv;
+            fy[i] = v[1] * inv;
+        }
+    }
+}
+
+static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
+                         int thread) {
+    (void)thread;
+    integrate_ctx *ic = ctx;
+    throng_world *w = ic->w;
+    agent_columns *c = &w->col;
+    const uint32_t *restrict rank = w->grid.rank;
+    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
+    const float dt = ic->dt;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t r = rank[i];
+        float F[3] = {w->steer_x[r], w->steer_y[r], w->steer_z[r]};
+        if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
+            !is_finite_float(F[2]))
+            F[0] = F[1] = F[2] = 0.0f;
+        truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2],
+                     c->max_force[i]);
+        const float inv_m = 1.0f / c->mass[i];
+        float v[3] = {c->vx[i] + (F[0] * inv_m) * dt,
+                      c->vy[i] + (F[1] * inv_m) * dt,
+                      c->vz[i] + (F[2] * inv_m) * dt};
+        truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                     c->max_speed[i]);
+        float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
+                      c->pz[i] + v[2] * dt};
+        if (periodic)
+            for (int a = 0; a < 3; a++)
+                p[a] = wrap(p[a], w->box[a]);
+        c->px[i] = p[0];
+        c->py[i] = p[1];
+        c->pz[i] = p[2];
+        c->vx[i] = v[0];
+        c->vy[i] = v[1];
+        c->vz[i] = v[2];
+        float v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        if (v2 > 0.0f) {
+            float inv = 1.0f / sqrtf(v2);
+            float f[3] = {v[0] * inv, v[1] * inv, v[2] * inv};
+            float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
+            float up[3];
+            basis_up(f, old_up, up);
+            c->fx[i] = f[0];
+            c->fy[i] = f[1];
+            c->fz[i] = f[2];
+            c->ux[i] = up[0];
+            c->uy[i] = up[1];
+            c->uz[i] = up[2];
+        }
+    }
+}
+
+void integrate(throng_world *w, float dt) {
+    integrate_ctx ctx = {.w = w, .dt = dt};
+    parallel_for(world_thread_count(w), w->count, INTEGRATE_GRAIN,
+                 w->dims == 3 ? integrate_3d : integrate_2d, &ctx);
+}

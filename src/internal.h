@@ -1,0 +1,168 @@
+/*
+ * The world's private layout, shared by the library's modules.
+ *
+ * Agents are rows of structure-of-arrays columns in dense order: rows
+ * 0 .. count-1 are live, with no holes, so every kernel is a plain loop over
+ * contiguous arrays. A slot table gives each agent a stable handle: a slot
+ * records the agent's dense row and a generation that is bumped when the
+ * agent is removed, so an old handle is told apart from the agent that later
+ * reuses the slot. Hot columns (read by every step) are separate arrays from
+ * the cold ones (host keys, slot back-links), so a step never pulls cold
+ * bytes through the cache.
+ */
+#ifndef THRONG_INTERNAL_H
+#define THRONG_INTERNAL_H
+
+#include "throng.h"
+
+#include <stdarg.h>
+
+#include "grid.h"
+
+/* Every heap block the world owns is aligned to a cache line, so columns
+ * start on a vector boundary and two threads never share a line at the
+ * start of their ranges. */
+#define THRONG_ALIGN 64u
+
+/* The slot table marks a free slot with this dense row. */
+#define SLOT_FREE UINT32_MAX
+
+typedef struct slot_entry {
+    uint32_t dense;      /* dense row of the agent, or SLOT_FREE */
+    uint32_t generation; /* current generation, >= 1 */
+} slot_entry;
+
+/* The hot and cold columns of the agents, each `capacity` long. z, up and
+ * the 3D-only columns are NULL in a 2D world. */
+typedef struct agent_columns {
+    float *px, *py, *pz;
+    float *vx, *vy, *vz;
+    float *fx, *fy, *fz; /* forward (unit heading) */
+    float *ux, *uy, *uz; /* up, 3D only */
+    float *mass, *max_force, *max_speed, *radius;
+    uint32_t *group;
+    uint32_t *slot;     /* cold: dense row -> slot index */
+    uint64_t *host_key; /* cold */
+} agent_columns;
+
+/* A group's recipe as the user gave it, and the values kernels use, derived
+ * once when the recipe changes so no kernel recomputes them per agent. */
+typedef struct group_record {
+    throng_flocking flocking;
+    throng_combine_mode combine;
+    char name[64];
+} group_record;
+
+/* Per-group constants read by the neighbour kernels, one row per group. */
+typedef struct group_kernel_params {
+    float sep_r2, ali_r2, coh_r2; /* squared radii */
+    float sep_w, ali_w, coh_w;    /* weights after the combine mode */
+    float cos_half_fov;           /* cone test, when fov_on */
+    float speed_factor;
+    int fov_on;                   /* field of view narrower than 2 pi */
+    int sep_inverse;              /* THRONG_SEPARATION_INVERSE_DISTANCE */
+    int any;                      /* any rule has a non-zero weight */
+} group_kernel_params;
+
+struct flock_run;
+struct flock_sums;
+struct flock_counts;
+
+typedef struct key_entry key_entry;
+typedef struct name_entry name_entry;
+
+/* Per-thread counters, padded so threads do not share a cache line. */
+typedef struct thread_counters {
+    uint64_t candidates;
+    uint64_t neighbours;
+    char pad[THRONG_ALIGN - 2 * sizeof(uint64_t)];
+} thread_counters;
+
+#define THRONG_MAX_THREADS 1024
+
+struct throng_world {
+    throng_allocator allocator;
+
+    int dims;
+    throng_boundary boundary;
+    float box[3];
+    float neighbour_radius;
+    int threads;
+    uint64_t seed;
+    uint32_t tag; /* 1..255, in the top byte of every generation */
+
+    uint32_t count;
+    uint32_t capacity;
+    agent_columns col;
+
+    slot_entry *slots;
+    uint32_t slot_count;
+    uint32_t slot_capacity;
+    uint32_t *free_slots; /* stack of free slot indices, slot_capacity long */
+    uint32_t free_count;
+
+    key_entry *keys; /* uthash: host key -> slot */
+
+    group_record *groups;
+    group_kernel_params *group_params;
+    uint32_t group_count;
+    uint32_t group_capacity;
+    name_entry *names; /* uthash: group name -> group id */
+
+    grid grid;
+
+    /* Step scratch, `capacity` long, in cell (sorted) order. */
+    float *steer_x, *steer_y, *steer_z;
+
+    thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
+    uint32_t counters_len;
+
+    uint64_t step;
+    throng_step_stats stats;
+    const char *simd_name; /* the neighbour kernel path in use */
+    void (*accumulate)(const struct flock_run *, struct flock_sums *,
+                       struct flock_counts *);
+
+    char error[256];
+};
+
+/* Allocation through the world's allocator, aligned to THRONG_ALIGN. */
+void *world_alloc(const throng_world *world, size_t size);
+void world_free(const throng_world *world, void *ptr, size_t size);
+/* size = count * elem, or 0 when that overflows. */
+size_t size_mul(size_t count, size_t elem);
+
+/* Records the detail of a refusal and returns the status. */
+throng_status world_fail(throng_world *world, throng_status status,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Threads a step uses: world->threads, or the OpenMP default. */
+int world_thread_count(const throng_world *world);
+
+/* Float checks shared by validation. */
+static inline int is_finite_float(float x) {
+    /* Written without <math.h> macros so -ffinite-math could never fold
+     * it away: NaN fails x == x, infinities fail the range test. */
+    return x == x && x <= 3.402823466e38f && x >= -3.402823466e38f;
+}
+
+/* Wraps a position into the periodic box (no-op when unbounded). */
+void world_wrap_position(const throng_world *world, float p[3]);
+
+/* A unit up vector perpendicular to the unit forward f, closest to hint. */
+void basis_up(const float f[3], const float hint[3], float up[3]);
+
+/* Derives a group's kernel constants from its recipe. */
+void group_derive_params(const throng_world *world, uint32_t group);
+
+/* The step stages (step.c, steer_flock.c, integrate.c). */
+void steer_flock(throng_world *world, float dt);
+void integrate(throng_world *world, float dt);
+
+/* Chooses the world's neighbour kernel path by name ("auto" or NULL: the
+ * widest the CPU supports; the THRONG_SIMD environment variable, when set,
+ * overrides "auto"). Returns nonzero when the path cannot run here. */
+int world_select_kernel(throng_world *world, const char *name);
+
+#endif /* THRONG_INTERNAL_H */

@@ -1,0 +1,291 @@
+/*
+ * Flocking: separation, alignment and cohesion in one walk over the grid.
+ *
+ * The driver walks the sorted rows in chunks. Within a chunk it cuts runs of
+ * agents that share a cell: they share the block of candidate cells too, so
+ * the candidate ranges are computed once per run, and a vector kernel can
+ * put the run's agents side by side in its lanes and broadcast each
+ * candidate to all of them. Every agent visits its candidates in the same
+ * order on every path (ranges in grid_ranges() order, rows ascending), and
+ * adds them with the same operations, so the paths agree to the bit.
+ *
+ * The forces follow seed 000: each rule picks a desired velocity and steers
+ * with F = m (v_desired - v) / dt.
+ */
+#include "steer_flock.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parallel.h"
+
+/* Sorted rows per chunk handed to a thread: big enough to amortise the
+ * scheduler, small enough that a dense cluster is shared out. */
+#define FLOCK_GRAIN 1024u
+
+/* The most agents of one run processed together (a run is cut in pieces
+ * of this size; the sums live on the stack). */
+#define FLOCK_RUN_MAX 64u
+
+/* Inverse-distance separation weighs a neighbour by 1/d^2; below this
+ * squared distance (1e-6 m apart) the weight stops growing, so two agents
+ * that nearly coincide push apart hard but finitely. */
+#define FLOCK_MIN_D2 1e-12f
+
+void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
+                             flock_counts *counts) {
+    const throng_world *w = run->w;
+    const grid *g = &w->grid;
+    const int three = w->dims == 3;
+    const float R2 = w->neighbour_radius * w->neighbour_radius;
+    const float *gpx = g->px, *gpy = g->py, *gpz = g->pz;
+    const float *gvx = g->vx, *gvy = g->vy, *gvz = g->vz;
+    uint64_t candidates = 0, neighbours = 0;
+
+    for (uint32_t t = run->begin; t < run->end; t++) {
+        uint32_t i = g->sorted[t];
+        const group_kernel_params *k = &w->group_params[w->col.group[i]];
+        flock_sums s;
+        memset(&s, 0, sizeof s);
+        const float px = gpx[t], py = gpy[t], pz = three ? gpz[t] : 0.0f;
+        const float fx = w->col.fx[i], fy = w->col.fy[i],
+                    fz = three ? w->col.fz[i] : 0.0f;
+        for (int r = 0; r < run->range_count; r++) {
+            const cell_range *cr = &run->ranges[r];
+            const float sx = cr->shift[0], sy = cr->shift[1],
+                        sz = cr->shift[2];
+            for (uint32_t j = cr->begin; j < cr->end; j++) {
+                float dx = (gpx[j] - px) + sx;
+                float dy = (gpy[j] - py) + sy;
+                float dz = three ? (gpz[j] - pz) + sz : 0.0f;
+                float d2 = dx * dx + dy * dy;
+                if (three)
+                    d2 = d2 + dz * dz;
+                candidates++;
+                if (j == t)
+                    continue;
+                neighbours += d2 <= R2;
+                if (k->fov_on) {
+                    float dot = dx * fx + dy * fy;
+                    if (three)
+                        dot = dot + dz * fz;
+                    if (!(dot >= k->cos_half_fov * sqrtf(d2)))
+                        continue;
+                }
+                if (d2 <= k->sep_r2) {
+                    if (k->sep_inverse) {
+                        float q = d2 > FLOCK_MIN_D2 ? d2 : FLOCK_MIN_D2;
+                        s.sep[0] -= dx / q;
+                        s.sep[1] -= dy / q;
+                        s.sep[2] -= dz / q;
+                    } else {
+                        s.sep[0] += dx;
+                        s.sep[1] += dy;
+                        s.sep[2] += dz;
+                    }
+                    s.sep_n++;
+                }
+                if (d2 <= k->ali_r2) {
+                    s.ali[0] += gvx[j];
+                    s.ali[1] += gvy[j];
+                    s.ali[2] += three ? gvz[j] : 0.0f;
+                    s.ali_n++;
+                }
+                if (d2 <= k->coh_r2) {
+                    s.coh[0] += dx;
+                    s.coh[1] += dy;
+                    s.coh[2] += dz;
+                    s.coh_n++;
+                }
+            }
+        }
+        out[t - run->begin] = s;
+    }
+    counts->candidates += candidates;
+    counts->neighbours += neighbours;
+}
+
+/* v_desired = speed * x / |x|, or 0 when x is 0. Squares of a huge x
+ * overflow; then x is first scaled by its largest component. */
+static void desired_towards(const float x[3], float speed, float out[3]) {
+    float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    if (len2 > 0.0f && len2 <= 3.402823466e38f) {
+        float k = speed / sqrtf(len2);
+        out[0] = x[0] * k;
+        out[1] = x[1] * k;
+        out[2] = x[2] * k;
+        return;
+    }
+    float big = fabsf(x[0]);
+    if (fabsf(x[1]) > big)
+        big = fabsf(x[1]);
+    if (fabsf(x[2]) > big)
+        big = fabsf(x[2]);
+    if (!(big > 0.0f) || !(big <= 3.402823466e38f)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        return;
+    }
+    float u[3] = {x[0] / big, x[1] / big, x[2] / big};
+    float k = speed / sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    out[0] = u[0] * k;
+    out[1] = u[1] * k;
+    out[2] = u[2] * k;
+}
+
+void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
+                  float dt) {
+    const grid *g = &w->grid;
+    uint32_t i = g->sorted[t];
+    const group_kernel_params *k = &w->group_params[w->col.group[i]];
+    const int three = w->dims == 3;
+    /* Every rule steers with F = m (v_desired - v) / dt. */
+    const float m_dt = w->col.mass[i] / dt;
+    const float v[3] = {g->vx[t], g->vy[t], three ? g->vz[t] : 0.0f};
+    const float speed = k->speed_factor * w->col.max_speed[i];
+    float F[3] = {0.0f, 0.0f, 0.0f};
+    float vd[3];
+
+    if (k->sep_w > 0.0f) {
+        int have = s->sep_n > 0;
+        if (have) {
+            float inv_n = 1.0f / (float)s->sep_n;
+            /* Flee the average repulsion site (seed 000), or follow the
+             * average inverse-distance push (seeds 001, 004). */
+            float sign = k->sep_inverse ? inv_n : -inv_n;
+            float a[3] = {s->sep[0] * sign, s->sep[1] * sign, s->sep[2] * sign};
+            desired_towards(a, speed, vd);
+        } else {
+            /* Seed 000 brakes when nothing repels; the inverse-distance
+             * form gives no force. */
+            vd[0] = vd[1] = vd[2] = 0.0f;
+        }
+        if (have || !k->sep_inverse)
+            for (int a = 0; a < 3; a++)
+                F[a] += k->sep_w * (m_dt * (vd[a] - v[a]));
+    }
+    if (k->ali_w > 0.0f && s->ali_n > 0) {
+        float inv_n = 1.0f / (float)s->ali_n;
+        for (int a = 0; a < 3; a++)
+            F[a] += k->ali_w * (m_dt * (s->ali[a] * inv_n - v[a]));
+    }
+    if (k->coh_w > 0.0f && s->coh_n > 0) {
+        float inv_n = 1.0f / (float)s->coh_n;
+        float c[3] = {s->coh[0] * inv_n, s->coh[1] * inv_n, s->coh[2] * inv_n};
+        desired_towards(c, speed, vd);
+        for (int a = 0; a < 3; a++)
+            F[a] += k->coh_w * (m_dt * (vd[a] - v[a]));
+    }
+    w->steer_x[t] = F[0];
+    w->steer_y[t] = F[1];
+    if (three)
+        w->steer_z[t] = F[2];
+}
+
+typedef struct flock_ctx {
+    throng_world *w;
+    float dt;
+} flock_ctx;
+
+static int same_cell(const grid *g, uint32_t a, int32_t cx, int32_t cy,
+                     int32_t cz) {
+    return grid_coord(g, 0, g->px[a]) == cx && grid_coord(g, 1, g->py[a]) == cy &&
+           (g->dims != 3 || grid_coord(g, 2, g->pz[a]) == cz);
+}
+
+static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    flock_ctx *fc = ctx;
+    throng_world *w = fc->w;
+    const grid *g = &w->grid;
+    cell_range ranges[GRID_MAX_RANGES];
+    flock_sums sums[FLOCK_RUN_MAX];
+    flock_counts counts = {0, 0};
+    uint32_t t = begin;
+    while (t < end) {
+        int32_t cx = grid_coord(g, 0, g->px[t]);
+        int32_t cy = grid_coord(g, 1, g->py[t]);
+        int32_t cz = g->dims == 3 ? grid_coord(g, 2, g->pz[t]) : 0;
+        uint32_t stop = t + 1;
+        while (stop < end && stop - t < FLOCK_RUN_MAX &&
+               same_cell(g, stop, cx, cy, cz))
+            stop++;
+        flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop};
+        run.range_count = grid_ranges(g, cx, cy, cz, ranges);
+        w->accumulate(&run, sums, &counts);
+        for (uint32_t u = t; u < stop; u++)
+            flock_finish(w, u, &sums[u - t], fc->dt);
+        t = stop;
+    }
+    w->counters[thread].candidates += counts.candidates;
+    w->counters[thread].neighbours += counts.neighbours;
+}
+
+void steer_flock(throng_world *w, float dt) {
+    flock_ctx ctx = {.w = w, .dt = dt};
+    parallel_for(world_thread_count(w), w->count, FLOCK_GRAIN, flock_chunk,
+                 &ctx);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Choosing a path                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct kernel_path {
+    const char *name;
+    flock_accumulate_fn fn;
+    int (*supported)(void);
+} kernel_path;
+
+static int always(void) { return 1; }
+
+#if defined(THRONG_HAVE_SIMD_KERNELS)
+static int has_sse2(void) { return 1; /* part of x86-64 */ }
+static int has_avx2(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+static int has_avx512(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+#endif
+
+static const kernel_path paths[] = {
+#if defined(THRONG_HAVE_SIMD_KERNELS)
+    {"avx512", flock_accumulate_avx512, has_avx512},
+    {"avx2", flock_accumulate_avx2, has_avx2},
+    {"sse2", flock_accumulate_sse2, has_sse2},
+#endif
+    {"scalar", flock_accumulate_scalar, always},
+};
+
+int flock_select(const char *name, flock_accumulate_fn *fn,
+                 const char **out_name) {
+    size_t n = sizeof paths / sizeof paths[0];
+    int any = name == NULL || strcmp(name, "auto") == 0;
+    for (size_t p = 0; p < n; p++) {
+        if (!any && strcmp(name, paths[p].name) != 0)
+            continue;
+        if (!paths[p].supported())
+            return 1;
+        *fn = paths[p].fn;
+        *out_name = paths[p].name;
+        return 0;
+    }
+    return 1;
+}
+
+int world_select_kernel(throng_world *w, const char *name) {
+    if (name == NULL || strcmp(name, "auto") == 0) {
+        const char *env = getenv("THRONG_SIMD");
+        if (env && *env)
+            name = env;
+    }
+    flock_accumulate_fn fn;
+    const char *canonical;
+    if (flock_select(name, &fn, &canonical))
+        return 1;
+    w->accumulate = fn;
+    w->simd_name = canonical;
+    return 0;
+}

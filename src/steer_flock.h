@@ -1,0 +1,70 @@
+/*
+ * The fused neighbour walk: separation, alignment and cohesion share one
+ * pass over the candidates of the cells around each agent.
+ *
+ * The walk is split in two so that every kernel path (scalar, SSE2, AVX2,
+ * AVX-512) computes the same bits: the accumulate step sums what each agent
+ * sees, one candidate at a time in the grid's fixed candidate order, using
+ * only IEEE additions, multiplications, divisions, square roots and
+ * comparisons (no fused multiply-add, no reciprocal estimates); the finish
+ * step, shared by every path, turns the sums into forces.
+ */
+#ifndef THRONG_STEER_FLOCK_H
+#define THRONG_STEER_FLOCK_H
+
+#include "internal.h"
+
+/* What one agent saw in its neighbourhood. Offsets are relative to the
+ * agent (nearest periodic image), so sums stay small and exact-ish however
+ * far from the origin the crowd is. */
+typedef struct flock_sums {
+    float sep[3];   /* sum of offsets, or of -offset / d^2 (inverse mode) */
+    float ali[3];   /* sum of neighbour velocities */
+    float coh[3];   /* sum of offsets */
+    uint32_t sep_n, ali_n, coh_n;
+} flock_sums;
+
+/* Agents [begin, end) in sorted order, all in one cell, and the candidate
+ * ranges of that cell. */
+typedef struct flock_run {
+    const throng_world *w;
+    const cell_range *ranges;
+    int range_count;
+    uint32_t begin, end;
+} flock_run;
+
+/* Counters a kernel adds to. */
+typedef struct flock_counts {
+    uint64_t candidates;
+    uint64_t neighbours;
+} flock_counts;
+
+typedef void (*flock_accumulate_fn)(const flock_run *run, flock_sums *out,
+                                    flock_counts *counts);
+
+/* The plain reference: one agent, one candidate at a time. */
+void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
+                             flock_counts *counts);
+
+/* The vector paths, each built for its instruction set (steer_flock_simd.c
+ * compiled once per width). Absent in a scalar-only build. */
+void flock_accumulate_sse2(const flock_run *run, flock_sums *out,
+                           flock_counts *counts);
+void flock_accumulate_avx2(const flock_run *run, flock_sums *out,
+                           flock_counts *counts);
+void flock_accumulate_avx512(const flock_run *run, flock_sums *out,
+                             flock_counts *counts);
+
+/* Forces from sums, for sorted row t (dense row i): writes the steering
+ * force (before truncation) into the world's steer columns at row t. */
+void flock_finish(const throng_world *w, uint32_t t, const flock_sums *sums,
+                  float dt);
+
+/* Picks a kernel path by name: "scalar", "sse2", "avx2", "avx512", or
+ * "auto" (or NULL) for the widest this CPU and build support. Returns 0 and
+ * fills fn and the canonical name, or nonzero when the path is unknown,
+ * not built, or not supported by this CPU. */
+int flock_select(const char *name, flock_accumulate_fn *fn,
+                 const char **out_name);
+
+#endif /* THRONG_STEER_FLOCK_H */

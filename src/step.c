@@ -1,0 +1,72 @@
+/*
+ * The step: a fixed pipeline of stages, each a parallel loop over
+ * contiguous arrays.
+ *
+ *   1. grid       hash agents into cells, counting-sort, gather (grid.c)
+ *   2. behaviours the fused neighbour walk and the combination
+ *                 (steer_flock.c), one force per agent in sorted order
+ *   3. integrate  truncation, Euler, basis (integrate.c), in dense order
+ *
+ * Stage 2 reads only the state before the step and stage 3 writes it, so
+ * no agent ever sees another's half-updated state.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "parallel.h"
+
+/* Per-thread counters for this step's threads; allocated once. */
+static int reserve_counters(throng_world *w, uint32_t threads) {
+    if (threads <= w->counters_len)
+        return 0;
+    thread_counters *c = world_alloc(w, (size_t)threads * sizeof *c);
+    if (!c)
+        return 1;
+    world_free(w, w->counters, (size_t)w->counters_len * sizeof *c);
+    w->counters = c;
+    w->counters_len = threads;
+    return 0;
+}
+
+throng_status throng_world_step(throng_world *w, float dt) {
+    static const char fn[] = "throng_world_step";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!is_finite_float(dt))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: dt is not finite",
+                          fn);
+    if (!(dt > 0.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: dt must be > 0 seconds, got %g", fn, (double)dt);
+    int threads = world_thread_count(w);
+    double t0 = parallel_now();
+    if (reserve_counters(w, (uint32_t)threads) || grid_build(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the grid of %u agents", fn,
+                          w->count);
+    memset(w->counters, 0, (size_t)threads * sizeof *w->counters);
+    double t1 = parallel_now();
+    steer_flock(w, dt);
+    double t2 = parallel_now();
+    integrate(w, dt);
+    double t3 = parallel_now();
+
+    w->grid.valid = 0; /* agents moved */
+    w->step++;
+    throng_step_stats *s = &w->stats;
+    memset(s, 0, sizeof *s);
+    s->step = w->step;
+    s->agents = w->count;
+    s->threads = (uint32_t)threads;
+    s->grid_seconds = t1 - t0;
+    s->behaviour_seconds = t2 - t1;
+    s->integrate_seconds = t3 - t2;
+    s->total_seconds = t3 - t0;
+    for (int t = 0; t < threads; t++) {
+        s->candidates += w->counters[t].candidates;
+        s->neighbours += w->counters[t].neighbours;
+    }
+    s->cells_occupied = w->grid.occupied;
+    s->simd = w->simd_name;
+    return THRONG_OK;
+}

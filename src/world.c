@@ -1,0 +1,1369 @@
+/*
+ * Worlds, agents, handles and groups: everything but the step.
+ *
+ * Every public entry point here validates all of its arguments before it
+ * changes anything, and acquires every resource it may need (column growth,
+ * slot table growth, hash entries) before it commits, so a refused or failed
+ * call leaves the world exactly as it was. Allocation goes through the
+ * world's allocator, including uthash's, whose exit() on out-of-memory is
+ * replaced by a flag the caller turns into THRONG_ERR_OUT_OF_MEMORY.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parallel.h"
+
+/* uthash allocates through the world named `hash_world` in the calling
+ * scope and reports a failed allocation by setting `hash_oom` there. */
+#define HASH_NONFATAL_OOM 1
+#define uthash_malloc(sz) world_alloc(hash_world, (sz))
+#define uthash_free(ptr, sz) world_free(hash_world, (ptr), (sz))
+#define uthash_nonfatal_oom(obj) (hash_oom = 1)
+#include <uthash.h>
+
+struct key_entry {
+    uint64_t key;
+    uint32_t slot;
+    UT_hash_handle hh;
+};
+
+struct name_entry {
+    char name[64];
+    uint32_t group;
+    UT_hash_handle hh;
+};
+
+/* Generations carry the world's tag in their top 8 bits, so a handle from
+ * another world is refused even when its slot and count happen to match;
+ * the low 24 bits count reuses of the slot. */
+#define GEN_COUNTER_BITS 24u
+#define GEN_COUNTER_MASK ((1u << GEN_COUNTER_BITS) - 1u)
+
+/* Columns start with room for this many agents. */
+#define MIN_CAPACITY 64u
+
+/* ------------------------------------------------------------------------ */
+/* Memory and errors                                                        */
+/* ------------------------------------------------------------------------ */
+
+size_t size_mul(size_t count, size_t elem) {
+    if (elem != 0 && count > SIZE_MAX / elem)
+        return 0;
+    return count * elem;
+}
+
+void *world_alloc(const throng_world *w, size_t size) {
+    if (size == 0)
+        return NULL;
+    /* Round up so the block can be handed to aligned_alloc as is. */
+    if (size > SIZE_MAX - THRONG_ALIGN)
+        return NULL;
+    size_t rounded = (size + THRONG_ALIGN - 1) & ~(size_t)(THRONG_ALIGN - 1);
+    if (w->allocator.alloc)
+        return w->allocator.alloc(rounded, THRONG_ALIGN, w->allocator.user);
+    return aligned_alloc(THRONG_ALIGN, rounded);
+}
+
+void world_free(const throng_world *w, void *ptr, size_t size) {
+    if (!ptr)
+        return;
+    size_t rounded = (size + THRONG_ALIGN - 1) & ~(size_t)(THRONG_ALIGN - 1);
+    if (w->allocator.free)
+        w->allocator.free(ptr, rounded, w->allocator.user);
+    else
+        free(ptr);
+}
+
+throng_status world_fail(throng_world *w, throng_status status,
+                         const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int world_thread_count(const throng_world *w) {
+    int t = w->threads > 0 ? w->threads : parallel_default_threads();
+    return t > THRONG_MAX_THREADS ? THRONG_MAX_THREADS : t;
+}
+
+const char *throng_status_string(throng_status status) {
+    switch (status) {
+    case THRONG_OK: return "ok";
+    case THRONG_ERR_NULL: return "invalid argument: a required pointer is NULL";
+    case THRONG_ERR_NOT_FINITE: return "invalid argument: a number is NaN or infinite";
+    case THRONG_ERR_OUT_OF_RANGE: return "invalid argument: a value is out of its range";
+    case THRONG_ERR_STALE_HANDLE: return "stale handle: the agent was removed or never existed";
+    case THRONG_ERR_UNKNOWN_GROUP: return "unknown group";
+    case THRONG_ERR_DUPLICATE_KEY: return "duplicate key: the key or name is already in use";
+    case THRONG_ERR_NOT_FOUND: return "not found";
+    case THRONG_ERR_OUT_OF_MEMORY: return "out of memory";
+    case THRONG_ERR_CAPACITY: return "capacity reached";
+    }
+    return "unknown status";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Definitions and their defaults                                           */
+/* ------------------------------------------------------------------------ */
+
+#define TWO_PI_F 6.28318548f /* 2 pi rounded up to float */
+
+throng_world_def throng_world_def_default(void) {
+    throng_world_def d;
+    memset(&d, 0, sizeof d);
+    d.dimensions = 2;
+    d.boundary = THRONG_BOUNDARY_UNBOUNDED;
+    d.box_size[0] = d.box_size[1] = d.box_size[2] = 100.0f;
+    d.neighbour_radius = 1.0f;
+    d.cell_size = 0.0f;
+    d.threads = 0;
+    d.seed = 1;
+    d.initial_capacity = 0;
+    return d;
+}
+
+throng_agent_def throng_agent_def_default(void) {
+    throng_agent_def d;
+    memset(&d, 0, sizeof d);
+    d.mass = 1.0f;
+    d.max_force = 10.0f;
+    d.max_speed = 1.0f;
+    d.radius = 0.25f;
+    return d;
+}
+
+throng_flocking throng_flocking_default(void) {
+    throng_flocking f;
+    memset(&f, 0, sizeof f);
+    f.separation_radius = 0.5f;
+    f.alignment_radius = 1.0f;
+    f.cohesion_radius = 1.0f;
+    f.field_of_view = TWO_PI_F;
+    f.speed_factor = 1.0f;
+    f.separation_mode = THRONG_SEPARATION_FLEE_AVERAGE;
+    return f;
+}
+
+throng_group_def throng_group_def_default(void) {
+    throng_group_def d;
+    memset(&d, 0, sizeof d);
+    d.flocking = throng_flocking_default();
+    d.combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
+    return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Columns                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The float columns of a world, in a fixed order; NULL entries are absent
+ * in this world's dimension. */
+#define FLOAT_COLUMNS 16
+static float **float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
+    float **all[FLOAT_COLUMNS] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy,
+                                  &c->vz, &c->fx, &c->fy, &c->fz, &c->ux,
+                                  &c->uy, &c->uz, &c->mass, &c->max_force,
+                                  &c->max_speed, &c->radius};
+    memcpy(out, all, sizeof all);
+    return NULL;
+}
+
+static int column_present(int dims, int k) {
+    /* pz, vz, fz and the up vector exist only in 3D. */
+    if (dims == 3)
+        return 1;
+    return !(k == 2 || k == 5 || k == 8 || k == 9 || k == 10 || k == 11);
+}
+
+static void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(c, cols);
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        world_free(w, *cols[k], (size_t)cap * sizeof(float));
+        *cols[k] = NULL;
+    }
+    world_free(w, c->group, (size_t)cap * sizeof(uint32_t));
+    world_free(w, c->slot, (size_t)cap * sizeof(uint32_t));
+    world_free(w, c->host_key, (size_t)cap * sizeof(uint64_t));
+    c->group = c->slot = NULL;
+    c->host_key = NULL;
+}
+
+/* Grows every column to hold `want` agents; all or nothing. */
+static int reserve_columns(throng_world *w, uint32_t want) {
+    if (want <= w->capacity)
+        return 0;
+    uint32_t cap = w->capacity ? w->capacity : MIN_CAPACITY;
+    while (cap < want)
+        cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
+    agent_columns n;
+    memset(&n, 0, sizeof n);
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&n, cols);
+    int ok = 1;
+    for (int k = 0; k < FLOAT_COLUMNS && ok; k++) {
+        if (!column_present(w->dims, k))
+            continue;
+        *cols[k] = world_alloc(w, (size_t)cap * sizeof(float));
+        ok = *cols[k] != NULL;
+    }
+    if (ok) {
+        n.group = world_alloc(w, (size_t)cap * sizeof(uint32_t));
+        n.slot = world_alloc(w, (size_t)cap * sizeof(uint32_t));
+        n.host_key = world_alloc(w, (size_t)cap * sizeof(uint64_t));
+        ok = n.group && n.slot && n.host_key;
+    }
+    float *steer[3] = {NULL, NULL, NULL};
+    for (int a = 0; a < w->dims && ok; a++) {
+        steer[a] = world_alloc(w, (size_t)cap * sizeof(float));
+        ok = steer[a] != NULL;
+    }
+    if (!ok) {
+        free_columns(w, &n, cap);
+        for (int a = 0; a < 3; a++)
+            world_free(w, steer[a], (size_t)cap * sizeof(float));
+        return 1;
+    }
+    float **old[FLOAT_COLUMNS];
+    float_columns(&w->col, old);
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        if (*old[k])
+            memcpy(*cols[k], *old[k], (size_t)w->count * sizeof(float));
+    if (w->count) {
+        memcpy(n.group, w->col.group, (size_t)w->count * sizeof(uint32_t));
+        memcpy(n.slot, w->col.slot, (size_t)w->count * sizeof(uint32_t));
+        memcpy(n.host_key, w->col.host_key,
+               (size_t)w->count * sizeof(uint64_t));
+    }
+    free_columns(w, &w->col, w->capacity);
+    world_free(w, w->steer_x, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->steer_y, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->steer_z, (size_t)w->capacity * sizeof(float));
+    w->col = n;
+    w->steer_x = steer[0];
+    w->steer_y = steer[1];
+    w->steer_z = steer[2];
+    w->capacity = cap;
+    return 0;
+}
+
+static int reserve_slots(throng_world *w, uint32_t want) {
+    if (want <= w->slot_capacity)
+        return 0;
+    uint32_t cap = w->slot_capacity ? w->slot_capacity : MIN_CAPACITY;
+    while (cap < want)
+        cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
+    slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));
+    uint32_t *free_slots = world_alloc(w, (size_t)cap * sizeof(uint32_t));
+    if (!slots || !free_slots) {
+        world_free(w, slots, (size_t)cap * sizeof(slot_entry));
+        world_free(w, free_slots, (size_t)cap * sizeof(uint32_t));
+        return 1;
+    }
+    if (w->slot_count)
+        memcpy(slots, w->slots, (size_t)w->slot_count * sizeof(slot_entry));
+    if (w->free_count)
+        memcpy(free_slots, w->free_slots,
+               (size_t)w->free_count * sizeof(uint32_t));
+    world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
+    world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
+    w->slots = slots;
+    w->free_slots = free_slots;
+    w->slot_capacity = cap;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Groups                                                                   */
+/* ------------------------------------------------------------------------ */
+
+void group_derive_params(const throng_world *w, uint32_t group) {
+    const group_record *g = &w->groups[group];
+    group_kernel_params *k = &w->group_params[group];
+    const throng_flocking *f = &g->flocking;
+    memset(k, 0, sizeof *k);
+    k->sep_r2 = f->separation_radius * f->separation_radius;
+    k->ali_r2 = f->alignment_radius * f->alignment_radius;
+    k->coh_r2 = f->cohesion_radius * f->cohesion_radius;
+    float ws = f->separation_weight, wa = f->alignment_weight,
+          wc = f->cohesion_weight;
+    if (g->combine == THRONG_COMBINE_WEIGHTED_AVERAGE) {
+        /* Seed 000: normalised weights w_i / (w_1 + ... + w_n). */
+        float total = ws + wa + wc;
+        if (total > 0.0f) {
+            ws /= total;
+            wa /= total;
+            wc /= total;
+        } else {
+            ws = wa = wc = 0.0f;
+        }
+    }
+    k->sep_w = ws;
+    k->ali_w = wa;
+    k->coh_w = wc;
+    k->fov_on = f->field_of_view < TWO_PI_F;
+    k->cos_half_fov = cosf(0.5f * f->field_of_view);
+    k->speed_factor = f->speed_factor;
+    k->sep_inverse = f->separation_mode == THRONG_SEPARATION_INVERSE_DISTANCE;
+    k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f;
+}
+
+static throng_status check_flocking(throng_world *w, const char *fn,
+                                    const throng_flocking *f) {
+    const float vals[] = {f->separation_radius, f->separation_weight,
+                          f->alignment_radius,  f->alignment_weight,
+                          f->cohesion_radius,   f->cohesion_weight,
+                          f->field_of_view,     f->speed_factor};
+    static const char *const names[] = {
+        "separation_radius", "separation_weight", "alignment_radius",
+        "alignment_weight",  "cohesion_radius",   "cohesion_weight",
+        "field_of_view",     "speed_factor"};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        if (!is_finite_float(vals[i]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: flocking.%s is not finite", fn, names[i]);
+    const float radii[] = {f->separation_radius, f->alignment_radius,
+                           f->cohesion_radius};
+    for (int i = 0; i < 3; i++)
+        if (!(radii[i] > 0.0f) || radii[i] > w->neighbour_radius)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: flocking.%s must be in (0, %g] (the "
+                              "world's neighbour radius), got %g",
+                              fn, names[2 * i], (double)w->neighbour_radius,
+                              (double)radii[i]);
+    const float weights[] = {f->separation_weight, f->alignment_weight,
+                             f->cohesion_weight};
+    for (int i = 0; i < 3; i++)
+        if (weights[i] < 0.0f)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: flocking.%s must be >= 0, got %g", fn,
+                              names[2 * i + 1], (double)weights[i]);
+    if (!(f->field_of_view > 0.0f) || f->field_of_view > TWO_PI_F)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: flocking.field_of_view must be in (0, 2 pi] "
+                          "radians, got %g",
+                          fn, (double)f->field_of_view);
+    if (f->speed_factor < 0.0f || f->speed_factor > 1.0f)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: flocking.speed_factor must be in [0, 1], got %g",
+                          fn, (double)f->speed_factor);
+    if (f->separation_mode != THRONG_SEPARATION_FLEE_AVERAGE &&
+        f->separation_mode != THRONG_SEPARATION_INVERSE_DISTANCE)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: flocking.separation_mode %d is not a "
+                          "throng_separation_mode",
+                          fn, (int)f->separation_mode);
+    return THRONG_OK;
+}
+
+static throng_status check_combine(throng_world *w, const char *fn,
+                                   throng_combine_mode mode) {
+    if (mode != THRONG_COMBINE_WEIGHTED_AVERAGE &&
+        mode != THRONG_COMBINE_WEIGHTED_SUM)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: combine mode %d is not a throng_combine_mode",
+                          fn, (int)mode);
+    return THRONG_OK;
+}
+
+static throng_status check_group(throng_world *w, const char *fn,
+                                 uint32_t group) {
+    if (group >= w->group_count)
+        return world_fail(w, THRONG_ERR_UNKNOWN_GROUP,
+                          "%s: group %u does not exist (this world has %u)",
+                          fn, group, w->group_count);
+    return THRONG_OK;
+}
+
+static int reserve_groups(throng_world *w, uint32_t want) {
+    if (want <= w->group_capacity)
+        return 0;
+    uint32_t cap = w->group_capacity ? w->group_capacity * 2 : 8;
+    if (cap < want)
+        cap = want;
+    group_record *g = world_alloc(w, (size_t)cap * sizeof(group_record));
+    group_kernel_params *k =
+        world_alloc(w, (size_t)cap * sizeof(group_kernel_params));
+    if (!g || !k) {
+        world_free(w, g, (size_t)cap * sizeof(group_record));
+        world_free(w, k, (size_t)cap * sizeof(group_kernel_params));
+        return 1;
+    }
+    if (w->group_count) {
+        memcpy(g, w->groups, (size_t)w->group_count * sizeof(group_record));
+        memcpy(k, w->group_params,
+               (size_t)w->group_count * sizeof(group_kernel_params));
+    }
+    world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
+    world_free(w, w->group_params,
+               (size_t)w->group_capacity * sizeof(group_kernel_params));
+    w->groups = g;
+    w->group_params = k;
+    w->group_capacity = cap;
+    return 0;
+}
+
+static throng_status group_add(throng_world *w, const char *fn,
+                               const throng_group_def *def,
+                               uint32_t *out_group) {
+    throng_status st = check_flocking(w, fn, &def->flocking);
+    if (st != THRONG_OK)
+        return st;
+    if ((st = check_combine(w, fn, def->combine)) != THRONG_OK)
+        return st;
+    size_t name_len = 0;
+    if (def->name) {
+        name_len = strlen(def->name);
+        if (name_len == 0 || name_len > 63)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: a group name must be 1 to 63 bytes, got %zu",
+                              fn, name_len);
+        name_entry *found = NULL;
+        HASH_FIND(hh, w->names, def->name, (unsigned)name_len, found);
+        if (found)
+            return world_fail(w, THRONG_ERR_DUPLICATE_KEY,
+                              "%s: a group named \"%s\" already exists", fn,
+                              def->name);
+    }
+    if (w->group_count >= THRONG_MAX_GROUPS)
+        return world_fail(w, THRONG_ERR_CAPACITY,
+                          "%s: a world holds at most %u groups", fn,
+                          THRONG_MAX_GROUPS);
+    if (reserve_groups(w, w->group_count + 1))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for another group", fn);
+    name_entry *e = NULL;
+    if (def->name) {
+        e = world_alloc(w, sizeof *e);
+        if (!e)
+            return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                              "%s: no memory for the group's name", fn);
+        memset(e, 0, sizeof *e);
+        memcpy(e->name, def->name, name_len);
+        e->group = w->group_count;
+        throng_world *hash_world = w;
+        int hash_oom = 0;
+        HASH_ADD(hh, w->names, name, (unsigned)name_len, e);
+        if (hash_oom) {
+            name_entry *check = NULL;
+            HASH_FIND(hh, w->names, e->name, (unsigned)name_len, check);
+            if (!check) {
+                world_free(w, e, sizeof *e);
+                return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                                  "%s: no memory for the group name table",
+                                  fn);
+            }
+        }
+    }
+    uint32_t id = w->group_count++;
+    group_record *g = &w->groups[id];
+    memset(g, 0, sizeof *g);
+    g->flocking = def->flocking;
+    g->combine = def->combine;
+    if (def->name)
+        memcpy(g->name, def->name, name_len);
+    group_derive_params(w, id);
+    if (out_group)
+        *out_group = id;
+    return THRONG_OK;
+}
+
+throng_status throng_group_create(throng_world *w, const throng_group_def *def,
+                                  uint32_t *out_group) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!def || !out_group)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_group_create: def and out_group must not "
+                          "be NULL");
+    return group_add(w, "throng_group_create", def, out_group);
+}
+
+throng_status throng_group_find(const throng_world *cw, const char *name,
+                                uint32_t *out_group) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!name || !out_group)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_group_find: name and out_group must not be "
+                          "NULL");
+    size_t len = strlen(name);
+    name_entry *found = NULL;
+    if (len > 0 && len <= 63)
+        HASH_FIND(hh, w->names, name, (unsigned)len, found);
+    if (!found)
+        return world_fail(w, THRONG_ERR_NOT_FOUND,
+                          "throng_group_find: no group is named \"%.63s\"",
+                          name);
+    *out_group = found->group;
+    return THRONG_OK;
+}
+
+throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
+                                        throng_flocking *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_group_get_flocking: out must not be NULL");
+    throng_status st = check_group(w, "throng_group_get_flocking", group);
+    if (st != THRONG_OK)
+        return st;
+    *out = w->groups[group].flocking;
+    return THRONG_OK;
+}
+
+throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
+                                        const throng_flocking *f) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!f)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_group_set_flocking: flocking must not be "
+                          "NULL");
+    throng_status st = check_group(w, "throng_group_set_flocking", group);
+    if (st == THRONG_OK)
+        st = check_flocking(w, "throng_group_set_flocking", f);
+    if (st != THRONG_OK)
+        return st;
+    w->groups[group].flocking = *f;
+    group_derive_params(w, group);
+    return THRONG_OK;
+}
+
+throng_status throng_group_set_combine(throng_world *w, uint32_t group,
+                                       throng_combine_mode mode) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    throng_status st = check_group(w, "throng_group_set_combine", group);
+    if (st == THRONG_OK)
+        st = check_combine(w, "throng_group_set_combine", mode);
+    if (st != THRONG_OK)
+        return st;
+    w->groups[group].combine = mode;
+    group_derive_params(w, group);
+    return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* World lifecycle                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Tags 1..255 handed to worlds in turn, so handles of two worlds alive at
+ * the same time differ unless 255 worlds were created in between. */
+static _Atomic uint32_t world_tag_counter;
+
+throng_status throng_world_create(const throng_world_def *def,
+                                  throng_world **out_world) {
+    if (!out_world)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    if (!def)
+        return THRONG_ERR_NULL;
+    if (def->dimensions != 2 && def->dimensions != 3)
+        return THRONG_ERR_OUT_OF_RANGE;
+    if (def->boundary != THRONG_BOUNDARY_UNBOUNDED &&
+        def->boundary != THRONG_BOUNDARY_PERIODIC)
+        return THRONG_ERR_OUT_OF_RANGE;
+    if (!is_finite_float(def->neighbour_radius) ||
+        !is_finite_float(def->cell_size))
+        return THRONG_ERR_NOT_FINITE;
+    if (!(def->neighbour_radius > 0.0f) || def->cell_size < 0.0f)
+        return THRONG_ERR_OUT_OF_RANGE;
+    int periodic = def->boundary == THRONG_BOUNDARY_PERIODIC;
+    if (periodic) {
+        for (int a = 0; a < def->dimensions; a++) {
+            if (!is_finite_float(def->box_size[a]))
+                return THRONG_ERR_NOT_FINITE;
+            if (!(def->box_size[a] > 0.0f))
+                return THRONG_ERR_OUT_OF_RANGE;
+        }
+    }
+    if (def->threads < 0 || def->threads > THRONG_MAX_THREADS ||
+        def->initial_capacity > THRONG_MAX_AGENTS)
+        return THRONG_ERR_OUT_OF_RANGE;
+    if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
+        return THRONG_ERR_NULL;
+
+    int32_t n[3];
+    float edge[3];
+    int reach = grid_plan(def->dimensions, periodic, def->box_size,
+                          def->neighbour_radius, def->cell_size, n, edge);
+    if (reach > GRID_MAX_REACH)
+        return THRONG_ERR_OUT_OF_RANGE; /* cells far smaller than radius */
+    if (periodic) {
+        uint64_t cells = 1;
+        for (int a = 0; a < def->dimensions; a++) {
+            /* The block of cells walked around a cell must not wrap onto
+             * itself, or a neighbour would be seen twice. */
+            if (n[a] < 2 * reach + 1)
+                return THRONG_ERR_OUT_OF_RANGE;
+            cells *= (uint64_t)n[a];
+        }
+        if (cells > GRID_MAX_CELLS)
+            return THRONG_ERR_OUT_OF_RANGE;
+    }
+
+    throng_world boot;
+    memset(&boot, 0, sizeof boot);
+    boot.allocator = def->allocator;
+    throng_world *w = world_alloc(&boot, sizeof *w);
+    if (!w)
+        return THRONG_ERR_OUT_OF_MEMORY;
+    memset(w, 0, sizeof *w);
+    w->allocator = def->allocator;
+    w->dims = def->dimensions;
+    w->boundary = def->boundary;
+    for (int a = 0; a < 3; a++)
+        w->box[a] = a < w->dims ? def->box_size[a] : 0.0f;
+    w->neighbour_radius = def->neighbour_radius;
+    w->threads = def->threads;
+    w->seed = def->seed;
+    w->tag = (world_tag_counter++ % 255u) + 1u;
+    if (world_select_kernel(w, NULL))
+        world_select_kernel(w, "scalar");
+    grid_init(&w->grid, w->dims, periodic, w->box, w->neighbour_radius,
+              def->cell_size);
+
+    throng_group_def gd = throng_group_def_default();
+    gd.name = "default";
+    if (reserve_columns(w, def->initial_capacity) ||
+        reserve_slots(w, def->initial_capacity) ||
+        group_add(w, "throng_world_create", &gd, NULL) != THRONG_OK) {
+        throng_world_destroy(w);
+        return THRONG_ERR_OUT_OF_MEMORY;
+    }
+    w->error[0] = '\0';
+    *out_world = w;
+    return THRONG_OK;
+}
+
+void throng_world_destroy(throng_world *w) {
+    if (!w)
+        return;
+    throng_world *hash_world = w;
+    key_entry *k, *ktmp;
+    HASH_ITER(hh, w->keys, k, ktmp) {
+        HASH_DEL(w->keys, k);
+        world_free(w, k, sizeof *k);
+    }
+    name_entry *e, *etmp;
+    HASH_ITER(hh, w->names, e, etmp) {
+        HASH_DEL(w->names, e);
+        world_free(w, e, sizeof *e);
+    }
+    (void)hash_world;
+    grid_release(w, &w->grid);
+    free_columns(w, &w->col, w->capacity);
+    world_free(w, w->steer_x, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->steer_y, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->steer_z, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
+    world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
+    world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
+    world_free(w, w->group_params,
+               (size_t)w->group_capacity * sizeof(group_kernel_params));
+    world_free(w, w->counters, (size_t)w->counters_len * sizeof(thread_counters));
+    throng_world boot;
+    memset(&boot, 0, sizeof boot);
+    boot.allocator = w->allocator;
+    world_free(&boot, w, sizeof *w);
+}
+
+const char *throng_world_last_error(const throng_world *w) {
+    return w ? w->error : "throng_world_last_error: world is NULL";
+}
+
+uint32_t throng_world_agent_count(const throng_world *w) {
+    return w ? w->count : 0;
+}
+
+int throng_world_dimensions(const throng_world *w) { return w ? w->dims : 0; }
+
+uint64_t throng_world_step_count(const throng_world *w) {
+    return w ? w->step : 0;
+}
+
+throng_status throng_world_set_threads(throng_world *w, int threads) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (threads < 0 || threads > THRONG_MAX_THREADS)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "throng_world_set_threads: threads must be in "
+                          "[0, %d], got %d",
+                          THRONG_MAX_THREADS, threads);
+    w->threads = threads;
+    return THRONG_OK;
+}
+
+size_t throng_world_bytes(const throng_world *w) {
+    if (!w)
+        return 0;
+    size_t floats = 0;
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        floats += (size_t)column_present(w->dims, k);
+    size_t per_agent = floats * sizeof(float) + 2 * sizeof(uint32_t) +
+                       sizeof(uint64_t) + (size_t)w->dims * sizeof(float);
+    size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
+                   (size_t)w->slot_capacity * (sizeof(slot_entry) + sizeof(uint32_t)) +
+                   (size_t)w->group_capacity *
+                       (sizeof(group_record) + sizeof(group_kernel_params)) +
+                   (size_t)w->counters_len * sizeof(thread_counters) +
+                   grid_bytes(&w->grid);
+    bytes += (size_t)HASH_COUNT(w->keys) * sizeof(key_entry);
+    bytes += (size_t)HASH_COUNT(w->names) * sizeof(name_entry);
+    return bytes;
+}
+
+throng_status throng_world_stats(const throng_world *cw,
+                                 throng_step_stats *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_world_stats: out must not be NULL");
+    *out = w->stats;
+    out->simd = w->simd_name;
+    return THRONG_OK;
+}
+
+throng_status throng_world_columns(const throng_world *cw,
+                                   throng_columns *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_world_columns: out must not be NULL");
+    const agent_columns *c = &w->col;
+    out->count = w->count;
+    out->px = c->px; out->py = c->py; out->pz = c->pz;
+    out->vx = c->vx; out->vy = c->vy; out->vz = c->vz;
+    out->fx = c->fx; out->fy = c->fy; out->fz = c->fz;
+    out->ux = c->ux; out->uy = c->uy; out->uz = c->uz;
+    return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hash of the state                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* One 64-bit multiply-xorshift round per word: fast enough to hash a
+ * million agents in a few milliseconds, and every bit of every word
+ * reaches every bit of the result. */
+static uint64_t mix_word(uint64_t h, uint64_t word) {
+    h ^= word + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    return h;
+}
+
+static uint64_t float_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+uint64_t throng_world_hash(const throng_world *w) {
+    if (!w)
+        return 0;
+    uint64_t h = mix_word(0x7468726F6E67ull, w->step);
+    h = mix_word(h, w->count);
+    h = mix_word(h, (uint64_t)w->dims);
+    const agent_columns *c = &w->col;
+    float *cols[FLOAT_COLUMNS] = {c->px, c->py, c->pz, c->vx, c->vy, c->vz,
+                                  c->fx, c->fy, c->fz, c->ux, c->uy, c->uz,
+                                  c->mass, c->max_force, c->max_speed,
+                                  c->radius};
+    for (uint32_t s = 0; s < w->slot_count; s++) {
+        uint32_t i = w->slots[s].dense;
+        if (i == SLOT_FREE)
+            continue;
+        h = mix_word(h, ((uint64_t)s << 32) | i);
+        h = mix_word(h, w->slots[s].generation & GEN_COUNTER_MASK);
+        for (int k = 0; k < FLOAT_COLUMNS; k++)
+            if (cols[k])
+                h = mix_word(h, float_bits(cols[k][i]));
+        h = mix_word(h, c->group[i]);
+        h = mix_word(h, c->host_key[i]);
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Agents                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The slot of a live handle, or -1. */
+static int64_t handle_slot(const throng_world *w, throng_agent h) {
+    if (h.slot == 0 || h.slot > w->slot_count)
+        return -1;
+    const slot_entry *s = &w->slots[h.slot - 1];
+    if (s->dense == SLOT_FREE || s->generation != h.generation)
+        return -1;
+    return (int64_t)(h.slot - 1);
+}
+
+static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
+    return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                      "%s: handle {%u, %u} does not name a live agent of "
+                      "this world",
+                      fn, h.slot, h.generation);
+}
+
+/* Resolves a handle to a dense row, or records the refusal. */
+#define RESOLVE(w, fn, h, row)                                                \
+    do {                                                                      \
+        int64_t slot_ = handle_slot((w), (h));                                \
+        if (slot_ < 0)                                                        \
+            return stale((w), (fn), (h));                                     \
+        (row) = (w)->slots[slot_].dense;                                      \
+    } while (0)
+
+bool throng_agent_valid(const throng_world *w, throng_agent h) {
+    return w && handle_slot(w, h) >= 0;
+}
+
+static throng_status check_vec(throng_world *w, const char *fn,
+                               const char *what, const float *v) {
+    for (int a = 0; a < w->dims; a++)
+        if (!is_finite_float(v[a]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: %s[%d] is not finite", fn, what, a);
+    return THRONG_OK;
+}
+
+static throng_status check_scalar(throng_world *w, const char *fn,
+                                  const char *what, float x, int positive) {
+    if (!is_finite_float(x))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
+                          fn, what);
+    if (positive ? !(x > 0.0f) : x < 0.0f)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: %s must be %s 0, got %g", fn, what,
+                          positive ? ">" : ">=", (double)x);
+    return THRONG_OK;
+}
+
+static throng_status check_agent_def(throng_world *w, const char *fn,
+                                     const throng_agent_def *d) {
+    throng_status st;
+    if ((st = check_vec(w, fn, "position", d->position)) != THRONG_OK ||
+        (st = check_vec(w, fn, "velocity", d->velocity)) != THRONG_OK ||
+        (st = check_scalar(w, fn, "mass", d->mass, 1)) != THRONG_OK ||
+        (st = check_scalar(w, fn, "max_force", d->max_force, 0)) != THRONG_OK ||
+        (st = check_scalar(w, fn, "max_speed", d->max_speed, 0)) != THRONG_OK ||
+        (st = check_scalar(w, fn, "radius", d->radius, 0)) != THRONG_OK ||
+        (st = check_group(w, fn, d->group)) != THRONG_OK)
+        return st;
+    return THRONG_OK;
+}
+
+/* Wraps a coordinate into [0, L). */
+static float wrap_coord(float x, float L) {
+    if (x >= 0.0f && x < L)
+        return x;
+    float r = x - L * floorf(x / L);
+    /* Rounding can land exactly on L (or, for huge |x|, outside). */
+    if (!(r >= 0.0f && r < L))
+        r = 0.0f;
+    return r;
+}
+
+void world_wrap_position(const throng_world *w, float p[3]) {
+    if (w->boundary != THRONG_BOUNDARY_PERIODIC)
+        return;
+    for (int a = 0; a < w->dims; a++)
+        p[a] = wrap_coord(p[a], w->box[a]);
+}
+
+/* A unit up vector perpendicular to the unit forward f, as close as it can
+ * be to `hint`; when f is parallel to hint, the axis least aligned with f
+ * stands in. */
+void basis_up(const float f[3], const float hint[3], float up[3]) {
+    float h[3] = {hint[0], hint[1], hint[2]};
+    for (int attempt = 0; attempt < 2; attempt++) {
+        /* up = h - (h . f) f, the part of h perpendicular to f. */
+        float dot = h[0] * f[0] + h[1] * f[1] + h[2] * f[2];
+        float u[3] = {h[0] - dot * f[0], h[1] - dot * f[1], h[2] - dot * f[2]};
+        float len2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+        if (len2 > 1e-6f) {
+            float inv = 1.0f / sqrtf(len2);
+            up[0] = u[0] * inv;
+            up[1] = u[1] * inv;
+            up[2] = u[2] * inv;
+            return;
+        }
+        float ax = fabsf(f[0]), ay = fabsf(f[1]), az = fabsf(f[2]);
+        h[0] = h[1] = h[2] = 0.0f;
+        if (ax <= ay && ax <= az)
+            h[0] = 1.0f;
+        else if (ay <= az)
+            h[1] = 1.0f;
+        else
+            h[2] = 1.0f;
+    }
+    up[0] = 0.0f; /* unreachable for a unit f */
+    up[1] = 0.0f;
+    up[2] = 1.0f;
+}
+
+/* Sets row i's heading (and up, in 3D) from a velocity, or +x at rest. */
+static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
+    agent_columns *c = &w->col;
+    float vz = w->dims == 3 ? v[2] : 0.0f;
+    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + vz * vz);
+    float f[3] = {1.0f, 0.0f, 0.0f};
+    if (len > 0.0f && is_finite_float(len)) {
+        f[0] = v[0] / len;
+        f[1] = v[1] / len;
+        f[2] = vz / len;
+    }
+    c->fx[i] = f[0];
+    c->fy[i] = f[1];
+    if (w->dims == 3) {
+        static const float z_up[3] = {0.0f, 0.0f, 1.0f};
+        float up[3];
+        basis_up(f, z_up, up);
+        c->fz[i] = f[2];
+        c->ux[i] = up[0];
+        c->uy[i] = up[1];
+        c->uz[i] = up[2];
+    }
+}
+
+throng_agent_def throng_agent_def_default(void);
+
+throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
+                               throng_agent *out) {
+    static const char fn[] = "throng_agent_add";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!d || !out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: def and out_agent must not be NULL", fn);
+    throng_status st = check_agent_def(w, fn, d);
+    if (st != THRONG_OK)
+        return st;
+    if (d->host_key != 0) {
+        key_entry *found = NULL;
+        HASH_FIND(hh, w->keys, &d->host_key, sizeof(uint64_t), found);
+        if (found)
+            return world_fail(w, THRONG_ERR_DUPLICATE_KEY,
+                              "%s: host key %llu already names an agent", fn,
+                              (unsigned long long)d->host_key);
+    }
+    if (w->count >= THRONG_MAX_AGENTS)
+        return world_fail(w, THRONG_ERR_CAPACITY,
+                          "%s: a world holds at most %u agents", fn,
+                          THRONG_MAX_AGENTS);
+    if (reserve_columns(w, w->count + 1))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory to grow the columns to %u agents", fn,
+                          w->count + 1);
+    if (w->free_count == 0 && reserve_slots(w, w->slot_count + 1))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory to grow the handle table", fn);
+    uint32_t slot = w->free_count ? w->free_slots[w->free_count - 1]
+                                  : w->slot_count;
+    if (d->host_key != 0) {
+        key_entry *e = world_alloc(w, sizeof *e);
+        if (!e)
+            return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                              "%s: no memory for the host key", fn);
+        memset(e, 0, sizeof *e);
+        e->key = d->host_key;
+        e->slot = slot;
+        throng_world *hash_world = w;
+        int hash_oom = 0;
+        HASH_ADD(hh, w->keys, key, sizeof(uint64_t), e);
+        if (hash_oom) {
+            key_entry *check = NULL;
+            HASH_FIND(hh, w->keys, &d->host_key, sizeof(uint64_t), check);
+            if (!check) {
+                world_free(w, e, sizeof *e);
+                return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                                  "%s: no memory for the host key table", fn);
+            }
+        }
+    }
+
+    /* Commit: nothing below can fail. */
+    if (w->free_count) {
+        w->free_count--;
+    } else {
+        w->slots[slot].generation = (w->tag << GEN_COUNTER_BITS) | 1u;
+        w->slot_count++;
+    }
+    uint32_t i = w->count++;
+    w->slots[slot].dense = i;
+    agent_columns *c = &w->col;
+    float p[3] = {d->position[0], d->position[1],
+                  w->dims == 3 ? d->position[2] : 0.0f};
+    world_wrap_position(w, p);
+    c->px[i] = p[0];
+    c->py[i] = p[1];
+    c->vx[i] = d->velocity[0];
+    c->vy[i] = d->velocity[1];
+    if (w->dims == 3) {
+        c->pz[i] = p[2];
+        c->vz[i] = d->velocity[2];
+    }
+    init_basis(w, i, d->velocity);
+    c->mass[i] = d->mass;
+    c->max_force[i] = d->max_force;
+    c->max_speed[i] = d->max_speed;
+    c->radius[i] = d->radius;
+    c->group[i] = d->group;
+    c->slot[i] = slot;
+    c->host_key[i] = d->host_key;
+    w->grid.valid = 0;
+    out->slot = slot + 1;
+    out->generation = w->slots[slot].generation;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_remove(throng_world *w, throng_agent h) {
+    static const char fn[] = "throng_agent_remove";
+    if (!w)
+        return THRONG_ERR_NULL;
+    int64_t s = handle_slot(w, h);
+    if (s < 0)
+        return stale(w, fn, h);
+    agent_columns *c = &w->col;
+    uint32_t i = w->slots[s].dense;
+    uint32_t last = w->count - 1;
+    if (c->host_key[i] != 0) {
+        key_entry *e = NULL;
+        HASH_FIND(hh, w->keys, &c->host_key[i], sizeof(uint64_t), e);
+        if (e) {
+            throng_world *hash_world = w;
+            HASH_DEL(w->keys, e);
+            (void)hash_world;
+            world_free(w, e, sizeof *e);
+        }
+    }
+    if (i != last) {
+        float **cols[FLOAT_COLUMNS];
+        float_columns(c, cols);
+        for (int k = 0; k < FLOAT_COLUMNS; k++)
+            if (*cols[k])
+                (*cols[k])[i] = (*cols[k])[last];
+        c->group[i] = c->group[last];
+        c->slot[i] = c->slot[last];
+        c->host_key[i] = c->host_key[last];
+        w->slots[c->slot[i]].dense = i;
+    }
+    slot_entry *e = &w->slots[s];
+    e->dense = SLOT_FREE;
+    uint32_t counter = ((e->generation & GEN_COUNTER_MASK) + 1u) & GEN_COUNTER_MASK;
+    e->generation = (w->tag << GEN_COUNTER_BITS) | (counter ? counter : 1u);
+    w->free_slots[w->free_count++] = (uint32_t)s;
+    w->count--;
+    w->grid.valid = 0;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_find(const throng_world *cw, uint64_t key,
+                                throng_agent *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_agent_find: out_agent must not be NULL");
+    key_entry *e = NULL;
+    if (key != 0)
+        HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), e);
+    if (!e)
+        return world_fail(w, THRONG_ERR_NOT_FOUND,
+                          "throng_agent_find: no agent has host key %llu",
+                          (unsigned long long)key);
+    out->slot = e->slot + 1;
+    out->generation = w->slots[e->slot].generation;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_index(const throng_world *cw, throng_agent h,
+                                 uint32_t *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_agent_index: out_index must not be NULL");
+    uint32_t i;
+    RESOLVE(w, "throng_agent_index", h, i);
+    *out = i;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_at(const throng_world *cw, uint32_t index,
+                              throng_agent *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_agent_at: out_agent must not be NULL");
+    if (index >= w->count)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "throng_agent_at: index %u is not below the agent "
+                          "count %u",
+                          index, w->count);
+    uint32_t slot = w->col.slot[index];
+    out->slot = slot + 1;
+    out->generation = w->slots[slot].generation;
+    return THRONG_OK;
+}
+
+/* Getters share one shape: check the world and out pointer, resolve the
+ * handle, copy. */
+#define GETTER_PROLOGUE(fn)                                                   \
+    throng_world *w = (throng_world *)(uintptr_t)cw;                          \
+    if (!w)                                                                   \
+        return THRONG_ERR_NULL;                                               \
+    if (!out)                                                                 \
+        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",     \
+                          fn);                                                \
+    uint32_t i;                                                               \
+    RESOLVE(w, fn, h, i)
+
+throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
+                                   throng_agent_def *out) {
+    GETTER_PROLOGUE("throng_agent_get_def");
+    const agent_columns *c = &w->col;
+    memset(out, 0, sizeof *out);
+    out->position[0] = c->px[i];
+    out->position[1] = c->py[i];
+    out->velocity[0] = c->vx[i];
+    out->velocity[1] = c->vy[i];
+    if (w->dims == 3) {
+        out->position[2] = c->pz[i];
+        out->velocity[2] = c->vz[i];
+    }
+    out->mass = c->mass[i];
+    out->max_force = c->max_force[i];
+    out->max_speed = c->max_speed[i];
+    out->radius = c->radius[i];
+    out->group = c->group[i];
+    out->host_key = c->host_key[i];
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_position(const throng_world *cw, throng_agent h,
+                                        float out[3]) {
+    GETTER_PROLOGUE("throng_agent_get_position");
+    out[0] = w->col.px[i];
+    out[1] = w->col.py[i];
+    out[2] = w->dims == 3 ? w->col.pz[i] : 0.0f;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_velocity(const throng_world *cw, throng_agent h,
+                                        float out[3]) {
+    GETTER_PROLOGUE("throng_agent_get_velocity");
+    out[0] = w->col.vx[i];
+    out[1] = w->col.vy[i];
+    out[2] = w->dims == 3 ? w->col.vz[i] : 0.0f;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_basis(const throng_world *cw, throng_agent h,
+                                     float forward[3], float up[3],
+                                     float side[3]) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!forward || !up || !side)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_agent_get_basis: forward, up and side must "
+                          "not be NULL");
+    uint32_t i;
+    RESOLVE(w, "throng_agent_get_basis", h, i);
+    const agent_columns *c = &w->col;
+    forward[0] = c->fx[i];
+    forward[1] = c->fy[i];
+    if (w->dims == 3) {
+        forward[2] = c->fz[i];
+        up[0] = c->ux[i];
+        up[1] = c->uy[i];
+        up[2] = c->uz[i];
+    } else {
+        forward[2] = 0.0f;
+        up[0] = 0.0f;
+        up[1] = 0.0f;
+        up[2] = 1.0f;
+    }
+    side[0] = forward[1] * up[2] - forward[2] * up[1];
+    side[1] = forward[2] * up[0] - forward[0] * up[2];
+    side[2] = forward[0] * up[1] - forward[1] * up[0];
+    return THRONG_OK;
+}
+
+#define SCALAR_GETTER(name, column)                                           \
+    throng_status throng_agent_get_##name(const throng_world *cw,             \
+                                          throng_agent h, float *out) {       \
+        GETTER_PROLOGUE("throng_agent_get_" #name);                           \
+        *out = w->col.column[i];                                              \
+        return THRONG_OK;                                                     \
+    }
+
+SCALAR_GETTER(mass, mass)
+SCALAR_GETTER(max_force, max_force)
+SCALAR_GETTER(max_speed, max_speed)
+SCALAR_GETTER(radius, radius)
+
+throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
+                                     uint32_t *out) {
+    GETTER_PROLOGUE("throng_agent_get_group");
+    *out = w->col.group[i];
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
+                                        uint64_t *out) {
+    GETTER_PROLOGUE("throng_agent_get_host_key");
+    *out = w->col.host_key[i];
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_position(throng_world *w, throng_agent h,
+                                        const float position[3]) {
+    static const char fn[] = "throng_agent_set_position";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!position)
+        return world_fail(w, THRONG_ERR_NULL, "%s: position must not be NULL",
+                          fn);
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    throng_status st = check_vec(w, fn, "position", position);
+    if (st != THRONG_OK)
+        return st;
+    float p[3] = {position[0], position[1],
+                  w->dims == 3 ? position[2] : 0.0f};
+    world_wrap_position(w, p);
+    w->col.px[i] = p[0];
+    w->col.py[i] = p[1];
+    if (w->dims == 3)
+        w->col.pz[i] = p[2];
+    w->grid.valid = 0;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
+                                        const float velocity[3]) {
+    static const char fn[] = "throng_agent_set_velocity";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!velocity)
+        return world_fail(w, THRONG_ERR_NULL, "%s: velocity must not be NULL",
+                          fn);
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    throng_status st = check_vec(w, fn, "velocity", velocity);
+    if (st != THRONG_OK)
+        return st;
+    w->col.vx[i] = velocity[0];
+    w->col.vy[i] = velocity[1];
+    if (w->dims == 3)
+        w->col.vz[i] = velocity[2];
+    w->grid.valid = 0;
+    return THRONG_OK;
+}
+
+#define SCALAR_SETTER(name, column, positive)                                 \
+    throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
+                                          float value) {                      \
+        static const char fn[] = "throng_agent_set_" #name;                   \
+        if (!w)                                                               \
+            return THRONG_ERR_NULL;                                           \
+        uint32_t i;                                                           \
+        RESOLVE(w, fn, h, i);                                                 \
+        throng_status st = check_scalar(w, fn, #name, value, positive);       \
+        if (st != THRONG_OK)                                                  \
+            return st;                                                        \
+        w->col.column[i] = value;                                             \
+        return THRONG_OK;                                                     \
+    }
+
+SCALAR_SETTER(mass, mass, 1)
+SCALAR_SETTER(max_force, max_force, 0)
+SCALAR_SETTER(max_speed, max_speed, 0)
+SCALAR_SETTER(radius, radius, 0)
+
+throng_status throng_agent_set_group(throng_world *w, throng_agent h,
+                                     uint32_t group) {
+    static const char fn[] = "throng_agent_set_group";
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    throng_status st = check_group(w, fn, group);
+    if (st != THRONG_OK)
+        return st;
+    w->col.group[i] = group;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
+                                        uint64_t key) {
+    static const char fn[] = "throng_agent_set_host_key";
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    uint64_t old = w->col.host_key[i];
+    if (key == old)
+        return THRONG_OK;
+    key_entry *e = NULL;
+    if (key != 0) {
+        key_entry *found = NULL;
+        HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), found);
+        if (found)
+            return world_fail(w, THRONG_ERR_DUPLICATE_KEY,
+                              "%s: host key %llu already names an agent", fn,
+                              (unsigned long long)key);
+        e = world_alloc(w, sizeof *e);
+        if (!e)
+            return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                              "%s: no memory for the host key", fn);
+        memset(e, 0, sizeof *e);
+        e->key = key;
+        e->slot = w->col.slot[i];
+        throng_world *hash_world = w;
+        int hash_oom = 0;
+        HASH_ADD(hh, w->keys, key, sizeof(uint64_t), e);
+        if (hash_oom) {
+            key_entry *check = NULL;
+            HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), check);
+            if (!check) {
+                world_free(w, e, sizeof *e);
+                return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                                  "%s: no memory for the host key table", fn);
+            }
+        }
+    }
+    if (old != 0) {
+        key_entry *prev = NULL;
+        HASH_FIND(hh, w->keys, &old, sizeof(uint64_t), prev);
+        if (prev) {
+            throng_world *hash_world = w;
+            HASH_DEL(w->keys, prev);
+            (void)hash_world;
+            world_free(w, prev, sizeof *prev);
+        }
+    }
+    w->col.host_key[i] = key;
+    return THRONG_OK;
+}
