@@ -53,12 +53,14 @@ void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
                     fz = three ? w->col.fz[i] : 0.0f;
         for (int r = 0; r < run->range_count; r++) {
             const cell_range *cr = &run->ranges[r];
-            const float sx = cr->shift[0], sy = cr->shift[1],
-                        sz = cr->shift[2];
+            /* Offsets are measured from the agent's image in this range's
+             * periodic shift: d = p_j - (p - shift). */
+            const float ox = px - cr->shift[0], oy = py - cr->shift[1],
+                        oz = pz - cr->shift[2];
             for (uint32_t j = cr->begin; j < cr->end; j++) {
-                float dx = (gpx[j] - px) + sx;
-                float dy = (gpy[j] - py) + sy;
-                float dz = three ? (gpz[j] - pz) + sz : 0.0f;
+                float dx = gpx[j] - ox;
+                float dy = gpy[j] - oy;
+                float dz = three ? gpz[j] - oz : 0.0f;
                 float d2 = dx * dx + dy * dy;
                 if (three)
                     d2 = d2 + dz * dz;

@@ -1,0 +1,72 @@
+/*
+ * The named scenarios: scenes that the benchmark times, the tests check and
+ * the examples show, so all three talk about the same crowd.
+ *
+ * A scenario is a row in a constant table: a name, a one-line description,
+ * the step length it is meant to run at, its documented parameters and a
+ * function that builds a fresh world for a given agent count, thread count
+ * and seed. Building is deterministic: the same (agents, seed) give the same
+ * world, whatever the thread count, because every random choice comes from
+ * a small local generator seeded from `seed`.
+ *
+ * This file depends only on the public API (throng.h). Nothing here prints,
+ * exits or keeps mutable global state, so it can be linked into any program.
+ */
+#ifndef THRONG_BENCH_SCENARIOS_H
+#define THRONG_BENCH_SCENARIOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "throng.h"
+
+/* One documented parameter of a scenario. The builder reads its numbers from
+ * this same list, so what --list prints is what the scenario does. */
+typedef struct scenario_param {
+    const char *name;    /* identifier, e.g. "separation_weight" */
+    double value;        /* the value the scenario uses */
+    const char *unit;    /* "m", "m/s", "N", "kg", "rad", or "" */
+    const char *meaning; /* one line */
+} scenario_param;
+
+/* Builds the scenario's world with `agents` agents, stepping on `threads`
+ * threads (0 = OpenMP default) and seeded with `seed` (placement and the
+ * world's own random numbers). On success *out_world owns the new world and
+ * the caller destroys it. On failure *out_world is NULL, the partial world
+ * has been destroyed and the library's status is returned. */
+typedef throng_status (*scenario_build_fn)(uint32_t agents, int threads,
+                                           uint64_t seed,
+                                           throng_world **out_world);
+
+typedef struct scenario {
+    const char *name;        /* short identifier, e.g. "flock2d" */
+    const char *description; /* one line */
+    int dimensions;          /* 2 or 3 */
+    float dt;                /* step length in seconds the scene is tuned for */
+    const scenario_param *params;
+    size_t param_count;
+    scenario_build_fn build;
+} scenario;
+
+/* Number of scenarios in the table. */
+size_t scenario_count(void);
+
+/* The scenario at table position index (0 .. count-1); NULL past the end. */
+const scenario *scenario_at(size_t index);
+
+/* The scenario with this exact name; NULL when there is none (or name is
+ * NULL). */
+const scenario *scenario_find(const char *name);
+
+/* The parameter of that name; NULL when the scenario has none of that name. */
+const scenario_param *scenario_param_find(const scenario *sc,
+                                          const char *name);
+
+/* The periodic box edge (metres) a density-driven scenario uses for `agents`
+ * agents: the edge at which each agent has on average `neighbours` others
+ * within `neighbour_radius` (both read from the scenario's parameters),
+ * clamped to at least 3 neighbour radii so the box spans three grid cells.
+ * 0 when the scenario has no such parameters. */
+double scenario_box_edge(const scenario *sc, uint32_t agents);
+
+#endif /* THRONG_BENCH_SCENARIOS_H */
