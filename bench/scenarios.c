@@ -148,6 +148,39 @@ static const scenario_param flock_params[] = {
      "0 = weighted average of the rule forces, 1 = weighted sum"},
 };
 
+/*
+ * wander2d, wander3d: the flock above plus seed 000's wander (weight 0.5,
+ * max turn rate 0.1 pi and max change 0.02 pi radians per step), so every
+ * step draws from the counter-based generator: the scene the determinism
+ * contract is checked on.
+ */
+static const scenario_param wander_params[] = {
+    {"neighbour_radius", 1.0, "m",
+     "world neighbour radius R; also the grid cell edge"},
+    {"neighbours", 30.0, "",
+     "mean agents within R of an agent; sets the periodic box edge"},
+    {"speed_min", 0.5, "x max_speed", "initial speed, lower bound"},
+    {"speed_max", 1.0, "x max_speed", "initial speed, upper bound"},
+    {"mass", 1.0, "kg", "agent mass"},
+    {"max_speed", 1.0, "m/s", "agent max speed"},
+    {"max_force", 2.0, "N", "agent max steering force"},
+    {"body_radius", 0.25, "m", "agent body radius"},
+    {"separation_radius", 0.5, "m", "separation neighbourhood"},
+    {"separation_weight", 1.5, "", "separation weight (flee average)"},
+    {"alignment_radius", 1.0, "m", "alignment neighbourhood"},
+    {"alignment_weight", 1.0, "", "alignment weight"},
+    {"cohesion_radius", 1.0, "m", "cohesion neighbourhood"},
+    {"cohesion_weight", 1.0, "", "cohesion weight"},
+    {"field_of_view", 2.0 * SCENARIO_PI, "rad",
+     "full view-cone angle around the heading (2 pi = all around)"},
+    {"combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "",
+     "0 = weighted average of the rule forces, 1 = weighted sum"},
+    {"wander_weight", 0.5, "", "wander weight (seed 000 turn-rate form)"},
+    {"wander_turn_rate", 0.1 * SCENARIO_PI, "rad/step", "max turn rate"},
+    {"wander_turn_change", 0.02 * SCENARIO_PI, "rad/step",
+     "max change of the turn rate per step"},
+};
+
 /* Creates the periodic world every density-driven scenario starts from. */
 static throng_status periodic_world_create(int dimensions, float box_edge,
                                            float neighbour_radius,
@@ -204,6 +237,13 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
         (float)param_get(&reader, "cohesion_weight");
     group.flocking.field_of_view = (float)param_get(&reader, "field_of_view");
     group.combine = (throng_combine_mode)(int)param_get(&reader, "combine");
+    if (scenario_param_find(sc, "wander_weight") != NULL) {
+        group.wander.weight = (float)param_get(&reader, "wander_weight");
+        group.wander.max_turn_rate =
+            (float)param_get(&reader, "wander_turn_rate");
+        group.wander.max_turn_change =
+            (float)param_get(&reader, "wander_turn_change");
+    }
 
     double box_edge = scenario_box_edge(sc, agents);
     if (reader.missing || box_edge <= 0.0) {
@@ -262,6 +302,8 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
 enum {
     SCENARIO_FLOCK2D,
     SCENARIO_FLOCK3D,
+    SCENARIO_WANDER2D,
+    SCENARIO_WANDER3D,
     SCENARIO_COUNT
 };
 
@@ -269,6 +311,11 @@ static throng_status flock2d_build(uint32_t agents, int threads,
                                    uint64_t seed, throng_world **out_world);
 static throng_status flock3d_build(uint32_t agents, int threads,
                                    uint64_t seed, throng_world **out_world);
+
+static throng_status wander2d_build(uint32_t agents, int threads,
+                                    uint64_t seed, throng_world **out_world);
+static throng_status wander3d_build(uint32_t agents, int threads,
+                                    uint64_t seed, throng_world **out_world);
 
 static const scenario scenario_table[SCENARIO_COUNT] = {
     [SCENARIO_FLOCK2D] =
@@ -293,7 +340,41 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .param_count = COUNT_OF(flock_params),
             .build = flock3d_build,
         },
+    [SCENARIO_WANDER2D] =
+        {
+            .name = "wander2d",
+            .description = "flock2d plus random wander (seed 000): the "
+                           "determinism scene",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = wander_params,
+            .param_count = COUNT_OF(wander_params),
+            .build = wander2d_build,
+        },
+    [SCENARIO_WANDER3D] =
+        {
+            .name = "wander3d",
+            .description = "flock3d plus random wander (seed 000): the "
+                           "determinism scene",
+            .dimensions = 3,
+            .dt = 1.0f / 30.0f,
+            .params = wander_params,
+            .param_count = COUNT_OF(wander_params),
+            .build = wander3d_build,
+        },
 };
+
+static throng_status wander2d_build(uint32_t agents, int threads,
+                                    uint64_t seed, throng_world **out_world) {
+    return flock_build(&scenario_table[SCENARIO_WANDER2D], agents, threads,
+                       seed, out_world);
+}
+
+static throng_status wander3d_build(uint32_t agents, int threads,
+                                    uint64_t seed, throng_world **out_world) {
+    return flock_build(&scenario_table[SCENARIO_WANDER3D], agents, threads,
+                       seed, out_world);
+}
 
 static throng_status flock2d_build(uint32_t agents, int threads,
                                    uint64_t seed, throng_world **out_world) {

@@ -104,15 +104,16 @@ typedef struct throng_world_def {
     /* THRONG_BOUNDARY_UNBOUNDED (default) or THRONG_BOUNDARY_PERIODIC. */
     throng_boundary boundary;
     /* Periodic box edge lengths in metres, each finite and at least three
-     * grid cells wide (3 * cell size). Ignored when unbounded; box_size[2]
-     * is ignored in 2D. Default 100. */
+     * neighbour radii (times 1 + 2^-10, the grid's padding). Ignored when
+     * unbounded; box_size[2] is ignored in 2D. Default 100. */
     float box_size[3];
     /* The largest distance at which agents see each other, in metres,
      * finite and > 0. Behaviour radii are clamped to it. Default 1. */
     float neighbour_radius;
     /* Grid cell edge in metres: 0 (default) picks the neighbour radius;
-     * otherwise finite, > 0 and >= neighbour_radius / 4. Smaller cells
-     * check fewer candidates and walk more cells. */
+     * otherwise finite and >= neighbour_radius / 4. Smaller cells check
+     * fewer candidates and walk more cells. In a periodic box the edge is
+     * stretched so a whole number of cells fits. */
     float cell_size;
     /* Threads used by a step; 0 (default) uses the OpenMP default. The
      * result of a step never depends on this number. 0 .. 1024. */
@@ -230,7 +231,8 @@ throng_status throng_agent_add(throng_world *world, const throng_agent_def *def,
                                throng_agent *out_agent);
 
 /* Removes an agent in O(1): the last agent in dense order moves into its
- * place, so dense indices change but other handles stay valid. */
+ * place, so dense indices change but other handles stay valid. Dense
+ * indices also change at every step (rows are kept in grid-cell order). */
 throng_status throng_agent_remove(throng_world *world, throng_agent agent);
 
 /* True when the handle names a live agent of this world. */
@@ -240,7 +242,8 @@ bool throng_agent_valid(const throng_world *world, throng_agent agent);
 throng_status throng_agent_find(const throng_world *world, uint64_t host_key,
                                 throng_agent *out_agent);
 
-/* The agent's current dense index (its row in the columns). */
+/* The agent's current dense index (its row in the columns), valid until
+ * the next step, add or remove. */
 throng_status throng_agent_index(const throng_world *world, throng_agent agent,
                                  uint32_t *out_index);
 
@@ -304,11 +307,13 @@ throng_status throng_agent_set_host_key(throng_world *world, throng_agent agent,
 /* Read-only views of the structure-of-arrays columns, row i being the agent
  * at dense index i (see throng_agent_at). In 2D the z pointers are NULL.
  *
- * Validity: the pointers stay valid, and keep their rows, across steps and
- * setters; they become invalid at the next throng_agent_add,
- * throng_agent_remove or throng_world_destroy on this world (adding may
- * move the columns, removing moves the last row into the hole). Values are
- * those after the last completed step or setter. */
+ * Validity: the pointers and the row order stay valid until the next
+ * throng_world_step, throng_agent_add, throng_agent_remove or
+ * throng_world_destroy on this world. A step reorders the rows by grid cell
+ * (so neighbours sit next to each other in memory) and may move the
+ * columns: fetch the columns again after each step, and map rows to agents
+ * with throng_agent_at / throng_agent_index. Setters and queries change
+ * values in place but never the pointers or the order. */
 typedef struct throng_columns {
     uint32_t count;
     const float *px, *py, *pz;
@@ -330,8 +335,9 @@ typedef enum throng_separation_mode {
      * speed; with no neighbour, brake: F = -m v / dt. */
     THRONG_SEPARATION_FLEE_AVERAGE = 0,
     /* Seeds 001 and 004: desired direction is the average of
-     * (p - p_j) / |p - p_j|^2, scaled to the target speed; no force when
-     * there is no neighbour. */
+     * (p - p_j) / |p - p_j|^2 over neighbours at a non-zero distance
+     * (closer than 1e-6 m counts as 1e-6 m), scaled to the target speed; no
+     * force when there is no such neighbour. */
     THRONG_SEPARATION_INVERSE_DISTANCE = 1,
 } throng_separation_mode;
 
@@ -343,6 +349,8 @@ typedef enum throng_combine_mode {
     /* Seed 001: F = sum(w_i F_i). */
     THRONG_COMBINE_WEIGHTED_SUM = 1,
 } throng_combine_mode;
+/* (The weights are those of every behaviour in the group: separation,
+ * alignment, cohesion and wander.) */
 
 /* Reynolds' boids. Each rule's neighbours are the other agents (any group)
  * within its radius, and, when field_of_view is below 2 pi, inside the cone
@@ -366,12 +374,28 @@ typedef struct throng_flocking {
     throng_separation_mode separation_mode; /* Default FLEE_AVERAGE */
 } throng_flocking;
 
+/* Wander, seed 000's turn-rate form: each step the agent's turn rate
+ * changes by a uniform random amount in [-max_turn_change,
+ * max_turn_change], is clamped to [-max_turn_rate, max_turn_rate], and the
+ * desired velocity is the heading turned by that rate, at the target speed
+ * (speed_factor * max speed): F = m (v_desired - v) / dt. In 3D the heading
+ * turns about the agent's up vector. Random numbers come from the world's
+ * counter-based generator keyed by (seed, agent, step), so they do not
+ * depend on threads. */
+typedef struct throng_wander {
+    float weight;          /* >= 0, finite. Default 0 (off) */
+    float max_turn_rate;   /* theta, radians per step, [0, pi]. Default 0.1 pi */
+    float max_turn_change; /* phi, radians per step, [0, pi]. Default 0.01 pi */
+    float speed_factor;    /* target speed / max speed, [0, 1]. Default 1 */
+} throng_wander;
+
 /* A group: agents sharing one steering recipe. */
 typedef struct throng_group_def {
     /* Optional name (copied), unique in the world, at most 63 bytes; NULL
      * (default) for none. */
     const char *name;
     throng_flocking flocking;
+    throng_wander wander;
     throng_combine_mode combine;
 } throng_group_def;
 
@@ -397,6 +421,10 @@ throng_status throng_group_set_flocking(throng_world *world, uint32_t group,
                                         const throng_flocking *flocking);
 throng_status throng_group_set_combine(throng_world *world, uint32_t group,
                                        throng_combine_mode mode);
+throng_status throng_group_get_wander(const throng_world *world,
+                                      uint32_t group, throng_wander *out);
+throng_status throng_group_set_wander(throng_world *world, uint32_t group,
+                                      const throng_wander *wander);
 
 /* ------------------------------------------------------------------------ */
 /* Spatial queries                                                          */

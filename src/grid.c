@@ -29,13 +29,20 @@
  * part-minor, so part p's agents of bucket b land after those of parts
  * before p, which is exactly the stable order. No atomics, no races.
  *
- * Why gather. After the sort, the columns that neighbour kernels read for
- * every candidate (positions, velocities) are copied into sorted order. A
- * neighbour walk then reads each neighbouring cell as one contiguous run of
- * memory (a row of adjacent cells is even one run), which is what lets the
- * kernels stream candidates through vector registers. Kernels read the
- * sorted copies and write only their own agent's output: they gather, and
- * never scatter.
+ * Why the rows move. After the sort, a step permutes every agent column
+ * into cell order (a gather per column into a spare buffer, then the two
+ * swap). The dense rows are then in cell order: a neighbour walk reads
+ * each neighbouring cell as one contiguous run of memory (a row of adjacent
+ * cells is even one run), which lets the kernels stream candidates through
+ * vector registers, and every per-agent stage after it (forces,
+ * integration) reads and writes rows in order. Agents move little between
+ * steps, so the permutation is close to the identity and its gathers are
+ * close to sequential. Copying only the columns the neighbour walk reads
+ * would leave integration scattering into rows in insertion order, which
+ * at a million agents is a cache miss per agent. The price is that dense
+ * rows (and column pointers) change at every step; handles do not.
+ * Kernels read the rows and write only their own agent's output: they
+ * gather, and never scatter.
  */
 #include "grid.h"
 
@@ -56,33 +63,49 @@
 
 #define GRID_MAX_PARTS 64u
 
-int grid_plan(int dims, int periodic, const float box[3],
-              float neighbour_radius, float cell_size, int32_t n[3],
-              float edge[3]) {
-    float want = cell_size > 0.0f ? cell_size : neighbour_radius * GRID_CELL_PAD;
-    float cover = neighbour_radius * GRID_CELL_PAD;
-    float smallest = want;
-    for (int a = 0; a < 3; a++) {
-        n[a] = 1;
-        edge[a] = want;
-        if (a >= dims)
-            continue;
-        if (periodic) {
-            double cells = floor((double)box[a] / (double)want);
-            if (cells < 1.0)
-                cells = 1.0;
-            if (cells > (double)GRID_MAX_CELLS)
-                cells = (double)GRID_MAX_CELLS;
-            n[a] = (int32_t)cells;
-            edge[a] = (float)((double)box[a] / cells);
-        }
-        if (edge[a] < smallest)
-            smallest = edge[a];
-    }
-    double reach = ceil((double)cover / (double)smallest);
+static int reach_for(float cover, float edge) {
+    double reach = ceil((double)cover / (double)edge);
     if (reach < 1.0)
         reach = 1.0;
     return reach > 1000.0 ? 1000 : (int)reach;
+}
+
+int grid_plan(int dims, int periodic, const float box[3],
+              float neighbour_radius, float cell_size, int32_t n[3],
+              float edge[3], int reach[3]) {
+    float want = cell_size > 0.0f ? cell_size : neighbour_radius * GRID_CELL_PAD;
+    float cover = neighbour_radius * GRID_CELL_PAD;
+    int ok = 1;
+    for (int a = 0; a < 3; a++) {
+        n[a] = 1;
+        edge[a] = want;
+        reach[a] = a < dims ? reach_for(cover, want) : 0;
+        if (a >= dims || !periodic)
+            continue;
+        /* A box at least three radii wide always fits three cells of at
+         * least the radius. */
+        if ((double)box[a] < 3.0 * (double)neighbour_radius) {
+            ok = 0;
+            continue;
+        }
+        double cells = floor((double)box[a] / (double)want);
+        cells = cells < 3.0 ? 3.0 : cells;
+        cells = cells > (double)GRID_MAX_CELLS ? (double)GRID_MAX_CELLS : cells;
+        for (;;) {
+            n[a] = (int32_t)cells;
+            edge[a] = (float)((double)box[a] / cells);
+            /* Three cells are walked whole with reach 1, whatever their
+             * size: every candidate along the axis is seen exactly once. */
+            reach[a] = n[a] == 3 ? 1 : reach_for(cover, edge[a]);
+            /* Otherwise the block walked around a cell must not wrap onto
+             * itself: 2 reach + 1 cells at most. Fewer, larger cells (and
+             * a smaller reach) are used where a small box cannot hold it. */
+            if (n[a] >= 2 * reach[a] + 1)
+                break;
+            cells -= 1.0;
+        }
+    }
+    return ok;
 }
 
 void grid_init(grid *g, int dims, int periodic, const float box[3],
@@ -90,8 +113,8 @@ void grid_init(grid *g, int dims, int periodic, const float box[3],
     memset(g, 0, sizeof *g);
     g->dims = dims;
     g->periodic = periodic;
-    g->reach = grid_plan(dims, periodic, box, neighbour_radius, cell_size,
-                         g->n, g->edge);
+    grid_plan(dims, periodic, box, neighbour_radius, cell_size, g->n,
+              g->edge, g->reach);
     for (int a = 0; a < 3; a++) {
         g->box[a] = box[a];
         g->inv_edge[a] = 1.0 / (double)g->edge[a];
@@ -105,13 +128,7 @@ static void free_arrays(throng_world *w, grid *g) {
     size_t na = g->agent_capacity;
     world_free(w, g->bucket_of, na * sizeof(uint32_t));
     world_free(w, g->sorted, na * sizeof(uint32_t));
-    world_free(w, g->rank, na * sizeof(uint32_t));
-    float **cols[] = {&g->px, &g->py, &g->pz, &g->vx, &g->vy, &g->vz};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-        world_free(w, *cols[i], na * sizeof(float));
-        *cols[i] = NULL;
-    }
-    g->bucket_of = g->sorted = g->rank = NULL;
+    g->bucket_of = g->sorted = NULL;
     g->agent_capacity = 0;
 }
 
@@ -125,8 +142,7 @@ void grid_release(throng_world *w, grid *g) {
 }
 
 size_t grid_bytes(const grid *g) {
-    size_t floats = g->dims == 3 ? 6 : 4;
-    return (size_t)g->agent_capacity * (3 * sizeof(uint32_t) + floats * sizeof(float)) +
+    return (size_t)g->agent_capacity * 2 * sizeof(uint32_t) +
            ((size_t)g->bucket_capacity + 1) * sizeof(uint32_t) +
            (size_t)g->hist_capacity * sizeof(uint32_t);
 }
@@ -138,33 +154,14 @@ static int reserve_agents(throng_world *w, grid *g, uint32_t agents) {
     size_t n4 = (size_t)agents * 4u;
     uint32_t *bucket_of = world_alloc(w, n4);
     uint32_t *sorted = world_alloc(w, n4);
-    uint32_t *rank = world_alloc(w, n4);
-    float *cols[6] = {0};
-    int ok = bucket_of && sorted && rank;
-    int ncols = g->dims == 3 ? 6 : 4;
-    for (int i = 0; i < ncols && ok; i++) {
-        cols[i] = world_alloc(w, n4);
-        ok = cols[i] != NULL;
-    }
-    if (!ok) {
+    if (!bucket_of || !sorted) {
         world_free(w, bucket_of, n4);
         world_free(w, sorted, n4);
-        world_free(w, rank, n4);
-        for (int i = 0; i < 6; i++)
-            world_free(w, cols[i], n4);
         return 1;
     }
     free_arrays(w, g);
     g->bucket_of = bucket_of;
     g->sorted = sorted;
-    g->rank = rank;
-    if (g->dims == 3) {
-        g->px = cols[0]; g->py = cols[1]; g->pz = cols[2];
-        g->vx = cols[3]; g->vy = cols[4]; g->vz = cols[5];
-    } else {
-        g->px = cols[0]; g->py = cols[1];
-        g->vx = cols[2]; g->vy = cols[3];
-    }
     g->agent_capacity = agents;
     return 0;
 }
@@ -277,37 +274,74 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     uint32_t *restrict next = g->hist + (size_t)part * s->buckets;
     const uint32_t *restrict bucket_of = g->bucket_of;
     uint32_t *restrict sorted = g->sorted;
-    uint32_t *restrict rank = g->rank;
-    for (uint32_t i = begin; i < end; i++) {
-        uint32_t row = next[bucket_of[i]]++;
-        sorted[row] = i;
-        rank[i] = row;
-    }
+    for (uint32_t i = begin; i < end; i++)
+        sorted[next[bucket_of[i]]++] = i;
 }
 
-static void gather_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+/* One column's permutation: spare[r] = column[sorted[r]]. */
+typedef struct permute_ctx {
+    const uint32_t *sorted;
+    const void *from;
+    void *to;
+    size_t elem; /* 4 or 8 bytes */
+} permute_ctx;
+
+static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
-    sort_ctx *s = ctx;
-    grid *g = s->g;
-    const agent_columns *c = &s->w->col;
-    const uint32_t *restrict sorted = g->sorted;
-    for (uint32_t r = begin; r < end; r++) {
-        uint32_t i = sorted[r];
-        g->px[r] = c->px[i];
-        g->py[r] = c->py[i];
-        g->vx[r] = c->vx[i];
-        g->vy[r] = c->vy[i];
-    }
-    if (g->dims == 3) {
-        for (uint32_t r = begin; r < end; r++) {
-            uint32_t i = sorted[r];
-            g->pz[r] = c->pz[i];
-            g->vz[r] = c->vz[i];
-        }
+    const permute_ctx *p = ctx;
+    const uint32_t *restrict sorted = p->sorted;
+    if (p->elem == 4) {
+        const uint32_t *restrict from = p->from;
+        uint32_t *restrict to = p->to;
+        for (uint32_t r = begin; r < end; r++)
+            to[r] = from[sorted[r]];
+    } else {
+        const uint64_t *restrict from = p->from;
+        uint64_t *restrict to = p->to;
+        for (uint32_t r = begin; r < end; r++)
+            to[r] = from[sorted[r]];
     }
 }
 
-int grid_build(throng_world *w) {
+typedef struct relink_ctx {
+    throng_world *w;
+} relink_ctx;
+
+/* After the rows moved, every slot learns its agent's new row. Each row
+ * writes a different slot, so the writes never collide. */
+static void relink_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    throng_world *w = ((relink_ctx *)ctx)->w;
+    const uint32_t *restrict slot = w->col.slot;
+    for (uint32_t r = begin; r < end; r++)
+        w->slots[slot[r]].dense = r;
+}
+
+/* Reorders every column by `sorted`, through the world's spare buffers:
+ * each column is gathered into the spare of its element size, and the spare
+ * and the column trade places. */
+static void permute_columns(throng_world *w, int threads) {
+    grid *g = &w->grid;
+    uint32_t n = w->count;
+    void **cols4[FLOAT_COLUMN_COUNT + 2];
+    int count4 = world_columns4(w, cols4);
+    for (int k = 0; k < count4; k++) {
+        permute_ctx p = {g->sorted, *cols4[k], w->spare4, 4};
+        parallel_for(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
+        void *old = *cols4[k];
+        *cols4[k] = w->spare4;
+        w->spare4 = old;
+    }
+    permute_ctx p = {g->sorted, w->col.host_key, w->spare8, 8};
+    parallel_for(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
+    uint64_t *old = w->col.host_key;
+    w->col.host_key = w->spare8;
+    w->spare8 = old;
+    relink_ctx rc = {w};
+    parallel_for(threads, n, GRID_GATHER_GRAIN, relink_rows, &rc);
+}
+
+int grid_build(throng_world *w, int permute) {
     grid *g = &w->grid;
     uint32_t n = w->count;
     int threads = world_thread_count(w);
@@ -357,25 +391,27 @@ int grid_build(throng_world *w) {
     g->cell_start[buckets] = n;
 
     parallel_parts(threads, n, parts, place_part, &s);
-    parallel_for(threads, n, GRID_GATHER_GRAIN, gather_rows, &s);
+    if (permute)
+        permute_columns(w, threads);
 
     g->count = n;
     g->occupied = occupied;
     g->valid = 1;
+    g->permuted = permute;
     return 0;
 }
 
 int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
                 cell_range *out) {
-    const int r = g->reach;
-    const int rz = g->dims == 3 ? r : 0;
+    const int rx = g->reach[0], ry = g->reach[1];
+    const int rz = g->dims == 3 ? g->reach[2] : 0;
     const uint32_t *start = g->cell_start;
     uint32_t seen[GRID_MAX_RANGES];
     int nseen = 0;
     int count = 0;
     for (int dz = -rz; dz <= rz; dz++) {
-        for (int dy = -r; dy <= r; dy++) {
-            for (int dx = -r; dx <= r; dx++) {
+        for (int dy = -ry; dy <= ry; dy++) {
+            for (int dx = -rx; dx <= rx; dx++) {
                 int32_t c[3] = {cx + dx, cy + dy, cz + dz};
                 float shift[3] = {0.0f, 0.0f, 0.0f};
                 if (g->periodic) {
@@ -477,7 +513,7 @@ static void query_cell(query_state *qs, const grid *g, int32_t x, int32_t y,
     const throng_world *w = qs->w;
     uint32_t b = grid_bucket(g, x, y, z);
     for (uint32_t s = g->cell_start[b]; s < g->cell_start[b + 1]; s++) {
-        uint32_t i = g->sorted[s];
+        uint32_t i = g->permuted ? s : g->sorted[s];
         /* A hashed bucket may also hold other cells: visit each agent only
          * from its own cell, so none is reported twice. */
         if (!g->periodic &&
@@ -515,7 +551,7 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                           "got %g",
                           (double)radius);
     grid *g = &w->grid;
-    if (!g->valid && grid_build(w))
+    if (!g->valid && grid_build(w, 0))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "throng_world_query_radius: no memory for the grid");
 

@@ -1,7 +1,7 @@
 /*
  * The uniform spatial grid: agents counting-sorted by cell, cell ranges, and
- * the columns neighbour kernels read, gathered into cell order. See grid.c
- * for why it is shaped this way.
+ * (for a step) the agent columns themselves permuted into cell order. See
+ * grid.c for why it is shaped this way.
  */
 #ifndef THRONG_GRID_H
 #define THRONG_GRID_H
@@ -26,7 +26,7 @@ typedef struct throng_world throng_world;
 #define GRID_MAX_CELLS (1u << 24)
 
 /* The most cells walked on each side of an agent's cell. */
-#define GRID_MAX_REACH 4
+#define GRID_MAX_REACH 5
 
 /* One run of candidates: sorted rows [begin, end) from one or more cells
  * that are adjacent in memory and share a periodic image shift. */
@@ -41,7 +41,7 @@ typedef struct cell_range {
 typedef struct grid {
     int dims;
     int periodic;
-    int reach;             /* cells walked on each side of a cell */
+    int reach[3];          /* cells walked on each side, per axis */
     float box[3];          /* periodic box */
     float edge[3];         /* cell edge per axis */
     double inv_edge[3];
@@ -56,31 +56,34 @@ typedef struct grid {
                                   [cell_start[b], cell_start[b+1]) */
     uint32_t *hist;            /* per chunk, per bucket: counts, then offsets */
     uint32_t *bucket_of;       /* dense row -> bucket */
-    uint32_t *sorted;          /* sorted row -> dense row */
-    uint32_t *rank;            /* dense row -> sorted row */
-    float *px, *py, *pz;       /* positions in sorted order */
-    float *vx, *vy, *vz;       /* velocities in sorted order */
+    uint32_t *sorted;          /* sorted row -> dense row (before a
+                                  permuting build moved the rows) */
 
     uint32_t count;    /* agents in the last build */
     uint32_t occupied; /* buckets holding an agent */
     int valid;         /* the build matches the agents' current state */
+    int permuted;      /* the rows themselves are in cell order, so bucket
+                          ranges index the columns directly */
 } grid;
 
 /* Sets up the grid's geometry. The world validated the arguments. */
 void grid_init(grid *g, int dims, int periodic, const float box[3],
                float neighbour_radius, float cell_size);
 
-/* The reach and periodic cell counts a geometry would give, for the world's
- * validation. Returns the reach; fills n with cells per axis. */
+/* The cells per axis, cell edges and reach per axis a geometry gives.
+ * Returns 0 when a periodic box is narrower than three neighbour radii. */
 int grid_plan(int dims, int periodic, const float box[3],
               float neighbour_radius, float cell_size, int32_t n[3],
-              float edge[3]);
+              float edge[3], int reach[3]);
 
 void grid_release(throng_world *world, grid *g);
 
-/* Hashes, sorts and gathers the world's agents. Returns nonzero when memory
- * for the grid could not be had (the world is untouched then). */
-int grid_build(throng_world *world);
+/* Hashes and sorts the world's agents by bucket. With `permute`, the
+ * world's columns are then reordered into cell order (dense rows change;
+ * handles follow); without, only the index `sorted` is built, which is what
+ * a query uses, so a query never changes the world. Returns nonzero when
+ * memory could not be had (the world is untouched then). */
+int grid_build(throng_world *world, int permute);
 
 /* Bytes the grid holds. */
 size_t grid_bytes(const grid *g);
@@ -122,7 +125,7 @@ static inline uint32_t grid_bucket(const grid *g, int32_t cx, int32_t cy,
 }
 
 /* The candidate ranges of the cell (cx, cy, cz) in the last build: every
- * cell within `reach` on each axis, in a fixed order (z, then y, then x,
+ * cell within the reach on each axis, in a fixed order (z, then y, then x,
  * each ascending), each bucket once. Returns how many ranges were written
  * to `out` (at most GRID_MAX_RANGES). */
 int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,

@@ -13,8 +13,9 @@
  * to a world axis (a world axis only stands in when the heading passes
  * through the old up vector).
  *
- * Rows are in dense order; each row reads its steering force from the
- * sorted scratch through the grid's rank, a gather, and writes only itself.
+ * The grid left the rows in cell order and the behaviours wrote each row's
+ * force at that row, so this is a plain loop over contiguous arrays: each
+ * row reads and writes only itself.
  */
 #include <math.h>
 
@@ -59,6 +60,35 @@ static inline float wrap(float x, float L) {
     return r >= 0.0f && r < L ? r : 0.0f;
 }
 
+/* The unit heading of a non-zero velocity. Squares of a tiny velocity are
+ * subnormal or vanish, so those are first scaled by their largest
+ * component. Returns 0 (and writes nothing) for the zero vector. */
+static inline int heading(const float v[3], int dims, float f[3]) {
+    float v2 = 0.0f;
+    for (int a = 0; a < dims; a++)
+        v2 += v[a] * v[a];
+    if (v2 >= 1e-30f && v2 <= FLOAT_MAX) {
+        float inv = 1.0f / sqrtf(v2);
+        for (int a = 0; a < dims; a++)
+            f[a] = v[a] * inv;
+        return 1;
+    }
+    float big = 0.0f;
+    for (int a = 0; a < dims; a++)
+        big = fabsf(v[a]) > big ? fabsf(v[a]) : big;
+    if (!(big > 0.0f))
+        return 0;
+    float u[3] = {0.0f, 0.0f, 0.0f}, u2 = 0.0f;
+    for (int a = 0; a < dims; a++) {
+        u[a] = v[a] / big;
+        u2 += u[a] * u[a];
+    }
+    float inv = 1.0f / sqrtf(u2);
+    for (int a = 0; a < dims; a++)
+        f[a] = u[a] * inv;
+    return 1;
+}
+
 typedef struct integrate_ctx {
     throng_world *w;
     float dt;
@@ -70,7 +100,6 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
     integrate_ctx *ic = ctx;
     throng_world *w = ic->w;
     agent_columns *c = &w->col;
-    const uint32_t *restrict rank = w->grid.rank;
     const float *restrict sx = w->steer_x, *restrict sy = w->steer_y;
     float *restrict px = c->px, *restrict py = c->py;
     float *restrict vx = c->vx, *restrict vy = c->vy;
@@ -81,8 +110,7 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
     const float Lx = w->box[0], Ly = w->box[1];
     const float dt = ic->dt;
     for (uint32_t i = begin; i < end; i++) {
-        uint32_t r = rank[i];
-        float F[2] = {sx[r], sy[r]};
+        float F[2] = {sx[i], sy[i]};
         float f2 = F[0] * F[0] + F[1] * F[1];
         if (!(f2 == f2) || !is_finite_float(F[0]) || !is_finite_float(F[1])) {
             F[0] = F[1] = 0.0f; /* no direction to keep */
@@ -102,11 +130,10 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
         py[i] = y;
         vx[i] = v[0];
         vy[i] = v[1];
-        v2 = v[0] * v[0] + v[1] * v[1];
-        if (v2 > 0.0f) {
-            float inv = 1.0f / sqrtf(v2);
-            fx[i] = v[0] * inv;
-            fy[i] = v[1] * inv;
+        float vv[3] = {v[0], v[1], 0.0f}, f[3];
+        if (heading(vv, 2, f)) {
+            fx[i] = f[0];
+            fy[i] = f[1];
         }
     }
 }
@@ -117,12 +144,10 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
     integrate_ctx *ic = ctx;
     throng_world *w = ic->w;
     agent_columns *c = &w->col;
-    const uint32_t *restrict rank = w->grid.rank;
     const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
     const float dt = ic->dt;
     for (uint32_t i = begin; i < end; i++) {
-        uint32_t r = rank[i];
-        float F[3] = {w->steer_x[r], w->steer_y[r], w->steer_z[r]};
+        float F[3] = {w->steer_x[i], w->steer_y[i], w->steer_z[i]};
         if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
             !is_finite_float(F[2]))
             F[0] = F[1] = F[2] = 0.0f;
@@ -145,10 +170,8 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
         c->vx[i] = v[0];
         c->vy[i] = v[1];
         c->vz[i] = v[2];
-        float v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        if (v2 > 0.0f) {
-            float inv = 1.0f / sqrtf(v2);
-            float f[3] = {v[0] * inv, v[1] * inv, v[2] * inv};
+        float f[3];
+        if (heading(v, 3, f)) {
             float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
             float up[3];
             basis_up(f, old_up, up);

@@ -40,6 +40,7 @@ typedef struct agent_columns {
     float *fx, *fy, *fz; /* forward (unit heading) */
     float *ux, *uy, *uz; /* up, 3D only */
     float *mass, *max_force, *max_speed, *radius;
+    float *wander_rate; /* wander's current turn rate, radians per step */
     uint32_t *group;
     uint32_t *slot;     /* cold: dense row -> slot index */
     uint64_t *host_key; /* cold */
@@ -49,6 +50,7 @@ typedef struct agent_columns {
  * once when the recipe changes so no kernel recomputes them per agent. */
 typedef struct group_record {
     throng_flocking flocking;
+    throng_wander wander;
     throng_combine_mode combine;
     char name[64];
 } group_record;
@@ -57,6 +59,8 @@ typedef struct group_record {
 typedef struct group_kernel_params {
     float sep_r2, ali_r2, coh_r2; /* squared radii */
     float sep_w, ali_w, coh_w;    /* weights after the combine mode */
+    float wander_w;
+    float wander_rate_max, wander_change, wander_speed_factor;
     float cos_half_fov;           /* cone test, when fov_on */
     float speed_factor;
     int fov_on;                   /* field of view narrower than 2 pi */
@@ -111,8 +115,11 @@ struct throng_world {
 
     grid grid;
 
-    /* Step scratch, `capacity` long, in cell (sorted) order. */
+    /* Step scratch, `capacity` long: the steering force of each row, and
+     * the spare buffers the grid permutes columns through. */
     float *steer_x, *steer_y, *steer_z;
+    void *spare4;
+    void *spare8;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     uint32_t counters_len;
@@ -125,6 +132,13 @@ struct throng_world {
 
     char error[256];
 };
+
+/* The number of float columns (some absent in 2D). */
+#define FLOAT_COLUMN_COUNT 17
+
+/* Fills `out` with the addresses of every present 4-byte column pointer
+ * (floats, group, slot) and returns how many. */
+int world_columns4(throng_world *world, void **out[FLOAT_COLUMN_COUNT + 2]);
 
 /* Allocation through the world's allocator, aligned to THRONG_ALIGN. */
 void *world_alloc(const throng_world *world, size_t size);

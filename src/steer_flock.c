@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "parallel.h"
+#include "rng.h"
 
 /* Sorted rows per chunk handed to a thread: big enough to amortise the
  * scheduler, small enough that a dense cluster is shared out. */
@@ -39,12 +40,14 @@ void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
     const grid *g = &w->grid;
     const int three = w->dims == 3;
     const float R2 = w->neighbour_radius * w->neighbour_radius;
-    const float *gpx = g->px, *gpy = g->py, *gpz = g->pz;
-    const float *gvx = g->vx, *gvy = g->vy, *gvz = g->vz;
+    const agent_columns *c = &w->col;
+    const float *gpx = c->px, *gpy = c->py, *gpz = c->pz;
+    const float *gvx = c->vx, *gvy = c->vy, *gvz = c->vz;
     uint64_t candidates = 0, neighbours = 0;
 
+    (void)g;
     for (uint32_t t = run->begin; t < run->end; t++) {
-        uint32_t i = g->sorted[t];
+        const uint32_t i = t; /* rows are in cell order */
         const group_kernel_params *k = &w->group_params[w->col.group[i]];
         flock_sums s;
         memset(&s, 0, sizeof s);
@@ -76,17 +79,20 @@ void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
                         continue;
                 }
                 if (d2 <= k->sep_r2) {
-                    if (k->sep_inverse) {
+                    if (!k->sep_inverse) {
+                        s.sep[0] += dx;
+                        s.sep[1] += dy;
+                        s.sep[2] += dz;
+                        s.sep_n++;
+                    } else if (d2 > 0.0f) {
+                        /* A coincident neighbour has no direction to push
+                         * along: it is left out of the average. */
                         float q = d2 > FLOCK_MIN_D2 ? d2 : FLOCK_MIN_D2;
                         s.sep[0] -= dx / q;
                         s.sep[1] -= dy / q;
                         s.sep[2] -= dz / q;
-                    } else {
-                        s.sep[0] += dx;
-                        s.sep[1] += dy;
-                        s.sep[2] += dz;
+                        s.sep_n++;
                     }
-                    s.sep_n++;
                 }
                 if (d2 <= k->ali_r2) {
                     s.ali[0] += gvx[j];
@@ -137,13 +143,12 @@ static void desired_towards(const float x[3], float speed, float out[3]) {
 
 void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
                   float dt) {
-    const grid *g = &w->grid;
-    uint32_t i = g->sorted[t];
+    const uint32_t i = t;
     const group_kernel_params *k = &w->group_params[w->col.group[i]];
     const int three = w->dims == 3;
     /* Every rule steers with F = m (v_desired - v) / dt. */
     const float m_dt = w->col.mass[i] / dt;
-    const float v[3] = {g->vx[t], g->vy[t], three ? g->vz[t] : 0.0f};
+    const float v[3] = {w->col.vx[i], w->col.vy[i], three ? w->col.vz[i] : 0.0f};
     const float speed = k->speed_factor * w->col.max_speed[i];
     float F[3] = {0.0f, 0.0f, 0.0f};
     float vd[3];
@@ -178,6 +183,40 @@ void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
         for (int a = 0; a < 3; a++)
             F[a] += k->coh_w * (m_dt * (vd[a] - v[a]));
     }
+    if (k->wander_w > 0.0f) {
+        /* Seed 000: the turn rate takes a random step and is clamped;
+         * the desired velocity is the heading turned by it. */
+        const uint32_t slot = w->col.slot[i];
+        const uint64_t agent =
+            ((uint64_t)slot << 32) | (w->slots[slot].generation & 0xFFFFFFu);
+        float rate = w->col.wander_rate[i] +
+                     k->wander_change *
+                         rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
+        rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
+        rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
+        w->col.wander_rate[i] = rate;
+        const float cs = cosf(rate), sn = sinf(rate);
+        const float ws = k->wander_speed_factor * w->col.max_speed[i];
+        const float f[3] = {w->col.fx[i], w->col.fy[i],
+                            three ? w->col.fz[i] : 0.0f};
+        float turned[3];
+        if (three) {
+            /* Rotate about up: f cos + (up x f) sin, with f and up
+             * orthonormal. */
+            const float u[3] = {w->col.ux[i], w->col.uy[i], w->col.uz[i]};
+            const float uxf[3] = {u[1] * f[2] - u[2] * f[1],
+                                  u[2] * f[0] - u[0] * f[2],
+                                  u[0] * f[1] - u[1] * f[0]};
+            for (int a = 0; a < 3; a++)
+                turned[a] = f[a] * cs + uxf[a] * sn;
+        } else {
+            turned[0] = f[0] * cs - f[1] * sn;
+            turned[1] = f[0] * sn + f[1] * cs;
+            turned[2] = 0.0f;
+        }
+        for (int a = 0; a < 3; a++)
+            F[a] += k->wander_w * (m_dt * (ws * turned[a] - v[a]));
+    }
     w->steer_x[t] = F[0];
     w->steer_y[t] = F[1];
     if (three)
@@ -189,10 +228,12 @@ typedef struct flock_ctx {
     float dt;
 } flock_ctx;
 
-static int same_cell(const grid *g, uint32_t a, int32_t cx, int32_t cy,
-                     int32_t cz) {
-    return grid_coord(g, 0, g->px[a]) == cx && grid_coord(g, 1, g->py[a]) == cy &&
-           (g->dims != 3 || grid_coord(g, 2, g->pz[a]) == cz);
+static int same_cell(const throng_world *w, uint32_t a, int32_t cx,
+                     int32_t cy, int32_t cz) {
+    const grid *g = &w->grid;
+    return grid_coord(g, 0, w->col.px[a]) == cx &&
+           grid_coord(g, 1, w->col.py[a]) == cy &&
+           (g->dims != 3 || grid_coord(g, 2, w->col.pz[a]) == cz);
 }
 
 static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
@@ -204,12 +245,12 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     flock_counts counts = {0, 0};
     uint32_t t = begin;
     while (t < end) {
-        int32_t cx = grid_coord(g, 0, g->px[t]);
-        int32_t cy = grid_coord(g, 1, g->py[t]);
-        int32_t cz = g->dims == 3 ? grid_coord(g, 2, g->pz[t]) : 0;
+        int32_t cx = grid_coord(g, 0, w->col.px[t]);
+        int32_t cy = grid_coord(g, 1, w->col.py[t]);
+        int32_t cz = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
         uint32_t stop = t + 1;
         while (stop < end && stop - t < FLOCK_RUN_MAX &&
-               same_cell(g, stop, cx, cy, cz))
+               same_cell(w, stop, cx, cy, cz))
             stop++;
         flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop};
         run.range_count = grid_ranges(g, cx, cy, cz, ranges);

@@ -150,10 +150,20 @@ throng_flocking throng_flocking_default(void) {
     return f;
 }
 
+static throng_wander wander_default(void) {
+    throng_wander wd;
+    memset(&wd, 0, sizeof wd);
+    wd.max_turn_rate = 0.1f * 3.14159265f;
+    wd.max_turn_change = 0.01f * 3.14159265f;
+    wd.speed_factor = 1.0f;
+    return wd;
+}
+
 throng_group_def throng_group_def_default(void) {
     throng_group_def d;
     memset(&d, 0, sizeof d);
     d.flocking = throng_flocking_default();
+    d.wander = wander_default();
     d.combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
     return d;
 }
@@ -164,12 +174,12 @@ throng_group_def throng_group_def_default(void) {
 
 /* The float columns of a world, in a fixed order; NULL entries are absent
  * in this world's dimension. */
-#define FLOAT_COLUMNS 16
+#define FLOAT_COLUMNS FLOAT_COLUMN_COUNT
 static float **float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     float **all[FLOAT_COLUMNS] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy,
                                   &c->vz, &c->fx, &c->fy, &c->fz, &c->ux,
                                   &c->uy, &c->uz, &c->mass, &c->max_force,
-                                  &c->max_speed, &c->radius};
+                                  &c->max_speed, &c->radius, &c->wander_rate};
     memcpy(out, all, sizeof all);
     return NULL;
 }
@@ -179,6 +189,18 @@ static int column_present(int dims, int k) {
     if (dims == 3)
         return 1;
     return !(k == 2 || k == 5 || k == 8 || k == 9 || k == 10 || k == 11);
+}
+
+int world_columns4(throng_world *w, void **out[FLOAT_COLUMN_COUNT + 2]) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    int n = 0;
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        if (column_present(w->dims, k))
+            out[n++] = (void **)cols[k];
+    out[n++] = (void **)&w->col.group;
+    out[n++] = (void **)&w->col.slot;
+    return n;
 }
 
 static void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
@@ -224,10 +246,15 @@ static int reserve_columns(throng_world *w, uint32_t want) {
         steer[a] = world_alloc(w, (size_t)cap * sizeof(float));
         ok = steer[a] != NULL;
     }
+    void *spare4 = ok ? world_alloc(w, (size_t)cap * 4u) : NULL;
+    void *spare8 = ok ? world_alloc(w, (size_t)cap * 8u) : NULL;
+    ok = ok && spare4 && spare8;
     if (!ok) {
         free_columns(w, &n, cap);
         for (int a = 0; a < 3; a++)
             world_free(w, steer[a], (size_t)cap * sizeof(float));
+        world_free(w, spare4, (size_t)cap * 4u);
+        world_free(w, spare8, (size_t)cap * 8u);
         return 1;
     }
     float **old[FLOAT_COLUMNS];
@@ -245,6 +272,10 @@ static int reserve_columns(throng_world *w, uint32_t want) {
     world_free(w, w->steer_x, (size_t)w->capacity * sizeof(float));
     world_free(w, w->steer_y, (size_t)w->capacity * sizeof(float));
     world_free(w, w->steer_z, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->spare4, (size_t)w->capacity * 4u);
+    world_free(w, w->spare8, (size_t)w->capacity * 8u);
+    w->spare4 = spare4;
+    w->spare8 = spare8;
     w->col = n;
     w->steer_x = steer[0];
     w->steer_y = steer[1];
@@ -292,26 +323,31 @@ void group_derive_params(const throng_world *w, uint32_t group) {
     k->ali_r2 = f->alignment_radius * f->alignment_radius;
     k->coh_r2 = f->cohesion_radius * f->cohesion_radius;
     float ws = f->separation_weight, wa = f->alignment_weight,
-          wc = f->cohesion_weight;
+          wc = f->cohesion_weight, ww = g->wander.weight;
     if (g->combine == THRONG_COMBINE_WEIGHTED_AVERAGE) {
         /* Seed 000: normalised weights w_i / (w_1 + ... + w_n). */
-        float total = ws + wa + wc;
+        float total = ws + wa + wc + ww;
         if (total > 0.0f) {
             ws /= total;
             wa /= total;
             wc /= total;
+            ww /= total;
         } else {
-            ws = wa = wc = 0.0f;
+            ws = wa = wc = ww = 0.0f;
         }
     }
     k->sep_w = ws;
     k->ali_w = wa;
     k->coh_w = wc;
+    k->wander_w = ww;
+    k->wander_rate_max = g->wander.max_turn_rate;
+    k->wander_change = g->wander.max_turn_change;
+    k->wander_speed_factor = g->wander.speed_factor;
     k->fov_on = f->field_of_view < TWO_PI_F;
     k->cos_half_fov = cosf(0.5f * f->field_of_view);
     k->speed_factor = f->speed_factor;
     k->sep_inverse = f->separation_mode == THRONG_SEPARATION_INVERSE_DISTANCE;
-    k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f;
+    k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f || ww > 0.0f;
 }
 
 static throng_status check_flocking(throng_world *w, const char *fn,
@@ -359,6 +395,26 @@ static throng_status check_flocking(throng_world *w, const char *fn,
                           "%s: flocking.separation_mode %d is not a "
                           "throng_separation_mode",
                           fn, (int)f->separation_mode);
+    return THRONG_OK;
+}
+
+static throng_status check_wander(throng_world *w, const char *fn,
+                                  const throng_wander *wd) {
+    const float vals[] = {wd->weight, wd->max_turn_rate, wd->max_turn_change,
+                          wd->speed_factor};
+    static const char *const names[] = {"weight", "max_turn_rate",
+                                        "max_turn_change", "speed_factor"};
+    static const float hi[] = {3.402823466e38f, 3.14159274f, 3.14159274f,
+                               1.0f};
+    for (int i = 0; i < 4; i++) {
+        if (!is_finite_float(vals[i]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: wander.%s is not finite", fn, names[i]);
+        if (vals[i] < 0.0f || vals[i] > hi[i])
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: wander.%s must be in [0, %g], got %g", fn,
+                              names[i], (double)hi[i], (double)vals[i]);
+    }
     return THRONG_OK;
 }
 
@@ -415,7 +471,8 @@ static throng_status group_add(throng_world *w, const char *fn,
     throng_status st = check_flocking(w, fn, &def->flocking);
     if (st != THRONG_OK)
         return st;
-    if ((st = check_combine(w, fn, def->combine)) != THRONG_OK)
+    if ((st = check_wander(w, fn, &def->wander)) != THRONG_OK ||
+        (st = check_combine(w, fn, def->combine)) != THRONG_OK)
         return st;
     size_t name_len = 0;
     if (def->name) {
@@ -465,6 +522,7 @@ static throng_status group_add(throng_world *w, const char *fn,
     group_record *g = &w->groups[id];
     memset(g, 0, sizeof *g);
     g->flocking = def->flocking;
+    g->wander = def->wander;
     g->combine = def->combine;
     if (def->name)
         memcpy(g->name, def->name, name_len);
@@ -553,6 +611,38 @@ throng_status throng_group_set_combine(throng_world *w, uint32_t group,
     return THRONG_OK;
 }
 
+throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
+                                      throng_wander *out) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_group_get_wander: out must not be NULL");
+    throng_status st = check_group(w, "throng_group_get_wander", group);
+    if (st != THRONG_OK)
+        return st;
+    *out = w->groups[group].wander;
+    return THRONG_OK;
+}
+
+throng_status throng_group_set_wander(throng_world *w, uint32_t group,
+                                      const throng_wander *wd) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!wd)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_group_set_wander: wander must not be NULL");
+    throng_status st = check_group(w, "throng_group_set_wander", group);
+    if (st == THRONG_OK)
+        st = check_wander(w, "throng_group_set_wander", wd);
+    if (st != THRONG_OK)
+        return st;
+    w->groups[group].wander = *wd;
+    group_derive_params(w, group);
+    return THRONG_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* World lifecycle                                                          */
 /* ------------------------------------------------------------------------ */
@@ -595,22 +685,18 @@ throng_status throng_world_create(const throng_world_def *def,
 
     int32_t n[3];
     float edge[3];
-    int reach = grid_plan(def->dimensions, periodic, def->box_size,
-                          def->neighbour_radius, def->cell_size, n, edge);
-    if (reach > GRID_MAX_REACH)
-        return THRONG_ERR_OUT_OF_RANGE; /* cells far smaller than radius */
-    if (periodic) {
-        uint64_t cells = 1;
-        for (int a = 0; a < def->dimensions; a++) {
-            /* The block of cells walked around a cell must not wrap onto
-             * itself, or a neighbour would be seen twice. */
-            if (n[a] < 2 * reach + 1)
-                return THRONG_ERR_OUT_OF_RANGE;
-            cells *= (uint64_t)n[a];
-        }
-        if (cells > GRID_MAX_CELLS)
-            return THRONG_ERR_OUT_OF_RANGE;
+    int reach[3];
+    if (!grid_plan(def->dimensions, periodic, def->box_size,
+                   def->neighbour_radius, def->cell_size, n, edge, reach))
+        return THRONG_ERR_OUT_OF_RANGE; /* box narrower than 3 radii */
+    uint64_t cells = 1;
+    for (int a = 0; a < def->dimensions; a++) {
+        if (reach[a] > GRID_MAX_REACH)
+            return THRONG_ERR_OUT_OF_RANGE; /* cells far below the radius */
+        cells *= (uint64_t)n[a];
     }
+    if (periodic && cells > GRID_MAX_CELLS)
+        return THRONG_ERR_OUT_OF_RANGE;
 
     throng_world boot;
     memset(&boot, 0, sizeof boot);
@@ -635,6 +721,13 @@ throng_status throng_world_create(const throng_world_def *def,
 
     throng_group_def gd = throng_group_def_default();
     gd.name = "default";
+    /* The default recipe's radii cannot exceed this world's radius. */
+    float *radii[] = {&gd.flocking.separation_radius,
+                      &gd.flocking.alignment_radius,
+                      &gd.flocking.cohesion_radius};
+    for (int r = 0; r < 3; r++)
+        if (*radii[r] > w->neighbour_radius)
+            *radii[r] = w->neighbour_radius;
     if (reserve_columns(w, def->initial_capacity) ||
         reserve_slots(w, def->initial_capacity) ||
         group_add(w, "throng_world_create", &gd, NULL) != THRONG_OK) {
@@ -666,6 +759,8 @@ void throng_world_destroy(throng_world *w) {
     world_free(w, w->steer_x, (size_t)w->capacity * sizeof(float));
     world_free(w, w->steer_y, (size_t)w->capacity * sizeof(float));
     world_free(w, w->steer_z, (size_t)w->capacity * sizeof(float));
+    world_free(w, w->spare4, (size_t)w->capacity * 4u);
+    world_free(w, w->spare8, (size_t)w->capacity * 8u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
@@ -710,8 +805,10 @@ size_t throng_world_bytes(const throng_world *w) {
     size_t floats = 0;
     for (int k = 0; k < FLOAT_COLUMNS; k++)
         floats += (size_t)column_present(w->dims, k);
+    /* Columns, steering scratch, and the two spare buffers. */
     size_t per_agent = floats * sizeof(float) + 2 * sizeof(uint32_t) +
-                       sizeof(uint64_t) + (size_t)w->dims * sizeof(float);
+                       sizeof(uint64_t) + (size_t)w->dims * sizeof(float) +
+                       4u + 8u;
     size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
                    (size_t)w->slot_capacity * (sizeof(slot_entry) + sizeof(uint32_t)) +
                    (size_t)w->group_capacity *
@@ -783,7 +880,7 @@ uint64_t throng_world_hash(const throng_world *w) {
     float *cols[FLOAT_COLUMNS] = {c->px, c->py, c->pz, c->vx, c->vy, c->vz,
                                   c->fx, c->fy, c->fz, c->ux, c->uy, c->uz,
                                   c->mass, c->max_force, c->max_speed,
-                                  c->radius};
+                                  c->radius, c->wander_rate};
     for (uint32_t s = 0; s < w->slot_count; s++) {
         uint32_t i = w->slots[s].dense;
         if (i == SLOT_FREE)
@@ -1023,6 +1120,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     c->max_force[i] = d->max_force;
     c->max_speed[i] = d->max_speed;
     c->radius[i] = d->radius;
+    c->wander_rate[i] = 0.0f;
     c->group[i] = d->group;
     c->slot[i] = slot;
     c->host_key[i] = d->host_key;

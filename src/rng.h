@@ -1,0 +1,46 @@
+/*
+ * Counter-based random numbers: a number is a pure function of (seed,
+ * agent, step, stream), so it does not matter which thread draws it, in
+ * which order, or whether earlier numbers were drawn at all. That is what
+ * keeps random behaviours bit-identical for any thread count; a shared
+ * generator with state would hand numbers out in scheduling order.
+ *
+ * The function chains the splitmix64 finaliser (a bijective 64-bit mixer
+ * with full avalanche) over the four inputs; it is not cryptographic, and
+ * need not be.
+ */
+#ifndef THRONG_RNG_H
+#define THRONG_RNG_H
+
+#include <stdint.h>
+
+/* Streams: one per use, so two behaviours of one agent never draw the
+ * same number. */
+enum { RNG_STREAM_WANDER = 1, RNG_STREAM_WANDER_PITCH = 2 };
+
+static inline uint64_t rng_mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+}
+
+static inline uint64_t rng_bits(uint64_t seed, uint64_t agent, uint64_t step,
+                                uint32_t stream) {
+    uint64_t h = rng_mix(seed + 0x9E3779B97F4A7C15ull);
+    h = rng_mix(h ^ agent);
+    h = rng_mix(h ^ step);
+    return rng_mix(h ^ stream);
+}
+
+/* Uniform in [-1, 1), on a grid of 2^-23. */
+static inline float rng_symmetric(uint64_t seed, uint64_t agent, uint64_t step,
+                                  uint32_t stream) {
+    uint64_t h = rng_bits(seed, agent, step, stream);
+    return (float)(int32_t)((uint32_t)(h >> 40) - (1u << 23)) *
+           (1.0f / 8388608.0f);
+}
+
+#endif /* THRONG_RNG_H */
