@@ -127,8 +127,7 @@ struct throng_world {
     uint64_t step;
     throng_step_stats stats;
     const char *simd_name; /* the neighbour kernel path in use */
-    void (*accumulate)(const struct flock_run *, struct flock_sums *,
-                       struct flock_counts *);
+    void (*kernel)(const struct flock_run *, struct flock_counts *);
 
     char error[256];
 };

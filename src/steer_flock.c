@@ -34,8 +34,8 @@
  * that nearly coincide push apart hard but finitely. */
 #define FLOCK_MIN_D2 1e-12f
 
-void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
-                             flock_counts *counts) {
+static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
+                                    flock_counts *counts) {
     const throng_world *w = run->w;
     const grid *g = &w->grid;
     const int three = w->dims == 3;
@@ -116,7 +116,7 @@ void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
 
 /* v_desired = speed * x / |x|, or 0 when x is 0. Squares of a huge x
  * overflow; then x is first scaled by its largest component. */
-static void desired_towards(const float x[3], float speed, float out[3]) {
+void flock_desired_towards(const float x[3], float speed, float out[3]) {
     float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     if (len2 > 0.0f && len2 <= 3.402823466e38f) {
         float k = speed / sqrtf(len2);
@@ -141,8 +141,44 @@ static void desired_towards(const float x[3], float speed, float out[3]) {
     out[2] = u[2] * k;
 }
 
-void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
-                  float dt) {
+void flock_wander(const throng_world *w, uint32_t i, float m_dt,
+                  const float v[3], float F[3]) {
+    const group_kernel_params *k = &w->group_params[w->col.group[i]];
+    const int three = w->dims == 3;
+    /* Seed 000: the turn rate takes a random step and is clamped; the
+     * desired velocity is the heading turned by it. */
+    const uint32_t slot = w->col.slot[i];
+    const uint64_t agent =
+        ((uint64_t)slot << 32) | (w->slots[slot].generation & 0xFFFFFFu);
+    float rate = w->col.wander_rate[i] +
+                 k->wander_change *
+                     rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
+    rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
+    rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
+    w->col.wander_rate[i] = rate;
+    const float cs = cosf(rate), sn = sinf(rate);
+    const float ws = k->wander_speed_factor * w->col.max_speed[i];
+    const float f[3] = {w->col.fx[i], w->col.fy[i], three ? w->col.fz[i] : 0.0f};
+    float turned[3];
+    if (three) {
+        /* Rotate about up: f cos + (up x f) sin, f and up orthonormal. */
+        const float u[3] = {w->col.ux[i], w->col.uy[i], w->col.uz[i]};
+        const float uxf[3] = {u[1] * f[2] - u[2] * f[1],
+                              u[2] * f[0] - u[0] * f[2],
+                              u[0] * f[1] - u[1] * f[0]};
+        for (int a = 0; a < 3; a++)
+            turned[a] = f[a] * cs + uxf[a] * sn;
+    } else {
+        turned[0] = f[0] * cs - f[1] * sn;
+        turned[1] = f[0] * sn + f[1] * cs;
+        turned[2] = 0.0f;
+    }
+    for (int a = 0; a < 3; a++)
+        F[a] += k->wander_w * (m_dt * (ws * turned[a] - v[a]));
+}
+
+static void flock_finish(const throng_world *w, uint32_t t,
+                         const flock_sums *s, float dt) {
     const uint32_t i = t;
     const group_kernel_params *k = &w->group_params[w->col.group[i]];
     const int three = w->dims == 3;
@@ -161,7 +197,7 @@ void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
              * average inverse-distance push (seeds 001, 004). */
             float sign = k->sep_inverse ? inv_n : -inv_n;
             float a[3] = {s->sep[0] * sign, s->sep[1] * sign, s->sep[2] * sign};
-            desired_towards(a, speed, vd);
+            flock_desired_towards(a, speed, vd);
         } else {
             /* Seed 000 brakes when nothing repels; the inverse-distance
              * form gives no force. */
@@ -179,48 +215,23 @@ void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
     if (k->coh_w > 0.0f && s->coh_n > 0) {
         float inv_n = 1.0f / (float)s->coh_n;
         float c[3] = {s->coh[0] * inv_n, s->coh[1] * inv_n, s->coh[2] * inv_n};
-        desired_towards(c, speed, vd);
+        flock_desired_towards(c, speed, vd);
         for (int a = 0; a < 3; a++)
             F[a] += k->coh_w * (m_dt * (vd[a] - v[a]));
     }
-    if (k->wander_w > 0.0f) {
-        /* Seed 000: the turn rate takes a random step and is clamped;
-         * the desired velocity is the heading turned by it. */
-        const uint32_t slot = w->col.slot[i];
-        const uint64_t agent =
-            ((uint64_t)slot << 32) | (w->slots[slot].generation & 0xFFFFFFu);
-        float rate = w->col.wander_rate[i] +
-                     k->wander_change *
-                         rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
-        rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
-        rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
-        w->col.wander_rate[i] = rate;
-        const float cs = cosf(rate), sn = sinf(rate);
-        const float ws = k->wander_speed_factor * w->col.max_speed[i];
-        const float f[3] = {w->col.fx[i], w->col.fy[i],
-                            three ? w->col.fz[i] : 0.0f};
-        float turned[3];
-        if (three) {
-            /* Rotate about up: f cos + (up x f) sin, with f and up
-             * orthonormal. */
-            const float u[3] = {w->col.ux[i], w->col.uy[i], w->col.uz[i]};
-            const float uxf[3] = {u[1] * f[2] - u[2] * f[1],
-                                  u[2] * f[0] - u[0] * f[2],
-                                  u[0] * f[1] - u[1] * f[0]};
-            for (int a = 0; a < 3; a++)
-                turned[a] = f[a] * cs + uxf[a] * sn;
-        } else {
-            turned[0] = f[0] * cs - f[1] * sn;
-            turned[1] = f[0] * sn + f[1] * cs;
-            turned[2] = 0.0f;
-        }
-        for (int a = 0; a < 3; a++)
-            F[a] += k->wander_w * (m_dt * (ws * turned[a] - v[a]));
-    }
+    if (k->wander_w > 0.0f)
+        flock_wander(w, i, m_dt, v, F);
     w->steer_x[t] = F[0];
     w->steer_y[t] = F[1];
     if (three)
         w->steer_z[t] = F[2];
+}
+
+void flock_kernel_scalar(const flock_run *run, flock_counts *counts) {
+    flock_sums sums[FLOCK_RUN_MAX];
+    flock_accumulate_scalar(run, sums, counts);
+    for (uint32_t t = run->begin; t < run->end; t++)
+        flock_finish(run->w, t, &sums[t - run->begin], run->dt);
 }
 
 typedef struct flock_ctx {
@@ -241,7 +252,6 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     throng_world *w = fc->w;
     const grid *g = &w->grid;
     cell_range ranges[GRID_MAX_RANGES];
-    flock_sums sums[FLOCK_RUN_MAX];
     flock_counts counts = {0, 0};
     uint32_t t = begin;
     while (t < end) {
@@ -252,11 +262,10 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
         while (stop < end && stop - t < FLOCK_RUN_MAX &&
                same_cell(w, stop, cx, cy, cz))
             stop++;
-        flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop};
+        flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop,
+                         .dt = fc->dt};
         run.range_count = grid_ranges(g, cx, cy, cz, ranges);
-        w->accumulate(&run, sums, &counts);
-        for (uint32_t u = t; u < stop; u++)
-            flock_finish(w, u, &sums[u - t], fc->dt);
+        w->kernel(&run, &counts);
         t = stop;
     }
     w->counters[thread].candidates += counts.candidates;
@@ -275,7 +284,7 @@ void steer_flock(throng_world *w, float dt) {
 
 typedef struct kernel_path {
     const char *name;
-    flock_accumulate_fn fn;
+    flock_kernel_fn fn;
     int (*supported)(void);
 } kernel_path;
 
@@ -295,14 +304,14 @@ static int has_avx512(void) {
 
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS)
-    {"avx512", flock_accumulate_avx512, has_avx512},
-    {"avx2", flock_accumulate_avx2, has_avx2},
-    {"sse2", flock_accumulate_sse2, has_sse2},
+    {"avx512", flock_kernel_avx512, has_avx512},
+    {"avx2", flock_kernel_avx2, has_avx2},
+    {"sse2", flock_kernel_sse2, has_sse2},
 #endif
-    {"scalar", flock_accumulate_scalar, always},
+    {"scalar", flock_kernel_scalar, always},
 };
 
-int flock_select(const char *name, flock_accumulate_fn *fn,
+int flock_select(const char *name, flock_kernel_fn *fn,
                  const char **out_name) {
     size_t n = sizeof paths / sizeof paths[0];
     int any = name == NULL || strcmp(name, "auto") == 0;
@@ -324,11 +333,11 @@ int world_select_kernel(throng_world *w, const char *name) {
         if (env && *env)
             name = env;
     }
-    flock_accumulate_fn fn;
+    flock_kernel_fn fn;
     const char *canonical;
     if (flock_select(name, &fn, &canonical))
         return 1;
-    w->accumulate = fn;
+    w->kernel = fn;
     w->simd_name = canonical;
     return 0;
 }

@@ -24,13 +24,14 @@ typedef struct flock_sums {
     uint32_t sep_n, ali_n, coh_n;
 } flock_sums;
 
-/* Agents [begin, end) in sorted order, all in one cell, and the candidate
- * ranges of that cell. */
+/* Agents [begin, end) (rows, in cell order), all in one cell, and the
+ * candidate ranges of that cell. */
 typedef struct flock_run {
     const throng_world *w;
     const cell_range *ranges;
     int range_count;
     uint32_t begin, end;
+    float dt;
 } flock_run;
 
 /* Counters a kernel adds to. */
@@ -39,32 +40,32 @@ typedef struct flock_counts {
     uint64_t neighbours;
 } flock_counts;
 
-typedef void (*flock_accumulate_fn)(const flock_run *run, flock_sums *out,
-                                    flock_counts *counts);
+/* A kernel path: walks a run's candidates and writes each agent's steering
+ * force (before truncation) into the world's steer columns. */
+typedef void (*flock_kernel_fn)(const flock_run *run, flock_counts *counts);
 
 /* The plain reference: one agent, one candidate at a time. */
-void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
-                             flock_counts *counts);
+void flock_kernel_scalar(const flock_run *run, flock_counts *counts);
 
-/* The vector paths, each built for its instruction set (steer_flock_simd.c
+/* The vector paths, each built for its instruction set (steer_flock_simd.inc
  * compiled once per width). Absent in a scalar-only build. */
-void flock_accumulate_sse2(const flock_run *run, flock_sums *out,
-                           flock_counts *counts);
-void flock_accumulate_avx2(const flock_run *run, flock_sums *out,
-                           flock_counts *counts);
-void flock_accumulate_avx512(const flock_run *run, flock_sums *out,
-                             flock_counts *counts);
+void flock_kernel_sse2(const flock_run *run, flock_counts *counts);
+void flock_kernel_avx2(const flock_run *run, flock_counts *counts);
+void flock_kernel_avx512(const flock_run *run, flock_counts *counts);
 
-/* Forces from sums, for sorted row t (dense row i): writes the steering
- * force (before truncation) into the world's steer columns at row t. */
-void flock_finish(const throng_world *w, uint32_t t, const flock_sums *sums,
-                  float dt);
+/* Pieces of the force epilogue that every path shares (scalar code, so all
+ * paths compute them identically): */
+/* v_desired = speed * x / |x|, or 0 when x is 0. */
+void flock_desired_towards(const float x[3], float speed, float out[3]);
+/* Adds wander's weighted force for row i to F and advances its state. */
+void flock_wander(const throng_world *w, uint32_t i, float m_dt,
+                  const float v[3], float F[3]);
 
 /* Picks a kernel path by name: "scalar", "sse2", "avx2", "avx512", or
  * "auto" (or NULL) for the widest this CPU and build support. Returns 0 and
  * fills fn and the canonical name, or nonzero when the path is unknown,
  * not built, or not supported by this CPU. */
-int flock_select(const char *name, flock_accumulate_fn *fn,
+int flock_select(const char *name, flock_kernel_fn *fn,
                  const char **out_name);
 
 #endif /* THRONG_STEER_FLOCK_H */
