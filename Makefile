@@ -111,9 +111,10 @@ BENCH := $(BUILD)/throng-bench
 TESTS := $(BUILD)/throng-tests
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all lib test bench clean deps
+.PHONY: all lib test bench clean deps bench-bin check-builds
 all: $(STATIC) $(SHARED) $(BENCH)
 lib: $(STATIC) $(SHARED)
+bench-bin: $(BENCH)
 
 # uthash is header-only and comes from Debian's uthash-dev. Install it when
 # we can (root with apt-get); otherwise stop with one line naming it.
@@ -158,6 +159,26 @@ test: $(TESTS)
 
 bench: $(BENCH)
 	$(BENCH) $(BENCH_ARGS)
+
+# The determinism contract across builds: the default build (run-time
+# SIMD dispatch), the scalar-only build and the build without OpenMP must
+# end a random-wander flock in the same state, to the bit.
+CHECK_ARGS := --scenario wander2d,wander3d --agents 3000 --steps 1000 \
+	--warmup 0 --threads 1,2 --json -
+check-builds:
+	@$(MAKE) --no-print-directory bench-bin
+	@$(MAKE) --no-print-directory SIMD=scalar bench-bin
+	@$(MAKE) --no-print-directory OPENMP=0 bench-bin
+	@set -e; for b in build/throng-bench build/simd-scalar/throng-bench \
+	    build/noomp/throng-bench; do \
+	  $$b $(CHECK_ARGS) 2>/dev/null | grep -o '"state_hash": "[0-9a-f]*"' \
+	    | cut -d'"' -f4 | tr '\n' ' ' > $$b.hashes; \
+	  echo "$$b: $$(cat $$b.hashes)"; \
+	done; \
+	for b in build/simd-scalar build/noomp; do \
+	  if ! cmp -s $$b/throng-bench.hashes build/throng-bench.hashes; then \
+	    echo "check-builds: $$b ends in a different state" >&2; exit 1; fi; \
+	done; echo "check-builds: every build ends in the same state"
 
 clean:
 	rm -rf build
