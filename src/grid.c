@@ -278,67 +278,76 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
         sorted[next[bucket_of[i]]++] = i;
 }
 
-/* One column's permutation: spare[r] = column[sorted[r]]. */
+/* One batch of the permutation: up to GRID_PERMUTE_BATCH 4-byte columns,
+ * each gathered into its own spare (spare[r] = column[sorted[r]]), plus
+ * optionally the 8-byte host keys and the slot relink. Batching keeps the
+ * parallel regions of a step few: each one costs a fork and a join, and on
+ * a shared machine a join waits for the slowest, possibly descheduled,
+ * thread. */
 typedef struct permute_ctx {
-    const uint32_t *sorted;
-    const void *from;
-    void *to;
-    size_t elem; /* 4 or 8 bytes */
+    throng_world *w;
+    int count;
+    const uint32_t *from[GRID_PERMUTE_BATCH];
+    uint32_t *to[GRID_PERMUTE_BATCH];
+    int relink;       /* index in the batch of the slot column, or -1 */
+    int host_keys;    /* also gather the host keys into spare8 */
 } permute_ctx;
 
 static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const permute_ctx *p = ctx;
-    const uint32_t *restrict sorted = p->sorted;
-    if (p->elem == 4) {
-        const uint32_t *restrict from = p->from;
-        uint32_t *restrict to = p->to;
+    throng_world *w = p->w;
+    const uint32_t *restrict sorted = w->grid.sorted;
+    for (int k = 0; k < p->count; k++) {
+        const uint32_t *restrict from = p->from[k];
+        uint32_t *restrict to = p->to[k];
         for (uint32_t r = begin; r < end; r++)
             to[r] = from[sorted[r]];
-    } else {
-        const uint64_t *restrict from = p->from;
-        uint64_t *restrict to = p->to;
+    }
+    if (p->relink >= 0) {
+        /* Every slot learns its agent's new row; each row writes a
+         * different slot, so the writes never collide. */
+        const uint32_t *restrict slot = p->to[p->relink];
+        for (uint32_t r = begin; r < end; r++)
+            w->slots[slot[r]].dense = r;
+    }
+    if (p->host_keys) {
+        const uint64_t *restrict from = w->col.host_key;
+        uint64_t *restrict to = w->spare8;
         for (uint32_t r = begin; r < end; r++)
             to[r] = from[sorted[r]];
     }
 }
 
-typedef struct relink_ctx {
-    throng_world *w;
-} relink_ctx;
-
-/* After the rows moved, every slot learns its agent's new row. Each row
- * writes a different slot, so the writes never collide. */
-static void relink_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
-    (void)thread;
-    throng_world *w = ((relink_ctx *)ctx)->w;
-    const uint32_t *restrict slot = w->col.slot;
-    for (uint32_t r = begin; r < end; r++)
-        w->slots[slot[r]].dense = r;
-}
-
-/* Reorders every column by `sorted`, through the world's spare buffers:
- * each column is gathered into the spare of its element size, and the spare
- * and the column trade places. */
+/* Reorders every column by `sorted`, batch by batch through the world's
+ * spare buffers: each column is gathered into a spare, and the spare and
+ * the column trade places. */
 static void permute_columns(throng_world *w, int threads) {
-    grid *g = &w->grid;
     uint32_t n = w->count;
-    void **cols4[FLOAT_COLUMN_COUNT + 2];
-    int count4 = world_columns4(w, cols4);
-    for (int k = 0; k < count4; k++) {
-        permute_ctx p = {g->sorted, *cols4[k], w->spare4, 4};
+    void **cols[FLOAT_COLUMN_COUNT + 2];
+    int count = world_columns4(w, cols); /* the slot column comes last */
+    for (int first = 0; first < count; first += GRID_PERMUTE_BATCH) {
+        permute_ctx p = {.w = w, .relink = -1};
+        for (int k = first; k < count && p.count < GRID_PERMUTE_BATCH; k++) {
+            p.from[p.count] = *cols[k];
+            p.to[p.count] = w->spare4[p.count];
+            if (k == count - 1)
+                p.relink = p.count;
+            p.count++;
+        }
+        p.host_keys = first + p.count == count;
         parallel_for(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
-        void *old = *cols4[k];
-        *cols4[k] = w->spare4;
-        w->spare4 = old;
+        for (int b = 0; b < p.count; b++) {
+            void *old = *cols[first + b];
+            *cols[first + b] = w->spare4[b];
+            w->spare4[b] = old;
+        }
+        if (p.host_keys) {
+            uint64_t *old = w->col.host_key;
+            w->col.host_key = w->spare8;
+            w->spare8 = old;
+        }
     }
-    permute_ctx p = {g->sorted, w->col.host_key, w->spare8, 8};
-    parallel_for(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
-    uint64_t *old = w->col.host_key;
-    w->col.host_key = w->spare8;
-    w->spare8 = old;
-    relink_ctx rc = {w};
-    parallel_for(threads, n, GRID_GATHER_GRAIN, relink_rows, &rc);
 }
 
 int grid_build(throng_world *w, int permute) {

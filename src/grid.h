@@ -25,6 +25,9 @@ typedef struct throng_world throng_world;
 /* The most cells a periodic box may hold (memory for ranges and counts). */
 #define GRID_MAX_CELLS (1u << 24)
 
+/* Columns permuted per parallel region (and spare buffers kept). */
+#define GRID_PERMUTE_BATCH 4
+
 /* The most cells walked on each side of an agent's cell. */
 #define GRID_MAX_REACH 5
 

@@ -118,7 +118,7 @@ struct throng_world {
     /* Step scratch, `capacity` long: the steering force of each row, and
      * the spare buffers the grid permutes columns through. */
     float *steer_x, *steer_y, *steer_z;
-    void *spare4;
+    void *spare4[GRID_PERMUTE_BATCH];
     void *spare8;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
@@ -136,8 +136,18 @@ struct throng_world {
 #define FLOAT_COLUMN_COUNT 17
 
 /* Fills `out` with the addresses of every present 4-byte column pointer
- * (floats, group, slot) and returns how many. */
+ * (floats, group, then slot last) and returns how many. */
 int world_columns4(throng_world *world, void **out[FLOAT_COLUMN_COUNT + 2]);
+
+/* Every 4-byte column holds this many zeroed elements past its capacity,
+ * so a kernel may load a full vector (16 lanes) from any row below the
+ * count without leaving the allocation; masks discard the extra lanes. */
+#define COLUMN_PAD 16u
+
+/* A zeroed column of `capacity` (+ COLUMN_PAD) elements, and its free. */
+void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
+void column_free(const throng_world *world, void *ptr, uint32_t capacity,
+                 size_t elem);
 
 /* Allocation through the world's allocator, aligned to THRONG_ALIGN. */
 void *world_alloc(const throng_world *world, size_t size);

@@ -78,6 +78,19 @@ void world_free(const throng_world *w, void *ptr, size_t size) {
         free(ptr);
 }
 
+void *column_alloc(const throng_world *w, uint32_t capacity, size_t elem) {
+    size_t size = ((size_t)capacity + COLUMN_PAD) * elem;
+    void *p = world_alloc(w, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+void column_free(const throng_world *w, void *ptr, uint32_t capacity,
+                 size_t elem) {
+    world_free(w, ptr, ((size_t)capacity + COLUMN_PAD) * elem);
+}
+
 throng_status world_fail(throng_world *w, throng_status status,
                          const char *fmt, ...) {
     va_list ap;
@@ -207,11 +220,11 @@ static void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
     float **cols[FLOAT_COLUMNS];
     float_columns(c, cols);
     for (int k = 0; k < FLOAT_COLUMNS; k++) {
-        world_free(w, *cols[k], (size_t)cap * sizeof(float));
+        column_free(w, *cols[k], cap, sizeof(float));
         *cols[k] = NULL;
     }
-    world_free(w, c->group, (size_t)cap * sizeof(uint32_t));
-    world_free(w, c->slot, (size_t)cap * sizeof(uint32_t));
+    column_free(w, c->group, cap, sizeof(uint32_t));
+    column_free(w, c->slot, cap, sizeof(uint32_t));
     world_free(w, c->host_key, (size_t)cap * sizeof(uint64_t));
     c->group = c->slot = NULL;
     c->host_key = NULL;
@@ -221,7 +234,9 @@ static void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
 static int reserve_columns(throng_world *w, uint32_t want) {
     if (want <= w->capacity)
         return 0;
-    uint32_t cap = w->capacity ? w->capacity : MIN_CAPACITY;
+    /* The first reservation is exact (initial_capacity means what it
+     * says); later growth doubles, for amortised O(1) adds. */
+    uint32_t cap = w->capacity ? w->capacity : (want > MIN_CAPACITY ? want : MIN_CAPACITY);
     while (cap < want)
         cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
     agent_columns n;
@@ -232,28 +247,33 @@ static int reserve_columns(throng_world *w, uint32_t want) {
     for (int k = 0; k < FLOAT_COLUMNS && ok; k++) {
         if (!column_present(w->dims, k))
             continue;
-        *cols[k] = world_alloc(w, (size_t)cap * sizeof(float));
+        *cols[k] = column_alloc(w, cap, sizeof(float));
         ok = *cols[k] != NULL;
     }
     if (ok) {
-        n.group = world_alloc(w, (size_t)cap * sizeof(uint32_t));
-        n.slot = world_alloc(w, (size_t)cap * sizeof(uint32_t));
+        n.group = column_alloc(w, cap, sizeof(uint32_t));
+        n.slot = column_alloc(w, cap, sizeof(uint32_t));
         n.host_key = world_alloc(w, (size_t)cap * sizeof(uint64_t));
         ok = n.group && n.slot && n.host_key;
     }
     float *steer[3] = {NULL, NULL, NULL};
     for (int a = 0; a < w->dims && ok; a++) {
-        steer[a] = world_alloc(w, (size_t)cap * sizeof(float));
+        steer[a] = column_alloc(w, cap, sizeof(float));
         ok = steer[a] != NULL;
     }
-    void *spare4 = ok ? world_alloc(w, (size_t)cap * 4u) : NULL;
+    void *spare4[GRID_PERMUTE_BATCH] = {NULL};
+    for (int b = 0; b < GRID_PERMUTE_BATCH && ok; b++) {
+        spare4[b] = column_alloc(w, cap, 4u);
+        ok = spare4[b] != NULL;
+    }
     void *spare8 = ok ? world_alloc(w, (size_t)cap * 8u) : NULL;
-    ok = ok && spare4 && spare8;
+    ok = ok && spare8;
     if (!ok) {
         free_columns(w, &n, cap);
         for (int a = 0; a < 3; a++)
-            world_free(w, steer[a], (size_t)cap * sizeof(float));
-        world_free(w, spare4, (size_t)cap * 4u);
+            column_free(w, steer[a], cap, sizeof(float));
+        for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
+            column_free(w, spare4[b], cap, 4u);
         world_free(w, spare8, (size_t)cap * 8u);
         return 1;
     }
@@ -269,12 +289,14 @@ static int reserve_columns(throng_world *w, uint32_t want) {
                (size_t)w->count * sizeof(uint64_t));
     }
     free_columns(w, &w->col, w->capacity);
-    world_free(w, w->steer_x, (size_t)w->capacity * sizeof(float));
-    world_free(w, w->steer_y, (size_t)w->capacity * sizeof(float));
-    world_free(w, w->steer_z, (size_t)w->capacity * sizeof(float));
-    world_free(w, w->spare4, (size_t)w->capacity * 4u);
+    column_free(w, w->steer_x, w->capacity, sizeof(float));
+    column_free(w, w->steer_y, w->capacity, sizeof(float));
+    column_free(w, w->steer_z, w->capacity, sizeof(float));
+    for (int b = 0; b < GRID_PERMUTE_BATCH; b++) {
+        column_free(w, w->spare4[b], w->capacity, 4u);
+        w->spare4[b] = spare4[b];
+    }
     world_free(w, w->spare8, (size_t)w->capacity * 8u);
-    w->spare4 = spare4;
     w->spare8 = spare8;
     w->col = n;
     w->steer_x = steer[0];
@@ -287,7 +309,8 @@ static int reserve_columns(throng_world *w, uint32_t want) {
 static int reserve_slots(throng_world *w, uint32_t want) {
     if (want <= w->slot_capacity)
         return 0;
-    uint32_t cap = w->slot_capacity ? w->slot_capacity : MIN_CAPACITY;
+    uint32_t cap = w->slot_capacity ? w->slot_capacity
+                                    : (want > MIN_CAPACITY ? want : MIN_CAPACITY);
     while (cap < want)
         cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
     slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));
@@ -756,10 +779,11 @@ void throng_world_destroy(throng_world *w) {
     (void)hash_world;
     grid_release(w, &w->grid);
     free_columns(w, &w->col, w->capacity);
-    world_free(w, w->steer_x, (size_t)w->capacity * sizeof(float));
-    world_free(w, w->steer_y, (size_t)w->capacity * sizeof(float));
-    world_free(w, w->steer_z, (size_t)w->capacity * sizeof(float));
-    world_free(w, w->spare4, (size_t)w->capacity * 4u);
+    column_free(w, w->steer_x, w->capacity, sizeof(float));
+    column_free(w, w->steer_y, w->capacity, sizeof(float));
+    column_free(w, w->steer_z, w->capacity, sizeof(float));
+    for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
+        column_free(w, w->spare4[b], w->capacity, 4u);
     world_free(w, w->spare8, (size_t)w->capacity * 8u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
@@ -808,7 +832,7 @@ size_t throng_world_bytes(const throng_world *w) {
     /* Columns, steering scratch, and the two spare buffers. */
     size_t per_agent = floats * sizeof(float) + 2 * sizeof(uint32_t) +
                        sizeof(uint64_t) + (size_t)w->dims * sizeof(float) +
-                       4u + 8u;
+                       GRID_PERMUTE_BATCH * 4u + 8u;
     size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
                    (size_t)w->slot_capacity * (sizeof(slot_entry) + sizeof(uint32_t)) +
                    (size_t)w->group_capacity *
