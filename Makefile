@@ -61,15 +61,20 @@ WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wdouble-promotion \
 	-Wformat=2 -Wfloat-conversion -Wpointer-arith -Wwrite-strings
 
 CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -MMD -MP
+# -ffp-contract=off keeps a * b + c two roundings everywhere, so every
+# path rounds alike. -fno-math-errno (sqrtf need not set errno) and
+# -fno-trapping-math (exception flags are never read, so both arms of a
+# select may be computed) let branch-free loops vectorise; neither changes
+# the value of any operation, unlike -ffast-math, which is never used.
 CFLAGS += -std=c11 $(OPT) -g -fPIC -ffp-contract=off -fno-fast-math \
-	-fno-strict-aliasing $(WARNINGS)
+	-fno-math-errno -fno-trapping-math -fno-strict-aliasing $(WARNINGS)
 LDLIBS += -lm
 
 ifeq ($(OPENMP),1)
 CFLAGS += -fopenmp
 LDFLAGS += -fopenmp
 else
-CFLAGS += -Wno-unknown-pragmas
+CFLAGS += -fopenmp-simd
 endif
 
 # The vector kernels are x86-64 only; elsewhere, or with SIMD=scalar, the
