@@ -104,8 +104,8 @@ typedef struct throng_world_def {
     /* THRONG_BOUNDARY_UNBOUNDED (default) or THRONG_BOUNDARY_PERIODIC. */
     throng_boundary boundary;
     /* Periodic box edge lengths in metres, each finite and at least three
-     * neighbour radii (times 1 + 2^-10, the grid's padding). Ignored when
-     * unbounded; box_size[2] is ignored in 2D. Default 100. */
+     * neighbour radii (3 * neighbour_radius exactly is allowed). Ignored
+     * when unbounded; box_size[2] is ignored in 2D. Default 100. */
     float box_size[3];
     /* The largest distance at which agents see each other, in metres,
      * finite and > 0. Behaviour radii are clamped to it. Default 1. */
