@@ -280,7 +280,7 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
 
 /* One batch of the permutation: up to GRID_PERMUTE_BATCH 4-byte columns,
  * each gathered into its own spare (spare[r] = column[sorted[r]]), plus
- * optionally the 8-byte host keys and the slot relink. Batching keeps the
+ * the slot relink. Batching keeps the
  * parallel regions of a step few: each one costs a fork and a join, and on
  * a shared machine a join waits for the slowest, possibly descheduled,
  * thread. */
@@ -290,7 +290,6 @@ typedef struct permute_ctx {
     const uint32_t *from[GRID_PERMUTE_BATCH];
     uint32_t *to[GRID_PERMUTE_BATCH];
     int relink;       /* index in the batch of the slot column, or -1 */
-    int host_keys;    /* also gather the host keys into spare8 */
 } permute_ctx;
 
 static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
@@ -311,12 +310,6 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         for (uint32_t r = begin; r < end; r++)
             w->slots[slot[r]].dense = r;
     }
-    if (p->host_keys) {
-        const uint64_t *restrict from = w->col.host_key;
-        uint64_t *restrict to = w->spare8;
-        for (uint32_t r = begin; r < end; r++)
-            to[r] = from[sorted[r]];
-    }
 }
 
 /* Reorders every column by `sorted`, batch by batch through the world's
@@ -335,17 +328,11 @@ static void permute_columns(throng_world *w, int threads) {
                 p.relink = p.count;
             p.count++;
         }
-        p.host_keys = first + p.count == count;
         parallel_for(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
         for (int b = 0; b < p.count; b++) {
             void *old = *cols[first + b];
             *cols[first + b] = w->spare4[b];
             w->spare4[b] = old;
-        }
-        if (p.host_keys) {
-            uint64_t *old = w->col.host_key;
-            w->col.host_key = w->spare8;
-            w->spare8 = old;
         }
     }
 }

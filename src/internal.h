@@ -27,9 +27,12 @@
 /* The slot table marks a free slot with this dense row. */
 #define SLOT_FREE UINT32_MAX
 
+/* A slot never moves, so the agent's cold data lives here rather than in
+ * a column the step would permute: the host key is read only by lookups. */
 typedef struct slot_entry {
     uint32_t dense;      /* dense row of the agent, or SLOT_FREE */
     uint32_t generation; /* current generation, >= 1 */
+    uint64_t host_key;   /* the host's key, 0 for none */
 } slot_entry;
 
 /* The hot and cold columns of the agents, each `capacity` long. z, up and
@@ -42,8 +45,7 @@ typedef struct agent_columns {
     float *mass, *max_force, *max_speed, *radius;
     float *wander_rate; /* wander's current turn rate, radians per step */
     uint32_t *group;
-    uint32_t *slot;     /* cold: dense row -> slot index */
-    uint64_t *host_key; /* cold */
+    uint32_t *slot;     /* dense row -> slot index */
 } agent_columns;
 
 /* A group's recipe as the user gave it, and the values kernels use, derived
@@ -119,7 +121,6 @@ struct throng_world {
      * the spare buffers the grid permutes columns through. */
     float *steer_x, *steer_y, *steer_z;
     void *spare4[GRID_PERMUTE_BATCH];
-    void *spare8;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     uint32_t counters_len;

@@ -225,9 +225,7 @@ static void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
     }
     column_free(w, c->group, cap, sizeof(uint32_t));
     column_free(w, c->slot, cap, sizeof(uint32_t));
-    world_free(w, c->host_key, (size_t)cap * sizeof(uint64_t));
     c->group = c->slot = NULL;
-    c->host_key = NULL;
 }
 
 /* Grows every column to hold `want` agents; all or nothing. */
@@ -253,8 +251,7 @@ static int reserve_columns(throng_world *w, uint32_t want) {
     if (ok) {
         n.group = column_alloc(w, cap, sizeof(uint32_t));
         n.slot = column_alloc(w, cap, sizeof(uint32_t));
-        n.host_key = world_alloc(w, (size_t)cap * sizeof(uint64_t));
-        ok = n.group && n.slot && n.host_key;
+        ok = n.group && n.slot;
     }
     float *steer[3] = {NULL, NULL, NULL};
     for (int a = 0; a < w->dims && ok; a++) {
@@ -266,15 +263,12 @@ static int reserve_columns(throng_world *w, uint32_t want) {
         spare4[b] = column_alloc(w, cap, 4u);
         ok = spare4[b] != NULL;
     }
-    void *spare8 = ok ? world_alloc(w, (size_t)cap * 8u) : NULL;
-    ok = ok && spare8;
     if (!ok) {
         free_columns(w, &n, cap);
         for (int a = 0; a < 3; a++)
             column_free(w, steer[a], cap, sizeof(float));
         for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
             column_free(w, spare4[b], cap, 4u);
-        world_free(w, spare8, (size_t)cap * 8u);
         return 1;
     }
     float **old[FLOAT_COLUMNS];
@@ -285,8 +279,6 @@ static int reserve_columns(throng_world *w, uint32_t want) {
     if (w->count) {
         memcpy(n.group, w->col.group, (size_t)w->count * sizeof(uint32_t));
         memcpy(n.slot, w->col.slot, (size_t)w->count * sizeof(uint32_t));
-        memcpy(n.host_key, w->col.host_key,
-               (size_t)w->count * sizeof(uint64_t));
     }
     free_columns(w, &w->col, w->capacity);
     column_free(w, w->steer_x, w->capacity, sizeof(float));
@@ -296,8 +288,6 @@ static int reserve_columns(throng_world *w, uint32_t want) {
         column_free(w, w->spare4[b], w->capacity, 4u);
         w->spare4[b] = spare4[b];
     }
-    world_free(w, w->spare8, (size_t)w->capacity * 8u);
-    w->spare8 = spare8;
     w->col = n;
     w->steer_x = steer[0];
     w->steer_y = steer[1];
@@ -784,7 +774,6 @@ void throng_world_destroy(throng_world *w) {
     column_free(w, w->steer_z, w->capacity, sizeof(float));
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
         column_free(w, w->spare4[b], w->capacity, 4u);
-    world_free(w, w->spare8, (size_t)w->capacity * 8u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
@@ -831,8 +820,7 @@ size_t throng_world_bytes(const throng_world *w) {
         floats += (size_t)column_present(w->dims, k);
     /* Columns, steering scratch, and the two spare buffers. */
     size_t per_agent = floats * sizeof(float) + 2 * sizeof(uint32_t) +
-                       sizeof(uint64_t) + (size_t)w->dims * sizeof(float) +
-                       GRID_PERMUTE_BATCH * 4u + 8u;
+                       (size_t)w->dims * sizeof(float) + GRID_PERMUTE_BATCH * 4u;
     size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
                    (size_t)w->slot_capacity * (sizeof(slot_entry) + sizeof(uint32_t)) +
                    (size_t)w->group_capacity *
@@ -915,7 +903,7 @@ uint64_t throng_world_hash(const throng_world *w) {
             if (cols[k])
                 h = mix_word(h, float_bits(cols[k][i]));
         h = mix_word(h, c->group[i]);
-        h = mix_word(h, c->host_key[i]);
+        h = mix_word(h, w->slots[s].host_key);
     }
     return h;
 }
@@ -1147,7 +1135,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     c->wander_rate[i] = 0.0f;
     c->group[i] = d->group;
     c->slot[i] = slot;
-    c->host_key[i] = d->host_key;
+    w->slots[slot].host_key = d->host_key;
     w->grid.valid = 0;
     out->slot = slot + 1;
     out->generation = w->slots[slot].generation;
@@ -1164,9 +1152,9 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     agent_columns *c = &w->col;
     uint32_t i = w->slots[s].dense;
     uint32_t last = w->count - 1;
-    if (c->host_key[i] != 0) {
+    if (w->slots[s].host_key != 0) {
         key_entry *e = NULL;
-        HASH_FIND(hh, w->keys, &c->host_key[i], sizeof(uint64_t), e);
+        HASH_FIND(hh, w->keys, &w->slots[s].host_key, sizeof(uint64_t), e);
         if (e) {
             throng_world *hash_world = w;
             HASH_DEL(w->keys, e);
@@ -1182,11 +1170,11 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
                 (*cols[k])[i] = (*cols[k])[last];
         c->group[i] = c->group[last];
         c->slot[i] = c->slot[last];
-        c->host_key[i] = c->host_key[last];
         w->slots[c->slot[i]].dense = i;
     }
     slot_entry *e = &w->slots[s];
     e->dense = SLOT_FREE;
+    e->host_key = 0;
     uint32_t counter = ((e->generation & GEN_COUNTER_MASK) + 1u) & GEN_COUNTER_MASK;
     e->generation = (w->tag << GEN_COUNTER_BITS) | (counter ? counter : 1u);
     w->free_slots[w->free_count++] = (uint32_t)s;
@@ -1278,7 +1266,7 @@ throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
     out->max_speed = c->max_speed[i];
     out->radius = c->radius[i];
     out->group = c->group[i];
-    out->host_key = c->host_key[i];
+    out->host_key = w->slots[c->slot[i]].host_key;
     return THRONG_OK;
 }
 
@@ -1355,7 +1343,7 @@ throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
 throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
                                         uint64_t *out) {
     GETTER_PROLOGUE("throng_agent_get_host_key");
-    *out = w->col.host_key[i];
+    *out = w->slots[w->col.slot[i]].host_key;
     return THRONG_OK;
 }
 
@@ -1445,7 +1433,7 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
         return THRONG_ERR_NULL;
     uint32_t i;
     RESOLVE(w, fn, h, i);
-    uint64_t old = w->col.host_key[i];
+    uint64_t old = w->slots[w->col.slot[i]].host_key;
     if (key == old)
         return THRONG_OK;
     key_entry *e = NULL;
@@ -1486,6 +1474,6 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
             world_free(w, prev, sizeof *prev);
         }
     }
-    w->col.host_key[i] = key;
+    w->slots[w->col.slot[i]].host_key = key;
     return THRONG_OK;
 }
