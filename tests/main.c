@@ -1,0 +1,111 @@
+/*
+ * The test program: registers every module's tests, runs those whose name
+ * contains argv[1] (all when absent), prints one line per failing check,
+ * one summary line per module and finally "N passed, N failed".
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+/* Failing checks printed per test; the rest are counted only. */
+#define RUNNER_MAX_PRINTED 8u
+#define RUNNER_MAX_TESTS 512
+
+typedef struct runner_test {
+    const char *file;
+    const char *name;
+    runner_test_fn fn;
+} runner_test;
+
+static runner_test runner_tests[RUNNER_MAX_TESTS];
+static int runner_test_count;
+static const char *runner_current_name;
+static unsigned runner_current_failures;
+
+void runner_register(const char *file, const char *name, runner_test_fn fn)
+{
+    if (runner_test_count >= RUNNER_MAX_TESTS) {
+        fprintf(stderr, "runner: too many tests, raise RUNNER_MAX_TESTS\n");
+        exit(2);
+    }
+    runner_tests[runner_test_count].file = file;
+    runner_tests[runner_test_count].name = name;
+    runner_tests[runner_test_count].fn = fn;
+    runner_test_count++;
+}
+
+void runner_fail(const char *file, int line, const char *fmt, ...)
+{
+    runner_current_failures++;
+    if (runner_current_failures > RUNNER_MAX_PRINTED)
+        return;
+    va_list args;
+    va_start(args, fmt);
+    printf("FAIL %s: %s:%d: ", runner_current_name, file, line);
+    vprintf(fmt, args);
+    printf("\n");
+    va_end(args);
+    fflush(stdout);
+}
+
+unsigned runner_failures(void)
+{
+    return runner_current_failures;
+}
+
+static const char *runner_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int main(int argc, char **argv)
+{
+    const char *filter = argc > 1 ? argv[1] : NULL;
+
+    register_world_tests();
+    register_errors_tests();
+    register_integrate_tests();
+    register_grid_tests();
+    register_flock_tests();
+    register_determinism_tests();
+
+    int passed = 0, failed = 0;
+    int module_passed = 0, module_failed = 0;
+    const char *module = NULL;
+    for (int i = 0; i <= runner_test_count; i++) {
+        const char *file =
+            i < runner_test_count ? runner_basename(runner_tests[i].file) : NULL;
+        if (module && (!file || strcmp(file, module) != 0)) {
+            if (module_passed + module_failed > 0)
+                printf("%-20s %3d passed, %d failed\n", module, module_passed,
+                       module_failed);
+            module_passed = module_failed = 0;
+        }
+        if (!file)
+            break;
+        module = file;
+        const runner_test *test = &runner_tests[i];
+        if (filter && !strstr(test->name, filter))
+            continue;
+        runner_current_name = test->name;
+        runner_current_failures = 0;
+        test->fn();
+        if (runner_current_failures == 0) {
+            passed++;
+            module_passed++;
+        } else {
+            if (runner_current_failures > RUNNER_MAX_PRINTED)
+                printf("FAIL %s: ... and %u more failed checks\n", test->name,
+                       runner_current_failures - RUNNER_MAX_PRINTED);
+            failed++;
+            module_failed++;
+        }
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

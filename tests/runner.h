@@ -1,0 +1,217 @@
+/*
+ * The test runner: a table of named tests, checks that record a failure
+ * and carry on, and a main() (tests/main.c) that runs the tests whose name
+ * contains a filter and ends with "N passed, N failed".
+ *
+ * Each tests/test_<module>.c defines its tests with TEST(name) and hands
+ * them to the runner from one register_<module>_tests() function, listed in
+ * main.c. A failing check prints one line "file:line: what, values"; the
+ * first few per test are printed, the rest only counted, so a loop over
+ * thousands of cases cannot flood the output.
+ *
+ * Also here: the small deterministic random generator (splitmix64) and
+ * vector helpers every module uses.
+ */
+#ifndef THRONG_TESTS_RUNNER_H
+#define THRONG_TESTS_RUNNER_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "throng.h"
+
+typedef void (*runner_test_fn)(void);
+
+#if defined(__GNUC__)
+#define RUNNER_PRINTF(fmt_index, first_arg) \
+    __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define RUNNER_PRINTF(fmt_index, first_arg)
+#endif
+
+void runner_register(const char *file, const char *name, runner_test_fn fn);
+void runner_fail(const char *file, int line, const char *fmt, ...)
+    RUNNER_PRINTF(3, 4);
+/* Number of failed checks in the running test so far. */
+unsigned runner_failures(void);
+
+/* One per test file, called by main(). */
+void register_world_tests(void);
+void register_errors_tests(void);
+void register_integrate_tests(void);
+void register_grid_tests(void);
+void register_flock_tests(void);
+void register_determinism_tests(void);
+
+#define TEST(name) static void name(void)
+#define REGISTER(name) runner_register(__FILE__, #name, name)
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (!(cond))                                                       \
+            runner_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);           \
+    } while (0)
+
+/* As CHECK, but leaves the test (for preconditions the rest relies on). */
+#define REQUIRE(cond)                                                      \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            runner_fail(__FILE__, __LINE__, "REQUIRE(%s)", #cond);         \
+            return;                                                        \
+        }                                                                  \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                 \
+    do {                                                                   \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);    \
+        if (check_a_ != check_b_)                                          \
+            runner_fail(__FILE__, __LINE__, "%s == %s: got %lld vs %lld",  \
+                        #a, #b, check_a_, check_b_);                       \
+    } while (0)
+
+#define CHECK_EQ_U64(a, b)                                                 \
+    do {                                                                   \
+        unsigned long long check_a_ = (unsigned long long)(a);             \
+        unsigned long long check_b_ = (unsigned long long)(b);             \
+        if (check_a_ != check_b_)                                          \
+            runner_fail(__FILE__, __LINE__,                                \
+                        "%s == %s: got %#llx vs %#llx", #a, #b, check_a_,  \
+                        check_b_);                                         \
+    } while (0)
+
+/* |a - b| <= tol, all three read as double. */
+#define CHECK_NEAR(a, b, tol)                                              \
+    do {                                                                   \
+        double check_a_ = (double)(a), check_b_ = (double)(b);             \
+        double check_t_ = (double)(tol);                                   \
+        if (!(fabs(check_a_ - check_b_) <= check_t_))                      \
+            runner_fail(__FILE__, __LINE__,                                \
+                        "%s ~ %s: got %.9g vs %.9g (tol %.3g)", #a, #b,    \
+                        check_a_, check_b_, check_t_);                     \
+    } while (0)
+
+/* A status-returning call must give `want`. */
+#define CHECK_STATUS(expr, want)                                           \
+    do {                                                                   \
+        throng_status check_got_ = (expr);                                 \
+        throng_status check_want_ = (want);                                \
+        if (check_got_ != check_want_)                                     \
+            runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want %d (%s)", \
+                        #expr, (int)check_got_,                            \
+                        throng_status_string(check_got_), (int)check_want_, \
+                        throng_status_string(check_want_));                \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_STATUS(expr, THRONG_OK)
+
+#define REQUIRE_OK(expr)                                                   \
+    do {                                                                   \
+        throng_status check_got_ = (expr);                                 \
+        if (check_got_ != THRONG_OK) {                                     \
+            runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want OK",    \
+                        #expr, (int)check_got_,                            \
+                        throng_status_string(check_got_));                 \
+            return;                                                        \
+        }                                                                  \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Deterministic random numbers (splitmix64) and small helpers             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct test_rng {
+    uint64_t state;
+} test_rng;
+
+static inline test_rng test_rng_make(uint64_t seed)
+{
+    test_rng rng = {seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull};
+    return rng;
+}
+
+static inline uint64_t test_rng_u64(test_rng *rng)
+{
+    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n). */
+static inline uint32_t test_rng_below(test_rng *rng, uint32_t n)
+{
+    return n == 0u ? 0u : (uint32_t)(test_rng_u64(rng) % n);
+}
+
+/* Uniform float in [0, 1). */
+static inline float test_rng_unit(test_rng *rng)
+{
+    return (float)(test_rng_u64(rng) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* Uniform float in [lo, hi). */
+static inline float test_rng_range(test_rng *rng, float lo, float hi)
+{
+    return lo + (hi - lo) * test_rng_unit(rng);
+}
+
+#define TEST_TWO_PI 6.28318530717958647692f
+
+static inline double test_len3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+static inline double test_dist3(const double a[3], const double b[3])
+{
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return test_len3(d);
+}
+
+/* Seed 000's vehicle model in double: F = truncate(force, max_force),
+ * v1 = truncate(v0 + F / m dt, max_speed). */
+static inline void test_ref_vehicle(double mass, double max_force,
+                                    double max_speed, double dt,
+                                    const double v0[3], const double force[3],
+                                    double v1[3])
+{
+    double f[3] = {force[0], force[1], force[2]};
+    double f_len = test_len3(f);
+    if (f_len > max_force)
+        for (int k = 0; k < 3; k++)
+            f[k] *= max_force / f_len;
+    for (int k = 0; k < 3; k++)
+        v1[k] = v0[k] + f[k] / mass * dt;
+    double v_len = test_len3(v1);
+    if (v_len > max_speed)
+        for (int k = 0; k < 3; k++)
+            v1[k] *= max_speed / v_len;
+}
+
+static inline void test_to_double3(const float in[3], double out[3])
+{
+    out[0] = (double)in[0];
+    out[1] = (double)in[1];
+    out[2] = (double)in[2];
+}
+
+static inline bool test_handle_eq(throng_agent a, throng_agent b)
+{
+    return a.slot == b.slot && a.generation == b.generation;
+}
+
+/* qsort order for handles. */
+static inline int test_handle_cmp(const void *pa, const void *pb)
+{
+    const throng_agent *a = (const throng_agent *)pa;
+    const throng_agent *b = (const throng_agent *)pb;
+    if (a->slot != b->slot)
+        return a->slot < b->slot ? -1 : 1;
+    if (a->generation != b->generation)
+        return a->generation < b->generation ? -1 : 1;
+    return 0;
+}
+
+#endif /* THRONG_TESTS_RUNNER_H */

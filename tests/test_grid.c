@@ -1,0 +1,596 @@
+/*
+ * The spatial hash grid against brute force: throng_world_query_radius must
+ * return exactly the set of live agents whose stored position is within
+ * the radius (inclusive) of the point, nearest periodic image in a periodic
+ * world, with the distance computed as the header's float formula:
+ *
+ *     dx = x_j - q_x (wrapped into [-L/2, L/2] when periodic), ...
+ *     inside iff dx*dx + dy*dy (+ dz*dz) <= r*r
+ *
+ * Configurations are random (seeded) and deliberately nasty: agents on cell
+ * borders, coincident agents, pairs exactly at the query radius, radius 0,
+ * radii above the neighbour radius and above the whole box, negative and
+ * far-away coordinates, queries before any step, after steps, after moves
+ * through setters and after removals.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+typedef struct grid_config {
+    int dims;
+    bool periodic;
+    float box[3];
+    float neighbour_radius;
+    float cell; /* the def's cell_size (0 = neighbour radius) */
+    float cell_effective;
+    int placement; /* 0 uniform, 1 on cell borders, 2 clusters, 3 far */
+} grid_config;
+
+typedef struct grid_state {
+    throng_world *world;
+    grid_config config;
+    throng_agent *handles;
+    uint32_t count, capacity;
+    float (*positions)[3]; /* the library's, refreshed before queries */
+    throng_agent *brute, *got;
+    uint64_t queries, mismatches;
+} grid_state;
+
+static float grid_wrap(float x, float box)
+{
+    while (x >= box)
+        x -= box;
+    while (x < 0.0f)
+        x += box;
+    return x;
+}
+
+/* A position for placement mode `placement`. */
+static void grid_random_point(test_rng *rng, const grid_config *c, float p[3])
+{
+    float extent = 12.0f * c->neighbour_radius; /* unbounded half-width */
+    for (int k = 0; k < 3; k++) {
+        float lo = c->periodic ? 0.0f : -extent;
+        float hi = c->periodic ? c->box[k] : extent;
+        float x;
+        switch (c->placement) {
+        case 1: { /* multiples of half a cell: many on cell borders */
+            float step = 0.5f * c->cell_effective;
+            int cells = (int)((hi - lo) / step);
+            x = lo + step * (float)test_rng_below(rng, (uint32_t)cells);
+            break;
+        }
+        case 2: { /* a few cluster points, agents stacked on them */
+            float step = (hi - lo) / 5.0f;
+            x = lo + step * (float)test_rng_below(rng, 5u);
+            break;
+        }
+        case 3: /* multiples of 0.25 over a wide range, some far away */
+            if (!c->periodic && test_rng_below(rng, 5u) == 0u)
+                x = 0.25f * (float)((int)test_rng_below(rng, 80000u) - 40000);
+            else
+                x = lo + 0.25f * (float)test_rng_below(
+                                     rng, (uint32_t)((hi - lo) * 4.0f));
+            break;
+        default:
+            x = test_rng_range(rng, lo, hi);
+            break;
+        }
+        if (c->periodic)
+            x = grid_wrap(x, c->box[k]);
+        p[k] = k < c->dims ? x : 0.0f;
+    }
+}
+
+static bool grid_add(grid_state *s, test_rng *rng)
+{
+    if (s->count == s->capacity)
+        return true;
+    throng_agent_def def = throng_agent_def_default();
+    grid_random_point(rng, &s->config, def.position);
+    def.max_speed = 3.0f * s->config.neighbour_radius;
+    for (int k = 0; k < s->config.dims; k++)
+        def.velocity[k] = test_rng_range(rng, -1.0f, 1.0f) *
+                          s->config.neighbour_radius;
+    throng_status st = throng_agent_add(s->world, &def, &s->handles[s->count]);
+    if (st != THRONG_OK) {
+        runner_fail(__FILE__, __LINE__, "add: %s", throng_status_string(st));
+        return false;
+    }
+    s->count++;
+    return true;
+}
+
+static bool grid_refresh(grid_state *s)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (throng_agent_get_position(s->world, s->handles[i],
+                                      s->positions[i]) != THRONG_OK) {
+            runner_fail(__FILE__, __LINE__, "get_position refused");
+            return false;
+        }
+        if (s->config.dims == 2)
+            s->positions[i][2] = 0.0f;
+    }
+    return true;
+}
+
+/* The obvious answer, straight from the header's formula. */
+static uint32_t grid_brute(const grid_state *s, const float q[3], float r,
+                           throng_agent *out)
+{
+    const grid_config *c = &s->config;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->count; j++) {
+        float d2 = 0.0f;
+        for (int k = 0; k < c->dims; k++) {
+            float d = s->positions[j][k] - q[k];
+            if (c->periodic) {
+                float half = 0.5f * c->box[k];
+                if (d > half)
+                    d -= c->box[k];
+                if (d < -half)
+                    d += c->box[k];
+            }
+            d2 += d * d;
+        }
+        if (d2 <= r * r)
+            out[n++] = s->handles[j];
+    }
+    return n;
+}
+
+static void grid_query_check(grid_state *s, const float q[3], float r,
+                             const char *phase)
+{
+    uint32_t want = grid_brute(s, q, r, s->brute);
+    uint32_t got_count = UINT32_MAX;
+    bool truncated = true;
+    uint32_t capacity = s->count + 1u;
+    throng_status st = throng_world_query_radius(
+        s->world, q, r, s->got, capacity, &got_count, &truncated);
+    s->queries++;
+    if (st != THRONG_OK) {
+        s->mismatches++;
+        runner_fail(__FILE__, __LINE__, "%s: query refused: %s (%s)", phase,
+                    throng_status_string(st),
+                    throng_world_last_error(s->world));
+        return;
+    }
+    bool same = got_count == want && !truncated;
+    if (same) {
+        qsort(s->brute, want, sizeof *s->brute, test_handle_cmp);
+        qsort(s->got, want, sizeof *s->got, test_handle_cmp);
+        same = memcmp(s->brute, s->got, want * sizeof *s->got) == 0;
+    }
+    if (!same) {
+        s->mismatches++;
+        const grid_config *c = &s->config;
+        runner_fail(__FILE__, __LINE__,
+                    "%s: %dD %s box (%g,%g,%g) radius %g cell %g placement "
+                    "%d, %u agents: query (%.9g,%.9g,%.9g) r=%.9g found %u "
+                    "(truncated %d), brute force %u",
+                    phase, c->dims, c->periodic ? "periodic" : "unbounded",
+                    (double)c->box[0], (double)c->box[1], (double)c->box[2],
+                    (double)c->neighbour_radius, (double)c->cell,
+                    c->placement, s->count, (double)q[0], (double)q[1],
+                    (double)q[2], (double)r, got_count, (int)truncated,
+                    want);
+    }
+}
+
+/* A batch of nasty queries against the current state. */
+static void grid_query_batch(grid_state *s, test_rng *rng, int queries,
+                             const char *phase)
+{
+    if (!grid_refresh(s))
+        return;
+    const grid_config *c = &s->config;
+    float nr = c->neighbour_radius;
+    float whole = c->periodic ? 2.0f * fmaxf(c->box[0], fmaxf(c->box[1],
+                                                              c->box[2]))
+                              : 1e6f;
+    for (int i = 0; i < queries && runner_failures() < 6u; i++) {
+        float q[3] = {0.0f, 0.0f, 0.0f};
+        float r;
+        switch (test_rng_below(rng, 6u)) {
+        case 0: r = 0.0f; break;
+        case 1: r = test_rng_range(rng, 0.0f, nr); break;
+        case 2: r = nr; break;
+        case 3: r = test_rng_range(rng, nr, 3.0f * nr); break;
+        case 4: r = 0.5f * (float)(1u + test_rng_below(rng, 8u)); break;
+        default: r = whole; break;
+        }
+        uint32_t where = test_rng_below(rng, 4u);
+        if (where == 0u || s->count == 0u) {
+            grid_random_point(rng, c, q);
+        } else {
+            /* At an agent, or exactly r away from one along an axis (an
+             * inclusive boundary case whenever the sum is exact). */
+            uint32_t j = test_rng_below(rng, s->count);
+            memcpy(q, s->positions[j], sizeof q);
+            if (where >= 2u) {
+                int axis = (int)test_rng_below(rng, (uint32_t)c->dims);
+                float sign = where == 2u ? 1.0f : -1.0f;
+                if (r < whole)
+                    q[axis] += sign * r;
+                if (c->periodic)
+                    q[axis] = grid_wrap(q[axis], c->box[axis]);
+            }
+        }
+        grid_query_check(s, q, r, phase);
+    }
+}
+
+/* Runs one configuration; false when the library refused to create its
+ * world (reported once per sweep by the caller). */
+static bool grid_run_config(const grid_config *config, uint64_t seed,
+                            uint64_t *queries, uint64_t *mismatches,
+                            throng_status *create_status)
+{
+    test_rng rng = test_rng_make(seed);
+    grid_state s;
+    memset(&s, 0, sizeof s);
+    s.config = *config;
+    s.capacity = 480u;
+    s.handles = calloc(s.capacity, sizeof *s.handles);
+    s.positions = calloc(s.capacity, sizeof *s.positions);
+    s.brute = calloc(s.capacity + 1u, sizeof *s.brute);
+    s.got = calloc(s.capacity + 1u, sizeof *s.got);
+
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = config->dims;
+    def.boundary = config->periodic ? THRONG_BOUNDARY_PERIODIC
+                                    : THRONG_BOUNDARY_UNBOUNDED;
+    memcpy(def.box_size, config->box, sizeof def.box_size);
+    def.neighbour_radius = config->neighbour_radius;
+    def.cell_size = config->cell;
+    *create_status = throng_world_create(&def, &s.world);
+    if (*create_status != THRONG_OK)
+        goto done;
+    uint32_t n = test_rng_below(&rng, 400u);
+    if (seed % 7u == 0u)
+        n = seed % 2u; /* empty and single-agent worlds */
+    for (uint32_t i = 0; i < n; i++)
+        if (!grid_add(&s, &rng))
+            goto done;
+
+    grid_query_batch(&s, &rng, 40, "before any step");
+
+    for (int step = 0; step < 3; step++)
+        if (throng_world_step(s.world, test_rng_range(&rng, 0.05f, 0.5f)) !=
+            THRONG_OK)
+            runner_fail(__FILE__, __LINE__, "step refused");
+    grid_query_batch(&s, &rng, 40, "after steps");
+
+    /* Moves through setters, onto cell borders and stacks, no step. */
+    for (uint32_t i = 0; i < s.count; i += 3u) {
+        grid_config border = s.config;
+        border.placement = (int)(i % 2u) + 1;
+        float p[3];
+        grid_random_point(&rng, &border, p);
+        if (throng_agent_set_position(s.world, s.handles[i], p) != THRONG_OK)
+            runner_fail(__FILE__, __LINE__, "set_position refused");
+    }
+    grid_query_batch(&s, &rng, 40, "after setters");
+
+    /* Removals (swap-remove reorders rows) and re-adds, no step. */
+    for (uint32_t i = 0; i < s.count / 4u; i++) {
+        uint32_t victim = test_rng_below(&rng, s.count);
+        if (throng_agent_remove(s.world, s.handles[victim]) != THRONG_OK)
+            runner_fail(__FILE__, __LINE__, "remove refused");
+        s.handles[victim] = s.handles[--s.count];
+    }
+    grid_query_batch(&s, &rng, 30, "after removes");
+    for (uint32_t i = 0; i < 40u; i++)
+        if (!grid_add(&s, &rng))
+            goto done;
+    grid_query_batch(&s, &rng, 30, "after re-adds");
+
+    if (throng_world_step(s.world, 0.3f) != THRONG_OK)
+        runner_fail(__FILE__, __LINE__, "step refused");
+    grid_query_batch(&s, &rng, 40, "after more steps");
+
+done:
+    *queries += s.queries;
+    *mismatches += s.mismatches;
+    throng_world_destroy(s.world);
+    free(s.handles);
+    free(s.positions);
+    free(s.brute);
+    free(s.got);
+    return *create_status == THRONG_OK;
+}
+
+static throng_status grid_try_create(const grid_config *c)
+{
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = c->dims;
+    def.boundary = c->periodic ? THRONG_BOUNDARY_PERIODIC
+                               : THRONG_BOUNDARY_UNBOUNDED;
+    memcpy(def.box_size, c->box, sizeof def.box_size);
+    def.neighbour_radius = c->neighbour_radius;
+    def.cell_size = c->cell;
+    throng_world *world = NULL;
+    throng_status st = throng_world_create(&def, &world);
+    throng_world_destroy(world);
+    return st;
+}
+
+/* When the library refuses a configuration the header allows, the sweep
+ * reports it and still tests the grid on the nearest configuration it
+ * accepts: lengths scaled so the neighbour radius is at least 1, cells of
+ * at least 0.3 neighbour radius, boxes of at least 3.1 radii. */
+static bool grid_fallback(grid_config *c)
+{
+    if (c->neighbour_radius < 1.0f) {
+        float scale = 1.0f / c->neighbour_radius;
+        c->neighbour_radius *= scale;
+        c->cell *= scale;
+        c->cell_effective *= scale;
+        for (int k = 0; k < 3; k++)
+            c->box[k] *= scale;
+        if (grid_try_create(c) == THRONG_OK)
+            return true;
+    }
+    if (c->cell > 0.0f && c->cell < 0.3f * c->neighbour_radius) {
+        c->cell = c->cell_effective = 0.3f * c->neighbour_radius;
+        if (grid_try_create(c) == THRONG_OK)
+            return true;
+    }
+    for (int k = 0; k < 3; k++)
+        c->box[k] = fmaxf(c->box[k], 3.1f * c->neighbour_radius);
+    return grid_try_create(c) == THRONG_OK;
+}
+
+static void grid_sweep(int dims, bool periodic)
+{
+    test_rng rng = test_rng_make(1000u + (uint64_t)dims * 10u +
+                                 (uint64_t)periodic);
+    uint64_t queries = 0, mismatches = 0;
+    int refused = 0, run = 0;
+    char first_refused[200] = "";
+    const float radii[] = {0.5f, 1.0f, 2.5f};
+    for (int i = 0; i < 24 && mismatches < 6u; i++) {
+        grid_config c;
+        memset(&c, 0, sizeof c);
+        c.dims = dims;
+        c.periodic = periodic;
+        c.neighbour_radius = radii[test_rng_below(&rng, 3u)];
+        switch (test_rng_below(&rng, 4u)) {
+        case 0: c.cell = 0.0f; break;
+        case 1: c.cell = 0.25f * c.neighbour_radius; break;
+        case 2: c.cell = 0.5f * c.neighbour_radius; break;
+        default: c.cell = 2.0f * c.neighbour_radius; break;
+        }
+        c.cell_effective = c.cell > 0.0f ? c.cell : c.neighbour_radius;
+        float smallest = 3.0f * c.neighbour_radius;
+        for (int k = 0; k < 3; k++) {
+            /* The smallest box the header allows (three neighbour radii),
+             * a whole number of cells, or anything between 3 and 15
+             * radii. */
+            switch (test_rng_below(&rng, 3u)) {
+            case 0:
+                c.box[k] = smallest;
+                break;
+            case 1: {
+                float cells = ceilf(smallest / c.cell_effective);
+                cells += (float)test_rng_below(&rng, 9u);
+                c.box[k] = c.cell_effective * cells;
+                break;
+            }
+            default:
+                c.box[k] = c.neighbour_radius *
+                           test_rng_range(&rng, 3.01f, 15.0f);
+                break;
+            }
+        }
+        c.placement = i % 4;
+        throng_status create = grid_try_create(&c);
+        if (create != THRONG_OK) {
+            if (refused++ == 0)
+                snprintf(first_refused, sizeof first_refused,
+                         "%s for box (%g, %g, %g), neighbour radius %g, "
+                         "cell size %g",
+                         throng_status_string(create), (double)c.box[0],
+                         (double)c.box[1], (double)c.box[2],
+                         (double)c.neighbour_radius, (double)c.cell);
+            if (!grid_fallback(&c))
+                continue;
+        }
+        run++;
+        if (!grid_run_config(&c, (uint64_t)i * 7919u + (uint64_t)dims,
+                             &queries, &mismatches, &create))
+            runner_fail(__FILE__, __LINE__, "create refused: %s",
+                        throng_status_string(create));
+    }
+    /* Every configuration above is valid by the header (boxes of at least
+     * three neighbour radii, cells of at least a quarter radius). */
+    if (refused > 0)
+        runner_fail(__FILE__, __LINE__,
+                    "world create refused %d of 24 valid configurations "
+                    "(%d ran, some adjusted); first: %s",
+                    refused, run, first_refused);
+    CHECK(queries >= 150u * (uint64_t)run);
+    CHECK(run >= 20);
+    CHECK_EQ_INT(mismatches, 0);
+}
+
+TEST(grid_query_2d_unbounded) { grid_sweep(2, false); }
+TEST(grid_query_3d_unbounded) { grid_sweep(3, false); }
+TEST(grid_query_2d_periodic) { grid_sweep(2, true); }
+TEST(grid_query_3d_periodic) { grid_sweep(3, true); }
+
+TEST(grid_query_exact_boundaries)
+{
+    /* Hand-made: agents at 0.5 and 1.5 on each axis, cell size 1, queries
+     * whose distance is exactly the radius. */
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world_def def = throng_world_def_default();
+        def.dimensions = dims;
+        throng_world *world = NULL;
+        REQUIRE_OK(throng_world_create(&def, &world));
+        throng_agent a, b, c, d;
+        throng_agent_def ad = throng_agent_def_default();
+        ad.position[0] = 0.5f;
+        REQUIRE_OK(throng_agent_add(world, &ad, &a));
+        ad.position[0] = 1.5f;
+        REQUIRE_OK(throng_agent_add(world, &ad, &b));
+        ad.position[0] = -1.0f; /* on a cell border, negative side */
+        ad.position[1] = -2.0f;
+        REQUIRE_OK(throng_agent_add(world, &ad, &c));
+        REQUIRE_OK(throng_agent_add(world, &ad, &d)); /* coincident with c */
+        throng_agent out[8];
+        uint32_t count = 0;
+        bool truncated = true;
+        float q[3] = {0.5f, 0.0f, 0.0f};
+        CHECK_OK(throng_world_query_radius(world, q, 1.0f, out, 8u, &count,
+                                           &truncated));
+        CHECK_EQ_INT(count, 2); /* a (distance 0) and b (distance 1) */
+        CHECK(!truncated);
+        q[0] = 1.5f;
+        CHECK_OK(throng_world_query_radius(world, q, 0.0f, out, 8u, &count,
+                                           &truncated));
+        CHECK_EQ_INT(count, 1);
+        CHECK(count == 1u && test_handle_eq(out[0], b));
+        q[0] = -1.0f;
+        q[1] = -1.0f;
+        CHECK_OK(throng_world_query_radius(world, q, 1.0f, out, 8u, &count,
+                                           &truncated));
+        CHECK_EQ_INT(count, 2); /* c and d, exactly 1 away */
+        CHECK_OK(throng_world_query_radius(world, q, 0.99999994f, out, 8u,
+                                           &count, &truncated));
+        CHECK_EQ_INT(count, 0);
+        q[0] = 2.5f;
+        q[1] = 0.0f;
+        CHECK_OK(throng_world_query_radius(world, q, 2.0f, out, 8u, &count,
+                                           &truncated));
+        CHECK_EQ_INT(count, 2); /* a at 2, b at 1 */
+        throng_world_destroy(world);
+    }
+    /* Periodic: 0.5 and 9.5 in a box of 10 are 1 apart. */
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = 2;
+    def.boundary = THRONG_BOUNDARY_PERIODIC;
+    def.box_size[0] = def.box_size[1] = 10.0f;
+    throng_world *world = NULL;
+    REQUIRE_OK(throng_world_create(&def, &world));
+    throng_agent a;
+    throng_agent_def ad = throng_agent_def_default();
+    ad.position[0] = 9.5f;
+    ad.position[1] = 0.0f;
+    REQUIRE_OK(throng_agent_add(world, &ad, &a));
+    throng_agent out[4];
+    uint32_t count = 0;
+    float q[3] = {0.5f, 0.0f, 0.0f};
+    CHECK_OK(throng_world_query_radius(world, q, 1.0f, out, 4u, &count, NULL));
+    CHECK_EQ_INT(count, 1);
+    q[1] = 9.0f; /* (1, 1) apart across both edges */
+    CHECK_OK(throng_world_query_radius(world, q, 1.4142135f, out, 4u, &count,
+                                       NULL));
+    CHECK_EQ_INT(count, 0);
+    CHECK_OK(throng_world_query_radius(world, q, 1.4142137f, out, 4u, &count,
+                                       NULL));
+    CHECK_EQ_INT(count, 1);
+    /* A radius far bigger than the box finds the agent once. */
+    CHECK_OK(throng_world_query_radius(world, q, 1000.0f, out, 4u, &count,
+                                       NULL));
+    CHECK_EQ_INT(count, 1);
+    throng_world_destroy(world);
+}
+
+TEST(grid_query_truncation)
+{
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world_def def = throng_world_def_default();
+        def.dimensions = dims;
+        throng_world *world = NULL;
+        REQUIRE_OK(throng_world_create(&def, &world));
+        test_rng rng = test_rng_make(5u);
+        enum { N = 150 };
+        throng_agent all[N];
+        for (int i = 0; i < N; i++) {
+            throng_agent_def ad = throng_agent_def_default();
+            for (int k = 0; k < 3; k++)
+                ad.position[k] = test_rng_range(&rng, -2.0f, 2.0f);
+            REQUIRE_OK(throng_agent_add(world, &ad, &all[i]));
+        }
+        /* Query the lot before and after a step. */
+        for (int round = 0; round < 2; round++) {
+            float q[3] = {0.0f, 0.0f, 0.0f};
+            throng_agent out[N + 1];
+            uint32_t count = 0;
+            bool truncated = true;
+            CHECK_OK(throng_world_query_radius(world, q, 10.0f, out, N + 1,
+                                               &count, &truncated));
+            CHECK_EQ_INT(count, N);
+            CHECK(!truncated);
+            CHECK_OK(throng_world_query_radius(world, q, 10.0f, out, N,
+                                               &count, &truncated));
+            CHECK_EQ_INT(count, N);
+            CHECK(!truncated);
+
+            const uint32_t caps[] = {1u, 10u, N - 1u};
+            for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+                throng_agent part[N + 1];
+                for (int i = 0; i <= N; i++)
+                    part[i] = THRONG_NULL_AGENT;
+                truncated = false;
+                CHECK_OK(throng_world_query_radius(world, q, 10.0f, part,
+                                                   caps[c], &count,
+                                                   &truncated));
+                CHECK_EQ_INT(count, N);
+                CHECK(truncated);
+                /* The first `capacity` entries are distinct live members;
+                 * nothing is written past them. */
+                for (uint32_t i = 0; i < caps[c]; i++) {
+                    CHECK(throng_agent_valid(world, part[i]));
+                    for (uint32_t k = 0; k < i; k++)
+                        CHECK(!test_handle_eq(part[i], part[k]));
+                }
+                CHECK(test_handle_eq(part[caps[c]], THRONG_NULL_AGENT));
+            }
+            /* Capacity 0 with no buffer: just the count. */
+            count = 0;
+            truncated = false;
+            CHECK_OK(throng_world_query_radius(world, q, 10.0f, NULL, 0u,
+                                               &count, &truncated));
+            CHECK_EQ_INT(count, N);
+            CHECK(truncated);
+            CHECK_OK(throng_world_query_radius(world, q, 10.0f, NULL, 0u,
+                                               &count, NULL));
+            CHECK_EQ_INT(count, N);
+            /* An empty answer is not truncated. */
+            float far[3] = {1000.0f, 1000.0f, 1000.0f};
+            truncated = true;
+            CHECK_OK(throng_world_query_radius(world, far, 1.0f, NULL, 0u,
+                                               &count, &truncated));
+            CHECK_EQ_INT(count, 0);
+            CHECK(!truncated);
+            /* Unspecified but deterministic order. */
+            throng_agent again[N];
+            uint32_t count2 = 0;
+            CHECK_OK(throng_world_query_radius(world, q, 1.5f, out, N, &count,
+                                               NULL));
+            CHECK_OK(throng_world_query_radius(world, q, 1.5f, again, N,
+                                               &count2, NULL));
+            CHECK_EQ_INT(count, count2);
+            CHECK(count == count2 &&
+                  memcmp(out, again, count * sizeof out[0]) == 0);
+            REQUIRE_OK(throng_world_step(world, 0.1f));
+        }
+        throng_world_destroy(world);
+    }
+}
+
+void register_grid_tests(void)
+{
+    REGISTER(grid_query_2d_unbounded);
+    REGISTER(grid_query_3d_unbounded);
+    REGISTER(grid_query_2d_periodic);
+    REGISTER(grid_query_3d_periodic);
+    REGISTER(grid_query_exact_boundaries);
+    REGISTER(grid_query_truncation);
+}
