@@ -94,48 +94,45 @@ typedef struct integrate_ctx {
     float dt;
 } integrate_ctx;
 
+void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
+    agent_columns *c = &w->col;
+    float F[2] = {w->steer_x[i], w->steer_y[i]};
+    float f2 = F[0] * F[0] + F[1] * F[1];
+    if (!(f2 == f2) || !is_finite_float(F[0]) || !is_finite_float(F[1])) {
+        F[0] = F[1] = 0.0f; /* no direction to keep */
+        f2 = 0.0f;
+    }
+    truncate_vec(F, 2, f2, c->max_force[i]);
+    const float inv_m = 1.0f / c->mass[i];
+    float v[2] = {c->vx[i] + (F[0] * inv_m) * dt,
+                  c->vy[i] + (F[1] * inv_m) * dt};
+    truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
+    float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
+    if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
+        x = wrap(x, w->box[0]);
+        y = wrap(y, w->box[1]);
+    }
+    c->px[i] = x;
+    c->py[i] = y;
+    c->vx[i] = v[0];
+    c->vy[i] = v[1];
+    float vv[3] = {v[0], v[1], 0.0f}, f[3];
+    if (heading(vv, 2, f)) {
+        c->fx[i] = f[0];
+        c->fy[i] = f[1];
+    }
+}
+
 static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
                          int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
-    throng_world *w = ic->w;
-    agent_columns *c = &w->col;
-    const float *restrict sx = w->steer_x, *restrict sy = w->steer_y;
-    float *restrict px = c->px, *restrict py = c->py;
-    float *restrict vx = c->vx, *restrict vy = c->vy;
-    float *restrict fx = c->fx, *restrict fy = c->fy;
-    const float *restrict mass = c->mass, *restrict max_force = c->max_force,
-                *restrict max_speed = c->max_speed;
-    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
-    const float Lx = w->box[0], Ly = w->box[1];
-    const float dt = ic->dt;
-    for (uint32_t i = begin; i < end; i++) {
-        float F[2] = {sx[i], sy[i]};
-        float f2 = F[0] * F[0] + F[1] * F[1];
-        if (!(f2 == f2) || !is_finite_float(F[0]) || !is_finite_float(F[1])) {
-            F[0] = F[1] = 0.0f; /* no direction to keep */
-            f2 = 0.0f;
-        }
-        truncate_vec(F, 2, f2, max_force[i]);
-        const float inv_m = 1.0f / mass[i];
-        float v[2] = {vx[i] + (F[0] * inv_m) * dt, vy[i] + (F[1] * inv_m) * dt};
-        float v2 = v[0] * v[0] + v[1] * v[1];
-        truncate_vec(v, 2, v2, max_speed[i]);
-        float x = px[i] + v[0] * dt, y = py[i] + v[1] * dt;
-        if (periodic) {
-            x = wrap(x, Lx);
-            y = wrap(y, Ly);
-        }
-        px[i] = x;
-        py[i] = y;
-        vx[i] = v[0];
-        vy[i] = v[1];
-        float vv[3] = {v[0], v[1], 0.0f}, f[3];
-        if (heading(vv, 2, f)) {
-            fx[i] = f[0];
-            fy[i] = f[1];
-        }
+    if (ic->w->integrate_2d) {
+        ic->w->integrate_2d(ic->w, begin, end, ic->dt);
+        return;
     }
+    for (uint32_t i = begin; i < end; i++)
+        integrate_row_2d(ic->w, i, ic->dt);
 }
 
 static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,

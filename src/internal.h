@@ -129,6 +129,9 @@ struct throng_world {
     throng_step_stats stats;
     const char *simd_name; /* the neighbour kernel path in use */
     void (*kernel)(const struct flock_run *, struct flock_counts *);
+    /* The vector 2D integration of the kernel's instruction set, or NULL
+     * for the scalar rows. */
+    void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
 
     char error[256];
 };
@@ -183,6 +186,8 @@ void group_derive_params(const throng_world *world, uint32_t group);
 /* The step stages (step.c, steer_flock.c, integrate.c). */
 void steer_flock(throng_world *world, float dt);
 void integrate(throng_world *world, float dt);
+/* The exact scalar integration of one 2D row, every case handled. */
+void integrate_row_2d(throng_world *world, uint32_t row, float dt);
 
 /* Chooses the world's neighbour kernel path by name ("auto" or NULL: the
  * widest the CPU supports; the THRONG_SIMD environment variable, when set,

@@ -285,6 +285,7 @@ void steer_flock(throng_world *w, float dt) {
 typedef struct kernel_path {
     const char *name;
     flock_kernel_fn fn;
+    void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
     int (*supported)(void);
 } kernel_path;
 
@@ -304,27 +305,32 @@ static int has_avx512(void) {
 
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS)
-    {"avx512", flock_kernel_avx512, has_avx512},
-    {"avx2", flock_kernel_avx2, has_avx2},
-    {"sse2", flock_kernel_sse2, has_sse2},
+    {"avx512", flock_kernel_avx512, integrate_2d_avx512, has_avx512},
+    {"avx2", flock_kernel_avx2, integrate_2d_avx2, has_avx2},
+    {"sse2", flock_kernel_sse2, integrate_2d_sse2, has_sse2},
 #endif
-    {"scalar", flock_kernel_scalar, always},
+    {"scalar", flock_kernel_scalar, NULL, always},
 };
 
-int flock_select(const char *name, flock_kernel_fn *fn,
-                 const char **out_name) {
+static const kernel_path *find_path(const char *name) {
     size_t n = sizeof paths / sizeof paths[0];
     int any = name == NULL || strcmp(name, "auto") == 0;
     for (size_t p = 0; p < n; p++) {
         if (!any && strcmp(name, paths[p].name) != 0)
             continue;
-        if (!paths[p].supported())
-            return 1;
-        *fn = paths[p].fn;
-        *out_name = paths[p].name;
-        return 0;
+        return paths[p].supported() ? &paths[p] : NULL;
     }
-    return 1;
+    return NULL;
+}
+
+int flock_select(const char *name, flock_kernel_fn *fn,
+                 const char **out_name) {
+    const kernel_path *p = find_path(name);
+    if (!p)
+        return 1;
+    *fn = p->fn;
+    *out_name = p->name;
+    return 0;
 }
 
 int world_select_kernel(throng_world *w, const char *name) {
@@ -333,11 +339,11 @@ int world_select_kernel(throng_world *w, const char *name) {
         if (env && *env)
             name = env;
     }
-    flock_kernel_fn fn;
-    const char *canonical;
-    if (flock_select(name, &fn, &canonical))
+    const kernel_path *p = find_path(name);
+    if (!p)
         return 1;
-    w->kernel = fn;
-    w->simd_name = canonical;
+    w->kernel = p->fn;
+    w->integrate_2d = p->integrate_2d;
+    w->simd_name = p->name;
     return 0;
 }

@@ -52,6 +52,10 @@ void flock_kernel_scalar(const flock_run *run, flock_counts *counts);
 void flock_kernel_sse2(const flock_run *run, flock_counts *counts);
 void flock_kernel_avx2(const flock_run *run, flock_counts *counts);
 void flock_kernel_avx512(const flock_run *run, flock_counts *counts);
+void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
+void integrate_2d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
+void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
+                         float dt);
 
 /* Pieces of the force epilogue that every path shares (scalar code, so all
  * paths compute them identically): */
