@@ -399,6 +399,11 @@ int grid_build(throng_world *w, int permute) {
 
 int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
                 cell_range *out) {
+    return grid_ranges_span(g, cx, cx, cy, cz, out);
+}
+
+int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
+                     int32_t cy, int32_t cz, cell_range *out) {
     const int rx = g->reach[0], ry = g->reach[1];
     const int rz = g->dims == 3 ? g->reach[2] : 0;
     const uint32_t *start = g->cell_start;
@@ -407,8 +412,8 @@ int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
     int count = 0;
     for (int dz = -rz; dz <= rz; dz++) {
         for (int dy = -ry; dy <= ry; dy++) {
-            for (int dx = -rx; dx <= rx; dx++) {
-                int32_t c[3] = {cx + dx, cy + dy, cz + dz};
+            for (int32_t x = cx_first - rx; x <= cx_last + rx; x++) {
+                int32_t c[3] = {x, cy + dy, cz + dz};
                 float shift[3] = {0.0f, 0.0f, 0.0f};
                 if (g->periodic) {
                     for (int a = 0; a < g->dims; a++) {

@@ -134,4 +134,13 @@ static inline uint32_t grid_bucket(const grid *g, int32_t cx, int32_t cy,
 int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
                 cell_range *out);
 
+/* The same for a span of cells cx_first .. cx_last of one row: the union
+ * of their blocks, row by row, x ascending. Each cell's own ranges appear
+ * in it in the same relative order, so a walk over the union meets every
+ * candidate of every cell in that cell's order. Periodic grids only, with
+ * (cx_last - cx_first) + 2 reach + 1 <= cells along x (the union must not
+ * wrap onto itself); hashed grids would reorder collided buckets. */
+int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
+                     int32_t cy, int32_t cz, cell_range *out);
+
 #endif /* THRONG_GRID_H */

@@ -128,7 +128,8 @@ struct throng_world {
     uint64_t step;
     throng_step_stats stats;
     const char *simd_name; /* the neighbour kernel path in use */
-    void (*kernel)(const struct flock_run *, struct flock_counts *);
+    void (*kernel)(const throng_world *, uint32_t, uint32_t, float,
+                   struct flock_counts *);
     /* The vector 2D integration of the kernel's instruction set, or NULL
      * for the scalar rows. */
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);

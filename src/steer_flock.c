@@ -227,11 +227,29 @@ static void flock_finish(const throng_world *w, uint32_t t,
         w->steer_z[t] = F[2];
 }
 
-void flock_kernel_scalar(const flock_run *run, flock_counts *counts) {
+/* Runs of agents that share a cell, each walking that cell's ranges. */
+void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
+                         float dt, flock_counts *counts) {
+    cell_range ranges[GRID_MAX_RANGES];
     flock_sums sums[FLOCK_RUN_MAX];
-    flock_accumulate_scalar(run, sums, counts);
-    for (uint32_t t = run->begin; t < run->end; t++)
-        flock_finish(run->w, t, &sums[t - run->begin], run->dt);
+    uint32_t t = begin;
+    while (t < end) {
+        int32_t c[3], d[3];
+        flock_cell_of(w, t, c);
+        uint32_t stop = t + 1;
+        for (; stop < end && stop - t < FLOCK_RUN_MAX; stop++) {
+            flock_cell_of(w, stop, d);
+            if (d[0] != c[0] || d[1] != c[1] || d[2] != c[2])
+                break;
+        }
+        flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop,
+                         .dt = dt};
+        run.range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
+        flock_accumulate_scalar(&run, sums, counts);
+        for (uint32_t u = t; u < stop; u++)
+            flock_finish(w, u, &sums[u - t], dt);
+        t = stop;
+    }
 }
 
 typedef struct flock_ctx {
@@ -239,35 +257,11 @@ typedef struct flock_ctx {
     float dt;
 } flock_ctx;
 
-static int same_cell(const throng_world *w, uint32_t a, int32_t cx,
-                     int32_t cy, int32_t cz) {
-    const grid *g = &w->grid;
-    return grid_coord(g, 0, w->col.px[a]) == cx &&
-           grid_coord(g, 1, w->col.py[a]) == cy &&
-           (g->dims != 3 || grid_coord(g, 2, w->col.pz[a]) == cz);
-}
-
 static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     flock_ctx *fc = ctx;
     throng_world *w = fc->w;
-    const grid *g = &w->grid;
-    cell_range ranges[GRID_MAX_RANGES];
     flock_counts counts = {0, 0};
-    uint32_t t = begin;
-    while (t < end) {
-        int32_t cx = grid_coord(g, 0, w->col.px[t]);
-        int32_t cy = grid_coord(g, 1, w->col.py[t]);
-        int32_t cz = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
-        uint32_t stop = t + 1;
-        while (stop < end && stop - t < FLOCK_RUN_MAX &&
-               same_cell(w, stop, cx, cy, cz))
-            stop++;
-        flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop,
-                         .dt = fc->dt};
-        run.range_count = grid_ranges(g, cx, cy, cz, ranges);
-        w->kernel(&run, &counts);
-        t = stop;
-    }
+    w->kernel(w, begin, end, fc->dt, &counts);
     w->counters[thread].candidates += counts.candidates;
     w->counters[thread].neighbours += counts.neighbours;
 }

@@ -40,18 +40,34 @@ typedef struct flock_counts {
     uint64_t neighbours;
 } flock_counts;
 
-/* A kernel path: walks a run's candidates and writes each agent's steering
- * force (before truncation) into the world's steer columns. */
-typedef void (*flock_kernel_fn)(const flock_run *run, flock_counts *counts);
+/* A kernel path: for rows [begin, end) (a chunk, in cell order), walks
+ * each agent's candidates and writes its steering force (before
+ * truncation) into the world's steer columns. How rows are grouped is the
+ * path's own business; what each agent adds, and in which order, is not. */
+typedef void (*flock_kernel_fn)(const throng_world *w, uint32_t begin,
+                                uint32_t end, float dt, flock_counts *counts);
 
 /* The plain reference: one agent, one candidate at a time. */
-void flock_kernel_scalar(const flock_run *run, flock_counts *counts);
+void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
+                         float dt, flock_counts *counts);
 
 /* The vector paths, each built for its instruction set (steer_flock_simd.inc
  * compiled once per width). Absent in a scalar-only build. */
-void flock_kernel_sse2(const flock_run *run, flock_counts *counts);
-void flock_kernel_avx2(const flock_run *run, flock_counts *counts);
-void flock_kernel_avx512(const flock_run *run, flock_counts *counts);
+void flock_kernel_sse2(const throng_world *w, uint32_t begin, uint32_t end,
+                       float dt, flock_counts *counts);
+void flock_kernel_avx2(const throng_world *w, uint32_t begin, uint32_t end,
+                       float dt, flock_counts *counts);
+void flock_kernel_avx512(const throng_world *w, uint32_t begin, uint32_t end,
+                         float dt, flock_counts *counts);
+
+/* The cell coordinates of row t. */
+static inline void flock_cell_of(const throng_world *w, uint32_t t,
+                                 int32_t c[3]) {
+    const grid *g = &w->grid;
+    c[0] = grid_coord(g, 0, w->col.px[t]);
+    c[1] = grid_coord(g, 1, w->col.py[t]);
+    c[2] = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
+}
 void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
