@@ -328,7 +328,7 @@ static void permute_columns(throng_world *w, int threads) {
                 p.relink = p.count;
             p.count++;
         }
-        parallel_for(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
+        parallel_rows(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
         for (int b = 0; b < p.count; b++) {
             void *old = *cols[first + b];
             *cols[first + b] = w->spare4[b];

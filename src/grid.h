@@ -26,7 +26,7 @@ typedef struct throng_world throng_world;
 #define GRID_MAX_CELLS (1u << 24)
 
 /* Columns permuted per parallel region (and spare buffers kept). */
-#define GRID_PERMUTE_BATCH 4
+#define GRID_PERMUTE_BATCH 7
 
 /* The most cells walked on each side of an agent's cell. */
 #define GRID_MAX_REACH 5

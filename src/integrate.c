@@ -184,6 +184,6 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
 
 void integrate(throng_world *w, float dt) {
     integrate_ctx ctx = {.w = w, .dt = dt};
-    parallel_for(world_thread_count(w), w->count, INTEGRATE_GRAIN,
+    parallel_rows(world_thread_count(w), w->count, INTEGRATE_GRAIN,
                  w->dims == 3 ? integrate_3d : integrate_2d, &ctx);
 }

@@ -55,6 +55,30 @@ void parallel_for(int threads, uint32_t n, uint32_t grain, range_fn fn,
     }
 }
 
+void parallel_rows(int threads, uint32_t n, uint32_t grain, range_fn fn,
+                   void *ctx) {
+    if (n == 0)
+        return;
+    uint32_t blocks = (uint32_t)(threads > 0 ? threads : 1);
+    if (grain > 0 && n / grain < blocks)
+        blocks = n / grain > 0 ? n / grain : 1;
+#ifdef _OPENMP
+    if (blocks > 1) {
+#pragma omp parallel num_threads((int)blocks)
+        {
+            int thread = omp_get_thread_num();
+            int team = omp_get_num_threads();
+            /* The team may be smaller than asked; blocks follow it. */
+            uint32_t begin = (uint32_t)((uint64_t)n * (uint64_t)thread / (uint64_t)team);
+            uint32_t end = (uint32_t)((uint64_t)n * (uint64_t)(thread + 1) / (uint64_t)team);
+            fn(ctx, begin, end, thread);
+        }
+        return;
+    }
+#endif
+    fn(ctx, 0, n, 0);
+}
+
 void parallel_parts(int threads, uint32_t n, uint32_t parts, part_fn fn,
                     void *ctx) {
     if (parts == 0)
@@ -65,7 +89,7 @@ void parallel_parts(int threads, uint32_t n, uint32_t parts, part_fn fn,
 #pragma omp parallel num_threads(team)
         {
             int thread = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static, 1)
             for (int64_t p = 0; p < (int64_t)parts; p++) {
                 uint32_t begin = (uint32_t)((uint64_t)n * (uint64_t)p / parts);
                 uint32_t end =

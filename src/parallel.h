@@ -16,6 +16,14 @@ typedef void (*range_fn)(void *ctx, uint32_t begin, uint32_t end, int thread);
 void parallel_for(int threads, uint32_t n, uint32_t grain, range_fn fn,
                   void *ctx);
 
+/* Splits [0, n) into one contiguous block per thread, thread t taking
+ * block t, for streaming stages: the same thread then touches the same
+ * rows in every such stage of a step (its caches already hold them), and
+ * nothing needs balancing, every row costing the same. Grain is the
+ * smallest block worth a thread. */
+void parallel_rows(int threads, uint32_t n, uint32_t grain, range_fn fn,
+                   void *ctx);
+
 /* Processes part `part`, rows [begin, end). */
 typedef void (*part_fn)(void *ctx, uint32_t part, uint32_t begin,
                         uint32_t end, int thread);
