@@ -308,7 +308,7 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
          * different slot, so the writes never collide. */
         const uint32_t *restrict slot = p->to[p->relink];
         for (uint32_t r = begin; r < end; r++)
-            w->slots[slot[r]].dense = r;
+            w->slot_dense[slot[r]] = r;
     }
 }
 

@@ -28,10 +28,13 @@
 #define SLOT_FREE UINT32_MAX
 
 /* A slot never moves, so the agent's cold data lives here rather than in
- * a column the step would permute: the host key is read only by lookups. */
+ * a column the step would permute: the host key is read only by lookups.
+ * The slot's current row is kept apart, in slot_dense: every step rewrites
+ * it for every agent, and a 4-byte array stays in cache where this one
+ * would not. */
 typedef struct slot_entry {
-    uint32_t dense;      /* dense row of the agent, or SLOT_FREE */
     uint32_t generation; /* current generation, >= 1 */
+    uint32_t unused;
     uint64_t host_key;   /* the host's key, 0 for none */
 } slot_entry;
 
@@ -102,6 +105,7 @@ struct throng_world {
     agent_columns col;
 
     slot_entry *slots;
+    uint32_t *slot_dense; /* slot -> dense row, or SLOT_FREE */
     uint32_t slot_count;
     uint32_t slot_capacity;
     uint32_t *free_slots; /* stack of free slot indices, slot_capacity long */

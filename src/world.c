@@ -304,20 +304,26 @@ static int reserve_slots(throng_world *w, uint32_t want) {
     while (cap < want)
         cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
     slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));
+    uint32_t *dense = world_alloc(w, (size_t)cap * sizeof(uint32_t));
     uint32_t *free_slots = world_alloc(w, (size_t)cap * sizeof(uint32_t));
-    if (!slots || !free_slots) {
+    if (!slots || !dense || !free_slots) {
         world_free(w, slots, (size_t)cap * sizeof(slot_entry));
+        world_free(w, dense, (size_t)cap * sizeof(uint32_t));
         world_free(w, free_slots, (size_t)cap * sizeof(uint32_t));
         return 1;
     }
-    if (w->slot_count)
+    if (w->slot_count) {
         memcpy(slots, w->slots, (size_t)w->slot_count * sizeof(slot_entry));
+        memcpy(dense, w->slot_dense, (size_t)w->slot_count * sizeof(uint32_t));
+    }
     if (w->free_count)
         memcpy(free_slots, w->free_slots,
                (size_t)w->free_count * sizeof(uint32_t));
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
+    world_free(w, w->slot_dense, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     w->slots = slots;
+    w->slot_dense = dense;
     w->free_slots = free_slots;
     w->slot_capacity = cap;
     return 0;
@@ -775,6 +781,7 @@ void throng_world_destroy(throng_world *w) {
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
         column_free(w, w->spare4[b], w->capacity, 4u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
+    world_free(w, w->slot_dense, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
     world_free(w, w->group_params,
@@ -822,7 +829,8 @@ size_t throng_world_bytes(const throng_world *w) {
     size_t per_agent = floats * sizeof(float) + 2 * sizeof(uint32_t) +
                        (size_t)w->dims * sizeof(float) + GRID_PERMUTE_BATCH * 4u;
     size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
-                   (size_t)w->slot_capacity * (sizeof(slot_entry) + sizeof(uint32_t)) +
+                   (size_t)w->slot_capacity *
+                       (sizeof(slot_entry) + 2 * sizeof(uint32_t)) +
                    (size_t)w->group_capacity *
                        (sizeof(group_record) + sizeof(group_kernel_params)) +
                    (size_t)w->counters_len * sizeof(thread_counters) +
@@ -894,7 +902,7 @@ uint64_t throng_world_hash(const throng_world *w) {
                                   c->mass, c->max_force, c->max_speed,
                                   c->radius, c->wander_rate};
     for (uint32_t s = 0; s < w->slot_count; s++) {
-        uint32_t i = w->slots[s].dense;
+        uint32_t i = w->slot_dense[s];
         if (i == SLOT_FREE)
             continue;
         h = mix_word(h, ((uint64_t)s << 32) | i);
@@ -917,7 +925,7 @@ static int64_t handle_slot(const throng_world *w, throng_agent h) {
     if (h.slot == 0 || h.slot > w->slot_count)
         return -1;
     const slot_entry *s = &w->slots[h.slot - 1];
-    if (s->dense == SLOT_FREE || s->generation != h.generation)
+    if (w->slot_dense[h.slot - 1] == SLOT_FREE || s->generation != h.generation)
         return -1;
     return (int64_t)(h.slot - 1);
 }
@@ -935,7 +943,7 @@ static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
         int64_t slot_ = handle_slot((w), (h));                                \
         if (slot_ < 0)                                                        \
             return stale((w), (fn), (h));                                     \
-        (row) = (w)->slots[slot_].dense;                                      \
+        (row) = (w)->slot_dense[slot_];                                        \
     } while (0)
 
 bool throng_agent_valid(const throng_world *w, throng_agent h) {
@@ -1114,7 +1122,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
         w->slot_count++;
     }
     uint32_t i = w->count++;
-    w->slots[slot].dense = i;
+    w->slot_dense[slot] = i;
     agent_columns *c = &w->col;
     float p[3] = {d->position[0], d->position[1],
                   w->dims == 3 ? d->position[2] : 0.0f};
@@ -1150,7 +1158,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     if (s < 0)
         return stale(w, fn, h);
     agent_columns *c = &w->col;
-    uint32_t i = w->slots[s].dense;
+    uint32_t i = w->slot_dense[s];
     uint32_t last = w->count - 1;
     if (w->slots[s].host_key != 0) {
         key_entry *e = NULL;
@@ -1170,10 +1178,10 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
                 (*cols[k])[i] = (*cols[k])[last];
         c->group[i] = c->group[last];
         c->slot[i] = c->slot[last];
-        w->slots[c->slot[i]].dense = i;
+        w->slot_dense[c->slot[i]] = i;
     }
     slot_entry *e = &w->slots[s];
-    e->dense = SLOT_FREE;
+    w->slot_dense[s] = SLOT_FREE;
     e->host_key = 0;
     uint32_t counter = ((e->generation & GEN_COUNTER_MASK) + 1u) & GEN_COUNTER_MASK;
     e->generation = (w->tag << GEN_COUNTER_BITS) | (counter ? counter : 1u);
