@@ -118,6 +118,7 @@ struct throng_world {
     uint32_t group_count;
     uint32_t group_capacity;
     name_entry *names; /* uthash: group name -> group id */
+    int wander_used;   /* some group has had a wander weight (sticky) */
 
     grid grid;
 
@@ -144,8 +145,8 @@ struct throng_world {
 /* The number of float columns (some absent in 2D). */
 #define FLOAT_COLUMN_COUNT 17
 
-/* Fills `out` with the addresses of every present 4-byte column pointer
- * (floats, group, then slot last) and returns how many. */
+/* Fills `out` with the addresses of the 4-byte column pointers a step must
+ * permute (floats, group, then slot last) and returns how many. */
 int world_columns4(throng_world *world, void **out[FLOAT_COLUMN_COUNT + 2]);
 
 /* Every 4-byte column holds this many zeroed elements past its capacity,
@@ -186,7 +187,7 @@ void world_wrap_position(const throng_world *world, float p[3]);
 void basis_up(const float f[3], const float hint[3], float up[3]);
 
 /* Derives a group's kernel constants from its recipe. */
-void group_derive_params(const throng_world *world, uint32_t group);
+void group_derive_params(throng_world *world, uint32_t group);
 
 /* The step stages (step.c, steer_flock.c, integrate.c). */
 void steer_flock(throng_world *world, float dt);

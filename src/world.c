@@ -208,9 +208,14 @@ int world_columns4(throng_world *w, void **out[FLOAT_COLUMN_COUNT + 2]) {
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
     int n = 0;
-    for (int k = 0; k < FLOAT_COLUMNS; k++)
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        /* Until some group has wandered, every turn rate is 0, and
+         * permuting zeros changes nothing. */
+        if (cols[k] == &w->col.wander_rate && !w->wander_used)
+            continue;
         if (column_present(w->dims, k))
             out[n++] = (void **)cols[k];
+    }
     out[n++] = (void **)&w->col.group;
     out[n++] = (void **)&w->col.slot;
     return n;
@@ -333,7 +338,7 @@ static int reserve_slots(throng_world *w, uint32_t want) {
 /* Groups                                                                   */
 /* ------------------------------------------------------------------------ */
 
-void group_derive_params(const throng_world *w, uint32_t group) {
+void group_derive_params(throng_world *w, uint32_t group) {
     const group_record *g = &w->groups[group];
     group_kernel_params *k = &w->group_params[group];
     const throng_flocking *f = &g->flocking;
@@ -367,6 +372,8 @@ void group_derive_params(const throng_world *w, uint32_t group) {
     k->speed_factor = f->speed_factor;
     k->sep_inverse = f->separation_mode == THRONG_SEPARATION_INVERSE_DISTANCE;
     k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f || ww > 0.0f;
+    if (ww > 0.0f)
+        w->wander_used = 1;
 }
 
 static throng_status check_flocking(throng_world *w, const char *fn,
