@@ -125,28 +125,30 @@ static double param_get(param_reader *reader, const char *name) {
  * weighted average, with a full 2 pi field of view. dt = 1/30 s. The grid
  * cell is the library default (the neighbour radius).
  */
-static const scenario_param flock_params[] = {
-    {"neighbour_radius", 1.0, "m",
-     "world neighbour radius R; also the grid cell edge"},
-    {"neighbours", 30.0, "",
-     "mean agents within R of an agent; sets the periodic box edge"},
-    {"speed_min", 0.5, "x max_speed", "initial speed, lower bound"},
-    {"speed_max", 1.0, "x max_speed", "initial speed, upper bound"},
-    {"mass", 1.0, "kg", "agent mass"},
-    {"max_speed", 1.0, "m/s", "agent max speed"},
-    {"max_force", 2.0, "N", "agent max steering force"},
-    {"body_radius", 0.25, "m", "agent body radius"},
-    {"separation_radius", 0.5, "m", "separation neighbourhood"},
-    {"separation_weight", 1.5, "", "separation weight (flee average)"},
-    {"alignment_radius", 1.0, "m", "alignment neighbourhood"},
-    {"alignment_weight", 1.0, "", "alignment weight"},
-    {"cohesion_radius", 1.0, "m", "cohesion neighbourhood"},
-    {"cohesion_weight", 1.0, "", "cohesion weight"},
-    {"field_of_view", 2.0 * SCENARIO_PI, "rad",
-     "full view-cone angle around the heading (2 pi = all around)"},
-    {"combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "",
-     "0 = weighted average of the rule forces, 1 = weighted sum"},
-};
+/* The rows every flock scenario shares. */
+#define FLOCK_PARAM_ROWS \
+    {"neighbour_radius", 1.0, "m", \
+    "world neighbour radius R; also the grid cell edge"}, \
+    {"neighbours", 30.0, "", \
+    "mean agents within R of an agent; sets the periodic box edge"}, \
+    {"speed_min", 0.5, "x max_speed", "initial speed, lower bound"}, \
+    {"speed_max", 1.0, "x max_speed", "initial speed, upper bound"}, \
+    {"mass", 1.0, "kg", "agent mass"}, \
+    {"max_speed", 1.0, "m/s", "agent max speed"}, \
+    {"max_force", 2.0, "N", "agent max steering force"}, \
+    {"body_radius", 0.25, "m", "agent body radius"}, \
+    {"separation_radius", 0.5, "m", "separation neighbourhood"}, \
+    {"separation_weight", 1.5, "", "separation weight (flee average)"}, \
+    {"alignment_radius", 1.0, "m", "alignment neighbourhood"}, \
+    {"alignment_weight", 1.0, "", "alignment weight"}, \
+    {"cohesion_radius", 1.0, "m", "cohesion neighbourhood"}, \
+    {"cohesion_weight", 1.0, "", "cohesion weight"}, \
+    {"field_of_view", 2.0 * SCENARIO_PI, "rad", \
+    "full view-cone angle around the heading (2 pi = all around)"}, \
+    {"combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "", \
+    "0 = weighted average of the rule forces, 1 = weighted sum"},
+
+static const scenario_param flock_params[] = {FLOCK_PARAM_ROWS};
 
 /*
  * wander2d, wander3d: the flock above plus seed 000's wander (weight 0.5,
@@ -155,26 +157,7 @@ static const scenario_param flock_params[] = {
  * contract is checked on.
  */
 static const scenario_param wander_params[] = {
-    {"neighbour_radius", 1.0, "m",
-     "world neighbour radius R; also the grid cell edge"},
-    {"neighbours", 30.0, "",
-     "mean agents within R of an agent; sets the periodic box edge"},
-    {"speed_min", 0.5, "x max_speed", "initial speed, lower bound"},
-    {"speed_max", 1.0, "x max_speed", "initial speed, upper bound"},
-    {"mass", 1.0, "kg", "agent mass"},
-    {"max_speed", 1.0, "m/s", "agent max speed"},
-    {"max_force", 2.0, "N", "agent max steering force"},
-    {"body_radius", 0.25, "m", "agent body radius"},
-    {"separation_radius", 0.5, "m", "separation neighbourhood"},
-    {"separation_weight", 1.5, "", "separation weight (flee average)"},
-    {"alignment_radius", 1.0, "m", "alignment neighbourhood"},
-    {"alignment_weight", 1.0, "", "alignment weight"},
-    {"cohesion_radius", 1.0, "m", "cohesion neighbourhood"},
-    {"cohesion_weight", 1.0, "", "cohesion weight"},
-    {"field_of_view", 2.0 * SCENARIO_PI, "rad",
-     "full view-cone angle around the heading (2 pi = all around)"},
-    {"combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "",
-     "0 = weighted average of the rule forces, 1 = weighted sum"},
+    FLOCK_PARAM_ROWS
     {"wander_weight", 0.5, "", "wander weight (seed 000 turn-rate form)"},
     {"wander_turn_rate", 0.1 * SCENARIO_PI, "rad/step", "max turn rate"},
     {"wander_turn_change", 0.02 * SCENARIO_PI, "rad/step",
