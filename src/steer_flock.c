@@ -323,16 +323,6 @@ static const kernel_path *find_path(const char *name) {
     return NULL;
 }
 
-int flock_select(const char *name, flock_kernel_fn *fn,
-                 const char **out_name) {
-    const kernel_path *p = find_path(name);
-    if (!p)
-        return 1;
-    *fn = p->fn;
-    *out_name = p->name;
-    return 0;
-}
-
 int world_select_kernel(throng_world *w, const char *name) {
     if (name == NULL || strcmp(name, "auto") == 0) {
         const char *env = getenv("THRONG_SIMD");

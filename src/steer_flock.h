@@ -81,11 +81,4 @@ void flock_desired_towards(const float x[3], float speed, float out[3]);
 void flock_wander(const throng_world *w, uint32_t i, float m_dt,
                   const float v[3], float F[3]);
 
-/* Picks a kernel path by name: "scalar", "sse2", "avx2", "avx512", or
- * "auto" (or NULL) for the widest this CPU and build support. Returns 0 and
- * fills fn and the canonical name, or nonzero when the path is unknown,
- * not built, or not supported by this CPU. */
-int flock_select(const char *name, flock_kernel_fn *fn,
-                 const char **out_name);
-
 #endif /* THRONG_STEER_FLOCK_H */

@@ -188,13 +188,12 @@ throng_group_def throng_group_def_default(void) {
 /* The float columns of a world, in a fixed order; NULL entries are absent
  * in this world's dimension. */
 #define FLOAT_COLUMNS FLOAT_COLUMN_COUNT
-static float **float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
+static void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     float **all[FLOAT_COLUMNS] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy,
                                   &c->vz, &c->fx, &c->fy, &c->fz, &c->ux,
                                   &c->uy, &c->uz, &c->mass, &c->max_force,
                                   &c->max_speed, &c->radius, &c->wander_rate};
     memcpy(out, all, sizeof all);
-    return NULL;
 }
 
 static int column_present(int dims, int k) {
@@ -1064,8 +1063,6 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
         c->uz[i] = up[2];
     }
 }
-
-throng_agent_def throng_agent_def_default(void);
 
 throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
                                throng_agent *out) {
