@@ -72,6 +72,7 @@ int main(int argc, char **argv)
     register_grid_tests();
     register_flock_tests();
     register_determinism_tests();
+    register_wander_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

@@ -44,6 +44,7 @@ void register_integrate_tests(void);
 void register_grid_tests(void);
 void register_flock_tests(void);
 void register_determinism_tests(void);
+void register_wander_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
