@@ -348,9 +348,20 @@ typedef enum throng_combine_mode {
     THRONG_COMBINE_WEIGHTED_AVERAGE = 0,
     /* Seed 001: F = sum(w_i F_i). */
     THRONG_COMBINE_WEIGHTED_SUM = 1,
+    /* Seed 003, weighted truncated running sum with priority: the weighted
+     * forces w_i F_i are added in priority order (higher first; ties in
+     * the order separation, alignment, cohesion, wander, then the group's
+     * behaviour list); as soon as the running sum's magnitude reaches the
+     * agent's max force it is truncated to max force and the rest are
+     * skipped. (Seed 003 compares with "MaxVelocity"; in this vehicle
+     * model the limit on a force is max force.) */
+    THRONG_COMBINE_PRIORITY = 2,
 } throng_combine_mode;
 /* (The weights are those of every behaviour in the group: separation,
- * alignment, cohesion and wander.) */
+ * alignment, cohesion, wander and each entry of its behaviour list. A
+ * behaviour with nothing to do (no neighbours, a removed target, outside
+ * its range) is "quiet": it adds no force, and in the weighted average its
+ * weight still counts.) */
 
 /* Reynolds' boids. Each rule's neighbours are the other agents (any group)
  * within its radius, and, when field_of_view is below 2 pi, inside the cone
@@ -372,6 +383,10 @@ typedef struct throng_flocking {
     float field_of_view;      /* radians, (0, 2 pi]. Default 2 pi (all) */
     float speed_factor;       /* target speed / max speed, [0, 1]. Default 1 */
     throng_separation_mode separation_mode; /* Default FLEE_AVERAGE */
+    /* Order in THRONG_COMBINE_PRIORITY: higher first. Default 0. */
+    int32_t separation_priority;
+    int32_t alignment_priority;
+    int32_t cohesion_priority;
 } throng_flocking;
 
 /* Wander, seed 000's turn-rate form: each step the agent's turn rate
@@ -387,6 +402,7 @@ typedef struct throng_wander {
     float max_turn_rate;   /* theta, radians per step, [0, pi]. Default 0.1 pi */
     float max_turn_change; /* phi, radians per step, [0, pi]. Default 0.01 pi */
     float speed_factor;    /* target speed / max speed, [0, 1]. Default 1 */
+    int32_t priority;      /* see THRONG_COMBINE_PRIORITY. Default 0 */
 } throng_wander;
 
 /* A group: agents sharing one steering recipe. */
@@ -425,6 +441,314 @@ throng_status throng_group_get_wander(const throng_world *world,
                                       uint32_t group, throng_wander *out);
 throng_status throng_group_set_wander(throng_world *world, uint32_t group,
                                       const throng_wander *wander);
+
+/* ------------------------------------------------------------------------ */
+/* Static geometry                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Obstacles, walls, paths and flow fields are world objects. They do not
+ * move; they are added and removed between steps, and a removed object's
+ * handle is refused afterwards (behaviours that name it go quiet). Every
+ * coordinate is in world metres; in a 2D world the z components are
+ * ignored. Obstacles and wall segments are indexed by a grid of their own,
+ * so an agent only looks at the few near it. Objects are not wrapped in a
+ * periodic world: give coordinates inside the box. */
+typedef struct throng_object {
+    uint32_t id;         /* 1-based; 0 is the null object */
+    uint32_t generation;
+} throng_object;
+
+#define THRONG_MAX_OBJECTS (1u << 24)
+/* A path holds at most this many points; a flow field at most this many
+ * cells. */
+#define THRONG_MAX_PATH_POINTS (1u << 20)
+#define THRONG_MAX_FLOW_CELLS (1u << 26)
+
+/* A circle (2D) or sphere (3D) obstacle: radius > 0. */
+throng_status throng_obstacle_add_sphere(throng_world *world,
+                                         const float center[3], float radius,
+                                         throng_object *out_object);
+/* An axis-aligned rectangle (2D) or box (3D) obstacle: min < max on every
+ * axis of the world. */
+throng_status throng_obstacle_add_box(throng_world *world, const float min[3],
+                                      const float max[3],
+                                      throng_object *out_object);
+/* A two-sided wall segment from a to b, 2D worlds only; a and b at least
+ * 1e-6 m apart. */
+throng_status throng_wall_add_segment(throng_world *world, const float a[3],
+                                      const float b[3],
+                                      throng_object *out_object);
+/* A one-sided wall through `point` whose non-zero `normal` (normalised on
+ * creation) points to the side agents belong on: an infinite plane in 3D, a line in 2D. */
+throng_status throng_wall_add_plane(throng_world *world, const float point[3],
+                                    const float normal[3],
+                                    throng_object *out_object);
+/* A polyline path through `count` >= 2 points (3 floats each, z ignored in
+ * 2D), consecutive points at least 1e-6 m apart, with a corridor `radius`
+ * > 0. A closed path also runs from the last point back to the first. The
+ * points double as a patrol's checkpoints. */
+throng_status throng_path_create(throng_world *world, const float *points,
+                                 uint32_t count, float radius, bool closed,
+                                 throng_object *out_object);
+
+/* A uniform grid of vectors: cell (i, j, k) holds the vector at the point
+ * origin + cell_size * (i, j, k); vectors are sampled with bilinear (2D) or
+ * trilinear (3D) interpolation, clamped at the edges. */
+typedef struct throng_flow_field_def {
+    float origin[3];
+    float cell_size;       /* > 0 */
+    uint32_t size[3];      /* points per axis, >= 1 (size[2] ignored in 2D) */
+    /* size[0] * size[1] (* size[2]) vectors of `dims` floats each, x
+     * fastest; copied. */
+    const float *vectors;
+} throng_flow_field_def;
+throng_status throng_flow_field_create(throng_world *world,
+                                       const throng_flow_field_def *def,
+                                       throng_object *out_object);
+
+/* Removes any object. */
+throng_status throng_object_remove(throng_world *world, throng_object object);
+/* Live objects of every kind. */
+uint32_t throng_world_object_count(const throng_world *world);
+
+/* ------------------------------------------------------------------------ */
+/* Per-agent behaviour state                                                */
+/* ------------------------------------------------------------------------ */
+
+/* The agent's own target point (seek, flee and arrive with
+ * THRONG_TARGET_AGENT_POINT). Default: the origin. */
+throng_status throng_agent_set_target_point(throng_world *world,
+                                            throng_agent agent,
+                                            const float point[3]);
+throng_status throng_agent_get_target_point(const throng_world *world,
+                                            throng_agent agent, float out[3]);
+/* The agent that pursue, evade, offset pursuit and leader following refer
+ * to; the null handle {0, 0} clears it, the agent itself is refused. When
+ * the target is removed later, those behaviours go quiet. O(1). */
+throng_status throng_agent_set_target_agent(throng_world *world,
+                                            throng_agent agent,
+                                            throng_agent target);
+throng_status throng_agent_get_target_agent(const throng_world *world,
+                                            throng_agent agent,
+                                            throng_agent *out);
+/* Progress along the group's path: the segment index (path following) or
+ * the next checkpoint (patrol). Default 0; values past the end are
+ * clamped when used. */
+throng_status throng_agent_set_progress(throng_world *world,
+                                        throng_agent agent, uint32_t progress);
+throng_status throng_agent_get_progress(const throng_world *world,
+                                        throng_agent agent, uint32_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* Behaviours                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Besides its flocking rules and turn-rate wander, a group holds a list of
+ * up to THRONG_MAX_BEHAVIOURS behaviours. Each gives a force in seed 000's
+ * form F = m (v_desired - v) / dt, with target speed s_t = speed_factor *
+ * the agent's max speed, and is folded in by the group's combine mode with
+ * its weight and priority. */
+#define THRONG_MAX_BEHAVIOURS 16
+
+typedef enum throng_behaviour_kind {
+    /* v_d = s_t * unit(target - p) (seeds 000-004). */
+    THRONG_BEHAVIOUR_SEEK = 1,
+    /* v_d = -s_t * unit(target - p) (seed 000); with flee_range > 0 only
+     * within that distance of the target. */
+    THRONG_BEHAVIOUR_FLEE = 2,
+    /* Seek outside the braking distance D; inside, speed s_t f(d/D)
+     * (seed 000; see throng_arrive_ramp), and never more than d / dt, so
+     * the agent does not step past the target. */
+    THRONG_BEHAVIOUR_ARRIVE = 3,
+    /* Seek / flee the target agent's predicted position p_t + v_t T
+     * (seeds 000, 002-004). */
+    THRONG_BEHAVIOUR_PURSUE = 4,
+    THRONG_BEHAVIOUR_EVADE = 5,
+    /* Arrive at the point `offset` in the target's frame, predicted
+     * (Reynolds' offset pursuit). */
+    THRONG_BEHAVIOUR_OFFSET_PURSUIT = 6,
+    /* Seeds 001/002: seek a point on a circle of `radius` projected
+     * `distance` ahead along the heading; the point's angle takes a
+     * uniform random step in [-jitter, jitter] each step. In 3D the point
+     * is on a sphere, moved by a random step of at most `jitter` (as a
+     * fraction of the radius) and put back on the sphere. */
+    THRONG_BEHAVIOUR_WANDER_CIRCLE = 7,
+    /* Seed 000: arrive at the path's points in order; the agent's progress
+     * is the next checkpoint. */
+    THRONG_BEHAVIOUR_PATROL = 8,
+    /* Seeds 001/004: predict q = p + v T; find the nearest point of the
+     * path to q among the segments from the agent's progress onwards;
+     * when q is farther than the path radius, seek the point `ahead`
+     * metres further along; else quiet. */
+    THRONG_BEHAVIOUR_FOLLOW_PATH = 9,
+    /* Seed 001: v_d = the field sampled at p + v T, scaled to s_t (or as
+     * is, with raw). */
+    THRONG_BEHAVIOUR_FOLLOW_FLOW = 10,
+    /* Seeds 003/004: a corridor of the agent's radius along the heading,
+     * `length` = min_length + speed * lookahead_time, tested against every
+     * obstacle near it; the nearest one it hits pushes the agent sideways,
+     * away from the obstacle: v_d = (v . f) f + s_t u, u the unit lateral
+     * direction away from the obstacle's centre. An agent already inside
+     * an obstacle flees its surface point at s_t. */
+    THRONG_BEHAVIOUR_AVOID_OBSTACLES = 11,
+    /* Seed 002: for each wall (the box's faces and, with use_walls, the
+     * wall objects) closer than `range`, the desired velocity's component
+     * along the wall normal is replaced by +s_t (into the allowed side),
+     * the rest of v kept; quiet when no wall is in range. */
+    THRONG_BEHAVIOUR_CONTAIN = 12,
+    /* Seed 004: seek the point `distance` off the nearest wall (within
+     * range), `ahead` metres further along the wall in the direction of
+     * travel. */
+    THRONG_BEHAVIOUR_FOLLOW_WALL = 13,
+    /* Seed 004: arrive at the point `behind` metres behind the target
+     * agent (the leader); when inside the corridor `clearance_length`
+     * ahead of the leader and `clearance_width` to either side, evade the
+     * leader instead. Pair with separation to keep followers apart. */
+    THRONG_BEHAVIOUR_FOLLOW_LEADER = 14,
+    /* Seed 004 (Reynolds' unaligned collision avoidance): for each
+     * neighbour within `radius`, the time of closest approach t = -(dp .
+     * dv) / |dv|^2; a threat when 0 < t <= horizon and the distance then
+     * is below r_i + r_j + margin. The soonest threat is avoided: v_d =
+     * s_t * unit(own position at t - the neighbour's position at t). Part
+     * of the fused neighbour walk. */
+    THRONG_BEHAVIOUR_AVOID_NEIGHBOURS = 15,
+} throng_behaviour_kind;
+
+typedef enum throng_target_source {
+    THRONG_TARGET_AGENT_POINT = 0, /* the agent's own target point */
+    THRONG_TARGET_FIXED_POINT = 1, /* the behaviour's point */
+} throng_target_source;
+
+/* Arrive's speed inside the braking distance, x = d / D in [0, 1]. */
+typedef enum throng_arrive_ramp {
+    /* Seed 000: f(x) = s_t x (3 - x) / 2, smooth, f(0) = 0, f(1) = s_t,
+     * never above s_t sqrt(x), the fastest speed from which the agent can
+     * still stop at its max acceleration when D = v_max^2 / (2 a_max). */
+    THRONG_ARRIVE_SMOOTH = 0,
+    /* Seeds 001-004: f(x) = s_t x. */
+    THRONG_ARRIVE_LINEAR = 1,
+} throng_arrive_ramp;
+
+/* Seek, flee, arrive. */
+typedef struct throng_seek_params {
+    throng_target_source source; /* Default AGENT_POINT */
+    float point[3];              /* the target for FIXED_POINT */
+    float flee_range;            /* flee: metres, >= 0; 0 (default): always */
+    /* arrive: D in metres, >= 0; 0 (default): v_max^2 / (2 a_max), a_max =
+     * max_force / mass (seed 004). */
+    float braking_distance;
+    throng_arrive_ramp ramp;     /* arrive. Default SMOOTH */
+} throng_seek_params;
+
+/* Pursue, evade, offset pursuit. The target is the agent's target agent. */
+typedef struct throng_pursue_params {
+    /* T in seconds, >= 0; 0 (default): T = distance / max speed (seed
+     * 004), capped at max_prediction when that is > 0. */
+    float prediction_time;
+    float max_prediction;   /* seconds, >= 0. Default 0 (no cap) */
+    /* offset pursuit: metres along the target's forward, side and up
+     * vectors (throng_agent_get_basis; in 2D side is the heading turned
+     * 90 degrees clockwise and up is ignored). */
+    float offset[3];
+    float braking_distance; /* offset pursuit's arrive D; 0: default */
+    float evade_range;      /* evade: metres, >= 0; 0 (default): always */
+} throng_pursue_params;
+
+typedef struct throng_wander_circle_params {
+    float distance; /* metres ahead, >= 0. Default 2 */
+    float radius;   /* metres, > 0. Default 1 */
+    float jitter;   /* radians per step (2D), fraction of radius (3D),
+                     * [0, pi]. Default 0.3 */
+} throng_wander_circle_params;
+
+/* Patrol and path following. */
+typedef struct throng_path_params {
+    throng_object path;
+    float prediction_time;  /* follow: seconds, >= 0. Default 0.5 */
+    float ahead;            /* follow: metres, >= 0. Default 1 */
+    uint32_t window;        /* follow: segments searched, >= 1. Default 4 */
+    bool loop;              /* patrol: start again after the last point
+                             * (default true); follow: wrap on closed paths
+                             * (always) */
+    float reach;            /* patrol: metres, > 0. Default 0.5 */
+    float braking_distance; /* patrol's arrive D; 0: default */
+} throng_path_params;
+
+typedef struct throng_flow_params {
+    throng_object field;
+    float prediction_time; /* seconds, >= 0. Default 0 */
+    bool raw;              /* v_d = the sample as is. Default false */
+} throng_flow_params;
+
+typedef struct throng_avoid_params {
+    float min_length;     /* metres, > 0. Default 2 */
+    float lookahead_time; /* seconds, >= 0. Default 1 */
+} throng_avoid_params;
+
+/* Containment and wall following. */
+typedef struct throng_contain_params {
+    bool use_box;         /* contain: the box. Default false */
+    float box_min[3], box_max[3];
+    bool use_walls;       /* contain: the wall objects. Default true */
+    float range;          /* metres, > 0: contain's reaction range; follow
+                           * wall's detection range. Default 2 */
+    float distance;       /* follow wall: metres off the wall, >= 0.
+                           * Default 1 */
+    float ahead;          /* follow wall: metres, >= 0. Default 2 */
+} throng_contain_params;
+
+typedef struct throng_leader_params {
+    float behind;           /* metres, >= 0. Default 2 */
+    float clearance_length; /* metres, >= 0. Default 3 */
+    float clearance_width;  /* metres, >= 0. Default 1 */
+    float braking_distance; /* arrive D; 0: default */
+} throng_leader_params;
+
+typedef struct throng_unaligned_params {
+    /* metres, [0, neighbour_radius]; 0 (default): the neighbour radius */
+    float radius;
+    float horizon; /* seconds, > 0. Default 2 */
+    float margin;  /* metres, >= 0. Default 0 */
+} throng_unaligned_params;
+
+typedef struct throng_behaviour {
+    throng_behaviour_kind kind;
+    float weight;       /* >= 0, finite. Default 1 */
+    int32_t priority;   /* THRONG_COMBINE_PRIORITY order. Default 0 */
+    float speed_factor; /* s_t / max speed, [0, 1]. Default 1 */
+    union {
+        throng_seek_params seek;           /* SEEK, FLEE, ARRIVE */
+        throng_pursue_params pursue;       /* PURSUE, EVADE, OFFSET_PURSUIT */
+        throng_wander_circle_params wander; /* WANDER_CIRCLE */
+        throng_path_params path;           /* PATROL, FOLLOW_PATH */
+        throng_flow_params flow;           /* FOLLOW_FLOW */
+        throng_avoid_params avoid;         /* AVOID_OBSTACLES */
+        throng_contain_params contain;     /* CONTAIN, FOLLOW_WALL */
+        throng_leader_params leader;       /* FOLLOW_LEADER */
+        throng_unaligned_params unaligned; /* AVOID_NEIGHBOURS */
+    } u;
+} throng_behaviour;
+
+/* A behaviour of `kind` with every default filled in (kind 0 or unknown:
+ * a struct whose kind the group functions refuse). */
+throng_behaviour throng_behaviour_default(throng_behaviour_kind kind);
+
+/* Appends a behaviour to the group's list; *out_index (may be NULL) is its
+ * place. Validated in full (objects must be live and of the right kind);
+ * THRONG_ERR_CAPACITY past THRONG_MAX_BEHAVIOURS. */
+throng_status throng_group_add_behaviour(throng_world *world, uint32_t group,
+                                         const throng_behaviour *behaviour,
+                                         uint32_t *out_index);
+throng_status throng_group_set_behaviour(throng_world *world, uint32_t group,
+                                         uint32_t index,
+                                         const throng_behaviour *behaviour);
+throng_status throng_group_get_behaviour(const throng_world *world,
+                                         uint32_t group, uint32_t index,
+                                         throng_behaviour *out);
+throng_status throng_group_behaviour_count(const throng_world *world,
+                                           uint32_t group, uint32_t *out);
+throng_status throng_group_clear_behaviours(throng_world *world,
+                                            uint32_t group);
 
 /* ------------------------------------------------------------------------ */
 /* Spatial queries                                                          */

@@ -317,7 +317,7 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
  * the column trade places. */
 static void permute_columns(throng_world *w, int threads) {
     uint32_t n = w->count;
-    void **cols[FLOAT_COLUMN_COUNT + 2];
+    void **cols[COLUMN4_MAX];
     int count = world_columns4(w, cols); /* the slot column comes last */
     for (int first = 0; first < count; first += GRID_PERMUTE_BATCH) {
         permute_ctx p = {.w = w, .relink = -1};

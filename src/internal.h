@@ -47,8 +47,17 @@ typedef struct agent_columns {
     float *ux, *uy, *uz; /* up, 3D only */
     float *mass, *max_force, *max_speed, *radius;
     float *wander_rate; /* wander's current turn rate, radians per step */
+    /* Behaviour state, allocated on first use (world->behaviour_state):
+     * the target point; the projected-circle wander's angle (wx, 2D) or
+     * point on the unit sphere (wx, wy, wz, 3D). tz, wy, wz exist in 3D
+     * only. */
+    float *tx, *ty, *tz;
+    float *wx, *wy, *wz;
     uint32_t *group;
     uint32_t *slot;     /* dense row -> slot index */
+    /* Behaviour state too: the target agent as slot + 1 (0: none) and the
+     * generation it had when set; path or patrol progress. */
+    uint32_t *target_slot, *target_gen, *progress;
 } agent_columns;
 
 /* A group's recipe as the user gave it, and the values kernels use, derived
@@ -58,7 +67,18 @@ typedef struct group_record {
     throng_wander wander;
     throng_combine_mode combine;
     char name[64];
+    uint32_t behaviour_count;
+    throng_behaviour behaviours[THRONG_MAX_BEHAVIOURS];
 } group_record;
+
+/* The terms a recipe combines: the three flocking rules, turn-rate wander,
+ * then the behaviour list. */
+#define TERM_SEPARATION 0
+#define TERM_ALIGNMENT 1
+#define TERM_COHESION 2
+#define TERM_WANDER 3
+#define TERM_LIST 4
+#define TERM_MAX (TERM_LIST + THRONG_MAX_BEHAVIOURS)
 
 /* Per-group constants read by the neighbour kernels, one row per group. */
 typedef struct group_kernel_params {
@@ -71,6 +91,22 @@ typedef struct group_kernel_params {
     int fov_on;                   /* field of view narrower than 2 pi */
     int sep_inverse;              /* THRONG_SEPARATION_INVERSE_DISTANCE */
     int any;                      /* any rule has a non-zero weight */
+    /* The group has a behaviour list or combines by priority: its forces
+     * are finished by the scalar recipe code (combine.c), which every
+     * kernel path shares. */
+    int recipe;
+    /* Some neighbour rule has a non-zero weight: the agent needs the
+     * neighbour walk at all. */
+    int walk;
+    /* Unaligned collision avoidance is in the list: the walk also tracks
+     * the soonest predicted collision (scalar walk only). */
+    int uca;
+    float uca_r2, uca_horizon, uca_margin;
+    /* Weights of the list after the combine mode, and the order terms are
+     * added in (priority mode: by priority; else TERM order). */
+    float list_w[THRONG_MAX_BEHAVIOURS];
+    uint8_t order[TERM_MAX];
+    uint8_t term_count;
 } group_kernel_params;
 
 struct flock_run;
@@ -119,6 +155,12 @@ struct throng_world {
     uint32_t group_capacity;
     name_entry *names; /* uthash: group name -> group id */
     int wander_used;   /* some group has had a wander weight (sticky) */
+    int behaviour_state; /* the behaviour-state columns exist (sticky) */
+    /* Set at the start of each step's behaviour stage: some group has a
+     * recipe; some group's rows need the scalar walk (steer_flock.c). */
+    int any_recipe, any_scalar_rows;
+
+    struct geometry *geo; /* static objects, NULL until the first */
 
     grid grid;
 
@@ -142,12 +184,20 @@ struct throng_world {
     char error[256];
 };
 
-/* The number of float columns (some absent in 2D). */
-#define FLOAT_COLUMN_COUNT 17
+/* The number of float columns (some absent in 2D, some until first use)
+ * and of 4-byte integer columns. */
+#define FLOAT_COLUMN_COUNT 23
+#define U32_COLUMN_COUNT 5
+#define COLUMN4_MAX (FLOAT_COLUMN_COUNT + U32_COLUMN_COUNT)
 
 /* Fills `out` with the addresses of the 4-byte column pointers a step must
- * permute (floats, group, then slot last) and returns how many. */
-int world_columns4(throng_world *world, void **out[FLOAT_COLUMN_COUNT + 2]);
+ * permute (floats, then integers, the slot column last) and returns how
+ * many. */
+int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
+
+/* Allocates the behaviour-state columns when they do not exist yet;
+ * nonzero when out of memory (the world is unchanged). */
+int world_enable_behaviour_state(throng_world *world);
 
 /* Every 4-byte column holds this many zeroed elements past its capacity,
  * so a kernel may load a full vector (16 lanes) from any row below the

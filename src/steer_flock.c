@@ -13,6 +13,7 @@
  * with F = m (v_desired - v) / dt.
  */
 #include "steer_flock.h"
+#include "behaviour.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +38,31 @@
  * that nearly coincide push apart hard but finitely. */
 #define FLOCK_MIN_D2 1e-12f
 
+/* Unaligned collision avoidance's look at one neighbour at offset d with
+ * relative velocity dv: the time of closest approach t = -(d . dv) /
+ * |dv|^2, and, when 0 < t <= horizon and the distance then is below rr,
+ * a threat; the soonest threat is kept (the first seen on a tie). */
+static inline void flock_unaligned(flock_sums *s, const group_kernel_params *k,
+                                   float dx, float dy, float dz, float dvx,
+                                   float dvy, float dvz, float rr) {
+    float dv2 = dvx * dvx + dvy * dvy + dvz * dvz;
+    if (!(dv2 > 0.0f))
+        return;
+    float t = -(dx * dvx + dy * dvy + dz * dvz) / dv2;
+    if (!(t > 0.0f && t <= k->uca_horizon))
+        return;
+    float cx = dx + dvx * t, cy = dy + dvy * t, cz = dz + dvz * t;
+    if (!(cx * cx + cy * cy + cz * cz < rr * rr))
+        return;
+    if (s->uca_n == 0 || t < s->uca_t) {
+        s->uca_t = t;
+        s->uca_away[0] = -cx;
+        s->uca_away[1] = -cy;
+        s->uca_away[2] = -cz;
+    }
+    s->uca_n++;
+}
+
 static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
                                     flock_counts *counts) {
     const throng_world *w = run->w;
@@ -54,6 +80,13 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
         const group_kernel_params *k = &w->group_params[w->col.group[i]];
         flock_sums s;
         memset(&s, 0, sizeof s);
+        if (k->recipe && !k->walk) {
+            /* A recipe without neighbour rules needs no walk. */
+            out[t - run->begin] = s;
+            continue;
+        }
+        const float rvx = gvx[t], rvy = gvy[t], rvz = three ? gvz[t] : 0.0f;
+        const float rr = w->col.radius[t] + k->uca_margin;
         const float px = gpx[t], py = gpy[t], pz = three ? gpz[t] : 0.0f;
         const float fx = w->col.fx[i], fy = w->col.fy[i],
                     fz = three ? w->col.fz[i] : 0.0f;
@@ -109,6 +142,11 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
                     s.coh[2] += dz;
                     s.coh_n++;
                 }
+                if (k->uca && d2 <= k->uca_r2)
+                    flock_unaligned(&s, k, dx, dy, dz, gvx[j] - rvx,
+                                    gvy[j] - rvy,
+                                    three ? gvz[j] - rvz : 0.0f,
+                                    rr + w->col.radius[j]);
             }
         }
         out[t - run->begin] = s;
@@ -147,6 +185,15 @@ void flock_desired_towards(const float x[3], float speed, float out[3]) {
 void flock_wander(const throng_world *w, uint32_t i, float m_dt,
                   const float v[3], float F[3]) {
     const group_kernel_params *k = &w->group_params[w->col.group[i]];
+    float out[3];
+    flock_wander_force(w, i, m_dt, v, out);
+    for (int a = 0; a < 3; a++)
+        F[a] += k->wander_w * out[a];
+}
+
+void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
+                        const float v[3], float out[3]) {
+    const group_kernel_params *k = &w->group_params[w->col.group[i]];
     const int three = w->dims == 3;
     /* Seed 000: the turn rate takes a random step and is clamped; the
      * desired velocity is the heading turned by it. */
@@ -177,7 +224,7 @@ void flock_wander(const throng_world *w, uint32_t i, float m_dt,
         turned[2] = 0.0f;
     }
     for (int a = 0; a < 3; a++)
-        F[a] += k->wander_w * (m_dt * (ws * turned[a] - v[a]));
+        out[a] = m_dt * (ws * turned[a] - v[a]);
 }
 
 static void flock_finish(const throng_world *w, uint32_t t,
@@ -185,6 +232,10 @@ static void flock_finish(const throng_world *w, uint32_t t,
     const uint32_t i = t;
     const group_kernel_params *k = &w->group_params[w->col.group[i]];
     const int three = w->dims == 3;
+    if (k->recipe) {
+        steer_finish_recipe(w, t, s, dt);
+        return;
+    }
     /* Every rule steers with F = m (v_desired - v) / dt. */
     const float m_dt = w->col.mass[i] / dt;
     const float v[3] = {w->col.vx[i], w->col.vy[i], three ? w->col.vz[i] : 0.0f};
@@ -271,6 +322,13 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
 
 void steer_flock(throng_world *w, float dt) {
     flock_ctx ctx = {.w = w, .dt = dt};
+    w->any_scalar_rows = 0;
+    w->any_recipe = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const group_kernel_params *k = &w->group_params[g];
+        w->any_recipe |= k->recipe;
+        w->any_scalar_rows |= k->recipe && (k->uca || !k->walk);
+    }
     int threads = world_thread_count(w);
     uint32_t grain = w->count / (8u * (uint32_t)threads);
     grain = grain < FLOCK_GRAIN_MIN ? FLOCK_GRAIN_MIN : grain;

@@ -22,6 +22,13 @@ typedef struct flock_sums {
     float ali[3];   /* sum of neighbour velocities */
     float coh[3];   /* sum of offsets */
     uint32_t sep_n, ali_n, coh_n;
+    /* Unaligned collision avoidance (filled by the scalar walk for groups
+     * that use it): of the predicted collisions, the soonest one's time,
+     * and the offset then from the neighbour to the agent; uca_n counts
+     * the threats (0: none, and the rest is unset). */
+    float uca_t;
+    float uca_away[3];
+    uint32_t uca_n;
 } flock_sums;
 
 /* Agents [begin, end) (rows, in cell order), all in one cell, and the
@@ -68,6 +75,14 @@ static inline void flock_cell_of(const throng_world *w, uint32_t t,
     c[1] = grid_coord(g, 1, w->col.py[t]);
     c[2] = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
 }
+/* Row t's group needs the scalar walk (its recipe tracks collisions, or
+ * needs no walk at all); the vector paths hand such rows to
+ * flock_kernel_scalar(). */
+static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
+    const group_kernel_params *k = &w->group_params[w->col.group[t]];
+    return k->recipe && (k->uca || !k->walk);
+}
+
 void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
@@ -80,5 +95,8 @@ void flock_desired_towards(const float x[3], float speed, float out[3]);
 /* Adds wander's weighted force for row i to F and advances its state. */
 void flock_wander(const throng_world *w, uint32_t i, float m_dt,
                   const float v[3], float F[3]);
+/* Wander's unweighted force for row i; advances its state. */
+void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
+                        const float v[3], float out[3]);
 
 #endif /* THRONG_STEER_FLOCK_H */

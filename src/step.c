@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "geometry.h"
 #include "parallel.h"
 
 /* Per-thread counters for this step's threads; allocated once. */
@@ -40,6 +41,9 @@ throng_status throng_world_step(throng_world *w, float dt) {
                           "%s: dt must be > 0 seconds, got %g", fn, (double)dt);
     int threads = world_thread_count(w);
     double t0 = parallel_now();
+    if (w->geo && geometry_prepare(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the obstacle grid", fn);
     if (reserve_counters(w, (uint32_t)threads) || grid_build(w, 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,

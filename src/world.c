@@ -9,6 +9,8 @@
  * replaced by a flag the caller turns into THRONG_ERR_OUT_OF_MEMORY.
  */
 #include "internal.h"
+#include "geometry.h"
+#include "behaviour.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -185,25 +187,40 @@ throng_group_def throng_group_def_default(void) {
 /* Columns                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The float columns of a world, in a fixed order; NULL entries are absent
- * in this world's dimension. */
+/* The float columns of a world, in a fixed order, and its 4-byte integer
+ * columns (slot last); an entry whose pointer is NULL is absent. */
 #define FLOAT_COLUMNS FLOAT_COLUMN_COUNT
 static void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
-    float **all[FLOAT_COLUMNS] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy,
-                                  &c->vz, &c->fx, &c->fy, &c->fz, &c->ux,
-                                  &c->uy, &c->uz, &c->mass, &c->max_force,
-                                  &c->max_speed, &c->radius, &c->wander_rate};
+    float **all[FLOAT_COLUMNS] = {
+        &c->px,        &c->py,        &c->pz,     &c->vx,     &c->vy,
+        &c->vz,        &c->fx,        &c->fy,     &c->fz,     &c->ux,
+        &c->uy,        &c->uz,        &c->mass,   &c->max_force,
+        &c->max_speed, &c->radius,    &c->wander_rate,
+        &c->tx,        &c->ty,        &c->tz,     &c->wx,     &c->wy,
+        &c->wz};
     memcpy(out, all, sizeof all);
 }
 
-static int column_present(int dims, int k) {
-    /* pz, vz, fz and the up vector exist only in 3D. */
-    if (dims == 3)
-        return 1;
-    return !(k == 2 || k == 5 || k == 8 || k == 9 || k == 10 || k == 11);
+static void u32_columns(agent_columns *c, uint32_t **out[U32_COLUMN_COUNT]) {
+    uint32_t **all[U32_COLUMN_COUNT] = {&c->target_slot, &c->target_gen,
+                                        &c->progress, &c->group, &c->slot};
+    memcpy(out, all, sizeof all);
 }
 
-int world_columns4(throng_world *w, void **out[FLOAT_COLUMN_COUNT + 2]) {
+/* Float column k exists in a world of `dims` dimensions, with or without
+ * behaviour state. */
+static int column_present(int dims, int state, int k) {
+    /* pz, vz, fz and the up vector exist only in 3D; so do tz, wy, wz. */
+    int three_only = k == 2 || k == 5 || k == 8 || k == 9 || k == 10 ||
+                     k == 11 || k == 19 || k == 21 || k == 22;
+    if (three_only && dims != 3)
+        return 0;
+    return k < 17 || state;
+}
+
+static int u32_present(int state, int k) { return k >= 3 || state; }
+
+int world_columns4(throng_world *w, void **out[COLUMN4_MAX]) {
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
     int n = 0;
@@ -212,11 +229,14 @@ int world_columns4(throng_world *w, void **out[FLOAT_COLUMN_COUNT + 2]) {
          * permuting zeros changes nothing. */
         if (cols[k] == &w->col.wander_rate && !w->wander_used)
             continue;
-        if (column_present(w->dims, k))
+        if (*cols[k])
             out[n++] = (void **)cols[k];
     }
-    out[n++] = (void **)&w->col.group;
-    out[n++] = (void **)&w->col.slot;
+    uint32_t **ints[U32_COLUMN_COUNT];
+    u32_columns(&w->col, ints);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        if (*ints[k])
+            out[n++] = (void **)ints[k];
     return n;
 }
 
@@ -227,9 +247,56 @@ static void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
         column_free(w, *cols[k], cap, sizeof(float));
         *cols[k] = NULL;
     }
-    column_free(w, c->group, cap, sizeof(uint32_t));
-    column_free(w, c->slot, cap, sizeof(uint32_t));
-    c->group = c->slot = NULL;
+    uint32_t **ints[U32_COLUMN_COUNT];
+    u32_columns(c, ints);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++) {
+        column_free(w, *ints[k], cap, sizeof(uint32_t));
+        *ints[k] = NULL;
+    }
+}
+
+/* Allocates, zeroed, every column of `c` that a world with this state
+ * has and `c` lacks; all or nothing (on failure, what it allocated is
+ * freed again). */
+static int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap,
+                         int state) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(c, cols);
+    uint32_t **ints[U32_COLUMN_COUNT];
+    u32_columns(c, ints);
+    void **made[COLUMN4_MAX];
+    int n = 0, ok = 1;
+    for (int k = 0; k < FLOAT_COLUMNS && ok; k++) {
+        if (*cols[k] || !column_present(w->dims, state, k))
+            continue;
+        *cols[k] = column_alloc(w, cap, sizeof(float));
+        ok = *cols[k] != NULL;
+        if (ok)
+            made[n++] = (void **)cols[k];
+    }
+    for (int k = 0; k < U32_COLUMN_COUNT && ok; k++) {
+        if (*ints[k] || !u32_present(state, k))
+            continue;
+        *ints[k] = column_alloc(w, cap, sizeof(uint32_t));
+        ok = *ints[k] != NULL;
+        if (ok)
+            made[n++] = (void **)ints[k];
+    }
+    if (!ok)
+        for (int k = 0; k < n; k++) {
+            column_free(w, *made[k], cap, 4u);
+            *made[k] = NULL;
+        }
+    return !ok;
+}
+
+int world_enable_behaviour_state(throng_world *w) {
+    if (w->behaviour_state)
+        return 0;
+    if (w->capacity && alloc_columns(w, &w->col, w->capacity, 1))
+        return 1;
+    w->behaviour_state = 1;
+    return 0;
 }
 
 /* Grows every column to hold `want` agents; all or nothing. */
@@ -243,20 +310,7 @@ static int reserve_columns(throng_world *w, uint32_t want) {
         cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
     agent_columns n;
     memset(&n, 0, sizeof n);
-    float **cols[FLOAT_COLUMNS];
-    float_columns(&n, cols);
-    int ok = 1;
-    for (int k = 0; k < FLOAT_COLUMNS && ok; k++) {
-        if (!column_present(w->dims, k))
-            continue;
-        *cols[k] = column_alloc(w, cap, sizeof(float));
-        ok = *cols[k] != NULL;
-    }
-    if (ok) {
-        n.group = column_alloc(w, cap, sizeof(uint32_t));
-        n.slot = column_alloc(w, cap, sizeof(uint32_t));
-        ok = n.group && n.slot;
-    }
+    int ok = !alloc_columns(w, &n, cap, w->behaviour_state);
     float *steer[3] = {NULL, NULL, NULL};
     for (int a = 0; a < w->dims && ok; a++) {
         steer[a] = column_alloc(w, cap, sizeof(float));
@@ -275,15 +329,18 @@ static int reserve_columns(throng_world *w, uint32_t want) {
             column_free(w, spare4[b], cap, 4u);
         return 1;
     }
-    float **old[FLOAT_COLUMNS];
-    float_columns(&w->col, old);
+    float **from[FLOAT_COLUMNS], **to[FLOAT_COLUMNS];
+    float_columns(&w->col, from);
+    float_columns(&n, to);
     for (int k = 0; k < FLOAT_COLUMNS; k++)
-        if (*old[k])
-            memcpy(*cols[k], *old[k], (size_t)w->count * sizeof(float));
-    if (w->count) {
-        memcpy(n.group, w->col.group, (size_t)w->count * sizeof(uint32_t));
-        memcpy(n.slot, w->col.slot, (size_t)w->count * sizeof(uint32_t));
-    }
+        if (*from[k] && w->count)
+            memcpy(*to[k], *from[k], (size_t)w->count * sizeof(float));
+    uint32_t **ifrom[U32_COLUMN_COUNT], **ito[U32_COLUMN_COUNT];
+    u32_columns(&w->col, ifrom);
+    u32_columns(&n, ito);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        if (*ifrom[k] && w->count)
+            memcpy(*ito[k], *ifrom[k], (size_t)w->count * sizeof(uint32_t));
     free_columns(w, &w->col, w->capacity);
     column_free(w, w->steer_x, w->capacity, sizeof(float));
     column_free(w, w->steer_y, w->capacity, sizeof(float));
@@ -347,16 +404,24 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->coh_r2 = f->cohesion_radius * f->cohesion_radius;
     float ws = f->separation_weight, wa = f->alignment_weight,
           wc = f->cohesion_weight, ww = g->wander.weight;
+    for (uint32_t i = 0; i < g->behaviour_count; i++)
+        k->list_w[i] = g->behaviours[i].weight;
     if (g->combine == THRONG_COMBINE_WEIGHTED_AVERAGE) {
         /* Seed 000: normalised weights w_i / (w_1 + ... + w_n). */
         float total = ws + wa + wc + ww;
+        for (uint32_t i = 0; i < g->behaviour_count; i++)
+            total += k->list_w[i];
         if (total > 0.0f) {
             ws /= total;
             wa /= total;
             wc /= total;
             ww /= total;
+            for (uint32_t i = 0; i < g->behaviour_count; i++)
+                k->list_w[i] /= total;
         } else {
             ws = wa = wc = ww = 0.0f;
+            for (uint32_t i = 0; i < g->behaviour_count; i++)
+                k->list_w[i] = 0.0f;
         }
     }
     k->sep_w = ws;
@@ -373,6 +438,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f || ww > 0.0f;
     if (ww > 0.0f)
         w->wander_used = 1;
+    recipe_derive(w, group);
 }
 
 static throng_status check_flocking(throng_world *w, const char *fn,
@@ -446,7 +512,8 @@ static throng_status check_wander(throng_world *w, const char *fn,
 static throng_status check_combine(throng_world *w, const char *fn,
                                    throng_combine_mode mode) {
     if (mode != THRONG_COMBINE_WEIGHTED_AVERAGE &&
-        mode != THRONG_COMBINE_WEIGHTED_SUM)
+        mode != THRONG_COMBINE_WEIGHTED_SUM &&
+        mode != THRONG_COMBINE_PRIORITY)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "%s: combine mode %d is not a throng_combine_mode",
                           fn, (int)mode);
@@ -780,6 +847,7 @@ void throng_world_destroy(throng_world *w) {
     }
     (void)hash_world;
     grid_release(w, &w->grid);
+    geometry_free(w);
     free_columns(w, &w->col, w->capacity);
     column_free(w, w->steer_x, w->capacity, sizeof(float));
     column_free(w, w->steer_y, w->capacity, sizeof(float));
@@ -828,11 +896,13 @@ throng_status throng_world_set_threads(throng_world *w, int threads) {
 size_t throng_world_bytes(const throng_world *w) {
     if (!w)
         return 0;
-    size_t floats = 0;
+    size_t floats = 0, ints = 0;
     for (int k = 0; k < FLOAT_COLUMNS; k++)
-        floats += (size_t)column_present(w->dims, k);
-    /* Columns, steering scratch, and the two spare buffers. */
-    size_t per_agent = floats * sizeof(float) + 2 * sizeof(uint32_t) +
+        floats += (size_t)column_present(w->dims, w->behaviour_state, k);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        ints += (size_t)u32_present(w->behaviour_state, k);
+    /* Columns, steering scratch, and the spare buffers. */
+    size_t per_agent = floats * sizeof(float) + ints * sizeof(uint32_t) +
                        (size_t)w->dims * sizeof(float) + GRID_PERMUTE_BATCH * 4u;
     size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
                    (size_t)w->slot_capacity *
@@ -843,6 +913,7 @@ size_t throng_world_bytes(const throng_world *w) {
                    grid_bytes(&w->grid);
     bytes += (size_t)HASH_COUNT(w->keys) * sizeof(key_entry);
     bytes += (size_t)HASH_COUNT(w->names) * sizeof(name_entry);
+    bytes += geometry_bytes(w);
     return bytes;
 }
 
@@ -903,10 +974,12 @@ uint64_t throng_world_hash(const throng_world *w) {
     h = mix_word(h, w->count);
     h = mix_word(h, (uint64_t)w->dims);
     const agent_columns *c = &w->col;
-    float *cols[FLOAT_COLUMNS] = {c->px, c->py, c->pz, c->vx, c->vy, c->vz,
-                                  c->fx, c->fy, c->fz, c->ux, c->uy, c->uz,
-                                  c->mass, c->max_force, c->max_speed,
-                                  c->radius, c->wander_rate};
+    float *cols[FLOAT_COLUMNS] = {
+        c->px,     c->py,     c->pz,          c->vx,     c->vy,
+        c->vz,     c->fx,     c->fy,          c->fz,     c->ux,
+        c->uy,     c->uz,     c->mass,        c->max_force,
+        c->max_speed, c->radius, c->wander_rate, c->tx,   c->ty,
+        c->tz,     c->wx,     c->wy,          c->wz};
     for (uint32_t s = 0; s < w->slot_count; s++) {
         uint32_t i = w->slot_dense[s];
         if (i == SLOT_FREE)
@@ -918,6 +991,11 @@ uint64_t throng_world_hash(const throng_world *w) {
                 h = mix_word(h, float_bits(cols[k][i]));
         h = mix_word(h, c->group[i]);
         h = mix_word(h, w->slots[s].host_key);
+        if (w->behaviour_state) {
+            h = mix_word(h, ((uint64_t)c->target_slot[i] << 32) |
+                                c->target_gen[i]);
+            h = mix_word(h, c->progress[i]);
+        }
     }
     return h;
 }
@@ -1145,6 +1223,12 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     c->max_speed[i] = d->max_speed;
     c->radius[i] = d->radius;
     c->wander_rate[i] = 0.0f;
+    if (w->behaviour_state) {
+        c->tx[i] = c->ty[i] = c->wx[i] = 0.0f;
+        if (w->dims == 3)
+            c->tz[i] = c->wy[i] = c->wz[i] = 0.0f;
+        c->target_slot[i] = c->target_gen[i] = c->progress[i] = 0;
+    }
     c->group[i] = d->group;
     c->slot[i] = slot;
     w->slots[slot].host_key = d->host_key;
@@ -1180,8 +1264,11 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
         for (int k = 0; k < FLOAT_COLUMNS; k++)
             if (*cols[k])
                 (*cols[k])[i] = (*cols[k])[last];
-        c->group[i] = c->group[last];
-        c->slot[i] = c->slot[last];
+        uint32_t **ints[U32_COLUMN_COUNT];
+        u32_columns(c, ints);
+        for (int k = 0; k < U32_COLUMN_COUNT; k++)
+            if (*ints[k])
+                (*ints[k])[i] = (*ints[k])[last];
         w->slot_dense[c->slot[i]] = i;
     }
     slot_entry *e = &w->slots[s];
@@ -1487,5 +1574,124 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
         }
     }
     w->slots[w->col.slot[i]].host_key = key;
+    return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Behaviour state                                                          */
+/* ------------------------------------------------------------------------ */
+
+static throng_status need_state(throng_world *w, const char *fn) {
+    if (world_enable_behaviour_state(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the behaviour state of %u agents",
+                          fn, w->capacity);
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
+                                            const float point[3]) {
+    static const char fn[] = "throng_agent_set_target_point";
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    if (!point)
+        return world_fail(w, THRONG_ERR_NULL, "%s: point is NULL", fn);
+    throng_status st = check_vec(w, fn, "point", point);
+    if (st != THRONG_OK || (st = need_state(w, fn)) != THRONG_OK)
+        return st;
+    w->col.tx[i] = point[0];
+    w->col.ty[i] = point[1];
+    if (w->dims == 3)
+        w->col.tz[i] = point[2];
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_target_point(const throng_world *cw,
+                                            throng_agent h, float out[3]) {
+    static const char fn[] = "throng_agent_get_target_point";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    int on = w->behaviour_state;
+    out[0] = on ? w->col.tx[i] : 0.0f;
+    out[1] = on ? w->col.ty[i] : 0.0f;
+    out[2] = on && w->dims == 3 ? w->col.tz[i] : 0.0f;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
+                                            throng_agent target) {
+    static const char fn[] = "throng_agent_set_target_agent";
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    int none = target.slot == 0 && target.generation == 0;
+    if (!none) {
+        int64_t s = handle_slot(w, target);
+        if (s < 0)
+            return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                              "%s: target {%u, %u} is not a live agent of "
+                              "this world",
+                              fn, target.slot, target.generation);
+        if ((uint32_t)s == w->col.slot[i])
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: an agent cannot target itself", fn);
+    }
+    throng_status st = need_state(w, fn);
+    if (st != THRONG_OK)
+        return st;
+    w->col.target_slot[i] = none ? 0 : target.slot;
+    w->col.target_gen[i] = none ? 0 : target.generation;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_target_agent(const throng_world *cw,
+                                            throng_agent h,
+                                            throng_agent *out) {
+    static const char fn[] = "throng_agent_get_target_agent";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    out->slot = w->behaviour_state ? w->col.target_slot[i] : 0;
+    out->generation = w->behaviour_state ? w->col.target_gen[i] : 0;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
+                                        uint32_t progress) {
+    static const char fn[] = "throng_agent_set_progress";
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    throng_status st = need_state(w, fn);
+    if (st != THRONG_OK)
+        return st;
+    w->col.progress[i] = progress;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_progress(const throng_world *cw, throng_agent h,
+                                        uint32_t *out) {
+    static const char fn[] = "throng_agent_get_progress";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t i;
+    RESOLVE(w, fn, h, i);
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    *out = w->behaviour_state ? w->col.progress[i] : 0;
     return THRONG_OK;
 }

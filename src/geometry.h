@@ -1,0 +1,99 @@
+/*
+ * Static geometry: obstacles, walls, paths and flow fields.
+ *
+ * Objects live in one table with stable handles {id, generation}, like
+ * agents: removing an object bumps its generation, so behaviours that name
+ * it find it gone and go quiet. Obstacles and wall segments are also
+ * indexed by a uniform grid of their own (geo_grid), rebuilt before a step
+ * whenever objects were added or removed since the last build, so an agent
+ * only tests the few objects near its path.
+ */
+#ifndef THRONG_GEOMETRY_H
+#define THRONG_GEOMETRY_H
+
+#include "internal.h"
+
+typedef enum geo_kind {
+    GEO_FREE = 0,
+    GEO_SPHERE = 1,  /* centre a, radius r */
+    GEO_BOX = 2,     /* min a, max b */
+    GEO_SEGMENT = 3, /* ends a, b (2D) */
+    GEO_PLANE = 4,   /* point a, unit normal b */
+    GEO_PATH = 5,
+    GEO_FLOW = 6,
+} geo_kind;
+
+#define GEO_MASK(kind) (1u << (kind))
+#define GEO_OBSTACLES (GEO_MASK(GEO_SPHERE) | GEO_MASK(GEO_BOX))
+#define GEO_WALLS (GEO_MASK(GEO_SEGMENT) | GEO_MASK(GEO_PLANE))
+
+typedef struct geo_object {
+    geo_kind kind;
+    uint32_t generation; /* >= 1 */
+    float a[3], b[3];
+    float r;
+    /* Paths: `count` points (3 floats each), and the path length up to
+     * each point (count + 1 entries when closed: the last is the whole
+     * loop). */
+    float *points;
+    float *length_at;
+    uint32_t count;
+    int closed;
+    /* Flow fields. */
+    float origin[3];
+    float cell;
+    uint32_t size[3];
+    float *vectors;
+    /* The one heap block behind points/length_at or vectors. */
+    void *data;
+    size_t data_bytes;
+} geo_object;
+
+/* The grid over obstacles and wall segments: cell c holds the objects
+ * items[start[c] .. start[c + 1]) whose bounds overlap it. */
+typedef struct geo_grid {
+    float origin[3];
+    float cell;
+    int32_t n[3];
+    uint32_t *start;
+    uint32_t *items;
+    size_t start_bytes, items_bytes;
+    uint64_t version; /* geometry->version it was built from */
+    int built;
+} geo_grid;
+
+typedef struct geometry {
+    geo_object *objects; /* index = id - 1 */
+    uint32_t count;      /* ids handed out so far */
+    uint32_t capacity;
+    uint32_t *free_ids;
+    uint32_t free_count;
+    uint32_t live;
+    uint32_t planes;     /* live GEO_PLANE objects */
+    uint64_t version;    /* bumped by every add and remove */
+    size_t data_bytes;   /* sum of the objects' blocks */
+    geo_grid grid;
+} geometry;
+
+/* Makes room for one more object; on failure records the refusal and
+ * returns THRONG_ERR_OUT_OF_MEMORY (or CAPACITY) with the world unchanged. */
+throng_status geo_reserve(throng_world *world, const char *fn);
+/* Stores `obj` (kind and payload filled) in the room geo_reserve made and
+ * writes its handle; cannot fail. The object's data block becomes the
+ * world's. */
+void geo_commit(throng_world *world, geo_object *obj, throng_object *out);
+/* The live object behind a handle whose kind is in `kinds` (a GEO_MASK
+ * set), or NULL. */
+const geo_object *geo_lookup(const throng_world *world, throng_object h,
+                             uint32_t kinds);
+
+/* Before a step: brings the obstacle grid up to date; nonzero when out of
+ * memory (steer_env.c). */
+int geometry_prepare(throng_world *world);
+/* Frees the grid (steer_env.c). */
+void geo_grid_free(throng_world *world, geo_grid *g);
+
+size_t geometry_bytes(const throng_world *world);
+void geometry_free(throng_world *world);
+
+#endif /* THRONG_GEOMETRY_H */
