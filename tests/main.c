@@ -73,6 +73,10 @@ int main(int argc, char **argv)
     register_flock_tests();
     register_determinism_tests();
     register_wander_tests();
+    register_steer_agent_tests();
+    register_steer_route_tests();
+    register_steer_env_tests();
+    register_steer_combine_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

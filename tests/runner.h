@@ -45,6 +45,10 @@ void register_grid_tests(void);
 void register_flock_tests(void);
 void register_determinism_tests(void);
 void register_wander_tests(void);
+void register_steer_agent_tests(void);
+void register_steer_route_tests(void);
+void register_steer_env_tests(void);
+void register_steer_combine_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
