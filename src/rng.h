@@ -16,7 +16,14 @@
 
 /* Streams: one per use, so two behaviours of one agent never draw the
  * same number. */
-enum { RNG_STREAM_WANDER = 1, RNG_STREAM_WANDER_PITCH = 2 };
+enum {
+    RNG_STREAM_WANDER = 1,
+    RNG_STREAM_WANDER_PITCH = 2,
+    /* Projected-circle wander: the angle (2D), the jitter vector (3D). */
+    RNG_STREAM_CIRCLE_X = 3,
+    RNG_STREAM_CIRCLE_Y = 4,
+    RNG_STREAM_CIRCLE_Z = 5,
+};
 
 static inline uint64_t rng_mix(uint64_t x) {
     x ^= x >> 30;
