@@ -279,6 +279,662 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Behaviour scenes                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The agent every behaviour scene starts from. */
+static throng_agent_def scene_agent(param_reader *reader) {
+    throng_agent_def agent = throng_agent_def_default();
+    agent.mass = (float)param_get(reader, "mass");
+    agent.max_speed = (float)param_get(reader, "max_speed");
+    agent.max_force = (float)param_get(reader, "max_force");
+    agent.radius = (float)param_get(reader, "body_radius");
+    return agent;
+}
+
+#define SCENE_AGENT_ROWS \
+    {"mass", 1.0, "kg", "agent mass"}, \
+    {"max_speed", 1.4, "m/s", "agent max speed"}, \
+    {"max_force", 3.0, "N", "agent max steering force"}, \
+    {"body_radius", 0.3, "m", "agent body radius"},
+
+static throng_status unbounded_world_create(int dimensions,
+                                            float neighbour_radius,
+                                            uint32_t capacity, int threads,
+                                            uint64_t seed,
+                                            throng_world **out_world) {
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = dimensions;
+    def.neighbour_radius = neighbour_radius;
+    def.threads = threads;
+    def.seed = seed;
+    def.initial_capacity = capacity;
+    return throng_world_create(&def, out_world);
+}
+
+/* Appends a behaviour; the first failure sticks in *status. */
+static void scene_add(throng_world *world, uint32_t group,
+                      const throng_behaviour *b, throng_status *status) {
+    if (*status == THRONG_OK)
+        *status = throng_group_add_behaviour(world, group, b, NULL);
+}
+
+static throng_status scene_fail(throng_world *world, throng_status status) {
+    throng_world_destroy(world);
+    return status;
+}
+
+/*
+ * crossing2d: two crowds cross at right angles. Half the agents start in a
+ * square left of the centre and arrive at the mirror point right of it;
+ * the other half start below and arrive above. The square's edge holds
+ * `density` agents per square metre. One group, combined by priority:
+ * unaligned collision avoidance first, then inverse-distance separation,
+ * then arrive. Unbounded world.
+ */
+static const scenario_param crossing_params[] = {
+    SCENE_AGENT_ROWS
+    {"neighbour_radius", 3.0, "m", "world neighbour radius (grid cell)"},
+    {"density", 0.5, "1/m^2", "agents per square metre in each crowd"},
+    {"avoid_weight", 1.0, "", "unaligned collision avoidance weight"},
+    {"avoid_horizon", 2.0, "s", "collisions predicted this far ahead"},
+    {"separation_radius", 1.0, "m", "separation neighbourhood"},
+    {"separation_weight", 0.5, "", "separation weight (inverse distance)"},
+    {"arrive_weight", 1.0, "", "arrive weight"},
+};
+
+static throng_status crossing_build(const scenario *sc, uint32_t agents,
+                                    int threads, uint64_t seed,
+                                    throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = {sc, false};
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    double density = param_get(&reader, "density");
+    throng_group_def group = throng_group_def_default();
+    group.name = "crossing";
+    group.combine = THRONG_COMBINE_PRIORITY;
+    group.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    group.flocking.separation_radius =
+        (float)param_get(&reader, "separation_radius");
+    group.flocking.separation_weight =
+        (float)param_get(&reader, "separation_weight");
+    group.flocking.separation_priority = 1;
+    throng_behaviour avoid =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS);
+    avoid.weight = (float)param_get(&reader, "avoid_weight");
+    avoid.priority = 2;
+    avoid.u.unaligned.horizon = (float)param_get(&reader, "avoid_horizon");
+    throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    arrive.weight = (float)param_get(&reader, "arrive_weight");
+    if (reader.missing || !(density > 0.0))
+        return THRONG_ERR_NOT_FOUND;
+
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_world_create(2, radius, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    st = throng_group_create(world, &group, &agent.group);
+    scene_add(world, agent.group, &avoid, &st);
+    scene_add(world, agent.group, &arrive, &st);
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+
+    float edge = (float)sqrt(((double)agents / 2.0 + 1.0) / density);
+    scenario_rng rng = {seed};
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        /* Crowd 0 moves +x, crowd 1 moves +y; the gap between the
+         * squares and the centre is half an edge. */
+        int crowd = (int)(i & 1u);
+        float along = -1.5f * edge + rng_coordinate(&rng, edge);
+        float across = -0.5f * edge + rng_coordinate(&rng, edge);
+        float goal = along + 3.0f * edge;
+        agent.position[crowd] = along;
+        agent.position[1 - crowd] = across;
+        agent.velocity[0] = agent.velocity[1] = 0.0f;
+        agent.velocity[crowd] = agent.max_speed * 0.5f;
+        float target[3] = {0.0f, 0.0f, 0.0f};
+        target[crowd] = goal;
+        target[1 - crowd] = across;
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        if (st == THRONG_OK)
+            st = throng_agent_set_target_point(world, handle, target);
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * pursuit2d: pairs of a pursuer and an evader in a periodic box at the
+ * flock density. Evaders wander (turn-rate form) and evade their pursuer
+ * within `evade_range`; pursuers pursue their evader with T = d / v_max.
+ * Evaders are a little slower, so pursuers close in.
+ */
+static const scenario_param pursuit_params[] = {
+    SCENE_AGENT_ROWS
+    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
+    {"neighbours", 10.0, "", "mean agents within the radius: sets the box"},
+    {"evader_speed", 1.2, "m/s", "evaders' max speed"},
+    {"evade_range", 4.0, "m", "evaders react within this distance"},
+    {"wander_weight", 1.0, "", "evaders' wander weight"},
+};
+
+static throng_status pursuit_build(const scenario *sc, uint32_t agents,
+                                   int threads, uint64_t seed,
+                                   throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = {sc, false};
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    float evader_speed = (float)param_get(&reader, "evader_speed");
+    throng_group_def hunters = throng_group_def_default();
+    hunters.name = "pursuers";
+    hunters.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    throng_group_def prey = throng_group_def_default();
+    prey.name = "evaders";
+    prey.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    prey.wander.weight = (float)param_get(&reader, "wander_weight");
+    throng_behaviour pursue = throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
+    throng_behaviour evade = throng_behaviour_default(THRONG_BEHAVIOUR_EVADE);
+    evade.u.pursue.evade_range = (float)param_get(&reader, "evade_range");
+    double box = scenario_box_edge(sc, agents);
+    if (reader.missing || !(box > 0.0))
+        return THRONG_ERR_NOT_FOUND;
+
+    throng_world *world = NULL;
+    throng_status st = periodic_world_create(2, (float)box, radius, agents,
+                                             threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    uint32_t hunter_group = 0, prey_group = 0;
+    st = throng_group_create(world, &hunters, &hunter_group);
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &prey, &prey_group);
+    scene_add(world, hunter_group, &pursue, &st);
+    scene_add(world, prey_group, &evade, &st);
+    scenario_rng rng = {seed};
+    throng_agent last = {0, 0};
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        int is_prey = (int)(i & 1u);
+        agent.group = is_prey ? prey_group : hunter_group;
+        agent.max_speed = is_prey ? evader_speed : (float)param_get(&reader, "max_speed");
+        double dir[3];
+        rng_direction(&rng, 2, dir);
+        if (is_prey) {
+            /* Three metres from its pursuer, whose position `agent` still
+             * holds. */
+            agent.position[0] += (float)(3.0 * dir[0]);
+            agent.position[1] += (float)(3.0 * dir[1]);
+            agent.position[0] = fmodf(agent.position[0] + (float)box, (float)box);
+            agent.position[1] = fmodf(agent.position[1] + (float)box, (float)box);
+        } else {
+            agent.position[0] = rng_coordinate(&rng, (float)box);
+            agent.position[1] = rng_coordinate(&rng, (float)box);
+        }
+        agent.velocity[0] = (float)dir[0] * 0.5f * agent.max_speed;
+        agent.velocity[1] = (float)dir[1] * 0.5f * agent.max_speed;
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        if (st == THRONG_OK && is_prey) {
+            st = throng_agent_set_target_agent(world, handle, last);
+            if (st == THRONG_OK)
+                st = throng_agent_set_target_agent(world, last, handle);
+        }
+        last = handle;
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * path2d: a crowd following a closed ring path (crowd path following, seeds
+ * 001 and 004): path following plus inverse-distance separation, summed.
+ * The ring's radius gives the corridor `density` agents per square metre;
+ * agents start spread over the corridor, moving along the ring, with
+ * their progress set to the segment beside them. Unbounded world.
+ */
+static const scenario_param path_params[] = {
+    SCENE_AGENT_ROWS
+    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
+    {"density", 1.0, "1/m^2", "agents per square metre of corridor"},
+    {"path_radius", 15.0, "m", "corridor half width"},
+    {"path_points", 256.0, "", "points on the ring (8 to 4096)"},
+    {"separation_radius", 0.8, "m", "separation neighbourhood"},
+    {"separation_weight", 1.0, "", "separation weight (inverse distance)"},
+    {"path_weight", 1.0, "", "path following weight"},
+};
+
+static throng_status path_build(const scenario *sc, uint32_t agents,
+                                int threads, uint64_t seed,
+                                throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = {sc, false};
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    double density = param_get(&reader, "density");
+    float corridor = (float)param_get(&reader, "path_radius");
+    uint32_t points = (uint32_t)param_get(&reader, "path_points");
+    throng_group_def group = throng_group_def_default();
+    group.name = "path";
+    group.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    group.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    group.flocking.separation_radius =
+        (float)param_get(&reader, "separation_radius");
+    group.flocking.separation_weight =
+        (float)param_get(&reader, "separation_weight");
+    throng_behaviour follow =
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
+    follow.weight = (float)param_get(&reader, "path_weight");
+    if (reader.missing || !(density > 0.0) || points < 8 || points > 4096)
+        return THRONG_ERR_NOT_FOUND;
+
+    /* Ring area 2 pi R (2 w) = agents / density. */
+    double ring = (double)agents / density / (4.0 * SCENARIO_PI * (double)corridor);
+    ring = fmax(ring, 4.0 * (double)corridor);
+    float xy[4096 * 3];
+    for (uint32_t k = 0; k < points; ++k) {
+        double angle = 2.0 * SCENARIO_PI * k / points;
+        xy[3 * k] = (float)(ring * cos(angle));
+        xy[3 * k + 1] = (float)(ring * sin(angle));
+        xy[3 * k + 2] = 0.0f;
+    }
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_world_create(2, radius, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    throng_object path;
+    st = throng_path_create(world, xy, points, corridor, true, &path);
+    follow.u.path.path = path;
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &group, &agent.group);
+    scene_add(world, agent.group, &follow, &st);
+    scenario_rng rng = {seed};
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        double angle = 2.0 * SCENARIO_PI * rng_unit(&rng);
+        double off = (2.0 * rng_unit(&rng) - 1.0) * 0.9 * (double)corridor;
+        double r = ring + off;
+        agent.position[0] = (float)(r * cos(angle));
+        agent.position[1] = (float)(r * sin(angle));
+        /* Counter-clockwise, the direction the points run. */
+        agent.velocity[0] = (float)(-sin(angle)) * agent.max_speed * 0.5f;
+        agent.velocity[1] = (float)(cos(angle)) * agent.max_speed * 0.5f;
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        uint32_t segment = (uint32_t)(angle / (2.0 * SCENARIO_PI) * points);
+        if (st == THRONG_OK)
+            st = throng_agent_set_progress(world, handle,
+                                           segment < points ? segment : 0);
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * obstacles2d: agents wander through a periodic box scattered with
+ * circular obstacles, one per `agents_per_obstacle` agents, centred on a
+ * jittered lattice. Combined by priority: obstacle avoidance first, then
+ * separation, then wander. Agents start in the lanes between obstacles.
+ */
+static const scenario_param obstacle_params[] = {
+    SCENE_AGENT_ROWS
+    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
+    {"neighbours", 5.0, "", "mean agents within the radius: sets the box"},
+    {"agents_per_obstacle", 10.0, "", "agents per obstacle"},
+    {"obstacle_fill", 0.15, "", "fraction of a lattice cell's width an obstacle spans"},
+    {"avoid_weight", 1.0, "", "obstacle avoidance weight"},
+    {"separation_radius", 0.8, "m", "separation neighbourhood"},
+    {"separation_weight", 1.0, "", "separation weight (inverse distance)"},
+    {"wander_weight", 1.0, "", "wander weight (turn-rate form)"},
+};
+
+static throng_status obstacles_build(const scenario *sc, uint32_t agents,
+                                     int threads, uint64_t seed,
+                                     throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = {sc, false};
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    double per = param_get(&reader, "agents_per_obstacle");
+    double fill = param_get(&reader, "obstacle_fill");
+    throng_group_def group = throng_group_def_default();
+    group.name = "walkers";
+    group.combine = THRONG_COMBINE_PRIORITY;
+    group.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    group.flocking.separation_radius =
+        (float)param_get(&reader, "separation_radius");
+    group.flocking.separation_weight =
+        (float)param_get(&reader, "separation_weight");
+    group.flocking.separation_priority = 1;
+    group.wander.weight = (float)param_get(&reader, "wander_weight");
+    throng_behaviour avoid =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
+    avoid.weight = (float)param_get(&reader, "avoid_weight");
+    avoid.priority = 2;
+    double box = scenario_box_edge(sc, agents);
+    if (reader.missing || !(box > 0.0) || !(per >= 1.0) || !(fill > 0.0) ||
+        !(fill < 0.5))
+        return THRONG_ERR_NOT_FOUND;
+
+    throng_world *world = NULL;
+    throng_status st = periodic_world_create(2, (float)box, radius, agents,
+                                             threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    st = throng_group_create(world, &group, &agent.group);
+    scene_add(world, agent.group, &avoid, &st);
+    /* A lattice of side n, n^2 ~ agents / per; obstacle k sits near the
+     * centre of its lattice cell. */
+    uint32_t n = (uint32_t)ceil(sqrt((double)agents / per));
+    n = n < 1 ? 1 : n;
+    double pitch = box / n;
+    float obstacle_r = (float)(fill * pitch);
+    scenario_rng rng = {seed ^ 0x0b57ac1e5ull};
+    for (uint32_t k = 0; k < n * n && st == THRONG_OK; ++k) {
+        double jitter = 0.5 * pitch - 2.0 * (double)obstacle_r;
+        float centre[3] = {
+            (float)(((k % n) + 0.5) * pitch +
+                    jitter * (2.0 * rng_unit(&rng) - 1.0) * 0.5),
+            (float)(((k / n) + 0.5) * pitch +
+                    jitter * (2.0 * rng_unit(&rng) - 1.0) * 0.5),
+            0.0f};
+        throng_object obstacle;
+        st = throng_obstacle_add_sphere(world, centre, obstacle_r, &obstacle);
+    }
+    /* Agents on the lattice lines between the obstacles' cells, which no
+     * obstacle reaches. */
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        double dir[3];
+        rng_direction(&rng, 2, dir);
+        int on_x = (int)(rng_next(&rng) & 1u);
+        float line = (float)((double)(rng_next(&rng) % n) * pitch);
+        float spot = rng_coordinate(&rng, (float)box);
+        agent.position[0] = on_x ? line : spot;
+        agent.position[1] = on_x ? spot : line;
+        agent.velocity[0] = (float)dir[0] * 0.5f * agent.max_speed;
+        agent.velocity[1] = (float)dir[1] * 0.5f * agent.max_speed;
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * leader2d: leaders wander through a periodic box; each has
+ * `followers_per_leader` followers that follow it (seed 004: arrive behind
+ * it, clear its way) and keep apart with separation, summed.
+ */
+static const scenario_param leader_params[] = {
+    SCENE_AGENT_ROWS
+    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
+    {"neighbours", 5.0, "", "mean agents within the radius: sets the box"},
+    {"followers_per_leader", 99.0, "", "followers of each leader"},
+    {"leader_speed", 0.8, "m/s", "leaders' max speed"},
+    {"separation_radius", 0.8, "m", "separation neighbourhood"},
+    {"separation_weight", 1.0, "", "separation weight (inverse distance)"},
+    {"follow_weight", 1.0, "", "leader following weight"},
+};
+
+static throng_status leader_build(const scenario *sc, uint32_t agents,
+                                  int threads, uint64_t seed,
+                                  throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = {sc, false};
+    throng_agent_def agent = scene_agent(&reader);
+    float follower_speed = agent.max_speed;
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    uint32_t per = (uint32_t)param_get(&reader, "followers_per_leader");
+    float leader_speed = (float)param_get(&reader, "leader_speed");
+    throng_group_def leaders = throng_group_def_default();
+    leaders.name = "leaders";
+    leaders.wander.weight = 1.0f;
+    throng_group_def followers = throng_group_def_default();
+    followers.name = "followers";
+    followers.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    followers.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    followers.flocking.separation_radius =
+        (float)param_get(&reader, "separation_radius");
+    followers.flocking.separation_weight =
+        (float)param_get(&reader, "separation_weight");
+    throng_behaviour follow =
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_LEADER);
+    follow.weight = (float)param_get(&reader, "follow_weight");
+    double box = scenario_box_edge(sc, agents);
+    if (reader.missing || !(box > 0.0) || per < 1)
+        return THRONG_ERR_NOT_FOUND;
+
+    throng_world *world = NULL;
+    throng_status st = periodic_world_create(2, (float)box, radius, agents,
+                                             threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    uint32_t leader_group = 0, follower_group = 0;
+    st = throng_group_create(world, &leaders, &leader_group);
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &followers, &follower_group);
+    scene_add(world, follower_group, &follow, &st);
+    scenario_rng rng = {seed};
+    throng_agent leader = {0, 0};
+    float home[2] = {0.0f, 0.0f};
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        int is_leader = i % (per + 1) == 0;
+        double dir[3];
+        rng_direction(&rng, 2, dir);
+        if (is_leader) {
+            home[0] = rng_coordinate(&rng, (float)box);
+            home[1] = rng_coordinate(&rng, (float)box);
+        }
+        /* Followers start within a few metres of their leader. */
+        double spread = is_leader ? 0.0 : 6.0 * sqrt(rng_unit(&rng));
+        agent.position[0] = fmodf(home[0] + (float)(spread * dir[0]) + (float)box,
+                                  (float)box);
+        agent.position[1] = fmodf(home[1] + (float)(spread * dir[1]) + (float)box,
+                                  (float)box);
+        agent.group = is_leader ? leader_group : follower_group;
+        agent.max_speed = is_leader ? leader_speed : follower_speed;
+        agent.velocity[0] = (float)dir[0] * 0.5f * agent.max_speed;
+        agent.velocity[1] = (float)dir[1] * 0.5f * agent.max_speed;
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        if (st == THRONG_OK && is_leader)
+            leader = handle;
+        else if (st == THRONG_OK)
+            st = throng_agent_set_target_agent(world, handle, leader);
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * every2d, every3d: every behaviour at once, for the determinism tests: six
+ * groups in a periodic box (one per six agents each), using all three
+ * combine modes, with obstacles, walls, a closed path and a flow field.
+ * Each agent's target agent is the next agent added, its target point a
+ * random point of the box. Not tuned to look like anything.
+ */
+static const scenario_param every_params[] = {
+    SCENE_AGENT_ROWS
+    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
+    {"neighbours", 10.0, "", "mean agents within the radius: sets the box"},
+};
+
+static throng_status every_build(const scenario *sc, uint32_t agents,
+                                 int threads, uint64_t seed,
+                                 throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = {sc, false};
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    double box_edge = scenario_box_edge(sc, agents);
+    if (reader.missing || !(box_edge > 0.0))
+        return THRONG_ERR_NOT_FOUND;
+    const int dims = sc->dimensions;
+    const float L = (float)box_edge;
+    throng_world *world = NULL;
+    throng_status st =
+        periodic_world_create(dims, L, radius, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+
+    /* Geometry. */
+    throng_object path, field, obstacle;
+    float centre[3] = {0.25f * L, 0.25f * L, 0.5f * L};
+    st = throng_obstacle_add_sphere(world, centre, 0.05f * L, &obstacle);
+    float lo[3] = {0.6f * L, 0.6f * L, 0.4f * L};
+    float hi[3] = {0.7f * L, 0.8f * L, 0.6f * L};
+    if (st == THRONG_OK)
+        st = throng_obstacle_add_box(world, lo, hi, &obstacle);
+    if (dims == 2) {
+        float a[3] = {0.1f * L, 0.9f * L, 0.0f}, b[3] = {0.9f * L, 0.9f * L, 0.0f};
+        if (st == THRONG_OK)
+            st = throng_wall_add_segment(world, a, b, &obstacle);
+    } else {
+        float p[3] = {0.0f, 0.0f, 0.05f * L}, nrm[3] = {0.0f, 0.0f, 1.0f};
+        if (st == THRONG_OK)
+            st = throng_wall_add_plane(world, p, nrm, &obstacle);
+    }
+    float ring[16 * 3];
+    for (int k = 0; k < 16; ++k) {
+        double angle = 2.0 * SCENARIO_PI * k / 16.0;
+        ring[3 * k] = (float)(0.5 * (double)L + 0.3 * (double)L * cos(angle));
+        ring[3 * k + 1] = (float)(0.5 * (double)L + 0.3 * (double)L * sin(angle));
+        ring[3 * k + 2] = 0.5f * L;
+    }
+    if (st == THRONG_OK)
+        st = throng_path_create(world, ring, 16, 0.05f * L, true, &path);
+    float vectors[4 * 4 * 4 * 3];
+    for (int k = 0; k < 4 * 4 * 4; ++k) {
+        /* A swirl about the box centre, the same on every layer. */
+        int i = k % 4, j = (k / 4) % 4;
+        float v[3] = {(float)(j - 1.5), (float)(1.5 - i), 0.25f};
+        for (int c = 0; c < dims; ++c)
+            vectors[dims * k + c] = v[c];
+    }
+    throng_flow_field_def flow;
+    memset(&flow, 0, sizeof flow);
+    flow.cell_size = L / 3.0f;
+    flow.size[0] = flow.size[1] = flow.size[2] = 4;
+    flow.vectors = vectors;
+    if (st == THRONG_OK)
+        st = throng_flow_field_create(world, &flow, &field);
+
+    /* Groups. */
+    enum { GROUPS = 6 };
+    uint32_t ids[GROUPS] = {0};
+    const throng_combine_mode modes[GROUPS] = {
+        THRONG_COMBINE_WEIGHTED_AVERAGE, THRONG_COMBINE_WEIGHTED_SUM,
+        THRONG_COMBINE_PRIORITY,         THRONG_COMBINE_WEIGHTED_AVERAGE,
+        THRONG_COMBINE_WEIGHTED_SUM,     THRONG_COMBINE_PRIORITY};
+    for (int g = 0; g < GROUPS && st == THRONG_OK; ++g) {
+        throng_group_def def = throng_group_def_default();
+        def.combine = modes[g];
+        def.flocking.separation_weight = g == 4 ? 0.0f : 1.0f;
+        def.flocking.separation_mode = (g & 1)
+                                           ? THRONG_SEPARATION_INVERSE_DISTANCE
+                                           : THRONG_SEPARATION_FLEE_AVERAGE;
+        def.flocking.separation_priority = g == 2 ? 1 : 0;
+        def.flocking.alignment_weight = g == 0 || g == 4 ? 0.5f : 0.0f;
+        def.flocking.cohesion_weight = g == 0 ? 0.5f : 0.0f;
+        def.flocking.field_of_view = g == 0 ? 4.0f : 6.2831855f;
+        def.wander.weight = g == 0 ? 0.3f : 0.0f;
+        st = throng_group_create(world, &def, &ids[g]);
+    }
+    throng_behaviour b;
+#define EVERY_ADD(group, kind, ...)                                        \
+    do {                                                                   \
+        b = throng_behaviour_default(kind);                                \
+        __VA_ARGS__;                                                       \
+        scene_add(world, ids[group], &b, &st);                             \
+    } while (0)
+    EVERY_ADD(0, THRONG_BEHAVIOUR_SEEK, (void)0);
+    EVERY_ADD(0, THRONG_BEHAVIOUR_FLEE,
+              b.u.seek.source = THRONG_TARGET_FIXED_POINT;
+              b.u.seek.point[0] = b.u.seek.point[1] = b.u.seek.point[2] =
+                  0.5f * L;
+              b.u.seek.flee_range = 0.2f * L);
+    EVERY_ADD(1, THRONG_BEHAVIOUR_ARRIVE, (void)0);
+    EVERY_ADD(1, THRONG_BEHAVIOUR_ARRIVE,
+              b.u.seek.ramp = THRONG_ARRIVE_LINEAR;
+              b.u.seek.braking_distance = 2.0f; b.weight = 0.5f);
+    EVERY_ADD(1, THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, b.weight = 2.0f);
+    EVERY_ADD(2, THRONG_BEHAVIOUR_AVOID_OBSTACLES, b.priority = 5);
+    EVERY_ADD(2, THRONG_BEHAVIOUR_PURSUE, (void)0);
+    EVERY_ADD(2, THRONG_BEHAVIOUR_OFFSET_PURSUIT,
+              b.u.pursue.offset[0] = -1.0f; b.u.pursue.offset[1] = 0.5f;
+              b.u.pursue.prediction_time = 0.5f);
+    EVERY_ADD(3, THRONG_BEHAVIOUR_EVADE, b.u.pursue.evade_range = 3.0f);
+    EVERY_ADD(3, THRONG_BEHAVIOUR_WANDER_CIRCLE, (void)0);
+    EVERY_ADD(3, THRONG_BEHAVIOUR_CONTAIN, b.u.contain.use_box = true;
+              for (int c = 0; c < 3; ++c) {
+                  b.u.contain.box_min[c] = 0.1f * L;
+                  b.u.contain.box_max[c] = 0.9f * L;
+              });
+    EVERY_ADD(4, THRONG_BEHAVIOUR_PATROL, b.u.path.path = path);
+    EVERY_ADD(4, THRONG_BEHAVIOUR_FOLLOW_PATH, b.u.path.path = path);
+    EVERY_ADD(4, THRONG_BEHAVIOUR_FOLLOW_FLOW, b.u.flow.field = field;
+              b.weight = 0.5f);
+    EVERY_ADD(4, THRONG_BEHAVIOUR_FOLLOW_WALL, b.weight = 0.5f);
+    EVERY_ADD(5, THRONG_BEHAVIOUR_FOLLOW_LEADER, b.priority = 1);
+    EVERY_ADD(5, THRONG_BEHAVIOUR_CONTAIN, b.priority = 2);
+#undef EVERY_ADD
+
+    scenario_rng rng = {seed};
+    throng_agent previous = {0, 0}, first = {0, 0};
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        for (int c = 0; c < dims; ++c)
+            agent.position[c] = rng_coordinate(&rng, L);
+        double dir[3];
+        rng_direction(&rng, dims, dir);
+        for (int c = 0; c < 3; ++c)
+            agent.velocity[c] = (float)dir[c] * 0.5f * agent.max_speed;
+        agent.group = ids[i % GROUPS];
+        float target[3] = {rng_coordinate(&rng, L), rng_coordinate(&rng, L),
+                           rng_coordinate(&rng, L)};
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        if (st == THRONG_OK)
+            st = throng_agent_set_target_point(world, handle, target);
+        if (st == THRONG_OK && i > 0)
+            st = throng_agent_set_target_agent(world, previous, handle);
+        if (i == 0)
+            first = handle;
+        previous = handle;
+    }
+    /* The last agent targets the first, closing the chain. */
+    if (st == THRONG_OK && agents > 1)
+        st = throng_agent_set_target_agent(world, previous, first);
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -287,8 +943,28 @@ enum {
     SCENARIO_FLOCK3D,
     SCENARIO_WANDER2D,
     SCENARIO_WANDER3D,
+    SCENARIO_CROSSING2D,
+    SCENARIO_PURSUIT2D,
+    SCENARIO_PATH2D,
+    SCENARIO_OBSTACLES2D,
+    SCENARIO_LEADER2D,
+    SCENARIO_EVERY2D,
+    SCENARIO_EVERY3D,
     SCENARIO_COUNT
 };
+
+/* The entry points with the public signature: each passes its own row. */
+#define SCENE_ENTRY(fn, index, builder)                                     \
+    static throng_status fn(uint32_t agents, int threads, uint64_t seed,   \
+                            throng_world **out_world);
+SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, crossing_build)
+SCENE_ENTRY(pursuit2d_build, SCENARIO_PURSUIT2D, pursuit_build)
+SCENE_ENTRY(path2d_build, SCENARIO_PATH2D, path_build)
+SCENE_ENTRY(obstacles2d_build, SCENARIO_OBSTACLES2D, obstacles_build)
+SCENE_ENTRY(leader2d_build, SCENARIO_LEADER2D, leader_build)
+SCENE_ENTRY(every2d_build, SCENARIO_EVERY2D, every_build)
+SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
+#undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads,
                                    uint64_t seed, throng_world **out_world);
@@ -345,7 +1021,92 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .param_count = COUNT_OF(wander_params),
             .build = wander3d_build,
         },
+    [SCENARIO_CROSSING2D] =
+        {
+            .name = "crossing2d",
+            .description = "two crowds cross at right angles: arrive, separation, unaligned collision avoidance",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = crossing_params,
+            .param_count = COUNT_OF(crossing_params),
+            .build = crossing2d_build,
+        },
+    [SCENARIO_PURSUIT2D] =
+        {
+            .name = "pursuit2d",
+            .description = "pursuer/evader pairs in a periodic box; evaders wander",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = pursuit_params,
+            .param_count = COUNT_OF(pursuit_params),
+            .build = pursuit2d_build,
+        },
+    [SCENARIO_PATH2D] =
+        {
+            .name = "path2d",
+            .description = "a crowd following a ring path with separation",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = path_params,
+            .param_count = COUNT_OF(path_params),
+            .build = path2d_build,
+        },
+    [SCENARIO_OBSTACLES2D] =
+        {
+            .name = "obstacles2d",
+            .description = "wanderers avoiding a field of circular obstacles (one per 10 agents)",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = obstacle_params,
+            .param_count = COUNT_OF(obstacle_params),
+            .build = obstacles2d_build,
+        },
+    [SCENARIO_LEADER2D] =
+        {
+            .name = "leader2d",
+            .description = "leaders wander, 99 followers each follow and separate",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = leader_params,
+            .param_count = COUNT_OF(leader_params),
+            .build = leader2d_build,
+        },
+    [SCENARIO_EVERY2D] =
+        {
+            .name = "every2d",
+            .description = "every behaviour and combine mode at once (determinism scene)",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = every_params,
+            .param_count = COUNT_OF(every_params),
+            .build = every2d_build,
+        },
+    [SCENARIO_EVERY3D] =
+        {
+            .name = "every3d",
+            .description = "every behaviour and combine mode at once, 3D",
+            .dimensions = 3,
+            .dt = 1.0f / 30.0f,
+            .params = every_params,
+            .param_count = COUNT_OF(every_params),
+            .build = every3d_build,
+        },
 };
+
+#define SCENE_ENTRY(fn, index, builder)                                     \
+    static throng_status fn(uint32_t agents, int threads, uint64_t seed,   \
+                            throng_world **out_world) {                    \
+        return builder(&scenario_table[index], agents, threads, seed,      \
+                       out_world);                                         \
+    }
+SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, crossing_build)
+SCENE_ENTRY(pursuit2d_build, SCENARIO_PURSUIT2D, pursuit_build)
+SCENE_ENTRY(path2d_build, SCENARIO_PATH2D, path_build)
+SCENE_ENTRY(obstacles2d_build, SCENARIO_OBSTACLES2D, obstacles_build)
+SCENE_ENTRY(leader2d_build, SCENARIO_LEADER2D, leader_build)
+SCENE_ENTRY(every2d_build, SCENARIO_EVERY2D, every_build)
+SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
+#undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads,
                                     uint64_t seed, throng_world **out_world) {

@@ -478,8 +478,9 @@ throng_status throng_obstacle_add_box(throng_world *world, const float min[3],
 throng_status throng_wall_add_segment(throng_world *world, const float a[3],
                                       const float b[3],
                                       throng_object *out_object);
-/* A one-sided wall through `point` whose non-zero `normal` (normalised on
- * creation) points to the side agents belong on: an infinite plane in 3D, a line in 2D. */
+/* A one-sided wall through `point` whose `normal` (at least 1e-6 long,
+ * normalised on creation) points to the side agents belong on: an
+ * infinite plane in 3D, a line in 2D. */
 throng_status throng_wall_add_plane(throng_world *world, const float point[3],
                                     const float normal[3],
                                     throng_object *out_object);
@@ -551,30 +552,35 @@ throng_status throng_agent_get_progress(const throng_world *world,
 #define THRONG_MAX_BEHAVIOURS 16
 
 typedef enum throng_behaviour_kind {
-    /* v_d = s_t * unit(target - p) (seeds 000-004). */
+    /* v_d = s_t * unit(target - p) (seeds 000-004); quiet at the target. */
     THRONG_BEHAVIOUR_SEEK = 1,
     /* v_d = -s_t * unit(target - p) (seed 000); with flee_range > 0 only
-     * within that distance of the target. */
+     * within that distance of the target. At the target: v_d = s_t *
+     * heading. */
     THRONG_BEHAVIOUR_FLEE = 2,
     /* Seek outside the braking distance D; inside, speed s_t f(d/D)
      * (seed 000; see throng_arrive_ramp), and never more than d / dt, so
      * the agent does not step past the target. */
     THRONG_BEHAVIOUR_ARRIVE = 3,
     /* Seek / flee the target agent's predicted position p_t + v_t T
-     * (seeds 000, 002-004). */
+     * (seeds 000, 002-004); evade_range is measured to p_t. */
     THRONG_BEHAVIOUR_PURSUE = 4,
     THRONG_BEHAVIOUR_EVADE = 5,
     /* Arrive at the point `offset` in the target's frame, predicted
-     * (Reynolds' offset pursuit). */
+     * (Reynolds' offset pursuit; the distance for an automatic T is to
+     * the point, the target's frame is taken as it is now). */
     THRONG_BEHAVIOUR_OFFSET_PURSUIT = 6,
     /* Seeds 001/002: seek a point on a circle of `radius` projected
      * `distance` ahead along the heading; the point's angle takes a
      * uniform random step in [-jitter, jitter] each step. In 3D the point
-     * is on a sphere, moved by a random step of at most `jitter` (as a
-     * fraction of the radius) and put back on the sphere. */
+     * is on a sphere (it starts straight ahead); each coordinate takes a
+     * uniform random step in [-jitter, jitter] (a fraction of the radius)
+     * and the point is put back on the sphere. */
     THRONG_BEHAVIOUR_WANDER_CIRCLE = 7,
     /* Seed 000: arrive at the path's points in order; the agent's progress
-     * is the next checkpoint. */
+     * is the next checkpoint, advanced when within `reach` of it. After
+     * the last point: back to 0 with loop, else progress = the point
+     * count (done) and the agent holds the last point. */
     THRONG_BEHAVIOUR_PATROL = 8,
     /* Seeds 001/004: predict q = p + v T; find the nearest point of the
      * path to q among the segments from the agent's progress onwards;
@@ -582,19 +588,25 @@ typedef enum throng_behaviour_kind {
      * metres further along; else quiet. */
     THRONG_BEHAVIOUR_FOLLOW_PATH = 9,
     /* Seed 001: v_d = the field sampled at p + v T, scaled to s_t (or as
-     * is, with raw). */
+     * is, with raw); quiet where the sample is zero. */
     THRONG_BEHAVIOUR_FOLLOW_FLOW = 10,
     /* Seeds 003/004: a corridor of the agent's radius along the heading,
      * `length` = min_length + speed * lookahead_time, tested against every
      * obstacle near it; the nearest one it hits pushes the agent sideways,
      * away from the obstacle: v_d = (v . f) f + s_t u, u the unit lateral
      * direction away from the obstacle's centre. An agent already inside
-     * an obstacle flees its surface point at s_t. */
+     * an obstacle grown by its radius flees its nearest surface point at
+     * s_t (the deepest such obstacle; from inside a box, out through the
+     * nearest face). Obstacles are spheres and boxes; ties go to the
+     * lower object id. */
     THRONG_BEHAVIOUR_AVOID_OBSTACLES = 11,
     /* Seed 002: for each wall (the box's faces and, with use_walls, the
      * wall objects) closer than `range`, the desired velocity's component
      * along the wall normal is replaced by +s_t (into the allowed side),
-     * the rest of v kept; quiet when no wall is in range. */
+     * the rest of v kept; quiet when no wall is in range. An agent
+     * outside the box or behind a plane is in range; a segment's normal
+     * points from its nearest point to the agent. Walls apply in the
+     * order box faces x-, x+, y-, y+, z-, z+, then objects by id. */
     THRONG_BEHAVIOUR_CONTAIN = 12,
     /* Seed 004: seek the point `distance` off the nearest wall (within
      * range), `ahead` metres further along the wall in the direction of
@@ -603,7 +615,9 @@ typedef enum throng_behaviour_kind {
     /* Seed 004: arrive at the point `behind` metres behind the target
      * agent (the leader); when inside the corridor `clearance_length`
      * ahead of the leader and `clearance_width` to either side, evade the
-     * leader instead. Pair with separation to keep followers apart. */
+     * leader instead (as EVADE with automatic T; exactly on the leader's
+     * path, step aside along its side vector first). Pair with separation
+     * to keep followers apart. */
     THRONG_BEHAVIOUR_FOLLOW_LEADER = 14,
     /* Seed 004 (Reynolds' unaligned collision avoidance): for each
      * neighbour within `radius`, the time of closest approach t = -(dp .
@@ -634,8 +648,9 @@ typedef struct throng_seek_params {
     throng_target_source source; /* Default AGENT_POINT */
     float point[3];              /* the target for FIXED_POINT */
     float flee_range;            /* flee: metres, >= 0; 0 (default): always */
-    /* arrive: D in metres, >= 0; 0 (default): v_max^2 / (2 a_max), a_max =
-     * max_force / mass (seed 004). */
+    /* arrive: D in metres, >= 0; 0 (default): seed 004's stopping
+     * distance v_max^2 / (2 a_max), a_max = max_force / mass, plus one
+     * step of travel v_max dt, the margin a step-wise agent needs. */
     float braking_distance;
     throng_arrive_ramp ramp;     /* arrive. Default SMOOTH */
 } throng_seek_params;

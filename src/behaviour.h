@@ -53,6 +53,13 @@ void steer_offset(const throng_world *w, const float from[3],
  * none or it was removed. */
 int64_t steer_target_row(const throng_world *w, uint32_t row);
 
+/* Arrive at the point at offset x from the agent (steer_agent.c): seek
+ * speed outside the braking distance (0: the default, see throng.h), the
+ * ramp inside, never faster than d / dt; returns 0 (quiet) only when the
+ * force would not be finite. Patrol uses it too. */
+int steer_arrive(const steer_ctx *a, const float x[3], float speed,
+                 float braking, throng_arrive_ramp ramp, float F[3]);
+
 /* The families' forces (see the file comment). `s` holds what the
  * neighbour walk saw (zeros when the group needs no walk). */
 int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,

@@ -50,11 +50,16 @@ typedef struct geo_object {
 } geo_object;
 
 /* The grid over obstacles and wall segments: cell c holds the objects
- * items[start[c] .. start[c + 1]) whose bounds overlap it. */
+ * items[start[c] .. start[c + 1]) whose bounds overlap it; the planes,
+ * which every agent checks, follow as items[start[cell_count] ..
+ * start[cell_count] + plane_count). Origin and cell are double so that
+ * any finite float coordinate has a finite cell coordinate. */
 typedef struct geo_grid {
-    float origin[3];
-    float cell;
+    double origin[3];
+    double cell;
     int32_t n[3];
+    uint32_t cell_count; /* n[0] n[1] n[2]; 0 when nothing is gridded */
+    uint32_t plane_count;
     uint32_t *start;
     uint32_t *items;
     size_t start_bytes, items_bytes;

@@ -2,27 +2,559 @@
  * Behaviours of one agent towards a point or another agent: seek, flee,
  * arrive, pursue, evade, offset pursuit, projected-circle wander, leader
  * following, and the force of unaligned collision avoidance.
+ *
+ * Each kernel picks a desired velocity v_d and ends with seed 000's
+ * F = m (v_d - v) / dt. They share three pieces: a safe length (offsets
+ * between far-apart points can overflow when squared), seek's "v_d =
+ * s_t x / |x|" (flock_desired_towards), and arrive's braking ramp, which
+ * offset pursuit and leader following reuse. Every offset between two
+ * points goes through steer_offset, so periodic worlds steer through the
+ * nearest image.
+ *
+ * Degenerate inputs never produce NaN or infinity: a missing or removed
+ * target agent, an agent standing on the point it seeks, or a force that
+ * would not be finite make the behaviour quiet (return 0). Where a
+ * direction is needed but the geometry has none, a basis vector stands
+ * in: fleeing a point the agent stands on keeps it on its heading; a
+ * follower exactly on its leader's path, or two agents predicted to meet
+ * at one point, step aside along a side vector.
  */
 #include "behaviour.h"
 
 #include <math.h>
 #include <string.h>
 
-void steer_agent_default(throng_behaviour *b) { (void)b; }
+#include "rng.h"
+
+#define AGENT_PI 3.14159265358979f
+#define AGENT_TWO_PI 6.28318530717959f
+#define AGENT_FLOAT_MAX 3.402823466e38f
+
+/* ------------------------------------------------------------------------ */
+/* Defaults and validation                                                  */
+/* ------------------------------------------------------------------------ */
+
+void steer_agent_default(throng_behaviour *b) {
+    /* The seek and pursue families default to all zeros (agent point,
+     * smooth ramp, automatic prediction and braking, no ranges). */
+    switch (b->kind) {
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+        b->u.wander.distance = 2.0f;
+        b->u.wander.radius = 1.0f;
+        b->u.wander.jitter = 0.3f;
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
+        b->u.leader.behind = 2.0f;
+        b->u.leader.clearance_length = 3.0f;
+        b->u.leader.clearance_width = 1.0f;
+        break;
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        b->u.unaligned.horizon = 2.0f;
+        break;
+    default:
+        break;
+    }
+}
+
+/* A parameter that must be finite and >= 0 (or > 0 when `positive`). */
+static throng_status check_length(throng_world *w, const char *fn,
+                                  const char *field, float x, int positive) {
+    if (!is_finite_float(x))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
+                          fn, field);
+    if (positive ? !(x > 0.0f) : !(x >= 0.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: %s must be %s 0, got %g", fn, field,
+                          positive ? ">" : ">=", (double)x);
+    return THRONG_OK;
+}
+
+/* The world's components of a vector must be finite (z is ignored, and
+ * never read, in 2D). */
+static throng_status check_vector(throng_world *w, const char *fn,
+                                  const char *field, const float v[3]) {
+    for (int k = 0; k < w->dims; k++)
+        if (!is_finite_float(v[k]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: %s[%d] is not finite", fn, field, k);
+    return THRONG_OK;
+}
+
+static throng_status check_seek(throng_world *w, const char *fn,
+                                const throng_seek_params *p) {
+    throng_status st;
+    if (p->source != THRONG_TARGET_AGENT_POINT &&
+        p->source != THRONG_TARGET_FIXED_POINT)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: seek.source must be AGENT_POINT (0) or "
+                          "FIXED_POINT (1), got %d",
+                          fn, (int)p->source);
+    if (p->ramp != THRONG_ARRIVE_SMOOTH && p->ramp != THRONG_ARRIVE_LINEAR)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: seek.ramp must be SMOOTH (0) or LINEAR (1), "
+                          "got %d",
+                          fn, (int)p->ramp);
+    if ((st = check_vector(w, fn, "seek.point", p->point)) != THRONG_OK ||
+        (st = check_length(w, fn, "seek.flee_range", p->flee_range, 0)) !=
+            THRONG_OK ||
+        (st = check_length(w, fn, "seek.braking_distance",
+                           p->braking_distance, 0)) != THRONG_OK)
+        return st;
+    return THRONG_OK;
+}
+
+static throng_status check_pursue(throng_world *w, const char *fn,
+                                  const throng_pursue_params *p) {
+    throng_status st;
+    if ((st = check_length(w, fn, "pursue.prediction_time",
+                           p->prediction_time, 0)) != THRONG_OK ||
+        (st = check_length(w, fn, "pursue.max_prediction", p->max_prediction,
+                           0)) != THRONG_OK ||
+        (st = check_vector(w, fn, "pursue.offset", p->offset)) != THRONG_OK ||
+        (st = check_length(w, fn, "pursue.braking_distance",
+                           p->braking_distance, 0)) != THRONG_OK ||
+        (st = check_length(w, fn, "pursue.evade_range", p->evade_range, 0)) !=
+            THRONG_OK)
+        return st;
+    return THRONG_OK;
+}
+
+static throng_status check_wander(throng_world *w, const char *fn,
+                                  const throng_wander_circle_params *p) {
+    throng_status st;
+    if ((st = check_length(w, fn, "wander.distance", p->distance, 0)) !=
+            THRONG_OK ||
+        (st = check_length(w, fn, "wander.radius", p->radius, 1)) !=
+            THRONG_OK ||
+        (st = check_length(w, fn, "wander.jitter", p->jitter, 0)) != THRONG_OK)
+        return st;
+    if (!(p->jitter <= AGENT_PI))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: wander.jitter must be in [0, pi], got %g", fn,
+                          (double)p->jitter);
+    return THRONG_OK;
+}
+
+static throng_status check_leader(throng_world *w, const char *fn,
+                                  const throng_leader_params *p) {
+    throng_status st;
+    if ((st = check_length(w, fn, "leader.behind", p->behind, 0)) !=
+            THRONG_OK ||
+        (st = check_length(w, fn, "leader.clearance_length",
+                           p->clearance_length, 0)) != THRONG_OK ||
+        (st = check_length(w, fn, "leader.clearance_width",
+                           p->clearance_width, 0)) != THRONG_OK ||
+        (st = check_length(w, fn, "leader.braking_distance",
+                           p->braking_distance, 0)) != THRONG_OK)
+        return st;
+    return THRONG_OK;
+}
+
+static throng_status check_unaligned(throng_world *w, const char *fn,
+                                     const throng_unaligned_params *p) {
+    throng_status st;
+    if ((st = check_length(w, fn, "unaligned.radius", p->radius, 0)) !=
+            THRONG_OK ||
+        (st = check_length(w, fn, "unaligned.horizon", p->horizon, 1)) !=
+            THRONG_OK ||
+        (st = check_length(w, fn, "unaligned.margin", p->margin, 0)) !=
+            THRONG_OK)
+        return st;
+    /* The walk sees no farther than the neighbour radius. */
+    if (p->radius > w->neighbour_radius)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: unaligned.radius must be <= the world's "
+                          "neighbour radius %g, got %g",
+                          fn, (double)w->neighbour_radius, (double)p->radius);
+    return THRONG_OK;
+}
 
 throng_status steer_agent_check(throng_world *w, const char *fn,
                                 const throng_behaviour *b) {
-    (void)w;
-    (void)fn;
-    (void)b;
-    return THRONG_OK;
+    switch (b->kind) {
+    case THRONG_BEHAVIOUR_SEEK:
+    case THRONG_BEHAVIOUR_FLEE:
+    case THRONG_BEHAVIOUR_ARRIVE:
+        return check_seek(w, fn, &b->u.seek);
+    case THRONG_BEHAVIOUR_PURSUE:
+    case THRONG_BEHAVIOUR_EVADE:
+    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
+        return check_pursue(w, fn, &b->u.pursue);
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+        return check_wander(w, fn, &b->u.wander);
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
+        return check_leader(w, fn, &b->u.leader);
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        return check_unaligned(w, fn, &b->u.unaligned);
+    default:
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: behaviour kind %d is not an agent behaviour",
+                          fn, (int)b->kind);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared pieces                                                            */
+/* ------------------------------------------------------------------------ */
+
+static int finite3(const float x[3]) {
+    return is_finite_float(x[0]) && is_finite_float(x[1]) &&
+           is_finite_float(x[2]);
+}
+
+/* |x|, or infinity when x is not finite. A square that overflows is
+ * redone on x scaled by its largest component. */
+static float length3(const float x[3]) {
+    if (!finite3(x))
+        return INFINITY;
+    float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    if (len2 <= AGENT_FLOAT_MAX)
+        return sqrtf(len2);
+    float big = fmaxf(fabsf(x[0]), fmaxf(fabsf(x[1]), fabsf(x[2])));
+    float u[3] = {x[0] / big, x[1] / big, x[2] / big};
+    return big * sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+}
+
+/* Seed 000's force for v_d; quiet when it would not be finite (a huge
+ * mass over a tiny dt). */
+static int finish(const steer_ctx *a, const float vd[3], float F[3]) {
+    if (!finite3(vd))
+        return 0;
+    steer_force(a, vd, F);
+    if (!finite3(F)) {
+        F[0] = F[1] = F[2] = 0.0f;
+        return 0;
+    }
+    return 1;
+}
+
+/* v_d = s_t x / |x|; quiet when x has no direction or is not finite. */
+static int seek_offset(const steer_ctx *a, const float x[3], float speed,
+                       float F[3]) {
+    if (!finite3(x) || (x[0] == 0.0f && x[1] == 0.0f && x[2] == 0.0f))
+        return 0;
+    float vd[3];
+    flock_desired_towards(x, speed, vd);
+    return finish(a, vd, F);
+}
+
+/* v_d = -s_t x / |x|; standing on the point, keep going along the
+ * heading. */
+static int flee_offset(const steer_ctx *a, const float x[3], float speed,
+                       float F[3]) {
+    if (!finite3(x))
+        return 0;
+    float vd[3];
+    if (x[0] == 0.0f && x[1] == 0.0f && x[2] == 0.0f) {
+        for (int k = 0; k < 3; k++)
+            vd[k] = speed * a->f[k];
+    } else {
+        float away[3] = {-x[0], -x[1], -x[2]};
+        flock_desired_towards(away, speed, vd);
+    }
+    return finish(a, vd, F);
+}
+
+/* Seed 004's braking distance v_max^2 / (2 a_max), a_max = max_force / m,
+ * plus one step of travel v_max dt: a step-wise agent may find itself
+ * inside D up to one step late, and without the margin it would pass the
+ * target by up to v dt / 2 before coming back. An agent that cannot
+ * accelerate can never stop in time: the distance is infinite and arrive
+ * asks for no speed at all. */
+static float default_braking(const steer_ctx *a) {
+    if (!(a->max_speed > 0.0f))
+        return 0.0f;
+    if (!(a->max_force > 0.0f))
+        return INFINITY;
+    /* In double, where no product of floats can overflow. */
+    double v = (double)a->max_speed;
+    double D = v * v * (double)a->mass / (2.0 * (double)a->max_force) +
+               v * (double)a->dt;
+    return D <= (double)AGENT_FLOAT_MAX ? (float)D : INFINITY;
+}
+
+/* Arrive at the point at offset x: seek speed outside D; inside, s_t f(d /
+ * D); never faster than d / dt, so one step cannot carry the agent past
+ * the point; at the point, v_d = 0 (the agent brakes). */
+int steer_arrive(const steer_ctx *a, const float x[3], float speed,
+                 float braking, throng_arrive_ramp ramp, float F[3]) {
+    float d = length3(x);
+    if (!(d <= AGENT_FLOAT_MAX)) /* farther than any float: just seek */
+        return seek_offset(a, x, speed, F);
+    float vd[3] = {0.0f, 0.0f, 0.0f};
+    if (d > 0.0f) {
+        float D = braking > 0.0f ? braking : default_braking(a);
+        float s = speed;
+        if (d < D) {
+            float r = d / D;
+            s = ramp == THRONG_ARRIVE_LINEAR ? speed * r
+                                             : speed * r * (3.0f - r) * 0.5f;
+        }
+        float cap = d / a->dt;
+        s = s < cap ? s : cap;
+        float k = s / d;
+        for (int i = 0; i < 3; i++)
+            vd[i] = x[i] * k;
+    }
+    return finish(a, vd, F);
+}
+
+/* The columns of another agent, as steer_ctx holds them for one's own. */
+typedef struct other_agent {
+    float p[3], v[3], f[3], up[3];
+    float side[3]; /* forward x up: in 2D (fy, -fx), heading turned
+                    * clockwise */
+} other_agent;
+
+static void load_other(const throng_world *w, uint32_t row, other_agent *o) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    o->p[0] = c->px[row];
+    o->p[1] = c->py[row];
+    o->p[2] = three ? c->pz[row] : 0.0f;
+    o->v[0] = c->vx[row];
+    o->v[1] = c->vy[row];
+    o->v[2] = three ? c->vz[row] : 0.0f;
+    o->f[0] = c->fx[row];
+    o->f[1] = c->fy[row];
+    o->f[2] = three ? c->fz[row] : 0.0f;
+    o->up[0] = three ? c->ux[row] : 0.0f;
+    o->up[1] = three ? c->uy[row] : 0.0f;
+    o->up[2] = three ? c->uz[row] : 1.0f;
+    o->side[0] = o->f[1] * o->up[2] - o->f[2] * o->up[1];
+    o->side[1] = o->f[2] * o->up[0] - o->f[0] * o->up[2];
+    o->side[2] = o->f[0] * o->up[1] - o->f[1] * o->up[0];
+}
+
+/* Seed 004's look-ahead: the time to cover `distance` at max speed (none
+ * for an agent that cannot move), capped at `cap` when that is > 0. */
+static float auto_prediction(const steer_ctx *a, float distance, float cap) {
+    float T = a->max_speed > 0.0f ? distance / a->max_speed : 0.0f;
+    if (!(T <= AGENT_FLOAT_MAX))
+        T = AGENT_FLOAT_MAX;
+    if (cap > 0.0f && T > cap)
+        T = cap;
+    return T;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The kernels                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void seek_target(const steer_ctx *a, const throng_seek_params *p,
+                        float x[3]) {
+    const throng_world *w = a->w;
+    float t[3];
+    if (p->source == THRONG_TARGET_FIXED_POINT) {
+        t[0] = p->point[0];
+        t[1] = p->point[1];
+        t[2] = p->point[2];
+    } else {
+        t[0] = w->col.tx[a->row];
+        t[1] = w->col.ty[a->row];
+        t[2] = w->dims == 3 ? w->col.tz[a->row] : 0.0f;
+    }
+    steer_offset(w, a->p, t, x);
+}
+
+static int pursue_force(const steer_ctx *a, const throng_behaviour *b,
+                        float speed, float F[3]) {
+    const throng_pursue_params *p = &b->u.pursue;
+    int64_t r = steer_target_row(a->w, a->row);
+    if (r < 0)
+        return 0;
+    other_agent t;
+    load_other(a->w, (uint32_t)r, &t);
+    float x[3];
+    steer_offset(a->w, a->p, t.p, x);
+    float d = length3(x);
+    if (b->kind == THRONG_BEHAVIOUR_EVADE && p->evade_range > 0.0f &&
+        d > p->evade_range)
+        return 0;
+    float T = p->prediction_time > 0.0f
+                  ? p->prediction_time
+                  : auto_prediction(a, d, p->max_prediction);
+    for (int k = 0; k < 3; k++)
+        x[k] += t.v[k] * T;
+    return b->kind == THRONG_BEHAVIOUR_EVADE ? flee_offset(a, x, speed, F)
+                                             : seek_offset(a, x, speed, F);
+}
+
+/* Arrive at the target's predicted position plus the offset in its frame:
+ * forward, side (forward x up; in 2D the heading turned clockwise) and up
+ * (3D only). The target's frame is taken as it is now. */
+static int offset_pursuit_force(const steer_ctx *a, const throng_behaviour *b,
+                                float speed, float F[3]) {
+    const throng_pursue_params *p = &b->u.pursue;
+    int64_t r = steer_target_row(a->w, a->row);
+    if (r < 0)
+        return 0;
+    other_agent t;
+    load_other(a->w, (uint32_t)r, &t);
+    const float up_amount = a->dims == 3 ? p->offset[2] : 0.0f;
+    float x[3];
+    steer_offset(a->w, a->p, t.p, x);
+    for (int k = 0; k < 3; k++)
+        x[k] += p->offset[0] * t.f[k] + p->offset[1] * t.side[k] +
+                up_amount * t.up[k];
+    float T = p->prediction_time > 0.0f
+                  ? p->prediction_time
+                  : auto_prediction(a, length3(x), p->max_prediction);
+    for (int k = 0; k < 3; k++)
+        x[k] += t.v[k] * T;
+    return steer_arrive(a, x, speed, p->braking_distance, THRONG_ARRIVE_SMOOTH,
+                         F);
+}
+
+/* Seeds 001/002: seek a point on a circle (sphere in 3D) ahead of the
+ * agent; the point takes a random step each step. The new angle or point
+ * is stored in the agent's own row, the only state it writes. */
+static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
+                               float speed, float F[3]) {
+    const throng_wander_circle_params *p = &b->u.wander;
+    const throng_world *w = a->w;
+    const uint32_t row = a->row, slot = w->col.slot[row];
+    const uint64_t agent =
+        ((uint64_t)slot << 32) | (w->slots[slot].generation & 0xFFFFFFu);
+    float c[3]; /* unit point on the circle or sphere, world frame */
+    if (a->dims == 2) {
+        float angle = w->col.wx[row];
+        angle = is_finite_float(angle) ? angle : 0.0f;
+        angle += p->jitter *
+                 rng_symmetric(w->seed, agent, w->step, RNG_STREAM_CIRCLE_X);
+        /* Keep the angle in [-pi, pi] so a long walk keeps its precision;
+         * one turn suffices as jitter <= pi. */
+        if (angle > AGENT_PI)
+            angle -= AGENT_TWO_PI;
+        else if (angle < -AGENT_PI)
+            angle += AGENT_TWO_PI;
+        w->col.wx[row] = angle;
+        c[0] = cosf(angle);
+        c[1] = sinf(angle);
+        c[2] = 0.0f;
+    } else {
+        float u[3] = {w->col.wx[row], w->col.wy[row], w->col.wz[row]};
+        float len = length3(u);
+        if (!(len > 0.0f && len <= AGENT_FLOAT_MAX))
+            memcpy(u, a->f, sizeof u); /* first step: straight ahead */
+        static const uint32_t stream[3] = {
+            RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y, RNG_STREAM_CIRCLE_Z};
+        for (int k = 0; k < 3; k++)
+            u[k] += p->jitter * rng_symmetric(w->seed, agent, w->step,
+                                              stream[k]);
+        len = length3(u);
+        if (len > 0.0f && len <= AGENT_FLOAT_MAX)
+            for (int k = 0; k < 3; k++)
+                c[k] = u[k] / len;
+        else
+            memcpy(c, a->f, sizeof c);
+        w->col.wx[row] = c[0];
+        w->col.wy[row] = c[1];
+        w->col.wz[row] = c[2];
+    }
+    float x[3];
+    for (int k = 0; k < 3; k++)
+        x[k] = a->f[k] * p->distance + p->radius * c[k];
+    /* The circle's point right behind the agent (radius = distance):
+     * carry on ahead. */
+    if (x[0] == 0.0f && x[1] == 0.0f && x[2] == 0.0f)
+        memcpy(x, a->f, sizeof x);
+    return seek_offset(a, x, speed, F);
+}
+
+/* Seed 004: arrive behind the leader, or, standing in the corridor ahead
+ * of it, evade its predicted position to clear its way. */
+static int follow_leader_force(const steer_ctx *a, const throng_behaviour *b,
+                               float speed, float F[3]) {
+    const throng_leader_params *p = &b->u.leader;
+    int64_t r = steer_target_row(a->w, a->row);
+    if (r < 0)
+        return 0;
+    other_agent l;
+    load_other(a->w, (uint32_t)r, &l);
+    float x[3]; /* from the follower to the leader */
+    steer_offset(a->w, a->p, l.p, x);
+    /* The follower relative to the leader is -x. */
+    float along = -(x[0] * l.f[0] + x[1] * l.f[1] + x[2] * l.f[2]);
+    float lateral[3];
+    for (int k = 0; k < 3; k++)
+        lateral[k] = -x[k] - along * l.f[k];
+    const float off_axis = length3(lateral);
+    if (along >= 0.0f && along <= p->clearance_length &&
+        off_axis <= p->clearance_width) {
+        if (off_axis == 0.0f) {
+            /* Exactly on the leader's path, evading points straight down
+             * it and the follower would hover at the corridor's front for
+             * ever: step aside (to the leader's side vector) to break the
+             * symmetry, then evade as usual. */
+            return seek_offset(a, l.side, speed, F);
+        }
+        float T = auto_prediction(a, length3(x), 0.0f);
+        for (int k = 0; k < 3; k++)
+            x[k] += l.v[k] * T;
+        return flee_offset(a, x, speed, F);
+    }
+    for (int k = 0; k < 3; k++)
+        x[k] -= l.f[k] * p->behind;
+    return steer_arrive(a, x, speed, p->braking_distance,
+                         THRONG_ARRIVE_SMOOTH, F);
+}
+
+/* Seed 004: steer away from where the soonest threat will be, using what
+ * the neighbour walk found. Both predicted to the same spot leaves no
+ * direction: sidestep along the side vector. */
+static int avoid_neighbours_force(const steer_ctx *a, const flock_sums *s,
+                                  float speed, float F[3]) {
+    if (s->uca_n == 0)
+        return 0;
+    const float *away = s->uca_away;
+    if (away[0] == 0.0f && away[1] == 0.0f && away[2] == 0.0f)
+        away = a->side;
+    return seek_offset(a, away, speed, F);
 }
 
 int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,
                       const flock_sums *s, float F[3]) {
-    (void)a;
-    (void)b;
-    (void)s;
+    const float speed = b->speed_factor * a->max_speed;
+    float x[3];
+    int on = 0;
     F[0] = F[1] = F[2] = 0.0f;
-    return 0;
+    switch (b->kind) {
+    case THRONG_BEHAVIOUR_SEEK:
+        seek_target(a, &b->u.seek, x);
+        on = seek_offset(a, x, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_FLEE:
+        seek_target(a, &b->u.seek, x);
+        if (b->u.seek.flee_range > 0.0f && length3(x) > b->u.seek.flee_range)
+            break;
+        on = flee_offset(a, x, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_ARRIVE:
+        seek_target(a, &b->u.seek, x);
+        on = steer_arrive(a, x, speed, b->u.seek.braking_distance,
+                           b->u.seek.ramp, F);
+        break;
+    case THRONG_BEHAVIOUR_PURSUE:
+    case THRONG_BEHAVIOUR_EVADE:
+        on = pursue_force(a, b, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
+        on = offset_pursuit_force(a, b, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+        on = wander_circle_force(a, b, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
+        on = follow_leader_force(a, b, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        on = avoid_neighbours_force(a, s, speed, F);
+        break;
+    default:
+        break;
+    }
+    if (!on)
+        F[0] = F[1] = F[2] = 0.0f;
+    return on;
 }

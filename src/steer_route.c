@@ -1,6 +1,19 @@
 /*
  * Paths and flow fields, and the behaviours that follow them: patrol, path
  * following, flow-field following.
+ *
+ * A path is one heap block: its points (3 floats each, z = 0 in 2D) and
+ * the cumulative length at each point, so "a point so many metres further
+ * along" is a binary search rather than a walk over every segment. A flow
+ * field is one block of vectors, `dims` floats each, x fastest. Both are
+ * validated in full before anything is reserved, so a refusal leaves the
+ * world as it was.
+ *
+ * The kernels read the object and their own agent only, and write only
+ * their own agent's force and progress. Path following searches a short
+ * window of segments from the agent's progress onwards, in path order, so
+ * at a self-crossing the agent keeps to the branch it is on instead of
+ * jumping to whichever branch happens to be nearer.
  */
 #include "behaviour.h"
 #include "geometry.h"
@@ -8,20 +21,481 @@
 #include <math.h>
 #include <string.h>
 
-void steer_route_default(throng_behaviour *b) { (void)b; }
+/* Consecutive path points closer than this would give a segment with no
+ * usable direction (its projection divides by the squared length). */
+#define ROUTE_MIN_POINT_GAP 1e-6
+
+/* The largest finite float: a path longer than this has no float length. */
+#define ROUTE_FLOAT_MAX 3.402823466e38
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                 */
+/* ------------------------------------------------------------------------ */
+
+throng_status throng_path_create(throng_world *w, const float *points,
+                                 uint32_t count, float radius, bool closed,
+                                 throng_object *out) {
+    static const char fn[] = "throng_path_create";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!points || !out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: points and out_object must not be NULL", fn);
+    /* The count comes first: it bounds every read of `points` below. */
+    if (count < 2u || count > THRONG_MAX_PATH_POINTS)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: a path needs 2 .. %u points, got %u", fn,
+                          THRONG_MAX_PATH_POINTS, count);
+    const int dims = w->dims;
+    for (uint32_t i = 0; i < count; i++)
+        for (int k = 0; k < dims; k++)
+            if (!is_finite_float(points[3u * i + (uint32_t)k]))
+                return world_fail(w, THRONG_ERR_NOT_FINITE,
+                                  "%s: point %u is not finite", fn, i);
+    if (!is_finite_float(radius))
+        return world_fail(w, THRONG_ERR_NOT_FINITE,
+                          "%s: radius is not finite", fn);
+    if (!(radius > 0.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: radius must be > 0 metres, got %g", fn,
+                          (double)radius);
+    /* Segment lengths in double: float differences of far-apart points
+     * could overflow, and the sum should not drift with the count. */
+    const uint32_t segments = closed ? count : count - 1u;
+    double total = 0.0;
+    for (uint32_t i = 0; i < segments; i++) {
+        uint32_t j = i + 1u < count ? i + 1u : 0u;
+        double d2 = 0.0;
+        for (int k = 0; k < dims; k++) {
+            double d = (double)points[3u * j + (uint32_t)k] -
+                       (double)points[3u * i + (uint32_t)k];
+            d2 += d * d;
+        }
+        double d = sqrt(d2);
+        if (d < ROUTE_MIN_POINT_GAP)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: points %u and %u are %g m apart, less "
+                              "than 1e-6 m",
+                              fn, i, j, d);
+        total += d;
+    }
+    if (total > ROUTE_FLOAT_MAX)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: the path is %g m long, more than a float "
+                          "holds",
+                          fn, total);
+
+    throng_status st = geo_reserve(w, fn);
+    if (st != THRONG_OK)
+        return st;
+    const size_t lengths = (size_t)count + (closed ? 1u : 0u);
+    const size_t floats = 3u * (size_t)count + lengths;
+    const size_t bytes = size_mul(floats, sizeof(float));
+    float *block = bytes ? world_alloc(w, bytes) : NULL;
+    if (!block)
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for a path of %u points", fn, count);
+
+    geo_object o;
+    memset(&o, 0, sizeof o);
+    o.kind = GEO_PATH;
+    o.points = block;
+    o.length_at = block + 3u * (size_t)count;
+    o.count = count;
+    o.closed = closed ? 1 : 0;
+    o.r = radius;
+    o.data = block;
+    o.data_bytes = bytes;
+    for (uint32_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++)
+            o.points[3u * i + (uint32_t)k] =
+                k < dims ? points[3u * i + (uint32_t)k] : 0.0f;
+    /* Cumulative lengths, summed in double again so they match the total
+     * checked above. */
+    double along = 0.0;
+    o.length_at[0] = 0.0f;
+    for (uint32_t i = 0; i < segments; i++) {
+        uint32_t j = i + 1u < count ? i + 1u : 0u;
+        double d2 = 0.0;
+        for (int k = 0; k < dims; k++) {
+            double d = (double)o.points[3u * j + (uint32_t)k] -
+                       (double)o.points[3u * i + (uint32_t)k];
+            d2 += d * d;
+        }
+        along += sqrt(d2);
+        o.length_at[i + 1u] = (float)along;
+    }
+    geo_commit(w, &o, out);
+    return THRONG_OK;
+}
+
+throng_status throng_flow_field_create(throng_world *w,
+                                       const throng_flow_field_def *def,
+                                       throng_object *out) {
+    static const char fn[] = "throng_flow_field_create";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!def || !out || !def->vectors)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: def, def->vectors and out_object must not be "
+                          "NULL",
+                          fn);
+    const int dims = w->dims;
+    for (int k = 0; k < dims; k++)
+        if (!is_finite_float(def->origin[k]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: origin is not finite", fn);
+    if (!is_finite_float(def->cell_size))
+        return world_fail(w, THRONG_ERR_NOT_FINITE,
+                          "%s: cell_size is not finite", fn);
+    if (!(def->cell_size > 0.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: cell_size must be > 0 metres, got %g", fn,
+                          (double)def->cell_size);
+    uint64_t cells = 1u;
+    for (int k = 0; k < dims; k++) {
+        if (def->size[k] == 0u)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: size[%d] must be >= 1", fn, k);
+        /* Checked after each factor, so the product stays below 2^58. */
+        cells *= def->size[k];
+        if (cells > THRONG_MAX_FLOW_CELLS)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: the field has more than %u cells", fn,
+                              THRONG_MAX_FLOW_CELLS);
+    }
+    const size_t floats = (size_t)cells * (size_t)dims;
+    for (size_t i = 0; i < floats; i++)
+        if (!is_finite_float(def->vectors[i]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: vector %zu is not finite", fn,
+                              i / (size_t)dims);
+
+    throng_status st = geo_reserve(w, fn);
+    if (st != THRONG_OK)
+        return st;
+    const size_t bytes = size_mul(floats, sizeof(float));
+    float *block = bytes ? world_alloc(w, bytes) : NULL;
+    if (!block)
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for a field of %llu cells", fn,
+                          (unsigned long long)cells);
+    memcpy(block, def->vectors, bytes);
+
+    geo_object o;
+    memset(&o, 0, sizeof o);
+    o.kind = GEO_FLOW;
+    for (int k = 0; k < 3; k++) {
+        o.origin[k] = k < dims ? def->origin[k] : 0.0f;
+        o.size[k] = k < dims ? def->size[k] : 1u;
+    }
+    o.cell = def->cell_size;
+    o.vectors = block;
+    o.data = block;
+    o.data_bytes = bytes;
+    geo_commit(w, &o, out);
+    return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Defaults and checks                                                      */
+/* ------------------------------------------------------------------------ */
+
+void steer_route_default(throng_behaviour *b) {
+    switch (b->kind) {
+    case THRONG_BEHAVIOUR_PATROL:
+    case THRONG_BEHAVIOUR_FOLLOW_PATH:
+        b->u.path.path.id = 0;
+        b->u.path.path.generation = 0;
+        b->u.path.prediction_time = 0.5f;
+        b->u.path.ahead = 1.0f;
+        b->u.path.window = 4u;
+        b->u.path.loop = true;
+        b->u.path.reach = 0.5f;
+        b->u.path.braking_distance = 0.0f;
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+        b->u.flow.field.id = 0;
+        b->u.flow.field.generation = 0;
+        b->u.flow.prediction_time = 0.0f;
+        b->u.flow.raw = false;
+        break;
+    default:
+        break;
+    }
+}
+
+/* A finite value that must be >= 0 (or > 0 when `strict`). */
+static throng_status check_length(throng_world *w, const char *fn,
+                                  const char *name, float x, int strict,
+                                  const char *unit) {
+    if (!is_finite_float(x))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
+                          fn, name);
+    if (strict ? !(x > 0.0f) : !(x >= 0.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: %s must be %s 0 %s, got %g", fn, name,
+                          strict ? ">" : ">=", unit, (double)x);
+    return THRONG_OK;
+}
 
 throng_status steer_route_check(throng_world *w, const char *fn,
                                 const throng_behaviour *b) {
-    (void)w;
-    (void)fn;
-    (void)b;
-    return THRONG_OK;
+    throng_status st = THRONG_OK;
+    if (b->kind == THRONG_BEHAVIOUR_FOLLOW_FLOW) {
+        const throng_flow_params *f = &b->u.flow;
+        if (!geo_lookup(w, f->field, GEO_MASK(GEO_FLOW)))
+            return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                              "%s: object {%u, %u} is not a live flow field "
+                              "of this world",
+                              fn, f->field.id, f->field.generation);
+        return check_length(w, fn, "prediction_time", f->prediction_time, 0,
+                            "seconds");
+    }
+    const throng_path_params *p = &b->u.path;
+    if (!geo_lookup(w, p->path, GEO_MASK(GEO_PATH)))
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: object {%u, %u} is not a live path of this "
+                          "world",
+                          fn, p->path.id, p->path.generation);
+    /* Only the fields the kind reads are checked, so a struct filled for
+     * one kind is not refused for the other's fields. */
+    if (b->kind == THRONG_BEHAVIOUR_PATROL) {
+        st = check_length(w, fn, "reach", p->reach, 1, "metres");
+        if (st == THRONG_OK)
+            st = check_length(w, fn, "braking_distance", p->braking_distance,
+                              0, "metres");
+        return st;
+    }
+    st = check_length(w, fn, "prediction_time", p->prediction_time, 0,
+                      "seconds");
+    if (st == THRONG_OK)
+        st = check_length(w, fn, "ahead", p->ahead, 0, "metres");
+    if (st == THRONG_OK && p->window < 1u)
+        st = world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                        "%s: window must be >= 1 segment, got 0", fn);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static float dot3(const float x[3], const float y[3]) {
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+}
+
+/* The agent's own progress column, or NULL before any behaviour state
+ * exists (then progress reads as 0 and is not stored). */
+static uint32_t *progress_column(const steer_ctx *a) {
+    return a->w->behaviour_state ? a->w->col.progress : NULL;
+}
+
+static int patrol_force(const steer_ctx *a, const throng_path_params *pp,
+                        float speed, float F[3]) {
+    const geo_object *o = geo_lookup(a->w, pp->path, GEO_MASK(GEO_PATH));
+    if (!o)
+        return 0;
+    uint32_t *progress = progress_column(a);
+    const uint32_t last = o->count - 1u;
+    uint32_t next = progress ? progress[a->row] : 0u;
+    uint32_t at = next < last ? next : last;
+    float d[3];
+    steer_offset(a->w, a->p, o->points + 3u * (size_t)at, d);
+    if (dot3(d, d) <= pp->reach * pp->reach) {
+        /* Reached: head for the next checkpoint this very step, so the
+         * agent does not brake for one. Past the last point of a patrol
+         * that does not loop, progress reads `count` (done) and the agent
+         * holds the last point. */
+        uint32_t after = at < last ? at + 1u : (pp->loop ? 0u : o->count);
+        if (progress)
+            progress[a->row] = after;
+        if (after <= last) {
+            at = after;
+            steer_offset(a->w, a->p, o->points + 3u * (size_t)at, d);
+        }
+    }
+    return steer_arrive(a, d, speed, pp->braking_distance,
+                        THRONG_ARRIVE_SMOOTH, F);
+}
+
+/* Point `s` metres along the path (0 <= s <= the path's length). */
+static void path_point_at(const geo_object *o, float s, float out[3]) {
+    const uint32_t segments = o->closed ? o->count : o->count - 1u;
+    /* The last segment whose start is at or before s. */
+    uint32_t lo = 0u, hi = segments - 1u;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1u) / 2u;
+        if (o->length_at[mid] <= s)
+            lo = mid;
+        else
+            hi = mid - 1u;
+    }
+    const uint32_t j = lo + 1u < o->count ? lo + 1u : 0u;
+    const float *A = o->points + 3u * (size_t)lo;
+    const float *B = o->points + 3u * (size_t)j;
+    /* Float sums can make a tiny segment's cumulative lengths equal. */
+    float len = o->length_at[lo + 1u] - o->length_at[lo];
+    float u = len > 0.0f ? (s - o->length_at[lo]) / len : 0.0f;
+    u = u > 0.0f ? u : 0.0f;
+    u = u < 1.0f ? u : 1.0f;
+    for (int k = 0; k < 3; k++)
+        out[k] = A[k] + u * (B[k] - A[k]);
+}
+
+static int follow_path_force(const steer_ctx *a, const throng_path_params *pp,
+                             float speed, float F[3]) {
+    const geo_object *o = geo_lookup(a->w, pp->path, GEO_MASK(GEO_PATH));
+    if (!o)
+        return 0;
+    uint32_t *progress = progress_column(a);
+    const uint32_t segments = o->closed ? o->count : o->count - 1u;
+    uint32_t first = progress ? progress[a->row] : 0u;
+    first = first < segments ? first : segments - 1u;
+    const uint32_t window = pp->window < segments ? pp->window : segments;
+    float q[3];
+    for (int k = 0; k < 3; k++)
+        q[k] = a->p[k] + a->v[k] * pp->prediction_time;
+
+    /* The nearest point to q on the window's segments, in path order; a
+     * later segment wins only when strictly nearer. */
+    uint32_t best = first;
+    float best_t = 0.0f, best_d2 = 0.0f;
+    for (uint32_t i = 0; i < window; i++) {
+        uint32_t s = first + i;
+        if (s >= segments) {
+            if (!o->closed)
+                break;
+            s -= segments;
+        }
+        const float *A = o->points + 3u * (size_t)s;
+        const float *B = o->points + 3u * (size_t)(s + 1u < o->count ? s + 1u
+                                                                      : 0u);
+        float ab[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+        float aq[3];
+        steer_offset(a->w, A, q, aq);
+        float t = dot3(aq, ab) / dot3(ab, ab);
+        t = t > 0.0f ? t : 0.0f; /* also turns an overflow's NaN into 0 */
+        t = t < 1.0f ? t : 1.0f;
+        float off[3];
+        for (int k = 0; k < 3; k++)
+            off[k] = aq[k] - t * ab[k];
+        float d2 = dot3(off, off);
+        if (i == 0u || d2 < best_d2) {
+            best = s;
+            best_t = t;
+            best_d2 = d2;
+        }
+    }
+    if (progress)
+        progress[a->row] = best;
+    if (!(best_d2 > o->r * o->r))
+        return 0; /* inside the corridor */
+
+    /* Seek the point `ahead` metres further along from the nearest one:
+     * clamped to the end of an open path (so past its end the agent seeks
+     * the last point), wrapped round a closed one. */
+    const float total = o->length_at[segments];
+    float seg = o->length_at[best + 1u] - o->length_at[best];
+    float s = o->length_at[best] + best_t * seg + pp->ahead;
+    if (o->closed) {
+        s = fmodf(s, total);
+        s = s > 0.0f ? s : 0.0f;
+    } else if (s > total) {
+        s = total;
+    }
+    float target[3], d[3], vd[3];
+    path_point_at(o, s, target);
+    steer_offset(a->w, a->p, target, d);
+    flock_desired_towards(d, speed, vd);
+    steer_force(a, vd, F);
+    return 1;
+}
+
+/* One axis of the field: the lower grid index, the upper one and the
+ * weight of the upper one for coordinate x, clamped to the field. */
+static void flow_axis(float x, float origin, float cell, uint32_t n,
+                      uint32_t *i0, uint32_t *i1, float *frac) {
+    /* In double: indices up to 2^26 are not all floats. */
+    double u = ((double)x - (double)origin) / (double)cell;
+    double top = (double)(n - 1u);
+    u = u > 0.0 ? u : 0.0;
+    u = u < top ? u : top;
+    uint32_t lo = (uint32_t)u;
+    if (n > 1u && lo > n - 2u)
+        lo = n - 2u;
+    *i0 = lo;
+    *i1 = n > 1u ? lo + 1u : lo;
+    *frac = n > 1u ? (float)(u - (double)lo) : 0.0f;
+}
+
+/* The field at q: bilinear in 2D, trilinear in 3D, clamped at the edges. */
+static void flow_sample(const geo_object *o, int dims, const float q[3],
+                        float out[3]) {
+    uint32_t lo[3] = {0u, 0u, 0u}, hi[3] = {0u, 0u, 0u};
+    float fr[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < dims; k++)
+        flow_axis(q[k], o->origin[k], o->cell, o->size[k], &lo[k], &hi[k],
+                  &fr[k]);
+    out[0] = out[1] = out[2] = 0.0f;
+    const int corners = 1 << dims;
+    for (int c = 0; c < corners; c++) {
+        float weight = 1.0f;
+        size_t index = 0u;
+        for (int k = dims - 1; k >= 0; k--) {
+            int upper = (c >> k) & 1;
+            weight *= upper ? fr[k] : 1.0f - fr[k];
+            index = index * o->size[k] + (upper ? hi[k] : lo[k]);
+        }
+        const float *vec = o->vectors + index * (size_t)dims;
+        for (int k = 0; k < dims; k++)
+            out[k] += weight * vec[k];
+    }
+}
+
+static int follow_flow_force(const steer_ctx *a, const throng_flow_params *fp,
+                             float speed, float F[3]) {
+    const geo_object *o = geo_lookup(a->w, fp->field, GEO_MASK(GEO_FLOW));
+    if (!o)
+        return 0;
+    float q[3], sample[3], vd[3];
+    for (int k = 0; k < 3; k++)
+        q[k] = a->p[k] + a->v[k] * fp->prediction_time;
+    flow_sample(o, a->dims, q, sample);
+    if (sample[0] == 0.0f && sample[1] == 0.0f && sample[2] == 0.0f)
+        return 0; /* no direction to follow */
+    if (fp->raw)
+        memcpy(vd, sample, sizeof vd);
+    else
+        flock_desired_towards(sample, speed, vd);
+    steer_force(a, vd, F);
+    return 1;
 }
 
 int steer_route_force(const steer_ctx *a, const throng_behaviour *b,
                       float F[3]) {
-    (void)a;
-    (void)b;
+    const float speed = b->speed_factor * a->max_speed;
+    int on = 0;
     F[0] = F[1] = F[2] = 0.0f;
-    return 0;
+    switch (b->kind) {
+    case THRONG_BEHAVIOUR_PATROL:
+        on = patrol_force(a, &b->u.path, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_PATH:
+        on = follow_path_force(a, &b->u.path, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+        on = follow_flow_force(a, &b->u.flow, speed, F);
+        break;
+    default:
+        break;
+    }
+    /* Only an overflow of extreme (finite) inputs could get here; a quiet
+     * behaviour is the defined answer, never a NaN in the force. */
+    if (on && !(is_finite_float(F[0]) && is_finite_float(F[1]) &&
+                is_finite_float(F[2]))) {
+        F[0] = F[1] = F[2] = 0.0f;
+        on = 0;
+    }
+    return on;
 }

@@ -992,8 +992,10 @@ uint64_t throng_world_hash(const throng_world *w) {
         h = mix_word(h, c->group[i]);
         h = mix_word(h, w->slots[s].host_key);
         if (w->behaviour_state) {
+            /* The generation without the world's tag, which differs
+             * between otherwise identical worlds. */
             h = mix_word(h, ((uint64_t)c->target_slot[i] << 32) |
-                                c->target_gen[i]);
+                                (c->target_gen[i] & GEN_COUNTER_MASK));
             h = mix_word(h, c->progress[i]);
         }
     }

@@ -66,12 +66,15 @@ static void check_threads(const char *name, uint32_t agents, int steps) {
 
 TEST(determinism_threads_2d) { check_threads("wander2d", 3000u, 1000); }
 TEST(determinism_threads_3d) { check_threads("wander3d", 1500u, 1000); }
+/* Every behaviour, every combine mode, objects of every kind. */
+TEST(determinism_threads_every2d) { check_threads("every2d", 1200u, 400); }
+TEST(determinism_threads_every3d) { check_threads("every3d", 1200u, 400); }
 
 static const char *const paths[] = {"sse2", "avx2", "avx512"};
 
 TEST(determinism_simd_paths) {
-    const char *scenes[] = {"wander2d", "wander3d"};
-    for (int s = 0; s < 2; s++) {
+    const char *scenes[] = {"wander2d", "wander3d", "every2d", "every3d"};
+    for (int s = 0; s < 4; s++) {
         uint64_t scalar = run_scenario(scenes[s], 2000u, 2, "scalar", 300);
         REQUIRE(scalar > 1);
         for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
@@ -179,6 +182,8 @@ TEST(determinism_query_is_read_only) {
 void register_determinism_tests(void) {
     REGISTER(determinism_threads_2d);
     REGISTER(determinism_threads_3d);
+    REGISTER(determinism_threads_every2d);
+    REGISTER(determinism_threads_every3d);
     REGISTER(determinism_simd_paths);
     REGISTER(determinism_simd_variants);
     REGISTER(determinism_query_is_read_only);
