@@ -288,6 +288,14 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
     flock_sums sums[FLOCK_RUN_MAX];
     uint32_t t = begin;
     while (t < end) {
+        const group_kernel_params *k = &w->group_params[w->col.group[t]];
+        if (k->recipe && !k->walk) {
+            /* Nothing to walk: no cell, no ranges, empty sums. */
+            memset(&sums[0], 0, sizeof sums[0]);
+            flock_finish(w, t, &sums[0], dt);
+            t++;
+            continue;
+        }
         int32_t c[3], d[3];
         flock_cell_of(w, t, c);
         uint32_t stop = t + 1;
