@@ -227,58 +227,12 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
         out[a] = m_dt * (ws * turned[a] - v[a]);
 }
 
+/* The scalar epilogue is the recipe finish (behaviour.c): for a plain
+ * flocking group it adds the same terms, weighted, in the same order as
+ * the vector epilogue does. */
 static void flock_finish(const throng_world *w, uint32_t t,
                          const flock_sums *s, float dt) {
-    const uint32_t i = t;
-    const group_kernel_params *k = &w->group_params[w->col.group[i]];
-    const int three = w->dims == 3;
-    if (k->recipe) {
-        steer_finish_recipe(w, t, s, dt);
-        return;
-    }
-    /* Every rule steers with F = m (v_desired - v) / dt. */
-    const float m_dt = w->col.mass[i] / dt;
-    const float v[3] = {w->col.vx[i], w->col.vy[i], three ? w->col.vz[i] : 0.0f};
-    const float speed = k->speed_factor * w->col.max_speed[i];
-    float F[3] = {0.0f, 0.0f, 0.0f};
-    float vd[3];
-
-    if (k->sep_w > 0.0f) {
-        int have = s->sep_n > 0;
-        if (have) {
-            float inv_n = 1.0f / (float)s->sep_n;
-            /* Flee the average repulsion site (seed 000), or follow the
-             * average inverse-distance push (seeds 001, 004). */
-            float sign = k->sep_inverse ? inv_n : -inv_n;
-            float a[3] = {s->sep[0] * sign, s->sep[1] * sign, s->sep[2] * sign};
-            flock_desired_towards(a, speed, vd);
-        } else {
-            /* Seed 000 brakes when nothing repels; the inverse-distance
-             * form gives no force. */
-            vd[0] = vd[1] = vd[2] = 0.0f;
-        }
-        if (have || !k->sep_inverse)
-            for (int a = 0; a < 3; a++)
-                F[a] += k->sep_w * (m_dt * (vd[a] - v[a]));
-    }
-    if (k->ali_w > 0.0f && s->ali_n > 0) {
-        float inv_n = 1.0f / (float)s->ali_n;
-        for (int a = 0; a < 3; a++)
-            F[a] += k->ali_w * (m_dt * (s->ali[a] * inv_n - v[a]));
-    }
-    if (k->coh_w > 0.0f && s->coh_n > 0) {
-        float inv_n = 1.0f / (float)s->coh_n;
-        float c[3] = {s->coh[0] * inv_n, s->coh[1] * inv_n, s->coh[2] * inv_n};
-        flock_desired_towards(c, speed, vd);
-        for (int a = 0; a < 3; a++)
-            F[a] += k->coh_w * (m_dt * (vd[a] - v[a]));
-    }
-    if (k->wander_w > 0.0f)
-        flock_wander(w, i, m_dt, v, F);
-    w->steer_x[t] = F[0];
-    w->steer_y[t] = F[1];
-    if (three)
-        w->steer_z[t] = F[2];
+    steer_finish_recipe(w, t, s, dt);
 }
 
 /* Runs of agents that share a cell, each walking that cell's ranges. */
