@@ -11,13 +11,18 @@
  * How cells become buckets. A periodic box is a finite lattice, so its
  * cells are numbered densely, x fastest: bucket = (cz ny + cy) nx + cx, a
  * perfect hash, and neighbouring cells in a row are neighbouring buckets.
- * Unbounded space has no lattice to number, so a cell's integer coordinates
+ * Unbounded space has no fixed lattice. When the agents' bounding box of
+ * cells holds at most about two cells per agent, that box is numbered
+ * densely in the same way (each build measures it again), and a walk gets
+ * the same contiguous rows and lane packing as in a periodic box. When the
+ * crowd is too spread out for that, a cell's integer coordinates
  * are hashed into a power-of-two table of about half as many buckets as
  * agents. Two cells may then share a bucket. That costs candidates (the
  * distance test throws out strangers) but never correctness, as long as a
  * bucket shared by two cells of the same neighbourhood is walked once:
- * grid_ranges() drops repeated buckets. The table size depends only on the
- * agent count, never on history, so equal states sort equally.
+ * grid_ranges() drops repeated buckets. The numbering depends only on the
+ * agents' positions and count, never on history, so equal states sort
+ * equally.
  *
  * Why a counting sort. Agents are sorted by bucket with a stable counting
  * sort: one pass counts agents per bucket, a prefix sum turns the counts
@@ -119,6 +124,8 @@ void grid_init(grid *g, int dims, int periodic, const float box[3],
         g->box[a] = box[a];
         g->inv_edge[a] = 1.0 / (double)g->edge[a];
     }
+    g->dense = periodic;
+    g->origin[0] = g->origin[1] = g->origin[2] = 0;
     if (periodic)
         g->bucket_count =
             (uint32_t)g->n[0] * (uint32_t)g->n[1] * (uint32_t)g->n[2];
@@ -337,16 +344,76 @@ static void permute_columns(throng_world *w, int threads) {
     }
 }
 
+/* The bounding box of the agents' cells, per part of the agent range. */
+typedef struct bounds_ctx {
+    throng_world *w;
+    int32_t lo[GRID_MAX_PARTS][3], hi[GRID_MAX_PARTS][3];
+} bounds_ctx;
+
+static void bounds_part(void *ctx, uint32_t part, uint32_t begin,
+                        uint32_t end, int thread) {
+    (void)thread;
+    bounds_ctx *b = ctx;
+    const grid *g = &b->w->grid;
+    const agent_columns *c = &b->w->col;
+    int32_t lo[3] = {INT32_MAX, INT32_MAX, 0}, hi[3] = {INT32_MIN, INT32_MIN, 0};
+    if (g->dims == 3) {
+        lo[2] = INT32_MAX;
+        hi[2] = INT32_MIN;
+    }
+    for (uint32_t i = begin; i < end; i++) {
+        int32_t x[3] = {grid_coord(g, 0, c->px[i]), grid_coord(g, 1, c->py[i]),
+                        g->dims == 3 ? grid_coord(g, 2, c->pz[i]) : 0};
+        for (int a = 0; a < g->dims; a++) {
+            lo[a] = x[a] < lo[a] ? x[a] : lo[a];
+            hi[a] = x[a] > hi[a] ? x[a] : hi[a];
+        }
+    }
+    memcpy(b->lo[part], lo, sizeof lo);
+    memcpy(b->hi[part], hi, sizeof hi);
+}
+
+/* Unbounded space: numbers the agents' bounding box of cells densely when
+ * it holds at most 2 n + 4096 cells, else hashes. Min and max do not
+ * depend on how the range was split. */
+static void plan_unbounded(throng_world *w, grid *g, int threads,
+                           uint32_t parts) {
+    uint32_t n = w->count;
+    g->dense = 0;
+    if (n > 0) {
+        bounds_ctx b;
+        b.w = w;
+        parallel_parts(threads, n, parts, bounds_part, &b);
+        int64_t lo[3], hi[3];
+        for (int a = 0; a < 3; a++) {
+            lo[a] = b.lo[0][a];
+            hi[a] = b.hi[0][a];
+            for (uint32_t p = 1; p < parts; p++) {
+                lo[a] = b.lo[p][a] < lo[a] ? b.lo[p][a] : lo[a];
+                hi[a] = b.hi[p][a] > hi[a] ? b.hi[p][a] : hi[a];
+            }
+        }
+        double cells = 1.0;
+        for (int a = 0; a < 3; a++)
+            cells *= (double)(hi[a] - lo[a] + 1);
+        if (cells <= 2.0 * n + 4096.0 && cells <= (double)GRID_MAX_CELLS) {
+            g->dense = 1;
+            for (int a = 0; a < 3; a++) {
+                g->origin[a] = (int32_t)lo[a];
+                g->n[a] = (int32_t)(hi[a] - lo[a] + 1);
+            }
+            g->bucket_count = (uint32_t)cells;
+            return;
+        }
+    }
+    uint32_t want = n / 2 > 64 ? n / 2 : 64;
+    g->bucket_count = next_pow2(want);
+}
+
 int grid_build(throng_world *w, int permute) {
     grid *g = &w->grid;
     uint32_t n = w->count;
     int threads = world_thread_count(w);
-
-    if (!g->periodic) {
-        uint32_t want = n / 2 > 64 ? n / 2 : 64;
-        g->bucket_count = next_pow2(want);
-    }
-    uint32_t buckets = g->bucket_count;
 
     uint32_t parts = (uint32_t)threads;
     if (parts > GRID_MAX_PARTS)
@@ -356,6 +423,10 @@ int grid_build(throng_world *w, int permute) {
         parts = by_size;
     if (parts < 1)
         parts = 1;
+    if (!g->periodic)
+        plan_unbounded(w, g, threads, parts);
+    uint32_t buckets = g->bucket_count;
+
     /* Keep the histograms within about 16 bytes per agent (or one row). */
     while (parts > 1 && (uint64_t)parts * buckets > 4ull * n + buckets)
         parts--;
@@ -426,8 +497,10 @@ int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
                         }
                     }
                 }
+                if (!grid_cell_inside(g, c[0], c[1], c[2]))
+                    continue;
                 uint32_t b = grid_bucket(g, c[0], c[1], c[2]);
-                if (!g->periodic) {
+                if (!g->dense) {
                     int dup = 0;
                     for (int k = 0; k < nseen; k++)
                         dup |= seen[k] == b;
@@ -512,12 +585,14 @@ static void query_test(query_state *qs, uint32_t i) {
 static void query_cell(query_state *qs, const grid *g, int32_t x, int32_t y,
                        int32_t z) {
     const throng_world *w = qs->w;
+    if (!grid_cell_inside(g, x, y, z))
+        return;
     uint32_t b = grid_bucket(g, x, y, z);
     for (uint32_t s = g->cell_start[b]; s < g->cell_start[b + 1]; s++) {
         uint32_t i = g->permuted ? s : g->sorted[s];
         /* A hashed bucket may also hold other cells: visit each agent only
          * from its own cell, so none is reported twice. */
-        if (!g->periodic &&
+        if (!g->dense &&
             (grid_coord(g, 0, w->col.px[i]) != x ||
              grid_coord(g, 1, w->col.py[i]) != y ||
              (g->dims == 3 && grid_coord(g, 2, w->col.pz[i]) != z)))

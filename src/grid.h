@@ -48,8 +48,12 @@ typedef struct grid {
     float box[3];          /* periodic box */
     float edge[3];         /* cell edge per axis */
     double inv_edge[3];
-    int32_t n[3];          /* periodic: cells per axis */
-    uint32_t bucket_count; /* periodic: n0 n1 n2; unbounded: a power of two */
+    /* Dense numbering: always in a periodic box; in unbounded space when
+     * the agents' bounding box of cells is small enough (see grid.c). */
+    int dense;
+    int32_t origin[3];     /* dense: the lowest cell of the numbering */
+    int32_t n[3];          /* dense: cells per axis */
+    uint32_t bucket_count; /* dense: n0 n1 n2; hashed: a power of two */
 
     /* Storage, grown as needed, never shrunk. */
     uint32_t agent_capacity;
@@ -107,13 +111,26 @@ static inline int32_t grid_coord(const grid *g, int axis, float x) {
     return (int32_t)t;
 }
 
-/* The bucket of a cell (coordinates already wrapped when periodic). */
+/* A cell lies inside a dense numbering (always true when periodic, with
+ * wrapped coordinates, and when hashed). */
+static inline int grid_cell_inside(const grid *g, int32_t cx, int32_t cy,
+                                   int32_t cz) {
+    if (!g->dense || g->periodic)
+        return 1;
+    return cx >= g->origin[0] && cx - g->origin[0] < g->n[0] &&
+           cy >= g->origin[1] && cy - g->origin[1] < g->n[1] &&
+           cz >= g->origin[2] && cz - g->origin[2] < g->n[2];
+}
+
+/* The bucket of a cell (coordinates already wrapped when periodic; inside
+ * the numbering when dense). */
 static inline uint32_t grid_bucket(const grid *g, int32_t cx, int32_t cy,
                                    int32_t cz) {
-    if (g->periodic)
-        return ((uint32_t)cz * (uint32_t)g->n[1] + (uint32_t)cy) *
+    if (g->dense)
+        return ((uint32_t)(cz - g->origin[2]) * (uint32_t)g->n[1] +
+                (uint32_t)(cy - g->origin[1])) *
                    (uint32_t)g->n[0] +
-               (uint32_t)cx;
+               (uint32_t)(cx - g->origin[0]);
     /* Multiply each coordinate by a distinct odd constant, sum, and finish
      * with a 32-bit avalanche so neighbouring cells spread over the whole
      * table rather than into runs that collide with each other. */
@@ -137,9 +154,11 @@ int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
 /* The same for a span of cells cx_first .. cx_last of one row: the union
  * of their blocks, row by row, x ascending. Each cell's own ranges appear
  * in it in the same relative order, so a walk over the union meets every
- * candidate of every cell in that cell's order. Periodic grids only, with
+ * candidate of every cell in that cell's order. Dense grids only: periodic
+ * ones with
  * (cx_last - cx_first) + 2 reach + 1 <= cells along x (the union must not
- * wrap onto itself); hashed grids would reorder collided buckets. */
+ * wrap onto itself); in a dense unbounded grid any span. Hashed grids
+ * would reorder collided buckets. */
 int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
                      int32_t cy, int32_t cz, cell_range *out);
 
