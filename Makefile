@@ -110,13 +110,22 @@ BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
 
+# The version lives in include/throng.h; the shared library is named
+# after it, with the major version as its soname.
+version_part = $(shell sed -n 's/^\#define THRONG_VERSION_$(1) \([0-9]*\)/\1/p' include/throng.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+SONAME := libthrong.so.$(VERSION_MAJOR)
+
 STATIC := $(BUILD)/libthrong.a
+SHARED_REAL := $(BUILD)/libthrong.so.$(VERSION)
 SHARED := $(BUILD)/libthrong.so
 BENCH := $(BUILD)/throng-bench
 TESTS := $(BUILD)/throng-tests
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all lib test bench clean deps bench-bin check-builds
+.PHONY: all lib test bench clean deps bench-bin check-builds install uninstall \
+	check-exports check-examples
 all: $(STATIC) $(SHARED) $(BENCH)
 lib: $(STATIC) $(SHARED)
 bench-bin: $(BENCH)
@@ -150,8 +159,16 @@ $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SHARED): $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# Only what include/throng.h marks THRONG_API leaves the shared library.
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+$(LIB_OBJ): CPPFLAGS += -DTHRONG_BUILDING
+
+$(SHARED_REAL): $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+
+$(SHARED): $(SHARED_REAL)
+	ln -sf $(notdir $(SHARED_REAL)) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(BENCH): $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
@@ -189,3 +206,59 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(SCEN_OBJ:.o=.d)
+
+# ------------------------------------------------------------------------
+# Installing, and what an embedding program sees
+# ------------------------------------------------------------------------
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PC := $(BUILD)/throng.pc
+
+$(PC): include/throng.h Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' \
+	  'includedir=$(INCLUDEDIR)' '' 'Name: throng' \
+	  'Description: data-oriented crowd engine (steering behaviours)' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -lthrong' 'Libs.private: -fopenmp -lm' > $@
+
+install: $(STATIC) $(SHARED) $(PC)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/throng.h $(DESTDIR)$(INCLUDEDIR)/throng.h
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libthrong.a
+	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/libthrong.so.$(VERSION)
+	ln -sf libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libthrong.so
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/throng.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/throng.h $(DESTDIR)$(LIBDIR)/libthrong.a \
+	  $(DESTDIR)$(LIBDIR)/libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	  $(DESTDIR)$(LIBDIR)/libthrong.so $(DESTDIR)$(PKGCONFIGDIR)/throng.pc
+
+# The shared library exports exactly the committed list of symbols: an
+# accidental export, or a removal, fails here.
+EXPORTS := tests/exports.txt
+check-exports: $(SHARED)
+	@nm -D --defined-only $(SHARED_REAL) | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' \
+	  | sort > $(BUILD)/exports.txt
+	@if diff -u $(EXPORTS) $(BUILD)/exports.txt; then \
+	  echo "check-exports: $$(wc -l < $(EXPORTS)) symbols, as committed"; \
+	else echo "check-exports: exported symbols differ from $(EXPORTS)" >&2; exit 1; fi
+
+# Installs into a staging folder and builds every example against it the
+# way an embedding program would: pkg-config, then run.
+STAGE := $(abspath $(BUILD)/stage)
+EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
+check-examples:
+	@rm -rf $(STAGE)
+	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr >/dev/null
+	@set -e; for e in $(EXAMPLES); do \
+	  PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_PATH=$(STAGE)/usr/lib/pkgconfig \
+	    sh -c '$(CC) -std=c11 -Wall -Wextra -Werror -o $(BUILD)/example-'$$e' examples/'$$e'.c $$(pkg-config --cflags --libs throng) -lm'; \
+	  LD_LIBRARY_PATH=$(STAGE)/usr/lib $(BUILD)/example-$$e > $(BUILD)/example-$$e.out; \
+	  echo "check-examples: $$e built with pkg-config and ran ($$(wc -l < $(BUILD)/example-$$e.out) lines)"; \
+	done

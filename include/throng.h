@@ -33,9 +33,22 @@
 extern "C" {
 #endif
 
+/* The library's version: the one place it is written. The shared library
+ * is libthrong.so.MAJOR.MINOR.PATCH with soname libthrong.so.MAJOR. */
 #define THRONG_VERSION_MAJOR 0
-#define THRONG_VERSION_MINOR 1
+#define THRONG_VERSION_MINOR 2
 #define THRONG_VERSION_PATCH 0
+
+/* Marks the public API. The library is built with hidden visibility, so
+ * only what carries this mark is exported from libthrong.so. */
+#if defined(THRONG_BUILDING) && defined(__GNUC__)
+#define THRONG_API __attribute__((visibility("default")))
+#else
+#define THRONG_API
+#endif
+
+/* The version as "MAJOR.MINOR.PATCH", e.g. "0.2.0" (a static string). */
+THRONG_API const char *throng_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                             */
@@ -70,7 +83,7 @@ typedef enum throng_status {
 
 /* A fixed sentence naming the code ("invalid argument: not finite").
  * Never NULL; unknown codes give "unknown status". */
-const char *throng_status_string(throng_status status);
+THRONG_API const char *throng_status_string(throng_status status);
 
 /* ------------------------------------------------------------------------ */
 /* Worlds                                                                   */
@@ -127,46 +140,46 @@ typedef struct throng_world_def {
     throng_allocator allocator;
 } throng_world_def;
 
-throng_world_def throng_world_def_default(void);
+THRONG_API throng_world_def throng_world_def_default(void);
 
 /* Creates a world. On failure *out_world is set to NULL. The def is
  * validated as a whole (dimensions, finite positive radii and box). */
-throng_status throng_world_create(const throng_world_def *def,
+THRONG_API throng_status throng_world_create(const throng_world_def *def,
                                   throng_world **out_world);
 
 /* Destroys a world and everything in it. NULL is a no-op. */
-void throng_world_destroy(throng_world *world);
+THRONG_API void throng_world_destroy(throng_world *world);
 
 /* The detail of the last refused call on this world: a sentence such as
  * "throng_agent_add: mass must be > 0, got -1". Empty string when no call
  * has failed yet. Valid until the next call on the world. */
-const char *throng_world_last_error(const throng_world *world);
+THRONG_API const char *throng_world_last_error(const throng_world *world);
 
 /* Number of live agents. */
-uint32_t throng_world_agent_count(const throng_world *world);
+THRONG_API uint32_t throng_world_agent_count(const throng_world *world);
 
 /* 2 or 3. */
-int throng_world_dimensions(const throng_world *world);
+THRONG_API int throng_world_dimensions(const throng_world *world);
 
 /* Steps the world by dt seconds (finite, > 0). Runs the grid rebuild, every
  * agent's behaviours, the combination and the integration. The result is
  * bit-for-bit the same for any thread count. */
-throng_status throng_world_step(throng_world *world, float dt);
+THRONG_API throng_status throng_world_step(throng_world *world, float dt);
 
 /* Number of completed steps. */
-uint64_t throng_world_step_count(const throng_world *world);
+THRONG_API uint64_t throng_world_step_count(const throng_world *world);
 
 /* Threads used by subsequent steps (0 = OpenMP default, up to 1024). */
-throng_status throng_world_set_threads(throng_world *world, int threads);
+THRONG_API throng_status throng_world_set_threads(throng_world *world, int threads);
 
 /* Bytes the world currently holds on the heap (columns, grid, tables). */
-size_t throng_world_bytes(const throng_world *world);
+THRONG_API size_t throng_world_bytes(const throng_world *world);
 
 /* A 64-bit hash of the full simulation state: every live agent's columns
  * (position, velocity, basis, mass, limits, radius, group, host key,
  * behaviour state) visited in handle (slot) order, plus the step count.
  * Equal states give equal hashes on every build and thread count. */
-uint64_t throng_world_hash(const throng_world *world);
+THRONG_API uint64_t throng_world_hash(const throng_world *world);
 
 /* What the last step did. Times are wall-clock seconds. */
 typedef struct throng_step_stats {
@@ -183,7 +196,7 @@ typedef struct throng_step_stats {
     const char *simd;           /* the kernel path: "avx512", "scalar", ... */
 } throng_step_stats;
 
-throng_status throng_world_stats(const throng_world *world,
+THRONG_API throng_status throng_world_stats(const throng_world *world,
                                  throng_step_stats *out_stats);
 
 /* ------------------------------------------------------------------------ */
@@ -223,81 +236,81 @@ typedef struct throng_agent_def {
     uint64_t host_key;
 } throng_agent_def;
 
-throng_agent_def throng_agent_def_default(void);
+THRONG_API throng_agent_def throng_agent_def_default(void);
 
 /* Adds an agent; on success *out_agent is its handle. O(1) amortised.
  * The initial heading is the velocity's direction, or +x when at rest. */
-throng_status throng_agent_add(throng_world *world, const throng_agent_def *def,
+THRONG_API throng_status throng_agent_add(throng_world *world, const throng_agent_def *def,
                                throng_agent *out_agent);
 
 /* Removes an agent in O(1): the last agent in dense order moves into its
  * place, so dense indices change but other handles stay valid. Dense
  * indices also change at every step (rows are kept in grid-cell order). */
-throng_status throng_agent_remove(throng_world *world, throng_agent agent);
+THRONG_API throng_status throng_agent_remove(throng_world *world, throng_agent agent);
 
 /* True when the handle names a live agent of this world. */
-bool throng_agent_valid(const throng_world *world, throng_agent agent);
+THRONG_API bool throng_agent_valid(const throng_world *world, throng_agent agent);
 
 /* Finds the agent carrying a host key (O(1), hashed). */
-throng_status throng_agent_find(const throng_world *world, uint64_t host_key,
+THRONG_API throng_status throng_agent_find(const throng_world *world, uint64_t host_key,
                                 throng_agent *out_agent);
 
 /* The agent's current dense index (its row in the columns), valid until
  * the next step, add or remove. */
-throng_status throng_agent_index(const throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_index(const throng_world *world, throng_agent agent,
                                  uint32_t *out_index);
 
 /* The handle of the agent at a dense index (0 .. count-1). */
-throng_status throng_agent_at(const throng_world *world, uint32_t index,
+THRONG_API throng_status throng_agent_at(const throng_world *world, uint32_t index,
                               throng_agent *out_agent);
 
 /* All of an agent's defining fields at once. */
-throng_status throng_agent_get_def(const throng_world *world,
+THRONG_API throng_status throng_agent_get_def(const throng_world *world,
                                    throng_agent agent,
                                    throng_agent_def *out_def);
 
 /* Vectors are float[3]; in 2D the z component is read as 0 and ignored on
  * write. Setters validate exactly as throng_agent_add does. */
-throng_status throng_agent_get_position(const throng_world *world,
+THRONG_API throng_status throng_agent_get_position(const throng_world *world,
                                         throng_agent agent, float out[3]);
-throng_status throng_agent_set_position(throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_set_position(throng_world *world, throng_agent agent,
                                         const float position[3]);
-throng_status throng_agent_get_velocity(const throng_world *world,
+THRONG_API throng_status throng_agent_get_velocity(const throng_world *world,
                                         throng_agent agent, float out[3]);
-throng_status throng_agent_set_velocity(throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_set_velocity(throng_world *world, throng_agent agent,
                                         const float velocity[3]);
 /* Unit heading. In 3D, also the unit up and side vectors of the agent's
  * orthonormal basis (side = forward x up); in 2D up is (0,0,1). */
-throng_status throng_agent_get_basis(const throng_world *world,
+THRONG_API throng_status throng_agent_get_basis(const throng_world *world,
                                      throng_agent agent, float forward[3],
                                      float up[3], float side[3]);
-throng_status throng_agent_get_mass(const throng_world *world,
+THRONG_API throng_status throng_agent_get_mass(const throng_world *world,
                                     throng_agent agent, float *out);
-throng_status throng_agent_set_mass(throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_set_mass(throng_world *world, throng_agent agent,
                                     float mass);
-throng_status throng_agent_get_max_force(const throng_world *world,
+THRONG_API throng_status throng_agent_get_max_force(const throng_world *world,
                                          throng_agent agent, float *out);
-throng_status throng_agent_set_max_force(throng_world *world,
+THRONG_API throng_status throng_agent_set_max_force(throng_world *world,
                                          throng_agent agent, float max_force);
-throng_status throng_agent_get_max_speed(const throng_world *world,
+THRONG_API throng_status throng_agent_get_max_speed(const throng_world *world,
                                          throng_agent agent, float *out);
 /* Lowering max speed below the current speed is allowed: the next step
  * truncates the velocity. */
-throng_status throng_agent_set_max_speed(throng_world *world,
+THRONG_API throng_status throng_agent_set_max_speed(throng_world *world,
                                          throng_agent agent, float max_speed);
-throng_status throng_agent_get_radius(const throng_world *world,
+THRONG_API throng_status throng_agent_get_radius(const throng_world *world,
                                       throng_agent agent, float *out);
-throng_status throng_agent_set_radius(throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_set_radius(throng_world *world, throng_agent agent,
                                       float radius);
-throng_status throng_agent_get_group(const throng_world *world,
+THRONG_API throng_status throng_agent_get_group(const throng_world *world,
                                      throng_agent agent, uint32_t *out);
 /* O(1). */
-throng_status throng_agent_set_group(throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_set_group(throng_world *world, throng_agent agent,
                                      uint32_t group);
-throng_status throng_agent_get_host_key(const throng_world *world,
+THRONG_API throng_status throng_agent_get_host_key(const throng_world *world,
                                         throng_agent agent, uint64_t *out);
 /* 0 clears the key; a key held by another agent is refused. */
-throng_status throng_agent_set_host_key(throng_world *world, throng_agent agent,
+THRONG_API throng_status throng_agent_set_host_key(throng_world *world, throng_agent agent,
                                         uint64_t host_key);
 
 /* ------------------------------------------------------------------------ */
@@ -322,7 +335,7 @@ typedef struct throng_columns {
     const float *ux, *uy, *uz; /* unit up vector, 3D only (else NULL) */
 } throng_columns;
 
-throng_status throng_world_columns(const throng_world *world,
+THRONG_API throng_status throng_world_columns(const throng_world *world,
                                    throng_columns *out_columns);
 
 /* ------------------------------------------------------------------------ */
@@ -415,31 +428,31 @@ typedef struct throng_group_def {
     throng_combine_mode combine;
 } throng_group_def;
 
-throng_group_def throng_group_def_default(void);
-throng_flocking throng_flocking_default(void);
+THRONG_API throng_group_def throng_group_def_default(void);
+THRONG_API throng_flocking throng_flocking_default(void);
 
 /* Creates a group; *out_group is its id (> 0). Group 0 always exists, has
  * the default recipe (no behaviour: agents coast) and is named "default". */
-throng_status throng_group_create(throng_world *world,
+THRONG_API throng_status throng_group_create(throng_world *world,
                                   const throng_group_def *def,
                                   uint32_t *out_group);
 
 /* Finds a group by name. */
-throng_status throng_group_find(const throng_world *world, const char *name,
+THRONG_API throng_status throng_group_find(const throng_world *world, const char *name,
                                 uint32_t *out_group);
 
-throng_status throng_group_get_flocking(const throng_world *world,
+THRONG_API throng_status throng_group_get_flocking(const throng_world *world,
                                         uint32_t group,
                                         throng_flocking *out_flocking);
 /* Validated as in throng_group_create; radii above the world's neighbour
  * radius are refused. */
-throng_status throng_group_set_flocking(throng_world *world, uint32_t group,
+THRONG_API throng_status throng_group_set_flocking(throng_world *world, uint32_t group,
                                         const throng_flocking *flocking);
-throng_status throng_group_set_combine(throng_world *world, uint32_t group,
+THRONG_API throng_status throng_group_set_combine(throng_world *world, uint32_t group,
                                        throng_combine_mode mode);
-throng_status throng_group_get_wander(const throng_world *world,
+THRONG_API throng_status throng_group_get_wander(const throng_world *world,
                                       uint32_t group, throng_wander *out);
-throng_status throng_group_set_wander(throng_world *world, uint32_t group,
+THRONG_API throng_status throng_group_set_wander(throng_world *world, uint32_t group,
                                       const throng_wander *wander);
 
 /* ------------------------------------------------------------------------ */
@@ -465,30 +478,30 @@ typedef struct throng_object {
 #define THRONG_MAX_FLOW_CELLS (1u << 26)
 
 /* A circle (2D) or sphere (3D) obstacle: radius > 0. */
-throng_status throng_obstacle_add_sphere(throng_world *world,
+THRONG_API throng_status throng_obstacle_add_sphere(throng_world *world,
                                          const float center[3], float radius,
                                          throng_object *out_object);
 /* An axis-aligned rectangle (2D) or box (3D) obstacle: min < max on every
  * axis of the world. */
-throng_status throng_obstacle_add_box(throng_world *world, const float min[3],
+THRONG_API throng_status throng_obstacle_add_box(throng_world *world, const float min[3],
                                       const float max[3],
                                       throng_object *out_object);
 /* A two-sided wall segment from a to b, 2D worlds only; a and b at least
  * 1e-6 m apart. */
-throng_status throng_wall_add_segment(throng_world *world, const float a[3],
+THRONG_API throng_status throng_wall_add_segment(throng_world *world, const float a[3],
                                       const float b[3],
                                       throng_object *out_object);
 /* A one-sided wall through `point` whose `normal` (at least 1e-6 long,
  * normalised on creation) points to the side agents belong on: an
  * infinite plane in 3D, a line in 2D. */
-throng_status throng_wall_add_plane(throng_world *world, const float point[3],
+THRONG_API throng_status throng_wall_add_plane(throng_world *world, const float point[3],
                                     const float normal[3],
                                     throng_object *out_object);
 /* A polyline path through `count` >= 2 points (3 floats each, z ignored in
  * 2D), consecutive points at least 1e-6 m apart, with a corridor `radius`
  * > 0. A closed path also runs from the last point back to the first. The
  * points double as a patrol's checkpoints. */
-throng_status throng_path_create(throng_world *world, const float *points,
+THRONG_API throng_status throng_path_create(throng_world *world, const float *points,
                                  uint32_t count, float radius, bool closed,
                                  throng_object *out_object);
 
@@ -503,14 +516,14 @@ typedef struct throng_flow_field_def {
      * fastest; copied. */
     const float *vectors;
 } throng_flow_field_def;
-throng_status throng_flow_field_create(throng_world *world,
+THRONG_API throng_status throng_flow_field_create(throng_world *world,
                                        const throng_flow_field_def *def,
                                        throng_object *out_object);
 
 /* Removes any object. */
-throng_status throng_object_remove(throng_world *world, throng_object object);
+THRONG_API throng_status throng_object_remove(throng_world *world, throng_object object);
 /* Live objects of every kind. */
-uint32_t throng_world_object_count(const throng_world *world);
+THRONG_API uint32_t throng_world_object_count(const throng_world *world);
 
 /* ------------------------------------------------------------------------ */
 /* Per-agent behaviour state                                                */
@@ -518,26 +531,26 @@ uint32_t throng_world_object_count(const throng_world *world);
 
 /* The agent's own target point (seek, flee and arrive with
  * THRONG_TARGET_AGENT_POINT). Default: the origin. */
-throng_status throng_agent_set_target_point(throng_world *world,
+THRONG_API throng_status throng_agent_set_target_point(throng_world *world,
                                             throng_agent agent,
                                             const float point[3]);
-throng_status throng_agent_get_target_point(const throng_world *world,
+THRONG_API throng_status throng_agent_get_target_point(const throng_world *world,
                                             throng_agent agent, float out[3]);
 /* The agent that pursue, evade, offset pursuit and leader following refer
  * to; the null handle {0, 0} clears it, the agent itself is refused. When
  * the target is removed later, those behaviours go quiet. O(1). */
-throng_status throng_agent_set_target_agent(throng_world *world,
+THRONG_API throng_status throng_agent_set_target_agent(throng_world *world,
                                             throng_agent agent,
                                             throng_agent target);
-throng_status throng_agent_get_target_agent(const throng_world *world,
+THRONG_API throng_status throng_agent_get_target_agent(const throng_world *world,
                                             throng_agent agent,
                                             throng_agent *out);
 /* Progress along the group's path: the segment index (path following) or
  * the next checkpoint (patrol). Default 0; values past the end are
  * clamped when used. */
-throng_status throng_agent_set_progress(throng_world *world,
+THRONG_API throng_status throng_agent_set_progress(throng_world *world,
                                         throng_agent agent, uint32_t progress);
-throng_status throng_agent_get_progress(const throng_world *world,
+THRONG_API throng_status throng_agent_get_progress(const throng_world *world,
                                         throng_agent agent, uint32_t *out);
 
 /* ------------------------------------------------------------------------ */
@@ -746,23 +759,23 @@ typedef struct throng_behaviour {
 
 /* A behaviour of `kind` with every default filled in (kind 0 or unknown:
  * a struct whose kind the group functions refuse). */
-throng_behaviour throng_behaviour_default(throng_behaviour_kind kind);
+THRONG_API throng_behaviour throng_behaviour_default(throng_behaviour_kind kind);
 
 /* Appends a behaviour to the group's list; *out_index (may be NULL) is its
  * place. Validated in full (objects must be live and of the right kind);
  * THRONG_ERR_CAPACITY past THRONG_MAX_BEHAVIOURS. */
-throng_status throng_group_add_behaviour(throng_world *world, uint32_t group,
+THRONG_API throng_status throng_group_add_behaviour(throng_world *world, uint32_t group,
                                          const throng_behaviour *behaviour,
                                          uint32_t *out_index);
-throng_status throng_group_set_behaviour(throng_world *world, uint32_t group,
+THRONG_API throng_status throng_group_set_behaviour(throng_world *world, uint32_t group,
                                          uint32_t index,
                                          const throng_behaviour *behaviour);
-throng_status throng_group_get_behaviour(const throng_world *world,
+THRONG_API throng_status throng_group_get_behaviour(const throng_world *world,
                                          uint32_t group, uint32_t index,
                                          throng_behaviour *out);
-throng_status throng_group_behaviour_count(const throng_world *world,
+THRONG_API throng_status throng_group_behaviour_count(const throng_world *world,
                                            uint32_t group, uint32_t *out);
-throng_status throng_group_clear_behaviours(throng_world *world,
+THRONG_API throng_status throng_group_clear_behaviours(throng_world *world,
                                             uint32_t group);
 
 /* ------------------------------------------------------------------------ */
@@ -776,7 +789,7 @@ throng_status throng_group_clear_behaviours(throng_world *world,
  * exceeds capacity exactly when the result was truncated, and
  * *out_truncated (may be NULL) says so. The order is unspecified but
  * deterministic. radius: finite, >= 0. */
-throng_status throng_world_query_radius(throng_world *world,
+THRONG_API throng_status throng_world_query_radius(throng_world *world,
                                         const float point[3], float radius,
                                         throng_agent *out, uint32_t capacity,
                                         uint32_t *out_count,

@@ -867,6 +867,15 @@ void throng_world_destroy(throng_world *w) {
     world_free(&boot, w, sizeof *w);
 }
 
+/* Two levels so the macros expand before they are turned into text. */
+#define THRONG_STR2(x) #x
+#define THRONG_STR(x) THRONG_STR2(x)
+
+const char *throng_version(void) {
+    return THRONG_STR(THRONG_VERSION_MAJOR) "." THRONG_STR(
+        THRONG_VERSION_MINOR) "." THRONG_STR(THRONG_VERSION_PATCH);
+}
+
 const char *throng_world_last_error(const throng_world *w) {
     return w ? w->error : "throng_world_last_error: world is NULL";
 }
