@@ -105,10 +105,16 @@ endif
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/src/%.o)
 SCEN_SRC := bench/scenarios.c
 SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
-BENCH_SRC := $(filter-out $(SCEN_SRC),$(wildcard bench/*.c))
+# The regression gate's tool and modules (see the block at the end); the
+# tests link the modules.
+GATE_SRC := bench/compare.c bench/stats.c bench/results.c
+GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o
+BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC),$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
+# The tests check rendered frames byte for byte (see the block at the end).
+TEST_OBJ += $(BUILD)/obj/tools/render_frame.o
 
 # The version lives in include/throng.h; the shared library is named
 # after it, with the major version as its soname.
@@ -125,7 +131,7 @@ TESTS := $(BUILD)/throng-tests
 DEPS_OK := $(BUILD)/.deps-ok
 
 .PHONY: all lib test bench clean deps bench-bin check-builds install uninstall \
-	check-exports check-examples
+	check-exports check-examples python-test
 all: $(STATIC) $(SHARED) $(BENCH)
 lib: $(STATIC) $(SHARED)
 bench-bin: $(BENCH)
@@ -173,14 +179,26 @@ $(SHARED): $(SHARED_REAL)
 $(BENCH): $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
-$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC) $(LDLIBS)
 
 test: $(TESTS)
 	$(TESTS) $(FILTER)
 
+# The bench records the flags it was built with in its JSON.
+$(BUILD)/obj/bench/bench.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
+
+# The default sweep, about a minute on the 2-CPU development machine: the
+# flocks at two sizes, the clustered flock and the crowd scenes at 10k.
+# Table on stdout; JSON, CSV and SVG in bench/results/<machine>/.
+# BENCH_ARGS adds or overrides options (later ones win).
+BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k \
+	--agents 10k,100k --threads 1,2 --steps 200 --warmup 20 --repeats 7
 bench: $(BENCH)
-	$(BENCH) $(BENCH_ARGS)
+	@machine=$$(BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) --machine) && \
+	out=bench/results/$$machine && mkdir -p "$$out" && \
+	BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) $(BENCH_SWEEP) --json "$$out/bench.json" \
+	  --csv "$$out/bench.csv" --plot "$$out/bench.svg" $(BENCH_ARGS)
 
 # The determinism contract across builds: the default build (run-time
 # SIMD dispatch), the scalar-only build and the build without OpenMP must
@@ -262,3 +280,108 @@ check-examples:
 	  LD_LIBRARY_PATH=$(STAGE)/usr/lib $(BUILD)/example-$$e > $(BUILD)/example-$$e.out; \
 	  echo "check-examples: $$e built with pkg-config and ran ($$(wc -l < $(BUILD)/example-$$e.out) lines)"; \
 	done
+
+# ------------------------------------------------------------------------
+# Regression gates
+# ------------------------------------------------------------------------
+#
+#   make bench-check     rerun the configurations of this machine's baseline
+#                        (bench/baselines/<machine>.json) and fail on a
+#                        significant slowdown of more than 10%
+#   make bench-baseline  write that baseline anew (BENCH_CONFIGS lists what)
+#   make perf-check      instruction counts of small fixed scenes under
+#                        callgrind against bench/baselines/perf-counts.txt:
+#                        fails on growth above 2%, noise-free, for CI
+#   make perf-update     rewrite the counts on purpose
+#
+# BENCH_MACHINE=name overrides the machine name (throng-bench --machine,
+# from the CPU); BENCH_REPEATS sets the samples per configuration (>= 5);
+# BENCH_SPLIT=repeats takes them from one process per configuration
+# (see bench/bench_check.sh for why the default is one per process).
+
+COMPARE := $(BUILD)/throng-compare
+COMPARE_OBJ := $(BUILD)/obj/bench/compare.o $(GATE_LIB_OBJ)
+BENCH_MACHINE ?=
+BENCH_REPEATS ?= 7
+BENCH_SPLIT ?= processes
+BENCH_CONFIGS ?= bench/baselines/bench-configs.txt
+PERF_COUNTS ?= bench/baselines/perf-counts.txt
+
+.PHONY: bench-check bench-baseline perf-check perf-update compare-bin
+compare-bin: $(COMPARE)
+
+$(COMPARE): $(COMPARE_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $(COMPARE_OBJ) $(LDLIBS)
+
+GATE_ENV = BENCH=$(BENCH) COMPARE=$(COMPARE) BENCH_MACHINE='$(BENCH_MACHINE)' \
+	BENCH_REPEATS=$(BENCH_REPEATS) BENCH_CONFIGS=$(BENCH_CONFIGS) \
+	BENCH_SPLIT=$(BENCH_SPLIT) BENCH_WORK=$(BUILD)/bench-check
+
+bench-check: $(BENCH) $(COMPARE)
+	@$(GATE_ENV) sh bench/bench_check.sh check
+
+bench-baseline: $(BENCH) $(COMPARE)
+	@$(GATE_ENV) sh bench/bench_check.sh baseline
+
+perf-check: $(BENCH)
+	@BENCH=$(BENCH) PERF_COUNTS=$(PERF_COUNTS) PERF_WORK=$(BUILD)/perf-check \
+	  sh bench/perf_check.sh check
+
+perf-update: $(BENCH)
+	@BENCH=$(BENCH) PERF_COUNTS=$(PERF_COUNTS) PERF_WORK=$(BUILD)/perf-check \
+	  sh bench/perf_check.sh update
+
+-include $(COMPARE_OBJ:.o=.d)
+
+# ------------------------------------------------------------------------
+# Pictures: throng-render and the demo
+# ------------------------------------------------------------------------
+#
+#   make demo            render flock2d and crossing2d (2000 agents) as SVG
+#                        frames into $(BUILD)/demo/<scenario>/, GIFs beside
+#                        them when ffmpeg is on PATH, and copy one frame of
+#                        each to bench/results/epyc-zen5-2c/ for the README
+#
+# $(BUILD)/throng-render --help lists its options. The program lives in
+# tools/ so the bench's wildcard over bench/*.c never picks up its main().
+
+RENDER := $(BUILD)/throng-render
+RENDER_OBJ := $(BUILD)/obj/tools/render.o $(BUILD)/obj/tools/render_frame.o
+DEMO_DIR := $(BUILD)/demo
+DEMO_FRAMES := bench/results/epyc-zen5-2c
+# Steps, frame interval and the frame copied for the README, per scene:
+# the flock once it has settled; the two crowds where they meet.
+DEMO_FLOCK := --steps 600 --every 10
+DEMO_FLOCK_FRAME := 0060
+DEMO_CROSSING := --steps 2400 --every 30
+DEMO_CROSSING_FRAME := 0020
+
+.PHONY: render-bin demo
+render-bin: $(RENDER)
+
+$(RENDER): $(RENDER_OBJ) $(SCEN_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(RENDER_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+
+demo: $(RENDER)
+	@set -e; \
+	rm -rf $(DEMO_DIR); \
+	$(RENDER) --scenario flock2d --agents 2000 $(DEMO_FLOCK) \
+	  --out $(DEMO_DIR)/flock2d --gif $(DEMO_DIR)/flock2d.gif; \
+	$(RENDER) --scenario crossing2d --agents 2000 $(DEMO_CROSSING) \
+	  --out $(DEMO_DIR)/crossing2d --gif $(DEMO_DIR)/crossing2d.gif; \
+	mkdir -p $(DEMO_FRAMES); \
+	cp $(DEMO_DIR)/flock2d/frame_$(DEMO_FLOCK_FRAME).svg $(DEMO_FRAMES)/frame-flock2d.svg; \
+	cp $(DEMO_DIR)/crossing2d/frame_$(DEMO_CROSSING_FRAME).svg $(DEMO_FRAMES)/frame-crossing2d.svg; \
+	echo "demo: frames in $(DEMO_DIR)/flock2d/ and $(DEMO_DIR)/crossing2d/"; \
+	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif; do \
+	  if [ -f "$$g" ]; then echo "demo: $$g"; fi; done; \
+	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg"
+
+-include $(RENDER_OBJ:.o=.d)
+
+# The Python binding (python/throng.py) against this build's shared
+# library: the NumPy tests run when the interpreter has NumPy, the
+# memoryview path always (and once more in a child without NumPy).
+PYTHON ?= python3
+python-test: $(SHARED)
+	THRONG_LIBRARY=$(abspath $(SHARED)) $(PYTHON) -m unittest discover -s python/tests

@@ -12,9 +12,17 @@
  * come from throng_world_stats after each step, so they describe the same
  * steps that were timed.
  *
- * Results go to a table (stdout, or stderr when the JSON goes to stdout) as
+ * Results go to a table (stdout, or stderr when a file goes to stdout) as
  * each configuration finishes, and optionally to a JSON file shaped like
- * Google Benchmark's, so existing tooling (compare.py and friends) reads it.
+ * Google Benchmark's, so existing tooling (compare.py and friends) reads it,
+ * a CSV file with one row per configuration, and an SVG chart. The JSON
+ * also keeps each repeat's median, which is what a regression gate needs
+ * to tell noise from change.
+ *
+ * Speed is reported with quality (quality.c): after the timed steps of the
+ * last repeat, the final state is measured through the public API (limits,
+ * and per scenario family polarisation, nearest neighbours, overlaps), so
+ * a faster kernel that steers worse is seen in the same row.
  *
  * The bench also checks what it can see for free: no position or velocity
  * may be non-finite after the run, repeats must end in the same state, and
@@ -34,9 +42,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "plot.h"
+#include "quality.h"
 #include "scenarios.h"
 
 #define PROGRAM "throng-bench"
@@ -68,12 +80,37 @@
 #define __VERSION__ "unknown"
 #endif
 
+/* gcc's __VERSION__ is the bare number; clang's names itself. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define COMPILER "gcc " __VERSION__
+#else
+#define COMPILER __VERSION__
+#endif
+
+/* The Makefile passes the CFLAGS the bench was built with. */
+#ifndef THRONG_BENCH_CFLAGS
+#define THRONG_BENCH_CFLAGS "unknown (built without the Makefile)"
+#endif
+
+/* The progress bar is redrawn at most this often: often enough to look
+ * alive, rarely enough that drawing never competes with the steps. */
+#define PROGRESS_INTERVAL_MS 100.0
+#define PROGRESS_BAR_WIDTH 24
+
 /* ------------------------------------------------------------------------ */
 /* Options                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* One --scenario item: a scenario and, with NAME@N+N, its own agent
+ * counts (NULL: the --agents list). */
+typedef struct scenario_entry {
+    const scenario *sc;
+    uint32_t *agents;
+    size_t agent_count;
+} scenario_entry;
+
 typedef struct options {
-    const scenario **scenarios;
+    scenario_entry *scenarios;
     size_t scenario_count;
     uint32_t *agents;
     size_t agent_count;
@@ -84,12 +121,23 @@ typedef struct options {
     uint32_t repeats;
     uint64_t seed;
     const char *json_path; /* NULL: no JSON; "-": stdout */
+    const char *csv_path;  /* NULL: no CSV; "-": stdout */
+    const char *plot_path; /* NULL: no SVG; "-": stdout */
+    bool quiet;
     bool list;
     bool help;
+    bool machine;
 } options;
 
+static void scenario_entries_free(scenario_entry *entries, size_t count) {
+    for (size_t i = 0; entries != NULL && i < count; ++i) {
+        free(entries[i].agents);
+    }
+    free(entries);
+}
+
 static void options_free(options *opt) {
-    free(opt->scenarios);
+    scenario_entries_free(opt->scenarios, opt->scenario_count);
     free(opt->agents);
     free(opt->threads);
     opt->scenarios = NULL;
@@ -115,11 +163,15 @@ static void print_help(FILE *out) {
         "\n"
         "Times named crowd scenarios over sweeps of agent and thread counts.\n"
         "Each configuration builds a fresh world per repeat, runs the warm-up\n"
-        "steps, then times every counted step on its own.\n"
+        "steps, then times every counted step on its own. After the last\n"
+        "repeat the final state is measured for quality (not timed).\n"
         "\n"
         "options:\n"
         "  --scenario NAME[,NAME...]  scenarios to run (default " DEFAULT_SCENARIOS
-        ")\n"
+        ");\n"
+        "                             NAME@N[+N...] runs NAME at its own agent\n"
+        "                             counts instead of --agents, e.g.\n"
+        "                             flock2d,crossing2d@10k\n"
         "  --agents N[,N...]          agent counts; suffixes k (x1000) and M\n"
         "                             (x1000000), e.g. 10k,1.5M (default " DEFAULT_AGENTS
         ")\n"
@@ -132,18 +184,43 @@ static void print_help(FILE *out) {
         "  --seed N                   scenario and world seed, decimal or 0x hex\n"
         "                             (default 1)\n"
         "  --json FILE                also write Google-Benchmark-style JSON to\n"
-        "                             FILE; '-' is stdout (the table then goes\n"
-        "                             to stderr)\n"
-        "  --list                     list the scenarios and their parameters\n"
+        "                             FILE, with each repeat's median (repeat_ms)\n"
+        "                             and the quality figures\n"
+        "  --csv FILE                 also write one CSV row per configuration:\n"
+        "                             every table column and quality figure\n"
+        "  --plot FILE                also draw ms/step against agents (both log\n"
+        "                             scales), one line per scenario and thread\n"
+        "                             count, as an SVG file\n"
+        "                             ('-' as FILE is stdout, for one of the\n"
+        "                             three; the table then goes to stderr)\n"
+        "  --quiet                    no progress bar (it is drawn on stderr\n"
+        "                             only when stderr is a terminal)\n"
+        "  --list                     list the scenarios, their parameters and\n"
+        "                             quality figures\n"
+        "  --machine                  print this machine's name for\n"
+        "                             bench/results/<machine>/ and exit: CPU\n"
+        "                             model and logical CPU count, e.g.\n"
+        "                             epyc-zen5-2c, or $BENCH_MACHINE when set\n"
         "  --help                     this text\n"
         "Options take their value as the next argument or after '='.\n"
         "\n"
         "columns: median and minimum ms per step over all counted steps;\n"
         "ns per agent-step (median ms / agents); neighbours and candidates\n"
         "per agent (mean over counted steps); heap bytes per agent after the\n"
-        "run; median per-stage ms (grid, behaviours, integration); the SIMD\n"
-        "path; the final state hash; agents with a non-finite position or\n"
-        "velocity at the end.\n"
+        "run; median per-stage ms: grid, behaviours (the behaviour kernels\n"
+        "and the combination of their forces, which the library fuses into\n"
+        "one stage, so there is no separate combine time), integration; the\n"
+        "SIMD path; the final state hash; agents with a non-finite position\n"
+        "or velocity at the end.\n"
+        "quality, from the last repeat's final state: v/vmax, the largest\n"
+        "|v| / max speed, and F/Fmax, the largest m |dv| / dt / max force in\n"
+        "the last step, over all agents (1 is the limit); for flocks speed\n"
+        "(mean |v|, m/s), pol (polarisation, |mean unit heading|, 0 to 1)\n"
+        "and nn m (mean nearest-neighbour distance); for crowds ovl% (agents\n"
+        "whose body overlaps another's, r_i + r_j) and sep m (smallest\n"
+        "centre distance); for crossing2d goal% (agents within 1 m of their\n"
+        "target point). nn, ovl and sep use a sample of at most 2000 agents;\n"
+        "'-' marks a figure the scenario does not get.\n"
         "\n"
         "exit status: 0 ok; 1 the library refused a call, a position or\n"
         "velocity became non-finite, or the final state differed between\n"
@@ -245,6 +322,69 @@ static bool list_item(const char *start, size_t length, char *buffer,
 
 typedef enum list_kind { LIST_SCENARIOS, LIST_AGENTS, LIST_THREADS } list_kind;
 
+/* An agent count: N, Nk or NM, from 1 to THRONG_MAX_AGENTS. */
+static bool parse_agents(const char *option, const char *item,
+                         uint32_t *out) {
+    uint64_t value = 0;
+    if (!parse_count(item, true, THRONG_MAX_AGENTS, &value) || value == 0) {
+        usage_error("%s: '%s' is not an agent count from 1 to %u "
+                    "(N, Nk or NM)",
+                    option, item, THRONG_MAX_AGENTS);
+        return false;
+    }
+    *out = (uint32_t)value;
+    return true;
+}
+
+/* NAME or NAME@N[+N...] into *out; on failure *out holds nothing to
+ * free. */
+static bool parse_scenario_item(const char *option, char *item,
+                                scenario_entry *out) {
+    memset(out, 0, sizeof *out);
+    char *at = strchr(item, '@');
+    if (at != NULL) {
+        *at = '\0';
+    }
+    out->sc = scenario_find(item);
+    if (out->sc == NULL) {
+        usage_error("%s: unknown scenario '%s' (--list shows them)", option,
+                    item);
+        return false;
+    }
+    if (at == NULL) {
+        return true;
+    }
+    const char *counts = at + 1;
+    size_t count = 1;
+    for (const char *c = counts; *c != '\0'; ++c) {
+        count += *c == '+' ? 1u : 0u;
+    }
+    out->agents = calloc(count, sizeof *out->agents);
+    if (out->agents == NULL) {
+        usage_error("%s: out of memory", option);
+        return false;
+    }
+    for (size_t k = 0; k < count; ++k) {
+        size_t length = strcspn(counts, "+");
+        char text[64];
+        if (length == 0 || !list_item(counts, length, text, sizeof text)) {
+            usage_error("%s: '%s@%s': expected agent counts joined by '+'",
+                        option, item, at + 1);
+            free(out->agents);
+            out->agents = NULL;
+            return false;
+        }
+        if (!parse_agents(option, text, &out->agents[k])) {
+            free(out->agents);
+            out->agents = NULL;
+            return false;
+        }
+        counts += length + 1;
+    }
+    out->agent_count = count;
+    return true;
+}
+
 /* Parses one of the three comma-separated lists into a fresh array stored
  * in opt (replacing an earlier one). Returns false after printing the
  * usage error. */
@@ -256,7 +396,7 @@ static bool parse_list(const char *option, const char *text, list_kind kind,
                     text);
         return false;
     }
-    size_t element_size = kind == LIST_SCENARIOS ? sizeof(const scenario *)
+    size_t element_size = kind == LIST_SCENARIOS ? sizeof(scenario_entry)
                           : kind == LIST_AGENTS  ? sizeof(uint32_t)
                                                  : sizeof(int);
     void *array = calloc(count, element_size);
@@ -266,54 +406,48 @@ static bool parse_list(const char *option, const char *text, list_kind kind,
     }
 
     const char *start = text;
-    for (size_t i = 0; i < count; ++i) {
+    bool ok = true;
+    size_t parsed = 0;
+    for (; parsed < count && ok; ++parsed) {
         size_t length = strcspn(start, ",");
         char item[128];
         if (!list_item(start, length, item, sizeof item)) {
             usage_error("%s: item too long in '%s'", option, text);
-            free(array);
-            return false;
+            ok = false;
+            break;
         }
         uint64_t value = 0;
         switch (kind) {
-        case LIST_SCENARIOS: {
-            const scenario *sc = scenario_find(item);
-            if (sc == NULL) {
-                usage_error("%s: unknown scenario '%s' (--list shows them)",
-                            option, item);
-                free(array);
-                return false;
-            }
-            ((const scenario **)array)[i] = sc;
+        case LIST_SCENARIOS:
+            ok = parse_scenario_item(option, item,
+                                     &((scenario_entry *)array)[parsed]);
             break;
-        }
         case LIST_AGENTS:
-            if (!parse_count(item, true, THRONG_MAX_AGENTS, &value) ||
-                value == 0) {
-                usage_error("%s: '%s' is not an agent count from 1 to %u "
-                            "(N, Nk or NM)",
-                            option, item, THRONG_MAX_AGENTS);
-                free(array);
-                return false;
-            }
-            ((uint32_t *)array)[i] = (uint32_t)value;
+            ok = parse_agents(option, item, &((uint32_t *)array)[parsed]);
             break;
         case LIST_THREADS:
-            if (!parse_count(item, false, MAX_THREADS, &value)) {
+            ok = parse_count(item, false, MAX_THREADS, &value);
+            if (!ok) {
                 usage_error("%s: '%s' is not a thread count from 0 to %u",
                             option, item, MAX_THREADS);
-                free(array);
-                return false;
             }
-            ((int *)array)[i] = (int)value;
+            ((int *)array)[parsed] = (int)value;
             break;
         }
         start += length + 1;
     }
+    if (!ok) {
+        if (kind == LIST_SCENARIOS) {
+            scenario_entries_free(array, parsed);
+        } else {
+            free(array);
+        }
+        return false;
+    }
 
     switch (kind) {
     case LIST_SCENARIOS:
-        free(opt->scenarios);
+        scenario_entries_free(opt->scenarios, opt->scenario_count);
         opt->scenarios = array;
         opt->scenario_count = count;
         break;
@@ -379,6 +513,14 @@ static int parse_options(int argc, char **argv, options *opt) {
             opt->list = true;
             continue;
         }
+        if (strcmp(arg, "--quiet") == 0) {
+            opt->quiet = true;
+            continue;
+        }
+        if (strcmp(arg, "--machine") == 0) {
+            opt->machine = true;
+            continue;
+        }
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
             usage_error("unexpected argument '%s'", arg);
             return EXIT_USAGE;
@@ -395,13 +537,16 @@ static int parse_options(int argc, char **argv, options *opt) {
         static const char *const valued[] = {
             "--scenario", "--agents", "--threads", "--steps",
             "--warmup",   "--repeats", "--seed",   "--json",
+            "--csv",      "--plot",
         };
         bool takes_value = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) {
             takes_value = takes_value || strcmp(name, valued[k]) == 0;
         }
         if (!takes_value) {
-            if (strcmp(name, "--help") == 0 || strcmp(name, "--list") == 0) {
+            if (strcmp(name, "--help") == 0 || strcmp(name, "--list") == 0 ||
+                strcmp(name, "--quiet") == 0 ||
+                strcmp(name, "--machine") == 0) {
                 usage_error("option %s takes no value", name);
             } else {
                 usage_error("unknown option '%s'", name);
@@ -433,16 +578,30 @@ static int parse_options(int argc, char **argv, options *opt) {
             ok = parse_u32(name, value, 1, &opt->repeats);
         } else if (strcmp(name, "--seed") == 0) {
             ok = parse_seed(value, &opt->seed);
-        } else if (strcmp(name, "--json") == 0) {
+        } else {
+            /* --json, --csv, --plot: a file name or '-'. */
             ok = value[0] != '\0';
             if (!ok) {
-                usage_error("--json: expected a file name or '-'");
+                usage_error("%s: expected a file name or '-'", name);
             }
-            opt->json_path = value;
+            const char **path = strcmp(name, "--json") == 0  ? &opt->json_path
+                                : strcmp(name, "--csv") == 0 ? &opt->csv_path
+                                                             : &opt->plot_path;
+            *path = value;
         }
         if (!ok) {
             return EXIT_USAGE;
         }
+    }
+    const char *const outputs[3] = {opt->json_path, opt->csv_path,
+                                    opt->plot_path};
+    int to_stdout = 0;
+    for (int k = 0; k < 3; ++k) {
+        to_stdout += outputs[k] != NULL && strcmp(outputs[k], "-") == 0;
+    }
+    if (to_stdout > 1) {
+        usage_error("only one of --json, --csv and --plot can be '-'");
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -471,6 +630,10 @@ typedef struct result {
     uint64_t state_hash;  /* after the last repeat */
     uint64_t nan_count;   /* agents with a non-finite position or velocity */
     bool repeats_agree;   /* every repeat ended with the same hash */
+    double *repeat_ms;    /* each repeat's median ms per step */
+    uint32_t repeat_count;
+    quality q;            /* the last repeat's final state */
+    double quality_ms;    /* what measuring it cost (not in any timing) */
 } result;
 
 /* Per-step samples of one configuration; sized once for steps x repeats. */
@@ -523,55 +686,111 @@ static double elapsed_ms(const struct timespec *start,
            (double)(end->tv_nsec - start->tv_nsec) * 1e-6;
 }
 
-/* Agents whose position or velocity has a non-finite component. */
-static uint64_t count_non_finite(const throng_world *world) {
-    throng_columns columns;
-    if (throng_world_columns(world, &columns) != THRONG_OK) {
-        return 0;
-    }
-    const float *const vectors[6] = {columns.px, columns.py, columns.pz,
-                                     columns.vx, columns.vy, columns.vz};
-    uint64_t bad = 0;
-    for (uint32_t i = 0; i < columns.count; ++i) {
-        bool finite = true;
-        for (int k = 0; k < 6; ++k) {
-            if (vectors[k] != NULL && !isfinite(vectors[k][i])) {
-                finite = false;
-            }
-        }
-        bad += finite ? 0u : 1u;
-    }
-    return bad;
-}
-
 static void config_name(const scenario *sc, uint32_t agents, int threads,
                         char *buffer, size_t size) {
     snprintf(buffer, size, "%s/%" PRIu32 "/threads:%d", sc->name, agents,
              threads);
 }
 
-/* Runs one configuration for all repeats into *out. Returns 0, or
- * EXIT_FAILED after printing what the library refused. */
+/* ------------------------------------------------------------------------ */
+/* Progress                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A one-line bar on stderr, redrawn in place, only when stderr is a
+ * terminal (a log file or a pipe gets no carriage returns). It is drawn
+ * between steps, never inside a timed one, and at most every
+ * PROGRESS_INTERVAL_MS. */
+typedef struct progress {
+    bool enabled;
+    bool drawn;             /* a bar is on the line now */
+    uint64_t total;         /* steps of the whole run, warm-up included */
+    uint64_t done;
+    size_t config;          /* 1-based, of config_count */
+    size_t config_count;
+    uint32_t repeat;        /* 1-based */
+    uint32_t repeats;
+    char name[128];
+    struct timespec last;
+} progress;
+
+static void progress_draw(progress *p, bool force) {
+    if (!p->enabled) {
+        return;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!force && p->drawn &&
+        elapsed_ms(&p->last, &now) < PROGRESS_INTERVAL_MS) {
+        return;
+    }
+    p->last = now;
+    double fraction = p->total > 0 ? (double)p->done / (double)p->total : 0.0;
+    fraction = fraction < 1.0 ? fraction : 1.0;
+    char bar[PROGRESS_BAR_WIDTH + 1];
+    int filled = (int)(fraction * PROGRESS_BAR_WIDTH);
+    for (int i = 0; i < PROGRESS_BAR_WIDTH; ++i) {
+        bar[i] = i < filled ? '#' : '.';
+    }
+    bar[PROGRESS_BAR_WIDTH] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu %s  repeat %" PRIu32 "/%" PRIu32
+                    "\033[K",
+            bar, (int)(fraction * 100.0), p->config, p->config_count, p->name,
+            p->repeat, p->repeats);
+    fflush(stderr);
+    p->drawn = true;
+}
+
+/* Wipes the bar so a table row can be printed on a clean line. */
+static void progress_clear(progress *p) {
+    if (p->enabled && p->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        p->drawn = false;
+    }
+}
+
+static void progress_step(progress *p) {
+    if (p->enabled) {
+        ++p->done;
+        progress_draw(p, false);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running one configuration                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Runs one configuration for all repeats into *out (whose repeat_ms must
+ * hold opt->repeats values). Returns 0, or EXIT_FAILED after printing what
+ * the library refused. */
 static int run_config(const options *opt, const scenario *sc, uint32_t agents,
-                      int threads, samples *s, result *out) {
+                      int threads, samples *s, quality_snapshot *snap,
+                      progress *bar, result *out) {
     char name[128];
     config_name(sc, agents, threads, name, sizeof name);
 
+    double *repeat_ms = out->repeat_ms;
     memset(out, 0, sizeof *out);
     out->sc = sc;
     out->agents = agents;
     out->threads = threads;
     out->repeats_agree = true;
+    out->repeat_ms = repeat_ms;
     snprintf(out->simd, sizeof out->simd, "%s", "unknown");
+    snprintf(bar->name, sizeof bar->name, "%s", name);
 
     double neighbours_sum = 0.0;
     double candidates_sum = 0.0;
     size_t sample = 0;
 
     for (uint32_t repeat = 0; repeat < opt->repeats; ++repeat) {
+        bool last_repeat = repeat + 1 == opt->repeats;
+        bar->repeat = repeat + 1;
+        progress_draw(bar, true);
         throng_world *world = NULL;
         throng_status status = sc->build(agents, threads, opt->seed, &world);
         if (status != THRONG_OK) {
+            progress_clear(bar);
             fprintf(stderr, PROGRAM ": %s: building the world failed: %s\n",
                     name, throng_status_string(status));
             return EXIT_FAILED;
@@ -582,12 +801,20 @@ static int run_config(const options *opt, const scenario *sc, uint32_t agents,
             if (status != THRONG_OK) {
                 break;
             }
+            progress_step(bar);
         }
 
+        size_t repeat_start = sample;
+        bool snapped = false;
         throng_step_stats stats;
         memset(&stats, 0, sizeof stats);
         for (uint32_t step = 0; step < opt->steps && status == THRONG_OK;
              ++step) {
+            /* The velocities before the very last step give that step's
+             * force; copied outside the timed interval. */
+            if (last_repeat && step + 1 == opt->steps) {
+                snapped = quality_snapshot_take(world, snap);
+            }
             struct timespec start, end;
             clock_gettime(CLOCK_MONOTONIC, &start);
             status = throng_world_step(world, sc->dt);
@@ -606,8 +833,10 @@ static int run_config(const options *opt, const scenario *sc, uint32_t agents,
             ++sample;
             neighbours_sum += (double)stats.neighbours / (double)agents;
             candidates_sum += (double)stats.candidates / (double)agents;
+            progress_step(bar);
         }
         if (status != THRONG_OK) {
+            progress_clear(bar);
             fprintf(stderr, PROGRAM ": %s: step %" PRIu64 " failed: %s (%s)\n",
                     name, throng_world_step_count(world),
                     throng_status_string(status),
@@ -615,6 +844,9 @@ static int run_config(const options *opt, const scenario *sc, uint32_t agents,
             throng_world_destroy(world);
             return EXIT_FAILED;
         }
+        /* Sorting this repeat's slice leaves the overall median unchanged. */
+        repeat_ms[repeat] =
+            median(s->step_ms + repeat_start, sample - repeat_start);
 
         uint64_t hash = throng_world_hash(world);
         if (repeat > 0 && hash != out->state_hash) {
@@ -625,14 +857,31 @@ static int run_config(const options *opt, const scenario *sc, uint32_t agents,
         if (stats.simd != NULL) {
             snprintf(out->simd, sizeof out->simd, "%s", stats.simd);
         }
-        if (repeat + 1 == opt->repeats) {
+        if (last_repeat) {
             out->bytes_per_agent =
                 (double)throng_world_bytes(world) / (double)agents;
-            out->nan_count = count_non_finite(world);
+            struct timespec start, end;
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            status = quality_measure(world, sc, agents, snapped ? snap : NULL,
+                                     &out->q);
+            clock_gettime(CLOCK_MONOTONIC, &end);
+            out->quality_ms = elapsed_ms(&start, &end);
+            out->nan_count = out->q.nan_count;
+            if (status != THRONG_OK) {
+                progress_clear(bar);
+                fprintf(stderr,
+                        PROGRAM ": %s: measuring the final state failed: "
+                                "%s (%s)\n",
+                        name, throng_status_string(status),
+                        throng_world_last_error(world));
+                throng_world_destroy(world);
+                return EXIT_FAILED;
+            }
         }
         throng_world_destroy(world);
     }
 
+    out->repeat_count = opt->repeats;
     out->iterations = sample;
     out->neighbours_per_agent = neighbours_sum / (double)sample;
     out->candidates_per_agent = candidates_sum / (double)sample;
@@ -652,19 +901,74 @@ static int run_config(const options *opt, const scenario *sc, uint32_t agents,
 static int table_name_width(const options *opt) {
     size_t width = strlen("scenario");
     for (size_t i = 0; i < opt->scenario_count; ++i) {
-        size_t length = strlen(opt->scenarios[i]->name);
+        size_t length = strlen(opt->scenarios[i].sc->name);
         width = length > width ? length : width;
     }
     return (int)width;
 }
 
+/* The quality columns: heading, width, decimals. */
+typedef struct quality_column {
+    const char *heading;
+    int width;
+    int decimals;
+} quality_column;
+
+enum {
+    COLUMN_SPEED_RATIO,
+    COLUMN_FORCE_RATIO,
+    COLUMN_MEAN_SPEED,
+    COLUMN_POLARISATION,
+    COLUMN_NEAREST,
+    COLUMN_OVERLAP,
+    COLUMN_SEPARATION,
+    COLUMN_AT_TARGET,
+    COLUMN_COUNT
+};
+
+static const quality_column quality_columns[COLUMN_COUNT] = {
+    [COLUMN_SPEED_RATIO] = {"v/vmax", 6, 3},
+    [COLUMN_FORCE_RATIO] = {"F/Fmax", 6, 3},
+    [COLUMN_MEAN_SPEED] = {"speed", 6, 3},
+    [COLUMN_POLARISATION] = {"pol", 5, 3},
+    [COLUMN_NEAREST] = {"nn m", 6, 3},
+    [COLUMN_OVERLAP] = {"ovl%", 6, 2},
+    [COLUMN_SEPARATION] = {"sep m", 6, 3},
+    [COLUMN_AT_TARGET] = {"goal%", 6, 1},
+};
+
+/* Each quality figure of a result, and whether its scenario gets it. */
+static bool quality_value(const quality *q, int column, double *value) {
+    switch (column) {
+    case COLUMN_SPEED_RATIO: *value = q->max_speed_ratio; return true;
+    case COLUMN_FORCE_RATIO: *value = q->max_force_ratio; return true;
+    case COLUMN_MEAN_SPEED: *value = q->mean_speed; break;
+    case COLUMN_POLARISATION: *value = q->polarisation; break;
+    case COLUMN_NEAREST: *value = q->nearest_mean; break;
+    case COLUMN_OVERLAP: *value = 100.0 * q->overlap_share; break;
+    case COLUMN_SEPARATION: *value = q->min_separation; break;
+    case COLUMN_AT_TARGET: *value = 100.0 * q->at_target_share; break;
+    default: return false;
+    }
+    unsigned needs = column == COLUMN_AT_TARGET ? QUALITY_TARGET
+                     : column == COLUMN_OVERLAP || column == COLUMN_SEPARATION
+                         ? QUALITY_CROWD
+                         : QUALITY_FLOCK;
+    return (q->kind & needs) != 0;
+}
+
 static void table_header(FILE *out, int name_width) {
     fprintf(out,
             "%-*s %9s %7s %6s %10s %10s %9s %7s %7s %8s %9s %9s %9s %-8s "
-            "%-16s %s\n",
+            "%-16s %3s",
             name_width, "scenario", "agents", "threads", "steps", "ms/step",
             "min ms", "ns/agent", "nbrs", "cands", "B/agent", "grid ms",
             "behav ms", "integ ms", "simd", "hash", "nan");
+    for (int k = 0; k < COLUMN_COUNT; ++k) {
+        fprintf(out, " %*s", quality_columns[k].width,
+                quality_columns[k].heading);
+    }
+    fputc('\n', out);
     fflush(out);
 }
 
@@ -678,12 +982,45 @@ static void table_row(FILE *out, int name_width, const result *r) {
     }
     fprintf(out,
             "%-*s %9" PRIu32 " %7s %6" PRIu64 " %10.3f %10.3f %9.1f %7.2f "
-            "%7.2f %8.1f %9.3f %9.3f %9.3f %-8s %016" PRIx64 " %" PRIu64 "\n",
+            "%7.2f %8.1f %9.3f %9.3f %9.3f %-8s %016" PRIx64 " %3" PRIu64,
             name_width, r->sc->name, r->agents, threads, r->iterations,
             r->ms_median, r->ms_min, r->ns_per_agent_step,
             r->neighbours_per_agent, r->candidates_per_agent,
             r->bytes_per_agent, r->grid_ms, r->behaviour_ms, r->integrate_ms,
             r->simd, r->state_hash, r->nan_count);
+    for (int k = 0; k < COLUMN_COUNT; ++k) {
+        double value = 0.0;
+        if (quality_value(&r->q, k, &value)) {
+            fprintf(out, " %*.*f", quality_columns[k].width,
+                    quality_columns[k].decimals, value);
+        } else {
+            fprintf(out, " %*s", quality_columns[k].width, "-");
+        }
+    }
+    fputc('\n', out);
+    fflush(out);
+}
+
+/* Printed under the table: the columns a reader cannot guess. */
+static void table_legend(FILE *out) {
+    fprintf(out,
+            "\n"
+            "behav ms: the behaviour kernels and the combination of their "
+            "forces, which the\n"
+            "  library fuses into one stage (it reports no separate combine "
+            "time).\n"
+            "v/vmax, F/Fmax: largest |v| / max speed and m |dv| / dt / max "
+            "force in the last\n"
+            "  step, over all agents (1 is the limit).\n"
+            "flocks: speed = mean |v| (m/s), pol = |mean unit heading|, "
+            "nn m = mean nearest-\n"
+            "  neighbour distance. crowds: ovl%% = agents overlapping another "
+            "body, sep m =\n"
+            "  smallest centre distance; goal%% = agents within %g m of their "
+            "target.\n"
+            "  nn, ovl and sep use a sample of at most %u agents; '-': not "
+            "measured here.\n",
+            QUALITY_TARGET_REACH, QUALITY_SAMPLE);
     fflush(out);
 }
 
@@ -802,6 +1139,7 @@ static void json_field_u64(FILE *out, const char *indent, const char *key,
 
 /* What the run's machine looks like, gathered once at the end. */
 typedef struct machine {
+    char slug[64]; /* see machine_slug */
     char date[40];
     char host_name[256];
     long num_cpus;
@@ -850,6 +1188,126 @@ static bool cpuinfo_value(const char *key, char *buffer, size_t size) {
     return found;
 }
 
+/* Appends `word` to a slug, lower-cased, with a '-' before it unless the
+ * slug is empty; characters other than [a-z0-9] become '-', and runs of
+ * '-' collapse, so the slug is always a safe folder name. */
+static void slug_append(char *slug, size_t size, const char *word) {
+    size_t length = strlen(slug);
+    bool dash = length > 0;
+    for (const char *c = word; *c != '\0' && length + 2 < size; ++c) {
+        char ch = *c;
+        if (ch >= 'A' && ch <= 'Z') {
+            ch = (char)(ch - 'A' + 'a');
+        }
+        bool keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!keep) {
+            dash = length > 0;
+            continue;
+        }
+        if (dash && slug[length - 1] != '-') {
+            slug[length++] = '-';
+        }
+        dash = false;
+        slug[length++] = ch;
+    }
+    slug[length] = '\0';
+}
+
+/* The AMD Zen generation from /proc/cpuinfo's family and model (the
+ * model name of a virtual machine often hides it: "AMD EPYC"); NULL when
+ * unknown. */
+static const char *amd_zen_generation(long family, long model) {
+    switch (family) {
+    case 0x17:
+        return model >= 0x30 ? "zen2" : "zen";
+    case 0x19:
+        return (model >= 0x10 && model <= 0x1f) ||
+                       (model >= 0x60 && model <= 0x7f) ||
+                       (model >= 0xa0 && model <= 0xaf)
+                   ? "zen4"
+                   : "zen3";
+    case 0x1a:
+        return "zen5";
+    default:
+        return NULL;
+    }
+}
+
+/* $BENCH_MACHINE, or NULL when unset or empty. */
+static const char *machine_forced(void) {
+    const char *forced = getenv("BENCH_MACHINE");
+    return forced != NULL && forced[0] != '\0' ? forced : NULL;
+}
+
+/* A forced name is used as it is, so it must be a plain folder name. */
+static bool machine_forced_ok(void) {
+    const char *forced = machine_forced();
+    return forced == NULL || (strchr(forced, '/') == NULL && forced[0] != '.');
+}
+
+/* The machine's name for bench/results/<machine>/: $BENCH_MACHINE when
+ * set, else the CPU model's distinctive words, the Zen generation on AMD,
+ * and the logical CPU count, e.g. "epyc-zen5-2c" or "xeon-gold-6338-8c".
+ * The regression gates derive the same name (bench/machine.sh), since a
+ * baseline is only compared on its own machine. */
+static void machine_slug(char *slug, size_t size) {
+    slug[0] = '\0';
+    if (machine_forced() != NULL) {
+        snprintf(slug, size, "%s", machine_forced());
+        return;
+    }
+
+    char model_name[256];
+    struct utsname host;
+    if (!cpuinfo_value("model name", model_name, sizeof model_name)) {
+        snprintf(model_name, sizeof model_name, "%s",
+                 uname(&host) == 0 ? host.machine : "");
+    }
+    /* Words that name the vendor, the kind of part or its clock. */
+    static const char *const noise[] = {
+        "amd", "intel", "cpu", "processor", "with", "radeon", "graphics",
+    };
+    char *save = NULL;
+    for (char *word = strtok_r(model_name, " \t", &save); word != NULL;
+         word = strtok_r(NULL, " \t", &save)) {
+        if (word[0] == '@') {
+            break; /* "@ 2.90GHz" */
+        }
+        /* "Intel(R)", "Core(TM)": drop the mark, keep the word. */
+        char *mark = strchr(word, '(');
+        if (mark != NULL) {
+            *mark = '\0';
+        }
+        size_t length = strlen(word);
+        bool skip = length == 0 ||
+                    (length > 5 && strcasecmp(word + length - 5, "-core") == 0);
+        for (size_t k = 0; k < sizeof noise / sizeof noise[0] && !skip;
+             ++k) {
+            skip = strcasecmp(word, noise[k]) == 0;
+        }
+        if (!skip) {
+            slug_append(slug, size, word);
+        }
+    }
+    char vendor[64], family[32], model[32];
+    if (cpuinfo_value("vendor_id", vendor, sizeof vendor) &&
+        strcmp(vendor, "AuthenticAMD") == 0 &&
+        cpuinfo_value("cpu family", family, sizeof family) &&
+        cpuinfo_value("model", model, sizeof model)) {
+        const char *zen = amd_zen_generation(strtol(family, NULL, 10),
+                                             strtol(model, NULL, 10));
+        if (zen != NULL) {
+            slug_append(slug, size, zen);
+        }
+    }
+    if (slug[0] == '\0') {
+        slug_append(slug, size, "cpu");
+    }
+    char cpus[32];
+    snprintf(cpus, sizeof cpus, "%ldc", sysconf(_SC_NPROCESSORS_ONLN));
+    slug_append(slug, size, cpus);
+}
+
 static void machine_gather(machine *m) {
     memset(m, 0, sizeof *m);
 
@@ -882,6 +1340,7 @@ static void machine_gather(machine *m) {
     if (!cpuinfo_value("model name", m->cpu_model, sizeof m->cpu_model)) {
         snprintf(m->cpu_model, sizeof m->cpu_model, "%s", "unknown");
     }
+    machine_slug(m->slug, sizeof m->slug);
 
     FILE *loadavg = fopen("/proc/loadavg", "r");
     if (loadavg != NULL) {
@@ -891,34 +1350,80 @@ static void machine_gather(machine *m) {
     }
 }
 
-static void json_write(FILE *out, const options *opt, const char *executable,
-                       const result *results, size_t count) {
-    machine m;
-    machine_gather(&m);
+/* "key": [v, v, ...] of doubles, each as json_number writes it. */
+static void json_field_array(FILE *out, const char *indent, const char *key,
+                             const double *values, size_t count, bool last) {
+    json_key(out, indent, key);
+    fputc('[', out);
+    for (size_t i = 0; i < count; ++i) {
+        if (i > 0) {
+            fputs(", ", out);
+        }
+        json_number(out, values[i]);
+    }
+    fputs(last ? "]\n" : "],\n", out);
+}
+
+/* How the library's kernels were built into this program. */
+static const char *simd_build(void) {
+#ifdef THRONG_HAVE_SIMD_KERNELS
+    return "run-time dispatch: scalar, sse2, avx2, avx512";
+#else
+    return "scalar only";
+#endif
+}
+
+static void openmp_version(char *buffer, size_t size) {
+#ifdef _OPENMP
+    snprintf(buffer, size, "%ld", (long)_OPENMP);
+#else
+    snprintf(buffer, size, "%s", "off");
+#endif
+}
+
+static void json_write(FILE *out, const options *opt, const machine *m,
+                       const char *executable, const result *results,
+                       size_t count) {
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", THRONG_VERSION_MAJOR,
              THRONG_VERSION_MINOR, THRONG_VERSION_PATCH);
+    char openmp[32];
+    openmp_version(openmp, sizeof openmp);
+    const char *simd_env = getenv("THRONG_SIMD");
 
     const char *in = "    ";
     fputs("{\n  \"context\": {\n", out);
-    json_field_string(out, in, "date", m.date, false);
-    json_field_string(out, in, "host_name", m.host_name, false);
+    json_field_string(out, in, "date", m->date, false);
+    json_field_string(out, in, "host_name", m->host_name, false);
+    json_field_string(out, in, "machine", m->slug, false);
     json_field_string(out, in, "executable", executable, false);
-    json_field_number(out, in, "num_cpus", (double)m.num_cpus, false);
-    if (m.mhz_per_cpu > 0.0) {
-        json_field_number(out, in, "mhz_per_cpu", round(m.mhz_per_cpu),
+    json_field_number(out, in, "num_cpus", (double)m->num_cpus, false);
+    if (m->mhz_per_cpu > 0.0) {
+        json_field_number(out, in, "mhz_per_cpu", round(m->mhz_per_cpu),
                           false);
     }
-    json_field_string(out, in, "cpu_model", m.cpu_model, false);
-    if (m.have_load_avg) {
+    json_field_string(out, in, "cpu_model", m->cpu_model, false);
+    if (m->have_load_avg) {
         json_key(out, in, "load_avg");
-        fprintf(out, "[%.2f, %.2f, %.2f],\n", m.load_avg[0], m.load_avg[1],
-                m.load_avg[2]);
+        fprintf(out, "[%.2f, %.2f, %.2f],\n", m->load_avg[0], m->load_avg[1],
+                m->load_avg[2]);
     }
     json_field_string(out, in, "library_version", version, false);
-    json_field_string(out, in, "compiler", __VERSION__, false);
+    json_field_string(out, in, "compiler", COMPILER, false);
+    json_field_string(out, in, "compiler_flags", THRONG_BENCH_CFLAGS, false);
+    json_field_string(out, in, "openmp", openmp, false);
     json_field_string(out, in, "simd", count > 0 ? results[0].simd : "unknown",
                       false);
+    json_field_string(out, in, "simd_build", simd_build(), false);
+    if (simd_env != NULL) {
+        json_field_string(out, in, "simd_env", simd_env, false);
+    }
+    json_key(out, in, "threads");
+    fputc('[', out);
+    for (size_t i = 0; i < opt->thread_count; ++i) {
+        fprintf(out, "%s%d", i > 0 ? ", " : "", opt->threads[i]);
+    }
+    fputs("],\n", out);
     json_field_u64(out, in, "seed", opt->seed, false);
     json_field_u64(out, in, "steps", opt->steps, false);
     json_field_u64(out, in, "warmup", opt->warmup, false);
@@ -930,6 +1435,7 @@ static void json_write(FILE *out, const options *opt, const char *executable,
     size_t instance = 0;
     for (size_t i = 0; i < count; ++i) {
         const result *r = &results[i];
+        const quality *q = &r->q;
         if (i > 0) {
             if (r->sc != results[i - 1].sc) {
                 ++family;
@@ -963,6 +1469,8 @@ static void json_write(FILE *out, const options *opt, const char *executable,
         json_field_number(out, in, "dt", (double)r->sc->dt, false);
         json_field_number(out, in, "ms_per_step_median", r->ms_median, false);
         json_field_number(out, in, "ms_per_step_min", r->ms_min, false);
+        json_field_array(out, in, "repeat_ms", r->repeat_ms, r->repeat_count,
+                         false);
         json_field_number(out, in, "ns_per_agent_step", r->ns_per_agent_step,
                           false);
         json_field_number(out, in, "neighbours_per_agent",
@@ -976,10 +1484,131 @@ static void json_write(FILE *out, const options *opt, const char *executable,
         json_field_number(out, in, "integrate_ms", r->integrate_ms, false);
         json_field_string(out, in, "simd", r->simd, false);
         json_field_string(out, in, "state_hash", hash, false);
+        json_field_number(out, in, "max_speed_ratio", q->max_speed_ratio,
+                          false);
+        json_field_number(out, in, "max_force_ratio", q->max_force_ratio,
+                          false);
+        if (q->kind & QUALITY_FLOCK) {
+            json_field_number(out, in, "mean_speed", q->mean_speed, false);
+            json_field_number(out, in, "polarisation", q->polarisation, false);
+            json_field_number(out, in, "nearest_neighbour_m", q->nearest_mean,
+                              false);
+        }
+        if (q->kind & QUALITY_CROWD) {
+            json_field_u64(out, in, "overlap_pairs", q->overlap_pairs, false);
+            json_field_number(out, in, "overlap_share", q->overlap_share,
+                              false);
+            json_field_number(out, in, "min_separation_m", q->min_separation,
+                              false);
+        }
+        if (q->kind & QUALITY_TARGET) {
+            json_field_number(out, in, "at_target_share", q->at_target_share,
+                              false);
+        }
+        if (q->kind & (QUALITY_FLOCK | QUALITY_CROWD)) {
+            json_field_u64(out, in, "quality_sample", q->sample, false);
+        }
+        json_field_number(out, in, "quality_ms", r->quality_ms, false);
         json_field_u64(out, in, "nan_count", r->nan_count, true);
         fputs(i + 1 < count ? "    },\n" : "    }\n", out);
     }
     fputs("  ]\n}\n", out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* A number, or an empty field when absent or not finite. */
+static void csv_number(FILE *out, double value, bool present) {
+    fputc(',', out);
+    if (present && isfinite(value)) {
+        fprintf(out, "%.15g", value);
+    }
+}
+
+/* One row per configuration: the table's columns, the repeats' medians
+ * (joined by ';' so the field needs no quoting) and the quality figures.
+ * Names hold no commas or quotes (scenario names are identifiers), so no
+ * field needs quoting. */
+static void csv_write(FILE *out, const machine *m, const result *results,
+                      size_t count) {
+    fputs("machine,scenario,agents,threads,threads_used,steps,"
+          "ms_per_step_median,ms_per_step_min,ns_per_agent_step,"
+          "neighbours_per_agent,candidates_per_agent,bytes_per_agent,grid_ms,"
+          "behaviour_ms,integrate_ms,simd,state_hash,nan_count,repeat_ms,"
+          "max_speed_ratio,max_force_ratio,mean_speed,polarisation,"
+          "nearest_neighbour_m,overlap_pairs,overlap_share,min_separation_m,"
+          "at_target_share,quality_sample,quality_ms\n",
+          out);
+    for (size_t i = 0; i < count; ++i) {
+        const result *r = &results[i];
+        const quality *q = &r->q;
+        bool flock = (q->kind & QUALITY_FLOCK) != 0;
+        bool crowd = (q->kind & QUALITY_CROWD) != 0;
+        fprintf(out, "%s,%s,%" PRIu32 ",%d,%" PRIu32 ",%" PRIu64, m->slug,
+                r->sc->name, r->agents, r->threads, r->threads_used,
+                r->iterations);
+        csv_number(out, r->ms_median, true);
+        csv_number(out, r->ms_min, true);
+        csv_number(out, r->ns_per_agent_step, true);
+        csv_number(out, r->neighbours_per_agent, true);
+        csv_number(out, r->candidates_per_agent, true);
+        csv_number(out, r->bytes_per_agent, true);
+        csv_number(out, r->grid_ms, true);
+        csv_number(out, r->behaviour_ms, true);
+        csv_number(out, r->integrate_ms, true);
+        fprintf(out, ",%s,%016" PRIx64 ",%" PRIu64 ",", r->simd, r->state_hash,
+                r->nan_count);
+        for (uint32_t k = 0; k < r->repeat_count; ++k) {
+            fprintf(out, "%s%.6g", k > 0 ? ";" : "", r->repeat_ms[k]);
+        }
+        csv_number(out, q->max_speed_ratio, true);
+        csv_number(out, q->max_force_ratio, true);
+        csv_number(out, q->mean_speed, flock);
+        csv_number(out, q->polarisation, flock);
+        csv_number(out, q->nearest_mean, flock);
+        csv_number(out, (double)q->overlap_pairs, crowd);
+        csv_number(out, q->overlap_share, crowd);
+        csv_number(out, q->min_separation, crowd);
+        csv_number(out, q->at_target_share,
+                   (q->kind & QUALITY_TARGET) != 0);
+        csv_number(out, (double)q->sample, flock || crowd);
+        csv_number(out, r->quality_ms, true);
+        fputc('\n', out);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* SVG                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static bool plot_write(FILE *out, const options *opt, const machine *m,
+                       const result *results, size_t count) {
+    plot_row *rows = calloc(count + 1, sizeof *rows);
+    if (rows == NULL) {
+        return false;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        rows[i].scenario = results[i].sc->name;
+        rows[i].threads = results[i].threads;
+        rows[i].agents = results[i].agents;
+        rows[i].ms = results[i].ms_median;
+    }
+    char title[160];
+    snprintf(title, sizeof title,
+             "throng %d.%d.%d on %s: median ms per step against agents",
+             THRONG_VERSION_MAJOR, THRONG_VERSION_MINOR, THRONG_VERSION_PATCH,
+             m->slug);
+    char subtitle[256];
+    snprintf(subtitle, sizeof subtitle,
+             "%s kernels; %" PRIu32 " counted steps after %" PRIu32
+             " warm-up, %" PRIu32 " repeat%s; %s",
+             count > 0 ? results[0].simd : "unknown", opt->steps, opt->warmup,
+             opt->repeats, opt->repeats == 1 ? "" : "s", m->date);
+    bool ok = plot_write_svg(out, rows, count, title, subtitle);
+    free(rows);
+    return ok;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -992,6 +1621,11 @@ static void print_scenarios(FILE *out) {
         fprintf(out, "%-10s %s\n", sc->name, sc->description);
         fprintf(out, "%-10s   dimensions %d, dt %.6g s\n", "",
                 sc->dimensions, (double)sc->dt);
+        unsigned kind = quality_kind(sc);
+        fprintf(out, "%-10s   quality: nan, v/vmax, F/Fmax%s%s%s\n", "",
+                kind & QUALITY_FLOCK ? ", speed, pol, nn m" : "",
+                kind & QUALITY_CROWD ? ", ovl%, sep m" : "",
+                kind & QUALITY_TARGET ? ", goal%" : "");
         for (size_t k = 0; k < sc->param_count; ++k) {
             const scenario_param *p = &sc->params[k];
             fprintf(out, "%-10s   %-18s %-9.6g %-12s %s\n", "", p->name,
@@ -1052,6 +1686,60 @@ static size_t check_results(const result *results, size_t count) {
 /* main                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* A file named by --json, --csv or --plot; "-" is stdout. */
+typedef struct output {
+    const char *kind; /* "JSON", "CSV", "SVG" */
+    const char *path; /* NULL: not asked for */
+    FILE *file;
+} output;
+
+static bool output_to_stdout(const output *o) {
+    return o->path != NULL && strcmp(o->path, "-") == 0;
+}
+
+/* Opens every asked-for output before the run, so a bad path fails in a
+ * second rather than after the sweep. */
+static bool outputs_open(output *outputs, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        output *o = &outputs[i];
+        if (o->path == NULL) {
+            continue;
+        }
+        o->file = output_to_stdout(o) ? stdout : fopen(o->path, "w");
+        if (o->file == NULL) {
+            usage_error("cannot open '%s' for the %s: %s", o->path, o->kind,
+                        strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Flushes and closes; false (after saying so) when anything failed. */
+static bool output_close(output *o) {
+    if (o->file == NULL) {
+        return true;
+    }
+    bool ok = fflush(o->file) == 0 && !ferror(o->file);
+    if (!output_to_stdout(o) && fclose(o->file) != 0) {
+        ok = false;
+    }
+    o->file = NULL;
+    if (!ok) {
+        fprintf(stderr, PROGRAM ": writing the %s to '%s' failed: %s\n",
+                o->kind, o->path, strerror(errno));
+    }
+    return ok;
+}
+
+/* The agent counts a --scenario entry runs at. */
+static const uint32_t *entry_agents(const options *opt, size_t entry,
+                                    size_t *count) {
+    const scenario_entry *e = &opt->scenarios[entry];
+    *count = e->agents != NULL ? e->agent_count : opt->agent_count;
+    return e->agents != NULL ? e->agents : opt->agents;
+}
+
 int main(int argc, char **argv) {
     options opt;
     memset(&opt, 0, sizeof opt);
@@ -1068,18 +1756,31 @@ int main(int argc, char **argv) {
         return EXIT_FAILED;
     }
     exit_status = parse_options(argc, argv, &opt);
-    if (exit_status != 0 || opt.help || opt.list) {
+    if (exit_status == 0 && !opt.help && !opt.list && !machine_forced_ok()) {
+        usage_error("BENCH_MACHINE must be a plain folder name, got '%s'",
+                    machine_forced());
+        exit_status = EXIT_USAGE;
+    }
+    if (exit_status != 0 || opt.help || opt.list || opt.machine) {
         if (exit_status == 0 && opt.help) {
             print_help(stdout);
-        } else if (exit_status == 0) {
+        } else if (exit_status == 0 && opt.list) {
             print_scenarios(stdout);
+        } else if (exit_status == 0) {
+            char slug[64];
+            machine_slug(slug, sizeof slug);
+            puts(slug);
         }
         options_free(&opt);
         return exit_status;
     }
 
-    size_t config_count =
-        opt.scenario_count * opt.agent_count * opt.thread_count;
+    size_t config_count = 0;
+    for (size_t a = 0; a < opt.scenario_count; ++a) {
+        size_t agent_count = 0;
+        entry_agents(&opt, a, &agent_count);
+        config_count += agent_count * opt.thread_count;
+    }
     size_t sample_count = (size_t)opt.steps * opt.repeats;
     if (opt.repeats != 0 && sample_count / opt.repeats != opt.steps) {
         usage_error("--steps x --repeats is too large");
@@ -1087,28 +1788,45 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
 
-    FILE *json = NULL;
-    bool json_to_stdout = false;
-    if (opt.json_path != NULL) {
-        json_to_stdout = strcmp(opt.json_path, "-") == 0;
-        json = json_to_stdout ? stdout : fopen(opt.json_path, "w");
-        if (json == NULL) {
-            usage_error("--json: cannot open '%s': %s", opt.json_path,
-                        strerror(errno));
-            options_free(&opt);
-            return EXIT_USAGE;
-        }
+    output outputs[3] = {
+        {"JSON", opt.json_path, NULL},
+        {"CSV", opt.csv_path, NULL},
+        {"SVG", opt.plot_path, NULL},
+    };
+    enum { OUT_JSON, OUT_CSV, OUT_PLOT, OUT_COUNT };
+    bool any_to_stdout = false;
+    for (int k = 0; k < OUT_COUNT; ++k) {
+        any_to_stdout = any_to_stdout || output_to_stdout(&outputs[k]);
     }
-    FILE *table = json_to_stdout ? stderr : stdout;
+    if (!outputs_open(outputs, OUT_COUNT)) {
+        for (int k = 0; k < OUT_COUNT; ++k) {
+            output_close(&outputs[k]);
+        }
+        options_free(&opt);
+        return EXIT_USAGE;
+    }
+    FILE *table = any_to_stdout ? stderr : stdout;
 
-    result *results = calloc(config_count, sizeof(result));
+    result *results = calloc(config_count + 1, sizeof(result));
+    double *repeat_ms = calloc(config_count * opt.repeats + 1, sizeof(double));
     samples s;
-    bool allocated = samples_init(&s, sample_count) && results != NULL;
+    bool allocated =
+        samples_init(&s, sample_count) && results != NULL && repeat_ms != NULL;
     if (!allocated) {
         fprintf(stderr, PROGRAM ": out of memory for %zu samples\n",
                 sample_count);
         exit_status = EXIT_FAILED;
     }
+    quality_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+
+    progress bar;
+    memset(&bar, 0, sizeof bar);
+    bar.enabled = !opt.quiet && isatty(STDERR_FILENO);
+    bar.config_count = config_count;
+    bar.repeats = opt.repeats;
+    bar.total = (uint64_t)config_count * opt.repeats *
+                ((uint64_t)opt.warmup + opt.steps);
 
     size_t done = 0;
     int name_width = table_name_width(&opt);
@@ -1116,40 +1834,63 @@ int main(int argc, char **argv) {
         table_header(table, name_width);
     }
     for (size_t a = 0; a < opt.scenario_count && exit_status == 0; ++a) {
-        for (size_t b = 0; b < opt.agent_count && exit_status == 0; ++b) {
+        size_t agent_count = 0;
+        const uint32_t *agents = entry_agents(&opt, a, &agent_count);
+        for (size_t b = 0; b < agent_count && exit_status == 0; ++b) {
             for (size_t c = 0; c < opt.thread_count && exit_status == 0;
                  ++c) {
-                exit_status = run_config(&opt, opt.scenarios[a], opt.agents[b],
-                                         opt.threads[c], &s, &results[done]);
+                result *r = &results[done];
+                r->repeat_ms = repeat_ms + done * opt.repeats;
+                bar.config = done + 1;
+                exit_status = run_config(&opt, opt.scenarios[a].sc, agents[b],
+                                         opt.threads[c], &s, &snap, &bar, r);
                 if (exit_status == 0) {
-                    table_row(table, name_width, &results[done]);
+                    progress_clear(&bar);
+                    table_row(table, name_width, r);
                     ++done;
                 }
             }
         }
     }
+    progress_clear(&bar);
 
     if (exit_status == 0) {
-        if (json != NULL) {
-            json_write(json, &opt, argv[0], results, done);
-            if (fflush(json) != 0 || ferror(json)) {
-                fprintf(stderr, PROGRAM ": writing the JSON failed: %s\n",
-                        strerror(errno));
-                exit_status = EXIT_FAILED;
-            }
+        table_legend(table);
+        machine m;
+        machine_gather(&m);
+        if (outputs[OUT_JSON].file != NULL) {
+            json_write(outputs[OUT_JSON].file, &opt, &m, argv[0], results,
+                       done);
         }
-        if (check_results(results, done) > 0) {
+        if (outputs[OUT_CSV].file != NULL) {
+            csv_write(outputs[OUT_CSV].file, &m, results, done);
+        }
+        if (outputs[OUT_PLOT].file != NULL &&
+            !plot_write(outputs[OUT_PLOT].file, &opt, &m, results, done)) {
+            fprintf(stderr, PROGRAM ": out of memory drawing the plot\n");
             exit_status = EXIT_FAILED;
         }
     }
-
-    if (json != NULL && !json_to_stdout && fclose(json) != 0 &&
-        exit_status == 0) {
-        fprintf(stderr, PROGRAM ": writing '%s' failed: %s\n", opt.json_path,
-                strerror(errno));
+    bool written = true;
+    for (int k = 0; k < OUT_COUNT; ++k) {
+        bool asked = outputs[k].file != NULL && !output_to_stdout(&outputs[k]);
+        bool closed = output_close(&outputs[k]);
+        written = written && closed;
+        if (exit_status == 0 && asked && closed) {
+            fprintf(table, "wrote %-4s %s\n", outputs[k].kind,
+                    outputs[k].path);
+        }
+    }
+    if (!written && exit_status == 0) {
         exit_status = EXIT_FAILED;
     }
+    if (exit_status == 0 && check_results(results, done) > 0) {
+        exit_status = EXIT_FAILED;
+    }
+
+    quality_snapshot_free(&snap);
     samples_free(&s);
+    free(repeat_ms);
     free(results);
     options_free(&opt);
     return exit_status;

@@ -125,12 +125,12 @@ static double param_get(param_reader *reader, const char *name) {
  * weighted average, with a full 2 pi field of view. dt = 1/30 s. The grid
  * cell is the library default (the neighbour radius).
  */
-/* The rows every flock scenario shares. */
-#define FLOCK_PARAM_ROWS \
+/* The rows every flock scenario shares: the radius, the density that sets
+ * the box, and the rules. */
+#define FLOCK_RADIUS_ROW \
     {"neighbour_radius", 1.0, "m", \
-    "world neighbour radius R; also the grid cell edge"}, \
-    {"neighbours", 30.0, "", \
-    "mean agents within R of an agent; sets the periodic box edge"}, \
+    "world neighbour radius R; also the grid cell edge"},
+#define FLOCK_RULE_ROWS \
     {"speed_min", 0.5, "x max_speed", "initial speed, lower bound"}, \
     {"speed_max", 1.0, "x max_speed", "initial speed, upper bound"}, \
     {"mass", 1.0, "kg", "agent mass"}, \
@@ -147,6 +147,11 @@ static double param_get(param_reader *reader, const char *name) {
     "full view-cone angle around the heading (2 pi = all around)"}, \
     {"combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "", \
     "0 = weighted average of the rule forces, 1 = weighted sum"},
+#define FLOCK_PARAM_ROWS \
+    FLOCK_RADIUS_ROW \
+    {"neighbours", 30.0, "", \
+    "mean agents within R of an agent; sets the periodic box edge"}, \
+    FLOCK_RULE_ROWS
 
 static const scenario_param flock_params[] = {FLOCK_PARAM_ROWS};
 
@@ -162,6 +167,29 @@ static const scenario_param wander_params[] = {
     {"wander_turn_rate", 0.1 * SCENARIO_PI, "rad/step", "max turn rate"},
     {"wander_turn_change", 0.02 * SCENARIO_PI, "rad/step",
      "max change of the turn rate per step"},
+};
+
+/*
+ * cluster2d: flock2d's rules and box, but a clustered start, so the grid
+ * meets dense cells and the threads an uneven load. The box edge is
+ * flock2d's for the same agent count (30 neighbours on average over the
+ * box); `cluster_share` (90%) of the agents start uniformly in a disc at
+ * the box centre covering `cluster_area` (5%) of the box, the rest
+ * uniformly over the box outside the disc. At the start an agent in the
+ * disc has about 30 x 0.9 / 0.05 = 540 neighbours within R, one outside
+ * about 30 x 0.1 / 0.95 = 3. Which agents go to the disc is fixed by
+ * their index (every agent whose index raises floor(i x share)), so the
+ * disc holds floor(N x share) of them exactly. Headings and speeds are
+ * drawn as in flock2d.
+ */
+static const scenario_param cluster_params[] = {
+    FLOCK_RADIUS_ROW
+    {"neighbours", 30.0, "",
+     "mean agents within R over the whole box, as flock2d: sets the box "
+     "edge (about 540 inside the disc at the start)"},
+    FLOCK_RULE_ROWS
+    {"cluster_share", 0.9, "", "share of the agents that start in the disc"},
+    {"cluster_area", 0.05, "", "the disc's area as a share of the box's"},
 };
 
 /* Creates the periodic world every density-driven scenario starts from. */
@@ -181,6 +209,33 @@ static throng_status periodic_world_create(int dimensions, float box_edge,
     def.seed = seed;
     def.initial_capacity = capacity;
     return throng_world_create(&def, out_world);
+}
+
+/* A start position for cluster2d: uniform in the disc (ball) of `radius`
+ * at the box centre when `inside`, else uniform over the box outside it
+ * (drawn again until it falls outside, which takes about one try). */
+static void cluster_place(scenario_rng *rng, int dimensions, float box,
+                          double radius, bool inside, float out[3]) {
+    double centre = 0.5 * (double)box;
+    out[2] = 0.0f;
+    if (inside) {
+        double direction[3];
+        rng_direction(rng, dimensions, direction);
+        double r = radius * pow(rng_unit(rng), 1.0 / dimensions);
+        for (int axis = 0; axis < dimensions; ++axis) {
+            out[axis] = (float)(centre + r * direction[axis]);
+        }
+        return;
+    }
+    double distance;
+    do {
+        distance = 0.0;
+        for (int axis = 0; axis < dimensions; ++axis) {
+            out[axis] = rng_coordinate(rng, box);
+            double d = (double)out[axis] - centre;
+            distance += d * d;
+        }
+    } while (sqrt(distance) <= radius);
 }
 
 static throng_status flock_build(const scenario *sc, uint32_t agents,
@@ -227,11 +282,25 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
         group.wander.max_turn_change =
             (float)param_get(&reader, "wander_turn_change");
     }
+    bool clustered = scenario_param_find(sc, "cluster_share") != NULL;
+    double cluster_share =
+        clustered ? param_get(&reader, "cluster_share") : 0.0;
+    double cluster_area = clustered ? param_get(&reader, "cluster_area") : 0.0;
 
     double box_edge = scenario_box_edge(sc, agents);
     if (reader.missing || box_edge <= 0.0) {
         return THRONG_ERR_NOT_FOUND;
     }
+    if (clustered && !(cluster_share >= 0.0 && cluster_share <= 1.0 &&
+                       cluster_area > 0.0 && cluster_area < 1.0)) {
+        return THRONG_ERR_OUT_OF_RANGE;
+    }
+    /* The disc (ball in 3D) holding the cluster, at the box centre. */
+    double cluster_radius =
+        sc->dimensions == 2
+            ? sqrt(cluster_area * box_edge * box_edge / SCENARIO_PI)
+            : cbrt(cluster_area * box_edge * box_edge * box_edge * 3.0 /
+                   (4.0 * SCENARIO_PI));
     if (agents > THRONG_MAX_AGENTS) {
         return THRONG_ERR_CAPACITY;
     }
@@ -253,10 +322,17 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
 
     scenario_rng rng = {seed};
     for (uint32_t i = 0; i < agents; ++i) {
-        agent.position[0] = rng_coordinate(&rng, box);
-        agent.position[1] = rng_coordinate(&rng, box);
-        agent.position[2] =
-            sc->dimensions == 3 ? rng_coordinate(&rng, box) : 0.0f;
+        if (clustered) {
+            cluster_place(&rng, sc->dimensions, box, cluster_radius,
+                          floor((i + 1.0) * cluster_share) >
+                              floor(i * cluster_share),
+                          agent.position);
+        } else {
+            agent.position[0] = rng_coordinate(&rng, box);
+            agent.position[1] = rng_coordinate(&rng, box);
+            agent.position[2] =
+                sc->dimensions == 3 ? rng_coordinate(&rng, box) : 0.0f;
+        }
 
         double direction[3];
         rng_direction(&rng, sc->dimensions, direction);
@@ -943,6 +1019,7 @@ enum {
     SCENARIO_FLOCK3D,
     SCENARIO_WANDER2D,
     SCENARIO_WANDER3D,
+    SCENARIO_CLUSTER2D,
     SCENARIO_CROSSING2D,
     SCENARIO_PURSUIT2D,
     SCENARIO_PATH2D,
@@ -975,6 +1052,8 @@ static throng_status wander2d_build(uint32_t agents, int threads,
                                     uint64_t seed, throng_world **out_world);
 static throng_status wander3d_build(uint32_t agents, int threads,
                                     uint64_t seed, throng_world **out_world);
+static throng_status cluster2d_build(uint32_t agents, int threads,
+                                     uint64_t seed, throng_world **out_world);
 
 static const scenario scenario_table[SCENARIO_COUNT] = {
     [SCENARIO_FLOCK2D] =
@@ -1020,6 +1099,17 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = wander_params,
             .param_count = COUNT_OF(wander_params),
             .build = wander3d_build,
+        },
+    [SCENARIO_CLUSTER2D] =
+        {
+            .name = "cluster2d",
+            .description = "flock2d's rules and box, 90% of the agents "
+                           "starting in a disc of 5% of the area",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = cluster_params,
+            .param_count = COUNT_OF(cluster_params),
+            .build = cluster2d_build,
         },
     [SCENARIO_CROSSING2D] =
         {
@@ -1117,6 +1207,12 @@ static throng_status wander2d_build(uint32_t agents, int threads,
 static throng_status wander3d_build(uint32_t agents, int threads,
                                     uint64_t seed, throng_world **out_world) {
     return flock_build(&scenario_table[SCENARIO_WANDER3D], agents, threads,
+                       seed, out_world);
+}
+
+static throng_status cluster2d_build(uint32_t agents, int threads,
+                                     uint64_t seed, throng_world **out_world) {
+    return flock_build(&scenario_table[SCENARIO_CLUSTER2D], agents, threads,
                        seed, out_world);
 }
 

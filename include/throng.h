@@ -73,8 +73,15 @@ typedef enum throng_status {
     THRONG_ERR_NOT_FOUND = 7,
     /* Memory could not be allocated; the world is unchanged. */
     THRONG_ERR_OUT_OF_MEMORY = 8,
-    /* The world is full: THRONG_MAX_AGENTS or THRONG_MAX_GROUPS reached. */
+    /* The world is full: THRONG_MAX_AGENTS or THRONG_MAX_GROUPS reached;
+     * or a caller's buffer is too small (throng_world_save). */
     THRONG_ERR_CAPACITY = 9,
+    /* A snapshot is truncated, corrupted or inconsistent. */
+    THRONG_ERR_BAD_SNAPSHOT = 10,
+    /* A snapshot of a newer format version than this library reads. */
+    THRONG_ERR_VERSION = 11,
+    /* A file could not be opened, read, written or renamed. */
+    THRONG_ERR_IO = 12,
 } throng_status;
 
 /* The most agents and groups one world holds. */
@@ -526,6 +533,61 @@ THRONG_API throng_status throng_object_remove(throng_world *world, throng_object
 THRONG_API uint32_t throng_world_object_count(const throng_world *world);
 
 /* ------------------------------------------------------------------------ */
+/* Reading objects                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* What an object is, as throng_object_get reports it. */
+typedef enum throng_object_kind {
+    THRONG_OBJECT_SPHERE = 1,  /* throng_obstacle_add_sphere */
+    THRONG_OBJECT_BOX = 2,     /* throng_obstacle_add_box */
+    THRONG_OBJECT_SEGMENT = 3, /* throng_wall_add_segment */
+    THRONG_OBJECT_PLANE = 4,   /* throng_wall_add_plane */
+    THRONG_OBJECT_PATH = 5,    /* throng_path_create */
+    THRONG_OBJECT_FLOW = 6,    /* throng_flow_field_create */
+} throng_object_kind;
+
+/* An object's shape as the world holds it: the values it was created
+ * with, after validation (z components 0 in a 2D world; a plane's normal
+ * normalised). Fields a kind does not use are 0 or NULL. The pointers
+ * stay valid until the object is removed or the world destroyed. */
+typedef struct throng_object_info {
+    throng_object_kind kind;
+    /* Sphere: centre. Box: min corner. Segment: first end. Plane: a point
+     * on it. Flow field: origin. Metres. */
+    float a[3];
+    /* Box: max corner. Segment: second end. Plane: unit normal. */
+    float b[3];
+    /* Sphere: radius. Path: corridor radius. Metres. */
+    float radius;
+    /* Path: point_count points, 3 floats each; closed paths also run
+     * from the last point back to the first. */
+    uint32_t point_count;
+    const float *points;
+    bool closed;
+    /* Flow field: cell edge in metres, points per axis (size[2] is 1 in
+     * 2D) and the vectors, as many floats each as the world has
+     * dimensions, x fastest. */
+    float cell_size;
+    uint32_t size[3];
+    const float *vectors;
+} throng_object_info;
+
+/* Fills *out with the object's shape; a removed, forged or null handle is
+ * refused with THRONG_ERR_STALE_HANDLE. */
+THRONG_API throng_status throng_object_get(const throng_world *world,
+                                           throng_object object,
+                                           throng_object_info *out);
+
+/* The handle of the index-th live object (0 .. throng_world_object_count
+ * - 1), in the order objects were first given their ids; adding or
+ * removing objects changes which object an index names. O(1) while no
+ * object has been removed, otherwise linear in the ids handed out: read
+ * the objects once per frame, not once per agent. */
+THRONG_API throng_status throng_world_object_at(const throng_world *world,
+                                                uint32_t index,
+                                                throng_object *out);
+
+/* ------------------------------------------------------------------------ */
 /* Per-agent behaviour state                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -794,6 +856,93 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
                                         throng_agent *out, uint32_t capacity,
                                         uint32_t *out_count,
                                         bool *out_truncated);
+
+/* ------------------------------------------------------------------------ */
+/* Snapshots                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A snapshot is a world's whole state as bytes: its settings (dimensions,
+ * boundary, box, neighbour radius, grid cells, threads, seed), the step
+ * count, every agent's columns in dense order (behaviour state included),
+ * the handle table (generations, host keys, free slots in order), the
+ * groups with their behaviour lists, and every object, removed ones'
+ * generations included. Loading it creates a new world that continues
+ * bit for bit as the saved one does: stepping both N times gives equal
+ * throng_world_hash values (on the same build, for any thread count).
+ *
+ * Handles: the loaded world takes the saved world's tag, so every agent
+ * and object handle the host held when it saved names the same agent or
+ * object in the loaded world (roll back by loading, and keep using your
+ * handles). While the saved world and a world loaded from it both live,
+ * each accepts the other's handles: do not mix them.
+ *
+ * Not saved: the allocator (given when loading), the last error, the step
+ * statistics (zero until the next step), the neighbour kernel path (chosen
+ * afresh for the loading machine), capacities and scratch memory.
+ *
+ * Format, version THRONG_SNAPSHOT_VERSION. Every integer is little-endian,
+ * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
+ * reads the same on any machine:
+ *     offset  0  "THRNGSNP", the magic
+ *             8  u32 format version
+ *            12  u16 major, minor, patch of the library that wrote it,
+ *                u16 0
+ *            20  u32 0, reserved
+ *            24  u64 total length in bytes, this header included
+ *            32  u64 checksum: 64-bit FNV-1a over every byte but these 8
+ *            40  payload: settings and counts, objects, groups, slots,
+ *                agent columns (see src/snapshot.c)
+ * A newer format version is refused with THRONG_ERR_VERSION; a snapshot
+ * that is truncated, longer than its header says, fails its checksum (any
+ * single changed byte does) or is inconsistent within is refused with
+ * THRONG_ERR_BAD_SNAPSHOT. A refused load creates no world. */
+#define THRONG_SNAPSHOT_VERSION 1u
+
+/* The size in bytes of the world's snapshot as it is now. */
+THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,
+                                                    size_t *out_bytes);
+
+/* Writes the world's snapshot to buffer. When `capacity` is below the
+ * snapshot's size, nothing is written and THRONG_ERR_CAPACITY is returned
+ * (buffer may then be NULL); either way *out_bytes (may be NULL) receives
+ * the snapshot's size. The world is not changed. */
+THRONG_API throng_status throng_world_save(const throng_world *world,
+                                           void *buffer, size_t capacity,
+                                           size_t *out_bytes);
+
+/* Writes the world's snapshot to the file at `path`: first to "<path>.tmp",
+ * which is then renamed over `path`, so an existing file is only ever
+ * replaced by a complete snapshot. THRONG_ERR_IO (with the system's reason
+ * in throng_world_last_error) when a file cannot be written. */
+THRONG_API throng_status throng_world_save_file(const throng_world *world,
+                                                const char *path);
+
+/* How a snapshot is loaded. */
+typedef struct throng_world_load_def {
+    /* The new world's allocator; also used for the file's bytes. Default:
+     * the C library's. */
+    throng_allocator allocator;
+    /* Optional: a refused load writes its reason here ("checksum mismatch:
+     * stored ..., computed ..."), truncated to error_capacity bytes with
+     * its terminating zero; a successful one writes "". There is no world
+     * to ask for a last error when a load fails. Default NULL, 0. */
+    char *error;
+    size_t error_capacity;
+} throng_world_load_def;
+
+THRONG_API throng_world_load_def throng_world_load_def_default(void);
+
+/* Creates a world from a snapshot of `bytes` bytes. def may be NULL for
+ * the defaults. On failure *out_world is NULL: nothing was created. */
+THRONG_API throng_status throng_world_load(const void *buffer, size_t bytes,
+                                           const throng_world_load_def *def,
+                                           throng_world **out_world);
+
+/* Creates a world from a snapshot file, as throng_world_load. A file that
+ * cannot be opened or read gives THRONG_ERR_IO. */
+THRONG_API throng_status throng_world_load_file(const char *path,
+                                                const throng_world_load_def *def,
+                                                throng_world **out_world);
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,9 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_NOT_FOUND: return "not found";
     case THRONG_ERR_OUT_OF_MEMORY: return "out of memory";
     case THRONG_ERR_CAPACITY: return "capacity reached";
+    case THRONG_ERR_BAD_SNAPSHOT: return "bad snapshot: truncated, corrupted or inconsistent";
+    case THRONG_ERR_VERSION: return "snapshot version is newer than this library reads";
+    case THRONG_ERR_IO: return "input/output error";
     }
     return "unknown status";
 }

@@ -77,6 +77,9 @@ int main(int argc, char **argv)
     register_steer_route_tests();
     register_steer_env_tests();
     register_steer_combine_tests();
+    register_render_tests();
+    register_snapshot_tests();
+    register_bench_stats_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

@@ -49,6 +49,9 @@ void register_steer_agent_tests(void);
 void register_steer_route_tests(void);
 void register_steer_env_tests(void);
 void register_steer_combine_tests(void);
+void register_render_tests(void);
+void register_snapshot_tests(void);
+void register_bench_stats_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)

@@ -1,0 +1,368 @@
+/*
+ * Quality figures of a final state, through the public API only.
+ *
+ * Limits are checked on every agent: a handle per row, its definition
+ * (limits and velocity) and, with a snapshot taken before the last step,
+ * the velocity it had then. Neighbourhood figures use a strided sample of
+ * rows: rows are kept in grid-cell order, so every k-th row spreads the
+ * sample over the whole crowd, and the same rows are chosen on every run.
+ *
+ * A periodic scenario's box is scenario_box_edge() (0 for the unbounded
+ * scenes); distances use the nearest periodic image, as the library's own
+ * radius query does.
+ */
+#include "quality.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Handles one radius query may return; a query that finds more is
+ * repeated with a smaller radius. */
+#define QUERY_CAPACITY 4096u
+
+/* Radius doublings and halvings before a nearest-neighbour search gives
+ * up: from 1 m that spans 1e-12 m to 1e12 m. */
+#define SEARCH_STEPS 80
+
+unsigned quality_kind(const scenario *sc) {
+    static const struct {
+        const char *name;
+        unsigned kind;
+    } kinds[] = {
+        {"flock2d", QUALITY_FLOCK},
+        {"flock3d", QUALITY_FLOCK},
+        {"wander2d", QUALITY_FLOCK},
+        {"wander3d", QUALITY_FLOCK},
+        {"cluster2d", QUALITY_FLOCK},
+        {"crossing2d", QUALITY_CROWD | QUALITY_TARGET},
+        {"pursuit2d", QUALITY_CROWD},
+        {"path2d", QUALITY_CROWD},
+        {"obstacles2d", QUALITY_CROWD},
+        {"leader2d", QUALITY_CROWD},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
+        if (strcmp(sc->name, kinds[i].name) == 0) {
+            return kinds[i].kind;
+        }
+    }
+    return 0;
+}
+
+void quality_snapshot_free(quality_snapshot *snap) {
+    free(snap->agents);
+    free(snap->velocity);
+    memset(snap, 0, sizeof *snap);
+}
+
+bool quality_snapshot_take(const throng_world *world, quality_snapshot *snap) {
+    throng_columns c;
+    if (throng_world_columns(world, &c) != THRONG_OK) {
+        snap->count = 0;
+        return false;
+    }
+    if (c.count > snap->count || snap->agents == NULL) {
+        quality_snapshot_free(snap);
+        snap->agents = malloc((size_t)c.count * sizeof *snap->agents + 1);
+        snap->velocity = malloc((size_t)c.count * 3 * sizeof(float) + 1);
+        if (snap->agents == NULL || snap->velocity == NULL) {
+            quality_snapshot_free(snap);
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < c.count; ++i) {
+        if (throng_agent_at(world, i, &snap->agents[i]) != THRONG_OK) {
+            snap->count = 0;
+            return false;
+        }
+        snap->velocity[3 * i] = c.vx[i];
+        snap->velocity[3 * i + 1] = c.vy[i];
+        snap->velocity[3 * i + 2] = c.vz != NULL ? c.vz[i] : 0.0f;
+    }
+    snap->count = c.count;
+    return true;
+}
+
+/* What the neighbourhood searches share. */
+typedef struct space {
+    throng_world *world;
+    int dimensions;
+    double box; /* periodic edge, 0 when unbounded */
+    throng_agent *found;
+} space;
+
+static double separation(const space *sp, const float a[3], const float b[3]) {
+    double sum = 0.0;
+    for (int axis = 0; axis < sp->dimensions; ++axis) {
+        double d = (double)a[axis] - (double)b[axis];
+        if (sp->box > 0.0) {
+            d -= sp->box * nearbyint(d / sp->box);
+        }
+        sum += d * d;
+    }
+    return sqrt(sum);
+}
+
+/* Distance from agent `self` at `p` to its nearest other agent, or NaN
+ * when there is none. Searches outwards from `start` metres: a radius
+ * that finds only `self` is doubled, one that finds more than the buffer
+ * holds is halved, and once both bounds are known it bisects. */
+static throng_status nearest_other(const space *sp, throng_agent self,
+                                   const float p[3], double start,
+                                   double *out) {
+    double empty = 0.0; /* a radius known to hold only self */
+    double full = 0.0;  /* a radius known to overflow the buffer */
+    double radius = start;
+    double limit = sp->box > 0.0 ? sp->box : 1e12;
+    *out = (double)NAN;
+    for (int step = 0; step < SEARCH_STEPS; ++step) {
+        uint32_t count = 0;
+        bool truncated = false;
+        throng_status st = throng_world_query_radius(
+            sp->world, p, (float)radius, sp->found, QUERY_CAPACITY, &count,
+            &truncated);
+        if (st != THRONG_OK) {
+            return st;
+        }
+        if (truncated) {
+            full = radius;
+        } else {
+            double best = (double)INFINITY;
+            for (uint32_t k = 0; k < count; ++k) {
+                throng_agent other = sp->found[k];
+                if (other.slot == self.slot &&
+                    other.generation == self.generation) {
+                    continue;
+                }
+                float q[3];
+                st = throng_agent_get_position(sp->world, other, q);
+                if (st != THRONG_OK) {
+                    return st;
+                }
+                double d = separation(sp, p, q);
+                best = d < best ? d : best;
+            }
+            if (best < (double)INFINITY) {
+                *out = best;
+                return THRONG_OK;
+            }
+            if (radius >= limit) {
+                return THRONG_OK; /* alone in the world */
+            }
+            empty = radius;
+        }
+        radius = full > 0.0 ? 0.5 * (empty + full) : 2.0 * radius;
+        radius = radius < limit ? radius : limit;
+    }
+    return THRONG_OK;
+}
+
+/* Overlaps of sampled agent `self` (row `row`, body radius `r`) with
+ * bodies up to `r_max` in radius. A pair whose other end is also sampled
+ * is counted from its lower row only. */
+static throng_status overlaps_of(const space *sp, throng_agent self,
+                                 uint32_t row, const float p[3], float r,
+                                 float r_max, uint32_t stride,
+                                 uint64_t *pairs, bool *any) {
+    uint32_t count = 0;
+    bool truncated = false;
+    throng_status st = throng_world_query_radius(
+        sp->world, p, r + r_max, sp->found, QUERY_CAPACITY, &count,
+        &truncated);
+    count = count < QUERY_CAPACITY ? count : QUERY_CAPACITY;
+    for (uint32_t k = 0; k < count && st == THRONG_OK; ++k) {
+        throng_agent other = sp->found[k];
+        if (other.slot == self.slot && other.generation == self.generation) {
+            continue;
+        }
+        throng_agent_def def;
+        uint32_t other_row = 0;
+        st = throng_agent_get_def(sp->world, other, &def);
+        if (st == THRONG_OK) {
+            st = throng_agent_index(sp->world, other, &other_row);
+        }
+        if (st != THRONG_OK ||
+            !(separation(sp, p, def.position) < (double)(r + def.radius))) {
+            continue;
+        }
+        *any = true;
+        if (other_row % stride != 0 || other_row > row) {
+            ++*pairs;
+        }
+    }
+    return st;
+}
+
+throng_status quality_measure(throng_world *world, const scenario *sc,
+                              uint32_t agents, const quality_snapshot *before,
+                              quality *out) {
+    memset(out, 0, sizeof *out);
+    out->kind = quality_kind(sc);
+    out->max_speed_ratio = (double)NAN;
+    out->max_force_ratio = (double)NAN;
+    out->mean_speed = (double)NAN;
+    out->polarisation = (double)NAN;
+    out->nearest_mean = (double)NAN;
+    out->overlap_share = (double)NAN;
+    out->min_separation = (double)NAN;
+    out->at_target_share = (double)NAN;
+
+    throng_columns c;
+    throng_status st = throng_world_columns(world, &c);
+    if (st != THRONG_OK) {
+        return st;
+    }
+    uint32_t n = c.count;
+    if (n == 0) {
+        return THRONG_OK;
+    }
+
+    /* Over the columns: finiteness, speed and heading. */
+    const float *const vectors[6] = {c.px, c.py, c.pz, c.vx, c.vy, c.vz};
+    double speed_sum = 0.0;
+    double heading_sum[3] = {0.0, 0.0, 0.0};
+    for (uint32_t i = 0; i < n; ++i) {
+        bool finite = true;
+        for (int k = 0; k < 6; ++k) {
+            finite = finite && (vectors[k] == NULL || isfinite(vectors[k][i]));
+        }
+        out->nan_count += finite ? 0u : 1u;
+        double vz = c.vz != NULL ? (double)c.vz[i] : 0.0;
+        speed_sum += sqrt((double)c.vx[i] * (double)c.vx[i] +
+                          (double)c.vy[i] * (double)c.vy[i] + vz * vz);
+        heading_sum[0] += (double)c.fx[i];
+        heading_sum[1] += (double)c.fy[i];
+        heading_sum[2] += c.fz != NULL ? (double)c.fz[i] : 0.0;
+    }
+    if (out->kind & QUALITY_FLOCK) {
+        out->mean_speed = speed_sum / n;
+        out->polarisation =
+            sqrt(heading_sum[0] * heading_sum[0] +
+                 heading_sum[1] * heading_sum[1] +
+                 heading_sum[2] * heading_sum[2]) / n;
+    }
+
+    /* Over every agent by handle: limits, the last step's force, the
+     * largest body and arrivals. The snapshot's handles are the live
+     * agents too, so it serves as the list when there is one. */
+    bool with_snapshot = before != NULL && before->count == n;
+    double dt = (double)sc->dt;
+    double speed_ratio = 0.0;
+    double force_ratio = 0.0;
+    float r_max = 0.0f;
+    uint64_t arrived = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+        throng_agent agent;
+        if (with_snapshot) {
+            agent = before->agents[k];
+        } else if ((st = throng_agent_at(world, k, &agent)) != THRONG_OK) {
+            return st;
+        }
+        throng_agent_def def;
+        st = throng_agent_get_def(world, agent, &def);
+        if (st != THRONG_OK) {
+            return st;
+        }
+        const float *v = def.velocity;
+        double speed = sqrt((double)v[0] * (double)v[0] +
+                            (double)v[1] * (double)v[1] +
+                            (double)v[2] * (double)v[2]);
+        /* An agent told to stand still (max speed 0) that moves is
+         * infinitely over its limit; one that stands is at 0. */
+        double ratio = speed > 0.0 ? speed / (double)def.max_speed : 0.0;
+        speed_ratio = ratio > speed_ratio || isnan(ratio) ? ratio
+                                                          : speed_ratio;
+        if (with_snapshot) {
+            const float *v0 = &before->velocity[3 * k];
+            double change = 0.0;
+            for (int axis = 0; axis < 3; ++axis) {
+                double d = (double)v[axis] - (double)v0[axis];
+                change += d * d;
+            }
+            double force = (double)def.mass * sqrt(change) / dt;
+            double f_ratio = force > 0.0 ? force / (double)def.max_force : 0.0;
+            force_ratio = f_ratio > force_ratio || isnan(f_ratio)
+                              ? f_ratio
+                              : force_ratio;
+        }
+        r_max = def.radius > r_max ? def.radius : r_max;
+        if (out->kind & QUALITY_TARGET) {
+            float target[3];
+            st = throng_agent_get_target_point(world, agent, target);
+            if (st != THRONG_OK) {
+                return st;
+            }
+            double d = 0.0;
+            for (int axis = 0; axis < 3; ++axis) {
+                double e = (double)def.position[axis] - (double)target[axis];
+                d += e * e;
+            }
+            arrived += sqrt(d) <= QUALITY_TARGET_REACH ? 1u : 0u;
+        }
+    }
+    out->max_speed_ratio = speed_ratio;
+    out->max_force_ratio = with_snapshot ? force_ratio : (double)NAN;
+    if (out->kind & QUALITY_TARGET) {
+        out->at_target_share = (double)arrived / n;
+    }
+
+    if (!(out->kind & (QUALITY_FLOCK | QUALITY_CROWD))) {
+        return THRONG_OK;
+    }
+
+    /* Over the sample: nearest neighbours and overlaps. */
+    space sp = {world, throng_world_dimensions(world),
+                (double)(float)scenario_box_edge(sc, agents), NULL};
+    sp.found = malloc(QUERY_CAPACITY * sizeof *sp.found);
+    if (sp.found == NULL) {
+        return THRONG_ERR_OUT_OF_MEMORY;
+    }
+    /* Nearest neighbours sit well inside the neighbour radius (a flock
+     * packs them a tenth of it apart), so the search starts small: a few
+     * doublings cost less than reading a dense cell's every agent. */
+    const scenario_param *radius_param =
+        scenario_param_find(sc, "neighbour_radius");
+    double start = (radius_param != NULL ? radius_param->value : 1.0) / 8.0;
+    uint32_t stride = (n + QUALITY_SAMPLE - 1) / QUALITY_SAMPLE;
+    double nearest_sum = 0.0;
+    uint32_t nearest_count = 0;
+    uint32_t overlapping = 0;
+    double nearest_min = (double)INFINITY;
+    for (uint32_t row = 0; row < n && st == THRONG_OK; row += stride) {
+        throng_agent self;
+        throng_agent_def def;
+        st = throng_agent_at(world, row, &self);
+        if (st == THRONG_OK) {
+            st = throng_agent_get_def(world, self, &def);
+        }
+        double nearest = (double)NAN;
+        if (st == THRONG_OK) {
+            st = nearest_other(&sp, self, def.position, start, &nearest);
+        }
+        if (st == THRONG_OK && isfinite(nearest)) {
+            nearest_sum += nearest;
+            ++nearest_count;
+            nearest_min = nearest < nearest_min ? nearest : nearest_min;
+        }
+        if (st == THRONG_OK && (out->kind & QUALITY_CROWD)) {
+            bool any = false;
+            st = overlaps_of(&sp, self, row, def.position, def.radius, r_max,
+                             stride, &out->overlap_pairs, &any);
+            overlapping += any ? 1u : 0u;
+        }
+        ++out->sample;
+    }
+    free(sp.found);
+    if (st != THRONG_OK) {
+        return st;
+    }
+    if ((out->kind & QUALITY_FLOCK) && nearest_count > 0) {
+        out->nearest_mean = nearest_sum / nearest_count;
+    }
+    if (out->kind & QUALITY_CROWD) {
+        out->overlap_share = (double)overlapping / out->sample;
+        out->min_separation =
+            nearest_count > 0 ? nearest_min : (double)NAN;
+    }
+    return THRONG_OK;
+}

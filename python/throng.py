@@ -1,0 +1,1677 @@
+"""throng from Python: a ctypes binding of libthrong.so.
+
+One module, standard library only. NumPy is used when it is installed (the
+column views are then NumPy arrays); without it the same views are
+memoryviews of C floats.
+
+    import throng
+
+    with throng.World(dimensions=2, boundary="periodic", box=(50, 50)) as w:
+        flock = w.create_group(name="flock", combine="priority",
+                               flocking=dict(separation_weight=1.5,
+                                             alignment_weight=1.0,
+                                             cohesion_weight=1.0))
+        a = w.add_agent(position=(10, 10), velocity=(0.5, 0), group=flock)
+        w.step(1 / 30)
+        c = w.columns()            # zero-copy, valid until the next
+        print(c.px[:c.count])      # step, add_agent or remove
+
+Shape of the binding:
+
+- The ctypes mirrors of the header's structs carry the C names
+  (throng_world_def, throng_agent_def, throng_behaviour, ...); every C
+  function is declared with argtypes and restype on `throng.lib`.
+- World owns one throng_world*. close() (or leaving a `with` block)
+  destroys it; __del__ does the same for a world that was never closed.
+  Agent, Group and WorldObject are small handles that keep their world
+  alive; after close() any call through them raises ValueError.
+- Every refused call raises ThrongError, or rather its subclass for the
+  status (NotFiniteError, OutOfRangeError, StaleHandleError, ...), whose
+  message is throng_world_last_error's sentence and whose .status is the
+  C status code. Values that cannot even be converted for C (a negative
+  host key, a 2-vector in a 3D world, a flow field of the wrong length)
+  raise the same classes from Python, before any C call.
+- A world serialises calls into it with a lock (the C world is not
+  thread-safe and ctypes releases the GIL during a call), so the error
+  message read after a refused call is always that call's.
+
+Finding the library: the environment variable THRONG_LIBRARY (a path to the
+.so) when set; else ../build/libthrong.so relative to this file (the
+repository's default build); else the system's libthrong.so.0 or
+libthrong.so (ctypes.util.find_library). The path in use is
+`throng.library_path`.
+"""
+
+import ctypes
+import ctypes.util
+import enum
+import os
+import threading
+from collections import namedtuple
+
+try:
+    import numpy as _np
+except ImportError:  # the binding works without NumPy: memoryviews
+    _np = None
+
+__all__ = [
+    "World", "Agent", "Group", "WorldObject", "Columns", "StepStats",
+    "ThrongError", "NullError", "NotFiniteError", "OutOfRangeError",
+    "StaleHandleError", "UnknownGroupError", "DuplicateKeyError",
+    "NotFoundError", "OutOfMemoryError", "CapacityError",
+    "BadSnapshotError", "VersionError", "IOError_",
+    "StaleColumnsError", "Status", "Boundary", "SeparationMode",
+    "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp",
+    "version", "status_string", "have_numpy", "lib", "library_path",
+]
+
+have_numpy = _np is not None
+
+# The header this binding mirrors: 0.2.x (structs as of that version).
+_ABI_MAJOR = 0
+_ABI_MIN_MINOR = 2
+
+# ------------------------------------------------------------------------
+# Enums (names as in throng.h without the prefix; values are the C ones)
+# ------------------------------------------------------------------------
+
+
+class Status(enum.IntEnum):
+    OK = 0
+    ERR_NULL = 1
+    ERR_NOT_FINITE = 2
+    ERR_OUT_OF_RANGE = 3
+    ERR_STALE_HANDLE = 4
+    ERR_UNKNOWN_GROUP = 5
+    ERR_DUPLICATE_KEY = 6
+    ERR_NOT_FOUND = 7
+    ERR_OUT_OF_MEMORY = 8
+    ERR_CAPACITY = 9
+    # Snapshot statuses (throng.h's snapshot section).
+    ERR_BAD_SNAPSHOT = 10
+    ERR_VERSION = 11
+    ERR_IO = 12
+
+
+class Boundary(enum.IntEnum):
+    UNBOUNDED = 0
+    PERIODIC = 1
+
+
+class SeparationMode(enum.IntEnum):
+    FLEE_AVERAGE = 0
+    INVERSE_DISTANCE = 1
+
+
+class CombineMode(enum.IntEnum):
+    WEIGHTED_AVERAGE = 0
+    WEIGHTED_SUM = 1
+    PRIORITY = 2
+
+
+class BehaviourKind(enum.IntEnum):
+    SEEK = 1
+    FLEE = 2
+    ARRIVE = 3
+    PURSUE = 4
+    EVADE = 5
+    OFFSET_PURSUIT = 6
+    WANDER_CIRCLE = 7
+    PATROL = 8
+    FOLLOW_PATH = 9
+    FOLLOW_FLOW = 10
+    AVOID_OBSTACLES = 11
+    CONTAIN = 12
+    FOLLOW_WALL = 13
+    FOLLOW_LEADER = 14
+    AVOID_NEIGHBOURS = 15
+
+
+class TargetSource(enum.IntEnum):
+    AGENT_POINT = 0
+    FIXED_POINT = 1
+
+
+class ArriveRamp(enum.IntEnum):
+    SMOOTH = 0
+    LINEAR = 1
+
+
+MAX_AGENTS = 1 << 28
+MAX_GROUPS = 4096
+MAX_BEHAVIOURS = 16
+MAX_OBJECTS = 1 << 24
+MAX_PATH_POINTS = 1 << 20
+MAX_FLOW_CELLS = 1 << 26
+
+# ------------------------------------------------------------------------
+# ctypes mirrors of the public structs, field for field
+# ------------------------------------------------------------------------
+
+c_float3 = ctypes.c_float * 3
+c_uint32_3 = ctypes.c_uint32 * 3
+_c_enum = ctypes.c_int  # C enums here are int-sized (values 0..15)
+
+
+class throng_allocator(ctypes.Structure):
+    # Mirrored for the layout of throng_world_def only; the binding always
+    # leaves it zero (the C library's allocator).
+    _fields_ = [("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p),
+                ("user", ctypes.c_void_p)]
+
+
+class throng_world_def(ctypes.Structure):
+    _fields_ = [("dimensions", ctypes.c_int), ("boundary", _c_enum),
+                ("box_size", c_float3), ("neighbour_radius", ctypes.c_float),
+                ("cell_size", ctypes.c_float), ("threads", ctypes.c_int),
+                ("seed", ctypes.c_uint64),
+                ("initial_capacity", ctypes.c_uint32),
+                ("allocator", throng_allocator)]
+
+
+class throng_step_stats(ctypes.Structure):
+    _fields_ = [("step", ctypes.c_uint64), ("agents", ctypes.c_uint32),
+                ("threads", ctypes.c_uint32),
+                ("grid_seconds", ctypes.c_double),
+                ("behaviour_seconds", ctypes.c_double),
+                ("integrate_seconds", ctypes.c_double),
+                ("total_seconds", ctypes.c_double),
+                ("candidates", ctypes.c_uint64),
+                ("neighbours", ctypes.c_uint64),
+                ("cells_occupied", ctypes.c_uint32),
+                ("simd", ctypes.c_char_p)]
+
+
+class throng_agent(ctypes.Structure):
+    _fields_ = [("slot", ctypes.c_uint32), ("generation", ctypes.c_uint32)]
+
+
+class throng_agent_def(ctypes.Structure):
+    _fields_ = [("position", c_float3), ("velocity", c_float3),
+                ("mass", ctypes.c_float), ("max_force", ctypes.c_float),
+                ("max_speed", ctypes.c_float), ("radius", ctypes.c_float),
+                ("group", ctypes.c_uint32), ("host_key", ctypes.c_uint64)]
+
+
+_c_float_p = ctypes.POINTER(ctypes.c_float)
+
+
+class throng_columns(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint32)] + [
+        (name, _c_float_p)
+        for name in ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
+                     "ux", "uy", "uz")]
+
+
+class throng_flocking(ctypes.Structure):
+    _fields_ = [("separation_radius", ctypes.c_float),
+                ("separation_weight", ctypes.c_float),
+                ("alignment_radius", ctypes.c_float),
+                ("alignment_weight", ctypes.c_float),
+                ("cohesion_radius", ctypes.c_float),
+                ("cohesion_weight", ctypes.c_float),
+                ("field_of_view", ctypes.c_float),
+                ("speed_factor", ctypes.c_float),
+                ("separation_mode", _c_enum),
+                ("separation_priority", ctypes.c_int32),
+                ("alignment_priority", ctypes.c_int32),
+                ("cohesion_priority", ctypes.c_int32)]
+
+
+class throng_wander(ctypes.Structure):
+    _fields_ = [("weight", ctypes.c_float),
+                ("max_turn_rate", ctypes.c_float),
+                ("max_turn_change", ctypes.c_float),
+                ("speed_factor", ctypes.c_float),
+                ("priority", ctypes.c_int32)]
+
+
+class throng_group_def(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("flocking", throng_flocking),
+                ("wander", throng_wander), ("combine", _c_enum)]
+
+
+class throng_object(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint32), ("generation", ctypes.c_uint32)]
+
+
+class throng_flow_field_def(ctypes.Structure):
+    _fields_ = [("origin", c_float3), ("cell_size", ctypes.c_float),
+                ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_seek_params(ctypes.Structure):
+    _fields_ = [("source", _c_enum), ("point", c_float3),
+                ("flee_range", ctypes.c_float),
+                ("braking_distance", ctypes.c_float), ("ramp", _c_enum)]
+
+
+class throng_pursue_params(ctypes.Structure):
+    _fields_ = [("prediction_time", ctypes.c_float),
+                ("max_prediction", ctypes.c_float), ("offset", c_float3),
+                ("braking_distance", ctypes.c_float),
+                ("evade_range", ctypes.c_float)]
+
+
+class throng_wander_circle_params(ctypes.Structure):
+    _fields_ = [("distance", ctypes.c_float), ("radius", ctypes.c_float),
+                ("jitter", ctypes.c_float)]
+
+
+class throng_path_params(ctypes.Structure):
+    _fields_ = [("path", throng_object),
+                ("prediction_time", ctypes.c_float),
+                ("ahead", ctypes.c_float), ("window", ctypes.c_uint32),
+                ("loop", ctypes.c_bool), ("reach", ctypes.c_float),
+                ("braking_distance", ctypes.c_float)]
+
+
+class throng_flow_params(ctypes.Structure):
+    _fields_ = [("field", throng_object),
+                ("prediction_time", ctypes.c_float), ("raw", ctypes.c_bool)]
+
+
+class throng_avoid_params(ctypes.Structure):
+    _fields_ = [("min_length", ctypes.c_float),
+                ("lookahead_time", ctypes.c_float)]
+
+
+class throng_contain_params(ctypes.Structure):
+    _fields_ = [("use_box", ctypes.c_bool), ("box_min", c_float3),
+                ("box_max", c_float3), ("use_walls", ctypes.c_bool),
+                ("range", ctypes.c_float), ("distance", ctypes.c_float),
+                ("ahead", ctypes.c_float)]
+
+
+class throng_leader_params(ctypes.Structure):
+    _fields_ = [("behind", ctypes.c_float),
+                ("clearance_length", ctypes.c_float),
+                ("clearance_width", ctypes.c_float),
+                ("braking_distance", ctypes.c_float)]
+
+
+class throng_unaligned_params(ctypes.Structure):
+    _fields_ = [("radius", ctypes.c_float), ("horizon", ctypes.c_float),
+                ("margin", ctypes.c_float)]
+
+
+class _throng_behaviour_u(ctypes.Union):
+    _fields_ = [("seek", throng_seek_params),
+                ("pursue", throng_pursue_params),
+                ("wander", throng_wander_circle_params),
+                ("path", throng_path_params), ("flow", throng_flow_params),
+                ("avoid", throng_avoid_params),
+                ("contain", throng_contain_params),
+                ("leader", throng_leader_params),
+                ("unaligned", throng_unaligned_params)]
+
+
+class throng_behaviour(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("weight", ctypes.c_float),
+                ("priority", ctypes.c_int32),
+                ("speed_factor", ctypes.c_float),
+                ("u", _throng_behaviour_u)]
+
+
+# Which member of the union each kind uses.
+_PARAMS_OF_KIND = {
+    BehaviourKind.SEEK: "seek", BehaviourKind.FLEE: "seek",
+    BehaviourKind.ARRIVE: "seek",
+    BehaviourKind.PURSUE: "pursue", BehaviourKind.EVADE: "pursue",
+    BehaviourKind.OFFSET_PURSUIT: "pursue",
+    BehaviourKind.WANDER_CIRCLE: "wander",
+    BehaviourKind.PATROL: "path", BehaviourKind.FOLLOW_PATH: "path",
+    BehaviourKind.FOLLOW_FLOW: "flow",
+    BehaviourKind.AVOID_OBSTACLES: "avoid",
+    BehaviourKind.CONTAIN: "contain", BehaviourKind.FOLLOW_WALL: "contain",
+    BehaviourKind.FOLLOW_LEADER: "leader",
+    BehaviourKind.AVOID_NEIGHBOURS: "unaligned",
+}
+
+# ------------------------------------------------------------------------
+# Loading the library and declaring every function
+# ------------------------------------------------------------------------
+
+
+def _candidates():
+    env = os.environ.get("THRONG_LIBRARY")
+    if env:
+        # An explicit choice is the only candidate: a wrong path is an
+        # error, not a reason to load some other copy silently.
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [os.path.join(here, os.pardir, "build", "libthrong.so")]
+    found = ctypes.util.find_library("throng")
+    if found:
+        out.append(found)
+    out += ["libthrong.so.%d" % _ABI_MAJOR, "libthrong.so"]
+    return out
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append("%s (no such file)" % path)
+            continue
+        try:
+            return ctypes.CDLL(path), os.path.normpath(path) \
+                if os.sep in path else path
+        except OSError as exc:
+            tried.append("%s (%s)" % (path, exc))
+    raise OSError("throng: cannot load libthrong.so; set THRONG_LIBRARY to "
+                  "its path or run `make lib`. Tried: " + "; ".join(tried))
+
+
+lib, library_path = _load()
+
+_w = ctypes.c_void_p  # throng_world *
+_st = ctypes.c_int    # throng_status
+_P = ctypes.POINTER
+_u32, _u64, _f = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_float
+
+_SIGNATURES = {
+    "throng_version": (ctypes.c_char_p, []),
+    "throng_status_string": (ctypes.c_char_p, [_st]),
+    "throng_world_def_default": (throng_world_def, []),
+    "throng_world_create": (_st, [_P(throng_world_def), _P(_w)]),
+    "throng_world_destroy": (None, [_w]),
+    "throng_world_last_error": (ctypes.c_char_p, [_w]),
+    "throng_world_agent_count": (_u32, [_w]),
+    "throng_world_dimensions": (ctypes.c_int, [_w]),
+    "throng_world_step": (_st, [_w, _f]),
+    "throng_world_step_count": (_u64, [_w]),
+    "throng_world_set_threads": (_st, [_w, ctypes.c_int]),
+    "throng_world_bytes": (ctypes.c_size_t, [_w]),
+    "throng_world_hash": (_u64, [_w]),
+    "throng_world_stats": (_st, [_w, _P(throng_step_stats)]),
+    "throng_world_columns": (_st, [_w, _P(throng_columns)]),
+    "throng_world_object_count": (_u32, [_w]),
+    "throng_world_query_radius": (_st, [_w, c_float3, _f, _P(throng_agent),
+                                        _u32, _P(_u32), _P(ctypes.c_bool)]),
+    "throng_agent_def_default": (throng_agent_def, []),
+    "throng_agent_add": (_st, [_w, _P(throng_agent_def), _P(throng_agent)]),
+    "throng_agent_remove": (_st, [_w, throng_agent]),
+    "throng_agent_valid": (ctypes.c_bool, [_w, throng_agent]),
+    "throng_agent_find": (_st, [_w, _u64, _P(throng_agent)]),
+    "throng_agent_index": (_st, [_w, throng_agent, _P(_u32)]),
+    "throng_agent_at": (_st, [_w, _u32, _P(throng_agent)]),
+    "throng_agent_get_def": (_st, [_w, throng_agent, _P(throng_agent_def)]),
+    "throng_agent_get_basis": (_st, [_w, throng_agent, c_float3, c_float3,
+                                     c_float3]),
+    "throng_agent_set_target_agent": (_st, [_w, throng_agent, throng_agent]),
+    "throng_agent_get_target_agent": (_st, [_w, throng_agent,
+                                            _P(throng_agent)]),
+    "throng_behaviour_default": (throng_behaviour, [_c_enum]),
+    "throng_flocking_default": (throng_flocking, []),
+    "throng_group_def_default": (throng_group_def, []),
+    "throng_group_create": (_st, [_w, _P(throng_group_def), _P(_u32)]),
+    "throng_group_find": (_st, [_w, ctypes.c_char_p, _P(_u32)]),
+    "throng_group_get_flocking": (_st, [_w, _u32, _P(throng_flocking)]),
+    "throng_group_set_flocking": (_st, [_w, _u32, _P(throng_flocking)]),
+    "throng_group_set_combine": (_st, [_w, _u32, _c_enum]),
+    "throng_group_get_wander": (_st, [_w, _u32, _P(throng_wander)]),
+    "throng_group_set_wander": (_st, [_w, _u32, _P(throng_wander)]),
+    "throng_group_add_behaviour": (_st, [_w, _u32, _P(throng_behaviour),
+                                         _P(_u32)]),
+    "throng_group_set_behaviour": (_st, [_w, _u32, _u32,
+                                         _P(throng_behaviour)]),
+    "throng_group_get_behaviour": (_st, [_w, _u32, _u32,
+                                         _P(throng_behaviour)]),
+    "throng_group_behaviour_count": (_st, [_w, _u32, _P(_u32)]),
+    "throng_group_clear_behaviours": (_st, [_w, _u32]),
+    "throng_obstacle_add_sphere": (_st, [_w, c_float3, _f,
+                                         _P(throng_object)]),
+    "throng_obstacle_add_box": (_st, [_w, c_float3, c_float3,
+                                      _P(throng_object)]),
+    "throng_wall_add_segment": (_st, [_w, c_float3, c_float3,
+                                      _P(throng_object)]),
+    "throng_wall_add_plane": (_st, [_w, c_float3, c_float3,
+                                    _P(throng_object)]),
+    "throng_path_create": (_st, [_w, _c_float_p, _u32, _f, ctypes.c_bool,
+                                 _P(throng_object)]),
+    "throng_flow_field_create": (_st, [_w, _P(throng_flow_field_def),
+                                       _P(throng_object)]),
+    "throng_object_remove": (_st, [_w, throng_object]),
+}
+# The per-agent getters and setters of one value: float[3], float, u32, u64.
+for _name, _ctype in (("position", c_float3), ("velocity", c_float3),
+                      ("target_point", c_float3), ("mass", _f),
+                      ("max_force", _f), ("max_speed", _f), ("radius", _f),
+                      ("group", _u32), ("progress", _u32),
+                      ("host_key", _u64)):
+    _out = _ctype if _ctype is c_float3 else _P(_ctype)
+    _SIGNATURES["throng_agent_get_" + _name] = (_st, [_w, throng_agent, _out])
+    _SIGNATURES["throng_agent_set_" + _name] = (_st, [_w, throng_agent,
+                                                      _ctype])
+
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+del _name, _restype, _argtypes, _fn, _out, _ctype
+
+
+def version():
+    """The library's version string, e.g. "0.2.0"."""
+    return lib.throng_version().decode()
+
+
+def _check_version():
+    parts = version().split(".")
+    major, minor = int(parts[0]), int(parts[1])
+    if major != _ABI_MAJOR or minor < _ABI_MIN_MINOR:
+        raise ImportError(
+            "throng: %s is version %s; this binding mirrors the structs of "
+            "%d.%d.x" % (library_path, version(), _ABI_MAJOR,
+                         _ABI_MIN_MINOR))
+
+
+_check_version()
+
+
+def status_string(status):
+    """throng_status_string: the fixed sentence naming a status code."""
+    return lib.throng_status_string(int(status)).decode()
+
+# ------------------------------------------------------------------------
+# Errors
+# ------------------------------------------------------------------------
+
+
+class ThrongError(Exception):
+    """A call refused by throng. .status is the C status code (a Status),
+    .message the detail (throng_world_last_error's sentence, or the
+    status's own sentence when there is no detail)."""
+
+    status = None
+
+    def __init__(self, message, status=None):
+        if status is not None:
+            self.status = Status(status)
+        self.message = message
+        super().__init__(message)
+
+    @property
+    def status_string(self):
+        return status_string(self.status)
+
+
+class NullError(ThrongError):
+    status = Status.ERR_NULL
+
+
+class NotFiniteError(ThrongError, ValueError):
+    status = Status.ERR_NOT_FINITE
+
+
+class OutOfRangeError(ThrongError, ValueError):
+    status = Status.ERR_OUT_OF_RANGE
+
+
+class StaleHandleError(ThrongError):
+    status = Status.ERR_STALE_HANDLE
+
+
+class UnknownGroupError(ThrongError, LookupError):
+    status = Status.ERR_UNKNOWN_GROUP
+
+
+class DuplicateKeyError(ThrongError, ValueError):
+    status = Status.ERR_DUPLICATE_KEY
+
+
+class NotFoundError(ThrongError, LookupError):
+    status = Status.ERR_NOT_FOUND
+
+
+class OutOfMemoryError(ThrongError, MemoryError):
+    status = Status.ERR_OUT_OF_MEMORY
+
+
+class CapacityError(ThrongError):
+    status = Status.ERR_CAPACITY
+
+
+class BadSnapshotError(ThrongError, ValueError):
+    status = Status.ERR_BAD_SNAPSHOT
+
+
+class VersionError(ThrongError):
+    status = Status.ERR_VERSION
+
+
+class IOError_(ThrongError, OSError):
+    status = Status.ERR_IO
+
+
+class StaleColumnsError(RuntimeError):
+    """A Columns object was read after a step, add or remove moved the
+    columns it points into."""
+
+
+_ERROR_CLASS = {cls.status: cls for cls in (
+    NullError, NotFiniteError, OutOfRangeError, StaleHandleError,
+    UnknownGroupError, DuplicateKeyError, NotFoundError, OutOfMemoryError,
+    CapacityError, BadSnapshotError, VersionError, IOError_)}
+
+
+def _error(status, message):
+    try:
+        cls = _ERROR_CLASS[Status(status)]
+    except (ValueError, KeyError):  # a code this binding does not know
+        return ThrongError(message or status_string(status), status)
+    return cls(message or status_string(status))
+
+# ------------------------------------------------------------------------
+# Converting Python values for C
+# ------------------------------------------------------------------------
+
+
+def _int_in(value, lo, hi, what):
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = value.__index__()
+        except (AttributeError, TypeError):
+            raise TypeError("%s must be an integer, got %r" % (what, value))
+    if not lo <= value <= hi:
+        raise OutOfRangeError("%s must be in [%d, %d], got %d"
+                              % (what, lo, hi, value))
+    return value
+
+
+def _u32v(value, what):
+    return _int_in(value, 0, 0xFFFFFFFF, what)
+
+
+def _u64v(value, what):
+    return _int_in(value, 0, 0xFFFFFFFFFFFFFFFF, what)
+
+
+def _i32v(value, what):
+    return _int_in(value, -0x80000000, 0x7FFFFFFF, what)
+
+
+def _vec3(value, dims, what):
+    """A float[3] from a sequence of dims (or, in 2D, 3) numbers; NaN and
+    infinities pass through for C to refuse with its own message."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError("%s must be a sequence of %d numbers, got %r"
+                        % (what, dims, value))
+    try:
+        items = [float(x) for x in value]
+    except TypeError:
+        raise TypeError("%s must be a sequence of %d numbers, got %r"
+                        % (what, dims, value))
+    if len(items) != dims and not (dims == 2 and len(items) == 3):
+        raise OutOfRangeError("%s must have %d components, got %d"
+                              % (what, dims, len(items)))
+    items += [0.0] * (3 - len(items))
+    return c_float3(*items)
+
+
+def _enum(cls, value, what):
+    if isinstance(value, str):
+        try:
+            return cls[value.strip().upper().replace("-", "_")]
+        except KeyError:
+            raise OutOfRangeError("%s: unknown name %r (one of %s)" % (
+                what, value, ", ".join(m.name.lower() for m in cls)))
+    try:
+        return cls(value)
+    except ValueError:
+        raise OutOfRangeError("%s: unknown value %r" % (what, value))
+
+
+def _struct_to_dict(s):
+    out = {}
+    for name, ctype in s._fields_:
+        value = getattr(s, name)
+        if ctype is c_float3:
+            value = tuple(value)
+        elif ctype is throng_object:
+            value = (value.id, value.generation)
+        out[name] = value
+    return out
+
+# ------------------------------------------------------------------------
+# Handles
+# ------------------------------------------------------------------------
+
+
+class Agent:
+    """A handle to one agent, valid until the agent is removed. Cheap to
+    copy; equal handles name the same agent. Attribute reads and writes go
+    straight to the C getters and setters (each O(1))."""
+
+    __slots__ = ("world", "slot", "generation")
+
+    def __init__(self, world, slot, generation):
+        self.world = world
+        self.slot = slot
+        self.generation = generation
+
+    @property
+    def _c(self):
+        return throng_agent(self.slot, self.generation)
+
+    def __eq__(self, other):
+        return (isinstance(other, Agent) and other.world is self.world and
+                other.slot == self.slot and
+                other.generation == self.generation)
+
+    def __hash__(self):
+        return hash((id(self.world), self.slot, self.generation))
+
+    def __repr__(self):
+        return "<throng.Agent slot=%d generation=%d>" % (self.slot,
+                                                         self.generation)
+
+    @property
+    def valid(self):
+        """True while the agent is alive (False after remove, or once the
+        world is closed)."""
+        w = self.world
+        if w._ptr is None:
+            return False
+        with w._lock:
+            return bool(lib.throng_agent_valid(w._handle(), self._c))
+
+    def remove(self):
+        self.world.remove(self)
+
+    @property
+    def index(self):
+        """The agent's row in the columns, valid until the next step, add
+        or remove."""
+        out = _u32()
+        self.world._call(lib.throng_agent_index, self._c, ctypes.byref(out))
+        return out.value
+
+    def definition(self):
+        """Every defining field at once, as the keywords of add_agent."""
+        d = throng_agent_def()
+        self.world._call(lib.throng_agent_get_def, self._c, ctypes.byref(d))
+        n = self.world.dimensions
+        return dict(position=tuple(d.position[:n]),
+                    velocity=tuple(d.velocity[:n]), mass=d.mass,
+                    max_force=d.max_force, max_speed=d.max_speed,
+                    radius=d.radius, group=d.group, host_key=d.host_key)
+
+    def _get_vec(self, name):
+        out = c_float3()
+        self.world._call(getattr(lib, "throng_agent_get_" + name), self._c,
+                         out)
+        return tuple(out[:self.world.dimensions])
+
+    def _set_vec(self, name, value):
+        v = _vec3(value, self.world.dimensions, name)
+        self.world._call(getattr(lib, "throng_agent_set_" + name), self._c,
+                         v)
+
+    def _get_scalar(self, name, ctype):
+        out = ctype()
+        self.world._call(getattr(lib, "throng_agent_get_" + name), self._c,
+                         ctypes.byref(out))
+        return out.value
+
+    def _set_scalar(self, name, value):
+        self.world._call(getattr(lib, "throng_agent_set_" + name), self._c,
+                         value)
+
+    position = property(lambda s: s._get_vec("position"),
+                        lambda s, v: s._set_vec("position", v),
+                        doc="metres, a tuple of `dimensions` floats")
+    velocity = property(lambda s: s._get_vec("velocity"),
+                        lambda s, v: s._set_vec("velocity", v),
+                        doc="metres per second")
+    target_point = property(
+        lambda s: s._get_vec("target_point"),
+        lambda s, v: s._set_vec("target_point", v),
+        doc="the point seek, flee and arrive use with source agent_point")
+    mass = property(lambda s: s._get_scalar("mass", _f),
+                    lambda s, v: s._set_scalar("mass", float(v)),
+                    doc="kilograms, > 0")
+    max_force = property(lambda s: s._get_scalar("max_force", _f),
+                         lambda s, v: s._set_scalar("max_force", float(v)),
+                         doc="newtons, >= 0")
+    max_speed = property(lambda s: s._get_scalar("max_speed", _f),
+                         lambda s, v: s._set_scalar("max_speed", float(v)),
+                         doc="metres per second, >= 0")
+    radius = property(lambda s: s._get_scalar("radius", _f),
+                      lambda s, v: s._set_scalar("radius", float(v)),
+                      doc="body radius, metres, >= 0")
+    progress = property(
+        lambda s: s._get_scalar("progress", _u32),
+        lambda s, v: s._set_scalar("progress", _u32v(v, "progress")),
+        doc="path segment (follow_path) or next checkpoint (patrol)")
+    host_key = property(
+        lambda s: s._get_scalar("host_key", _u64),
+        lambda s, v: s._set_scalar("host_key", _u64v(v, "host_key")),
+        doc="the host's own 64-bit id; 0 is none")
+
+    @property
+    def group(self):
+        """The agent's Group; set it with a Group, a group id or a name."""
+        return self.world.group(self._get_scalar("group", _u32))
+
+    @group.setter
+    def group(self, value):
+        self._set_scalar("group", self.world._group_id(value))
+
+    @property
+    def target_agent(self):
+        """The agent pursue, evade, offset pursuit and follow_leader use;
+        None when unset."""
+        out = throng_agent()
+        self.world._call(lib.throng_agent_get_target_agent, self._c,
+                         ctypes.byref(out))
+        if out.slot == 0 and out.generation == 0:
+            return None
+        return Agent(self.world, out.slot, out.generation)
+
+    @target_agent.setter
+    def target_agent(self, value):
+        target = throng_agent() if value is None else _agent_c(value)
+        self.world._call(lib.throng_agent_set_target_agent, self._c, target)
+
+    @property
+    def basis(self):
+        """(forward, up, side) unit vectors, each a tuple of 3 floats."""
+        vecs = [c_float3(), c_float3(), c_float3()]
+        self.world._call(lib.throng_agent_get_basis, self._c, *vecs)
+        return tuple(tuple(v) for v in vecs)
+
+    @property
+    def heading(self):
+        """The unit forward vector, `dimensions` floats."""
+        return self.basis[0][:self.world.dimensions]
+
+
+def _agent_c(value):
+    if not isinstance(value, Agent):
+        raise TypeError("expected a throng.Agent, got %r" % (value,))
+    return value._c
+
+
+class Group:
+    """A steering recipe that agents name. Group 0 (world.default_group)
+    always exists and makes agents coast."""
+
+    __slots__ = ("world", "id")
+
+    def __init__(self, world, group_id):
+        self.world = world
+        self.id = group_id
+
+    def __eq__(self, other):
+        return (isinstance(other, Group) and other.world is self.world and
+                other.id == self.id)
+
+    def __hash__(self):
+        return hash((id(self.world), self.id))
+
+    def __int__(self):
+        return self.id
+
+    def __index__(self):
+        return self.id
+
+    @property
+    def name(self):
+        """The name given at creation (or found by), None if unknown."""
+        return self.world._group_names.get(self.id)
+
+    def __repr__(self):
+        return "<throng.Group %d%s>" % (
+            self.id, " %r" % self.name if self.name else "")
+
+    # Flocking, wander and combination ----------------------------------
+
+    @property
+    def flocking(self):
+        """The flocking rules as a dict (enum fields as enum members)."""
+        f = throng_flocking()
+        self.world._call(lib.throng_group_get_flocking, self.id,
+                         ctypes.byref(f))
+        d = _struct_to_dict(f)
+        d["separation_mode"] = SeparationMode(d["separation_mode"])
+        return d
+
+    def set_flocking(self, **changes):
+        """Changes the named flocking fields, keeping the others."""
+        f = throng_flocking()
+        self.world._call(lib.throng_group_get_flocking, self.id,
+                         ctypes.byref(f))
+        _fill_flocking(f, changes)
+        self.world._call(lib.throng_group_set_flocking, self.id,
+                         ctypes.byref(f))
+
+    @property
+    def wander(self):
+        """Seed 000's turn-rate wander as a dict."""
+        wd = throng_wander()
+        self.world._call(lib.throng_group_get_wander, self.id,
+                         ctypes.byref(wd))
+        return _struct_to_dict(wd)
+
+    def set_wander(self, **changes):
+        """Changes the named wander fields, keeping the others."""
+        wd = throng_wander()
+        self.world._call(lib.throng_group_get_wander, self.id,
+                         ctypes.byref(wd))
+        _fill_wander(wd, changes)
+        self.world._call(lib.throng_group_set_wander, self.id,
+                         ctypes.byref(wd))
+
+    def set_combine(self, mode):
+        """Sets the combination mode: "weighted_average",
+        "weighted_sum" or "priority" (or a CombineMode)."""
+        self.world._call(lib.throng_group_set_combine, self.id,
+                         _enum(CombineMode, mode, "combine"))
+
+    # The behaviour list -------------------------------------------------
+
+    def add_behaviour(self, kind, weight=None, priority=None,
+                      speed_factor=None, **params):
+        """Appends a behaviour; returns its index in the list.
+
+        kind: a BehaviourKind or its name ("seek", "arrive",
+        "follow_path", ...). params: the fields of the kind's parameter
+        struct (see throng.h), e.g. point=(x, y), ramp="linear",
+        path=<WorldObject>, offset=(..), box_min=(..). For seek, flee and
+        arrive, giving `point` without `source` selects source
+        "fixed_point" (the behaviour's own point). Unnamed fields keep
+        throng_behaviour_default's values."""
+        b = _behaviour(self.world, kind, weight, priority, speed_factor,
+                       params)
+        index = _u32()
+        self.world._call(lib.throng_group_add_behaviour, self.id,
+                         ctypes.byref(b), ctypes.byref(index))
+        return index.value
+
+    def set_behaviour(self, index, kind, weight=None, priority=None,
+                      speed_factor=None, **params):
+        """Replaces behaviour `index` (as add_behaviour builds it)."""
+        b = _behaviour(self.world, kind, weight, priority, speed_factor,
+                       params)
+        self.world._call(lib.throng_group_set_behaviour, self.id,
+                         _u32v(index, "index"), ctypes.byref(b))
+
+    def get_behaviour(self, index):
+        """Behaviour `index` as a dict: kind, weight, priority,
+        speed_factor and its parameters (objects as WorldObject)."""
+        b = throng_behaviour()
+        self.world._call(lib.throng_group_get_behaviour, self.id,
+                         _u32v(index, "index"), ctypes.byref(b))
+        return _behaviour_dict(self.world, b)
+
+    @property
+    def behaviour_count(self):
+        out = _u32()
+        self.world._call(lib.throng_group_behaviour_count, self.id,
+                         ctypes.byref(out))
+        return out.value
+
+    @property
+    def behaviours(self):
+        """The behaviour list, as get_behaviour dicts."""
+        return [self.get_behaviour(i) for i in range(self.behaviour_count)]
+
+    def clear_behaviours(self):
+        self.world._call(lib.throng_group_clear_behaviours, self.id)
+
+
+def _fill(struct, changes, what, enums=None):
+    enums = enums or {}
+    names = [n for n, _ in struct._fields_]
+    for key, value in changes.items():
+        if key not in names:
+            raise TypeError("%s has no field %r (fields: %s)"
+                            % (what, key, ", ".join(names)))
+        ctype = dict(struct._fields_)[key]
+        if key in enums:
+            value = _enum(enums[key], value, key)
+        elif ctype is ctypes.c_int32:
+            value = _i32v(value, key)
+        elif ctype is ctypes.c_uint32:
+            value = _u32v(value, key)
+        elif ctype is ctypes.c_bool:
+            value = bool(value)
+        elif ctype is _f:
+            value = float(value)
+        setattr(struct, key, value)
+
+
+def _fill_flocking(f, changes):
+    _fill(f, changes, "flocking",
+          {"separation_mode": SeparationMode})
+
+
+def _fill_wander(wd, changes):
+    _fill(wd, changes, "wander")
+
+
+def _behaviour(world, kind, weight, priority, speed_factor, params):
+    kind = _enum(BehaviourKind, kind, "behaviour kind")
+    b = lib.throng_behaviour_default(kind)
+    if weight is not None:
+        b.weight = float(weight)
+    if priority is not None:
+        b.priority = _i32v(priority, "priority")
+    if speed_factor is not None:
+        b.speed_factor = float(speed_factor)
+    member = _PARAMS_OF_KIND[kind]
+    p = getattr(b.u, member)
+    params = dict(params)
+    if member == "seek" and "point" in params and "source" not in params:
+        params["source"] = TargetSource.FIXED_POINT
+    names = [n for n, _ in p._fields_]
+    for key, value in params.items():
+        if key not in names:
+            raise TypeError("behaviour %s takes %s, weight, priority and "
+                            "speed_factor; got %r" % (
+                                kind.name.lower(), ", ".join(names), key))
+        ctype = dict(p._fields_)[key]
+        if ctype is c_float3:
+            value = _vec3(value, world.dimensions, key)
+        elif ctype is throng_object:
+            if not isinstance(value, WorldObject):
+                raise TypeError("%s must be a throng.WorldObject, got %r"
+                                % (key, value))
+            if value.world is not world:
+                raise StaleHandleError(
+                    "%s: the object belongs to another world" % key)
+            value = value._c
+        elif key == "source":
+            value = _enum(TargetSource, value, key)
+        elif key == "ramp":
+            value = _enum(ArriveRamp, value, key)
+        elif ctype is ctypes.c_uint32:
+            value = _u32v(value, key)
+        elif ctype is ctypes.c_bool:
+            value = bool(value)
+        else:
+            value = float(value)
+        setattr(p, key, value)
+    return b
+
+
+def _behaviour_dict(world, b):
+    kind = BehaviourKind(b.kind)
+    d = dict(kind=kind, weight=b.weight, priority=b.priority,
+             speed_factor=b.speed_factor)
+    p = getattr(b.u, _PARAMS_OF_KIND[kind])
+    for name, ctype in p._fields_:
+        value = getattr(p, name)
+        if ctype is c_float3:
+            value = tuple(value[:world.dimensions])
+        elif ctype is throng_object:
+            value = world._object(value.id, value.generation)
+        elif name == "source":
+            value = TargetSource(value)
+        elif name == "ramp":
+            value = ArriveRamp(value)
+        d[name] = value
+    return d
+
+
+class WorldObject:
+    """A handle to a static object: an obstacle, a wall, a path or a flow
+    field. `kind` says which ("sphere", "box", "segment", "plane", "path",
+    "flow_field"; None when the object was not made through this
+    binding's world)."""
+
+    __slots__ = ("world", "id", "generation", "kind")
+
+    def __init__(self, world, object_id, generation, kind):
+        self.world = world
+        self.id = object_id
+        self.generation = generation
+        self.kind = kind
+
+    @property
+    def _c(self):
+        return throng_object(self.id, self.generation)
+
+    def __eq__(self, other):
+        return (isinstance(other, WorldObject) and
+                other.world is self.world and other.id == self.id and
+                other.generation == self.generation)
+
+    def __hash__(self):
+        return hash((id(self.world), self.id, self.generation))
+
+    def __repr__(self):
+        return "<throng.WorldObject %s id=%d generation=%d>" % (
+            self.kind, self.id, self.generation)
+
+    def remove(self):
+        self.world.remove_object(self)
+
+
+# ------------------------------------------------------------------------
+# Zero-copy columns
+# ------------------------------------------------------------------------
+
+_COLUMN_NAMES = ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
+                 "ux", "uy", "uz")
+
+
+def _view(pointer, count, keepalive, use_numpy):
+    """A read-only 1-D view of `count` C floats at `pointer`, sharing the
+    memory (no copy). The view keeps `keepalive` (the World) alive, so
+    garbage collection cannot free the columns under it."""
+    if not pointer:
+        if use_numpy:
+            a = _np.empty(0, dtype=_np.float32)
+            a.flags.writeable = False
+            return a
+        return memoryview(b"").cast("f")
+    address = ctypes.cast(pointer, ctypes.c_void_p).value
+    block = (ctypes.c_float * count).from_address(address)
+    block._throng_world = keepalive
+    if use_numpy:
+        a = _np.frombuffer(block, dtype=_np.float32, count=count)
+        a.flags.writeable = False
+        return a
+    return memoryview(block).cast("B").cast("f").toreadonly()
+
+
+class Columns:
+    """Zero-copy views of the structure-of-arrays columns, row i being the
+    agent world.agent_at(i). Attributes px, py, pz, vx, vy, vz (velocity),
+    fx, fy, fz (unit heading) and ux, uy, uz (unit up, 3D only) are 1-D
+    read-only NumPy float32 arrays of length `count` (memoryviews of
+    format 'f' without NumPy); the z and up columns are None in 2D.
+
+    VALID UNTIL THE NEXT world.step(), add_agent(), remove() or close():
+    those move the rows and may free the memory. Reading an attribute of a
+    stale Columns raises StaleColumnsError; views already taken out of it
+    must not be read after that point (fetch world.columns() again).
+    Setters (agent.position = ...) change values in place and keep the
+    views valid."""
+
+    def __init__(self, world, use_numpy):
+        c = throng_columns()
+        world._call(lib.throng_world_columns, ctypes.byref(c))
+        self._world = world
+        self._epoch = world._epoch
+        self.count = c.count
+        self.dims = world.dimensions
+        self.numpy = use_numpy
+        self._views = {}
+        self._addresses = {}
+        for name in _COLUMN_NAMES:
+            pointer = getattr(c, name)
+            if pointer:
+                self._addresses[name] = ctypes.cast(
+                    pointer, ctypes.c_void_p).value
+                self._views[name] = _view(pointer, c.count, world, use_numpy)
+            elif self.dims == 2 and (name[1] == "z" or name[0] == "u"):
+                self._addresses[name] = None  # absent in 2D
+                self._views[name] = None
+            else:  # an empty world may hand out NULL columns
+                self._addresses[name] = None
+                self._views[name] = _view(None, 0, world, use_numpy)
+
+    @property
+    def valid(self):
+        """False once a step, add, remove or close has moved the rows."""
+        return (self._world._ptr is not None and
+                self._world._epoch == self._epoch)
+
+    def address(self, name):
+        """The C pointer of column `name` (an int, None when absent)."""
+        return self._addresses[name]
+
+    def _get(self, name):
+        if not self.valid:
+            raise StaleColumnsError(
+                "these columns were fetched before a step, add or remove; "
+                "call world.columns() again")
+        return self._views[name]
+
+    @property
+    def positions(self):
+        """(px, py) or (px, py, pz): zero-copy, one view per axis."""
+        return tuple(self._get(n) for n in ("px", "py", "pz")[:self.dims])
+
+    @property
+    def velocities(self):
+        return tuple(self._get(n) for n in ("vx", "vy", "vz")[:self.dims])
+
+    @property
+    def headings(self):
+        return tuple(self._get(n) for n in ("fx", "fy", "fz")[:self.dims])
+
+    def __repr__(self):
+        return "<throng.Columns count=%d dims=%d %s%s>" % (
+            self.count, self.dims, "numpy" if self.numpy else "memoryview",
+            "" if self.valid else " stale")
+
+
+for _name in _COLUMN_NAMES:
+    setattr(Columns, _name,
+            property(lambda self, n=_name: self._get(n),
+                     doc="zero-copy column %s" % _name))
+del _name
+
+StepStats = namedtuple("StepStats", [n for n, _ in throng_step_stats._fields_])
+StepStats.__doc__ = ("What the last step did (throng_step_stats): times in "
+                     "wall-clock seconds, simd the kernel path's name.")
+
+# ------------------------------------------------------------------------
+# The world
+# ------------------------------------------------------------------------
+
+class World:
+    """A throng world. Keywords mirror throng_world_def:
+
+    dimensions        2 or 3
+    boundary          "unbounded" (default) or "periodic"
+    box               periodic box edges in metres, `dimensions` numbers
+                      (default 100 each), each at least 3 neighbour radii
+    neighbour_radius  metres, > 0 (default 1)
+    cell_size         grid cell edge in metres; 0 (default): the radius
+    threads           threads per step, 0 = OpenMP default
+    seed              seed of the counter-based random numbers (default 1)
+    initial_capacity  agents to reserve room for
+
+    Use it as a context manager, or call close(); a world that is garbage
+    collected unclosed is destroyed then."""
+
+    def __init__(self, dimensions=2, boundary="unbounded", box=None,
+                 neighbour_radius=1.0, cell_size=0.0, threads=0, seed=1,
+                 initial_capacity=0):
+        self._ptr = None
+        self._lock = threading.RLock()
+        self._epoch = 0
+        self._group_names = {0: "default"}
+        self._object_kinds = {}
+        d = lib.throng_world_def_default()
+        d.dimensions = _int_in(dimensions, -0x80000000, 0x7FFFFFFF,
+                               "dimensions")
+        d.boundary = _enum(Boundary, boundary, "boundary")
+        if box is not None:
+            if dimensions not in (2, 3):
+                raise OutOfRangeError("dimensions must be 2 or 3, got %r"
+                                      % (dimensions,))
+            d.box_size = _vec3(box, dimensions, "box")
+            if dimensions == 2:
+                d.box_size[2] = 100.0  # ignored in 2D; keep it finite
+        d.neighbour_radius = float(neighbour_radius)
+        d.cell_size = float(cell_size)
+        d.threads = _int_in(threads, -0x80000000, 0x7FFFFFFF, "threads")
+        d.seed = _u64v(seed, "seed")
+        d.initial_capacity = _u32v(initial_capacity, "initial_capacity")
+        ptr = _w()
+        status = lib.throng_world_create(ctypes.byref(d), ctypes.byref(ptr))
+        if status != Status.OK:
+            # throng_world_create has no world to hold the detail: name
+            # the refused definition instead.
+            raise _error(status, "throng_world_create: %s (dimensions=%d, "
+                         "boundary=%s, box=%s, neighbour_radius=%g, "
+                         "cell_size=%g, threads=%d, initial_capacity=%d)" % (
+                             status_string(status), d.dimensions,
+                             Boundary(d.boundary).name.lower(),
+                             tuple(d.box_size[:d.dimensions]),
+                             d.neighbour_radius, d.cell_size, d.threads,
+                             d.initial_capacity))
+        self._ptr = ptr.value
+        self.dimensions = d.dimensions
+        self.boundary = Boundary(d.boundary)
+        self.box = tuple(d.box_size[:d.dimensions])
+        self.neighbour_radius = d.neighbour_radius
+        self.seed = d.seed
+        self._threads = d.threads
+
+    # Lifecycle ----------------------------------------------------------
+
+    def close(self, _destroy=lib.throng_world_destroy):
+        """Destroys the world (idempotent). Handles and column views of it
+        are unusable afterwards."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before the world existed
+            return
+        with lock:
+            if self._ptr is not None:
+                ptr, self._ptr = self._ptr, None
+                self._epoch += 1
+                _destroy(ptr)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # never raise from a finaliser
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    @property
+    def closed(self):
+        return self._ptr is None
+
+    def _handle(self):
+        if self._ptr is None:
+            raise ValueError("operation on a closed throng.World")
+        return self._ptr
+
+    def _call(self, fn, *args):
+        """Calls fn(world, *args) and raises the status's ThrongError with
+        the world's last error when it refuses."""
+        with self._lock:
+            status = fn(self._handle(), *args)
+            if status != 0:
+                detail = lib.throng_world_last_error(self._ptr)
+                raise _error(status, detail.decode("utf-8", "replace")
+                             if detail else "")
+
+    def __repr__(self):
+        if self._ptr is None:
+            return "<throng.World closed>"
+        return "<throng.World %dD %s agents=%d step=%d>" % (
+            self.dimensions, self.boundary.name.lower(), self.agent_count,
+            self.step_count)
+
+    # Scalars ------------------------------------------------------------
+
+    def _query(self, fn):
+        with self._lock:
+            return fn(self._handle())
+
+    agent_count = property(
+        lambda s: s._query(lib.throng_world_agent_count),
+        doc="live agents")
+    step_count = property(lambda s: s._query(lib.throng_world_step_count),
+                          doc="completed steps")
+    bytes = property(lambda s: s._query(lib.throng_world_bytes),
+                     doc="heap bytes the world holds")
+    hash = property(lambda s: s._query(lib.throng_world_hash),
+                    doc="64-bit hash of the whole simulation state")
+    object_count = property(
+        lambda s: s._query(lib.throng_world_object_count),
+        doc="live static objects")
+
+    def __len__(self):
+        return self.agent_count
+
+    @property
+    def last_error(self):
+        """throng_world_last_error: the last refused call's sentence."""
+        with self._lock:
+            return lib.throng_world_last_error(self._handle()).decode()
+
+    @property
+    def threads(self):
+        """Threads per step (0 = OpenMP default); the result of a step
+        never depends on it."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, value):
+        value = _int_in(value, -0x80000000, 0x7FFFFFFF, "threads")
+        self._call(lib.throng_world_set_threads, value)
+        self._threads = value
+
+    # Stepping -----------------------------------------------------------
+
+    def step(self, dt, steps=1):
+        """Advances the world by dt seconds, `steps` times."""
+        dt = float(dt)
+        for _ in range(_u32v(steps, "steps")):
+            with self._lock:
+                self._epoch += 1
+                self._call(lib.throng_world_step, dt)
+
+    def stats(self):
+        """A StepStats of the last step."""
+        s = throng_step_stats()
+        self._call(lib.throng_world_stats, ctypes.byref(s))
+        values = [getattr(s, n) for n, _ in s._fields_]
+        values[-1] = s.simd.decode() if s.simd else None
+        return StepStats(*values)
+
+    # Agents -------------------------------------------------------------
+
+    def add_agent(self, position=None, velocity=None, mass=None,
+                  max_force=None, max_speed=None, radius=None, group=None,
+                  host_key=None, target_point=None, target_agent=None,
+                  progress=None):
+        """Adds an agent and returns its Agent handle. Unnamed fields take
+        throng_agent_def_default's values (mass 1 kg, max_force 10 N,
+        max_speed 1 m/s, radius 0.25 m, group 0, at rest at the origin).
+        group: a Group, a group id or a group name. target_point,
+        target_agent and progress, when given, are set right after; if
+        one is refused the agent is removed again, so a refused call adds
+        nothing."""
+        d = lib.throng_agent_def_default()
+        n = self.dimensions
+        if position is not None:
+            d.position = _vec3(position, n, "position")
+        if velocity is not None:
+            d.velocity = _vec3(velocity, n, "velocity")
+        if mass is not None:
+            d.mass = float(mass)
+        if max_force is not None:
+            d.max_force = float(max_force)
+        if max_speed is not None:
+            d.max_speed = float(max_speed)
+        if radius is not None:
+            d.radius = float(radius)
+        if group is not None:
+            d.group = self._group_id(group)
+        if host_key is not None:
+            d.host_key = _u64v(host_key, "host_key")
+        out = throng_agent()
+        with self._lock:
+            self._epoch += 1
+            self._call(lib.throng_agent_add, ctypes.byref(d),
+                       ctypes.byref(out))
+            agent = Agent(self, out.slot, out.generation)
+            try:
+                if target_point is not None:
+                    agent.target_point = target_point
+                if target_agent is not None:
+                    agent.target_agent = target_agent
+                if progress is not None:
+                    agent.progress = progress
+            except BaseException:
+                lib.throng_agent_remove(self._ptr, out)
+                raise
+        return agent
+
+    def remove(self, agent):
+        """Removes an agent (O(1)); its handle is stale afterwards."""
+        with self._lock:
+            self._handle()
+            self._epoch += 1
+            self._call(lib.throng_agent_remove, _agent_c(agent))
+
+    def find_agent(self, host_key):
+        """The agent carrying `host_key`; NotFoundError when none does."""
+        out = throng_agent()
+        self._call(lib.throng_agent_find, _u64v(host_key, "host_key"),
+                   ctypes.byref(out))
+        return Agent(self, out.slot, out.generation)
+
+    def agent_at(self, index):
+        """The agent at row `index` of the columns."""
+        out = throng_agent()
+        self._call(lib.throng_agent_at, _u32v(index, "index"),
+                   ctypes.byref(out))
+        return Agent(self, out.slot, out.generation)
+
+    def agents(self):
+        """Every live agent, in row order."""
+        with self._lock:
+            return [self.agent_at(i) for i in range(self.agent_count)]
+
+    # Groups -------------------------------------------------------------
+
+    @property
+    def default_group(self):
+        return Group(self, 0)
+
+    def create_group(self, name=None, flocking=None, wander=None,
+                     combine=None):
+        """Creates a group and returns it.
+
+        name: optional, unique, at most 63 bytes of UTF-8.
+        flocking: dict of throng_flocking fields (separation_weight,
+          alignment_radius, field_of_view, separation_mode, ...). Radii
+          you do not give default to min(C default, neighbour_radius),
+          as the world's default group does.
+        wander: dict of throng_wander fields (weight, max_turn_rate, ...).
+        combine: "weighted_average" (default), "weighted_sum" or
+          "priority".
+        Add behaviours with group.add_behaviour()."""
+        d = lib.throng_group_def_default()
+        flocking = dict(flocking or {})
+        for radius in ("separation_radius", "alignment_radius",
+                       "cohesion_radius"):
+            if radius not in flocking:
+                value = getattr(d.flocking, radius)
+                setattr(d.flocking, radius,
+                        min(value, self.neighbour_radius))
+        _fill_flocking(d.flocking, flocking)
+        _fill_wander(d.wander, dict(wander or {}))
+        if combine is not None:
+            d.combine = _enum(CombineMode, combine, "combine")
+        encoded = None
+        if name is not None:
+            encoded = name.encode("utf-8")
+            if b"\0" in encoded:
+                raise OutOfRangeError("group name must not contain NUL")
+            d.name = encoded
+        out = _u32()
+        self._call(lib.throng_group_create, ctypes.byref(d),
+                   ctypes.byref(out))
+        if name is not None:
+            self._group_names[out.value] = name
+        return Group(self, out.value)
+
+    def group(self, key):
+        """The Group of an id (int) or a name (str): NotFoundError for an
+        unknown name, UnknownGroupError for an id never created."""
+        if isinstance(key, Group):
+            return key
+        if isinstance(key, str):
+            out = _u32()
+            encoded = key.encode("utf-8")
+            if b"\0" in encoded:
+                raise NotFoundError("no group is named %r" % key)
+            self._call(lib.throng_group_find, encoded, ctypes.byref(out))
+            self._group_names[out.value] = key
+            return Group(self, out.value)
+        gid = _u32v(key, "group")
+        # Checks that the id exists (the C call refuses unknown ids).
+        f = throng_flocking()
+        self._call(lib.throng_group_get_flocking, gid, ctypes.byref(f))
+        return Group(self, gid)
+
+    def _group_id(self, value):
+        if isinstance(value, Group):
+            if value.world is not self:
+                raise UnknownGroupError("the group belongs to another world")
+            return value.id
+        if isinstance(value, str):
+            return self.group(value).id
+        return _u32v(value, "group")
+
+    # Static objects -----------------------------------------------------
+
+    def _new_object(self, fn, kind, *args):
+        out = throng_object()
+        self._call(fn, *args, ctypes.byref(out))
+        self._object_kinds[(out.id, out.generation)] = kind
+        return WorldObject(self, out.id, out.generation, kind)
+
+    def _object(self, object_id, generation):
+        if object_id == 0:
+            return None
+        return WorldObject(self, object_id, generation,
+                           self._object_kinds.get((object_id, generation)))
+
+    def add_obstacle_sphere(self, center, radius):
+        """A circle (2D) or sphere (3D) obstacle; radius > 0 metres."""
+        n = self.dimensions
+        return self._new_object(lib.throng_obstacle_add_sphere, "sphere",
+                                _vec3(center, n, "center"), float(radius))
+
+    def add_obstacle_box(self, min, max):  # noqa: A002 (the C names)
+        """An axis-aligned rectangle (2D) or box (3D): min < max."""
+        n = self.dimensions
+        return self._new_object(lib.throng_obstacle_add_box, "box",
+                                _vec3(min, n, "min"), _vec3(max, n, "max"))
+
+    def add_wall_segment(self, a, b):
+        """A two-sided wall segment (2D worlds only)."""
+        n = self.dimensions
+        return self._new_object(lib.throng_wall_add_segment, "segment",
+                                _vec3(a, n, "a"), _vec3(b, n, "b"))
+
+    def add_wall_plane(self, point, normal):
+        """A one-sided wall (a line in 2D, a plane in 3D) whose normal
+        points to the side agents belong on."""
+        n = self.dimensions
+        return self._new_object(lib.throng_wall_add_plane, "plane",
+                                _vec3(point, n, "point"),
+                                _vec3(normal, n, "normal"))
+
+    def create_path(self, points, radius, closed=False):
+        """A polyline path through `points` (each `dimensions` numbers; a
+        NumPy (n, dims) array works too) with corridor `radius`."""
+        n = self.dimensions
+        try:
+            rows = [_vec3(p, n, "path point") for p in points]
+        except TypeError:
+            raise TypeError("points must be a sequence of points")
+        flat = (ctypes.c_float * (3 * len(rows)))()
+        for i, row in enumerate(rows):
+            flat[3 * i:3 * i + 3] = list(row)
+        return self._new_object(lib.throng_path_create, "path",
+                                ctypes.cast(flat, _c_float_p),
+                                _u32v(len(rows), "point count"),
+                                float(radius), bool(closed))
+
+    def create_flow_field(self, origin, cell_size, size, vectors):
+        """A grid of vectors sampled bilinearly (2D) or trilinearly (3D):
+        cell (i, j[, k]) holds the vector at origin + cell_size * (i, j,
+        k). size: points per axis (`dimensions` ints). vectors: the
+        size[0] * size[1] (* size[2]) vectors of `dimensions` floats, x
+        fastest, as a flat sequence, nested sequences or any NumPy array
+        of that many floats (e.g. shaped (ny, nx, 2)). Copied."""
+        n = self.dimensions
+        d = throng_flow_field_def()
+        d.origin = _vec3(origin, n, "origin")
+        d.cell_size = float(cell_size)
+        size = list(size)
+        if len(size) != n:
+            raise OutOfRangeError("size must have %d entries, got %d"
+                                  % (n, len(size)))
+        cells = 1
+        for a, s in enumerate(size):
+            d.size[a] = _u32v(s, "size[%d]" % a)
+            cells *= d.size[a]
+        if n == 2:
+            d.size[2] = 1
+        want = cells * n
+        if _np is not None and not isinstance(vectors, (list, tuple)):
+            arr = _np.ascontiguousarray(vectors, dtype=_np.float32)
+            arr = arr.reshape(-1)
+            if arr.size != want:
+                raise OutOfRangeError(
+                    "a flow field of size %s needs %d floats, got %d"
+                    % (tuple(size), want, arr.size))
+            d.vectors = arr.ctypes.data_as(_c_float_p)
+            keep = arr
+        else:
+            flat = list(_flatten(vectors))
+            if len(flat) != want:
+                raise OutOfRangeError(
+                    "a flow field of size %s needs %d floats, got %d"
+                    % (tuple(size), want, len(flat)))
+            keep = (ctypes.c_float * max(want, 1))(*flat)
+            d.vectors = ctypes.cast(keep, _c_float_p)
+        obj = self._new_object(lib.throng_flow_field_create, "flow_field",
+                               ctypes.byref(d))
+        del keep  # C copied the vectors
+        return obj
+
+    def remove_object(self, obj):
+        """Removes a static object; behaviours naming it go quiet."""
+        if not isinstance(obj, WorldObject):
+            raise TypeError("expected a throng.WorldObject, got %r" % (obj,))
+        self._call(lib.throng_object_remove, obj._c)
+        self._object_kinds.pop((obj.id, obj.generation), None)
+
+    # Queries ------------------------------------------------------------
+
+    def query_radius(self, point, radius, max_results=None):
+        """The agents within `radius` metres of `point` (inclusive), as a
+        list of Agent in an unspecified but deterministic order. With
+        max_results, at most that many."""
+        p = _vec3(point, self.dimensions, "point")
+        radius = float(radius)
+        capacity = 64 if max_results is None else _u32v(max_results,
+                                                        "max_results")
+        count = _u32()
+        with self._lock:
+            while True:
+                buf = (throng_agent * max(capacity, 1))()
+                self._call(lib.throng_world_query_radius, p, radius, buf,
+                           capacity, ctypes.byref(count), None)
+                if count.value <= capacity or max_results is not None:
+                    break
+                capacity = count.value
+        found = min(count.value, capacity)
+        return [Agent(self, buf[i].slot, buf[i].generation)
+                for i in range(found)]
+
+    # Columns ------------------------------------------------------------
+
+    def columns(self, numpy=None):
+        """Zero-copy views of the columns (see Columns), valid until the
+        next step, add_agent, remove or close. numpy: True for NumPy
+        arrays, False for memoryviews; default: NumPy when installed."""
+        if numpy is None:
+            numpy = _np is not None
+        elif numpy and _np is None:
+            raise ImportError("numpy is not installed")
+        with self._lock:
+            return Columns(self, bool(numpy))
+
+    @property
+    def positions(self):
+        """(px, py[, pz]): one zero-copy 1-D view per axis (columns())."""
+        return self.columns().positions
+
+    @property
+    def velocities(self):
+        return self.columns().velocities
+
+    @property
+    def headings(self):
+        return self.columns().headings
+
+    def _copy(self, names):
+        names = names[:self.dimensions]
+        with self._lock:
+            c = self.columns()
+            if _np is not None:
+                out = _np.empty((c.count, len(names)), dtype=_np.float32)
+                for a, name in enumerate(names):
+                    out[:, a] = getattr(c, name)
+                return out
+            cols = [getattr(c, name) for name in names]
+            return [tuple(col[i] for col in cols) for i in range(c.count)]
+
+    def positions_copy(self):
+        """An (n, dims) float32 array (a list of tuples without NumPy) of
+        the positions in row order: a copy, valid for ever."""
+        return self._copy(("px", "py", "pz"))
+
+    def velocities_copy(self):
+        return self._copy(("vx", "vy", "vz"))
+
+    def headings_copy(self):
+        return self._copy(("fx", "fy", "fz"))
+
+
+def _flatten(values):
+    for v in values:
+        if isinstance(v, (int, float)):
+            yield float(v)
+        else:
+            try:
+                iter(v)
+            except TypeError:
+                yield float(v)
+            else:
+                yield from _flatten(v)

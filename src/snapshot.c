@@ -1,0 +1,1489 @@
+/*
+ * Snapshots: a world's whole state as bytes, and a new world made from
+ * them. The format's header is documented in throng.h; the payload is
+ * what this file writes, in this order:
+ *
+ *   settings  dimensions, boundary, box, neighbour radius, the grid's
+ *             cells (edge, reach, cells per axis), threads, seed, tag,
+ *             step count, the sticky flags, and every count below
+ *   objects   every id handed out: kind, generation, shape, path points
+ *             and lengths, flow vectors; then the free ids in stack order
+ *   groups    name, flocking, wander, combine mode, behaviour list
+ *   slots     generation and host key of every slot; then the free slots
+ *             in stack order
+ *   agents    every column the world has, in dense row order
+ *
+ * One codec walks both ways. Each part of the state is visited by one
+ * function that either writes its fields or reads them back, so save and
+ * load cannot drift apart, and the writer also runs without a buffer to
+ * measure, so the size and the bytes come from the same code. Every value
+ * is written byte by byte, little-endian, floats by their bits; only whole
+ * arrays take a memcpy, on hosts where that is the same thing.
+ *
+ * What must be kept for a bit-identical continuation is the order of
+ * things, not only their values: the dense rows (the grid sorts stably, so
+ * the order of agents within a cell decides the order in which neighbour
+ * sums are added), the free lists (they decide which slot and object id
+ * the next add reuses) and the generations. Capacities, the grids and the
+ * kernel constants are not saved: the first two are rebuilt by the next
+ * step from the state alone, the last derived again from the recipes.
+ *
+ * Loading builds a fresh world through the ordinary creation path and
+ * fills it section by section; the world is handed over only when every
+ * section was read and checked, and destroyed on any failure, so a caller
+ * never sees a half-restored world. Groups go through the public group
+ * functions, which validate them and keep the name table, and host keys
+ * through throng_agent_set_host_key, which keeps the key table; columns,
+ * the slot table and the object table are copied in directly, since no
+ * public call could reproduce their order.
+ *
+ * The checksum catches truncation and corruption. The structural checks
+ * behind it (counts against the bytes left, the slot table a permutation
+ * of the rows, every id and group in range, finite geometry) are for a
+ * snapshot that passes the checksum yet was not written by this library:
+ * such a world may behave oddly, but is never read out of bounds.
+ */
+#include "internal.h"
+#include "behaviour.h"
+#include "geometry.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SNAP_MAGIC "THRNGSNP"
+#define SNAP_MAGIC_BYTES 8u
+/* The header's size and where its checksum sits (see throng.h). */
+#define SNAP_HEADER_BYTES 40u
+#define SNAP_CHECKSUM_AT 32u
+
+/* 64-bit FNV-1a. Each step xors in one byte and multiplies by an odd
+ * constant, a bijection of the running value, so changing any single byte
+ * always changes the result; a 64-bit value also makes an accidental
+ * match of any larger damage vanishingly rare. */
+#define FNV_OFFSET 0xCBF29CE484222325ull
+#define FNV_PRIME 0x100000001B3ull
+
+/* Agent generations carry the world's tag in their top 8 bits over a
+ * 24-bit counter; object generations are the counter alone (world.c,
+ * geometry.c). */
+#define SNAP_TAG_SHIFT 24u
+#define SNAP_COUNTER_MASK 0xFFFFFFu
+
+/* The fewest payload bytes each counted item takes, to refuse counts the
+ * snapshot cannot hold before allocating for them: a slot is a generation
+ * and a key, an agent at least 11 floats and 2 integers (a 2D world
+ * without behaviour state), an object a kind and a generation, a group its
+ * name and fixed fields. */
+#define SNAP_MIN_SLOT_BYTES 12u
+#define SNAP_MIN_AGENT_BYTES 52u
+#define SNAP_MIN_OBJECT_BYTES 8u
+#define SNAP_MIN_GROUP_BYTES 140u
+
+/* The columns in the format's order; absent ones (NULL) are skipped, and
+ * which are absent follows from the dimensions and the behaviour-state
+ * flag, which the settings carry. */
+#define SNAP_FLOAT_COLUMNS 23
+#define SNAP_U32_COLUMNS 5
+
+/* ------------------------------------------------------------------------ */
+/* The codec                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct snap_codec {
+    int reading;
+    uint8_t *out;      /* writing: the snapshot, or NULL to measure */
+    const uint8_t *in; /* reading: the snapshot */
+    uint64_t len;      /* reading: its length */
+    uint64_t pos;      /* bytes written or read so far, header included */
+    /* Reading: the first refusal; later reads yield zeros and no-ops. */
+    throng_status status;
+    char why[200];
+} snap_codec;
+
+static void snap_fail(snap_codec *c, throng_status status, const char *fmt,
+                      ...) __attribute__((format(printf, 3, 4)));
+
+static void snap_fail(snap_codec *c, throng_status status, const char *fmt,
+                      ...) {
+    if (c->status != THRONG_OK)
+        return;
+    c->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+}
+
+/* Reading: whether `bytes` more are there; refuses the snapshot if not. */
+static int snap_has(snap_codec *c, uint64_t bytes, const char *what) {
+    if (c->status != THRONG_OK)
+        return 0;
+    if (c->len - c->pos < bytes) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "%s needs %llu bytes at offset %llu, the snapshot has "
+                  "%llu left",
+                  what, (unsigned long long)bytes, (unsigned long long)c->pos,
+                  (unsigned long long)(c->len - c->pos));
+        return 0;
+    }
+    return 1;
+}
+
+static void io_raw(snap_codec *c, void *bytes, size_t n) {
+    if (n == 0)
+        return; /* an empty column's pointer may be NULL */
+    if (c->reading) {
+        if (!snap_has(c, n, "a field")) {
+            memset(bytes, 0, n);
+            return;
+        }
+        memcpy(bytes, c->in + c->pos, n);
+    } else if (c->out) {
+        memcpy(c->out + c->pos, bytes, n);
+    }
+    c->pos += n;
+}
+
+static void io_u32(snap_codec *c, uint32_t *v) {
+    uint8_t b[4];
+    for (unsigned k = 0; k < 4u; k++)
+        b[k] = (uint8_t)(*v >> (8u * k));
+    io_raw(c, b, sizeof b);
+    if (c->reading) {
+        uint32_t x = 0;
+        for (unsigned k = 0; k < 4u; k++)
+            x |= (uint32_t)b[k] << (8u * k);
+        *v = x;
+    }
+}
+
+static void io_u64(snap_codec *c, uint64_t *v) {
+    uint8_t b[8];
+    for (unsigned k = 0; k < 8u; k++)
+        b[k] = (uint8_t)(*v >> (8u * k));
+    io_raw(c, b, sizeof b);
+    if (c->reading) {
+        uint64_t x = 0;
+        for (unsigned k = 0; k < 8u; k++)
+            x |= (uint64_t)b[k] << (8u * k);
+        *v = x;
+    }
+}
+
+/* Signed integers and floats travel as the bits of a u32. */
+static void io_i32(snap_codec *c, int32_t *v) {
+    uint32_t u;
+    memcpy(&u, v, sizeof u);
+    io_u32(c, &u);
+    if (c->reading)
+        memcpy(v, &u, sizeof u);
+}
+
+static void io_f32(snap_codec *c, float *v) {
+    uint32_t u;
+    memcpy(&u, v, sizeof u);
+    io_u32(c, &u);
+    if (c->reading)
+        memcpy(v, &u, sizeof u);
+}
+
+static void io_f32n(snap_codec *c, float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        io_f32(c, &v[i]);
+}
+
+static void io_bool(snap_codec *c, bool *v) {
+    uint32_t u = *v ? 1u : 0u;
+    io_u32(c, &u);
+    if (c->reading) {
+        if (u > 1u)
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "a flag at offset %llu is %u, not 0 or 1",
+                      (unsigned long long)(c->pos - 4u), u);
+        *v = u != 0u;
+    }
+}
+
+/* Enums travel as a u32; the caller checks the value read. */
+#define IO_ENUM(c, field, type)                                               \
+    do {                                                                      \
+        uint32_t enum_ = (uint32_t)(field);                                   \
+        io_u32((c), &enum_);                                                  \
+        if ((c)->reading)                                                     \
+            (field) = (type)enum_;                                            \
+    } while (0)
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&            \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SNAP_HOST_LITTLE 1
+#else
+#define SNAP_HOST_LITTLE 0
+#endif
+
+/* Whole columns: on a little-endian host the array is already in the
+ * format's byte order, and a copy is what the loop would do. */
+static void io_u32s(snap_codec *c, uint32_t *v, size_t n) {
+    if (SNAP_HOST_LITTLE) {
+        io_raw(c, v, n * sizeof *v);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        io_u32(c, &v[i]);
+}
+
+static void io_f32s(snap_codec *c, float *v, size_t n) {
+    if (SNAP_HOST_LITTLE) {
+        io_raw(c, v, n * sizeof *v);
+        return;
+    }
+    io_f32n(c, v, n);
+}
+
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* The checksum of a whole snapshot: every byte but the checksum's own. */
+static uint64_t snap_checksum(const uint8_t *s, size_t total) {
+    uint64_t h = fnv1a(FNV_OFFSET, s, SNAP_CHECKSUM_AT);
+    return fnv1a(h, s + SNAP_HEADER_BYTES, total - SNAP_HEADER_BYTES);
+}
+
+static uint32_t get_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p) {
+    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static void put_u16(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v) {
+    for (unsigned k = 0; k < 4u; k++)
+        p[k] = (uint8_t)(v >> (8u * k));
+}
+
+static void put_u64(uint8_t *p, uint64_t v) {
+    for (unsigned k = 0; k < 8u; k++)
+        p[k] = (uint8_t)(v >> (8u * k));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The parts of the state                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The settings section: what creating the world needs, and the counts
+ * every later section is read by. */
+typedef struct snap_settings {
+    uint32_t dims, boundary;
+    float box[3];
+    float neighbour_radius;
+    float edge[3];    /* the grid's cell edge per axis */
+    int32_t reach[3]; /* cells walked on each side, per axis */
+    int32_t cells[3]; /* periodic: cells per axis; else 0 */
+    int32_t threads;
+    uint64_t seed;
+    uint32_t tag;
+    uint64_t step;
+    uint32_t wander_used, behaviour_state;
+    uint32_t group_count;
+    uint32_t has_geometry, object_count, object_free;
+    uint32_t slot_count, slot_free, agent_count;
+} snap_settings;
+
+static void io_settings(snap_codec *c, snap_settings *s) {
+    io_u32(c, &s->dims);
+    io_u32(c, &s->boundary);
+    io_f32n(c, s->box, 3);
+    io_f32(c, &s->neighbour_radius);
+    io_f32n(c, s->edge, 3);
+    for (int a = 0; a < 3; a++)
+        io_i32(c, &s->reach[a]);
+    for (int a = 0; a < 3; a++)
+        io_i32(c, &s->cells[a]);
+    io_i32(c, &s->threads);
+    io_u64(c, &s->seed);
+    io_u32(c, &s->tag);
+    io_u64(c, &s->step);
+    io_u32(c, &s->wander_used);
+    io_u32(c, &s->behaviour_state);
+    io_u32(c, &s->group_count);
+    io_u32(c, &s->has_geometry);
+    io_u32(c, &s->object_count);
+    io_u32(c, &s->object_free);
+    io_u32(c, &s->slot_count);
+    io_u32(c, &s->slot_free);
+    io_u32(c, &s->agent_count);
+}
+
+static void io_object_handle(snap_codec *c, throng_object *o) {
+    io_u32(c, &o->id);
+    io_u32(c, &o->generation);
+}
+
+/* A behaviour: the common fields, then the union member its kind uses. */
+static void io_behaviour(snap_codec *c, throng_behaviour *b) {
+    IO_ENUM(c, b->kind, throng_behaviour_kind);
+    if (c->reading && c->status == THRONG_OK && !behaviour_family(b->kind)) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown behaviour kind %u",
+                  (unsigned)b->kind);
+        return;
+    }
+    io_f32(c, &b->weight);
+    io_i32(c, &b->priority);
+    io_f32(c, &b->speed_factor);
+    switch (b->kind) {
+    case THRONG_BEHAVIOUR_SEEK:
+    case THRONG_BEHAVIOUR_FLEE:
+    case THRONG_BEHAVIOUR_ARRIVE: {
+        throng_seek_params *p = &b->u.seek;
+        IO_ENUM(c, p->source, throng_target_source);
+        io_f32n(c, p->point, 3);
+        io_f32(c, &p->flee_range);
+        io_f32(c, &p->braking_distance);
+        IO_ENUM(c, p->ramp, throng_arrive_ramp);
+        break;
+    }
+    case THRONG_BEHAVIOUR_PURSUE:
+    case THRONG_BEHAVIOUR_EVADE:
+    case THRONG_BEHAVIOUR_OFFSET_PURSUIT: {
+        throng_pursue_params *p = &b->u.pursue;
+        io_f32(c, &p->prediction_time);
+        io_f32(c, &p->max_prediction);
+        io_f32n(c, p->offset, 3);
+        io_f32(c, &p->braking_distance);
+        io_f32(c, &p->evade_range);
+        break;
+    }
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+        io_f32(c, &b->u.wander.distance);
+        io_f32(c, &b->u.wander.radius);
+        io_f32(c, &b->u.wander.jitter);
+        break;
+    case THRONG_BEHAVIOUR_PATROL:
+    case THRONG_BEHAVIOUR_FOLLOW_PATH: {
+        throng_path_params *p = &b->u.path;
+        io_object_handle(c, &p->path);
+        io_f32(c, &p->prediction_time);
+        io_f32(c, &p->ahead);
+        io_u32(c, &p->window);
+        io_bool(c, &p->loop);
+        io_f32(c, &p->reach);
+        io_f32(c, &p->braking_distance);
+        break;
+    }
+    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+        io_object_handle(c, &b->u.flow.field);
+        io_f32(c, &b->u.flow.prediction_time);
+        io_bool(c, &b->u.flow.raw);
+        break;
+    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
+        io_f32(c, &b->u.avoid.min_length);
+        io_f32(c, &b->u.avoid.lookahead_time);
+        break;
+    case THRONG_BEHAVIOUR_CONTAIN:
+    case THRONG_BEHAVIOUR_FOLLOW_WALL: {
+        throng_contain_params *p = &b->u.contain;
+        io_bool(c, &p->use_box);
+        io_f32n(c, p->box_min, 3);
+        io_f32n(c, p->box_max, 3);
+        io_bool(c, &p->use_walls);
+        io_f32(c, &p->range);
+        io_f32(c, &p->distance);
+        io_f32(c, &p->ahead);
+        break;
+    }
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER: {
+        throng_leader_params *p = &b->u.leader;
+        io_f32(c, &p->behind);
+        io_f32(c, &p->clearance_length);
+        io_f32(c, &p->clearance_width);
+        io_f32(c, &p->braking_distance);
+        break;
+    }
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        io_f32(c, &b->u.unaligned.radius);
+        io_f32(c, &b->u.unaligned.horizon);
+        io_f32(c, &b->u.unaligned.margin);
+        break;
+    }
+}
+
+static void io_group(snap_codec *c, group_record *g) {
+    io_raw(c, g->name, sizeof g->name);
+    throng_flocking *f = &g->flocking;
+    io_f32(c, &f->separation_radius);
+    io_f32(c, &f->separation_weight);
+    io_f32(c, &f->alignment_radius);
+    io_f32(c, &f->alignment_weight);
+    io_f32(c, &f->cohesion_radius);
+    io_f32(c, &f->cohesion_weight);
+    io_f32(c, &f->field_of_view);
+    io_f32(c, &f->speed_factor);
+    IO_ENUM(c, f->separation_mode, throng_separation_mode);
+    io_i32(c, &f->separation_priority);
+    io_i32(c, &f->alignment_priority);
+    io_i32(c, &f->cohesion_priority);
+    throng_wander *wd = &g->wander;
+    io_f32(c, &wd->weight);
+    io_f32(c, &wd->max_turn_rate);
+    io_f32(c, &wd->max_turn_change);
+    io_f32(c, &wd->speed_factor);
+    io_i32(c, &wd->priority);
+    IO_ENUM(c, g->combine, throng_combine_mode);
+    io_u32(c, &g->behaviour_count);
+    if (c->reading && g->behaviour_count > THRONG_MAX_BEHAVIOURS) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "a group lists %u behaviours, more than %u",
+                  g->behaviour_count, THRONG_MAX_BEHAVIOURS);
+        g->behaviour_count = 0;
+    }
+    for (uint32_t i = 0; i < g->behaviour_count && c->status == THRONG_OK;
+         i++)
+        io_behaviour(c, &g->behaviours[i]);
+}
+
+/* A path's block holds its points (3 floats each) and the length at each
+ * point, plus the closing one (steer_route.c). */
+static size_t path_floats(uint32_t count, int closed) {
+    return 4u * (size_t)count + (closed ? 1u : 0u);
+}
+
+/* An object. Reading, the path or field block is allocated from the world
+ * once its size is known and checked against the bytes left. */
+static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
+    IO_ENUM(c, o->kind, geo_kind);
+    io_u32(c, &o->generation);
+    if (c->reading && c->status == THRONG_OK) {
+        if ((uint32_t)o->kind > (uint32_t)GEO_FLOW) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown object kind %u",
+                      (unsigned)o->kind);
+        } else if (o->generation == 0u ||
+                   o->generation > SNAP_COUNTER_MASK) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "object generation %u is outside 1 .. 2^24 - 1",
+                      o->generation);
+        }
+    }
+    if (c->status != THRONG_OK || o->kind == GEO_FREE) {
+        if (c->reading)
+            o->kind = GEO_FREE;
+        return;
+    }
+    io_f32n(c, o->a, 3);
+    io_f32n(c, o->b, 3);
+    io_f32(c, &o->r);
+    if (o->kind == GEO_PATH) {
+        uint32_t closed = o->closed ? 1u : 0u;
+        io_u32(c, &o->count);
+        io_u32(c, &closed);
+        if (c->reading) {
+            o->closed = (int)closed;
+            if (o->count < 2u || o->count > THRONG_MAX_PATH_POINTS ||
+                closed > 1u) {
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "a path of %u points (closed %u)", o->count,
+                          closed);
+                o->kind = GEO_FREE;
+                return;
+            }
+            size_t bytes = path_floats(o->count, o->closed) * sizeof(float);
+            if (!snap_has(c, bytes, "a path")) {
+                o->kind = GEO_FREE;
+                return;
+            }
+            float *block = world_alloc(w, bytes);
+            if (!block) {
+                snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                          "no memory for a path of %u points", o->count);
+                o->kind = GEO_FREE;
+                return;
+            }
+            o->points = block;
+            o->length_at = block + 3u * (size_t)o->count;
+            o->data = block;
+            o->data_bytes = bytes;
+        }
+        io_f32s(c, o->points, 3u * (size_t)o->count);
+        io_f32s(c, o->length_at, (size_t)o->count + (o->closed ? 1u : 0u));
+    } else if (o->kind == GEO_FLOW) {
+        io_f32n(c, o->origin, 3);
+        io_f32(c, &o->cell);
+        for (int k = 0; k < 3; k++)
+            io_u32(c, &o->size[k]);
+        size_t floats = 0;
+        if (c->reading) {
+            uint64_t cells = 1u;
+            for (int k = 0; k < 3; k++) {
+                int unused_axis = k >= w->dims;
+                if (o->size[k] == 0u || (unused_axis && o->size[k] != 1u))
+                    cells = 0u;
+                /* Checked after each factor, so it stays below 2^58. */
+                cells *= o->size[k];
+                if (cells > THRONG_MAX_FLOW_CELLS)
+                    cells = 0u;
+            }
+            if (cells == 0u) {
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "a flow field of %u x %u x %u cells", o->size[0],
+                          o->size[1], o->size[2]);
+                o->kind = GEO_FREE;
+                return;
+            }
+            floats = (size_t)cells * (size_t)w->dims;
+            size_t bytes = floats * sizeof(float);
+            if (!snap_has(c, bytes, "a flow field")) {
+                o->kind = GEO_FREE;
+                return;
+            }
+            float *block = world_alloc(w, bytes);
+            if (!block) {
+                snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                          "no memory for a flow field of %llu cells",
+                          (unsigned long long)cells);
+                o->kind = GEO_FREE;
+                return;
+            }
+            o->vectors = block;
+            o->data = block;
+            o->data_bytes = bytes;
+        } else {
+            floats = o->data_bytes / sizeof(float);
+        }
+        io_f32s(c, o->vectors, floats);
+    }
+}
+
+/* The float and integer columns in the format's order. */
+static void snap_float_columns(const agent_columns *col,
+                               float *out[SNAP_FLOAT_COLUMNS]) {
+    float *all[SNAP_FLOAT_COLUMNS] = {
+        col->px,        col->py,     col->pz,          col->vx, col->vy,
+        col->vz,        col->fx,     col->fy,          col->fz, col->ux,
+        col->uy,        col->uz,     col->mass,        col->max_force,
+        col->max_speed, col->radius, col->wander_rate, col->tx, col->ty,
+        col->tz,        col->wx,     col->wy,          col->wz};
+    memcpy(out, all, sizeof all);
+}
+
+static void snap_u32_columns(const agent_columns *col,
+                             uint32_t *out[SNAP_U32_COLUMNS]) {
+    uint32_t *all[SNAP_U32_COLUMNS] = {col->target_slot, col->target_gen,
+                                       col->progress, col->group, col->slot};
+    memcpy(out, all, sizeof all);
+}
+
+static void io_columns(snap_codec *c, throng_world *w) {
+    float *floats[SNAP_FLOAT_COLUMNS];
+    uint32_t *ints[SNAP_U32_COLUMNS];
+    snap_float_columns(&w->col, floats);
+    snap_u32_columns(&w->col, ints);
+    for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++)
+        if (floats[k])
+            io_f32s(c, floats[k], w->count);
+    for (int k = 0; k < SNAP_U32_COLUMNS; k++)
+        if (ints[k])
+            io_u32s(c, ints[k], w->count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Saving                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void settings_of(const throng_world *w, snap_settings *s) {
+    memset(s, 0, sizeof *s);
+    s->dims = (uint32_t)w->dims;
+    s->boundary = (uint32_t)w->boundary;
+    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
+    for (int a = 0; a < 3; a++) {
+        s->box[a] = w->box[a];
+        s->edge[a] = w->grid.edge[a];
+        s->reach[a] = w->grid.reach[a];
+        /* An unbounded grid's cell counts belong to its last build. */
+        s->cells[a] = periodic ? w->grid.n[a] : 0;
+    }
+    s->neighbour_radius = w->neighbour_radius;
+    s->threads = w->threads;
+    s->seed = w->seed;
+    s->tag = w->tag;
+    s->step = w->step;
+    s->wander_used = w->wander_used ? 1u : 0u;
+    s->behaviour_state = w->behaviour_state ? 1u : 0u;
+    s->group_count = w->group_count;
+    s->has_geometry = w->geo ? 1u : 0u;
+    s->object_count = w->geo ? w->geo->count : 0u;
+    s->object_free = w->geo ? w->geo->free_count : 0u;
+    s->slot_count = w->slot_count;
+    s->slot_free = w->free_count;
+    s->agent_count = w->count;
+}
+
+/* Writes the snapshot to `out`, or only measures it when out is NULL;
+ * returns its size. The world is only read: the codec writes back into
+ * the fields it visits only when reading. */
+static uint64_t snap_encode(throng_world *w, uint8_t *out) {
+    snap_codec c;
+    memset(&c, 0, sizeof c);
+    c.out = out;
+    c.pos = SNAP_HEADER_BYTES;
+    snap_settings s;
+    settings_of(w, &s);
+    io_settings(&c, &s);
+    /* Objects before groups: loading checks the behaviours against the
+     * objects they name. */
+    if (w->geo) {
+        for (uint32_t i = 0; i < w->geo->count; i++)
+            io_object(&c, w, &w->geo->objects[i]);
+        io_u32s(&c, w->geo->free_ids, w->geo->free_count);
+    }
+    for (uint32_t g = 0; g < w->group_count; g++)
+        io_group(&c, &w->groups[g]);
+    for (uint32_t i = 0; i < w->slot_count; i++) {
+        io_u32(&c, &w->slots[i].generation);
+        io_u64(&c, &w->slots[i].host_key);
+    }
+    io_u32s(&c, w->free_slots, w->free_count);
+    io_columns(&c, w);
+    if (out) {
+        memcpy(out, SNAP_MAGIC, SNAP_MAGIC_BYTES);
+        put_u32(out + 8, THRONG_SNAPSHOT_VERSION);
+        put_u16(out + 12, THRONG_VERSION_MAJOR);
+        put_u16(out + 14, THRONG_VERSION_MINOR);
+        put_u16(out + 16, THRONG_VERSION_PATCH);
+        put_u16(out + 18, 0u);
+        put_u32(out + 20, 0u);
+        put_u64(out + 24, c.pos);
+        put_u64(out + SNAP_CHECKSUM_AT, snap_checksum(out, (size_t)c.pos));
+    }
+    return c.pos;
+}
+
+/* The size, or records a refusal when it does not fit a size_t (only
+ * possible where size_t is 32 bits). */
+static throng_status snap_measure(throng_world *w, const char *fn,
+                                  size_t *out_size) {
+    uint64_t size = snap_encode(w, NULL);
+    if (size > (uint64_t)SIZE_MAX)
+        return world_fail(w, THRONG_ERR_CAPACITY,
+                          "%s: the snapshot would be %llu bytes, more than "
+                          "this machine addresses",
+                          fn, (unsigned long long)size);
+    *out_size = (size_t)size;
+    return THRONG_OK;
+}
+
+throng_status throng_world_snapshot_size(const throng_world *cw,
+                                         size_t *out_bytes) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out_bytes)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "throng_world_snapshot_size: out_bytes must not be "
+                          "NULL");
+    return snap_measure(w, "throng_world_snapshot_size", out_bytes);
+}
+
+throng_status throng_world_save(const throng_world *cw, void *buffer,
+                                size_t capacity, size_t *out_bytes) {
+    static const char fn[] = "throng_world_save";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!buffer && capacity > 0)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: buffer is NULL but capacity is %zu", fn,
+                          capacity);
+    size_t size;
+    throng_status st = snap_measure(w, fn, &size);
+    if (st != THRONG_OK)
+        return st;
+    if (out_bytes)
+        *out_bytes = size;
+    if (capacity < size)
+        return world_fail(w, THRONG_ERR_CAPACITY,
+                          "%s: the buffer holds %zu bytes, the snapshot "
+                          "needs %zu",
+                          fn, capacity, size);
+    snap_encode(w, buffer);
+    return THRONG_OK;
+}
+
+throng_status throng_world_save_file(const throng_world *cw,
+                                     const char *path) {
+    static const char fn[] = "throng_world_save_file";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!path)
+        return world_fail(w, THRONG_ERR_NULL, "%s: path must not be NULL",
+                          fn);
+    size_t size;
+    throng_status st = snap_measure(w, fn, &size);
+    if (st != THRONG_OK)
+        return st;
+    size_t path_len = strlen(path);
+    size_t tmp_bytes = path_len + sizeof ".tmp";
+    uint8_t *buffer = world_alloc(w, size);
+    char *tmp = path_len < SIZE_MAX - sizeof ".tmp" ? world_alloc(w, tmp_bytes)
+                                                    : NULL;
+    if (!buffer || !tmp) {
+        world_free(w, buffer, size);
+        world_free(w, tmp, tmp_bytes);
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for a snapshot of %zu bytes", fn,
+                          size);
+    }
+    snap_encode(w, buffer);
+    memcpy(tmp, path, path_len);
+    memcpy(tmp + path_len, ".tmp", sizeof ".tmp");
+
+    /* Write beside the target, then rename over it: rename replaces a
+     * file in one step, so a crash or a full disk leaves the previous
+     * snapshot whole rather than a truncated one in its place. */
+    st = THRONG_OK;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        st = world_fail(w, THRONG_ERR_IO, "%s: cannot open \"%s\": %s", fn,
+                        tmp, strerror(errno));
+    } else {
+        /* The first failure's reason: a full disk often shows only at
+         * the flush or the close. */
+        errno = 0;
+        int err = 0;
+        if (fwrite(buffer, 1, size, f) != size)
+            err = errno ? errno : EIO;
+        if (fflush(f) != 0 && !err)
+            err = errno ? errno : EIO;
+        if (fclose(f) != 0 && !err)
+            err = errno ? errno : EIO;
+        if (err) {
+            st = world_fail(w, THRONG_ERR_IO,
+                            "%s: cannot write %zu bytes to \"%s\": %s", fn,
+                            size, tmp, strerror(err));
+            remove(tmp);
+        } else if (rename(tmp, path) != 0) {
+            st = world_fail(w, THRONG_ERR_IO,
+                            "%s: cannot rename \"%s\" to \"%s\": %s", fn, tmp,
+                            path, strerror(errno));
+            remove(tmp);
+        }
+    }
+    world_free(w, buffer, size);
+    world_free(w, tmp, tmp_bytes);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+throng_world_load_def throng_world_load_def_default(void) {
+    throng_world_load_def d;
+    memset(&d, 0, sizeof d);
+    return d;
+}
+
+static void load_report(const throng_world_load_def *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void load_report(const throng_world_load_def *d, const char *fmt,
+                        ...) {
+    if (!d || !d->error || d->error_capacity == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->error, d->error_capacity, fmt, ap);
+    va_end(ap);
+}
+
+/* Checks the header's first `available` bytes (the whole header when it
+ * is there); on success *out_total is the length it states. */
+static void header_check(snap_codec *c, const uint8_t *h, size_t available,
+                         uint64_t *out_total) {
+    *out_total = 0;
+    if (available < SNAP_HEADER_BYTES) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "truncated: %zu bytes, less than the %u-byte header",
+                  available, SNAP_HEADER_BYTES);
+        return;
+    }
+    if (memcmp(h, SNAP_MAGIC, SNAP_MAGIC_BYTES) != 0) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "not a throng snapshot: the magic is not \"%s\"",
+                  SNAP_MAGIC);
+        return;
+    }
+    uint32_t version = get_u32(h + 8);
+    /* The version comes before the checksum: a newer format may place or
+     * compute its checksum differently. */
+    if (version > THRONG_SNAPSHOT_VERSION) {
+        snap_fail(c, THRONG_ERR_VERSION,
+                  "format version %u (written by library %u.%u.%u); this "
+                  "library reads up to version %u",
+                  version, (unsigned)(h[12] | h[13] << 8),
+                  (unsigned)(h[14] | h[15] << 8),
+                  (unsigned)(h[16] | h[17] << 8), THRONG_SNAPSHOT_VERSION);
+        return;
+    }
+    if (version == 0u || h[18] != 0u || h[19] != 0u || get_u32(h + 20) != 0u) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "format version %u or the reserved header fields are not "
+                  "valid",
+                  version);
+        return;
+    }
+    uint64_t total = get_u64(h + 24);
+    if (total < SNAP_HEADER_BYTES) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "the header states a length of %llu bytes",
+                  (unsigned long long)total);
+        return;
+    }
+    *out_total = total;
+}
+
+/* Maps a refusal of a public call made while loading: running out of
+ * memory stays that; anything else means the snapshot holds what the
+ * library would never have accepted. */
+static void snap_refused(snap_codec *c, throng_world *w, throng_status st,
+                         const char *what) {
+    snap_fail(c,
+              st == THRONG_ERR_OUT_OF_MEMORY ? THRONG_ERR_OUT_OF_MEMORY
+                                             : THRONG_ERR_BAD_SNAPSHOT,
+              "%s: %s", what, w->error);
+}
+
+static int counter_ok(uint32_t generation) {
+    return (generation & SNAP_COUNTER_MASK) != 0u;
+}
+
+/* The settings must describe a world this library could have made, and
+ * the counts must fit the bytes left. */
+static void check_settings(snap_codec *c, const snap_settings *s) {
+    if ((s->dims != 2u && s->dims != 3u) || s->boundary > 1u ||
+        s->tag == 0u || s->tag > 255u || s->wander_used > 1u ||
+        s->behaviour_state > 1u || s->has_geometry > 1u) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "settings out of range (dimensions %u, boundary %u, tag "
+                  "%u, flags %u %u %u)",
+                  s->dims, s->boundary, s->tag, s->wander_used,
+                  s->behaviour_state, s->has_geometry);
+        return;
+    }
+    if (s->group_count == 0u || s->group_count > THRONG_MAX_GROUPS ||
+        s->slot_count > THRONG_MAX_AGENTS || s->agent_count > s->slot_count ||
+        s->slot_free != s->slot_count - s->agent_count ||
+        s->object_count > THRONG_MAX_OBJECTS ||
+        s->object_free > s->object_count ||
+        (!s->has_geometry && s->object_count != 0u)) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "inconsistent counts: %u groups, %u slots (%u free), %u "
+                  "agents, %u objects (%u free)",
+                  s->group_count, s->slot_count, s->slot_free,
+                  s->agent_count, s->object_count, s->object_free);
+        return;
+    }
+    uint64_t least = (uint64_t)s->group_count * SNAP_MIN_GROUP_BYTES +
+                     (uint64_t)s->object_count * SNAP_MIN_OBJECT_BYTES +
+                     (uint64_t)s->object_free * 4u +
+                     (uint64_t)s->slot_count * SNAP_MIN_SLOT_BYTES +
+                     (uint64_t)s->slot_free * 4u +
+                     (uint64_t)s->agent_count * SNAP_MIN_AGENT_BYTES;
+    snap_has(c, least, "the counted groups, objects, slots and agents");
+}
+
+static double snap_reach_for(float cover, float edge) {
+    /* As grid.c's reach_for, so a plan is checked exactly as made. */
+    double reach = ceil((double)cover / (double)edge);
+    if (reach < 1.0)
+        reach = 1.0;
+    return reach > 1000.0 ? 1000.0 : reach;
+}
+
+/* Gives the new world the saved grid cells. The world was created with
+ * the saved cell edge as its cell size, which reproduces an unbounded
+ * grid exactly; a periodic box stretches its cells to fit a whole number,
+ * and the size that was asked for is not kept, so the saved plan is
+ * checked against the rules grid_plan follows and then put in place. */
+static void restore_grid_plan(snap_codec *c, throng_world *w,
+                              const snap_settings *s) {
+    grid *g = &w->grid;
+    if (w->boundary != THRONG_BOUNDARY_PERIODIC) {
+        for (int a = 0; a < 3; a++)
+            if (memcmp(&g->edge[a], &s->edge[a], sizeof(float)) != 0 ||
+                g->reach[a] != s->reach[a] || s->cells[a] != 0) {
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "the grid's cells on axis %d are not those its "
+                          "cell edge gives",
+                          a);
+                return;
+            }
+        return;
+    }
+    const float cover = w->neighbour_radius * GRID_CELL_PAD;
+    uint64_t cells = 1u;
+    for (int a = 0; a < 3; a++) {
+        int32_t n = s->cells[a], reach = s->reach[a];
+        float edge = s->edge[a];
+        int ok = is_finite_float(edge) && edge > 0.0f;
+        if (a >= w->dims) {
+            ok = ok && n == 1 && reach == 0;
+        } else {
+            ok = ok && n >= 3 && (uint32_t)n <= GRID_MAX_CELLS;
+            float want = ok ? (float)((double)w->box[a] / (double)n) : 0.0f;
+            ok = ok && memcmp(&want, &edge, sizeof edge) == 0;
+            double want_reach = n == 3 ? 1.0 : snap_reach_for(cover, edge);
+            ok = ok && (double)reach == want_reach &&
+                 reach <= GRID_MAX_REACH && n >= 2 * reach + 1;
+        }
+        if (!ok) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "the periodic grid's axis %d (%d cells of %g m, reach "
+                      "%d) is not one this box allows",
+                      a, n, (double)edge, reach);
+            return;
+        }
+        cells *= (uint64_t)n;
+    }
+    if (cells > GRID_MAX_CELLS) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "the periodic grid has %llu cells, more than %u",
+                  (unsigned long long)cells, GRID_MAX_CELLS);
+        return;
+    }
+    for (int a = 0; a < 3; a++) {
+        g->n[a] = s->cells[a];
+        g->edge[a] = s->edge[a];
+        g->inv_edge[a] = 1.0 / (double)s->edge[a];
+        g->reach[a] = s->reach[a];
+    }
+    g->bucket_count = (uint32_t)cells;
+}
+
+/* The checks creation made, for values that never change afterwards. */
+static int object_valid(const throng_world *w, const geo_object *o) {
+    for (int k = 0; k < 3; k++)
+        if (!is_finite_float(o->a[k]) || !is_finite_float(o->b[k]))
+            return 0;
+    if (!is_finite_float(o->r))
+        return 0;
+    switch (o->kind) {
+    case GEO_SPHERE:
+        return o->r > 0.0f;
+    case GEO_BOX:
+        for (int k = 0; k < w->dims; k++)
+            if (!(o->a[k] < o->b[k]))
+                return 0;
+        return 1;
+    case GEO_SEGMENT:
+        return w->dims == 2;
+    case GEO_PLANE:
+        return 1;
+    case GEO_PATH:
+        if (!(o->r > 0.0f))
+            return 0;
+        for (size_t i = 0; i < path_floats(o->count, o->closed); i++)
+            if (!is_finite_float(o->points[i]))
+                return 0;
+        return 1;
+    case GEO_FLOW:
+        if (!is_finite_float(o->cell) || !(o->cell > 0.0f))
+            return 0;
+        for (int k = 0; k < 3; k++)
+            if (!is_finite_float(o->origin[k]))
+                return 0;
+        for (size_t i = 0; i < o->data_bytes / sizeof(float); i++)
+            if (!is_finite_float(o->vectors[i]))
+                return 0;
+        return 1;
+    case GEO_FREE:
+        return 1;
+    }
+    return 0;
+}
+
+static void load_geometry(snap_codec *c, throng_world *w,
+                          const snap_settings *s) {
+    geometry *g = world_alloc(w, sizeof *g);
+    if (!g) {
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                  "no memory for the object table");
+        return;
+    }
+    memset(g, 0, sizeof *g);
+    w->geo = g;
+    uint32_t cap = s->object_count;
+    if (cap > 0) {
+        g->objects = world_alloc(w, (size_t)cap * sizeof *g->objects);
+        g->free_ids = world_alloc(w, (size_t)cap * sizeof *g->free_ids);
+        if (g->objects)
+            memset(g->objects, 0, (size_t)cap * sizeof *g->objects);
+        if (!g->objects || !g->free_ids) {
+            /* Sized as allocated, so destroying the world frees them. */
+            g->capacity = cap;
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for %u objects", cap);
+            return;
+        }
+    }
+    g->capacity = cap;
+    for (uint32_t i = 0; i < cap && c->status == THRONG_OK; i++) {
+        geo_object *o = &g->objects[i];
+        io_object(c, w, o);
+        /* Counted as soon as it holds a block, which is then the world's
+         * to free. */
+        g->count = i + 1u;
+        g->data_bytes += o->data_bytes;
+        if (c->status == THRONG_OK && !object_valid(w, o))
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "object %u (kind %u) has values its creation refuses",
+                      i + 1u, (unsigned)o->kind);
+        g->live += o->kind != GEO_FREE;
+        g->planes += o->kind == GEO_PLANE;
+    }
+    if (c->status != THRONG_OK)
+        return;
+    io_u32s(c, g->free_ids, s->object_free);
+    if (c->status != THRONG_OK)
+        return;
+    g->free_count = s->object_free;
+    if (g->live != g->count - g->free_count) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "%u of %u objects are live, but %u ids are free", g->live,
+                  g->count, g->free_count);
+        return;
+    }
+    /* Every free id names a free object, once: mark each as seen with a
+     * kind no object has, then clear the marks. */
+    const geo_kind seen = (geo_kind)(GEO_FLOW + 1);
+    for (uint32_t k = 0; k < g->free_count && c->status == THRONG_OK; k++) {
+        uint32_t id = g->free_ids[k];
+        if (id >= g->count || g->objects[id].kind != GEO_FREE)
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "free object id %u is not a free object", id + 1u);
+        else
+            g->objects[id].kind = seen;
+    }
+    for (uint32_t i = 0; i < g->count; i++)
+        if (g->objects[i].kind == seen)
+            g->objects[i].kind = GEO_FREE;
+    g->version = 1u; /* the object grid is built by the first step */
+}
+
+/* A behaviour passes the checks its group functions made, except that a
+ * path or flow field it names may have been removed since: then the
+ * behaviour is quiet, and the rest of its fields are never read. */
+static throng_status check_loaded_behaviour(throng_world *w,
+                                            const throng_behaviour *b) {
+    static const char fn[] = "behaviour";
+    if (!is_finite_float(b->weight) || !is_finite_float(b->speed_factor) ||
+        !(b->weight >= 0.0f) ||
+        !(b->speed_factor >= 0.0f && b->speed_factor <= 1.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: weight %g or speed_factor %g out of range", fn,
+                          (double)b->weight, (double)b->speed_factor);
+    switch (behaviour_family(b->kind)) {
+    case 1:
+        return steer_agent_check(w, fn, b);
+    case 2: {
+        int flow = b->kind == THRONG_BEHAVIOUR_FOLLOW_FLOW;
+        throng_object o = flow ? b->u.flow.field : b->u.path.path;
+        if (!geo_lookup(w, o, GEO_MASK(flow ? GEO_FLOW : GEO_PATH)))
+            return THRONG_OK;
+        return steer_route_check(w, fn, b);
+    }
+    case 3:
+        return steer_env_check(w, fn, b);
+    }
+    return world_fail(w, THRONG_ERR_OUT_OF_RANGE, "%s: unknown kind %d", fn,
+                      (int)b->kind);
+}
+
+static void load_group(snap_codec *c, throng_world *w, uint32_t id) {
+    group_record rec;
+    memset(&rec, 0, sizeof rec);
+    io_group(c, &rec);
+    if (c->status != THRONG_OK)
+        return;
+    /* A name is zero-padded and ends within its 64 bytes. */
+    const char *end = memchr(rec.name, '\0', sizeof rec.name);
+    size_t len = end ? (size_t)(end - rec.name) : sizeof rec.name;
+    int padded = end != NULL;
+    for (size_t k = len; k < sizeof rec.name && padded; k++)
+        padded = rec.name[k] == '\0';
+    if (!padded || (id == 0u && strcmp(rec.name, "default") != 0)) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "group %u: its name is not valid", id);
+        return;
+    }
+    char what[48];
+    snprintf(what, sizeof what, "group %u", id);
+    throng_status st;
+    if (id == 0u) {
+        /* Group 0 exists in every world: give it the saved recipe. */
+        st = throng_group_set_flocking(w, 0u, &rec.flocking);
+        if (st == THRONG_OK)
+            st = throng_group_set_wander(w, 0u, &rec.wander);
+        if (st == THRONG_OK)
+            st = throng_group_set_combine(w, 0u, rec.combine);
+    } else {
+        throng_group_def def = throng_group_def_default();
+        def.name = len ? rec.name : NULL;
+        def.flocking = rec.flocking;
+        def.wander = rec.wander;
+        def.combine = rec.combine;
+        uint32_t got = 0;
+        st = throng_group_create(w, &def, &got);
+        if (st == THRONG_OK && got != id) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "group %u was created as %u", id, got);
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < rec.behaviour_count && st == THRONG_OK; i++)
+        st = check_loaded_behaviour(w, &rec.behaviours[i]);
+    if (st != THRONG_OK) {
+        snap_refused(c, w, st, what);
+        return;
+    }
+    group_record *g = &w->groups[id];
+    memcpy(g->behaviours, rec.behaviours, sizeof rec.behaviours);
+    g->behaviour_count = rec.behaviour_count;
+    group_derive_params(w, id);
+}
+
+/* The slot table and the columns, then the checks that tie them together:
+ * every row names a distinct slot, every other slot is free exactly once,
+ * and host keys are unique (the key table refuses duplicates). */
+static void load_agents(snap_codec *c, throng_world *w,
+                        const snap_settings *s) {
+    /* Creation reserved slot_count rows and slots. */
+    w->slot_count = s->slot_count;
+    for (uint32_t i = 0; i < s->slot_count && c->status == THRONG_OK; i++) {
+        slot_entry *e = &w->slots[i];
+        e->unused = 0;
+        io_u32(c, &e->generation);
+        io_u64(c, &e->host_key);
+        if (c->status == THRONG_OK &&
+            (e->generation >> SNAP_TAG_SHIFT != w->tag ||
+             !counter_ok(e->generation)))
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "slot %u: generation %#x is not of this world's tag %u",
+                      i, e->generation, w->tag);
+        w->slot_dense[i] = SLOT_FREE;
+    }
+    io_u32s(c, w->free_slots, s->slot_free);
+    w->free_count = s->slot_free;
+    w->count = s->agent_count;
+    io_columns(c, w);
+    if (c->status != THRONG_OK)
+        return;
+
+    const agent_columns *col = &w->col;
+    for (uint32_t i = 0; i < w->count; i++) {
+        uint32_t slot = col->slot[i];
+        if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "row %u names slot %u, out of range or named twice", i,
+                      slot);
+            return;
+        }
+        w->slot_dense[slot] = i;
+        if (col->group[i] >= w->group_count) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "row %u is in group %u of %u", i, col->group[i],
+                      w->group_count);
+            return;
+        }
+        /* Set only through checked calls, never by a step. */
+        if (!is_finite_float(col->mass[i]) || !(col->mass[i] > 0.0f) ||
+            !is_finite_float(col->max_force[i]) || col->max_force[i] < 0.0f ||
+            !is_finite_float(col->max_speed[i]) || col->max_speed[i] < 0.0f ||
+            !is_finite_float(col->radius[i]) || col->radius[i] < 0.0f) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "row %u: mass, max_force, max_speed or radius out of "
+                      "range",
+                      i);
+            return;
+        }
+        /* Every step and setter wraps positions into the box, and the
+         * grid relies on it. */
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
+            const float *p[3] = {col->px, col->py, col->pz};
+            for (int a = 0; a < w->dims; a++)
+                if (!(p[a][i] >= 0.0f && p[a][i] < w->box[a])) {
+                    snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                              "row %u lies outside the periodic box", i);
+                    return;
+                }
+        }
+    }
+    /* Free slots: each once (marked while checking), none live, no key. */
+    const uint32_t seen = SLOT_FREE - 1u;
+    for (uint32_t k = 0; k < w->free_count && c->status == THRONG_OK; k++) {
+        uint32_t slot = w->free_slots[k];
+        if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE ||
+            w->slots[slot].host_key != 0u)
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "free slot %u is out of range, live, listed twice or "
+                      "keyed",
+                      slot);
+        else
+            w->slot_dense[slot] = seen;
+    }
+    for (uint32_t k = 0; k < w->free_count; k++)
+        if (w->free_slots[k] < w->slot_count &&
+            w->slot_dense[w->free_slots[k]] == seen)
+            w->slot_dense[w->free_slots[k]] = SLOT_FREE;
+    if (c->status != THRONG_OK)
+        return;
+    /* Host keys enter the key table through the public setter, which
+     * refuses a key held twice; the slot holds none until then. */
+    for (uint32_t i = 0; i < w->slot_count; i++) {
+        uint64_t key = w->slots[i].host_key;
+        if (w->slot_dense[i] == SLOT_FREE || key == 0u)
+            continue;
+        w->slots[i].host_key = 0u;
+        throng_agent h = {i + 1u, w->slots[i].generation};
+        throng_status st = throng_agent_set_host_key(w, h, key);
+        if (st != THRONG_OK) {
+            /* Later slots still hold keys the table lacks; the world is
+             * destroyed, which reads only the table. */
+            snap_refused(c, w, st, "host keys");
+            return;
+        }
+    }
+}
+
+/* Builds the world a verified snapshot describes; *out_world stays NULL
+ * on failure. */
+static void snap_decode(snap_codec *c, const throng_world_load_def *d,
+                        throng_world **out_world) {
+    snap_settings s;
+    memset(&s, 0, sizeof s);
+    io_settings(c, &s);
+    if (c->status == THRONG_OK)
+        check_settings(c, &s);
+    if (c->status == THRONG_OK &&
+        !(is_finite_float(s.edge[0]) && s.edge[0] > 0.0f))
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "the grid's cell edge is %g",
+                  (double)s.edge[0]);
+    if (c->status != THRONG_OK)
+        return;
+
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = (int)s.dims;
+    def.boundary = (throng_boundary)s.boundary;
+    memcpy(def.box_size, s.box, sizeof def.box_size);
+    def.neighbour_radius = s.neighbour_radius;
+    def.cell_size = s.edge[0];
+    def.threads = s.threads;
+    def.seed = s.seed;
+    /* Slots are never fewer than agents: room for both at once. */
+    def.initial_capacity = s.slot_count;
+    def.allocator = d->allocator;
+    throng_world *w = NULL;
+    throng_status st = throng_world_create(&def, &w);
+    if (st != THRONG_OK) {
+        snap_fail(c,
+                  st == THRONG_ERR_OUT_OF_MEMORY ? THRONG_ERR_OUT_OF_MEMORY
+                                                 : THRONG_ERR_BAD_SNAPSHOT,
+                  "the saved settings are refused: %s",
+                  throng_status_string(st));
+        return;
+    }
+    /* The saved tag, so the host's handles name the same agents here. */
+    w->tag = s.tag;
+    w->step = s.step;
+    restore_grid_plan(c, w, &s);
+    if (c->status == THRONG_OK && s.has_geometry)
+        load_geometry(c, w, &s);
+    for (uint32_t g = 0; g < s.group_count && c->status == THRONG_OK; g++)
+        load_group(c, w, g);
+    if (c->status == THRONG_OK) {
+        int any_list = 0;
+        for (uint32_t g = 0; g < w->group_count; g++)
+            any_list |= w->groups[g].behaviour_count > 0u;
+        /* Lists read the state columns, so a world with lists has them. */
+        if (any_list && !s.behaviour_state)
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "groups have behaviour lists but no behaviour state");
+        else if (s.behaviour_state && world_enable_behaviour_state(w))
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for the behaviour state of %u agents",
+                      s.slot_count);
+    }
+    if (c->status == THRONG_OK)
+        load_agents(c, w, &s);
+    if (c->status == THRONG_OK) {
+        /* Deriving the recipes set the flag where a group wanders now;
+         * the saved flag also remembers groups that wandered before. */
+        if (w->wander_used && !s.wander_used)
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "a group wanders but the wander flag is clear");
+        w->wander_used = (int)s.wander_used;
+    }
+    if (c->status == THRONG_OK && c->pos != c->len)
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "%llu bytes follow the last section",
+                  (unsigned long long)(c->len - c->pos));
+    if (c->status != THRONG_OK) {
+        throng_world_destroy(w);
+        return;
+    }
+    w->error[0] = '\0';
+    w->grid.valid = 0;
+    *out_world = w;
+}
+
+throng_status throng_world_load(const void *buffer, size_t bytes,
+                                const throng_world_load_def *def,
+                                throng_world **out_world) {
+    static const char fn[] = "throng_world_load";
+    if (out_world)
+        *out_world = NULL;
+    if (!out_world || !buffer) {
+        load_report(def, "%s: buffer and out_world must not be NULL", fn);
+        return THRONG_ERR_NULL;
+    }
+    throng_world_load_def d = def ? *def : throng_world_load_def_default();
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) {
+        load_report(def, "%s: give both allocator functions or neither", fn);
+        return THRONG_ERR_NULL;
+    }
+    snap_codec c;
+    memset(&c, 0, sizeof c);
+    c.reading = 1;
+    c.in = buffer;
+    c.len = bytes;
+    uint64_t total = 0;
+    header_check(&c, buffer, bytes, &total);
+    if (c.status == THRONG_OK && total != bytes)
+        snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
+                  "%s: the header states %llu bytes, the buffer holds %zu",
+                  total > bytes ? "truncated" : "too long",
+                  (unsigned long long)total, bytes);
+    if (c.status == THRONG_OK) {
+        uint64_t stored = get_u64(c.in + SNAP_CHECKSUM_AT);
+        uint64_t computed = snap_checksum(c.in, bytes);
+        if (stored != computed)
+            snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
+                      "checksum mismatch: stored %016llx, computed %016llx",
+                      (unsigned long long)stored,
+                      (unsigned long long)computed);
+    }
+    if (c.status == THRONG_OK) {
+        c.pos = SNAP_HEADER_BYTES;
+        snap_decode(&c, &d, out_world);
+    }
+    if (c.status != THRONG_OK) {
+        load_report(def, "%s: %s", fn, c.why);
+        return c.status;
+    }
+    load_report(def, "%s", "");
+    return THRONG_OK;
+}
+
+throng_status throng_world_load_file(const char *path,
+                                     const throng_world_load_def *def,
+                                     throng_world **out_world) {
+    static const char fn[] = "throng_world_load_file";
+    if (out_world)
+        *out_world = NULL;
+    if (!out_world || !path) {
+        load_report(def, "%s: path and out_world must not be NULL", fn);
+        return THRONG_ERR_NULL;
+    }
+    throng_world boot; /* only its allocator: for the file's bytes */
+    memset(&boot, 0, sizeof boot);
+    if (def) {
+        if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) {
+            load_report(def, "%s: give both allocator functions or neither",
+                        fn);
+            return THRONG_ERR_NULL;
+        }
+        boot.allocator = def->allocator;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        load_report(def, "%s: cannot open \"%s\": %s", fn, path,
+                    strerror(errno));
+        return THRONG_ERR_IO;
+    }
+    /* The header first: a file that is not a snapshot, or states a length
+     * other than its own, is refused before its size is allocated. */
+    snap_codec c;
+    memset(&c, 0, sizeof c);
+    c.reading = 1;
+    uint8_t head[SNAP_HEADER_BYTES];
+    size_t got = fread(head, 1, sizeof head, f);
+    throng_status st = THRONG_OK;
+    uint64_t total = 0;
+    uint8_t *buffer = NULL;
+    if (ferror(f)) {
+        st = THRONG_ERR_IO;
+        load_report(def, "%s: cannot read \"%s\": %s", fn, path,
+                    strerror(errno));
+    } else {
+        header_check(&c, head, got, &total);
+        if (c.status == THRONG_OK) {
+            /* Where the file can tell its size, compare it at once. */
+            off_t size = -1;
+            if (fseeko(f, 0, SEEK_END) == 0)
+                size = ftello(f);
+            if (size >= 0 && (uint64_t)size != total)
+                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
+                          "the file is %lld bytes, its header states %llu",
+                          (long long)size, (unsigned long long)total);
+            else if (size >= 0 && fseeko(f, SNAP_HEADER_BYTES, SEEK_SET) != 0)
+                snap_fail(&c, THRONG_ERR_IO, "cannot seek in the file: %s",
+                          strerror(errno));
+            else if (total > (uint64_t)SIZE_MAX)
+                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
+                          "a snapshot of %llu bytes",
+                          (unsigned long long)total);
+        }
+        if (c.status == THRONG_OK) {
+            buffer = world_alloc(&boot, (size_t)total);
+            if (!buffer)
+                snap_fail(&c, THRONG_ERR_OUT_OF_MEMORY,
+                          "no memory for a snapshot of %llu bytes",
+                          (unsigned long long)total);
+        }
+        if (c.status == THRONG_OK) {
+            memcpy(buffer, head, SNAP_HEADER_BYTES);
+            size_t rest = (size_t)total - SNAP_HEADER_BYTES;
+            size_t got_rest = fread(buffer + SNAP_HEADER_BYTES, 1, rest, f);
+            if (ferror(f))
+                snap_fail(&c, THRONG_ERR_IO, "cannot read the file: %s",
+                          strerror(errno));
+            else if (got_rest != rest)
+                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
+                          "truncated: the file ends %zu bytes short",
+                          rest - got_rest);
+            else if (fgetc(f) != EOF)
+                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
+                          "the file is longer than its header states");
+        }
+        st = c.status;
+        if (st != THRONG_OK)
+            load_report(def, "%s: \"%s\": %s", fn, path, c.why);
+    }
+    fclose(f);
+    if (st == THRONG_OK)
+        st = throng_world_load(buffer, (size_t)total, def, out_world);
+    world_free(&boot, buffer, (size_t)total);
+    return st;
+}
