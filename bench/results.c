@@ -603,7 +603,7 @@ static int add_samples(results_file *file, const results_entry *entry,
 static int read_entry(const json_value *item, size_t index,
                       results_entry *entry, char *error, size_t error_size) {
     memset(entry, 0, sizeof *entry);
-    entry->min_ms = NAN;
+    entry->min_ms = (double)NAN;
     if (item->kind != JSON_OBJECT) {
         set_error(error, error_size, "benchmark %zu is not an object", index);
         return -1;

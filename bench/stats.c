@@ -27,11 +27,11 @@ static int compare_doubles(const void *pa, const void *pb) {
 
 double stats_median(const double *values, size_t count) {
     if (count == 0) {
-        return NAN;
+        return (double)NAN;
     }
     double *sorted = malloc(count * sizeof *sorted);
     if (sorted == NULL) {
-        return NAN;
+        return (double)NAN;
     }
     memcpy(sorted, values, count * sizeof *sorted);
     qsort(sorted, count, sizeof *sorted, compare_doubles);
@@ -44,7 +44,7 @@ double stats_median(const double *values, size_t count) {
 
 double stats_min(const double *values, size_t count) {
     if (count == 0) {
-        return NAN;
+        return (double)NAN;
     }
     double smallest = values[0];
     for (size_t i = 1; i < count; ++i) {

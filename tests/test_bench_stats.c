@@ -78,7 +78,7 @@ TEST(bench_stats_rank_test_exact)
     CHECK_NEAR(t.p_less, 1.0, 1e-12);
 
     /* Bad input. */
-    double with_nan[] = {1.0, NAN};
+    double with_nan[] = {1.0, (double)NAN};
     CHECK(stats_mann_whitney(low3, 0, high3, 3, &t) == -1);
     CHECK(stats_mann_whitney(low3, 3, high3, 0, &t) == -1);
     CHECK(stats_mann_whitney(low3, 3, with_nan, 2, &t) == -1);
