@@ -62,15 +62,6 @@ throng_behaviour throng_behaviour_default(throng_behaviour_kind kind) {
 /* The group API                                                            */
 /* ------------------------------------------------------------------------ */
 
-static throng_status check_group_id(throng_world *w, const char *fn,
-                                    uint32_t group) {
-    if (group >= w->group_count)
-        return world_fail(w, THRONG_ERR_UNKNOWN_GROUP,
-                          "%s: group %u does not exist (the world has %u)",
-                          fn, group, w->group_count);
-    return THRONG_OK;
-}
-
 static throng_status check_behaviour(throng_world *w, const char *fn,
                                      const throng_behaviour *b) {
     int family = behaviour_family(b->kind);
@@ -126,7 +117,7 @@ throng_status throng_group_add_behaviour(throng_world *w, uint32_t group,
         return THRONG_ERR_NULL;
     if (!b)
         return world_fail(w, THRONG_ERR_NULL, "%s: behaviour is NULL", fn);
-    throng_status st = check_group_id(w, fn, group);
+    throng_status st = check_group(w, fn, group);
     if (st != THRONG_OK)
         return st;
     uint32_t n = w->groups[group].behaviour_count;
@@ -149,7 +140,7 @@ throng_status throng_group_set_behaviour(throng_world *w, uint32_t group,
         return THRONG_ERR_NULL;
     if (!b)
         return world_fail(w, THRONG_ERR_NULL, "%s: behaviour is NULL", fn);
-    throng_status st = check_group_id(w, fn, group);
+    throng_status st = check_group(w, fn, group);
     if (st != THRONG_OK)
         return st;
     if (index >= w->groups[group].behaviour_count)
@@ -168,7 +159,7 @@ throng_status throng_group_get_behaviour(const throng_world *cw,
         return THRONG_ERR_NULL;
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
-    throng_status st = check_group_id(w, fn, group);
+    throng_status st = check_group(w, fn, group);
     if (st != THRONG_OK)
         return st;
     if (index >= w->groups[group].behaviour_count)
@@ -187,7 +178,7 @@ throng_status throng_group_behaviour_count(const throng_world *cw,
         return THRONG_ERR_NULL;
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
-    throng_status st = check_group_id(w, fn, group);
+    throng_status st = check_group(w, fn, group);
     if (st != THRONG_OK)
         return st;
     *out = w->groups[group].behaviour_count;
@@ -198,7 +189,7 @@ throng_status throng_group_clear_behaviours(throng_world *w, uint32_t group) {
     if (!w)
         return THRONG_ERR_NULL;
     throng_status st =
-        check_group_id(w, "throng_group_clear_behaviours", group);
+        check_group(w, "throng_group_clear_behaviours", group);
     if (st != THRONG_OK)
         return st;
     w->groups[group].behaviour_count = 0;

@@ -220,6 +220,9 @@ throng_status world_fail(throng_world *world, throng_status status,
                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* THRONG_ERR_UNKNOWN_GROUP, recorded, unless the group exists. */
+throng_status check_group(throng_world *world, const char *fn, uint32_t group);
+
 /* Threads a step uses: world->threads, or the OpenMP default. */
 int world_thread_count(const throng_world *world);
 

@@ -523,8 +523,7 @@ static throng_status check_combine(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-static throng_status check_group(throng_world *w, const char *fn,
-                                 uint32_t group) {
+throng_status check_group(throng_world *w, const char *fn, uint32_t group) {
     if (group >= w->group_count)
         return world_fail(w, THRONG_ERR_UNKNOWN_GROUP,
                           "%s: group %u does not exist (this world has %u)",
