@@ -145,6 +145,16 @@ typedef struct throng_world_def {
     uint32_t initial_capacity;
     /* Default: the C library's allocator. */
     throng_allocator allocator;
+    /* The longest tick in seconds, finite, in [1e-6, 10]. Default 0.1. A
+     * step whose dt is longer runs as n = ceil(dt / max_dt) equal ticks of
+     * dt / n each, so a slow frame cannot fling agents through each other
+     * or past their targets. */
+    float max_dt;
+    /* The most ticks one step may run, 1 .. 1000. Default 10. A dt longer
+     * than max_dt * max_substeps is clamped to that (the rest of the time
+     * is dropped, as a game loop drops the time of a long stall);
+     * throng_step_stats reports the time simulated. */
+    uint32_t max_substeps;
 } throng_world_def;
 
 THRONG_API throng_world_def throng_world_def_default(void);
@@ -170,11 +180,21 @@ THRONG_API int throng_world_dimensions(const throng_world *world);
 
 /* Steps the world by dt seconds (finite, > 0). Runs the grid rebuild, every
  * agent's behaviours, the combination and the integration. The result is
- * bit-for-bit the same for any thread count. */
+ * bit-for-bit the same for any thread count. A dt above the world's max_dt
+ * runs as several equal ticks, and one above max_dt * max_substeps is
+ * clamped first (see throng_world_def); per-tick quantities (wander's turn
+ * rates) then apply per tick. */
 THRONG_API throng_status throng_world_step(throng_world *world, float dt);
 
-/* Number of completed steps. */
+/* Number of completed ticks: one per step, or n for a step that ran as n
+ * ticks. The random numbers of a tick are keyed by it. */
 THRONG_API uint64_t throng_world_step_count(const throng_world *world);
+
+/* Changes max_dt and max_substeps (as in throng_world_def) for the steps
+ * that follow. */
+THRONG_API throng_status throng_world_set_step_limits(throng_world *world,
+                                                      float max_dt,
+                                                      uint32_t max_substeps);
 
 /* Threads used by subsequent steps (0 = OpenMP default, up to 1024). */
 THRONG_API throng_status throng_world_set_threads(throng_world *world, int threads);
@@ -201,6 +221,8 @@ typedef struct throng_step_stats {
     uint64_t neighbours;        /* pairs within the neighbour radius */
     uint32_t cells_occupied;    /* grid buckets holding at least one agent */
     const char *simd;           /* the kernel path: "avx512", "scalar", ... */
+    uint32_t ticks;             /* ticks the step ran (see max_dt) */
+    double simulated_seconds;   /* dt after the clamp to max_dt * ticks */
 } throng_step_stats;
 
 THRONG_API throng_status throng_world_stats(const throng_world *world,
@@ -407,7 +429,16 @@ typedef struct throng_flocking {
     int32_t separation_priority;
     int32_t alignment_priority;
     int32_t cohesion_priority;
+    /* The most neighbours the rules consider, 0 .. THRONG_MAX_NEIGHBOUR_CAP;
+     * 0 (default) for all. With a cap the K nearest within the neighbour
+     * radius are chosen (ties by the lower agent slot), before the field
+     * of view and the rules' radii are applied, so a dense knot costs at
+     * most K rule evaluations per agent. Every neighbour in range is
+     * still visited once to choose them. */
+    uint32_t max_neighbours;
 } throng_flocking;
+
+#define THRONG_MAX_NEIGHBOUR_CAP 1024u
 
 /* Wander, seed 000's turn-rate form: each step the agent's turn rate
  * changes by a uniform random amount in [-max_turn_change,
@@ -896,7 +927,7 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * that is truncated, longer than its header says, fails its checksum (any
  * single changed byte does) or is inconsistent within is refused with
  * THRONG_ERR_BAD_SNAPSHOT. A refused load creates no world. */
-#define THRONG_SNAPSHOT_VERSION 1u
+#define THRONG_SNAPSHOT_VERSION 2u
 
 /* The size in bytes of the world's snapshot as it is now. */
 THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,

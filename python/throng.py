@@ -166,7 +166,9 @@ class throng_world_def(ctypes.Structure):
                 ("cell_size", ctypes.c_float), ("threads", ctypes.c_int),
                 ("seed", ctypes.c_uint64),
                 ("initial_capacity", ctypes.c_uint32),
-                ("allocator", throng_allocator)]
+                ("allocator", throng_allocator),
+                ("max_dt", ctypes.c_float),
+                ("max_substeps", ctypes.c_uint32)]
 
 
 class throng_step_stats(ctypes.Structure):
@@ -179,7 +181,9 @@ class throng_step_stats(ctypes.Structure):
                 ("candidates", ctypes.c_uint64),
                 ("neighbours", ctypes.c_uint64),
                 ("cells_occupied", ctypes.c_uint32),
-                ("simd", ctypes.c_char_p)]
+                ("simd", ctypes.c_char_p),
+                ("ticks", ctypes.c_uint32),
+                ("simulated_seconds", ctypes.c_double)]
 
 
 class throng_agent(ctypes.Structure):
@@ -215,7 +219,8 @@ class throng_flocking(ctypes.Structure):
                 ("separation_mode", _c_enum),
                 ("separation_priority", ctypes.c_int32),
                 ("alignment_priority", ctypes.c_int32),
-                ("cohesion_priority", ctypes.c_int32)]
+                ("cohesion_priority", ctypes.c_int32),
+                ("max_neighbours", ctypes.c_uint32)]
 
 
 class throng_wander(ctypes.Structure):
@@ -382,6 +387,8 @@ _SIGNATURES = {
     "throng_world_step": (_st, [_w, _f]),
     "throng_world_step_count": (_u64, [_w]),
     "throng_world_set_threads": (_st, [_w, ctypes.c_int]),
+    "throng_world_set_step_limits": (_st, [_w, ctypes.c_float,
+                                           ctypes.c_uint32]),
     "throng_world_bytes": (ctypes.c_size_t, [_w]),
     "throng_world_hash": (_u64, [_w]),
     "throng_world_stats": (_st, [_w, _P(throng_step_stats)]),
@@ -1183,7 +1190,7 @@ class World:
 
     def __init__(self, dimensions=2, boundary="unbounded", box=None,
                  neighbour_radius=1.0, cell_size=0.0, threads=0, seed=1,
-                 initial_capacity=0):
+                 initial_capacity=0, max_dt=None, max_substeps=None):
         self._ptr = None
         self._lock = threading.RLock()
         self._epoch = 0
@@ -1205,6 +1212,10 @@ class World:
         d.threads = _int_in(threads, -0x80000000, 0x7FFFFFFF, "threads")
         d.seed = _u64v(seed, "seed")
         d.initial_capacity = _u32v(initial_capacity, "initial_capacity")
+        if max_dt is not None:
+            d.max_dt = float(max_dt)
+        if max_substeps is not None:
+            d.max_substeps = _u32v(max_substeps, "max_substeps")
         ptr = _w()
         status = lib.throng_world_create(ctypes.byref(d), ctypes.byref(ptr))
         if status != Status.OK:
@@ -1321,6 +1332,12 @@ class World:
 
     # Stepping -----------------------------------------------------------
 
+    def set_step_limits(self, max_dt, max_substeps):
+        """A step longer than max_dt runs as equal ticks of at most max_dt,
+        at most max_substeps of them; longer steps are clamped."""
+        self._call(lib.throng_world_set_step_limits, float(max_dt),
+                   _u32v(max_substeps, "max_substeps"))
+
     def step(self, dt, steps=1):
         """Advances the world by dt seconds, `steps` times."""
         dt = float(dt)
@@ -1333,9 +1350,9 @@ class World:
         """A StepStats of the last step."""
         s = throng_step_stats()
         self._call(lib.throng_world_stats, ctypes.byref(s))
-        values = [getattr(s, n) for n, _ in s._fields_]
-        values[-1] = s.simd.decode() if s.simd else None
-        return StepStats(*values)
+        values = {n: getattr(s, n) for n, _ in s._fields_}
+        values["simd"] = s.simd.decode() if s.simd else None
+        return StepStats(**values)
 
     # Agents -------------------------------------------------------------
 

@@ -102,6 +102,9 @@ typedef struct group_kernel_params {
      * the soonest predicted collision (scalar walk only). */
     int uca;
     float uca_r2, uca_horizon, uca_margin;
+    /* throng_flocking.max_neighbours: 0, or the nearest this many
+     * neighbours are the only ones the rules see (scalar walk only). */
+    uint32_t cap;
     /* Weights of the list after the combine mode, and the order terms are
      * added in (priority mode: by priority; else TERM order). */
     float list_w[THRONG_MAX_BEHAVIOURS];
@@ -125,6 +128,15 @@ typedef struct thread_counters {
 
 #define THRONG_MAX_THREADS 1024
 
+/* Ticks (throng_world_def.max_dt, max_substeps). */
+#define THRONG_DEFAULT_MAX_DT 0.1f
+#define THRONG_DEFAULT_MAX_SUBSTEPS 10u
+#define THRONG_MIN_TICK 1e-6f
+#define THRONG_MAX_TICK 10.0f
+#define THRONG_MAX_SUBSTEPS 1000u
+/* max_dt and max_substeps are in range (max_dt known finite). */
+int step_limits_valid(float max_dt, uint32_t max_substeps);
+
 struct throng_world {
     throng_allocator allocator;
 
@@ -134,6 +146,8 @@ struct throng_world {
     float neighbour_radius;
     int threads;
     uint64_t seed;
+    float max_dt;          /* the longest tick, seconds */
+    uint32_t max_substeps; /* the most ticks per step */
     uint32_t tag; /* 1..255, in the top byte of every generation */
 
     uint32_t count;

@@ -97,6 +97,7 @@ typedef struct snap_codec {
     const uint8_t *in; /* reading: the snapshot */
     uint64_t len;      /* reading: its length */
     uint64_t pos;      /* bytes written or read so far, header included */
+    uint32_t version;  /* the format version being read or written */
     /* Reading: the first refusal; later reads yield zeros and no-ops. */
     throng_status status;
     char why[200];
@@ -300,6 +301,8 @@ typedef struct snap_settings {
     uint32_t group_count;
     uint32_t has_geometry, object_count, object_free;
     uint32_t slot_count, slot_free, agent_count;
+    float max_dt; /* version 2 on; older snapshots get the defaults */
+    uint32_t max_substeps;
 } snap_settings;
 
 static void io_settings(snap_codec *c, snap_settings *s) {
@@ -325,6 +328,13 @@ static void io_settings(snap_codec *c, snap_settings *s) {
     io_u32(c, &s->slot_count);
     io_u32(c, &s->slot_free);
     io_u32(c, &s->agent_count);
+    if (c->version >= 2u) {
+        io_f32(c, &s->max_dt);
+        io_u32(c, &s->max_substeps);
+    } else {
+        s->max_dt = THRONG_DEFAULT_MAX_DT;
+        s->max_substeps = THRONG_DEFAULT_MAX_SUBSTEPS;
+    }
 }
 
 static void io_object_handle(snap_codec *c, throng_object *o) {
@@ -435,6 +445,8 @@ static void io_group(snap_codec *c, group_record *g) {
     io_i32(c, &f->separation_priority);
     io_i32(c, &f->alignment_priority);
     io_i32(c, &f->cohesion_priority);
+    if (c->version >= 2u)
+        io_u32(c, &f->max_neighbours);
     throng_wander *wd = &g->wander;
     io_f32(c, &wd->weight);
     io_f32(c, &wd->max_turn_rate);
@@ -616,6 +628,8 @@ static void settings_of(const throng_world *w, snap_settings *s) {
     s->neighbour_radius = w->neighbour_radius;
     s->threads = w->threads;
     s->seed = w->seed;
+    s->max_dt = w->max_dt;
+    s->max_substeps = w->max_substeps;
     s->tag = w->tag;
     s->step = w->step;
     s->wander_used = w->wander_used ? 1u : 0u;
@@ -637,6 +651,7 @@ static uint64_t snap_encode(throng_world *w, uint8_t *out) {
     memset(&c, 0, sizeof c);
     c.out = out;
     c.pos = SNAP_HEADER_BYTES;
+    c.version = THRONG_SNAPSHOT_VERSION;
     snap_settings s;
     settings_of(w, &s);
     io_settings(&c, &s);
@@ -844,6 +859,7 @@ static void header_check(snap_codec *c, const uint8_t *h, size_t available,
                   version);
         return;
     }
+    c->version = version;
     uint64_t total = get_u64(h + 24);
     if (total < SNAP_HEADER_BYTES) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
@@ -1291,6 +1307,8 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
     def.cell_size = s.edge[0];
     def.threads = s.threads;
     def.seed = s.seed;
+    def.max_dt = s.max_dt;
+    def.max_substeps = s.max_substeps;
     /* Slots are never fewer than agents: room for both at once. */
     def.initial_capacity = s.slot_count;
     def.allocator = d->allocator;

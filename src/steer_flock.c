@@ -63,21 +63,163 @@ static inline void flock_unaligned(flock_sums *s, const group_kernel_params *k,
     s->uca_n++;
 }
 
+/* One neighbour j of agent t at offset (dx, dy, dz), d2 = |d|^2, added to
+ * the sums of every rule whose radius and cone it falls in. */
+static inline void flock_pair(const agent_columns *restrict c, int three,
+                              const group_kernel_params *restrict k,
+                              flock_sums *restrict s, uint32_t j, float dx,
+                              float dy, float dz, float d2, const float f[3],
+                              const float rv[3], float rr) {
+    if (k->fov_on) {
+        float dot = dx * f[0] + dy * f[1];
+        if (three)
+            dot = dot + dz * f[2];
+        if (!(dot >= k->cos_half_fov * sqrtf(d2)))
+            return;
+    }
+    if (d2 <= k->sep_r2) {
+        if (!k->sep_inverse) {
+            s->sep[0] += dx;
+            s->sep[1] += dy;
+            s->sep[2] += dz;
+            s->sep_n++;
+        } else if (d2 > 0.0f) {
+            /* A coincident neighbour has no direction to push along: it is
+             * left out of the average. */
+            float q = d2 > FLOCK_MIN_D2 ? d2 : FLOCK_MIN_D2;
+            s->sep[0] -= dx / q;
+            s->sep[1] -= dy / q;
+            s->sep[2] -= dz / q;
+            s->sep_n++;
+        }
+    }
+    if (d2 <= k->ali_r2) {
+        s->ali[0] += c->vx[j];
+        s->ali[1] += c->vy[j];
+        s->ali[2] += three ? c->vz[j] : 0.0f;
+        s->ali_n++;
+    }
+    if (d2 <= k->coh_r2) {
+        s->coh[0] += dx;
+        s->coh[1] += dy;
+        s->coh[2] += dz;
+        s->coh_n++;
+    }
+    if (k->uca && d2 <= k->uca_r2)
+        flock_unaligned(s, k, dx, dy, dz, c->vx[j] - rv[0], c->vy[j] - rv[1],
+                        three ? c->vz[j] - rv[2] : 0.0f, rr + c->radius[j]);
+}
+
+/* A neighbour kept by the cap: its key (distance, then slot) and where the
+ * walk met it (range, row), so the kept ones are added in walk order. */
+typedef struct kept_neighbour {
+    float d2;
+    uint32_t slot;
+    uint32_t row;
+    uint32_t range;
+} kept_neighbour;
+
+/* a comes before b among the nearest: closer, or as close and a lower
+ * slot. */
+static inline int kept_before(const kept_neighbour *a, const kept_neighbour *b) {
+    return a->d2 < b->d2 || (a->d2 == b->d2 && a->slot < b->slot);
+}
+
+/* Restores the max-heap (the farthest kept neighbour on top) below i. */
+static void kept_sift_down(kept_neighbour *h, uint32_t n, uint32_t i) {
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, top = i;
+        if (l < n && kept_before(&h[top], &h[l]))
+            top = l;
+        if (r < n && kept_before(&h[top], &h[r]))
+            top = r;
+        if (top == i)
+            return;
+        kept_neighbour tmp = h[i];
+        h[i] = h[top];
+        h[top] = tmp;
+        i = top;
+    }
+}
+
+static int kept_walk_order(const void *pa, const void *pb) {
+    const kept_neighbour *a = pa, *b = pb;
+    if (a->range != b->range)
+        return a->range < b->range ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The offset from agent t's image in range cr to row j, and its square. */
+static inline float flock_offset(const throng_world *w, const cell_range *cr,
+                                 uint32_t t, uint32_t j, float d[3]) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    d[0] = c->px[j] - (c->px[t] - cr->shift[0]);
+    d[1] = c->py[j] - (c->py[t] - cr->shift[1]);
+    d[2] = three ? c->pz[j] - (c->pz[t] - cr->shift[2]) : 0.0f;
+    float d2 = d[0] * d[0] + d[1] * d[1];
+    if (three)
+        d2 = d2 + d[2] * d[2];
+    return d2;
+}
+
+/* Agent t with a neighbour cap: the walk keeps the k->cap nearest
+ * neighbours within the neighbour radius in a heap, then adds them in the
+ * order the uncapped walk would, so a cap above the neighbour count
+ * changes nothing. */
+static void flock_capped(const flock_run *run, uint32_t t,
+                         const group_kernel_params *k, flock_sums *s,
+                         const float f[3], const float rv[3], float rr,
+                         uint64_t *candidates, uint64_t *neighbours) {
+    const throng_world *w = run->w;
+    const float R2 = w->neighbour_radius * w->neighbour_radius;
+    kept_neighbour kept[THRONG_MAX_NEIGHBOUR_CAP];
+    uint32_t n = 0;
+    for (int r = 0; r < run->range_count; r++) {
+        const cell_range *cr = &run->ranges[r];
+        for (uint32_t j = cr->begin; j < cr->end; j++) {
+            float d[3];
+            float d2 = flock_offset(w, cr, t, j, d);
+            ++*candidates;
+            if (j == t || !(d2 <= R2))
+                continue;
+            ++*neighbours;
+            kept_neighbour e = {d2, w->col.slot[j], j, (uint32_t)r};
+            if (n < k->cap) {
+                /* Sift up into the heap. */
+                uint32_t i = n++;
+                while (i > 0 && kept_before(&kept[(i - 1) / 2], &e)) {
+                    kept[i] = kept[(i - 1) / 2];
+                    i = (i - 1) / 2;
+                }
+                kept[i] = e;
+            } else if (kept_before(&e, &kept[0])) {
+                kept[0] = e;
+                kept_sift_down(kept, n, 0);
+            }
+        }
+    }
+    qsort(kept, n, sizeof kept[0], kept_walk_order);
+    for (uint32_t i = 0; i < n; i++) {
+        float d[3];
+        float d2 = flock_offset(w, &run->ranges[kept[i].range], t, kept[i].row,
+                                d);
+        flock_pair(&w->col, w->dims == 3, k, s, kept[i].row, d[0], d[1], d[2],
+                   d2, f, rv, rr);
+    }
+}
+
 static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
                                     flock_counts *counts) {
     const throng_world *w = run->w;
-    const grid *g = &w->grid;
     const int three = w->dims == 3;
     const float R2 = w->neighbour_radius * w->neighbour_radius;
     const agent_columns *c = &w->col;
     const float *gpx = c->px, *gpy = c->py, *gpz = c->pz;
-    const float *gvx = c->vx, *gvy = c->vy, *gvz = c->vz;
     uint64_t candidates = 0, neighbours = 0;
 
-    (void)g;
     for (uint32_t t = run->begin; t < run->end; t++) {
-        const uint32_t i = t; /* rows are in cell order */
-        const group_kernel_params *k = &w->group_params[w->col.group[i]];
+        const group_kernel_params *k = &w->group_params[w->col.group[t]];
         flock_sums s;
         memset(&s, 0, sizeof s);
         if (k->recipe && !k->walk) {
@@ -85,11 +227,20 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
             out[t - run->begin] = s;
             continue;
         }
-        const float rvx = gvx[t], rvy = gvy[t], rvz = three ? gvz[t] : 0.0f;
-        const float rr = w->col.radius[t] + k->uca_margin;
+        const float rv[3] = {c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f};
+        const float rr = c->radius[t] + k->uca_margin;
+        const float f[3] = {c->fx[t], c->fy[t], three ? c->fz[t] : 0.0f};
+        if (k->cap && k->walk) {
+            /* Its own sums: s's address must not escape, so that the
+             * uncapped walk keeps its sums in registers. */
+            flock_sums capped;
+            memset(&capped, 0, sizeof capped);
+            flock_capped(run, t, k, &capped, f, rv, rr, &candidates,
+                         &neighbours);
+            out[t - run->begin] = capped;
+            continue;
+        }
         const float px = gpx[t], py = gpy[t], pz = three ? gpz[t] : 0.0f;
-        const float fx = w->col.fx[i], fy = w->col.fy[i],
-                    fz = three ? w->col.fz[i] : 0.0f;
         for (int r = 0; r < run->range_count; r++) {
             const cell_range *cr = &run->ranges[r];
             /* Offsets are measured from the agent's image in this range's
@@ -107,46 +258,7 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
                 if (j == t)
                     continue;
                 neighbours += d2 <= R2;
-                if (k->fov_on) {
-                    float dot = dx * fx + dy * fy;
-                    if (three)
-                        dot = dot + dz * fz;
-                    if (!(dot >= k->cos_half_fov * sqrtf(d2)))
-                        continue;
-                }
-                if (d2 <= k->sep_r2) {
-                    if (!k->sep_inverse) {
-                        s.sep[0] += dx;
-                        s.sep[1] += dy;
-                        s.sep[2] += dz;
-                        s.sep_n++;
-                    } else if (d2 > 0.0f) {
-                        /* A coincident neighbour has no direction to push
-                         * along: it is left out of the average. */
-                        float q = d2 > FLOCK_MIN_D2 ? d2 : FLOCK_MIN_D2;
-                        s.sep[0] -= dx / q;
-                        s.sep[1] -= dy / q;
-                        s.sep[2] -= dz / q;
-                        s.sep_n++;
-                    }
-                }
-                if (d2 <= k->ali_r2) {
-                    s.ali[0] += gvx[j];
-                    s.ali[1] += gvy[j];
-                    s.ali[2] += three ? gvz[j] : 0.0f;
-                    s.ali_n++;
-                }
-                if (d2 <= k->coh_r2) {
-                    s.coh[0] += dx;
-                    s.coh[1] += dy;
-                    s.coh[2] += dz;
-                    s.coh_n++;
-                }
-                if (k->uca && d2 <= k->uca_r2)
-                    flock_unaligned(&s, k, dx, dy, dz, gvx[j] - rvx,
-                                    gvy[j] - rvy,
-                                    three ? gvz[j] - rvz : 0.0f,
-                                    rr + w->col.radius[j]);
+                flock_pair(c, three, k, &s, j, dx, dy, dz, d2, f, rv, rr);
             }
         }
         out[t - run->begin] = s;
@@ -289,7 +401,8 @@ void steer_flock(throng_world *w, float dt) {
     for (uint32_t g = 0; g < w->group_count; g++) {
         const group_kernel_params *k = &w->group_params[g];
         w->any_recipe |= k->recipe;
-        w->any_scalar_rows |= k->recipe && (k->uca || !k->walk);
+        w->any_scalar_rows |=
+            (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
     }
     int threads = world_thread_count(w);
     uint32_t grain = w->count / (8u * (uint32_t)threads);

@@ -80,7 +80,7 @@ static inline void flock_cell_of(const throng_world *w, uint32_t t,
  * flock_kernel_scalar(). */
 static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
     const group_kernel_params *k = &w->group_params[w->col.group[t]];
-    return k->recipe && (k->uca || !k->walk);
+    return (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
 }
 
 void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);

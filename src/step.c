@@ -10,6 +10,7 @@
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
  */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -29,17 +30,9 @@ static int reserve_counters(throng_world *w, uint32_t threads) {
     return 0;
 }
 
-throng_status throng_world_step(throng_world *w, float dt) {
+/* One tick of dt seconds; adds its times and counts to the stats. */
+static throng_status world_tick(throng_world *w, float dt, int threads) {
     static const char fn[] = "throng_world_step";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!is_finite_float(dt))
-        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: dt is not finite",
-                          fn);
-    if (!(dt > 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: dt must be > 0 seconds, got %g", fn, (double)dt);
-    int threads = world_thread_count(w);
     double t0 = parallel_now();
     if (w->geo && geometry_prepare(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
@@ -58,19 +51,60 @@ throng_status throng_world_step(throng_world *w, float dt) {
     w->grid.valid = 0; /* agents moved */
     w->step++;
     throng_step_stats *s = &w->stats;
-    memset(s, 0, sizeof *s);
     s->step = w->step;
-    s->agents = w->count;
-    s->threads = (uint32_t)threads;
-    s->grid_seconds = t1 - t0;
-    s->behaviour_seconds = t2 - t1;
-    s->integrate_seconds = t3 - t2;
-    s->total_seconds = t3 - t0;
+    s->ticks++;
+    s->grid_seconds += t1 - t0;
+    s->behaviour_seconds += t2 - t1;
+    s->integrate_seconds += t3 - t2;
+    s->total_seconds += t3 - t0;
     for (int t = 0; t < threads; t++) {
         s->candidates += w->counters[t].candidates;
         s->neighbours += w->counters[t].neighbours;
     }
     s->cells_occupied = w->grid.occupied;
+    return THRONG_OK;
+}
+
+throng_status throng_world_step(throng_world *w, float dt) {
+    static const char fn[] = "throng_world_step";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!is_finite_float(dt))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: dt is not finite",
+                          fn);
+    if (!(dt > 0.0f))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: dt must be > 0 seconds, got %g", fn, (double)dt);
+    /* A long dt runs as n equal ticks of at most max_dt; past max_substeps
+     * ticks the time is clamped. The tick is computed once, so every tick
+     * of a step integrates the same dt. */
+    double total = (double)dt;
+    const double longest = (double)w->max_dt * (double)w->max_substeps;
+    if (total > longest)
+        total = longest;
+    uint32_t ticks = (uint32_t)ceil(total / (double)w->max_dt - 1e-9);
+    ticks = ticks < 1u ? 1u : ticks;
+    ticks = ticks > w->max_substeps ? w->max_substeps : ticks;
+    const float tick = ticks == 1u && total == (double)dt
+                           ? dt
+                           : (float)(total / (double)ticks);
+    const int threads = world_thread_count(w);
+    throng_step_stats saved = w->stats;
+    throng_step_stats *s = &w->stats;
+    memset(s, 0, sizeof *s);
+    for (uint32_t k = 0; k < ticks; k++) {
+        throng_status st = world_tick(w, tick, threads);
+        if (st != THRONG_OK) {
+            /* Nothing changed when the first tick fails; the ticks before
+             * a later failure stand. */
+            if (k == 0)
+                w->stats = saved;
+            return st;
+        }
+    }
+    s->agents = w->count;
+    s->threads = (uint32_t)threads;
     s->simd = w->simd_name;
+    s->simulated_seconds = (double)tick * (double)ticks;
     return THRONG_OK;
 }

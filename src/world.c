@@ -143,6 +143,8 @@ throng_world_def throng_world_def_default(void) {
     d.threads = 0;
     d.seed = 1;
     d.initial_capacity = 0;
+    d.max_dt = THRONG_DEFAULT_MAX_DT;
+    d.max_substeps = THRONG_DEFAULT_MAX_SUBSTEPS;
     return d;
 }
 
@@ -438,6 +440,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->cos_half_fov = cosf(0.5f * f->field_of_view);
     k->speed_factor = f->speed_factor;
     k->sep_inverse = f->separation_mode == THRONG_SEPARATION_INVERSE_DISTANCE;
+    k->cap = f->max_neighbours;
     k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f || ww > 0.0f;
     if (ww > 0.0f)
         w->wander_used = 1;
@@ -489,6 +492,11 @@ static throng_status check_flocking(throng_world *w, const char *fn,
                           "%s: flocking.separation_mode %d is not a "
                           "throng_separation_mode",
                           fn, (int)f->separation_mode);
+    if (f->max_neighbours > THRONG_MAX_NEIGHBOUR_CAP)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: flocking.max_neighbours must be in [0, %u], "
+                          "got %u",
+                          fn, THRONG_MAX_NEIGHBOUR_CAP, f->max_neighbours);
     return THRONG_OK;
 }
 
@@ -776,6 +784,10 @@ throng_status throng_world_create(const throng_world_def *def,
         return THRONG_ERR_OUT_OF_RANGE;
     if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
         return THRONG_ERR_NULL;
+    if (!is_finite_float(def->max_dt))
+        return THRONG_ERR_NOT_FINITE;
+    if (!step_limits_valid(def->max_dt, def->max_substeps))
+        return THRONG_ERR_OUT_OF_RANGE;
 
     int32_t n[3];
     float edge[3];
@@ -807,6 +819,8 @@ throng_status throng_world_create(const throng_world_def *def,
     w->neighbour_radius = def->neighbour_radius;
     w->threads = def->threads;
     w->seed = def->seed;
+    w->max_dt = def->max_dt;
+    w->max_substeps = def->max_substeps;
     w->tag = (world_tag_counter++ % 255u) + 1u;
     if (world_select_kernel(w, NULL))
         world_select_kernel(w, "scalar");
@@ -901,6 +915,30 @@ throng_status throng_world_set_threads(throng_world *w, int threads) {
                           "[0, %d], got %d",
                           THRONG_MAX_THREADS, threads);
     w->threads = threads;
+    return THRONG_OK;
+}
+
+int step_limits_valid(float max_dt, uint32_t max_substeps) {
+    return max_dt >= THRONG_MIN_TICK && max_dt <= THRONG_MAX_TICK &&
+           max_substeps >= 1u && max_substeps <= THRONG_MAX_SUBSTEPS;
+}
+
+throng_status throng_world_set_step_limits(throng_world *w, float max_dt,
+                                           uint32_t max_substeps) {
+    static const char fn[] = "throng_world_set_step_limits";
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!is_finite_float(max_dt))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: max_dt is not finite",
+                          fn);
+    if (!step_limits_valid(max_dt, max_substeps))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: max_dt must be in [%g, %g] seconds and "
+                          "max_substeps in [1, %u], got %g and %u",
+                          fn, (double)THRONG_MIN_TICK, (double)THRONG_MAX_TICK,
+                          THRONG_MAX_SUBSTEPS, (double)max_dt, max_substeps);
+    w->max_dt = max_dt;
+    w->max_substeps = max_substeps;
     return THRONG_OK;
 }
 

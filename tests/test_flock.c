@@ -342,6 +342,7 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
     memset(fw, 0, sizeof *fw);
     test_rng rng = test_rng_make(seed);
     throng_world_def def = throng_world_def_default();
+    def.max_dt = 10.0f; /* one tick per step: one step's formulas */
     def.dimensions = sc->dims;
     def.boundary = sc->periodic ? THRONG_BOUNDARY_PERIODIC
                                 : THRONG_BOUNDARY_UNBOUNDED;
@@ -701,6 +702,7 @@ TEST(flock_hand_worked)
         flock_world fw;
         memset(&fw, 0, sizeof fw);
         throng_world_def def = throng_world_def_default();
+        def.max_dt = 10.0f; /* one tick per step: one step's formulas */
         def.dimensions = 2;
         REQUIRE_OK(throng_world_create(&def, &fw.world));
         fw.dims = 2;

@@ -21,6 +21,7 @@
 static throng_world *integrate_world(int dims, bool periodic, float box)
 {
     throng_world_def def = throng_world_def_default();
+    def.max_dt = 10.0f; /* one tick per step: one step's formulas */
     def.dimensions = dims;
     if (periodic) {
         def.boundary = THRONG_BOUNDARY_PERIODIC;

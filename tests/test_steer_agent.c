@@ -20,6 +20,7 @@
 
 static throng_world *make_world(int dims, uint64_t seed, float radius) {
     throng_world_def d = throng_world_def_default();
+    d.max_dt = 10.0f; /* one tick per step: one step's formulas */
     d.dimensions = dims;
     d.seed = seed;
     d.threads = 1;
@@ -223,6 +224,7 @@ TEST(steer_agent_periodic) {
                                {1.0 / sqrt(5.0), -2.0 / sqrt(5.0)}};
     for (int k = 0; k < 3; k++) {
         throng_world_def d = throng_world_def_default();
+        d.max_dt = 10.0f; /* one tick per step: one step's formulas */
         d.dimensions = 2;
         d.boundary = THRONG_BOUNDARY_PERIODIC;
         d.box_size[0] = d.box_size[1] = 10.0f;

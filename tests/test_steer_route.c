@@ -47,6 +47,7 @@ static void route_heap_free(void *ptr, size_t size, void *user) {
 static throng_world *route_world_with(int dims, int threads,
                                       route_heap *heap) {
     throng_world_def d = throng_world_def_default();
+    d.max_dt = 10.0f; /* one tick per step: one step's formulas */
     d.dimensions = dims;
     d.threads = threads;
     if (heap) {

@@ -11,6 +11,7 @@
 static throng_world *world_make(int dimensions)
 {
     throng_world_def def = throng_world_def_default();
+    def.max_dt = 10.0f; /* one tick per step: one step's formulas */
     def.dimensions = dimensions;
     throng_world *world = NULL;
     if (throng_world_create(&def, &world) != THRONG_OK)
@@ -32,6 +33,7 @@ static throng_status world_add_at(throng_world *world, float x, float y,
 TEST(world_defaults)
 {
     throng_world_def wd = throng_world_def_default();
+    wd.max_dt = 10.0f; /* one tick per step: one step's formulas */
     CHECK_EQ_INT(wd.boundary, THRONG_BOUNDARY_UNBOUNDED);
     CHECK(wd.dimensions == 2 || wd.dimensions == 3);
     CHECK(wd.box_size[0] == 100.0f && wd.box_size[1] == 100.0f &&
