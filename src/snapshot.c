@@ -731,6 +731,10 @@ throng_status throng_world_save_file(const throng_world *cw,
     if (!path)
         return world_fail(w, THRONG_ERR_NULL, "%s: path must not be NULL",
                           fn);
+    /* Refused before any file is touched: "" + ".tmp" would write, then
+     * delete, a file named ".tmp" in the working directory. */
+    if (path[0] == '\0')
+        return world_fail(w, THRONG_ERR_IO, "%s: the path is empty", fn);
     size_t size;
     throng_status st = snap_measure(w, fn, &size);
     if (st != THRONG_OK)
