@@ -80,6 +80,7 @@ int main(int argc, char **argv)
     register_render_tests();
     register_snapshot_tests();
     register_bench_stats_tests();
+    register_bad_input_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

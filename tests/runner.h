@@ -52,6 +52,7 @@ void register_steer_combine_tests(void);
 void register_render_tests(void);
 void register_snapshot_tests(void);
 void register_bench_stats_tests(void);
+void register_bad_input_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
