@@ -55,32 +55,66 @@ THRONG_API const char *throng_version(void);
 /* ------------------------------------------------------------------------ */
 
 typedef enum throng_status {
+    /* The call did what it says. Every other code means it was refused:
+     * the world is exactly as it was before the call (no agent, object,
+     * group or setting changed), and throng_world_last_error holds a
+     * sentence that starts with the function's name, e.g.
+     * "throng_world_step: dt is not finite". Calls without a world to
+     * record it in (a NULL world, throng_world_create) return the code
+     * alone; loads write the sentence to throng_world_load_def.error.
+     * When several arguments are bad, which one is reported is
+     * unspecified. */
     THRONG_OK = 0,
-    /* A required pointer was NULL. */
+    /* A required pointer argument (the world, a def, an array, a name, an
+     * out pointer) was NULL; also an allocator with only one of its two
+     * functions set. */
     THRONG_ERR_NULL = 1,
-    /* A number was NaN or infinite. */
+    /* A float argument or def field the call reads was NaN, +Inf or -Inf
+     * (checked before its range). Components a world ignores (z in 2D)
+     * and behaviour fields the behaviour's kind does not read are not
+     * checked. */
     THRONG_ERR_NOT_FINITE = 2,
-    /* A value was outside its documented range (negative mass, dt <= 0,
-     * dimensions other than 2 or 3, ...). */
+    /* A finite number, integer or enum outside its documented range,
+     * for example: zero or negative mass; negative max speed, max force
+     * or radius; dt <= 0; dimensions other than 2 or 3; an unknown enum
+     * value or behaviour kind; an index at or past a count; a count or
+     * size too small or too large (path points, flow field cells,
+     * threads, initial capacity); a degenerate shape (box min >= max,
+     * segment ends or a plane normal shorter than 1e-6, repeated path
+     * points); a radius above the neighbour radius; a group name of 0 or
+     * more than 63 bytes; an agent targeting itself; a wall segment in a
+     * 3D world. */
     THRONG_ERR_OUT_OF_RANGE = 3,
-    /* An agent handle was null, forged, removed or from another world. */
+    /* An agent or object handle that names no live agent or object of
+     * this world: the null handle, a removed one (removing twice gives
+     * this), a forged one, or one from another world (handles carry the
+     * world's tag). Also an object handle naming an object of the wrong
+     * kind for the call (a sphere given as a path). */
     THRONG_ERR_STALE_HANDLE = 4,
-    /* A group id that this world never created. */
+    /* A group id that this world never created (ids are 0 .. the number
+     * of groups - 1). */
     THRONG_ERR_UNKNOWN_GROUP = 5,
-    /* A host key (or group name) that is already in use. */
+    /* A non-zero host key already held by another agent, or a group name
+     * already in use ("default" included). */
     THRONG_ERR_DUPLICATE_KEY = 6,
-    /* A lookup by host key or name found nothing. */
+    /* A lookup by host key (throng_agent_find) or group name
+     * (throng_group_find) found nothing; key 0 and the empty name never
+     * name anything. */
     THRONG_ERR_NOT_FOUND = 7,
     /* Memory could not be allocated; the world is unchanged. */
     THRONG_ERR_OUT_OF_MEMORY = 8,
-    /* The world is full: THRONG_MAX_AGENTS or THRONG_MAX_GROUPS reached;
-     * or a caller's buffer is too small (throng_world_save). */
+    /* A fixed limit was reached: THRONG_MAX_AGENTS, THRONG_MAX_GROUPS,
+     * THRONG_MAX_OBJECTS or THRONG_MAX_BEHAVIOURS in a group; or a
+     * caller's buffer is too small for the result (throng_world_save,
+     * which then writes nothing). */
     THRONG_ERR_CAPACITY = 9,
-    /* A snapshot is truncated, corrupted or inconsistent. */
+    /* A snapshot is truncated, too long, corrupted (checksum) or
+     * inconsistent, or is not a snapshot at all. */
     THRONG_ERR_BAD_SNAPSHOT = 10,
     /* A snapshot of a newer format version than this library reads. */
     THRONG_ERR_VERSION = 11,
-    /* A file could not be opened, read, written or renamed. */
+    /* A file could not be opened, read, written or renamed (the system's
+     * reason is in the sentence); also an empty path. */
     THRONG_ERR_IO = 12,
 } throng_status;
 
@@ -160,7 +194,11 @@ typedef struct throng_world_def {
 THRONG_API throng_world_def throng_world_def_default(void);
 
 /* Creates a world. On failure *out_world is set to NULL. The def is
- * validated as a whole (dimensions, finite positive radii and box). */
+ * validated as a whole (dimensions, finite positive radii and box). There
+ * is no world to hold a sentence, so a refusal is reported by its code
+ * alone: THRONG_ERR_NULL (def, out_world, half an allocator),
+ * THRONG_ERR_NOT_FINITE (neighbour_radius, cell_size, box_size when
+ * periodic) or THRONG_ERR_OUT_OF_RANGE (anything else). */
 THRONG_API throng_status throng_world_create(const throng_world_def *def,
                                   throng_world **out_world);
 
@@ -558,7 +596,9 @@ THRONG_API throng_status throng_flow_field_create(throng_world *world,
                                        const throng_flow_field_def *def,
                                        throng_object *out_object);
 
-/* Removes any object. */
+/* Removes any object. A removed, forged, null or other world's handle
+ * (object handles carry the world's tag, as agent handles do) is refused
+ * with THRONG_ERR_STALE_HANDLE, so removing twice is refused. */
 THRONG_API throng_status throng_object_remove(throng_world *world, throng_object object);
 /* Live objects of every kind. */
 THRONG_API uint32_t throng_world_object_count(const throng_world *world);
@@ -851,7 +891,12 @@ typedef struct throng_behaviour {
 } throng_behaviour;
 
 /* A behaviour of `kind` with every default filled in (kind 0 or unknown:
- * a struct whose kind the group functions refuse). */
+ * a struct whose kind the group functions refuse).
+ * The group functions validate weight, speed_factor and the fields the
+ * kind reads: PATROL reads path, reach and braking_distance of
+ * throng_path_params, FOLLOW_PATH path, prediction_time, ahead and window;
+ * CONTAIN and FOLLOW_WALL read box_min and box_max only with use_box.
+ * Other fields are stored as given and never read. */
 THRONG_API throng_behaviour throng_behaviour_default(throng_behaviour_kind kind);
 
 /* Appends a behaviour to the group's list; *out_index (may be NULL) is its
@@ -944,7 +989,8 @@ THRONG_API throng_status throng_world_save(const throng_world *world,
 /* Writes the world's snapshot to the file at `path`: first to "<path>.tmp",
  * which is then renamed over `path`, so an existing file is only ever
  * replaced by a complete snapshot. THRONG_ERR_IO (with the system's reason
- * in throng_world_last_error) when a file cannot be written. */
+ * in throng_world_last_error) when a file cannot be written; an empty
+ * path is refused the same way before any file is touched. */
 THRONG_API throng_status throng_world_save_file(const throng_world *world,
                                                 const char *path);
 

@@ -7,7 +7,9 @@
 
 #include <string.h>
 
-/* Generations use the low 24 bits, like agents', never 0. */
+/* Generations are built like agents': the world's tag in the top 8 bits,
+ * so another world's handle is refused even when its id and count match,
+ * over a 24-bit counter of the id's reuses, never 0. */
 #define GEO_GEN_MASK 0xFFFFFFu
 
 static geometry *geo_of(throng_world *w) {
@@ -58,7 +60,7 @@ throng_status geo_reserve(throng_world *w, const char *fn) {
 void geo_commit(throng_world *w, geo_object *obj, throng_object *out) {
     geometry *g = w->geo;
     uint32_t index;
-    uint32_t gen = 1;
+    uint32_t gen = (w->tag << 24) | 1u;
     if (g->free_count) {
         index = g->free_ids[--g->free_count];
         gen = g->objects[index].generation; /* bumped on removal */
@@ -103,7 +105,7 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
     g->planes -= o->kind == GEO_PLANE;
     uint32_t next = (o->generation + 1u) & GEO_GEN_MASK;
     memset(o, 0, sizeof *o);
-    o->generation = next ? next : 1u;
+    o->generation = (w->tag << 24) | (next ? next : 1u);
     g->free_ids[g->free_count++] = h.id - 1;
     g->live--;
     g->version++;

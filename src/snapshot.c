@@ -65,9 +65,9 @@
 #define FNV_OFFSET 0xCBF29CE484222325ull
 #define FNV_PRIME 0x100000001B3ull
 
-/* Agent generations carry the world's tag in their top 8 bits over a
- * 24-bit counter; object generations are the counter alone (world.c,
- * geometry.c). */
+/* Agent and object generations carry the world's tag in their top 8 bits
+ * over a 24-bit counter (world.c, geometry.c); objects saved before they
+ * carried the tag have a top byte of 0. */
 #define SNAP_TAG_SHIFT 24u
 #define SNAP_COUNTER_MASK 0xFFFFFFu
 
@@ -481,11 +481,13 @@ static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
         if ((uint32_t)o->kind > (uint32_t)GEO_FLOW) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown object kind %u",
                       (unsigned)o->kind);
-        } else if (o->generation == 0u ||
-                   o->generation > SNAP_COUNTER_MASK) {
+        } else if ((o->generation & SNAP_COUNTER_MASK) == 0u ||
+                   (o->generation >> SNAP_TAG_SHIFT != 0u &&
+                    o->generation >> SNAP_TAG_SHIFT != w->tag)) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "object generation %u is outside 1 .. 2^24 - 1",
-                      o->generation);
+                      "object generation %#x has a zero count or is not of "
+                      "this world's tag %u",
+                      o->generation, w->tag);
         }
     }
     if (c->status != THRONG_OK || o->kind == GEO_FREE) {
@@ -744,6 +746,10 @@ throng_status throng_world_save_file(const throng_world *cw,
     if (!path)
         return world_fail(w, THRONG_ERR_NULL, "%s: path must not be NULL",
                           fn);
+    /* Refused before any file is touched: "" + ".tmp" would write, then
+     * delete, a file named ".tmp" in the working directory. */
+    if (path[0] == '\0')
+        return world_fail(w, THRONG_ERR_IO, "%s: the path is empty", fn);
     size_t size;
     throng_status st = snap_measure(w, fn, &size);
     if (st != THRONG_OK)

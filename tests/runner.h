@@ -54,6 +54,7 @@ void register_snapshot_tests(void);
 void register_bench_stats_tests(void);
 void register_degenerate_tests(void);
 void register_alloc_fail_tests(void);
+void register_bad_input_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)

@@ -805,7 +805,8 @@ static throng_status af_op_object(throng_world **w, const af_case *c,
         break;
     }
     }
-    *result = ((uint64_t)o.id << 32) | o.generation;
+    /* Without the world's tag: the retry runs in another world. */
+    *result = ((uint64_t)o.id << 32) | (o.generation & 0xFFFFFFu);
     return st;
 }
 
