@@ -727,6 +727,8 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
         float centre[3] = {
             (float)(((k % n) + 0.5) * pitch +
                     jitter * (2.0 * rng_unit(&rng) - 1.0) * 0.5),
+            /* k / n is the row: integer division on purpose. */
+            /* NOLINTNEXTLINE(bugprone-integer-division) */
             (float)(((k / n) + 0.5) * pitch +
                     jitter * (2.0 * rng_unit(&rng) - 1.0) * 0.5),
             0.0f};
@@ -878,7 +880,8 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
         return st;
 
     /* Geometry. */
-    throng_object path, field, obstacle;
+    /* Null until created: a failed step above still hands them on. */
+    throng_object path = {0}, field = {0}, obstacle;
     float centre[3] = {0.25f * L, 0.25f * L, 0.5f * L};
     st = throng_obstacle_add_sphere(world, centre, 0.05f * L, &obstacle);
     float lo[3] = {0.6f * L, 0.6f * L, 0.4f * L};

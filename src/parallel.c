@@ -32,6 +32,8 @@ void parallel_for(int threads, uint32_t n, uint32_t grain, range_fn fn,
     uint32_t chunks = (n - 1) / grain + 1;
 #ifdef _OPENMP
     if (threads > 1 && chunks > 1) {
+        /* Read by num_threads(), which the analyser cannot see. */
+        /* NOLINTNEXTLINE(clang-analyzer-deadcode.DeadStores) */
         int team = threads < (int)chunks ? threads : (int)chunks;
 #pragma omp parallel num_threads(team)
         {
@@ -85,6 +87,7 @@ void parallel_parts(int threads, uint32_t n, uint32_t parts, part_fn fn,
         return;
 #ifdef _OPENMP
     if (threads > 1 && parts > 1) {
+        /* NOLINTNEXTLINE(clang-analyzer-deadcode.DeadStores): as above */
         int team = threads < (int)parts ? threads : (int)parts;
 #pragma omp parallel num_threads(team)
         {

@@ -324,6 +324,8 @@ TEST(bench_stats_json_bad_input)
         "{\"benchmarks\": [{\"name\": \"a\", \"repeat_ms\": []}]}",
         "{\"benchmarks\": [{\"name\": \"a\", \"repeat_ms\": [1, \"2\"]}]}",
         "{\"benchmarks\": [{\"name\": \"a\", \"repeat_ms\": [1, -2]}]}",
+        /* One document split over two lines, not a missing comma. */
+        /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
         "{\"benchmarks\": [{\"name\": \"a\", \"agents\": 1.5, "
         "\"ms_per_step_median\": 1}]}",
         /* The same name twice with different configurations. */

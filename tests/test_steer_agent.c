@@ -932,8 +932,8 @@ static long crossing(int avoid, int threads, double *progress,
 }
 
 TEST(steer_agent_avoid_neighbours_crossing) {
-    uint64_t h_plain, h_avoid, h_avoid4;
-    double go_plain, go_avoid, go_avoid4;
+    uint64_t h_plain = 0, h_avoid = 0, h_avoid4 = 0;
+    double go_plain = 0.0, go_avoid = 0.0, go_avoid4 = 0.0;
     long plain = crossing(0, 1, &go_plain, &h_plain);
     long avoid = crossing(1, 1, &go_avoid, &h_avoid);
     long avoid4 = crossing(1, 4, &go_avoid4, &h_avoid4);
@@ -1132,6 +1132,8 @@ static uint64_t wander_run(int dims, uint64_t seed, int threads,
     enum { N = 16 };
     throng_agent h[N];
     for (int i = 0; i < N; i++) {
+        /* A 4 x 4 lattice: i / 4 is the row, integer division on purpose. */
+        /* NOLINTNEXTLINE(bugprone-integer-division) */
         agent_spec s = spec(3.0f * (float)(i % 4), 3.0f * (float)(i / 4),
                             dims == 3 ? (float)i : 0.0f, 1, 0, 0, 1.2f);
         s.mass = 1.0f;

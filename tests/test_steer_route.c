@@ -1181,7 +1181,7 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
     b.u.path.window = 4u;
     uint32_t group = route_group(w, &b);
 
-    double seg_start[64];
+    double seg_start[64] = {0};
     double total = 0.0;
     for (uint32_t i = 0; i < count; i++) {
         const float *a = pts + 3 * i, *c = pts + 3 * ((i + 1) % count);
@@ -1198,6 +1198,8 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
         uint32_t seg = 0;
         while (seg + 1 < count && seg_start[seg + 1] <= s)
             seg++;
+        /* count >= 2: the path above was accepted. */
+        /* NOLINTNEXTLINE(clang-analyzer-core.DivideZero) */
         const float *a = pts + 3 * seg, *c = pts + 3 * ((seg + 1) % count);
         double len = (seg + 1 < count ? seg_start[seg + 1] : total) -
                      seg_start[seg];

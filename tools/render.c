@@ -81,7 +81,7 @@ static int parse_u64(const char *option, const char *text, uint64_t lo,
     errno = 0;
     unsigned long long v = text && *text != '-' ? strtoull(text, &end, 10)
                                                 : 0ull;
-    if (!text || end == text || *end != '\0' || errno != 0 || v < lo ||
+    if (!text || !end || end == text || *end != '\0' || errno != 0 || v < lo ||
         v > hi) {
         fprintf(stderr,
                 "throng-render: %s wants a whole number in %llu .. %llu, "

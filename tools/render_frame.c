@@ -627,6 +627,8 @@ static int draw_objects(const throng_world *w, const render_options *o,
                 draw_flow(c, m, in, unit);
             if (layer <= 1 && in->kind == THRONG_OBJECT_PATH) {
                 for (uint32_t p = 0; p < in->point_count; p++) {
+                    /* xy is allocated: a path's points set longest_path. */
+                    /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
                     xy[2u * p] = map_x(m, (double)in->points[3u * p]);
                     xy[2u * p + 1u] = map_y(m, (double)in->points[3u * p + 1u]);
                 }
