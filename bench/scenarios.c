@@ -192,6 +192,27 @@ static const scenario_param cluster_params[] = {
     {"cluster_area", 0.05, "", "the disc's area as a share of the box's"},
 };
 
+/*
+ * knot2d, knot2d_cap: the degenerate crowd. flock2d's rules and box, but
+ * every agent starts inside one grid cell, uniformly in a square of edge
+ * `knot_edge` x R at the box origin, so each checks every other at first
+ * (n^2 candidate pairs per step) until the knot spreads. knot2d_cap also
+ * caps the neighbours the rules see at the 16 nearest
+ * (throng_flocking.max_neighbours).
+ */
+#define KNOT_PARAM_ROWS \
+    FLOCK_PARAM_ROWS \
+    {"knot_edge", 0.999, "x R", \
+     "agents start uniformly in a square of this edge inside one cell"},
+static const scenario_param knot_params[] = {
+    KNOT_PARAM_ROWS
+    {"max_neighbours", 0.0, "", "neighbours the rules see (0 = all)"},
+};
+static const scenario_param knot_cap_params[] = {
+    KNOT_PARAM_ROWS
+    {"max_neighbours", 16.0, "", "neighbours the rules see (0 = all)"},
+};
+
 /* Creates the periodic world every density-driven scenario starts from. */
 static throng_status periodic_world_create(int dimensions, float box_edge,
                                            float neighbour_radius,
@@ -282,6 +303,12 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
         group.wander.max_turn_change =
             (float)param_get(&reader, "wander_turn_change");
     }
+    bool knot = scenario_param_find(sc, "knot_edge") != NULL;
+    double knot_edge =
+        knot ? param_get(&reader, "knot_edge") * (double)neighbour_radius : 0.0;
+    if (knot)
+        group.flocking.max_neighbours =
+            (uint32_t)param_get(&reader, "max_neighbours");
     bool clustered = scenario_param_find(sc, "cluster_share") != NULL;
     double cluster_share =
         clustered ? param_get(&reader, "cluster_share") : 0.0;
@@ -322,7 +349,13 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
 
     scenario_rng rng = {seed};
     for (uint32_t i = 0; i < agents; ++i) {
-        if (clustered) {
+        if (knot) {
+            for (int axis = 0; axis < 3; ++axis)
+                agent.position[axis] =
+                    axis < sc->dimensions
+                        ? (float)(knot_edge * (0.0005 + 0.999 * rng_unit(&rng)))
+                        : 0.0f;
+        } else if (clustered) {
             cluster_place(&rng, sc->dimensions, box, cluster_radius,
                           floor((i + 1.0) * cluster_share) >
                               floor(i * cluster_share),
@@ -1030,6 +1063,8 @@ enum {
     SCENARIO_LEADER2D,
     SCENARIO_EVERY2D,
     SCENARIO_EVERY3D,
+    SCENARIO_KNOT2D,
+    SCENARIO_KNOT2D_CAP,
     SCENARIO_COUNT
 };
 
@@ -1044,6 +1079,8 @@ SCENE_ENTRY(obstacles2d_build, SCENARIO_OBSTACLES2D, obstacles_build)
 SCENE_ENTRY(leader2d_build, SCENARIO_LEADER2D, leader_build)
 SCENE_ENTRY(every2d_build, SCENARIO_EVERY2D, every_build)
 SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
+SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
+SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 #undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads,
@@ -1184,6 +1221,28 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .param_count = COUNT_OF(every_params),
             .build = every3d_build,
         },
+    [SCENARIO_KNOT2D] =
+        {
+            .name = "knot2d",
+            .description = "flock2d's rules, every agent starting in one "
+                           "grid cell (the degenerate crowd)",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = knot_params,
+            .param_count = COUNT_OF(knot_params),
+            .build = knot2d_build,
+        },
+    [SCENARIO_KNOT2D_CAP] =
+        {
+            .name = "knot2d_cap",
+            .description = "knot2d with the rules capped at the 16 nearest "
+                           "neighbours",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = knot_cap_params,
+            .param_count = COUNT_OF(knot_cap_params),
+            .build = knot2d_cap_build,
+        },
 };
 
 #define SCENE_ENTRY(fn, index, builder)                                     \
@@ -1199,6 +1258,8 @@ SCENE_ENTRY(obstacles2d_build, SCENARIO_OBSTACLES2D, obstacles_build)
 SCENE_ENTRY(leader2d_build, SCENARIO_LEADER2D, leader_build)
 SCENE_ENTRY(every2d_build, SCENARIO_EVERY2D, every_build)
 SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
+SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
+SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 #undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads,

@@ -115,6 +115,7 @@ typedef struct group_kernel_params {
 struct flock_run;
 struct flock_sums;
 struct flock_counts;
+struct kept_neighbour;
 
 typedef struct key_entry key_entry;
 typedef struct name_entry name_entry;
@@ -194,6 +195,9 @@ struct throng_world {
     /* The vector 2D integration of the kernel's instruction set, or NULL
      * for the scalar rows. */
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
+    /* The neighbour cap's scan of the same path (steer_flock.h). */
+    uint32_t (*cap_scan)(const struct flock_run *, uint32_t, uint32_t,
+                         struct kept_neighbour *, struct flock_counts *);
 
     char error[256];
 };

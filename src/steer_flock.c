@@ -110,38 +110,6 @@ static inline void flock_pair(const agent_columns *restrict c, int three,
                         three ? c->vz[j] - rv[2] : 0.0f, rr + c->radius[j]);
 }
 
-/* A neighbour kept by the cap: its key (distance, then slot) and where the
- * walk met it (range, row), so the kept ones are added in walk order. */
-typedef struct kept_neighbour {
-    float d2;
-    uint32_t slot;
-    uint32_t row;
-    uint32_t range;
-} kept_neighbour;
-
-/* a comes before b among the nearest: closer, or as close and a lower
- * slot. */
-static inline int kept_before(const kept_neighbour *a, const kept_neighbour *b) {
-    return a->d2 < b->d2 || (a->d2 == b->d2 && a->slot < b->slot);
-}
-
-/* Restores the max-heap (the farthest kept neighbour on top) below i. */
-static void kept_sift_down(kept_neighbour *h, uint32_t n, uint32_t i) {
-    for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, top = i;
-        if (l < n && kept_before(&h[top], &h[l]))
-            top = l;
-        if (r < n && kept_before(&h[top], &h[r]))
-            top = r;
-        if (top == i)
-            return;
-        kept_neighbour tmp = h[i];
-        h[i] = h[top];
-        h[top] = tmp;
-        i = top;
-    }
-}
-
 static int kept_walk_order(const void *pa, const void *pb) {
     const kept_neighbour *a = pa, *b = pb;
     if (a->range != b->range)
@@ -149,56 +117,40 @@ static int kept_walk_order(const void *pa, const void *pb) {
     return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* The offset from agent t's image in range cr to row j, and its square. */
-static inline float flock_offset(const throng_world *w, const cell_range *cr,
-                                 uint32_t t, uint32_t j, float d[3]) {
-    const agent_columns *c = &w->col;
-    const int three = w->dims == 3;
-    d[0] = c->px[j] - (c->px[t] - cr->shift[0]);
-    d[1] = c->py[j] - (c->py[t] - cr->shift[1]);
-    d[2] = three ? c->pz[j] - (c->pz[t] - cr->shift[2]) : 0.0f;
-    float d2 = d[0] * d[0] + d[1] * d[1];
-    if (three)
-        d2 = d2 + d[2] * d[2];
-    return d2;
-}
-
-/* Agent t with a neighbour cap: the walk keeps the k->cap nearest
- * neighbours within the neighbour radius in a heap, then adds them in the
- * order the uncapped walk would, so a cap above the neighbour count
- * changes nothing. */
-static void flock_capped(const flock_run *run, uint32_t t,
-                         const group_kernel_params *k, flock_sums *s,
-                         const float f[3], const float rv[3], float rr,
-                         uint64_t *candidates, uint64_t *neighbours) {
+/* The cap's scan on the scalar path: every candidate, one at a time. */
+uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
+                               kept_neighbour *kept, flock_counts *counts) {
     const throng_world *w = run->w;
     const float R2 = w->neighbour_radius * w->neighbour_radius;
-    kept_neighbour kept[THRONG_MAX_NEIGHBOUR_CAP];
     uint32_t n = 0;
     for (int r = 0; r < run->range_count; r++) {
         const cell_range *cr = &run->ranges[r];
+        counts->candidates += cr->end - cr->begin;
         for (uint32_t j = cr->begin; j < cr->end; j++) {
             float d[3];
             float d2 = flock_offset(w, cr, t, j, d);
-            ++*candidates;
             if (j == t || !(d2 <= R2))
                 continue;
-            ++*neighbours;
-            kept_neighbour e = {d2, w->col.slot[j], j, (uint32_t)r};
-            if (n < k->cap) {
-                /* Sift up into the heap. */
-                uint32_t i = n++;
-                while (i > 0 && kept_before(&kept[(i - 1) / 2], &e)) {
-                    kept[i] = kept[(i - 1) / 2];
-                    i = (i - 1) / 2;
-                }
-                kept[i] = e;
-            } else if (kept_before(&e, &kept[0])) {
-                kept[0] = e;
-                kept_sift_down(kept, n, 0);
-            }
+            counts->neighbours++;
+            kept_offer(kept, &n, cap,
+                       (kept_neighbour){d2, w->col.slot[j], j, (uint32_t)r});
         }
     }
+    return n;
+}
+
+/* Agent t with a neighbour cap: the path's scan keeps the k->cap nearest
+ * neighbours within the neighbour radius in a heap (a set that does not
+ * depend on the order they are offered in), then they are added in the
+ * order the uncapped walk would meet them, so a cap above the neighbour
+ * count changes nothing. */
+static void flock_capped(const flock_run *run, uint32_t t,
+                         const group_kernel_params *k, flock_sums *s,
+                         const float f[3], const float rv[3], float rr,
+                         flock_counts *counts) {
+    const throng_world *w = run->w;
+    kept_neighbour kept[THRONG_MAX_NEIGHBOUR_CAP];
+    uint32_t n = w->cap_scan(run, t, k->cap, kept, counts);
     qsort(kept, n, sizeof kept[0], kept_walk_order);
     for (uint32_t i = 0; i < n; i++) {
         float d[3];
@@ -235,8 +187,10 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
              * uncapped walk keeps its sums in registers. */
             flock_sums capped;
             memset(&capped, 0, sizeof capped);
-            flock_capped(run, t, k, &capped, f, rv, rr, &candidates,
-                         &neighbours);
+            flock_counts cc = {0, 0};
+            flock_capped(run, t, k, &capped, f, rv, rr, &cc);
+            candidates += cc.candidates;
+            neighbours += cc.neighbours;
             out[t - run->begin] = capped;
             continue;
         }
@@ -418,6 +372,7 @@ void steer_flock(throng_world *w, float dt) {
 typedef struct kernel_path {
     const char *name;
     flock_kernel_fn fn;
+    flock_cap_scan_fn cap_scan;
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
     int (*supported)(void);
 } kernel_path;
@@ -438,11 +393,14 @@ static int has_avx512(void) {
 
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS)
-    {"avx512", flock_kernel_avx512, integrate_2d_avx512, has_avx512},
-    {"avx2", flock_kernel_avx2, integrate_2d_avx2, has_avx2},
-    {"sse2", flock_kernel_sse2, integrate_2d_sse2, has_sse2},
+    {"avx512", flock_kernel_avx512, flock_cap_scan_avx512, integrate_2d_avx512,
+     has_avx512},
+    {"avx2", flock_kernel_avx2, flock_cap_scan_avx2, integrate_2d_avx2,
+     has_avx2},
+    {"sse2", flock_kernel_sse2, flock_cap_scan_sse2, integrate_2d_sse2,
+     has_sse2},
 #endif
-    {"scalar", flock_kernel_scalar, NULL, always},
+    {"scalar", flock_kernel_scalar, flock_cap_scan_scalar, NULL, always},
 };
 
 static const kernel_path *find_path(const char *name) {
@@ -466,6 +424,7 @@ int world_select_kernel(throng_world *w, const char *name) {
     if (!p)
         return 1;
     w->kernel = p->fn;
+    w->cap_scan = p->cap_scan;
     w->integrate_2d = p->integrate_2d;
     w->simd_name = p->name;
     return 0;

@@ -54,6 +54,85 @@ typedef struct flock_counts {
 typedef void (*flock_kernel_fn)(const throng_world *w, uint32_t begin,
                                 uint32_t end, float dt, flock_counts *counts);
 
+/* The neighbour cap (throng_flocking.max_neighbours). */
+
+/* A neighbour kept by the cap: its key (distance, then slot) and where the
+ * walk met it (range, row), so the kept ones are added in walk order. */
+typedef struct kept_neighbour {
+    float d2;
+    uint32_t slot;
+    uint32_t row;
+    uint32_t range;
+} kept_neighbour;
+
+/* a comes before b among the nearest: closer, or as close and a lower
+ * slot. Keys are unique (slots are), so the `cap` first of any set of
+ * candidates are one set, whatever order they are offered in. */
+static inline int kept_before(const kept_neighbour *a, const kept_neighbour *b) {
+    return a->d2 < b->d2 || (a->d2 == b->d2 && a->slot < b->slot);
+}
+
+/* Offers e to the max-heap kept[0..*n) of at most cap entries (the
+ * farthest kept on top). */
+static inline void kept_offer(kept_neighbour *h, uint32_t *n, uint32_t cap,
+                              kept_neighbour e) {
+    uint32_t i;
+    if (*n < cap) {
+        i = (*n)++;
+        while (i > 0 && kept_before(&h[(i - 1) / 2], &e)) {
+            h[i] = h[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        h[i] = e;
+        return;
+    }
+    if (!kept_before(&e, &h[0]))
+        return;
+    i = 0;
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, top = l;
+        if (l >= *n)
+            break;
+        if (r < *n && kept_before(&h[l], &h[r]))
+            top = r;
+        if (!kept_before(&e, &h[top]))
+            break;
+        h[i] = h[top];
+        i = top;
+    }
+    h[i] = e;
+}
+
+/* Agent t's candidates, through the cap: fills kept with the cap nearest
+ * neighbours within the neighbour radius (returns how many) and counts
+ * candidates and neighbours as the uncapped walk does. One per path; all
+ * keep the same set. */
+typedef uint32_t (*flock_cap_scan_fn)(const flock_run *run, uint32_t t,
+                                      uint32_t cap, kept_neighbour *kept,
+                                      flock_counts *counts);
+uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
+                               kept_neighbour *kept, flock_counts *counts);
+uint32_t flock_cap_scan_sse2(const flock_run *run, uint32_t t, uint32_t cap,
+                             kept_neighbour *kept, flock_counts *counts);
+uint32_t flock_cap_scan_avx2(const flock_run *run, uint32_t t, uint32_t cap,
+                             kept_neighbour *kept, flock_counts *counts);
+uint32_t flock_cap_scan_avx512(const flock_run *run, uint32_t t, uint32_t cap,
+                               kept_neighbour *kept, flock_counts *counts);
+
+/* The offset from agent t's image in range cr to row j, and its square. */
+static inline float flock_offset(const throng_world *w, const cell_range *cr,
+                                 uint32_t t, uint32_t j, float d[3]) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    d[0] = c->px[j] - (c->px[t] - cr->shift[0]);
+    d[1] = c->py[j] - (c->py[t] - cr->shift[1]);
+    d[2] = three ? c->pz[j] - (c->pz[t] - cr->shift[2]) : 0.0f;
+    float d2 = d[0] * d[0] + d[1] * d[1];
+    if (three)
+        d2 = d2 + d[2] * d[2];
+    return d2;
+}
+
 /* The plain reference: one agent, one candidate at a time. */
 void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts);
