@@ -60,6 +60,15 @@
 #define SOAK_BAND 0.05
 #define SOAK_BAND_PERIOD 200u
 
+/* Allowed growth of live bytes over the warm-up's high-water mark. The
+ * host-key table's bucket array doubles now and then as keys come and go
+ * (uthash splits a bucket that grows too long), and a loaded snapshot
+ * starts with it small again: at 10k agents that swings live bytes by
+ * 131072 bytes, 4.3%, whether or not the warm-up happened to see it. A
+ * real leak of even one byte per removed agent passes 10% within a
+ * million removes. */
+#define SOAK_MEM_MARGIN 0.10
+
 /* Removed handles remembered and re-checked: the most recent ones. */
 #define SOAK_REMOVED_RING 65536u
 
@@ -1072,7 +1081,6 @@ static void check_handles(soak *s) {
                       r.handle.slot, r.handle.generation);
         throng_agent found;
         throng_status st = throng_agent_find(s->world, r.key, &found);
-        /* A re-keyed agent's old key may have been removed with it. */
         if (st != THRONG_ERR_NOT_FOUND)
             violation(s, "removed key %016llx answers %s",
                       (unsigned long long)r.key, throng_status_string(st));
@@ -1408,7 +1416,7 @@ static void usage(FILE *f) {
             "  --progress S         seconds between progress lines "
             "(default 10)\n"
             "  --mem-margin X       allowed memory growth over the warm-up\n"
-            "                       mark, a share (default 0.05)\n");
+            "                       mark, a share (default 0.1)\n");
 }
 
 static bool parse_count(const char *text, double *out) {
@@ -1435,7 +1443,7 @@ int main(int argc, char **argv) {
     o->seed = 1;
     o->churn = 0.02;
     o->progress = 10.0;
-    o->mem_margin = 0.05;
+    o->mem_margin = SOAK_MEM_MARGIN;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
