@@ -22,7 +22,8 @@
  * - memory does not grow: the world's heap comes from a counting
  *   allocator, and after a warm-up its live bytes (and throng_world_bytes)
  *   never pass the warm-up's high-water mark by more than a small margin,
- *   while the agent count stays in its band by construction;
+ *   while the agent count stays in its band by construction; and
+ *   throng_world_bytes agrees with the allocator;
  * - handles stay consistent with the program's own map host key ->
  *   handle: every live handle is valid and found by its key, every
  *   recently removed one is refused, the counts agree, and every row maps
@@ -68,6 +69,10 @@
  * real leak of even one byte per removed agent passes 10% within a
  * million removes. */
 #define SOAK_MEM_MARGIN 0.10
+
+/* throng_world_bytes and the allocator's live bytes agree this closely
+ * (a share of live bytes); the rest is rounding of small blocks. */
+#define SOAK_BYTES_AGREE 0.02
 
 /* Removed handles remembered and re-checked: the most recent ones. */
 #define SOAK_REMOVED_RING 65536u
@@ -1118,6 +1123,10 @@ static void check_memory(soak *s) {
                   (unsigned long long)s->mem.bad_align);
         s->mem.bad_frees = s->mem.bad_align = 0;
     }
+    /* The world's own figure must track what it holds. */
+    if (fabs((double)world - (double)live) > SOAK_BYTES_AGREE * (double)live)
+        violation(s, "throng_world_bytes says %zu, the allocator holds %zu",
+                  world, live);
     if (!s->warm) {
         s->warm_live = live > s->warm_live ? live : s->warm_live;
         s->warm_world = world > s->warm_world ? world : s->warm_world;
