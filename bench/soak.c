@@ -1365,6 +1365,10 @@ static int run(soak *s) {
     check_memory(s);
     s->checks++;
     print_line(s, "end", elapsed);
+    /* The same options give the same run: the state hash at the end does
+     * not depend on timing or threads, only on a --seconds cut-off. */
+    printf("soak: final state hash %016llx\n",
+           (unsigned long long)throng_world_hash(s->world));
     size_t peak = s->mem.peak;
     throng_world_destroy(s->world);
     s->world = NULL;
