@@ -3,6 +3,8 @@
 #   make                 library (static and shared) and the bench program
 #   make test            build and run the test program (FILTER=name runs some)
 #   make bench           build and run the default benchmark
+#   make soak            long churning run with invariant checks (minutes)
+#   make soak-smoke      the same for about 20 seconds, for CI
 #   make clean
 #
 # Options (Make variables):
@@ -114,7 +116,9 @@ SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
 # tests link the modules.
 GATE_SRC := bench/compare.c bench/stats.c bench/results.c
 GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o
-BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC),$(wildcard bench/*.c))
+# The soak program has its own main() (see the block at the end).
+SOAK_SRC := bench/soak.c
+BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC),$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
@@ -497,3 +501,40 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 	  $(if $(findstring avx2,$<),-mavx2)$(if $(findstring avx512,$<),-mavx512f) \
 	  > $(@:.ok=.log) 2>&1 || { grep -v 'warnings\? generated\.$$' $(@:.ok=.log); exit 1; }
 	@touch $@
+
+# ------------------------------------------------------------------------
+# Soak: a long run under churn that checks invariants as it goes
+# ------------------------------------------------------------------------
+#
+#   make soak            SOAK_ARGS in 2D, then in 3D (a few minutes each)
+#   make soak-smoke      about 10 seconds each in 2D and 3D, for CI
+#
+# $(BUILD)/throng-soak --help lists the options; SOAK_ARGS replaces the
+# defaults. Each run ends with a "soak: summary" line and exits non-zero
+# on any violation (NaN, a limit broken, memory growth, a lost handle, a
+# snapshot that does not reload to the same state).
+
+SOAK := $(BUILD)/throng-soak
+SOAK_OBJ := $(BUILD)/obj/bench/soak.o
+SOAK_ARGS ?= --agents 10k --seconds 150 --check-every 100
+# The smoke run is small enough to pass its warm-up (two snapshots, two
+# periods of the agent band, 400 steps) well inside 10 s on a busy
+# 2-CPU machine, so its memory checks run too.
+SOAK_SMOKE_ARGS ?= --agents 3k --seconds 10 --check-every 20 \
+	--snapshot-every 100 --progress 5
+
+.PHONY: soak soak-smoke soak-bin
+soak-bin: $(SOAK)
+
+$(SOAK): $(SOAK_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(SOAK_OBJ) $(STATIC) $(LDLIBS)
+
+soak: $(SOAK)
+	$(SOAK) --dim 2 $(SOAK_ARGS)
+	$(SOAK) --dim 3 $(SOAK_ARGS)
+
+soak-smoke: $(SOAK)
+	$(SOAK) --dim 2 $(SOAK_SMOKE_ARGS)
+	$(SOAK) --dim 3 $(SOAK_SMOKE_ARGS)
+
+-include $(SOAK_OBJ:.o=.d)

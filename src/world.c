@@ -946,6 +946,19 @@ throng_status throng_world_set_step_limits(throng_world *w, float max_dt,
     return THRONG_OK;
 }
 
+/* A hash's heap as world_alloc takes it: every entry rounded up to
+ * THRONG_ALIGN (a key entry of 72 bytes takes 128), plus uthash's table
+ * and bucket array, which at 10k keys are 64 KiB or more. */
+static size_t hash_bytes(const UT_hash_table *tbl, size_t entry) {
+    if (!tbl)
+        return 0;
+    const size_t mask = (size_t)THRONG_ALIGN - 1;
+    size_t rounded_entry = (entry + mask) & ~mask;
+    size_t buckets = (size_t)tbl->num_buckets * sizeof(UT_hash_bucket);
+    return (size_t)tbl->num_items * rounded_entry +
+           ((sizeof *tbl + mask) & ~mask) + ((buckets + mask) & ~mask);
+}
+
 size_t throng_world_bytes(const throng_world *w) {
     if (!w)
         return 0;
@@ -964,8 +977,9 @@ size_t throng_world_bytes(const throng_world *w) {
                        (sizeof(group_record) + sizeof(group_kernel_params)) +
                    (size_t)w->counters_len * sizeof(thread_counters) +
                    grid_bytes(&w->grid);
-    bytes += (size_t)HASH_COUNT(w->keys) * sizeof(key_entry);
-    bytes += (size_t)HASH_COUNT(w->names) * sizeof(name_entry);
+    bytes += hash_bytes(w->keys ? w->keys->hh.tbl : NULL, sizeof(key_entry));
+    bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL,
+                        sizeof(name_entry));
     bytes += geometry_bytes(w);
     return bytes;
 }

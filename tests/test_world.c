@@ -856,6 +856,55 @@ TEST(world_hash)
     throng_world_destroy(w2);
 }
 
+/* throng_world_bytes against what the world's allocator actually holds.
+ * With many host keys the key table is a large part of the heap: its
+ * entries are rounded up to the allocation alignment and its bucket array
+ * is allocated too, and the figure must count both. */
+typedef struct bytes_counter {
+    size_t live;
+} bytes_counter;
+
+static void *bytes_alloc(size_t size, size_t alignment, void *user)
+{
+    ((bytes_counter *)user)->live += size;
+    return aligned_alloc(alignment, size);
+}
+
+static void bytes_free(void *ptr, size_t size, void *user)
+{
+    ((bytes_counter *)user)->live -= size;
+    free(ptr);
+}
+
+TEST(world_bytes_matches_allocator)
+{
+    bytes_counter counter = {0};
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = 2;
+    def.allocator.alloc = bytes_alloc;
+    def.allocator.free = bytes_free;
+    def.allocator.user = &counter;
+    throng_world *world = NULL;
+    REQUIRE_OK(throng_world_create(&def, &world));
+    enum { AGENTS = 10000 };
+    static throng_agent handles[AGENTS];
+    test_rng rng = test_rng_make(7);
+    for (uint32_t i = 0; i < AGENTS; ++i) {
+        float x = test_rng_range(&rng, 0.0f, 50.0f);
+        float y = test_rng_range(&rng, 0.0f, 50.0f);
+        REQUIRE_OK(world_add_at(world, x, y, 0.0f, 1000u + i, &handles[i]));
+    }
+    for (uint32_t i = 0; i < AGENTS; i += 3)
+        CHECK_OK(throng_agent_remove(world, handles[i]));
+    CHECK_OK(throng_world_step(world, 0.1f));
+    /* Within 2%: the key table alone was a fifth of the heap uncounted. */
+    double bytes = (double)throng_world_bytes(world);
+    double live = (double)counter.live;
+    CHECK_NEAR(bytes / live, 1.0, 0.02);
+    throng_world_destroy(world);
+    CHECK_EQ_U64(counter.live, 0u);
+}
+
 void register_world_tests(void)
 {
     REGISTER(world_defaults);
@@ -869,4 +918,5 @@ void register_world_tests(void)
     REGISTER(world_getters_setters_roundtrip);
     REGISTER(world_groups);
     REGISTER(world_hash);
+    REGISTER(world_bytes_matches_allocator);
 }
