@@ -91,7 +91,7 @@ static int fixture_objects(throng_world *w, int dims, fixture *f)
     fd.cell_size = 1.0f;
     fd.size[0] = fd.size[1] = fd.size[2] = 2u;
     fd.vectors = fix_flow_vectors;
-    throng_object scratch;
+    throng_object scratch = {0, 0};
     throng_object *sphere = f ? &f->sphere : &scratch;
     throng_object *box = f ? &f->box : &scratch;
     throng_object *wall = f ? &f->wall : &scratch;
@@ -728,7 +728,9 @@ static const arg_table T_BEHAVIOUR[16] = {
 /* ------------------------------------------------------------------------ */
 
 #define FF(type, member, axis) {#member, offsetof(type, member), axis}
-#define FV3(type, member)                                                  \
+/* member is an offsetof member designator and is stringised: it cannot
+ * take parentheses. */
+#define FV3(type, member) /* NOLINTNEXTLINE(bugprone-macro-parentheses) */ \
     FF(type, member[0], 0), FF(type, member[1], 1), FF(type, member[2], 2)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -847,7 +849,7 @@ typedef struct float_target {
 } float_target;
 
 #define TARGET(table, variants, first, fields)                             \
-    {&table, variants, first, fields, COUNT(fields)}
+    {&(table), variants, first, fields, COUNT(fields)}
 static const float_target float_targets[] = {
     TARGET(T_WORLD, 1, 0, F_WORLD),
     TARGET(T_WORLD_PERIODIC, 1, 0, F_WORLD_PERIODIC),
@@ -908,18 +910,18 @@ typedef struct value_case {
 
 #define R THRONG_ERR_OUT_OF_RANGE
 #define VF(table, type, member, v, want)                                   \
-    {&table, #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, 0}
+    {&(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, 0}
 #define VFV(table, type, member, v, want, variant)                         \
-    {&table, #member " = " #v, offsetof(type, member), 0, v, 0, want,      \
+    {&(table), #member " = " #v, offsetof(type, member), 0, v, 0, want,    \
      variant, 0}
 #define VFD(table, type, member, v, want, dims)                            \
-    {&table, #member " = " #v, offsetof(type, member), 0, v, 0, want, 0,   \
+    {&(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, \
      dims}
 #define VI(table, type, member, v, want)                                   \
-    {&table, #member " = " #v, offsetof(type, member), 1, 0.0f,            \
+    {&(table), #member " = " #v, offsetof(type, member), 1, 0.0f,          \
      (int32_t)(v), want, 0, 0}
 #define VID(table, type, member, v, want, dims)                            \
-    {&table, #member " = " #v, offsetof(type, member), 1, 0.0f,            \
+    {&(table), #member " = " #v, offsetof(type, member), 1, 0.0f,          \
      (int32_t)(v), want, 0, dims}
 #define VB(kind, member, v, want)                                          \
     {&T_BEHAVIOUR[kind], #kind ": " #member " = " #v,                      \

@@ -500,8 +500,8 @@ TEST(degenerate_million_removed_and_readded)
         REQUIRE_OK(throng_world_step(w, 1.0f / 30.0f));
         if (round == 0)
             bytes_first = throng_world_bytes(w);
-        else
-            CHECK_EQ_U64(throng_world_bytes(w), bytes_first);
+        else /* no growth (the host-key table may rebuild smaller) */
+            CHECK(throng_world_bytes(w) <= bytes_first);
         throng_agent found;
         CHECK_OK(throng_agent_find(w, 1u + 777777u + (uint64_t)round * M,
                                    &found));
