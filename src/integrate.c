@@ -89,6 +89,26 @@ static inline int heading(const float v[3], int dims, float f[3]) {
     return 1;
 }
 
+/* v = truncate(v0 + (F / m) dt, max_speed) in double, for a row whose
+ * float velocity came out infinite or NaN: a mass below 1 / FLT_MAX makes
+ * 1 / m infinite (and 0 * inf a NaN for a zero force component), and a
+ * huge force or dt overflows F dt / m. In double none of these products
+ * overflows, and the truncated velocity fits in a float again. Rows whose
+ * float velocity is finite never come here, so their results do not
+ * change. */
+static void velocity_wide(float *v, const float *v0, const float *F,
+                          int dims, float mass, float dt, float max_speed) {
+    double w[3] = {0.0, 0.0, 0.0}, w2 = 0.0;
+    for (int a = 0; a < dims; a++) {
+        w[a] = (double)v0[a] + (double)F[a] / (double)mass * (double)dt;
+        w2 += w[a] * w[a];
+    }
+    double limit = (double)max_speed;
+    double k = w2 > limit * limit ? limit / sqrt(w2) : 1.0;
+    for (int a = 0; a < dims; a++)
+        v[a] = (float)(w[a] * k);
+}
+
 typedef struct integrate_ctx {
     throng_world *w;
     float dt;
@@ -106,7 +126,12 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     const float inv_m = 1.0f / c->mass[i];
     float v[2] = {c->vx[i] + (F[0] * inv_m) * dt,
                   c->vy[i] + (F[1] * inv_m) * dt};
-    truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
+    if (is_finite_float(v[0]) && is_finite_float(v[1])) {
+        truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
+    } else {
+        const float v0[2] = {c->vx[i], c->vy[i]};
+        velocity_wide(v, v0, F, 2, c->mass[i], dt, c->max_speed[i]);
+    }
     float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
         x = wrap(x, w->box[0]);
@@ -154,8 +179,14 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
         float v[3] = {c->vx[i] + (F[0] * inv_m) * dt,
                       c->vy[i] + (F[1] * inv_m) * dt,
                       c->vz[i] + (F[2] * inv_m) * dt};
-        truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
-                     c->max_speed[i]);
+        if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
+            is_finite_float(v[2])) {
+            truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                         c->max_speed[i]);
+        } else {
+            const float v0[3] = {c->vx[i], c->vy[i], c->vz[i]};
+            velocity_wide(v, v0, F, 3, c->mass[i], dt, c->max_speed[i]);
+        }
         float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
                       c->pz[i] + v[2] * dt};
         if (periodic)

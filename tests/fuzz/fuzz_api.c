@@ -44,9 +44,12 @@
             fprintf(stderr, "fuzz_api: %s:%d: %s (last error: %s)\n",       \
                     __FILE__, __LINE__, #cond,                               \
                     fz.world ? throng_world_last_error(fz.world) : "-");    \
+            dump_world();                                                    \
             abort();                                                         \
         }                                                                    \
     } while (0)
+
+static void dump_world(void);
 
 typedef struct record {
     throng_agent handle;
@@ -379,6 +382,58 @@ static void check_books(void) {
     for (uint32_t r = 0; r < fz.record_count; r++)
         REQUIRE(throng_agent_valid(fz.world, fz.records[r].handle) ==
                 (fz.records[r].alive != 0));
+}
+
+/* What the world holds, printed when a check fails (to read a
+ * reproducer with). */
+static void dump_world(void) {
+    if (!fz.world)
+        return;
+    throng_columns c;
+    if (throng_world_columns(fz.world, &c) != THRONG_OK)
+        return;
+    fprintf(stderr, "world: %d-D, %u agents, step %llu\n", fz.dims, c.count,
+            (unsigned long long)throng_world_step_count(fz.world));
+    for (uint32_t i = 0; i < c.count && i < 64u; i++) {
+        throng_agent h;
+        throng_agent_def d;
+        if (throng_agent_at(fz.world, i, &h) != THRONG_OK ||
+            throng_agent_get_def(fz.world, h, &d) != THRONG_OK)
+            continue;
+        fprintf(stderr,
+                "  row %u {%u,%u} p (%g %g %g) v (%g %g %g) m %g f %g "
+                "s %g r %g group %u\n",
+                i, h.slot, h.generation, (double)d.position[0],
+                (double)d.position[1], (double)d.position[2],
+                (double)d.velocity[0], (double)d.velocity[1],
+                (double)d.velocity[2], (double)d.mass, (double)d.max_force,
+                (double)d.max_speed, (double)d.radius, d.group);
+    }
+    for (uint32_t k = 0; k <= fz.group_count; k++) {
+        uint32_t g = k == 0u ? 0u : fz.groups[k - 1u], count = 0;
+        throng_flocking f;
+        throng_wander w;
+        if (throng_group_get_flocking(fz.world, g, &f) != THRONG_OK ||
+            throng_group_get_wander(fz.world, g, &w) != THRONG_OK)
+            continue;
+        fprintf(stderr,
+                "  group %u: sep %g/%g ali %g/%g coh %g/%g fov %g sf %g "
+                "mode %d; wander %g rate %g change %g sf %g\n",
+                g, (double)f.separation_radius, (double)f.separation_weight,
+                (double)f.alignment_radius, (double)f.alignment_weight,
+                (double)f.cohesion_radius, (double)f.cohesion_weight,
+                (double)f.field_of_view, (double)f.speed_factor,
+                (int)f.separation_mode, (double)w.weight,
+                (double)w.max_turn_rate, (double)w.max_turn_change,
+                (double)w.speed_factor);
+        throng_group_behaviour_count(fz.world, g, &count);
+        for (uint32_t b = 0; b < count; b++) {
+            throng_behaviour beh;
+            if (throng_group_get_behaviour(fz.world, g, b, &beh) == THRONG_OK)
+                fprintf(stderr, "    behaviour %u: kind %d weight %g\n", b,
+                        (int)beh.kind, (double)beh.weight);
+        }
+    }
 }
 
 /* Finiteness and the speed limit, row by row. */
@@ -827,6 +882,8 @@ static void op_step(void) {
     uint32_t repeat = 1u + rd_u8() % 4u;
     for (uint32_t k = 0; k < repeat && fz.steps < MAX_STEPS; k++) {
         uint64_t before = throng_world_step_count(fz.world);
+        if (fz.trace)
+            fprintf(stderr, "  step dt %g\n", (double)dt);
         CALL(throng_world_step(fz.world, dt));
         fz.steps++;
         if (!(is_finite(dt) && dt > 0.0f)) {
