@@ -4,7 +4,7 @@
  *     F  = truncate(F_h, max_force)
  *     a  = F / m
  *     v1 = truncate(v0 + a dt, max_speed)
- *     p1 = p0 + v1 dt
+ *     p1 = p0 + v1 dt          (at most +-FLT_MAX when unbounded)
  *     forward = v1 / |v1|, kept when v1 = 0
  *
  * with truncate(x, l) = x when |x| <= l, else (x / |x|) l. In 3D the up
@@ -27,9 +27,11 @@
 #define FLOAT_MAX 3.402823466e38f
 
 /* Seed 000's truncate for a vector whose squared length is len2. A length
- * whose square overflowed is recomputed on a scaled copy. */
+ * whose square overflowed is measured on a copy scaled by its largest
+ * component (and compared with the limit there: the length itself may
+ * overflow, and so may a large limit's square). */
 static inline void truncate_vec(float *x, int dims, float len2, float limit) {
-    if (len2 <= limit * limit)
+    if (len2 <= limit * limit && len2 <= FLOAT_MAX)
         return;
     float len;
     if (len2 <= FLOAT_MAX) {
@@ -41,11 +43,26 @@ static inline void truncate_vec(float *x, int dims, float len2, float limit) {
         float sum = 0.0f;
         for (int a = 0; a < dims; a++)
             sum += (x[a] / big) * (x[a] / big);
-        len = big * sqrtf(sum);
+        /* |x| = big * unit, unit in [1, sqrt(3)]. */
+        float unit = sqrtf(sum);
+        if (big <= limit / unit)
+            return;
+        for (int a = 0; a < dims; a++)
+            x[a] = (x[a] / big) * (limit / unit);
+        return;
     }
     float k = limit / len;
     for (int a = 0; a < dims; a++)
         x[a] = x[a] * k;
+}
+
+/* An unbounded world's coordinate after p + v dt overflowed: it stays at
+ * the largest float on its side instead of becoming infinite, so every
+ * position stays finite (p and v are finite, so the sum is never NaN). */
+static inline float saturate(float x) {
+    if (x > FLOAT_MAX)
+        return FLOAT_MAX;
+    return x < -FLOAT_MAX ? -FLOAT_MAX : x;
 }
 
 static inline float wrap(float x, float L) {
@@ -136,6 +153,9 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
         x = wrap(x, w->box[0]);
         y = wrap(y, w->box[1]);
+    } else {
+        x = saturate(x);
+        y = saturate(y);
     }
     c->px[i] = x;
     c->py[i] = y;
@@ -189,9 +209,8 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
         }
         float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
                       c->pz[i] + v[2] * dt};
-        if (periodic)
-            for (int a = 0; a < 3; a++)
-                p[a] = wrap(p[a], w->box[a]);
+        for (int a = 0; a < 3; a++)
+            p[a] = periodic ? wrap(p[a], w->box[a]) : saturate(p[a]);
         c->px[i] = p[0];
         c->py[i] = p[1];
         c->pz[i] = p[2];

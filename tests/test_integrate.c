@@ -9,6 +9,7 @@
  * comes from a group with alignment alone (weight 1, weighted average, all
  * round view): with one neighbour B, agent A feels F_h = m_A (v_B - v_A)/dt.
  */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -665,8 +666,41 @@ TEST(integrate_tiny_mass)
     }
 }
 
+/* At the edge of the float range: a speed limit whose square overflows
+ * still truncates a velocity whose square overflows, and p + v dt past
+ * FLT_MAX stays at FLT_MAX instead of becoming infinite. Found by
+ * fuzzing. */
+TEST(integrate_float_range_edge)
+{
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *world = integrate_world(dims, false, 0.0f);
+        REQUIRE(world != NULL);
+        throng_agent h;
+        throng_agent_def d = throng_agent_def_default();
+        for (int a = 0; a < 3; a++) {
+            d.position[a] = FLT_MAX;
+            d.velocity[a] = FLT_MAX;
+        }
+        d.max_speed = FLT_MAX;
+        REQUIRE(throng_agent_add(world, &d, &h) == THRONG_OK);
+        CHECK_STATUS(throng_world_step(world, 38.0f), THRONG_OK);
+        float v[3], p[3];
+        CHECK_STATUS(throng_agent_get_velocity(world, h, v), THRONG_OK);
+        CHECK_STATUS(throng_agent_get_position(world, h, p), THRONG_OK);
+        double speed2 = 0.0;
+        for (int a = 0; a < dims; a++) {
+            CHECK(p[a] == FLT_MAX);
+            CHECK(v[a] > 0.0f && isfinite(v[a]));
+            speed2 += ((double)v[a] / FLT_MAX) * ((double)v[a] / FLT_MAX);
+        }
+        CHECK(speed2 <= 1.0 + 1e-6);
+        throng_world_destroy(world);
+    }
+}
+
 void register_integrate_tests(void)
 {
+    REGISTER(integrate_float_range_edge);
     REGISTER(integrate_tiny_mass);
     REGISTER(integrate_coast);
     REGISTER(integrate_alignment_pairs);
