@@ -25,21 +25,26 @@
 #define INTEGRATE_GRAIN 8192u
 
 #define FLOAT_MAX 3.402823466e38f
+#define FLOAT_MIN_NORMAL 1.175494351e-38f
 
 /* Seed 000's truncate for a vector whose squared length is len2. A length
- * whose square overflowed is measured on a copy scaled by its largest
- * component (and compared with the limit there: the length itself may
- * overflow, and so may a large limit's square). */
+ * whose square overflowed, or a limit whose square is below the smallest
+ * normal float (squares of such tiny values vanish), is measured on a copy
+ * scaled by its largest component and compared with the limit there: the
+ * length itself may overflow, and so may a large limit's square. */
 static inline void truncate_vec(float *x, int dims, float len2, float limit) {
-    if (len2 <= limit * limit && len2 <= FLOAT_MAX)
+    const int tiny = limit * limit < FLOAT_MIN_NORMAL;
+    if (len2 <= limit * limit && len2 <= FLOAT_MAX && !tiny)
         return;
     float len;
-    if (len2 <= FLOAT_MAX) {
+    if (len2 <= FLOAT_MAX && !tiny) {
         len = sqrtf(len2);
     } else {
         float big = 0.0f;
         for (int a = 0; a < dims; a++)
             big = fabsf(x[a]) > big ? fabsf(x[a]) : big;
+        if (!(big > 0.0f))
+            return;
         float sum = 0.0f;
         for (int a = 0; a < dims; a++)
             sum += (x[a] / big) * (x[a] / big);

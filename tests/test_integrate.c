@@ -698,8 +698,39 @@ TEST(integrate_float_range_edge)
     }
 }
 
+/* A max speed whose square is below the smallest normal float (squares
+ * of such speeds vanish) still truncates, on the vector paths too (32
+ * agents fill whole vectors). Found by fuzzing. */
+TEST(integrate_tiny_max_speed)
+{
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *world = integrate_world(dims, false, 0.0f);
+        REQUIRE(world != NULL);
+        throng_agent h[32];
+        for (int k = 0; k < 32; k++) {
+            throng_agent_def d = throng_agent_def_default();
+            d.position[0] = 3.0f * (float)k;
+            d.velocity[0] = 2e-24f;
+            d.velocity[1] = -1e-24f;
+            d.max_speed = 1e-25f;
+            REQUIRE(throng_agent_add(world, &d, &h[k]) == THRONG_OK);
+        }
+        CHECK_STATUS(throng_world_step(world, 0.1f), THRONG_OK);
+        for (int k = 0; k < 32; k++) {
+            float v[3];
+            CHECK_STATUS(throng_agent_get_velocity(world, h[k], v),
+                         THRONG_OK);
+            double vx = (double)v[0] * 1e25, vy = (double)v[1] * 1e25;
+            CHECK_NEAR(sqrt(vx * vx + vy * vy), 1.0, 1e-5);
+            CHECK(v[0] > 0.0f && v[1] < 0.0f);
+        }
+        throng_world_destroy(world);
+    }
+}
+
 void register_integrate_tests(void)
 {
+    REGISTER(integrate_tiny_max_speed);
     REGISTER(integrate_float_range_edge);
     REGISTER(integrate_tiny_mass);
     REGISTER(integrate_coast);
