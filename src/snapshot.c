@@ -1192,6 +1192,8 @@ static void load_agents(snap_codec *c, throng_world *w,
         return;
 
     const agent_columns *col = &w->col;
+    float *floats[SNAP_FLOAT_COLUMNS];
+    snap_float_columns(col, floats);
     for (uint32_t i = 0; i < w->count; i++) {
         uint32_t slot = col->slot[i];
         if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE) {
@@ -1218,6 +1220,15 @@ static void load_agents(snap_codec *c, throng_world *w,
                       i);
             return;
         }
+        /* Checked calls and steps keep every column finite; a NaN or an
+         * infinity would spread through the neighbours' forces, and the
+         * grid cannot hash it. */
+        for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++)
+            if (floats[k] && !is_finite_float(floats[k][i])) {
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "row %u: float column %d is not finite", i, k);
+                return;
+            }
         /* Every step and setter wraps positions into the box, and the
          * grid relies on it. */
         if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
