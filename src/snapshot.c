@@ -955,13 +955,14 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
                       a, n, (double)edge, reach);
             return;
         }
+        /* Checked per axis, so the product never wraps. */
         cells *= (uint64_t)n;
-    }
-    if (cells > GRID_MAX_CELLS) {
-        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                  "the periodic grid has %llu cells, more than %u",
-                  (unsigned long long)cells, GRID_MAX_CELLS);
-        return;
+        if (cells > GRID_MAX_CELLS) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "the periodic grid has more than %u cells",
+                      GRID_MAX_CELLS);
+            return;
+        }
     }
     for (int a = 0; a < 3; a++) {
         g->n[a] = s->cells[a];

@@ -787,10 +787,12 @@ throng_status throng_world_create(const throng_world_def *def,
     for (int a = 0; a < def->dimensions; a++) {
         if (reach[a] > GRID_MAX_REACH)
             return THRONG_ERR_OUT_OF_RANGE; /* cells far below the radius */
+        /* Checked per axis: three axes of up to 2^24 cells each would
+         * wrap the 64-bit product (to 0 for 2^72). */
         cells *= (uint64_t)n[a];
+        if (periodic && cells > GRID_MAX_CELLS)
+            return THRONG_ERR_OUT_OF_RANGE;
     }
-    if (periodic && cells > GRID_MAX_CELLS)
-        return THRONG_ERR_OUT_OF_RANGE;
 
     throng_world boot;
     memset(&boot, 0, sizeof boot);

@@ -739,8 +739,25 @@ TEST(errors_flocking)
     throng_world_destroy(world);
 }
 
+/* A periodic 3D box of 2^24 cells per axis (the per-axis cap) has 2^72
+ * cells, which wrapped the 64-bit count to 0 and was accepted with an
+ * empty grid. Found by fuzzing. */
+TEST(errors_periodic_cell_count_overflow)
+{
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = 3;
+    def.boundary = THRONG_BOUNDARY_PERIODIC;
+    def.box_size[0] = def.box_size[1] = def.box_size[2] = 20.0f;
+    def.neighbour_radius = 1e-45f;
+    throng_world *world = NULL;
+    CHECK_STATUS(throng_world_create(&def, &world), THRONG_ERR_OUT_OF_RANGE);
+    CHECK(world == NULL);
+    throng_world_destroy(world);
+}
+
 void register_errors_tests(void)
 {
+    REGISTER(errors_periodic_cell_count_overflow);
     REGISTER(errors_status_strings);
     REGISTER(errors_null_pointers);
     REGISTER(errors_world_def);
