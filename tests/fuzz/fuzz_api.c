@@ -873,6 +873,13 @@ static void op_query(void) {
                     d2 += d * d;
                 }
                 double limit = (double)radius * (1.0 + 1e-5) + 1e-5;
+                if (!(d2 <= limit * limit))
+                    fprintf(stderr,
+                            "fuzz_api: query (%g %g %g) radius %g found "
+                            "(%g %g %g)\n",
+                            (double)p[0], (double)p[1], (double)p[2],
+                            (double)radius, (double)q[0], (double)q[1],
+                            (double)q[2]);
                 REQUIRE(d2 <= limit * limit);
             }
         }
