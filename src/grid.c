@@ -70,7 +70,8 @@
 
 static int reach_for(float cover, float edge) {
     double reach = ceil((double)cover / (double)edge);
-    if (reach < 1.0)
+    /* Also NaN, from inf / inf when a radius near FLT_MAX is padded. */
+    if (!(reach >= 1.0))
         reach = 1.0;
     return reach > 1000.0 ? 1000 : (int)reach;
 }

@@ -907,7 +907,7 @@ static void check_settings(snap_codec *c, const snap_settings *s) {
 static double snap_reach_for(float cover, float edge) {
     /* As grid.c's reach_for, so a plan is checked exactly as made. */
     double reach = ceil((double)cover / (double)edge);
-    if (reach < 1.0)
+    if (!(reach >= 1.0))
         reach = 1.0;
     return reach > 1000.0 ? 1000.0 : reach;
 }
