@@ -950,6 +950,8 @@ static void op_save_load(void) {
     throng_status st = throng_world_load(bytes, size, &def, &loaded);
     if (st != THRONG_OK) {
         /* Only out of memory excuses a refusal of our own snapshot. */
+        if (!fz.failed_any)
+            fprintf(stderr, "fuzz_api: own snapshot refused: %s\n", why);
         REQUIRE(fz.failed_any && st == THRONG_ERR_OUT_OF_MEMORY);
         REQUIRE(loaded == NULL);
         free(bytes);
