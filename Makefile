@@ -538,3 +538,88 @@ soak-smoke: $(SOAK)
 	$(SOAK) --dim 3 $(SOAK_SMOKE_ARGS)
 
 -include $(SOAK_OBJ:.o=.d)
+
+# ------------------------------------------------------------------------
+# Fuzzing (libFuzzer; clang only)
+# ------------------------------------------------------------------------
+#
+#   make fuzz            build both harnesses and run each for FUZZ_TIME
+#                        seconds (default 60) on one worker, over a copy of
+#                        the committed seed corpus; fails when a harness
+#                        crashes, trips a sanitizer or leaks
+#   make fuzz-regress    run the harnesses once over every committed input
+#                        (seconds; for CI)
+#   make fuzz-corpus     rewrite the generated seeds in tests/fuzz/corpus/
+#                        (regression inputs kept there are left alone)
+#
+# The library is built for the harnesses with ASan, UBSan (no recovery)
+# and libFuzzer's coverage into build/fuzz/, without OpenMP: a step's
+# result does not depend on threads, libFuzzer's run loop is
+# single-threaded, and an idle OpenMP pool would only spin. New inputs and
+# crash reproducers go to build/fuzz/, never into the committed corpus.
+# Needs clang and its compiler runtime (Debian: clang libclang-rt-14-dev).
+# A reproducer is rerun with build/fuzz/fuzz_api <file>.
+
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_DIR := build/fuzz
+FUZZ_SEEDS := tests/fuzz/corpus
+FUZZ_HARNESSES := api snapshot
+# Longest input each harness takes: an API program of a few hundred
+# operations; the seed snapshots with room for growth.
+FUZZ_MAX_LEN_api := 4096
+FUZZ_MAX_LEN_snapshot := 65536
+FUZZ_FLAGS ?= -timeout=30 -rss_limit_mb=2048 -print_final_stats=1
+
+.PHONY: fuzz fuzz-bin fuzz-regress fuzz-corpus
+
+# The harness programs, built by the recursive make below, where BUILD is
+# build/fuzz and SAN carries libFuzzer's instrumentation.
+FUZZ_OBJ := $(FUZZ_HARNESSES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o)
+.SECONDARY: $(FUZZ_OBJ)
+$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(STATIC)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) $(LDLIBS)
+
+fuzz-bin:
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) OPENMP=0 \
+	  SAN=fuzzer-no-link,address,undefined BUILD=$(FUZZ_DIR) \
+	  $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
+
+fuzz: fuzz-bin
+	@status=0; for h in $(FUZZ_HARNESSES); do \
+	  case $$h in api) max=$(FUZZ_MAX_LEN_api);; *) max=$(FUZZ_MAX_LEN_snapshot);; esac; \
+	  run=$(FUZZ_DIR)/run-$$h; rm -rf $$run; mkdir -p $$run/corpus $$run/artifacts; \
+	  cp $(FUZZ_SEEDS)/$$h/* $$run/corpus/; \
+	  echo "== fuzz_$$h: $(FUZZ_TIME) s over $$(ls $$run/corpus | wc -l) seeds"; \
+	  start=$$(date +%s); \
+	  $(FUZZ_DIR)/fuzz_$$h $(FUZZ_FLAGS) -max_total_time=$(FUZZ_TIME) \
+	    -max_len=$$max -artifact_prefix=$$run/artifacts/ $$run/corpus \
+	    > $$run/log 2>&1; rc=$$?; \
+	  end=$$(date +%s); \
+	  execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$run/log); \
+	  echo "fuzz_$$h: $${execs:-?} executions in $$((end - start)) s," \
+	    "$$(ls $$run/corpus | wc -l) inputs in $$run/corpus, exit $$rc"; \
+	  if [ $$rc -ne 0 ]; then status=1; tail -n 40 $$run/log; \
+	    echo "fuzz_$$h: FAILED; reproducer in $$run/artifacts/, log $$run/log" >&2; fi; \
+	done; exit $$status
+
+fuzz-regress: fuzz-bin
+	@status=0; for h in $(FUZZ_HARNESSES); do \
+	  log=$(FUZZ_DIR)/regress-$$h.log; \
+	  if $(FUZZ_DIR)/fuzz_$$h -runs=1 $(FUZZ_SEEDS)/$$h/* > $$log 2>&1; then \
+	    echo "fuzz-regress: fuzz_$$h ran $$(ls $(FUZZ_SEEDS)/$$h | wc -l) committed inputs"; \
+	  else status=1; tail -n 40 $$log; echo "fuzz-regress: fuzz_$$h FAILED (log $$log)" >&2; fi; \
+	done; exit $$status
+
+GEN_CORPUS := $(BUILD)/gen_corpus
+$(GEN_CORPUS): $(BUILD)/obj/tests/fuzz/gen_corpus.o $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
+fuzz-corpus: $(GEN_CORPUS)
+	@mkdir -p $(FUZZ_SEEDS)/api $(FUZZ_SEEDS)/snapshot
+	$(GEN_CORPUS) $(FUZZ_SEEDS)/api $(FUZZ_SEEDS)/snapshot
+	@echo "fuzz-corpus: $$(ls $(FUZZ_SEEDS)/api | wc -l) API programs," \
+	  "$$(ls $(FUZZ_SEEDS)/snapshot | wc -l) snapshots," \
+	  "$$(du -sk $(FUZZ_SEEDS) | cut -f1) KiB"
+
+-include $(FUZZ_OBJ:.o=.d) $(BUILD)/obj/tests/fuzz/gen_corpus.d

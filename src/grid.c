@@ -70,7 +70,8 @@
 
 static int reach_for(float cover, float edge) {
     double reach = ceil((double)cover / (double)edge);
-    if (reach < 1.0)
+    /* Also NaN, from inf / inf when a radius near FLT_MAX is padded. */
+    if (!(reach >= 1.0))
         reach = 1.0;
     return reach > 1000.0 ? 1000 : (int)reach;
 }
@@ -548,6 +549,7 @@ typedef struct query_state {
     const throng_world *w;
     float q[3];
     float r2;
+    float radius;
     throng_agent *out;
     uint32_t capacity;
     uint32_t found;
@@ -574,6 +576,24 @@ static void query_test(query_state *qs, uint32_t i) {
     }
     if (!(d2 <= qs->r2))
         return;
+    if (!(d2 <= 3.402823466e38f)) {
+        /* The squares overflowed (and so did a radius past ~1.8e19):
+         * inf <= inf says nothing, so measure again in double. */
+        double e2 = 0.0;
+        for (int a = 0; a < w->dims; a++) {
+            double d = (double)p[a] - (double)qs->q[a];
+            if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
+                double L = (double)w->box[a];
+                if (d > 0.5 * L)
+                    d -= L;
+                else if (d < -0.5 * L)
+                    d += L;
+            }
+            e2 += d * d;
+        }
+        if (!(e2 <= (double)qs->radius * (double)qs->radius))
+            return;
+    }
     if (qs->found < qs->capacity) {
         uint32_t slot = c->slot[i];
         qs->out[qs->found].slot = slot + 1;
@@ -631,7 +651,8 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "throng_world_query_radius: no memory for the grid");
 
-    query_state qs = {.w = w, .r2 = radius * radius, .out = out,
+    query_state qs = {.w = w, .r2 = radius * radius, .radius = radius,
+                      .out = out,
                       .capacity = capacity};
     for (int a = 0; a < 3; a++) {
         float q = a < w->dims ? point[a] : 0.0f;

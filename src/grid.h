@@ -117,9 +117,10 @@ static inline int grid_cell_inside(const grid *g, int32_t cx, int32_t cy,
                                    int32_t cz) {
     if (!g->dense || g->periodic)
         return 1;
-    return cx >= g->origin[0] && cx - g->origin[0] < g->n[0] &&
-           cy >= g->origin[1] && cy - g->origin[1] < g->n[1] &&
-           cz >= g->origin[2] && cz - g->origin[2] < g->n[2];
+    /* In 64 bits: cells span +-2^30, so a difference can pass int32. */
+    return cx >= g->origin[0] && (int64_t)cx - g->origin[0] < g->n[0] &&
+           cy >= g->origin[1] && (int64_t)cy - g->origin[1] < g->n[1] &&
+           cz >= g->origin[2] && (int64_t)cz - g->origin[2] < g->n[2];
 }
 
 /* The bucket of a cell (coordinates already wrapped when periodic; inside

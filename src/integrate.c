@@ -4,7 +4,7 @@
  *     F  = truncate(F_h, max_force)
  *     a  = F / m
  *     v1 = truncate(v0 + a dt, max_speed)
- *     p1 = p0 + v1 dt
+ *     p1 = p0 + v1 dt          (at most +-FLT_MAX when unbounded)
  *     forward = v1 / |v1|, kept when v1 = 0
  *
  * with truncate(x, l) = x when |x| <= l, else (x / |x|) l. In 3D the up
@@ -25,27 +25,49 @@
 #define INTEGRATE_GRAIN 8192u
 
 #define FLOAT_MAX 3.402823466e38f
+#define FLOAT_MIN_NORMAL 1.175494351e-38f
 
 /* Seed 000's truncate for a vector whose squared length is len2. A length
- * whose square overflowed is recomputed on a scaled copy. */
+ * whose square overflowed, or a limit whose square is below the smallest
+ * normal float (squares of such tiny values vanish), is measured on a copy
+ * scaled by its largest component and compared with the limit there: the
+ * length itself may overflow, and so may a large limit's square. */
 static inline void truncate_vec(float *x, int dims, float len2, float limit) {
-    if (len2 <= limit * limit)
+    const int tiny = limit * limit < FLOAT_MIN_NORMAL;
+    if (len2 <= limit * limit && len2 <= FLOAT_MAX && !tiny)
         return;
     float len;
-    if (len2 <= FLOAT_MAX) {
+    if (len2 <= FLOAT_MAX && !tiny) {
         len = sqrtf(len2);
     } else {
         float big = 0.0f;
         for (int a = 0; a < dims; a++)
             big = fabsf(x[a]) > big ? fabsf(x[a]) : big;
+        if (!(big > 0.0f))
+            return;
         float sum = 0.0f;
         for (int a = 0; a < dims; a++)
             sum += (x[a] / big) * (x[a] / big);
-        len = big * sqrtf(sum);
+        /* |x| = big * unit, unit in [1, sqrt(3)]. */
+        float unit = sqrtf(sum);
+        if (big <= limit / unit)
+            return;
+        for (int a = 0; a < dims; a++)
+            x[a] = (x[a] / big) * (limit / unit);
+        return;
     }
     float k = limit / len;
     for (int a = 0; a < dims; a++)
         x[a] = x[a] * k;
+}
+
+/* An unbounded world's coordinate after p + v dt overflowed: it stays at
+ * the largest float on its side instead of becoming infinite, so every
+ * position stays finite (p and v are finite, so the sum is never NaN). */
+static inline float saturate(float x) {
+    if (x > FLOAT_MAX)
+        return FLOAT_MAX;
+    return x < -FLOAT_MAX ? -FLOAT_MAX : x;
 }
 
 static inline float wrap(float x, float L) {
@@ -89,6 +111,26 @@ static inline int heading(const float v[3], int dims, float f[3]) {
     return 1;
 }
 
+/* v = truncate(v0 + (F / m) dt, max_speed) in double, for a row whose
+ * float velocity came out infinite or NaN: a mass below 1 / FLT_MAX makes
+ * 1 / m infinite (and 0 * inf a NaN for a zero force component), and a
+ * huge force or dt overflows F dt / m. In double none of these products
+ * overflows, and the truncated velocity fits in a float again. Rows whose
+ * float velocity is finite never come here, so their results do not
+ * change. */
+static void velocity_wide(float *v, const float *v0, const float *F,
+                          int dims, float mass, float dt, float max_speed) {
+    double w[3] = {0.0, 0.0, 0.0}, w2 = 0.0;
+    for (int a = 0; a < dims; a++) {
+        w[a] = (double)v0[a] + (double)F[a] / (double)mass * (double)dt;
+        w2 += w[a] * w[a];
+    }
+    double limit = (double)max_speed;
+    double k = w2 > limit * limit ? limit / sqrt(w2) : 1.0;
+    for (int a = 0; a < dims; a++)
+        v[a] = (float)(w[a] * k);
+}
+
 typedef struct integrate_ctx {
     throng_world *w;
     float dt;
@@ -106,11 +148,19 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     const float inv_m = 1.0f / c->mass[i];
     float v[2] = {c->vx[i] + (F[0] * inv_m) * dt,
                   c->vy[i] + (F[1] * inv_m) * dt};
-    truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
+    if (is_finite_float(v[0]) && is_finite_float(v[1])) {
+        truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
+    } else {
+        const float v0[2] = {c->vx[i], c->vy[i]};
+        velocity_wide(v, v0, F, 2, c->mass[i], dt, c->max_speed[i]);
+    }
     float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
         x = wrap(x, w->box[0]);
         y = wrap(y, w->box[1]);
+    } else {
+        x = saturate(x);
+        y = saturate(y);
     }
     c->px[i] = x;
     c->py[i] = y;
@@ -154,13 +204,18 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
         float v[3] = {c->vx[i] + (F[0] * inv_m) * dt,
                       c->vy[i] + (F[1] * inv_m) * dt,
                       c->vz[i] + (F[2] * inv_m) * dt};
-        truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
-                     c->max_speed[i]);
+        if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
+            is_finite_float(v[2])) {
+            truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                         c->max_speed[i]);
+        } else {
+            const float v0[3] = {c->vx[i], c->vy[i], c->vz[i]};
+            velocity_wide(v, v0, F, 3, c->mass[i], dt, c->max_speed[i]);
+        }
         float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
                       c->pz[i] + v[2] * dt};
-        if (periodic)
-            for (int a = 0; a < 3; a++)
-                p[a] = wrap(p[a], w->box[a]);
+        for (int a = 0; a < 3; a++)
+            p[a] = periodic ? wrap(p[a], w->box[a]) : saturate(p[a]);
         c->px[i] = p[0];
         c->py[i] = p[1];
         c->pz[i] = p[2];

@@ -931,7 +931,7 @@ static void check_settings(snap_codec *c, const snap_settings *s) {
 static double snap_reach_for(float cover, float edge) {
     /* As grid.c's reach_for, so a plan is checked exactly as made. */
     double reach = ceil((double)cover / (double)edge);
-    if (reach < 1.0)
+    if (!(reach >= 1.0))
         reach = 1.0;
     return reach > 1000.0 ? 1000.0 : reach;
 }
@@ -979,13 +979,14 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
                       a, n, (double)edge, reach);
             return;
         }
+        /* Checked per axis, so the product never wraps. */
         cells *= (uint64_t)n;
-    }
-    if (cells > GRID_MAX_CELLS) {
-        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                  "the periodic grid has %llu cells, more than %u",
-                  (unsigned long long)cells, GRID_MAX_CELLS);
-        return;
+        if (cells > GRID_MAX_CELLS) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "the periodic grid has more than %u cells",
+                      GRID_MAX_CELLS);
+            return;
+        }
     }
     for (int a = 0; a < 3; a++) {
         g->n[a] = s->cells[a];
@@ -1216,6 +1217,8 @@ static void load_agents(snap_codec *c, throng_world *w,
         return;
 
     const agent_columns *col = &w->col;
+    float *floats[SNAP_FLOAT_COLUMNS];
+    snap_float_columns(col, floats);
     for (uint32_t i = 0; i < w->count; i++) {
         uint32_t slot = col->slot[i];
         if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE) {
@@ -1242,6 +1245,15 @@ static void load_agents(snap_codec *c, throng_world *w,
                       i);
             return;
         }
+        /* Checked calls and steps keep every column finite; a NaN or an
+         * infinity would spread through the neighbours' forces, and the
+         * grid cannot hash it. */
+        for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++)
+            if (floats[k] && !is_finite_float(floats[k][i])) {
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "row %u: float column %d is not finite", i, k);
+                return;
+            }
         /* Every step and setter wraps positions into the box, and the
          * grid relies on it. */
         if (w->boundary == THRONG_BOUNDARY_PERIODIC) {

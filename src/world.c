@@ -797,12 +797,18 @@ throng_status throng_world_create(const throng_world_def *def,
         return THRONG_ERR_OUT_OF_RANGE; /* box narrower than 3 radii */
     uint64_t cells = 1;
     for (int a = 0; a < def->dimensions; a++) {
+        /* A radius within 0.1% of FLT_MAX pads to an infinite cell edge,
+         * which no snapshot could carry back. */
+        if (!is_finite_float(edge[a]))
+            return THRONG_ERR_OUT_OF_RANGE;
         if (reach[a] > GRID_MAX_REACH)
             return THRONG_ERR_OUT_OF_RANGE; /* cells far below the radius */
+        /* Checked per axis: three axes of up to 2^24 cells each would
+         * wrap the 64-bit product (to 0 for 2^72). */
         cells *= (uint64_t)n[a];
+        if (periodic && cells > GRID_MAX_CELLS)
+            return THRONG_ERR_OUT_OF_RANGE;
     }
-    if (periodic && cells > GRID_MAX_CELLS)
-        return THRONG_ERR_OUT_OF_RANGE;
 
     throng_world boot;
     memset(&boot, 0, sizeof boot);

@@ -739,8 +739,52 @@ TEST(errors_flocking)
     throng_world_destroy(world);
 }
 
+/* A periodic 3D box of 2^24 cells per axis (the per-axis cap) has 2^72
+ * cells, which wrapped the 64-bit count to 0 and was accepted with an
+ * empty grid. Found by fuzzing. */
+TEST(errors_periodic_cell_count_overflow)
+{
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = 3;
+    def.boundary = THRONG_BOUNDARY_PERIODIC;
+    def.box_size[0] = def.box_size[1] = def.box_size[2] = 20.0f;
+    def.neighbour_radius = 1e-45f;
+    throng_world *world = NULL;
+    CHECK_STATUS(throng_world_create(&def, &world), THRONG_ERR_OUT_OF_RANGE);
+    CHECK(world == NULL);
+    throng_world_destroy(world);
+}
+
+/* A query whose squared distances and radius both overflow (inf <= inf)
+ * found agents beyond its radius. Found by fuzzing. */
+TEST(errors_query_overflowing_radius)
+{
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = 3;
+    throng_world *world = NULL;
+    REQUIRE(throng_world_create(&def, &world) == THRONG_OK);
+    throng_agent_def d = throng_agent_def_default();
+    d.position[0] = 5.0f;
+    throng_agent h;
+    REQUIRE(throng_agent_add(world, &d, &h) == THRONG_OK);
+    const float far[3] = {3.4e38f, 3.4e38f, 3.4e38f};
+    uint32_t count = 99;
+    CHECK_STATUS(throng_world_query_radius(world, far, 3.4e38f, NULL, 0,
+                                           &count, NULL),
+                 THRONG_OK);
+    CHECK_EQ_INT(count, 0);
+    const float near[3] = {-3.0e38f, 0.0f, 0.0f};
+    CHECK_STATUS(throng_world_query_radius(world, near, 3.4e38f, NULL, 0,
+                                           &count, NULL),
+                 THRONG_OK);
+    CHECK_EQ_INT(count, 1);
+    throng_world_destroy(world);
+}
+
 void register_errors_tests(void)
 {
+    REGISTER(errors_query_overflowing_radius);
+    REGISTER(errors_periodic_cell_count_overflow);
     REGISTER(errors_status_strings);
     REGISTER(errors_null_pointers);
     REGISTER(errors_world_def);

@@ -9,6 +9,7 @@
  * comes from a group with alignment alone (weight 1, weighted average, all
  * round view): with one neighbour B, agent A feels F_h = m_A (v_B - v_A)/dt.
  */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -625,8 +626,114 @@ TEST(integrate_periodic)
     }
 }
 
+/* A mass below 1 / FLT_MAX makes 1 / m infinite; the velocity must stay
+ * finite and within max speed (it once became NaN, 0 * inf, on a coasting
+ * agent). Found by fuzzing. */
+TEST(integrate_tiny_mass)
+{
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *world = integrate_world(dims, false, 0.0f);
+        REQUIRE(world != NULL);
+        uint32_t seekers = 0;
+        throng_group_def gd = throng_group_def_default();
+        REQUIRE(throng_group_create(world, &gd, &seekers) == THRONG_OK);
+        throng_behaviour seek = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
+        seek.u.seek.source = THRONG_TARGET_FIXED_POINT;
+        seek.u.seek.point[0] = 10.0f;
+        seek.u.seek.point[1] = 5.0f;
+        REQUIRE(throng_group_add_behaviour(world, seekers, &seek, NULL) ==
+                THRONG_OK);
+        throng_agent coast, seeker;
+        throng_agent_def d = throng_agent_def_default();
+        d.mass = 1e-40f;
+        d.velocity[0] = 0.5f;
+        d.max_force = 3e38f;
+        REQUIRE(throng_agent_add(world, &d, &coast) == THRONG_OK);
+        d.group = seekers;
+        REQUIRE(throng_agent_add(world, &d, &seeker) == THRONG_OK);
+        CHECK_STATUS(throng_world_step(world, 0.1f), THRONG_OK);
+        CHECK_STATUS(throng_world_step(world, 1e30f), THRONG_OK);
+        float v[3], p[3];
+        CHECK_STATUS(throng_agent_get_velocity(world, coast, v), THRONG_OK);
+        CHECK(v[0] == 0.5f && v[1] == 0.0f && v[2] == 0.0f);
+        CHECK_STATUS(throng_agent_get_velocity(world, seeker, v), THRONG_OK);
+        CHECK_STATUS(throng_agent_get_position(world, seeker, p), THRONG_OK);
+        double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] +
+                            (double)v[2] * v[2]);
+        CHECK(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]));
+        CHECK(isfinite(p[0]) && isfinite(p[1]));
+        CHECK(speed <= 1.0 + 1e-6 && speed > 0.5);
+        throng_world_destroy(world);
+    }
+}
+
+/* At the edge of the float range: a speed limit whose square overflows
+ * still truncates a velocity whose square overflows, and p + v dt past
+ * FLT_MAX stays at FLT_MAX instead of becoming infinite. Found by
+ * fuzzing. */
+TEST(integrate_float_range_edge)
+{
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *world = integrate_world(dims, false, 0.0f);
+        REQUIRE(world != NULL);
+        throng_agent h;
+        throng_agent_def d = throng_agent_def_default();
+        for (int a = 0; a < 3; a++) {
+            d.position[a] = FLT_MAX;
+            d.velocity[a] = FLT_MAX;
+        }
+        d.max_speed = FLT_MAX;
+        REQUIRE(throng_agent_add(world, &d, &h) == THRONG_OK);
+        CHECK_STATUS(throng_world_step(world, 38.0f), THRONG_OK);
+        float v[3], p[3];
+        CHECK_STATUS(throng_agent_get_velocity(world, h, v), THRONG_OK);
+        CHECK_STATUS(throng_agent_get_position(world, h, p), THRONG_OK);
+        double speed2 = 0.0;
+        for (int a = 0; a < dims; a++) {
+            CHECK(p[a] == FLT_MAX);
+            CHECK(v[a] > 0.0f && isfinite(v[a]));
+            speed2 += ((double)v[a] / FLT_MAX) * ((double)v[a] / FLT_MAX);
+        }
+        CHECK(speed2 <= 1.0 + 1e-6);
+        throng_world_destroy(world);
+    }
+}
+
+/* A max speed whose square is below the smallest normal float (squares
+ * of such speeds vanish) still truncates, on the vector paths too (32
+ * agents fill whole vectors). Found by fuzzing. */
+TEST(integrate_tiny_max_speed)
+{
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *world = integrate_world(dims, false, 0.0f);
+        REQUIRE(world != NULL);
+        throng_agent h[32];
+        for (int k = 0; k < 32; k++) {
+            throng_agent_def d = throng_agent_def_default();
+            d.position[0] = 3.0f * (float)k;
+            d.velocity[0] = 2e-24f;
+            d.velocity[1] = -1e-24f;
+            d.max_speed = 1e-25f;
+            REQUIRE(throng_agent_add(world, &d, &h[k]) == THRONG_OK);
+        }
+        CHECK_STATUS(throng_world_step(world, 0.1f), THRONG_OK);
+        for (int k = 0; k < 32; k++) {
+            float v[3];
+            CHECK_STATUS(throng_agent_get_velocity(world, h[k], v),
+                         THRONG_OK);
+            double vx = (double)v[0] * 1e25, vy = (double)v[1] * 1e25;
+            CHECK_NEAR(sqrt(vx * vx + vy * vy), 1.0, 1e-5);
+            CHECK(v[0] > 0.0f && v[1] < 0.0f);
+        }
+        throng_world_destroy(world);
+    }
+}
+
 void register_integrate_tests(void)
 {
+    REGISTER(integrate_tiny_max_speed);
+    REGISTER(integrate_float_range_edge);
+    REGISTER(integrate_tiny_mass);
     REGISTER(integrate_coast);
     REGISTER(integrate_alignment_pairs);
     REGISTER(integrate_basis_3d);

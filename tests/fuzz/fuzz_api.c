@@ -1,0 +1,1142 @@
+/*
+ * libFuzzer harness for the public API: the input bytes are a program
+ * (see fuzz_codec.h) that creates a world and runs a sequence of calls on
+ * it with decoded, often bad, arguments.
+ *
+ * The harness keeps its own books (which handles are live, which host keys
+ * and groups exist, how many agents and objects there are) and aborts when
+ * the library disagrees with them or breaks a promise of throng.h:
+ * - a refused call leaves the state hash unchanged;
+ * - after every successful step each position, velocity and heading is
+ *   finite and no agent is faster than its max speed (with 1e-4 of
+ *   relative slack for the rounding of the truncation, and a few
+ *   denormal spacings for limits near the smallest float);
+ * - live handles are valid, removed and forged ones are refused;
+ * - a snapshot loads into a world of equal hash that saves to the same
+ *   bytes;
+ * - the world's allocator sees matching sizes and aligned requests, and a
+ *   failed allocation is reported and leaves the world unchanged.
+ *
+ * Inputs are bounded (agents, objects, steps, operations) so one run takes
+ * milliseconds.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "throng.h"
+#include "fuzz_codec.h"
+
+#define MAX_AGENTS 256u
+#define MAX_RECORDS 512u
+#define MAX_OBJECTS 64u
+#define MAX_GROUPS 16u
+#define MAX_STEPS 48u
+#define MAX_OPS 400u
+#define MAX_FLOW_POINTS 512u
+#define MAX_PATH_POINTS 16u
+
+/* Prints where the library broke a promise and aborts, so libFuzzer
+ * reports the input. */
+#define REQUIRE(cond)                                                        \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "fuzz_api: %s:%d: %s (last error: %s)\n",       \
+                    __FILE__, __LINE__, #cond,                               \
+                    fz.world ? throng_world_last_error(fz.world) : "-");    \
+            dump_world();                                                    \
+            abort();                                                         \
+        }                                                                    \
+    } while (0)
+
+static void dump_world(void);
+
+typedef struct record {
+    throng_agent handle;
+    uint64_t host_key;
+    int alive;
+} record;
+
+typedef struct object_record {
+    throng_object handle;
+    int alive;
+} object_record;
+
+typedef struct fuzz_state {
+    const uint8_t *data;
+    size_t size, at;
+    int ended;
+    throng_world *world;
+    int dims;
+    int periodic;
+    record records[MAX_RECORDS];
+    uint32_t record_count; /* ring: the oldest dead records are reused */
+    uint32_t alive;
+    object_record objects[MAX_OBJECTS];
+    uint32_t object_count, objects_alive;
+    uint32_t groups[MAX_GROUPS];
+    uint32_t group_count;
+    uint32_t steps;
+    /* Allocation failure injection: while armed, the allocation that
+     * brings fail_countdown to zero and every later one fail. */
+    int fail_armed;
+    uint32_t fail_countdown;
+    int failed_any;
+    size_t live_bytes;
+    /* THRONG_FUZZ_TRACE=1: print every call and its status. */
+    int trace;
+} fuzz_state;
+
+static fuzz_state fz;
+
+/* ------------------------------------------------------------------------ */
+/* The allocator: checks sizes and alignment, fails on demand              */
+/* ------------------------------------------------------------------------ */
+
+#define ALLOC_HEADER 64u
+
+static void *fuzz_alloc(size_t size, size_t alignment, void *user) {
+    (void)user;
+    REQUIRE(alignment != 0u && (alignment & (alignment - 1u)) == 0u &&
+            alignment <= 64u);
+    if (fz.fail_armed) {
+        if (fz.fail_countdown == 0u) {
+            fz.failed_any = 1;
+            return NULL;
+        }
+        fz.fail_countdown--;
+    }
+    if (size > ((size_t)1 << 32))
+        return NULL; /* no test world needs 4 GiB: treat as out of memory */
+    void *base = NULL;
+    if (posix_memalign(&base, 64, size + ALLOC_HEADER) != 0)
+        return NULL;
+    memcpy(base, &size, sizeof size);
+    fz.live_bytes += size;
+    return (uint8_t *)base + ALLOC_HEADER;
+}
+
+static void fuzz_free(void *ptr, size_t size, void *user) {
+    (void)user;
+    if (!ptr)
+        return;
+    uint8_t *base = (uint8_t *)ptr - ALLOC_HEADER;
+    size_t asked;
+    memcpy(&asked, base, sizeof asked);
+    REQUIRE(asked == size);
+    fz.live_bytes -= size;
+    free(base);
+}
+
+static throng_allocator fuzz_allocator(void) {
+    throng_allocator a = {fuzz_alloc, fuzz_free, NULL};
+    return a;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decoding                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static uint8_t rd_u8(void) {
+    if (fz.at >= fz.size) {
+        fz.ended = 1;
+        return 0;
+    }
+    return fz.data[fz.at++];
+}
+
+static uint32_t rd_u32(void) {
+    uint32_t v = 0;
+    for (unsigned k = 0; k < 4u; k++)
+        v |= (uint32_t)rd_u8() << (8u * k);
+    return v;
+}
+
+static float rd_float(void) {
+    uint8_t b = rd_u8();
+    if (b < FUZZ_FLOAT_SMALL_BASE)
+        return fuzz_float_table[b];
+    if (b < FUZZ_FLOAT_RAW)
+        return (float)((int)b - (int)FUZZ_FLOAT_SMALL_ZERO) * 0.5f;
+    uint32_t bits = rd_u32();
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static void rd_vec(float v[3]) {
+    for (int k = 0; k < 3; k++)
+        v[k] = rd_float();
+}
+
+/* A record index (possibly dead), or -1 with *forged set to a handle that
+ * names no live agent (forged, null, or by chance a live one, which is
+ * then returned as that record). */
+static int rd_agent(throng_agent *out) {
+    uint8_t b = rd_u8();
+    if (b < FUZZ_SELECT_FORGED && fz.record_count > 0u) {
+        uint32_t r = b % fz.record_count;
+        *out = fz.records[r].handle;
+        return (int)r;
+    }
+    throng_agent h = THRONG_NULL_AGENT;
+    if (b != FUZZ_SELECT_NULL && b >= FUZZ_SELECT_FORGED) {
+        h.slot = rd_u32();
+        h.generation = rd_u32();
+    }
+    *out = h;
+    for (uint32_t r = 0; r < fz.record_count; r++)
+        if (fz.records[r].alive && fz.records[r].handle.slot == h.slot &&
+            fz.records[r].handle.generation == h.generation)
+            return (int)r;
+    return -1;
+}
+
+static int rd_object(throng_object *out) {
+    uint8_t b = rd_u8();
+    if (b < FUZZ_SELECT_FORGED && fz.object_count > 0u) {
+        uint32_t r = b % fz.object_count;
+        *out = fz.objects[r].handle;
+        return (int)r;
+    }
+    throng_object o = {0u, 0u};
+    if (b != FUZZ_SELECT_NULL && b >= FUZZ_SELECT_FORGED) {
+        o.id = rd_u32();
+        o.generation = rd_u32();
+    }
+    *out = o;
+    for (uint32_t r = 0; r < fz.object_count; r++)
+        if (fz.objects[r].alive && fz.objects[r].handle.id == o.id &&
+            fz.objects[r].handle.generation == o.generation)
+            return (int)r;
+    return -1;
+}
+
+/* A group id: one the world created (or 0), or a made-up one. */
+static uint32_t rd_group(int *known) {
+    uint8_t b = rd_u8();
+    uint32_t g;
+    if (b < 0x80u)
+        g = b % (fz.group_count + 1u) == 0u ? 0u
+                                            : fz.groups[b % (fz.group_count + 1u) - 1u];
+    else
+        g = b == 0xFFu ? rd_u32() : b - 0x80u;
+    *known = g == 0u;
+    for (uint32_t k = 0; k < fz.group_count; k++)
+        if (fz.groups[k] == g)
+            *known = 1;
+    return g;
+}
+
+static void rd_agent_def(throng_agent_def *d) {
+    *d = throng_agent_def_default();
+    rd_vec(d->position);
+    rd_vec(d->velocity);
+    d->mass = rd_float();
+    d->max_force = rd_float();
+    d->max_speed = rd_float();
+    d->radius = rd_float();
+    int known;
+    d->group = rd_group(&known);
+    d->host_key = rd_u8();
+}
+
+static void rd_flocking(throng_flocking *f) {
+    *f = throng_flocking_default();
+    f->separation_radius = rd_float();
+    f->separation_weight = rd_float();
+    f->alignment_radius = rd_float();
+    f->alignment_weight = rd_float();
+    f->cohesion_radius = rd_float();
+    f->cohesion_weight = rd_float();
+    f->field_of_view = rd_float();
+    f->speed_factor = rd_float();
+    f->separation_mode = (throng_separation_mode)(rd_u8() % 3u);
+    f->separation_priority = (int8_t)rd_u8();
+    f->alignment_priority = (int8_t)rd_u8();
+    f->cohesion_priority = (int8_t)rd_u8();
+}
+
+static void rd_wander(throng_wander *w) {
+    w->weight = rd_float();
+    w->max_turn_rate = rd_float();
+    w->max_turn_change = rd_float();
+    w->speed_factor = rd_float();
+    w->priority = (int8_t)rd_u8();
+}
+
+static void rd_behaviour(throng_behaviour *b) {
+    throng_behaviour_kind kind = (throng_behaviour_kind)(rd_u8() % 17u);
+    *b = throng_behaviour_default(kind);
+    if (rd_u8() == 0u)
+        return; /* the defaults */
+    b->weight = rd_float();
+    b->priority = (int8_t)rd_u8();
+    b->speed_factor = rd_float();
+    switch (kind) {
+    case THRONG_BEHAVIOUR_SEEK:
+    case THRONG_BEHAVIOUR_FLEE:
+    case THRONG_BEHAVIOUR_ARRIVE:
+        b->u.seek.source = (throng_target_source)(rd_u8() % 3u);
+        rd_vec(b->u.seek.point);
+        b->u.seek.flee_range = rd_float();
+        b->u.seek.braking_distance = rd_float();
+        b->u.seek.ramp = (throng_arrive_ramp)(rd_u8() % 3u);
+        break;
+    case THRONG_BEHAVIOUR_PURSUE:
+    case THRONG_BEHAVIOUR_EVADE:
+    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
+        b->u.pursue.prediction_time = rd_float();
+        b->u.pursue.max_prediction = rd_float();
+        rd_vec(b->u.pursue.offset);
+        b->u.pursue.braking_distance = rd_float();
+        b->u.pursue.evade_range = rd_float();
+        break;
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+        b->u.wander.distance = rd_float();
+        b->u.wander.radius = rd_float();
+        b->u.wander.jitter = rd_float();
+        break;
+    case THRONG_BEHAVIOUR_PATROL:
+    case THRONG_BEHAVIOUR_FOLLOW_PATH:
+        rd_object(&b->u.path.path);
+        b->u.path.prediction_time = rd_float();
+        b->u.path.ahead = rd_float();
+        b->u.path.window = rd_u8();
+        b->u.path.loop = (rd_u8() & 1u) != 0u;
+        b->u.path.reach = rd_float();
+        b->u.path.braking_distance = rd_float();
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+        rd_object(&b->u.flow.field);
+        b->u.flow.prediction_time = rd_float();
+        b->u.flow.raw = (rd_u8() & 1u) != 0u;
+        break;
+    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
+        b->u.avoid.min_length = rd_float();
+        b->u.avoid.lookahead_time = rd_float();
+        break;
+    case THRONG_BEHAVIOUR_CONTAIN:
+    case THRONG_BEHAVIOUR_FOLLOW_WALL:
+        b->u.contain.use_box = (rd_u8() & 1u) != 0u;
+        rd_vec(b->u.contain.box_min);
+        rd_vec(b->u.contain.box_max);
+        b->u.contain.use_walls = (rd_u8() & 1u) != 0u;
+        b->u.contain.range = rd_float();
+        b->u.contain.distance = rd_float();
+        b->u.contain.ahead = rd_float();
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
+        b->u.leader.behind = rd_float();
+        b->u.leader.clearance_length = rd_float();
+        b->u.leader.clearance_width = rd_float();
+        b->u.leader.braking_distance = rd_float();
+        break;
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        b->u.unaligned.radius = rd_float();
+        b->u.unaligned.horizon = rd_float();
+        b->u.unaligned.margin = rd_float();
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Books and invariants                                                     */
+/* ------------------------------------------------------------------------ */
+
+static int is_finite(float x) { return x == x && x - x == 0.0f; }
+
+static void add_record(throng_agent h, uint64_t key) {
+    uint32_t r = fz.record_count;
+    if (r == MAX_RECORDS) {
+        /* Reuse the first dead record; there is one, since at most
+         * MAX_AGENTS are alive. */
+        for (r = 0; r < MAX_RECORDS && fz.records[r].alive; r++) {
+        }
+        REQUIRE(r < MAX_RECORDS);
+    } else {
+        fz.record_count++;
+    }
+    fz.records[r].handle = h;
+    fz.records[r].host_key = key;
+    fz.records[r].alive = 1;
+    fz.alive++;
+}
+
+/* True when a live record other than `except` holds the host key. */
+static int key_taken(uint64_t key, int except) {
+    if (key == 0u)
+        return 0;
+    for (uint32_t r = 0; r < fz.record_count; r++)
+        if ((int)r != except && fz.records[r].alive &&
+            fz.records[r].host_key == key)
+            return 1;
+    return 0;
+}
+
+static void check_books(void) {
+    REQUIRE(throng_world_agent_count(fz.world) == fz.alive);
+    REQUIRE(throng_world_object_count(fz.world) == fz.objects_alive);
+    for (uint32_t r = 0; r < fz.record_count; r++)
+        REQUIRE(throng_agent_valid(fz.world, fz.records[r].handle) ==
+                (fz.records[r].alive != 0));
+}
+
+/* What the world holds, printed when a check fails (to read a
+ * reproducer with). */
+static void dump_world(void) {
+    if (!fz.world)
+        return;
+    throng_columns c;
+    if (throng_world_columns(fz.world, &c) != THRONG_OK)
+        return;
+    fprintf(stderr, "world: %d-D, %u agents, step %llu\n", fz.dims, c.count,
+            (unsigned long long)throng_world_step_count(fz.world));
+    for (uint32_t i = 0; i < c.count && i < 64u; i++) {
+        throng_agent h;
+        throng_agent_def d;
+        if (throng_agent_at(fz.world, i, &h) != THRONG_OK ||
+            throng_agent_get_def(fz.world, h, &d) != THRONG_OK)
+            continue;
+        fprintf(stderr,
+                "  row %u {%u,%u} p (%g %g %g) v (%g %g %g) m %g f %g "
+                "s %g r %g group %u\n",
+                i, h.slot, h.generation, (double)d.position[0],
+                (double)d.position[1], (double)d.position[2],
+                (double)d.velocity[0], (double)d.velocity[1],
+                (double)d.velocity[2], (double)d.mass, (double)d.max_force,
+                (double)d.max_speed, (double)d.radius, d.group);
+    }
+    for (uint32_t k = 0; k <= fz.group_count; k++) {
+        uint32_t g = k == 0u ? 0u : fz.groups[k - 1u], count = 0;
+        throng_flocking f;
+        throng_wander w;
+        if (throng_group_get_flocking(fz.world, g, &f) != THRONG_OK ||
+            throng_group_get_wander(fz.world, g, &w) != THRONG_OK)
+            continue;
+        fprintf(stderr,
+                "  group %u: sep %g/%g ali %g/%g coh %g/%g fov %g sf %g "
+                "mode %d; wander %g rate %g change %g sf %g\n",
+                g, (double)f.separation_radius, (double)f.separation_weight,
+                (double)f.alignment_radius, (double)f.alignment_weight,
+                (double)f.cohesion_radius, (double)f.cohesion_weight,
+                (double)f.field_of_view, (double)f.speed_factor,
+                (int)f.separation_mode, (double)w.weight,
+                (double)w.max_turn_rate, (double)w.max_turn_change,
+                (double)w.speed_factor);
+        throng_group_behaviour_count(fz.world, g, &count);
+        for (uint32_t b = 0; b < count; b++) {
+            throng_behaviour beh;
+            if (throng_group_get_behaviour(fz.world, g, b, &beh) == THRONG_OK)
+                fprintf(stderr, "    behaviour %u: kind %d weight %g\n", b,
+                        (int)beh.kind, (double)beh.weight);
+        }
+    }
+}
+
+/* Finiteness and the speed limit, row by row. */
+static void check_state(void) {
+    throng_columns c;
+    REQUIRE(throng_world_columns(fz.world, &c) == THRONG_OK);
+    REQUIRE(c.count == fz.alive);
+    for (uint32_t i = 0; i < c.count; i++) {
+        REQUIRE(is_finite(c.px[i]) && is_finite(c.py[i]));
+        REQUIRE(is_finite(c.vx[i]) && is_finite(c.vy[i]));
+        REQUIRE(is_finite(c.fx[i]) && is_finite(c.fy[i]));
+        double vx = (double)c.vx[i], vy = (double)c.vy[i];
+        double speed2 = vx * vx + vy * vy;
+        if (fz.dims == 3) {
+            REQUIRE(is_finite(c.pz[i]) && is_finite(c.vz[i]) &&
+                    is_finite(c.fz[i]));
+            double vz = (double)c.vz[i];
+            speed2 += vz * vz;
+        }
+        throng_agent h;
+        float max_speed = -1.0f;
+        REQUIRE(throng_agent_at(fz.world, i, &h) == THRONG_OK);
+        REQUIRE(throng_agent_get_max_speed(fz.world, h, &max_speed) ==
+                THRONG_OK);
+        /* Plus the spacing of denormals: a limit near the smallest
+         * float has no float vector of its exact length. */
+        double limit = (double)max_speed * (1.0 + 1e-4) + 4e-45;
+        if (!(speed2 <= limit * limit)) {
+            fprintf(stderr, "fuzz_api: row %u speed %g above max speed %g\n",
+                    i, sqrt(speed2), (double)max_speed);
+            REQUIRE(speed2 <= limit * limit);
+        }
+    }
+}
+
+/* A call the harness expects the library to refuse must be refused, and
+ * a refused call must leave the state as it was. */
+#define CALL(expr)                                                           \
+    do {                                                                     \
+        uint64_t hash_before_ = throng_world_hash(fz.world);                 \
+        st = (expr);                                                         \
+        if (fz.trace)                                                        \
+            fprintf(stderr, "  %s -> %s %s\n", #expr,                      \
+                    throng_status_string(st),                                \
+                    st ? throng_world_last_error(fz.world) : "");           \
+        if (st != THRONG_OK)                                                 \
+            REQUIRE(throng_world_hash(fz.world) == hash_before_);            \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Operations                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void op_add(const throng_agent_def *d) {
+    throng_status st;
+    throng_agent h = THRONG_NULL_AGENT;
+    if (fz.alive >= MAX_AGENTS)
+        return;
+    CALL(throng_agent_add(fz.world, d, &h));
+    if (st == THRONG_OK) {
+        REQUIRE(!key_taken(d->host_key, -1));
+        REQUIRE(throng_agent_valid(fz.world, h));
+        for (uint32_t r = 0; r < fz.record_count; r++)
+            REQUIRE(!fz.records[r].alive ||
+                    fz.records[r].handle.slot != h.slot);
+        add_record(h, d->host_key);
+    }
+}
+
+static void op_add_many(void) {
+    throng_agent_def d;
+    uint32_t n = 1u + rd_u8() % 32u;
+    rd_agent_def(&d);
+    d.host_key = 0u;
+    float x = d.position[0], y = d.position[1];
+    for (uint32_t k = 0; k < n && !fz.ended; k++) {
+        /* A little lattice around the decoded position. */
+        d.position[0] = x + 0.37f * (float)(k % 6u);
+        d.position[1] = y + 0.41f * (float)(k / 6u);
+        d.velocity[0] = -d.velocity[0];
+        op_add(&d);
+    }
+}
+
+static void op_remove(void) {
+    throng_status st;
+    throng_agent h;
+    int r = rd_agent(&h);
+    CALL(throng_agent_remove(fz.world, h));
+    if (r >= 0 && fz.records[r].alive) {
+        REQUIRE(st == THRONG_OK || fz.failed_any);
+        if (st == THRONG_OK) {
+            fz.records[r].alive = 0;
+            fz.alive--;
+        }
+    } else {
+        REQUIRE(st == THRONG_ERR_STALE_HANDLE);
+    }
+}
+
+/* Setters on an agent: refused for any handle the books say is not live. */
+static void expect_for(int r, throng_status st) {
+    if (r < 0 || !fz.records[r].alive)
+        REQUIRE(st != THRONG_OK);
+}
+
+static void op_set_vector(int velocity) {
+    throng_status st;
+    throng_agent h;
+    float v[3];
+    int r = rd_agent(&h);
+    rd_vec(v);
+    if (velocity)
+        CALL(throng_agent_set_velocity(fz.world, h, v));
+    else
+        CALL(throng_agent_set_position(fz.world, h, v));
+    expect_for(r, st);
+    if (st == THRONG_OK) {
+        float back[3];
+        if (velocity)
+            REQUIRE(throng_agent_get_velocity(fz.world, h, back) == THRONG_OK);
+        else
+            REQUIRE(throng_agent_get_position(fz.world, h, back) == THRONG_OK);
+        for (int k = 0; k < fz.dims; k++)
+            REQUIRE(is_finite(back[k]));
+    }
+}
+
+static void op_set_scalar(void) {
+    throng_status st;
+    throng_agent h;
+    int r = rd_agent(&h);
+    uint8_t which = rd_u8() % 4u;
+    float x = rd_float();
+    switch (which) {
+    case 0: CALL(throng_agent_set_mass(fz.world, h, x)); break;
+    case 1: CALL(throng_agent_set_max_force(fz.world, h, x)); break;
+    case 2: CALL(throng_agent_set_max_speed(fz.world, h, x)); break;
+    default: CALL(throng_agent_set_radius(fz.world, h, x)); break;
+    }
+    expect_for(r, st);
+    if (st == THRONG_OK)
+        REQUIRE(is_finite(x) && x >= 0.0f);
+}
+
+static void op_set_group(void) {
+    throng_status st;
+    throng_agent h;
+    int known;
+    int r = rd_agent(&h);
+    uint32_t g = rd_group(&known);
+    CALL(throng_agent_set_group(fz.world, h, g));
+    expect_for(r, st);
+    if (st == THRONG_OK) {
+        uint32_t back = ~0u;
+        REQUIRE(known);
+        REQUIRE(throng_agent_get_group(fz.world, h, &back) == THRONG_OK);
+        REQUIRE(back == g);
+    }
+}
+
+static void op_set_host_key(void) {
+    throng_status st;
+    throng_agent h;
+    int r = rd_agent(&h);
+    uint64_t key = rd_u8();
+    CALL(throng_agent_set_host_key(fz.world, h, key));
+    expect_for(r, st);
+    if (r >= 0 && fz.records[r].alive) {
+        if (key_taken(key, r))
+            REQUIRE(st != THRONG_OK);
+        if (st == THRONG_OK)
+            fz.records[r].host_key = key;
+    }
+}
+
+static void op_group_create(void) {
+    throng_status st;
+    char name[16];
+    throng_group_def def = throng_group_def_default();
+    uint8_t n = rd_u8();
+    if (n != 0u) {
+        snprintf(name, sizeof name, "g%u", (unsigned)(n % 8u));
+        def.name = name;
+    }
+    if (rd_u8() & 1u) {
+        rd_flocking(&def.flocking);
+        rd_wander(&def.wander);
+        def.combine = (throng_combine_mode)(rd_u8() % 4u);
+    }
+    if (fz.group_count >= MAX_GROUPS)
+        return;
+    uint32_t g = 0;
+    CALL(throng_group_create(fz.world, &def, &g));
+    if (st == THRONG_OK) {
+        REQUIRE(g != 0u);
+        for (uint32_t k = 0; k < fz.group_count; k++)
+            REQUIRE(fz.groups[k] != g);
+        fz.groups[fz.group_count++] = g;
+        if (def.name) {
+            uint32_t found = 0;
+            REQUIRE(throng_group_find(fz.world, def.name, &found) == THRONG_OK);
+            REQUIRE(found == g);
+        }
+    }
+}
+
+static void op_group_setting(uint8_t op) {
+    throng_status st = THRONG_OK;
+    int known;
+    uint32_t g = rd_group(&known);
+    switch (op) {
+    case FUZZ_OP_SET_FLOCKING: {
+        throng_flocking f;
+        rd_flocking(&f);
+        CALL(throng_group_set_flocking(fz.world, g, &f));
+        break;
+    }
+    case FUZZ_OP_SET_WANDER: {
+        throng_wander w;
+        REQUIRE(throng_group_get_wander(fz.world, 0u, &w) == THRONG_OK);
+        rd_wander(&w);
+        CALL(throng_group_set_wander(fz.world, g, &w));
+        break;
+    }
+    case FUZZ_OP_SET_COMBINE:
+        CALL(throng_group_set_combine(fz.world, g,
+                                      (throng_combine_mode)(rd_u8() % 4u)));
+        break;
+    case FUZZ_OP_ADD_BEHAVIOUR: {
+        throng_behaviour b;
+        uint32_t index = ~0u, count = 0;
+        rd_behaviour(&b);
+        CALL(throng_group_add_behaviour(fz.world, g, &b, &index));
+        if (st == THRONG_OK) {
+            REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
+                    THRONG_OK);
+            REQUIRE(index + 1u == count && count <= THRONG_MAX_BEHAVIOURS);
+        }
+        break;
+    }
+    case FUZZ_OP_SET_BEHAVIOUR: {
+        throng_behaviour b;
+        uint32_t index = rd_u8() % (THRONG_MAX_BEHAVIOURS + 2u);
+        rd_behaviour(&b);
+        CALL(throng_group_set_behaviour(fz.world, g, index, &b));
+        if (st == THRONG_OK) {
+            throng_behaviour back;
+            REQUIRE(throng_group_get_behaviour(fz.world, g, index, &back) ==
+                    THRONG_OK);
+            REQUIRE(back.kind == b.kind);
+        }
+        break;
+    }
+    default:
+        CALL(throng_group_clear_behaviours(fz.world, g));
+        break;
+    }
+    if (!known)
+        REQUIRE(st != THRONG_OK);
+}
+
+static void add_object(throng_status st, throng_object o) {
+    if (st != THRONG_OK)
+        return;
+    REQUIRE(o.id != 0u);
+    for (uint32_t r = 0; r < fz.object_count; r++)
+        REQUIRE(!fz.objects[r].alive || fz.objects[r].handle.id != o.id);
+    uint32_t r = fz.object_count;
+    if (r == MAX_OBJECTS) {
+        for (r = 0; r < MAX_OBJECTS && fz.objects[r].alive; r++) {
+        }
+        if (r == MAX_OBJECTS) {
+            /* The books are full: forget the object by removing it. */
+            REQUIRE(throng_object_remove(fz.world, o) == THRONG_OK);
+            return;
+        }
+    } else {
+        fz.object_count++;
+    }
+    fz.objects[r].handle = o;
+    fz.objects[r].alive = 1;
+    fz.objects_alive++;
+}
+
+static void op_shape(uint8_t op) {
+    throng_status st;
+    throng_object o = {0u, 0u};
+    float a[3], b[3];
+    rd_vec(a);
+    if (op == FUZZ_OP_SPHERE) {
+        float radius = rd_float();
+        CALL(throng_obstacle_add_sphere(fz.world, a, radius, &o));
+    } else {
+        rd_vec(b);
+        if (op == FUZZ_OP_BOX)
+            CALL(throng_obstacle_add_box(fz.world, a, b, &o));
+        else if (op == FUZZ_OP_SEGMENT)
+            CALL(throng_wall_add_segment(fz.world, a, b, &o));
+        else
+            CALL(throng_wall_add_plane(fz.world, a, b, &o));
+    }
+    add_object(st, o);
+}
+
+static void op_path(void) {
+    throng_status st;
+    throng_object o = {0u, 0u};
+    float points[MAX_PATH_POINTS * 3];
+    uint8_t n = rd_u8();
+    int null_points = n == 0xFFu;
+    uint32_t count = null_points ? 2u : n % (MAX_PATH_POINTS + 1u);
+    float radius = rd_float();
+    bool closed = (rd_u8() & 1u) != 0u;
+    memset(points, 0, sizeof points);
+    for (uint32_t k = 0; k < count && !null_points; k++)
+        rd_vec(&points[3 * k]);
+    CALL(throng_path_create(fz.world, null_points ? NULL : points, count,
+                            radius, closed, &o));
+    if (null_points || count < 2u)
+        REQUIRE(st != THRONG_OK);
+    add_object(st, o);
+}
+
+static void op_flow(void) {
+    throng_status st;
+    throng_object o = {0u, 0u};
+    static float vectors[MAX_FLOW_POINTS * 3];
+    throng_flow_field_def def;
+    memset(&def, 0, sizeof def);
+    rd_vec(def.origin);
+    def.cell_size = rd_float();
+    uint8_t mode = rd_u8();
+    int huge = 0;
+    if (mode == 0xFFu) {
+        /* Sizes whose product is past THRONG_MAX_FLOW_CELLS however it
+         * is computed: must be refused before the vectors are read. */
+        def.size[0] = rd_u32() | 0x10000u;
+        def.size[1] = rd_u32() | 0x10000u;
+        def.size[2] = rd_u32() | 1u;
+        huge = 1;
+    } else {
+        for (int k = 0; k < 3; k++)
+            def.size[k] = rd_u8() % 10u;
+        if (fz.dims == 2)
+            def.size[2] = 0u;
+    }
+    uint32_t points = def.size[0] * def.size[1] *
+                      (fz.dims == 3 ? def.size[2] : 1u);
+    if (huge || points > MAX_FLOW_POINTS) {
+        if (!huge)
+            return;
+        points = 0u;
+    }
+    for (uint32_t k = 0; k < points * (uint32_t)fz.dims; k++)
+        vectors[k] = rd_float();
+    def.vectors = mode == 0xFEu ? NULL : vectors;
+    CALL(throng_flow_field_create(fz.world, &def, &o));
+    if (huge || def.vectors == NULL)
+        REQUIRE(st != THRONG_OK);
+    add_object(st, o);
+}
+
+static void op_object_remove(void) {
+    throng_status st;
+    throng_object o;
+    int r = rd_object(&o);
+    CALL(throng_object_remove(fz.world, o));
+    if (r >= 0 && fz.objects[r].alive) {
+        REQUIRE(st == THRONG_OK || fz.failed_any);
+        if (st == THRONG_OK) {
+            fz.objects[r].alive = 0;
+            fz.objects_alive--;
+        }
+    } else {
+        REQUIRE(st != THRONG_OK);
+    }
+}
+
+static void op_target(uint8_t op) {
+    throng_status st;
+    throng_agent h;
+    int r = rd_agent(&h);
+    if (op == FUZZ_OP_TARGET_POINT) {
+        float p[3];
+        rd_vec(p);
+        CALL(throng_agent_set_target_point(fz.world, h, p));
+    } else if (op == FUZZ_OP_TARGET_AGENT) {
+        throng_agent t;
+        int tr = rd_agent(&t);
+        CALL(throng_agent_set_target_agent(fz.world, h, t));
+        int target_ok = (t.slot == 0u && t.generation == 0u) ||
+                        (tr >= 0 && fz.records[tr].alive);
+        if (!target_ok)
+            REQUIRE(st != THRONG_OK);
+        if (st == THRONG_OK && !(t.slot == 0u && t.generation == 0u)) {
+            throng_agent back;
+            REQUIRE(tr != r);
+            REQUIRE(throng_agent_get_target_agent(fz.world, h, &back) ==
+                    THRONG_OK);
+            REQUIRE(back.slot == t.slot && back.generation == t.generation);
+        }
+    } else {
+        CALL(throng_agent_set_progress(fz.world, h, rd_u32()));
+    }
+    expect_for(r, st);
+}
+
+static void op_query(void) {
+    throng_status st;
+    static throng_agent out[MAX_AGENTS];
+    float p[3];
+    rd_vec(p);
+    float radius = rd_float();
+    uint32_t capacity = rd_u8();
+    uint32_t count = ~0u;
+    bool truncated = false;
+    if (capacity > MAX_AGENTS)
+        capacity = MAX_AGENTS;
+    CALL(throng_world_query_radius(fz.world, p, radius,
+                                   capacity ? out : NULL, capacity, &count,
+                                   &truncated));
+    if (st == THRONG_OK) {
+        REQUIRE(count <= fz.alive);
+        REQUIRE(truncated == (count > capacity));
+        uint32_t shown = count < capacity ? count : capacity;
+        for (uint32_t k = 0; k < shown; k++) {
+            float q[3] = {0, 0, 0};
+            REQUIRE(throng_agent_get_position(fz.world, out[k], q) ==
+                    THRONG_OK);
+            if (!fz.periodic) {
+                double d2 = 0.0;
+                for (int a = 0; a < fz.dims; a++)
+                    {
+                    double d = (double)q[a] - (double)p[a];
+                    d2 += d * d;
+                }
+                double limit = (double)radius * (1.0 + 1e-5) + 1e-5;
+                if (!(d2 <= limit * limit))
+                    fprintf(stderr,
+                            "fuzz_api: query (%g %g %g) radius %g found "
+                            "(%g %g %g)\n",
+                            (double)p[0], (double)p[1], (double)p[2],
+                            (double)radius, (double)q[0], (double)q[1],
+                            (double)q[2]);
+                REQUIRE(d2 <= limit * limit);
+            }
+        }
+    }
+}
+
+static void op_step(void) {
+    throng_status st;
+    float dt = rd_float();
+    uint32_t repeat = 1u + rd_u8() % 4u;
+    for (uint32_t k = 0; k < repeat && fz.steps < MAX_STEPS; k++) {
+        uint64_t before = throng_world_step_count(fz.world);
+        if (fz.trace)
+            fprintf(stderr, "  step dt %g\n", (double)dt);
+        CALL(throng_world_step(fz.world, dt));
+        fz.steps++;
+        if (!(is_finite(dt) && dt > 0.0f)) {
+            REQUIRE(st != THRONG_OK);
+            return;
+        }
+        if (st != THRONG_OK) {
+            REQUIRE(fz.failed_any);
+            REQUIRE(throng_world_step_count(fz.world) == before);
+            return;
+        }
+        REQUIRE(throng_world_step_count(fz.world) == before + 1u);
+        check_books();
+        check_state();
+    }
+}
+
+static uint8_t *save_world(throng_world *w, size_t *out_size) {
+    size_t size = 0, written = 0;
+    REQUIRE(throng_world_snapshot_size(w, &size) == THRONG_OK);
+    REQUIRE(size >= 40u);
+    uint8_t *buffer = malloc(size);
+    REQUIRE(buffer != NULL);
+    REQUIRE(throng_world_save(w, buffer, size, &written) == THRONG_OK);
+    REQUIRE(written == size);
+    *out_size = size;
+    return buffer;
+}
+
+static void op_save_load(void) {
+    uint8_t mode = rd_u8();
+    size_t size = 0, size2 = 0, written = 0;
+    if (mode & 1u) {
+        REQUIRE(throng_world_snapshot_size(fz.world, &size) == THRONG_OK);
+        uint64_t before = throng_world_hash(fz.world);
+        uint8_t *small = malloc(size - 1u);
+        REQUIRE(small != NULL);
+        REQUIRE(throng_world_save(fz.world, small, size - 1u, &written) ==
+                THRONG_ERR_CAPACITY);
+        free(small);
+        REQUIRE(written == size);
+        written = 0;
+        REQUIRE(throng_world_save(fz.world, NULL, 0, &written) ==
+                THRONG_ERR_CAPACITY);
+        REQUIRE(written == size && throng_world_hash(fz.world) == before);
+    }
+    uint8_t *bytes = save_world(fz.world, &size);
+    throng_world_load_def def = throng_world_load_def_default();
+    def.allocator = fuzz_allocator();
+    char why[128];
+    def.error = why;
+    def.error_capacity = sizeof why;
+    throng_world *loaded = NULL;
+    throng_status st = throng_world_load(bytes, size, &def, &loaded);
+    if (st != THRONG_OK) {
+        /* Only out of memory excuses a refusal of our own snapshot. */
+        if (!fz.failed_any)
+            fprintf(stderr, "fuzz_api: own snapshot refused: %s\n", why);
+        REQUIRE(fz.failed_any && st == THRONG_ERR_OUT_OF_MEMORY);
+        REQUIRE(loaded == NULL);
+        free(bytes);
+        return;
+    }
+    REQUIRE(throng_world_hash(loaded) == throng_world_hash(fz.world));
+    uint8_t *again = save_world(loaded, &size2);
+    REQUIRE(size2 == size && memcmp(again, bytes, size) == 0);
+    free(again);
+    free(bytes);
+    throng_world_destroy(fz.world);
+    fz.world = loaded;
+    check_books();
+}
+
+static void op_read(void) {
+    throng_agent h;
+    int r = rd_agent(&h);
+    int live = r >= 0 && fz.records[r].alive;
+    throng_agent_def d;
+    float f[3], u[3], s[3];
+    uint32_t index = ~0u;
+    throng_status st = throng_agent_get_def(fz.world, h, &d);
+    REQUIRE((st == THRONG_OK) == (live != 0));
+    st = throng_agent_get_basis(fz.world, h, f, u, s);
+    REQUIRE((st == THRONG_OK) == (live != 0));
+    st = throng_agent_index(fz.world, h, &index);
+    REQUIRE((st == THRONG_OK) == (live != 0));
+    if (live) {
+        throng_agent back;
+        REQUIRE(index < fz.alive);
+        REQUIRE(throng_agent_at(fz.world, index, &back) == THRONG_OK);
+        REQUIRE(back.slot == h.slot && back.generation == h.generation);
+        REQUIRE(d.host_key == fz.records[r].host_key);
+        if (d.host_key != 0u) {
+            REQUIRE(throng_agent_find(fz.world, d.host_key, &back) ==
+                    THRONG_OK);
+            REQUIRE(back.slot == h.slot && back.generation == h.generation);
+        }
+        REQUIRE(throng_agent_get_target_point(fz.world, h, f) == THRONG_OK);
+        REQUIRE(throng_agent_get_target_agent(fz.world, h, &back) ==
+                THRONG_OK);
+        REQUIRE(throng_agent_get_progress(fz.world, h, &index) == THRONG_OK);
+    }
+    throng_agent none;
+    REQUIRE(throng_agent_at(fz.world, fz.alive, &none) != THRONG_OK);
+    for (uint32_t k = 0; k < fz.objects_alive; k++) {
+        throng_object o;
+        throng_object_info info;
+        REQUIRE(throng_world_object_at(fz.world, k, &o) == THRONG_OK);
+        REQUIRE(throng_object_get(fz.world, o, &info) == THRONG_OK);
+        if (info.kind == THRONG_OBJECT_PATH)
+            for (uint32_t p = 0; p < info.point_count * 3u; p++)
+                REQUIRE(is_finite(info.points[p]));
+    }
+    throng_object o;
+    int ro = rd_object(&o);
+    throng_object_info info;
+    st = throng_object_get(fz.world, o, &info);
+    REQUIRE((st == THRONG_OK) == (ro >= 0 && fz.objects[ro].alive));
+    throng_step_stats stats;
+    REQUIRE(throng_world_stats(fz.world, &stats) == THRONG_OK);
+    for (uint32_t k = 0; k <= fz.group_count; k++) {
+        uint32_t g = k == 0u ? 0u : fz.groups[k - 1u], count = 0;
+        throng_flocking fl;
+        REQUIRE(throng_group_get_flocking(fz.world, g, &fl) == THRONG_OK);
+        REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
+                THRONG_OK);
+        for (uint32_t b = 0; b < count; b++) {
+            throng_behaviour beh;
+            REQUIRE(throng_group_get_behaviour(fz.world, g, b, &beh) ==
+                    THRONG_OK);
+        }
+    }
+}
+
+static void op_threads(void) {
+    static const int choices[6] = {1, 2, 0, -1, 1025, 2};
+    throng_status st = throng_world_set_threads(fz.world, choices[rd_u8() % 6u]);
+    (void)st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The entry point                                                          */
+/* ------------------------------------------------------------------------ */
+
+static void create_world(void) {
+    throng_world_def def = throng_world_def_default();
+    uint8_t flags = rd_u8();
+    def.dimensions = (flags & FUZZ_WORLD_3D) ? 3 : 2;
+    if (flags & 0x80u)
+        def.dimensions = (int)(flags & 0x0Fu); /* often invalid */
+    def.boundary = (flags & FUZZ_WORLD_PERIODIC) ? THRONG_BOUNDARY_PERIODIC
+                                                 : THRONG_BOUNDARY_UNBOUNDED;
+    def.neighbour_radius = rd_float();
+    def.cell_size = rd_float();
+    for (int k = 0; k < 3; k++)
+        def.box_size[k] = rd_float();
+    def.seed = rd_u8();
+    def.initial_capacity = rd_u8();
+    def.threads = 1;
+    def.allocator = fuzz_allocator();
+    throng_world *w = NULL;
+    if (throng_world_create(&def, &w) != THRONG_OK) {
+        REQUIRE(w == NULL);
+        /* Carry on in a default world, so the operations still run. */
+        def = throng_world_def_default();
+        def.dimensions = (flags & FUZZ_WORLD_3D) ? 3 : 2;
+        def.threads = 1;
+        def.allocator = fuzz_allocator();
+        REQUIRE(throng_world_create(&def, &w) == THRONG_OK);
+    }
+    fz.world = w;
+    fz.dims = throng_world_dimensions(w);
+    fz.periodic = def.boundary == THRONG_BOUNDARY_PERIODIC;
+    REQUIRE(fz.dims == 2 || fz.dims == 3);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    memset(&fz, 0, sizeof fz);
+    fz.data = data;
+    fz.size = size;
+    const char *trace = getenv("THRONG_FUZZ_TRACE");
+    fz.trace = trace && trace[0] == '1';
+    create_world();
+    for (uint32_t n = 0; n < MAX_OPS && !fz.ended; n++) {
+        uint8_t op = rd_u8();
+        if (fz.ended)
+            break;
+        op %= FUZZ_OP_COUNT;
+        int armed = fz.fail_armed;
+        switch (op) {
+        case FUZZ_OP_ADD: {
+            throng_agent_def d;
+            rd_agent_def(&d);
+            op_add(&d);
+            break;
+        }
+        case FUZZ_OP_ADD_MANY: op_add_many(); break;
+        case FUZZ_OP_REMOVE: op_remove(); break;
+        case FUZZ_OP_SET_POSITION: op_set_vector(0); break;
+        case FUZZ_OP_SET_VELOCITY: op_set_vector(1); break;
+        case FUZZ_OP_SET_SCALAR: op_set_scalar(); break;
+        case FUZZ_OP_SET_GROUP: op_set_group(); break;
+        case FUZZ_OP_SET_HOST_KEY: op_set_host_key(); break;
+        case FUZZ_OP_GROUP_CREATE: op_group_create(); break;
+        case FUZZ_OP_SET_FLOCKING:
+        case FUZZ_OP_SET_WANDER:
+        case FUZZ_OP_SET_COMBINE:
+        case FUZZ_OP_ADD_BEHAVIOUR:
+        case FUZZ_OP_SET_BEHAVIOUR:
+        case FUZZ_OP_CLEAR_BEHAVIOURS: op_group_setting(op); break;
+        case FUZZ_OP_SPHERE:
+        case FUZZ_OP_BOX:
+        case FUZZ_OP_SEGMENT:
+        case FUZZ_OP_PLANE: op_shape(op); break;
+        case FUZZ_OP_PATH: op_path(); break;
+        case FUZZ_OP_FLOW: op_flow(); break;
+        case FUZZ_OP_OBJECT_REMOVE: op_object_remove(); break;
+        case FUZZ_OP_TARGET_POINT:
+        case FUZZ_OP_TARGET_AGENT:
+        case FUZZ_OP_PROGRESS: op_target(op); break;
+        case FUZZ_OP_QUERY: op_query(); break;
+        case FUZZ_OP_STEP: op_step(); break;
+        case FUZZ_OP_SAVE_LOAD: op_save_load(); break;
+        case FUZZ_OP_THREADS: op_threads(); break;
+        case FUZZ_OP_READ: op_read(); break;
+        case FUZZ_OP_FAIL_ALLOC:
+            /* Fail an allocation during the next operation. */
+            fz.fail_armed = 1;
+            fz.fail_countdown = rd_u8() % 8u;
+            break;
+        default: break;
+        }
+        if (armed) {
+            fz.fail_armed = 0;
+            fz.failed_any = 0;
+        }
+        check_books();
+    }
+    check_books();
+    throng_world_destroy(fz.world);
+    fz.world = NULL;
+    REQUIRE(fz.live_bytes == 0u);
+    return 0;
+}
