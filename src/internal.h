@@ -147,6 +147,7 @@ struct throng_world {
     float neighbour_radius;
     int threads;
     uint64_t seed;
+    float cell_size;       /* as asked in the def (0: the default) */
     float max_dt;          /* the longest tick, seconds */
     uint32_t max_substeps; /* the most ticks per step */
     uint32_t tag; /* 1..255, in the top byte of every generation */

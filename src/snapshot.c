@@ -301,8 +301,11 @@ typedef struct snap_settings {
     uint32_t group_count;
     uint32_t has_geometry, object_count, object_free;
     uint32_t slot_count, slot_free, agent_count;
-    float max_dt; /* version 2 on; older snapshots get the defaults */
+    /* Version 2 on; older snapshots get the defaults, and their cell size
+     * from the grid's edge along x. */
+    float max_dt;
     uint32_t max_substeps;
+    float cell_size; /* as the world's def asked */
 } snap_settings;
 
 static void io_settings(snap_codec *c, snap_settings *s) {
@@ -331,9 +334,11 @@ static void io_settings(snap_codec *c, snap_settings *s) {
     if (c->version >= 2u) {
         io_f32(c, &s->max_dt);
         io_u32(c, &s->max_substeps);
+        io_f32(c, &s->cell_size);
     } else {
         s->max_dt = THRONG_DEFAULT_MAX_DT;
         s->max_substeps = THRONG_DEFAULT_MAX_SUBSTEPS;
+        s->cell_size = s->edge[0];
     }
 }
 
@@ -631,6 +636,7 @@ static void settings_of(const throng_world *w, snap_settings *s) {
     s->threads = w->threads;
     s->seed = w->seed;
     s->max_dt = w->max_dt;
+    s->cell_size = w->cell_size;
     s->max_substeps = w->max_substeps;
     s->tag = w->tag;
     s->step = w->step;
@@ -1324,7 +1330,9 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
     def.boundary = (throng_boundary)s.boundary;
     memcpy(def.box_size, s.box, sizeof def.box_size);
     def.neighbour_radius = s.neighbour_radius;
-    def.cell_size = s.edge[0];
+    /* The cell size the world was made with, not the edge it became: a
+     * periodic box stretches each axis's edge on its own. */
+    def.cell_size = s.cell_size;
     def.threads = s.threads;
     def.seed = s.seed;
     def.max_dt = s.max_dt;

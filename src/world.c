@@ -825,6 +825,7 @@ throng_status throng_world_create(const throng_world_def *def,
     w->neighbour_radius = def->neighbour_radius;
     w->threads = def->threads;
     w->seed = def->seed;
+    w->cell_size = def->cell_size;
     w->max_dt = def->max_dt;
     w->max_substeps = def->max_substeps;
     w->tag = (world_tag_counter++ % 255u) + 1u;

@@ -1017,8 +1017,46 @@ TEST(snapshot_status_strings)
     }
 }
 
+/* A periodic box stretches each axis's cell edge on its own; the reload
+ * must rebuild the grid from the cell size the world was made with, not
+ * from the edge along x (which here would ask for 10^7 cells along y). */
+TEST(snapshot_uneven_periodic_box)
+{
+    throng_world_def d = throng_world_def_default();
+    d.boundary = THRONG_BOUNDARY_PERIODIC;
+    d.box_size[0] = 3.0f;
+    d.box_size[1] = 1e7f;
+    d.cell_size = 1000.0f;
+    throng_world *w = NULL;
+    REQUIRE_OK(throng_world_create(&d, &w));
+    throng_agent_def a = throng_agent_def_default();
+    a.position[1] = 5e6f;
+    a.velocity[0] = 0.5f;
+    throng_agent h;
+    REQUIRE_OK(throng_agent_add(w, &a, &h));
+    REQUIRE_OK(throng_world_step(w, 0.1f));
+    size_t size = 0, wrote = 0;
+    REQUIRE_OK(throng_world_snapshot_size(w, &size));
+    void *buf = malloc(size);
+    REQUIRE(buf != NULL);
+    REQUIRE_OK(throng_world_save(w, buf, size, &wrote));
+    throng_world_load_def ld = throng_world_load_def_default();
+    throng_world *back = NULL;
+    CHECK_OK(throng_world_load(buf, wrote, &ld, &back));
+    if (back) {
+        CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
+        CHECK_OK(throng_world_step(back, 0.1f));
+        CHECK_OK(throng_world_step(w, 0.1f));
+        CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
+    }
+    throng_world_destroy(back);
+    throng_world_destroy(w);
+    free(buf);
+}
+
 void register_snapshot_tests(void)
 {
+    REGISTER(snapshot_uneven_periodic_box);
     REGISTER(snapshot_continues_every2d);
     REGISTER(snapshot_continues_every3d);
     REGISTER(snapshot_continues_wander3d);
