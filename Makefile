@@ -447,6 +447,7 @@ tsan:
 MEMCHECK_BUILD := build/simd-scalar
 MEMCHECK_TESTS ?= world errors grid snapshot steer_route bench_stats
 MEMCHECK := valgrind --tool=memcheck --error-exitcode=1 --leak-check=full \
+	--suppressions=tests/valgrind.supp \
 	--errors-for-leak-kinds=definite,indirect,possible --quiet
 MEMCHECK_BENCH_ARGS := --scenario flock2d,every2d,every3d,crossing2d \
 	--agents 500 --threads 1,2 --steps 10 --warmup 1 --quiet
