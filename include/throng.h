@@ -221,7 +221,10 @@ THRONG_API int throng_world_dimensions(const throng_world *world);
  * bit-for-bit the same for any thread count. A dt above the world's max_dt
  * runs as several equal ticks, and one above max_dt * max_substeps is
  * clamped first (see throng_world_def); per-tick quantities (wander's turn
- * rates) then apply per tick. */
+ * rates) then apply per tick. Refused input changes nothing. Out of memory
+ * in the first tick changes nothing either; in a later tick (a crowd that
+ * spread may need a larger grid) the ticks already run stand, and
+ * throng_world_step_count() tells how many. */
 THRONG_API throng_status throng_world_step(throng_world *world, float dt);
 
 /* Number of completed ticks: one per step, or n for a step that ran as n
