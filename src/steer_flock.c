@@ -126,15 +126,8 @@ uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
     for (int r = 0; r < run->range_count; r++) {
         const cell_range *cr = &run->ranges[r];
         counts->candidates += cr->end - cr->begin;
-        for (uint32_t j = cr->begin; j < cr->end; j++) {
-            float d[3];
-            float d2 = flock_offset(w, cr, t, j, d);
-            if (j == t || !(d2 <= R2))
-                continue;
-            counts->neighbours++;
-            kept_offer(kept, &n, cap,
-                       (kept_neighbour){d2, w->col.slot[j], j, (uint32_t)r});
-        }
+        counts->neighbours += kept_offer_rows(w, cr, (uint32_t)r, t,
+                                              cr->begin, R2, kept, &n, cap);
     }
     return n;
 }

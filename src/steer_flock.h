@@ -133,6 +133,27 @@ static inline float flock_offset(const throng_world *w, const cell_range *cr,
     return d2;
 }
 
+/* Rows [from, cr->end) of range r offered to the cap one at a time, for
+ * agent t: the scalar scan, and the vector scans' last few rows. Returns
+ * the neighbours (within the radius, t itself left out) it met. */
+static inline uint64_t kept_offer_rows(const throng_world *w,
+                                       const cell_range *cr, uint32_t r,
+                                       uint32_t t, uint32_t from, float R2,
+                                       kept_neighbour *kept, uint32_t *n,
+                                       uint32_t cap) {
+    uint64_t neighbours = 0;
+    for (uint32_t j = from; j < cr->end; j++) {
+        float d[3];
+        float d2 = flock_offset(w, cr, t, j, d);
+        if (j == t || !(d2 <= R2))
+            continue;
+        neighbours++;
+        kept_offer(kept, n, cap, (kept_neighbour){d2, w->col.slot[j], j, r});
+    }
+    return neighbours;
+}
+
+
 /* The plain reference: one agent, one candidate at a time. */
 void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts);

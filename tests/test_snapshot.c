@@ -1035,14 +1035,10 @@ TEST(snapshot_uneven_periodic_box)
     throng_agent h;
     REQUIRE_OK(throng_agent_add(w, &a, &h));
     REQUIRE_OK(throng_world_step(w, 0.1f));
-    size_t size = 0, wrote = 0;
-    REQUIRE_OK(throng_world_snapshot_size(w, &size));
-    void *buf = malloc(size);
+    size_t size = 0;
+    uint8_t *buf = snap_test_save(w, &size);
     REQUIRE(buf != NULL);
-    REQUIRE_OK(throng_world_save(w, buf, size, &wrote));
-    throng_world_load_def ld = throng_world_load_def_default();
-    throng_world *back = NULL;
-    CHECK_OK(throng_world_load(buf, wrote, &ld, &back));
+    throng_world *back = snap_test_load(buf, size);
     if (back) {
         CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
         CHECK_OK(throng_world_step(back, 0.1f));
