@@ -93,6 +93,8 @@ SIMD_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512
 
 ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The library checks its own shortcuts too (src/internal.h, THRONG_SELF_CHECK).
+CFLAGS += -DTHRONG_SELF_CHECK
 LDFLAGS += -fsanitize=$(SAN)
 # Leak checking (on by default with ASan on Linux) and stopping at the
 # first report, said out loud so a CI environment cannot turn them off

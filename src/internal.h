@@ -171,6 +171,8 @@ struct throng_world {
     uint32_t group_capacity;
     name_entry *names; /* uthash: group name -> group id */
     int wander_used;   /* some group has had a wander weight (sticky) */
+    uint32_t uniform;  /* UNIFORM_* bits: those columns hold one value */
+    uint32_t uniform_check; /* UNIFORM_* bits to look at again */
     int behaviour_state; /* the behaviour-state columns exist (sticky) */
     /* Set at the start of each step's behaviour stage: some group has a
      * recipe; some group's rows need the scalar walk (steer_flock.c). */
@@ -213,6 +215,39 @@ struct throng_world {
  * permute (floats, then integers, the slot column last) and returns how
  * many. */
 int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
+
+/* Columns that only the API writes, one row at a time, and a step never
+ * does. While every row of such a column holds the same bits, its bit is
+ * set in world->uniform and a step does not permute it: reordering equal
+ * values changes nothing. Most crowds give a whole group (or world) one
+ * mass, one set of limits and one target, so this usually skips about a
+ * third of the permutation's traffic. A write that differs from the other
+ * rows clears the bit; a write to a column not known to be uniform marks
+ * it for a look before the next permutation (a scan that stops at the
+ * first differing row), since it may have made the rows equal again. */
+#define UNIFORM_MASS (1u << 0)
+#define UNIFORM_MAX_FORCE (1u << 1)
+#define UNIFORM_MAX_SPEED (1u << 2)
+#define UNIFORM_RADIUS (1u << 3)
+#define UNIFORM_GROUP (1u << 4)
+#define UNIFORM_TX (1u << 5)
+#define UNIFORM_TY (1u << 6)
+#define UNIFORM_TZ (1u << 7)
+#define UNIFORM_TARGET_SLOT (1u << 8)
+#define UNIFORM_TARGET_GEN (1u << 9)
+/* Sanitizer builds (and so the fuzzers and the sanitized soak) define
+ * THRONG_SELF_CHECK: every step then scans each column it is about to skip
+ * and traps if a row differs, a write that did not clear its bit. */
+#define UNIFORM_COLUMNS 10
+#define UNIFORM_ALL ((1u << UNIFORM_COLUMNS) - 1u)
+
+/* Row `row` of the column with bit `bit` was just written: keeps the bit
+ * only while the row equals the others. */
+void world_uniform_note(throng_world *world, uint32_t bit, uint32_t row);
+
+/* Sets every uniform bit from the columns' contents (after a load); the
+ * step does the same for the columns marked in world->uniform_check. */
+void world_uniform_scan(throng_world *world);
 
 /* Allocates the behaviour-state columns when they do not exist yet;
  * nonzero when out of memory (the world is unchanged). */

@@ -1391,6 +1391,7 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
     }
     w->error[0] = '\0';
     w->grid.valid = 0;
+    world_uniform_scan(w);
     *out_world = w;
 }
 

@@ -225,7 +225,77 @@ static int column_present(int dims, int state, int k) {
 
 static int u32_present(int state, int k) { return k >= 3 || state; }
 
+/* The column of a UNIFORM_* bit (bit index k), as 4-byte words. */
+static void *uniform_column(const agent_columns *c, int k) {
+    void *all[] = {c->mass, c->max_force,   c->max_speed,  c->radius,
+                   c->group, c->tx,         c->ty,         c->tz,
+                   c->target_slot,          c->target_gen};
+    return all[k];
+}
+
+/* The UNIFORM_* bit of a column, or 0 for a column a step may change. */
+static uint32_t uniform_bit(const agent_columns *c, const void *column) {
+    for (int k = 0; k < UNIFORM_COLUMNS; k++)
+        if (column && uniform_column(c, k) == column)
+            return 1u << k;
+    return 0;
+}
+
+void world_uniform_note(throng_world *w, uint32_t bit, uint32_t row) {
+    int k = __builtin_ctz(bit);
+    const unsigned char *col = uniform_column(&w->col, k);
+    if (!col || w->count < 2)
+        return;
+    if (!(w->uniform & bit)) {
+        /* This write may have made the rows equal again (an agent added
+         * with defaults, then given the crowd's target): the next step
+         * looks. */
+        w->uniform_check |= bit;
+        return;
+    }
+    uint32_t other = row == 0 ? 1 : 0;
+    /* The column was uniform before this write: one other row stands
+     * for all of them. Bits, not values: -0 and 0 differ. */
+    if (memcmp(col + 4u * row, col + 4u * other, 4) != 0)
+        w->uniform &= ~bit;
+}
+
+/* Whether every row of UNIFORM_* column k holds the same bits; stops at
+ * the first row that differs, which in a varied column comes early. */
+static int uniform_rows(const throng_world *w, int k) {
+    const unsigned char *col = uniform_column(&w->col, k);
+    if (!col)
+        return 1;
+    for (uint32_t i = 1; i < w->count; i++)
+        if (memcmp(col + 4u * i, col, 4) != 0)
+            return 0;
+    return 1;
+}
+
+void world_uniform_scan(throng_world *w) {
+    w->uniform = 0;
+    w->uniform_check = 0;
+    for (int k = 0; k < UNIFORM_COLUMNS; k++)
+        if (uniform_rows(w, k))
+            w->uniform |= 1u << k;
+}
+
 int world_columns4(throng_world *w, void **out[COLUMN4_MAX]) {
+    for (int k = 0; k < UNIFORM_COLUMNS; k++) {
+        uint32_t bit = 1u << k;
+        if (!(w->uniform_check & bit))
+            continue;
+        if (uniform_rows(w, k))
+            w->uniform |= bit;
+        else
+            w->uniform &= ~bit;
+    }
+    w->uniform_check = 0;
+#ifdef THRONG_SELF_CHECK
+    for (int k = 0; k < UNIFORM_COLUMNS; k++)
+        if ((w->uniform & (1u << k)) && !uniform_rows(w, k))
+            __builtin_trap();
+#endif
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
     int n = 0;
@@ -234,13 +304,13 @@ int world_columns4(throng_world *w, void **out[COLUMN4_MAX]) {
          * permuting zeros changes nothing. */
         if (cols[k] == &w->col.wander_rate && !w->wander_used)
             continue;
-        if (*cols[k])
+        if (*cols[k] && !(w->uniform & uniform_bit(&w->col, *cols[k])))
             out[n++] = (void **)cols[k];
     }
     uint32_t **ints[U32_COLUMN_COUNT];
     u32_columns(&w->col, ints);
     for (int k = 0; k < U32_COLUMN_COUNT; k++)
-        if (*ints[k])
+        if (*ints[k] && !(w->uniform & uniform_bit(&w->col, *ints[k])))
             out[n++] = (void **)ints[k];
     return n;
 }
@@ -829,6 +899,7 @@ throng_status throng_world_create(const throng_world_def *def,
     w->max_dt = def->max_dt;
     w->max_substeps = def->max_substeps;
     w->tag = (world_tag_counter++ % 255u) + 1u;
+    w->uniform = UNIFORM_ALL;
     if (world_select_kernel(w, NULL))
         world_select_kernel(w, "scalar");
     grid_init(&w->grid, w->dims, periodic, w->box, w->neighbour_radius,
@@ -1307,6 +1378,15 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     }
     c->group[i] = d->group;
     c->slot[i] = slot;
+    {
+        static const uint32_t written[] = {
+            UNIFORM_MASS, UNIFORM_MAX_FORCE, UNIFORM_MAX_SPEED, UNIFORM_RADIUS,
+            UNIFORM_GROUP, UNIFORM_TX, UNIFORM_TY, UNIFORM_TZ,
+            UNIFORM_TARGET_SLOT, UNIFORM_TARGET_GEN};
+        for (size_t k = 0; k < sizeof written / sizeof written[0]; k++)
+            if (uniform_column(c, (int)k))
+                world_uniform_note(w, written[k], i);
+    }
     w->slots[slot].host_key = d->host_key;
     w->grid.valid = 0;
     out->slot = slot + 1;
@@ -1354,6 +1434,10 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     e->generation = (w->tag << GEN_COUNTER_BITS) | (counter ? counter : 1u);
     w->free_slots[w->free_count++] = (uint32_t)s;
     w->count--;
+    if (w->count == 0) {
+        w->uniform = UNIFORM_ALL;
+        w->uniform_check = 0;
+    }
     w->grid.valid = 0;
     return THRONG_OK;
 }
@@ -1567,7 +1651,7 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
     return THRONG_OK;
 }
 
-#define SCALAR_SETTER(name, column, positive)                                 \
+#define SCALAR_SETTER(name, column, positive, bit)                            \
     throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
                                           float value) {                      \
         static const char fn[] = "throng_agent_set_" #name;                   \
@@ -1579,13 +1663,14 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
         if (st != THRONG_OK)                                                  \
             return st;                                                        \
         w->col.column[i] = value;                                             \
+        world_uniform_note(w, bit, i);                                        \
         return THRONG_OK;                                                     \
     }
 
-SCALAR_SETTER(mass, mass, 1)
-SCALAR_SETTER(max_force, max_force, 0)
-SCALAR_SETTER(max_speed, max_speed, 0)
-SCALAR_SETTER(radius, radius, 0)
+SCALAR_SETTER(mass, mass, 1, UNIFORM_MASS)
+SCALAR_SETTER(max_force, max_force, 0, UNIFORM_MAX_FORCE)
+SCALAR_SETTER(max_speed, max_speed, 0, UNIFORM_MAX_SPEED)
+SCALAR_SETTER(radius, radius, 0, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
                                      uint32_t group) {
@@ -1598,6 +1683,7 @@ throng_status throng_agent_set_group(throng_world *w, throng_agent h,
     if (st != THRONG_OK)
         return st;
     w->col.group[i] = group;
+    world_uniform_note(w, UNIFORM_GROUP, i);
     return THRONG_OK;
 }
 
@@ -1679,8 +1765,12 @@ throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
         return st;
     w->col.tx[i] = point[0];
     w->col.ty[i] = point[1];
-    if (w->dims == 3)
+    world_uniform_note(w, UNIFORM_TX, i);
+    world_uniform_note(w, UNIFORM_TY, i);
+    if (w->dims == 3) {
         w->col.tz[i] = point[2];
+        world_uniform_note(w, UNIFORM_TZ, i);
+    }
     return THRONG_OK;
 }
 
@@ -1725,6 +1815,8 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
         return st;
     w->col.target_slot[i] = none ? 0 : target.slot;
     w->col.target_gen[i] = none ? 0 : target.generation;
+    world_uniform_note(w, UNIFORM_TARGET_SLOT, i);
+    world_uniform_note(w, UNIFORM_TARGET_GEN, i);
     return THRONG_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "runner.h"
 
 typedef struct grid_config {
@@ -585,8 +586,169 @@ TEST(grid_query_truncation)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Uniform columns: the permutation skips them, and nothing changes          */
+/* ------------------------------------------------------------------------ */
+
+/* A crowd whose mass, limits, radius, group and targets are all one value,
+ * so a step skips those columns: group 1 flocks and wanders, group 2 seeks
+ * its target point and pursues its target agent. Every agent starts in
+ * group 1 with the same target point. */
+static throng_world *uniform_world(int dims, uint32_t n, throng_agent *h) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.boundary = THRONG_BOUNDARY_PERIODIC;
+    d.box_size[0] = d.box_size[1] = d.box_size[2] = dims == 3 ? 8.0f : 16.0f;
+    d.neighbour_radius = 1.0f;
+    d.threads = 2;
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return NULL;
+    throng_group_def g = throng_group_def_default();
+    g.flocking = throng_flocking_default();
+    g.wander.weight = 1.0f;
+    uint32_t flock = 0, hunt = 0;
+    throng_group_create(w, &g, &flock);
+    throng_group_def g2 = throng_group_def_default();
+    throng_group_create(w, &g2, &hunt);
+    throng_behaviour seek = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
+    throng_behaviour pursue = throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
+    throng_group_add_behaviour(w, hunt, &seek, NULL);
+    throng_group_add_behaviour(w, hunt, &pursue, NULL);
+    test_rng rng = test_rng_make(0x5eedull + (uint64_t)dims);
+    for (uint32_t i = 0; i < n; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        for (int k = 0; k < dims; k++) {
+            a.position[k] = test_rng_range(&rng, 0.0f, d.box_size[k]);
+            a.velocity[k] = test_rng_range(&rng, -1.0f, 1.0f);
+        }
+        a.group = flock;
+        throng_agent_add(w, &a, &h[i]);
+        const float goal[3] = {1.0f, 2.0f, 3.0f};
+        throng_agent_set_target_point(w, h[i], goal);
+    }
+    return w;
+}
+
+/* The bits of the columns this world has. */
+static uint32_t uniform_present(int dims) {
+    return dims == 3 ? UNIFORM_ALL : UNIFORM_ALL & ~UNIFORM_TZ;
+}
+
+/* Steps a (which skips its uniform columns) and b (made to permute every
+ * column at every step) side by side; their states must stay equal. */
+static void uniform_steps(throng_world *a, throng_world *b, int steps,
+                          const char *when, int dims) {
+    for (int s = 0; s < steps; s++) {
+        b->uniform = 0;
+        b->uniform_check = 0;
+        REQUIRE(throng_world_step(a, 1.0f / 30.0f) == THRONG_OK);
+        REQUIRE(throng_world_step(b, 1.0f / 30.0f) == THRONG_OK);
+        if (throng_world_hash(a) != throng_world_hash(b)) {
+            runner_fail(__FILE__, __LINE__,
+                        "%dD, %s: step %d differs from the fully permuted "
+                        "world", dims, when, s);
+            return;
+        }
+    }
+}
+
+static void uniform_check(int dims) {
+    enum { N = 900 };
+    throng_agent ha[N], hb[N];
+    throng_world *a = uniform_world(dims, N, ha);
+    throng_world *b = uniform_world(dims, N, hb);
+    REQUIRE(a && b);
+    const uint32_t all = uniform_present(dims);
+    /* Each agent was added with no target, then given the crowd's: the
+     * columns are uniform again, which the first step finds out. */
+    CHECK(((a->uniform | a->uniform_check) & all) == all);
+    uniform_steps(a, b, 1, "first step", dims);
+    CHECK((a->uniform & all) == all);
+
+    /* Every such column written away from its value and back. */
+    float goal[3] = {1.0f, 2.0f, 3.0f}, other[3] = {4.0f, 4.0f, 4.0f};
+    float mass, force, speed, radius;
+    throng_agent_get_mass(a, ha[7], &mass);
+    throng_agent_get_max_force(a, ha[7], &force);
+    throng_agent_get_max_speed(a, ha[7], &speed);
+    throng_agent_get_radius(a, ha[7], &radius);
+    uint32_t group;
+    throng_agent_get_group(a, ha[7], &group);
+    CHECK(throng_agent_set_mass(a, ha[7], 2.0f * mass) == THRONG_OK);
+    CHECK(throng_agent_set_max_force(a, ha[7], 2.0f * force) == THRONG_OK);
+    CHECK(throng_agent_set_max_speed(a, ha[7], 2.0f * speed) == THRONG_OK);
+    CHECK(throng_agent_set_radius(a, ha[7], 2.0f * radius) == THRONG_OK);
+    CHECK(throng_agent_set_group(a, ha[7], group + 1) == THRONG_OK);
+    CHECK(throng_agent_set_target_point(a, ha[7], other) == THRONG_OK);
+    CHECK(throng_agent_set_target_agent(a, ha[7], ha[8]) == THRONG_OK);
+    CHECK((a->uniform & all) == 0);
+    throng_agent_set_mass(a, ha[7], mass);
+    throng_agent_set_max_force(a, ha[7], force);
+    throng_agent_set_max_speed(a, ha[7], speed);
+    throng_agent_set_radius(a, ha[7], radius);
+    throng_agent_set_group(a, ha[7], group);
+    throng_agent_set_target_point(a, ha[7], goal);
+    throng_agent_set_target_agent(a, ha[7], (throng_agent){0, 0});
+    CHECK((a->uniform_check & all) == all);
+    CHECK(throng_world_hash(a) == throng_world_hash(b));
+
+    uint32_t row_before = 0, row_after = 0;
+    throng_agent_index(a, ha[100], &row_before);
+    uniform_steps(a, b, 40, "all uniform", dims);
+    throng_agent_index(a, ha[100], &row_after);
+    CHECK(row_before != row_after); /* the rows really moved */
+    CHECK((a->uniform & all) == all);
+
+    /* Now the same writes in both, mid-run, and for good: a must notice
+     * each one, or the written value stays behind in its old row while
+     * the agent moves on. */
+    for (int k = 0; k < 2; k++) {
+        throng_world *w = k ? b : a;
+        throng_agent *h = k ? hb : ha;
+        throng_agent_set_mass(w, h[11], 3.0f);
+        throng_agent_set_max_force(w, h[12], 0.5f);
+        throng_agent_set_max_speed(w, h[13], 0.25f);
+        throng_agent_set_radius(w, h[14], 0.7f);
+        for (int i = 20; i < 80; i++)
+            throng_agent_set_group(w, h[i], group + 1);
+        throng_agent_set_target_point(w, h[21], other);
+        throng_agent_set_target_agent(w, h[22], h[23]);
+    }
+    CHECK((a->uniform & all) == 0);
+    uniform_steps(a, b, 40, "after the writes", dims);
+    CHECK((a->uniform & all) == 0);
+
+    /* A loaded snapshot scans its columns. */
+    size_t bytes = 0;
+    REQUIRE(throng_world_snapshot_size(a, &bytes) == THRONG_OK);
+    void *buf = malloc(bytes);
+    REQUIRE(buf);
+    size_t written = 0;
+    REQUIRE(throng_world_save(a, buf, bytes, &written) == THRONG_OK);
+    throng_world *c = NULL;
+    REQUIRE(throng_world_load(buf, written, NULL, &c) == THRONG_OK);
+    free(buf);
+    CHECK((c->uniform & all) == 0);
+    throng_world_set_threads(c, 2);
+    uniform_steps(c, b, 20, "loaded", dims);
+
+    /* An empty world is uniform again. */
+    for (int i = 0; i < N; i++)
+        throng_agent_remove(a, ha[i]);
+    CHECK(a->uniform == UNIFORM_ALL);
+    throng_world_destroy(a);
+    throng_world_destroy(b);
+    throng_world_destroy(c);
+}
+
+TEST(grid_uniform_columns_2d) { uniform_check(2); }
+TEST(grid_uniform_columns_3d) { uniform_check(3); }
+
 void register_grid_tests(void)
 {
+    REGISTER(grid_uniform_columns_2d);
+    REGISTER(grid_uniform_columns_3d);
     REGISTER(grid_query_2d_unbounded);
     REGISTER(grid_query_3d_unbounded);
     REGISTER(grid_query_2d_periodic);
