@@ -474,7 +474,106 @@ int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
     return grid_ranges_span(g, cx, cx, cy, cz, out);
 }
 
+/* Appends rows [begin, end) seen through `shift`, extending the previous
+ * range when it ends where this one begins and has the same shift. */
+static inline int ranges_push(cell_range *out, int count, uint32_t begin,
+                              uint32_t end, float sx, float sy, float sz) {
+    if (begin == end)
+        return count;
+    if (count > 0) {
+        cell_range *prev = &out[count - 1];
+        if (prev->end == begin && prev->shift[0] == sx &&
+            prev->shift[1] == sy && prev->shift[2] == sz) {
+            prev->end = end;
+            return count;
+        }
+    }
+    out[count].begin = begin;
+    out[count].end = end;
+    out[count].shift[0] = sx;
+    out[count].shift[1] = sy;
+    out[count].shift[2] = sz;
+    return count + 1;
+}
+
+/* A dense grid numbers each x-row of cells contiguously, so the cells of
+ * one row of a block are one run of buckets (or, where a periodic row
+ * wraps, up to three runs, each with its own shift), and their agents one
+ * run of rows: [cell_start[first], cell_start[last + 1]). That is the
+ * cell-by-cell walk of grid_ranges_walk() with its merging done
+ * arithmetically; the ranges come out identical, in the same order. */
+static int ranges_dense(const grid *g, int32_t cx_first, int32_t cx_last,
+                        int32_t cy, int32_t cz, cell_range *out) {
+    const int rx = g->reach[0], ry = g->reach[1];
+    const int rz = g->dims == 3 ? g->reach[2] : 0;
+    const uint32_t *start = g->cell_start;
+    const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
+    const int64_t ox = g->origin[0], oy = g->origin[1], oz = g->origin[2];
+    int count = 0;
+    for (int dz = -rz; dz <= rz; dz++) {
+        for (int dy = -ry; dy <= ry; dy++) {
+            int64_t y = (int64_t)cy + dy - oy, z = (int64_t)cz + dz - oz;
+            float sy = 0.0f, sz = 0.0f;
+            if (g->periodic) {
+                if (y < 0) {
+                    y += ny;
+                    sy = -g->box[1];
+                } else if (y >= ny) {
+                    y -= ny;
+                    sy = g->box[1];
+                }
+                if (g->dims == 3) {
+                    if (z < 0) {
+                        z += nz;
+                        sz = -g->box[2];
+                    } else if (z >= nz) {
+                        z -= nz;
+                        sz = g->box[2];
+                    }
+                }
+            } else if (y < 0 || y >= ny || z < 0 || z >= nz) {
+                continue;
+            }
+            uint32_t row = (uint32_t)((z * ny + y) * nx);
+            int64_t x0 = (int64_t)cx_first - rx - ox;
+            int64_t x1 = (int64_t)cx_last + rx - ox;
+            if (!g->periodic) {
+                x0 = x0 < 0 ? 0 : x0;
+                x1 = x1 >= nx ? nx - 1 : x1;
+                if (x0 <= x1)
+                    count = ranges_push(out, count, start[row + x0],
+                                        start[row + x1 + 1], 0.0f, sy, sz);
+                continue;
+            }
+            if (x0 < 0) {
+                int64_t e = x1 < 0 ? x1 : -1;
+                count = ranges_push(out, count, start[row + x0 + nx],
+                                    start[row + e + nx + 1], -g->box[0], sy,
+                                    sz);
+            }
+            int64_t m0 = x0 < 0 ? 0 : x0, m1 = x1 >= nx ? nx - 1 : x1;
+            if (m0 <= m1)
+                count = ranges_push(out, count, start[row + m0],
+                                    start[row + m1 + 1], 0.0f, sy, sz);
+            if (x1 >= nx) {
+                int64_t b = x0 >= nx ? x0 : nx;
+                count = ranges_push(out, count, start[row + b - nx],
+                                    start[row + x1 - nx + 1], g->box[0], sy,
+                                    sz);
+            }
+        }
+    }
+    return count;
+}
+
 int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
+                     int32_t cy, int32_t cz, cell_range *out) {
+    if (g->dense)
+        return ranges_dense(g, cx_first, cx_last, cy, cz, out);
+    return grid_ranges_walk(g, cx_first, cx_last, cy, cz, out);
+}
+
+int grid_ranges_walk(const grid *g, int32_t cx_first, int32_t cx_last,
                      int32_t cy, int32_t cz, cell_range *out) {
     const int rx = g->reach[0], ry = g->reach[1];
     const int rz = g->dims == 3 ? g->reach[2] : 0;

@@ -163,4 +163,11 @@ int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
 int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
                      int32_t cy, int32_t cz, cell_range *out);
 
+/* The same, cell by cell: every cell of the block in turn, its bucket, its
+ * rows, merged with the previous range where they continue it. Hashed
+ * grids use it; for dense ones it is the reference the arithmetic of
+ * grid_ranges_span() is tested against. */
+int grid_ranges_walk(const grid *g, int32_t cx_first, int32_t cx_last,
+                     int32_t cy, int32_t cz, cell_range *out);
+
 #endif /* THRONG_GRID_H */

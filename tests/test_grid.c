@@ -587,6 +587,100 @@ TEST(grid_query_truncation)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Dense ranges: the arithmetic against the cell-by-cell walk                */
+/* ------------------------------------------------------------------------ */
+
+static int ranges_equal(const cell_range *a, int na, const cell_range *b,
+                        int nb) {
+    if (na != nb)
+        return 0;
+    for (int k = 0; k < na; k++)
+        if (a[k].begin != b[k].begin || a[k].end != b[k].end ||
+            memcmp(a[k].shift, b[k].shift, sizeof a[k].shift) != 0)
+            return 0;
+    return 1;
+}
+
+/* Every span a kernel may ask for, and the ones just outside a dense
+ * unbounded numbering, give exactly the walk's ranges. */
+static void ranges_compare(int dims, bool periodic, float box, float cell,
+                           uint64_t seed, uint64_t *compared) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.boundary = periodic ? THRONG_BOUNDARY_PERIODIC
+                          : THRONG_BOUNDARY_UNBOUNDED;
+    d.box_size[0] = d.box_size[1] = d.box_size[2] = box;
+    d.neighbour_radius = 1.0f;
+    d.cell_size = cell;
+    d.threads = 1;
+    throng_world *w = NULL;
+    REQUIRE(throng_world_create(&d, &w) == THRONG_OK);
+    test_rng rng = test_rng_make(seed);
+    uint32_t n = 40u + test_rng_below(&rng, 300u);
+    for (uint32_t i = 0; i < n; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        /* Half in a corner cluster, so many cells stay empty. */
+        float extent = test_rng_below(&rng, 2u) ? box : 0.3f * box;
+        for (int k = 0; k < dims; k++)
+            a.position[k] = test_rng_range(&rng, 0.0f, extent);
+        throng_agent h;
+        REQUIRE(throng_agent_add(w, &a, &h) == THRONG_OK);
+    }
+    REQUIRE(throng_world_step(w, 0.01f) == THRONG_OK);
+    const grid *g = &w->grid;
+    REQUIRE(g->dense);
+    cell_range fast[GRID_MAX_RANGES], slow[GRID_MAX_RANGES];
+    int32_t lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        int margin = periodic ? 0 : g->reach[a] + 1;
+        lo[a] = g->origin[a] - margin;
+        hi[a] = g->origin[a] + g->n[a] - 1 + margin;
+    }
+    if (dims == 2)
+        lo[2] = hi[2] = g->origin[2];
+    int32_t max_span = periodic ? g->n[0] - (2 * g->reach[0] + 1) : 6;
+    for (int32_t z = lo[2]; z <= hi[2]; z++)
+        for (int32_t y = lo[1]; y <= hi[1]; y++)
+            for (int32_t x = lo[0]; x <= hi[0]; x++)
+                for (int32_t span = 0; span <= max_span; span++) {
+                    int32_t last = x + span;
+                    if (periodic && last > hi[0])
+                        break;
+                    int nf = grid_ranges_span(g, x, last, y, z, fast);
+                    int ns = grid_ranges_walk(g, x, last, y, z, slow);
+                    (*compared)++;
+                    if (!ranges_equal(fast, nf, slow, ns)) {
+                        runner_fail(__FILE__, __LINE__,
+                                    "%dD %s box %g cell %g: span %d..%d, "
+                                    "y %d, z %d: %d ranges, walk %d",
+                                    dims, periodic ? "periodic" : "unbounded",
+                                    (double)box, (double)cell, x, last, y, z,
+                                    nf, ns);
+                        throng_world_destroy(w);
+                        return;
+                    }
+                }
+    throng_world_destroy(w);
+}
+
+TEST(grid_ranges_dense_match_walk) {
+    uint64_t compared = 0;
+    const float cells[] = {0.0f, 0.3f, 0.55f, 1.7f};
+    const float boxes[] = {3.0f, 4.5f, 7.0f, 12.0f};
+    uint64_t seed = 1;
+    for (int dims = 2; dims <= 3; dims++)
+        for (int p = 0; p < 2; p++)
+            for (int c = 0; c < 4; c++)
+                for (int b = 0; b < 4; b++) {
+                    if (dims == 3 && (boxes[b] > 8.0f || cells[c] == 0.3f))
+                        continue; /* keep the 3D blocks small */
+                    ranges_compare(dims, p == 1, boxes[b], cells[c], seed++,
+                                   &compared);
+                }
+    CHECK(compared > 100000u);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Uniform columns: the permutation skips them, and nothing changes          */
 /* ------------------------------------------------------------------------ */
 
@@ -747,6 +841,7 @@ TEST(grid_uniform_columns_3d) { uniform_check(3); }
 
 void register_grid_tests(void)
 {
+    REGISTER(grid_ranges_dense_match_walk);
     REGISTER(grid_uniform_columns_2d);
     REGISTER(grid_uniform_columns_3d);
     REGISTER(grid_query_2d_unbounded);
