@@ -445,6 +445,56 @@ TEST(degenerate_near_float_limits)
     }
 }
 
+/* The same edge on every kernel path: rows at +-FLT_MAX stay there (the
+ * vector integration once wrapped an unbounded FLT_MAX to 0, as if the
+ * world were a box of that size), and each path ends in the scalar path's
+ * state. */
+TEST(degenerate_float_limits_every_path)
+{
+    const char *paths[] = {"scalar", "sse2", "avx2", "avx512"};
+    for (int dims = 2; dims <= 3; dims++) {
+        uint64_t want = 0;
+        for (int p = 0; p < 4; p++) {
+            throng_world *w = degenerate_world(dims, false, 0.0f, 1.0f);
+            REQUIRE(w != NULL);
+            if (world_select_kernel(w, paths[p]) != 0) {
+                throng_world_destroy(w);
+                continue; /* not on this machine or build */
+            }
+            uint32_t gid = degenerate_flock_group(w, 0,
+                                                  THRONG_SEPARATION_FLEE_AVERAGE);
+            throng_agent h[48];
+            for (int i = 0; i < 48; i++) {
+                throng_agent_def a = throng_agent_def_default();
+                a.position[0] = i % 2 ? FLT_MAX : -FLT_MAX;
+                a.position[1] = (float)(i / 2) * 3.0f;
+                a.velocity[0] = i % 3 == 0 ? 0.0f : (i % 2 ? 1.0f : -1.0f);
+                a.group = i % 4 ? gid : 0;
+                REQUIRE_OK(throng_agent_add(w, &a, &h[i]));
+            }
+            for (int s = 0; s < 20; s++)
+                REQUIRE_OK(throng_world_step(w, 0.1f));
+            for (int i = 0; i < 48; i++) {
+                float q[3];
+                REQUIRE_OK(throng_agent_get_position(w, h[i], q));
+                if (fabsf(q[0]) != FLT_MAX) {
+                    runner_fail(__FILE__, __LINE__,
+                                "%dD %s: agent %d left %s FLT_MAX for x = %g",
+                                dims, paths[p], i, i % 2 ? "+" : "-",
+                                (double)q[0]);
+                    break;
+                }
+            }
+            uint64_t hash = throng_world_hash(w);
+            if (p == 0)
+                want = hash;
+            else
+                CHECK(hash == want);
+            throng_world_destroy(w);
+        }
+    }
+}
+
 TEST(degenerate_empty_and_single)
 {
     for (int dims = 2; dims <= 3; dims++)
@@ -727,6 +777,7 @@ void register_degenerate_tests(void)
     REGISTER(degenerate_all_in_one_cell);
     REGISTER(degenerate_far_outside_periodic_box);
     REGISTER(degenerate_near_float_limits);
+    REGISTER(degenerate_float_limits_every_path);
     REGISTER(degenerate_empty_and_single);
     REGISTER(degenerate_million_removed_and_readded);
     REGISTER(degenerate_dt_splits_into_equal_ticks);
