@@ -185,56 +185,61 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
         integrate_row_2d(ic->w, i, ic->dt);
 }
 
+void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
+    agent_columns *c = &w->col;
+    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
+    float F[3] = {w->steer_x[i], w->steer_y[i], w->steer_z[i]};
+    if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
+        !is_finite_float(F[2]))
+        F[0] = F[1] = F[2] = 0.0f;
+    truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2],
+                 c->max_force[i]);
+    const float inv_m = 1.0f / c->mass[i];
+    float v[3] = {c->vx[i] + (F[0] * inv_m) * dt,
+                  c->vy[i] + (F[1] * inv_m) * dt,
+                  c->vz[i] + (F[2] * inv_m) * dt};
+    if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
+        is_finite_float(v[2])) {
+        truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                     c->max_speed[i]);
+    } else {
+        const float v0[3] = {c->vx[i], c->vy[i], c->vz[i]};
+        velocity_wide(v, v0, F, 3, c->mass[i], dt, c->max_speed[i]);
+    }
+    float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
+                  c->pz[i] + v[2] * dt};
+    for (int a = 0; a < 3; a++)
+        p[a] = periodic ? wrap(p[a], w->box[a]) : saturate(p[a]);
+    c->px[i] = p[0];
+    c->py[i] = p[1];
+    c->pz[i] = p[2];
+    c->vx[i] = v[0];
+    c->vy[i] = v[1];
+    c->vz[i] = v[2];
+    float f[3];
+    if (heading(v, 3, f)) {
+        float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
+        float up[3];
+        basis_up(f, old_up, up);
+        c->fx[i] = f[0];
+        c->fy[i] = f[1];
+        c->fz[i] = f[2];
+        c->ux[i] = up[0];
+        c->uy[i] = up[1];
+        c->uz[i] = up[2];
+    }
+}
+
 static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
                          int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
-    throng_world *w = ic->w;
-    agent_columns *c = &w->col;
-    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
-    const float dt = ic->dt;
-    for (uint32_t i = begin; i < end; i++) {
-        float F[3] = {w->steer_x[i], w->steer_y[i], w->steer_z[i]};
-        if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
-            !is_finite_float(F[2]))
-            F[0] = F[1] = F[2] = 0.0f;
-        truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2],
-                     c->max_force[i]);
-        const float inv_m = 1.0f / c->mass[i];
-        float v[3] = {c->vx[i] + (F[0] * inv_m) * dt,
-                      c->vy[i] + (F[1] * inv_m) * dt,
-                      c->vz[i] + (F[2] * inv_m) * dt};
-        if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
-            is_finite_float(v[2])) {
-            truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
-                         c->max_speed[i]);
-        } else {
-            const float v0[3] = {c->vx[i], c->vy[i], c->vz[i]};
-            velocity_wide(v, v0, F, 3, c->mass[i], dt, c->max_speed[i]);
-        }
-        float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
-                      c->pz[i] + v[2] * dt};
-        for (int a = 0; a < 3; a++)
-            p[a] = periodic ? wrap(p[a], w->box[a]) : saturate(p[a]);
-        c->px[i] = p[0];
-        c->py[i] = p[1];
-        c->pz[i] = p[2];
-        c->vx[i] = v[0];
-        c->vy[i] = v[1];
-        c->vz[i] = v[2];
-        float f[3];
-        if (heading(v, 3, f)) {
-            float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
-            float up[3];
-            basis_up(f, old_up, up);
-            c->fx[i] = f[0];
-            c->fy[i] = f[1];
-            c->fz[i] = f[2];
-            c->ux[i] = up[0];
-            c->uy[i] = up[1];
-            c->uz[i] = up[2];
-        }
+    if (ic->w->integrate_3d) {
+        ic->w->integrate_3d(ic->w, begin, end, ic->dt);
+        return;
     }
+    for (uint32_t i = begin; i < end; i++)
+        integrate_row_3d(ic->w, i, ic->dt);
 }
 
 void integrate(throng_world *w, float dt) {

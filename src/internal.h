@@ -198,6 +198,7 @@ struct throng_world {
     /* The vector 2D integration of the kernel's instruction set, or NULL
      * for the scalar rows. */
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
+    void (*integrate_3d)(throng_world *, uint32_t, uint32_t, float);
     /* The neighbour cap's scan of the same path (steer_flock.h). */
     uint32_t (*cap_scan)(const struct flock_run *, uint32_t, uint32_t,
                          struct kept_neighbour *, struct flock_counts *);
@@ -301,6 +302,7 @@ void steer_flock(throng_world *world, float dt);
 void integrate(throng_world *world, float dt);
 /* The exact scalar integration of one 2D row, every case handled. */
 void integrate_row_2d(throng_world *world, uint32_t row, float dt);
+void integrate_row_3d(throng_world *world, uint32_t row, float dt);
 
 /* Chooses the world's neighbour kernel path by name ("auto" or NULL: the
  * widest the CPU supports; the THRONG_SIMD environment variable, when set,

@@ -367,6 +367,7 @@ typedef struct kernel_path {
     flock_kernel_fn fn;
     flock_cap_scan_fn cap_scan;
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
+    void (*integrate_3d)(throng_world *, uint32_t, uint32_t, float);
     int (*supported)(void);
 } kernel_path;
 
@@ -387,13 +388,13 @@ static int has_avx512(void) {
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS)
     {"avx512", flock_kernel_avx512, flock_cap_scan_avx512, integrate_2d_avx512,
-     has_avx512},
+     integrate_3d_avx512, has_avx512},
     {"avx2", flock_kernel_avx2, flock_cap_scan_avx2, integrate_2d_avx2,
-     has_avx2},
+     integrate_3d_avx2, has_avx2},
     {"sse2", flock_kernel_sse2, flock_cap_scan_sse2, integrate_2d_sse2,
-     has_sse2},
+     integrate_3d_sse2, has_sse2},
 #endif
-    {"scalar", flock_kernel_scalar, flock_cap_scan_scalar, NULL, always},
+    {"scalar", flock_kernel_scalar, flock_cap_scan_scalar, NULL, NULL, always},
 };
 
 static const kernel_path *find_path(const char *name) {
@@ -419,6 +420,7 @@ int world_select_kernel(throng_world *w, const char *name) {
     w->kernel = p->fn;
     w->cap_scan = p->cap_scan;
     w->integrate_2d = p->integrate_2d;
+    w->integrate_3d = p->integrate_3d;
     w->simd_name = p->name;
     return 0;
 }
