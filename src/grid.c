@@ -222,6 +222,46 @@ static uint32_t agent_bucket(const grid *g, const agent_columns *c,
     return grid_bucket(g, cx, cy, cz);
 }
 
+/* A periodic box's cell coordinate, as grid_coord() computes it. */
+static inline int32_t periodic_coord(double inv_edge, int32_t n, float x) {
+    double t = (double)x * inv_edge;
+    int32_t c = t > 0.0 ? (int32_t)t : 0;
+    return c < n ? c : n - 1;
+}
+
+/* bucket_of for rows [begin, end). A periodic box, the common case, gets a
+ * loop of its own with the grid's constants in registers (the general one
+ * reloads them around every store); both give grid_bucket() of
+ * grid_coord(). */
+static void buckets_of(const grid *g, const agent_columns *c,
+                       uint32_t *restrict bucket_of, uint32_t begin,
+                       uint32_t end) {
+    if (!g->periodic) {
+        for (uint32_t i = begin; i < end; i++)
+            bucket_of[i] = agent_bucket(g, c, i);
+        return;
+    }
+    const double ix = g->inv_edge[0], iy = g->inv_edge[1];
+    const int32_t nx = g->n[0], ny = g->n[1];
+    const float *restrict px = c->px, *restrict py = c->py;
+    if (g->dims == 2) {
+        for (uint32_t i = begin; i < end; i++)
+            bucket_of[i] = (uint32_t)periodic_coord(iy, ny, py[i]) *
+                               (uint32_t)nx +
+                           (uint32_t)periodic_coord(ix, nx, px[i]);
+        return;
+    }
+    const double iz = g->inv_edge[2];
+    const int32_t nz = g->n[2];
+    const float *restrict pz = c->pz;
+    for (uint32_t i = begin; i < end; i++)
+        bucket_of[i] = ((uint32_t)periodic_coord(iz, nz, pz[i]) *
+                            (uint32_t)ny +
+                        (uint32_t)periodic_coord(iy, ny, py[i])) *
+                           (uint32_t)nx +
+                       (uint32_t)periodic_coord(ix, nx, px[i]);
+}
+
 static void count_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                        int thread) {
     (void)thread;
@@ -230,10 +270,17 @@ static void count_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     uint32_t *restrict hist = g->hist + (size_t)part * s->buckets;
     uint32_t *restrict bucket_of = g->bucket_of;
     memset(hist, 0, (size_t)s->buckets * sizeof(uint32_t));
-    for (uint32_t i = begin; i < end; i++) {
-        uint32_t b = agent_bucket(g, &s->w->col, i);
-        bucket_of[i] = b;
-        hist[b]++;
+    buckets_of(g, &s->w->col, bucket_of, begin, end);
+    /* The rows are still in last step's cell order, so equal buckets come
+     * in runs: one add per run, instead of a chain of increments of one
+     * counter, each waiting for the last. */
+    uint32_t i = begin;
+    while (i < end) {
+        uint32_t b = bucket_of[i], j = i + 1;
+        while (j < end && bucket_of[j] == b)
+            j++;
+        hist[b] += j - i;
+        i = j;
     }
 }
 
