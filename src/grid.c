@@ -545,6 +545,20 @@ static inline int ranges_push(cell_range *out, int count, uint32_t begin,
     return count + 1;
 }
 
+/* Wraps a periodic cell coordinate one box back into [0, n) and returns
+ * the shift that shows a candidate there as the nearest image. */
+static inline float wrap_cell(int64_t *c, int64_t n, float box) {
+    if (*c < 0) {
+        *c += n;
+        return -box;
+    }
+    if (*c >= n) {
+        *c -= n;
+        return box;
+    }
+    return 0.0f;
+}
+
 /* A dense grid numbers each x-row of cells contiguously, so the cells of
  * one row of a block are one run of buckets (or, where a periodic row
  * wraps, up to three runs, each with its own shift), and their agents one
@@ -564,22 +578,9 @@ static int ranges_dense(const grid *g, int32_t cx_first, int32_t cx_last,
             int64_t y = (int64_t)cy + dy - oy, z = (int64_t)cz + dz - oz;
             float sy = 0.0f, sz = 0.0f;
             if (g->periodic) {
-                if (y < 0) {
-                    y += ny;
-                    sy = -g->box[1];
-                } else if (y >= ny) {
-                    y -= ny;
-                    sy = g->box[1];
-                }
-                if (g->dims == 3) {
-                    if (z < 0) {
-                        z += nz;
-                        sz = -g->box[2];
-                    } else if (z >= nz) {
-                        z -= nz;
-                        sz = g->box[2];
-                    }
-                }
+                sy = wrap_cell(&y, ny, g->box[1]);
+                if (g->dims == 3)
+                    sz = wrap_cell(&z, nz, g->box[2]);
             } else if (y < 0 || y >= ny || z < 0 || z >= nz) {
                 continue;
             }
