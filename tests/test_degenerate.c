@@ -467,7 +467,8 @@ TEST(degenerate_float_limits_every_path)
             for (int i = 0; i < 48; i++) {
                 throng_agent_def a = throng_agent_def_default();
                 a.position[0] = i % 2 ? FLT_MAX : -FLT_MAX;
-                a.position[1] = (float)(i / 2) * 3.0f;
+                int pair = i / 2; /* both signs on each line */
+                a.position[1] = (float)pair * 3.0f;
                 a.velocity[0] = i % 3 == 0 ? 0.0f : (i % 2 ? 1.0f : -1.0f);
                 a.group = i % 4 ? gid : 0;
                 REQUIRE_OK(throng_agent_add(w, &a, &h[i]));
