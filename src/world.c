@@ -1378,15 +1378,10 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     }
     c->group[i] = d->group;
     c->slot[i] = slot;
-    {
-        static const uint32_t written[] = {
-            UNIFORM_MASS, UNIFORM_MAX_FORCE, UNIFORM_MAX_SPEED, UNIFORM_RADIUS,
-            UNIFORM_GROUP, UNIFORM_TX, UNIFORM_TY, UNIFORM_TZ,
-            UNIFORM_TARGET_SLOT, UNIFORM_TARGET_GEN};
-        for (size_t k = 0; k < sizeof written / sizeof written[0]; k++)
-            if (uniform_column(c, (int)k))
-                world_uniform_note(w, written[k], i);
-    }
+    /* Every UNIFORM_* column got a value for the new row; absent ones are
+     * skipped by the note. */
+    for (int k = 0; k < UNIFORM_COLUMNS; k++)
+        world_uniform_note(w, 1u << k, i);
     w->slots[slot].host_key = d->host_key;
     w->grid.valid = 0;
     out->slot = slot + 1;
