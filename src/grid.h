@@ -145,6 +145,30 @@ static inline uint32_t grid_bucket(const grid *g, int32_t cx, int32_t cy,
     return h & (g->bucket_count - 1u);
 }
 
+/* The bucket holding sorted row `row` of the last build (row < count):
+ * the last bucket whose first row is at most `row`, which is never an
+ * empty one. A binary search over cell_start. */
+static inline uint32_t grid_bucket_of_row(const grid *g, uint32_t row) {
+    uint32_t lo = 0, hi = g->bucket_count; /* start[lo] <= row < start[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->cell_start[mid] <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Dense grids: the cell of bucket b, the inverse of grid_bucket(). */
+static inline void grid_cell_of_bucket(const grid *g, uint32_t b,
+                                       int32_t c[3]) {
+    const uint32_t nx = (uint32_t)g->n[0], ny = (uint32_t)g->n[1];
+    c[0] = g->origin[0] + (int32_t)(b % nx);
+    c[1] = g->origin[1] + (int32_t)(b / nx % ny);
+    c[2] = g->origin[2] + (int32_t)(b / nx / ny);
+}
+
 /* The candidate ranges of the cell (cx, cy, cz) in the last build: every
  * cell within the reach on each axis, in a fixed order (z, then y, then x,
  * each ascending), each bucket once. Returns how many ranges were written
