@@ -247,6 +247,7 @@ static void buckets_of(const grid *g, const agent_columns *c,
     const int32_t nx = g->n[0], ny = g->n[1];
     const float *restrict px = c->px, *restrict py = c->py;
     if (g->dims == 2) {
+#pragma omp simd
         for (uint32_t i = begin; i < end; i++)
             bucket_of[i] = (uint32_t)periodic_coord(iy, ny, py[i]) *
                                (uint32_t)nx +
@@ -256,6 +257,7 @@ static void buckets_of(const grid *g, const agent_columns *c,
     const double iz = g->inv_edge[2];
     const int32_t nz = g->n[2];
     const float *restrict pz = c->pz;
+#pragma omp simd
     for (uint32_t i = begin; i < end; i++)
         bucket_of[i] = ((uint32_t)periodic_coord(iz, nz, pz[i]) *
                             (uint32_t)ny +
