@@ -65,6 +65,13 @@
 /* Rows per chunk of the gather. */
 #define GRID_GATHER_GRAIN 16384u
 
+/* The permutation copies a block of this many rows run by run when it
+ * breaks into at most GRID_PERMUTE_RUNS runs of consecutive source rows
+ * (32 rows a run on average: a copy call costs about as much as gathering
+ * a few dozen rows), and gathers it row by row otherwise. */
+#define GRID_PERMUTE_BLOCK 2048u
+#define GRID_PERMUTE_RUNS 64u
+
 /* Each part of the bucket prefix sum covers at least this many buckets. */
 #define GRID_SCAN_GRAIN 16384u
 
@@ -351,16 +358,52 @@ typedef struct permute_ctx {
     int relink;       /* index in the batch of the slot column, or -1 */
 } permute_ctx;
 
+/* Rows [begin, end) of every column of the batch. Agents seldom change
+ * cells between steps, so `sorted` is mostly runs of consecutive rows
+ * (about one break per hundred rows in a flowing flock): a block of rows
+ * that breaks into few runs is copied run by run, a streaming copy per run
+ * and column, and only a block with many short runs (the first steps of a
+ * crowd added in random order) is gathered row by row. Either way
+ * to[r] = from[sorted[r]]. */
+static void permute_block(const permute_ctx *p, const uint32_t *sorted,
+                          uint32_t begin, uint32_t end) {
+    uint32_t run_src[GRID_PERMUTE_RUNS], run_len[GRID_PERMUTE_RUNS];
+    uint32_t runs = 0, covered = 0;
+    while (begin + covered < end && runs < GRID_PERMUTE_RUNS) {
+        const uint32_t r = begin + covered, from = sorted[r];
+        uint32_t len = 1;
+        while (r + len < end && sorted[r + len] == from + len)
+            len++;
+        run_src[runs] = from;
+        run_len[runs] = len;
+        runs++;
+        covered += len;
+    }
+    const int by_runs = begin + covered == end;
+    for (int k = 0; k < p->count; k++) {
+        const uint32_t *restrict from = p->from[k];
+        uint32_t *restrict to = p->to[k];
+        if (!by_runs) {
+            for (uint32_t r = begin; r < end; r++)
+                to[r] = from[sorted[r]];
+            continue;
+        }
+        uint32_t r = begin;
+        for (uint32_t q = 0; q < runs; q++) {
+            memcpy(to + r, from + run_src[q], (size_t)run_len[q] * 4u);
+            r += run_len[q];
+        }
+    }
+}
+
 static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const permute_ctx *p = ctx;
     throng_world *w = p->w;
     const uint32_t *restrict sorted = w->grid.sorted;
-    for (int k = 0; k < p->count; k++) {
-        const uint32_t *restrict from = p->from[k];
-        uint32_t *restrict to = p->to[k];
-        for (uint32_t r = begin; r < end; r++)
-            to[r] = from[sorted[r]];
+    for (uint32_t b = begin; b < end; b += GRID_PERMUTE_BLOCK) {
+        uint32_t e = end - b > GRID_PERMUTE_BLOCK ? b + GRID_PERMUTE_BLOCK : end;
+        permute_block(p, sorted, b, e);
     }
     if (p->relink >= 0) {
         /* Every slot learns its agent's new row; each row writes a

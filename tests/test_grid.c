@@ -13,6 +13,7 @@
  * far-away coordinates, queries before any step, after steps, after moves
  * through setters and after removals.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -839,9 +840,92 @@ static void uniform_check(int dims) {
 TEST(grid_uniform_columns_2d) { uniform_check(2); }
 TEST(grid_uniform_columns_3d) { uniform_check(3); }
 
+/* The step's permutation against the plain gather: after grid_build()
+ * every permuted column must hold old[sorted[r]] in row r, and every slot
+ * must point at its agent's new row, whether a block of rows was copied
+ * run by run or gathered row by row. Runs are broken on purpose: from a
+ * sorted world, every k-th row's agent jumps elsewhere, for spacings on
+ * both sides of the blocks' run budget, and a fresh crowd in random order
+ * gives a block of single-row runs. */
+static void permute_check(throng_world *w, int threads, const char *when) {
+    throng_world_set_threads(w, threads);
+    void **cols[COLUMN4_MAX];
+    const int count = world_columns4(w, cols);
+    const uint32_t n = w->count;
+    uint32_t *old = malloc((size_t)count * n * sizeof(uint32_t));
+    uint32_t *old_slot_row = malloc((size_t)w->slot_capacity * sizeof(uint32_t));
+    REQUIRE(old && old_slot_row);
+    for (int k = 0; k < count; k++)
+        memcpy(old + (size_t)k * n, *cols[k], n * sizeof(uint32_t));
+    memcpy(old_slot_row, w->slot_dense, w->slot_capacity * sizeof(uint32_t));
+    REQUIRE(grid_build(w, 1) == 0);
+    const uint32_t *sorted = w->grid.sorted;
+    uint64_t wrong = 0;
+    for (int k = 0; k < count; k++) {
+        const uint32_t *now = *cols[k];
+        for (uint32_t r = 0; r < n; r++)
+            wrong += now[r] != old[(size_t)k * n + sorted[r]];
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t slot = w->col.slot[r];
+        wrong += w->slot_dense[slot] != r ||
+                 old_slot_row[slot] != sorted[r];
+    }
+    if (wrong)
+        runner_fail(__FILE__, __LINE__,
+                    "%s, %d threads: %llu rows differ from the gather", when,
+                    threads, (unsigned long long)wrong);
+    CHECK(count >= 7); /* positions, velocities, headings, slots at least */
+    free(old);
+    free(old_slot_row);
+}
+
+TEST(grid_permute_matches_gather) {
+    enum { N = 20000 };
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world_def d = throng_world_def_default();
+        d.dimensions = dims;
+        d.boundary = THRONG_BOUNDARY_PERIODIC;
+        d.box_size[0] = d.box_size[1] = d.box_size[2] = dims == 2 ? 60.0f : 20.0f;
+        throng_world *w = NULL;
+        REQUIRE(throng_world_create(&d, &w) == THRONG_OK);
+        test_rng rng = test_rng_make(0xbeefull + (uint64_t)dims);
+        for (int i = 0; i < N; i++) {
+            throng_agent_def a = throng_agent_def_default();
+            for (int k = 0; k < dims; k++) {
+                a.position[k] = test_rng_range(&rng, 0.0f, d.box_size[k]);
+                a.velocity[k] = test_rng_range(&rng, -1.0f, 1.0f);
+            }
+            throng_agent h;
+            REQUIRE(throng_agent_add(w, &a, &h) == THRONG_OK);
+        }
+        permute_check(w, 1, "random order");
+        const uint32_t spacings[] = {1, 3, 20, 31, 32, 33, 64, 65, 500, 3000};
+        for (size_t s = 0; s < sizeof spacings / sizeof spacings[0]; s++) {
+            /* Sorted again (the check above left the rows in cell
+             * order), then every k-th row's agent jumps. */
+            REQUIRE(grid_build(w, 1) == 0);
+            for (uint32_t r = 0; r < N; r += spacings[s]) {
+                throng_agent h;
+                REQUIRE(throng_agent_at(w, r, &h) == THRONG_OK);
+                float p[3] = {0.0f, 0.0f, 0.0f};
+                for (int k = 0; k < dims; k++)
+                    p[k] = test_rng_range(&rng, 0.0f, d.box_size[k]);
+                REQUIRE(throng_agent_set_position(w, h, p) == THRONG_OK);
+            }
+            char when[64];
+            snprintf(when, sizeof when, "%dD, every %u-th row moved", dims,
+                     spacings[s]);
+            permute_check(w, 1 + (int)(s % 2), when);
+        }
+        throng_world_destroy(w);
+    }
+}
+
 void register_grid_tests(void)
 {
     REGISTER(grid_ranges_dense_match_walk);
+    REGISTER(grid_permute_matches_gather);
     REGISTER(grid_uniform_columns_2d);
     REGISTER(grid_uniform_columns_3d);
     REGISTER(grid_query_2d_unbounded);
