@@ -1009,8 +1009,9 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * each accepts the other's handles: do not mix them.
  *
  * Not saved: the allocator (given when loading), the last error, the step
- * statistics (zero until the next step), the neighbour kernel path (chosen
- * afresh for the loading machine), capacities and scratch memory.
+ * statistics (zero until the next step), the kernel path (the loaded
+ * world runs THRONG_SIMD_AUTO's choice on the loading machine; every path
+ * gives the same results), capacities and scratch memory.
  *
  * Format, version THRONG_SNAPSHOT_VERSION. Every integer is little-endian,
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
