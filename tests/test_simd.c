@@ -105,7 +105,7 @@ static bool expect_supported(throng_simd simd)
     cpu_offer o = cpu_witness();
     bool kernels = build_has_vector_kernels();
     switch (simd) {
-    case THRONG_SIMD_AUTO: return true;
+    case THRONG_SIMD_AUTO: /* always finds a path */
     case THRONG_SIMD_SCALAR: return true;
 #if defined(__x86_64__)
     case THRONG_SIMD_SSE2: return kernels && o.sse2;
@@ -160,9 +160,10 @@ static const char *world_simd(const throng_world *w)
 static void step_some(throng_world *w, const char *what)
 {
     for (int i = 0; i < 40; i++) {
+        int column = i % 7, row = i / 7; /* a 7-wide grid, 0.3 m apart */
         throng_agent_def d = throng_agent_def_default();
-        d.position[0] = (float)(i % 7) * 0.3f;
-        d.position[1] = (float)(i / 7) * 0.3f;
+        d.position[0] = (float)column * 0.3f;
+        d.position[1] = (float)row * 0.3f;
         d.velocity[0] = 0.5f;
         throng_agent a;
         CHECK_OK(throng_agent_add(w, &d, &a));
