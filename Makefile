@@ -246,13 +246,22 @@ INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 PC := $(BUILD)/throng.pc
 
-$(PC): include/throng.h Makefile
+# What a static link needs beside libthrong.a, for the build at hand: the
+# OpenMP runtime only when the library was compiled with it, and libm.
+PC_LIBS_PRIVATE := $(if $(filter 1,$(OPENMP)),-fopenmp )-lm
+
+# Written afresh every time (the prefix and the options may differ from
+# the last run while BUILD stays the same), but only replaced when its
+# text changes, so what depends on it does not rebuild for nothing.
+.PHONY: pc-always
+$(PC): pc-always
 	@mkdir -p $(@D)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' \
 	  'includedir=$(INCLUDEDIR)' '' 'Name: throng' \
 	  'Description: data-oriented crowd engine (steering behaviours)' \
 	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
-	  'Libs: -L$${libdir} -lthrong' 'Libs.private: -fopenmp -lm' > $@
+	  'Libs: -L$${libdir} -lthrong' 'Libs.private: $(PC_LIBS_PRIVATE)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 install: $(STATIC) $(SHARED) $(PC)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
@@ -291,6 +300,14 @@ check-examples:
 	  LD_LIBRARY_PATH=$(STAGE)/usr/lib $(BUILD)/example-$$e > $(BUILD)/example-$$e.out; \
 	  echo "check-examples: $$e built with pkg-config and ran ($$(wc -l < $(BUILD)/example-$$e.out) lines)"; \
 	done
+
+# throng.pc must describe the build it comes from: installs the OpenMP and
+# the OPENMP=0 builds into staging folders, checks that -fopenmp is in
+# Libs.private exactly when OpenMP was on, and links examples/minimal.c
+# statically with what pkg-config --static says (tests/check_pkgconfig.sh).
+.PHONY: check-pkgconfig
+check-pkgconfig:
+	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_pkgconfig.sh
 
 # ------------------------------------------------------------------------
 # Regression gates

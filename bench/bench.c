@@ -54,9 +54,12 @@
 #define PROGRAM "throng-bench"
 
 /* Exit statuses: 1 when the library refused something or a check failed,
- * 2 when the command line was wrong. */
+ * 2 when the command line was wrong, 3 when THRONG_SIMD names a path this
+ * CPU or build lacks (a distinct code, so bench/perf_check.sh can skip
+ * such a configuration rather than fail). */
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
+#define EXIT_UNSUPPORTED 3
 
 #define DEFAULT_STEPS 200u
 #define DEFAULT_WARMUP 20u
@@ -222,9 +225,15 @@ static void print_help(FILE *out) {
         "target point). nn, ovl and sep use a sample of at most 2000 agents;\n"
         "'-' marks a figure the scenario does not get.\n"
         "\n"
+        "environment: THRONG_SIMD=scalar|sse2|avx2|avx512|neon|auto picks\n"
+        "the kernel path of every world (default auto, the widest this CPU\n"
+        "and build offer); the line above the table names the path run and\n"
+        "the widest on offer, and a narrower run is warned about on stderr.\n"
+        "\n"
         "exit status: 0 ok; 1 the library refused a call, a position or\n"
         "velocity became non-finite, or the final state differed between\n"
-        "repeats or thread counts; 2 bad command line.\n",
+        "repeats or thread counts; 2 bad command line or THRONG_SIMD value;\n"
+        "3 THRONG_SIMD names a path this CPU or build does not offer.\n",
         out);
 }
 
@@ -1391,7 +1400,9 @@ static void json_write(FILE *out, const options *opt, const machine *m,
              THRONG_VERSION_MINOR, THRONG_VERSION_PATCH);
     char openmp[32];
     openmp_version(openmp, sizeof openmp);
-    const char *simd_env = getenv("THRONG_SIMD");
+    const char *simd_env = NULL;
+    throng_simd asked = THRONG_SIMD_AUTO;
+    (void)scenario_simd_from_env(&asked, &simd_env);
 
     const char *in = "    ";
     fputs("{\n  \"context\": {\n", out);
@@ -1416,6 +1427,8 @@ static void json_write(FILE *out, const options *opt, const machine *m,
     json_field_string(out, in, "openmp", openmp, false);
     json_field_string(out, in, "simd", count > 0 ? results[0].simd : "unknown",
                       false);
+    json_field_string(out, in, "simd_best",
+                      throng_simd_name(throng_simd_best()), false);
     json_field_string(out, in, "simd_build", simd_build(), false);
     if (simd_env != NULL) {
         json_field_string(out, in, "simd_env", simd_env, false);
@@ -1734,6 +1747,46 @@ static bool output_close(output *o) {
     return ok;
 }
 
+/* Reads THRONG_SIMD (through the scenarios, which build every world with
+ * it) before anything runs: a name that is no path is a usage error, a path
+ * this CPU or build lacks gets its own exit status. On success *run is the
+ * path the worlds will run. */
+static int simd_check(throng_simd *run) {
+    const char *text = NULL;
+    throng_simd asked = THRONG_SIMD_AUTO;
+    throng_simd best = throng_simd_best();
+    if (scenario_simd_from_env(&asked, &text) != THRONG_OK) {
+        usage_error(SCENARIO_SIMD_ENV " must be scalar, sse2, avx2, avx512, "
+                                      "neon or auto, got '%s'",
+                    text != NULL ? text : "");
+        return EXIT_USAGE;
+    }
+    if (!throng_simd_supported(asked)) {
+        fprintf(stderr,
+                PROGRAM ": " SCENARIO_SIMD_ENV "=%s: this CPU or build has "
+                        "no %s path (the widest it offers is %s)\n",
+                text, throng_simd_name(asked), throng_simd_name(best));
+        return EXIT_UNSUPPORTED;
+    }
+    *run = asked == THRONG_SIMD_AUTO ? best : asked;
+    return 0;
+}
+
+/* The line above the table, and on stderr a warning when the run is
+ * narrower than the CPU allows (a figure from the scalar path must not
+ * pass for this machine's speed). */
+static void simd_report(FILE *table, throng_simd run) {
+    throng_simd best = throng_simd_best();
+    fprintf(table, "simd: %s (widest this CPU and build offer: %s)\n",
+            throng_simd_name(run), throng_simd_name(best));
+    if (run != best) {
+        fflush(table);
+        fprintf(stderr,
+                PROGRAM ": warning: running the %s path; this CPU offers %s\n",
+                throng_simd_name(run), throng_simd_name(best));
+    }
+}
+
 /* The agent counts a --scenario entry runs at. */
 static const uint32_t *entry_agents(const options *opt, size_t entry,
                                     size_t *count) {
@@ -1773,6 +1826,13 @@ int main(int argc, char **argv) {
             machine_slug(slug, sizeof slug);
             puts(slug);
         }
+        options_free(&opt);
+        return exit_status;
+    }
+
+    throng_simd simd_run = THRONG_SIMD_AUTO;
+    exit_status = simd_check(&simd_run);
+    if (exit_status != 0) {
         options_free(&opt);
         return exit_status;
     }
@@ -1833,6 +1893,7 @@ int main(int argc, char **argv) {
     size_t done = 0;
     int name_width = table_name_width(&opt);
     if (exit_status == 0) {
+        simd_report(table, simd_run);
         table_header(table, name_width);
     }
     for (size_t a = 0; a < opt.scenario_count && exit_status == 0; ++a) {

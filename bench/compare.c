@@ -165,6 +165,13 @@ static int command_check(int argc, char **argv) {
         printf("note: the baseline ran the %s kernels, this run %s\n",
                base.simd, now.simd);
     }
+    /* A run on a narrower path than its CPU offers is slower for a reason
+     * no code change explains (THRONG_SIMD set, say). */
+    if (now.simd[0] && now.simd_best[0] &&
+        strcmp(now.simd, now.simd_best) != 0) {
+        printf("note: this run ran the %s kernels; its CPU offers %s\n",
+               now.simd, now.simd_best);
+    }
     if (base.compiler[0] && now.compiler[0] &&
         strcmp(base.compiler, now.compiler) != 0) {
         printf("note: the baseline was built with %s, this run with %s\n",

@@ -688,6 +688,7 @@ static int extract(const json_value *root, results_file *out, char *error,
     const json_value *context = json_member(root, "context");
     read_text(context, "cpu_model", out->cpu_model, sizeof out->cpu_model);
     read_text(context, "simd", out->simd, sizeof out->simd);
+    read_text(context, "simd_best", out->simd_best, sizeof out->simd_best);
     read_text(context, "compiler", out->compiler, sizeof out->compiler);
     read_text(context, "machine", out->machine, sizeof out->machine);
 
@@ -782,6 +783,9 @@ int results_merge(results_file *into, const results_file *from, char *error,
     if (into->simd[0] == '\0') {
         copy_text(into->simd, sizeof into->simd, from->simd);
     }
+    if (into->simd_best[0] == '\0') {
+        copy_text(into->simd_best, sizeof into->simd_best, from->simd_best);
+    }
     if (into->compiler[0] == '\0') {
         copy_text(into->compiler, sizeof into->compiler, from->compiler);
     }
@@ -840,6 +844,7 @@ int results_write(FILE *out, const results_file *file) {
     write_text_field(out, in, "machine", file->machine, false);
     write_text_field(out, in, "cpu_model", file->cpu_model, false);
     write_text_field(out, in, "simd", file->simd, false);
+    write_text_field(out, in, "simd_best", file->simd_best, false);
     write_text_field(out, in, "compiler", file->compiler, true);
     fputs("  },\n  \"benchmarks\": [\n", out);
     in = "      ";

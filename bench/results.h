@@ -38,7 +38,8 @@ typedef struct results_entry {
 typedef struct results_file {
     /* From "context", empty when absent. */
     char cpu_model[RESULTS_TEXT_MAX];
-    char simd[RESULTS_TEXT_MAX];
+    char simd[RESULTS_TEXT_MAX];      /* the kernel path that ran */
+    char simd_best[RESULTS_TEXT_MAX]; /* the widest the CPU offered */
     char compiler[RESULTS_TEXT_MAX];
     char machine[RESULTS_TEXT_MAX]; /* written by the gate, not the bench */
     results_entry *entries;

@@ -24,12 +24,15 @@
  * seeded with the same seed through throng_world_def.seed.
  *
  * Nothing here prints or exits: this file is linked into the bench, the
- * tests and the examples.
+ * tests and the examples. The builders' worlds take their kernel path from
+ * THRONG_SIMD (scenario_world_def), so one variable steers the bench, the
+ * tests' scenes and the renderer alike, while the library reads none.
  */
 #include "scenarios.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SCENARIO_PI 3.14159265358979323846
@@ -213,13 +216,45 @@ static const scenario_param knot_cap_params[] = {
     {"max_neighbours", 16.0, "", "neighbours the rules see (0 = all)"},
 };
 
+/* ------------------------------------------------------------------------ */
+/* The kernel path, from the environment                                    */
+/* ------------------------------------------------------------------------ */
+
+throng_status scenario_simd_from_env(throng_simd *out, const char **name) {
+    const char *text = getenv(SCENARIO_SIMD_ENV);
+    if (name != NULL) {
+        *name = text;
+    }
+    *out = THRONG_SIMD_AUTO;
+    if (text == NULL || *text == '\0') {
+        return THRONG_OK;
+    }
+    throng_status status = throng_simd_from_name(text, out);
+    if (status != THRONG_OK) {
+        *out = THRONG_SIMD_AUTO;
+    }
+    return status;
+}
+
+/* A value no enum member has: creation refuses it as out of range. */
+#define SCENARIO_SIMD_INVALID ((throng_simd)-1)
+
+throng_world_def scenario_world_def(void) {
+    throng_world_def def = throng_world_def_default();
+    throng_simd simd = THRONG_SIMD_AUTO;
+    def.simd = scenario_simd_from_env(&simd, NULL) == THRONG_OK
+                   ? simd
+                   : SCENARIO_SIMD_INVALID;
+    return def;
+}
+
 /* Creates the periodic world every density-driven scenario starts from. */
 static throng_status periodic_world_create(int dimensions, float box_edge,
                                            float neighbour_radius,
                                            uint32_t capacity, int threads,
                                            uint64_t seed,
                                            throng_world **out_world) {
-    throng_world_def def = throng_world_def_default();
+    throng_world_def def = scenario_world_def();
     def.dimensions = dimensions;
     def.boundary = THRONG_BOUNDARY_PERIODIC;
     def.box_size[0] = box_edge;
@@ -412,7 +447,7 @@ static throng_status unbounded_world_create(int dimensions,
                                             uint32_t capacity, int threads,
                                             uint64_t seed,
                                             throng_world **out_world) {
-    throng_world_def def = throng_world_def_default();
+    throng_world_def def = scenario_world_def();
     def.dimensions = dimensions;
     def.neighbour_radius = neighbour_radius;
     def.threads = threads;

@@ -11,6 +11,8 @@
  *
  * This file depends only on the public API (throng.h). Nothing here prints,
  * exits or keeps mutable global state, so it can be linked into any program.
+ * It reads one environment variable, THRONG_SIMD (below), for the programs
+ * that share it.
  */
 #ifndef THRONG_BENCH_SCENARIOS_H
 #define THRONG_BENCH_SCENARIOS_H
@@ -28,6 +30,25 @@ typedef struct scenario_param {
     const char *unit;    /* "m", "m/s", "N", "kg", "rad", or "" */
     const char *meaning; /* one line */
 } scenario_param;
+
+/* The environment variable through which the bench, the tests and the
+ * tools pick the kernel path of the worlds they build: a name as
+ * throng_simd_name spells it ("scalar", "sse2", "avx2", "avx512", "neon",
+ * "auto"). The library reads no environment; this file is the one place
+ * that reads this variable and turns it into throng_world_def.simd. */
+#define SCENARIO_SIMD_ENV "THRONG_SIMD"
+
+/* The path THRONG_SIMD asks for in *out: THRONG_SIMD_AUTO when it is unset
+ * or empty. THRONG_ERR_NOT_FOUND, with AUTO in *out, when it names no
+ * path; *name (may be NULL) receives the variable's text, or NULL. */
+throng_status scenario_simd_from_env(throng_simd *out, const char **name);
+
+/* throng_world_def_default() with simd from THRONG_SIMD; every builder
+ * starts from it. A name that is no path leaves simd outside the enum, so
+ * the world is refused with THRONG_ERR_OUT_OF_RANGE instead of quietly
+ * running another path; a path this CPU lacks is refused with
+ * THRONG_ERR_UNSUPPORTED. */
+throng_world_def scenario_world_def(void);
 
 /* Builds the scenario's world with `agents` agents, stepping on `threads`
  * threads (0 = OpenMP default) and seeded with `seed` (placement and the

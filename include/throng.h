@@ -97,9 +97,9 @@ typedef enum throng_status {
     /* A non-zero host key already held by another agent, or a group name
      * already in use ("default" included). */
     THRONG_ERR_DUPLICATE_KEY = 6,
-    /* A lookup by host key (throng_agent_find) or group name
-     * (throng_group_find) found nothing; key 0 and the empty name never
-     * name anything. */
+    /* A lookup by host key (throng_agent_find), group name
+     * (throng_group_find) or SIMD path name (throng_simd_from_name) found
+     * nothing; key 0 and the empty name never name anything. */
     THRONG_ERR_NOT_FOUND = 7,
     /* Memory could not be allocated; the world is unchanged. */
     THRONG_ERR_OUT_OF_MEMORY = 8,
@@ -116,6 +116,12 @@ typedef enum throng_status {
     /* A file could not be opened, read, written or renamed (the system's
      * reason is in the sentence); also an empty path. */
     THRONG_ERR_IO = 12,
+    /* A valid request this CPU or this build cannot serve: a SIMD path
+     * (throng_world_def.simd) that the processor lacks or that the
+     * library was built without. Distinct from THRONG_ERR_OUT_OF_RANGE,
+     * which throng_world_create returns for a value that is no path at
+     * all, since creation has no world to hold a sentence. */
+    THRONG_ERR_UNSUPPORTED = 13,
 } throng_status;
 
 /* The most agents and groups one world holds. */
@@ -131,6 +137,43 @@ THRONG_API const char *throng_status_string(throng_status status);
 /* ------------------------------------------------------------------------ */
 
 typedef struct throng_world throng_world;
+
+/* The instruction set a world's kernels run on. Every path gives the same
+ * results to the bit (see the README's determinism section); a wider one
+ * is only faster. */
+typedef enum throng_simd {
+    /* The widest path both the CPU and this build offer: AVX-512 > AVX2
+     * > SSE2 > scalar on x86-64, NEON > scalar on aarch64, scalar
+     * elsewhere and in a build without vector kernels (make SIMD=scalar).
+     * The default, so a zeroed def picks it. */
+    THRONG_SIMD_AUTO = 0,
+    THRONG_SIMD_SCALAR = 1, /* plain C; every CPU and build has it */
+    THRONG_SIMD_SSE2 = 2,   /* 4 lanes; every x86-64 CPU */
+    THRONG_SIMD_AVX2 = 3,   /* 8 lanes */
+    THRONG_SIMD_AVX512 = 4, /* 16 lanes (AVX-512F) */
+    THRONG_SIMD_NEON = 5,   /* 4 lanes, aarch64 builds with NEON kernels */
+} throng_simd;
+
+/* The path's name: "auto", "scalar", "sse2", "avx2", "avx512" or "neon"
+ * (a static string, the names throng_step_stats.simd reports). Never
+ * NULL; a value outside the enum gives "unknown". */
+THRONG_API const char *throng_simd_name(throng_simd simd);
+
+/* The path named `name`, exactly as throng_simd_name spells it
+ * ("avx2"; "auto" gives THRONG_SIMD_AUTO). THRONG_ERR_NULL when name or
+ * out is NULL, THRONG_ERR_NOT_FOUND when no path has that name; *out is
+ * written only on success. */
+THRONG_API throng_status throng_simd_from_name(const char *name,
+                                               throng_simd *out);
+
+/* 1 when a world created with this path would run it: the CPU has the
+ * instructions (and the operating system saves their registers) and the
+ * library was built with its kernels. THRONG_SIMD_AUTO gives 1 (it always
+ * finds a path); a value outside the enum gives 0. */
+THRONG_API int throng_simd_supported(throng_simd simd);
+
+/* The path THRONG_SIMD_AUTO picks on this CPU and build (never AUTO). */
+THRONG_API throng_simd throng_simd_best(void);
 
 typedef enum throng_boundary {
     /* Space is unbounded; the grid hashes cells into a table. */
@@ -189,6 +232,12 @@ typedef struct throng_world_def {
      * is dropped, as a game loop drops the time of a long stall);
      * throng_step_stats reports the time simulated. */
     uint32_t max_substeps;
+    /* The kernels' instruction set. THRONG_SIMD_AUTO (default): the
+     * widest this CPU and build offer (throng_simd_best). A named path is
+     * used when throng_simd_supported says so; otherwise creation is
+     * refused with THRONG_ERR_UNSUPPORTED. The library reads no
+     * environment variable: this field alone chooses. */
+    throng_simd simd;
 } throng_world_def;
 
 THRONG_API throng_world_def throng_world_def_default(void);
@@ -198,7 +247,9 @@ THRONG_API throng_world_def throng_world_def_default(void);
  * is no world to hold a sentence, so a refusal is reported by its code
  * alone: THRONG_ERR_NULL (def, out_world, half an allocator),
  * THRONG_ERR_NOT_FINITE (neighbour_radius, cell_size, box_size when
- * periodic) or THRONG_ERR_OUT_OF_RANGE (anything else). */
+ * periodic), THRONG_ERR_UNSUPPORTED (a SIMD path this CPU or build lacks)
+ * or THRONG_ERR_OUT_OF_RANGE (anything else, a simd value outside the
+ * enum included). */
 THRONG_API throng_status throng_world_create(const throng_world_def *def,
                                   throng_world **out_world);
 
@@ -261,7 +312,9 @@ typedef struct throng_step_stats {
     uint64_t candidates;        /* pairs whose distance was computed */
     uint64_t neighbours;        /* pairs within the neighbour radius */
     uint32_t cells_occupied;    /* grid buckets holding at least one agent */
-    const char *simd;           /* the kernel path: "avx512", "scalar", ... */
+    /* The kernel path, as throng_simd_name spells it: "avx512",
+     * "scalar", ... (never "auto"); set from creation on. */
+    const char *simd;
     uint32_t ticks;             /* ticks the step ran (see max_dt) */
     double simulated_seconds;   /* dt after the clamp to max_dt * ticks */
 } throng_step_stats;
@@ -956,8 +1009,9 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * each accepts the other's handles: do not mix them.
  *
  * Not saved: the allocator (given when loading), the last error, the step
- * statistics (zero until the next step), the neighbour kernel path (chosen
- * afresh for the loading machine), capacities and scratch memory.
+ * statistics (zero until the next step), the kernel path (the loaded
+ * world runs THRONG_SIMD_AUTO's choice on the loading machine; every path
+ * gives the same results), capacities and scratch memory.
  *
  * Format, version THRONG_SNAPSHOT_VERSION. Every integer is little-endian,
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot

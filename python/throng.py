@@ -59,10 +59,11 @@ __all__ = [
     "ThrongError", "NullError", "NotFiniteError", "OutOfRangeError",
     "StaleHandleError", "UnknownGroupError", "DuplicateKeyError",
     "NotFoundError", "OutOfMemoryError", "CapacityError",
-    "BadSnapshotError", "VersionError", "IOError_",
+    "BadSnapshotError", "VersionError", "IOError_", "UnsupportedError",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
-    "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp",
-    "version", "status_string", "have_numpy", "lib", "library_path",
+    "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp", "Simd",
+    "version", "status_string", "simd_best", "simd_supported",
+    "have_numpy", "lib", "library_path",
 ]
 
 have_numpy = _np is not None
@@ -91,11 +92,24 @@ class Status(enum.IntEnum):
     ERR_BAD_SNAPSHOT = 10
     ERR_VERSION = 11
     ERR_IO = 12
+    # A SIMD path (World(simd=...)) this CPU or build lacks.
+    ERR_UNSUPPORTED = 13
 
 
 class Boundary(enum.IntEnum):
     UNBOUNDED = 0
     PERIODIC = 1
+
+
+class Simd(enum.IntEnum):
+    """The kernels' instruction set (throng_simd). AUTO: the widest this
+    CPU and the library's build offer."""
+    AUTO = 0
+    SCALAR = 1
+    SSE2 = 2
+    AVX2 = 3
+    AVX512 = 4
+    NEON = 5
 
 
 class SeparationMode(enum.IntEnum):
@@ -168,7 +182,8 @@ class throng_world_def(ctypes.Structure):
                 ("initial_capacity", ctypes.c_uint32),
                 ("allocator", throng_allocator),
                 ("max_dt", ctypes.c_float),
-                ("max_substeps", ctypes.c_uint32)]
+                ("max_substeps", ctypes.c_uint32),
+                ("simd", _c_enum)]
 
 
 class throng_step_stats(ctypes.Structure):
@@ -378,6 +393,10 @@ _u32, _u64, _f = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_float
 _SIGNATURES = {
     "throng_version": (ctypes.c_char_p, []),
     "throng_status_string": (ctypes.c_char_p, [_st]),
+    "throng_simd_name": (ctypes.c_char_p, [_c_enum]),
+    "throng_simd_from_name": (_st, [ctypes.c_char_p, _P(_c_enum)]),
+    "throng_simd_supported": (ctypes.c_int, [_c_enum]),
+    "throng_simd_best": (_c_enum, []),
     "throng_world_def_default": (throng_world_def, []),
     "throng_world_create": (_st, [_P(throng_world_def), _P(_w)]),
     "throng_world_destroy": (None, [_w]),
@@ -481,6 +500,18 @@ def status_string(status):
     """throng_status_string: the fixed sentence naming a status code."""
     return lib.throng_status_string(int(status)).decode()
 
+
+def simd_best():
+    """The name of the path World(simd="auto") runs on this machine and
+    library build, e.g. "avx2" (throng_simd_best)."""
+    return lib.throng_simd_name(lib.throng_simd_best()).decode()
+
+
+def simd_supported(simd):
+    """True when a world can run the path `simd`, a name ("avx512") or a
+    Simd value; "auto" always can (throng_simd_supported)."""
+    return bool(lib.throng_simd_supported(_enum(Simd, simd, "simd")))
+
 # ------------------------------------------------------------------------
 # Errors
 # ------------------------------------------------------------------------
@@ -552,6 +583,10 @@ class IOError_(ThrongError, OSError):
     status = Status.ERR_IO
 
 
+class UnsupportedError(ThrongError):
+    status = Status.ERR_UNSUPPORTED
+
+
 class StaleColumnsError(RuntimeError):
     """A Columns object was read after a step, add or remove moved the
     columns it points into."""
@@ -560,7 +595,8 @@ class StaleColumnsError(RuntimeError):
 _ERROR_CLASS = {cls.status: cls for cls in (
     NullError, NotFiniteError, OutOfRangeError, StaleHandleError,
     UnknownGroupError, DuplicateKeyError, NotFoundError, OutOfMemoryError,
-    CapacityError, BadSnapshotError, VersionError, IOError_)}
+    CapacityError, BadSnapshotError, VersionError, IOError_,
+    UnsupportedError)}
 
 
 def _error(status, message):
@@ -1184,13 +1220,19 @@ class World:
     threads           threads per step, 0 = OpenMP default
     seed              seed of the counter-based random numbers (default 1)
     initial_capacity  agents to reserve room for
+    simd              the kernels' instruction set: "auto" (default, the
+                      widest this CPU and build offer), "scalar", "sse2",
+                      "avx2", "avx512" or "neon" (or a Simd); a path the
+                      machine lacks raises UnsupportedError. The path a
+                      world runs is its `simd` attribute.
 
     Use it as a context manager, or call close(); a world that is garbage
     collected unclosed is destroyed then."""
 
     def __init__(self, dimensions=2, boundary="unbounded", box=None,
                  neighbour_radius=1.0, cell_size=0.0, threads=0, seed=1,
-                 initial_capacity=0, max_dt=None, max_substeps=None):
+                 initial_capacity=0, max_dt=None, max_substeps=None,
+                 simd="auto"):
         self._ptr = None
         self._lock = threading.RLock()
         self._epoch = 0
@@ -1216,6 +1258,7 @@ class World:
             d.max_dt = float(max_dt)
         if max_substeps is not None:
             d.max_substeps = _u32v(max_substeps, "max_substeps")
+        d.simd = _enum(Simd, simd, "simd")
         ptr = _w()
         status = lib.throng_world_create(ctypes.byref(d), ctypes.byref(ptr))
         if status != Status.OK:
@@ -1223,12 +1266,13 @@ class World:
             # the refused definition instead.
             raise _error(status, "throng_world_create: %s (dimensions=%d, "
                          "boundary=%s, box=%s, neighbour_radius=%g, "
-                         "cell_size=%g, threads=%d, initial_capacity=%d)" % (
+                         "cell_size=%g, threads=%d, initial_capacity=%d, "
+                         "simd=%s)" % (
                              status_string(status), d.dimensions,
                              Boundary(d.boundary).name.lower(),
                              tuple(d.box_size[:d.dimensions]),
                              d.neighbour_radius, d.cell_size, d.threads,
-                             d.initial_capacity))
+                             d.initial_capacity, Simd(d.simd).name.lower()))
         self._ptr = ptr.value
         self.dimensions = d.dimensions
         self.boundary = Boundary(d.boundary)
@@ -1236,6 +1280,8 @@ class World:
         self.neighbour_radius = d.neighbour_radius
         self.seed = d.seed
         self._threads = d.threads
+        # The path the world runs ("auto" resolved), fixed at creation.
+        self.simd = self.stats().simd
 
     # Lifecycle ----------------------------------------------------------
 

@@ -304,9 +304,17 @@ void integrate(throng_world *world, float dt);
 void integrate_row_2d(throng_world *world, uint32_t row, float dt);
 void integrate_row_3d(throng_world *world, uint32_t row, float dt);
 
-/* Chooses the world's neighbour kernel path by name ("auto" or NULL: the
- * widest the CPU supports; the THRONG_SIMD environment variable, when set,
- * overrides "auto"). Returns nonzero when the path cannot run here. */
+/* 1 when simd is one of the enum's values (supported here or not). */
+int simd_in_range(throng_simd simd);
+
+/* Points the world's kernels at a path (THRONG_SIMD_AUTO: the widest the
+ * CPU and build offer). Returns nonzero, changing nothing, when the value
+ * is outside the enum or the path cannot run here. */
+int world_use_simd(throng_world *world, throng_simd simd);
+
+/* The same by name, for tests that switch a built world's path: "auto" or
+ * NULL for the widest, else a name as throng_simd_name spells it. Nothing
+ * here reads the environment: a world's path comes from its def. */
 int world_select_kernel(throng_world *world, const char *name);
 
 #endif /* THRONG_INTERNAL_H */

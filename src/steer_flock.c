@@ -362,8 +362,10 @@ void steer_flock(throng_world *w, float dt) {
 /* Choosing a path                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* One row per kernel path this build carries, widest first, so the first
+ * supported row is the one THRONG_SIMD_AUTO picks. */
 typedef struct kernel_path {
-    const char *name;
+    throng_simd id;
     flock_kernel_fn fn;
     flock_cap_scan_fn cap_scan;
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
@@ -374,53 +376,115 @@ typedef struct kernel_path {
 static int always(void) { return 1; }
 
 #if defined(THRONG_HAVE_SIMD_KERNELS)
-static int has_sse2(void) { return 1; /* part of x86-64 */ }
+/* A path may run only where the CPU has every instruction its object was
+ * allowed to use, which is everything its -m flag implies, not just the
+ * flag's own set: -mavx2 brings AVX, SSE4.2 and POPCNT along, and the
+ * kernels' population counts do compile to popcnt; -mavx512f brings all
+ * of that and AVX2, whose VEX forms sit beside the EVEX ones in that
+ * object (objdump shows AVX-512F only: zmm arithmetic, kmovw/kandw/korw
+ * masks, no AVX-512BW/DQ/VL form). The SSE4 instructions are VEX-encoded
+ * there, which AVX covers. __builtin_cpu_supports also asks the operating
+ * system (XGETBV) whether it saves the YMM and ZMM registers, so a CPU
+ * whose OS disabled them falls back. Every x86-64 CPU has SSE2. The tzcnt
+ * in the objects is a rep-prefixed bsf on older CPUs, which gives the
+ * same answer for the non-zero masks it is given. */
+static int has_sse2(void) { return 1; }
 static int has_avx2(void) {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
+    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
+           __builtin_cpu_supports("popcnt");
 }
 static int has_avx512(void) {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
+    return __builtin_cpu_supports("avx512f") && has_avx2();
 }
 #endif
 
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS)
-    {"avx512", flock_kernel_avx512, flock_cap_scan_avx512, integrate_2d_avx512,
-     integrate_3d_avx512, has_avx512},
-    {"avx2", flock_kernel_avx2, flock_cap_scan_avx2, integrate_2d_avx2,
-     integrate_3d_avx2, has_avx2},
-    {"sse2", flock_kernel_sse2, flock_cap_scan_sse2, integrate_2d_sse2,
-     integrate_3d_sse2, has_sse2},
+    {THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
+     integrate_2d_avx512, integrate_3d_avx512, has_avx512},
+    {THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
+     integrate_2d_avx2, integrate_3d_avx2, has_avx2},
+    {THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
+     integrate_2d_sse2, integrate_3d_sse2, has_sse2},
 #endif
-    {"scalar", flock_kernel_scalar, flock_cap_scan_scalar, NULL, NULL, always},
+    {THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
+     NULL, always},
 };
+#define PATH_COUNT (sizeof paths / sizeof paths[0])
 
-static const kernel_path *find_path(const char *name) {
-    size_t n = sizeof paths / sizeof paths[0];
-    int any = name == NULL || strcmp(name, "auto") == 0;
-    for (size_t p = 0; p < n; p++) {
-        if (!any && strcmp(name, paths[p].name) != 0)
+/* Indexed by throng_simd; the one place the names are spelt. */
+static const char *const simd_names[] = {"auto", "scalar", "sse2",
+                                         "avx2", "avx512", "neon"};
+#define SIMD_NAME_COUNT (sizeof simd_names / sizeof simd_names[0])
+
+int simd_in_range(throng_simd simd) {
+    /* Compared as a signed int: an enum's underlying type may be
+     * unsigned, and a negative value cast in must still be refused. */
+    int value = (int)simd;
+    return value >= 0 && value < (int)SIMD_NAME_COUNT;
+}
+
+/* The row of a named path this build carries and this CPU runs, or NULL.
+ * AUTO gives the first, the widest. */
+static const kernel_path *path_for(throng_simd simd) {
+    for (size_t p = 0; p < PATH_COUNT; p++) {
+        if (simd != THRONG_SIMD_AUTO && paths[p].id != simd)
             continue;
-        return paths[p].supported() ? &paths[p] : NULL;
+        if (paths[p].supported())
+            return &paths[p];
+        if (simd != THRONG_SIMD_AUTO)
+            return NULL;
     }
     return NULL;
 }
 
-int world_select_kernel(throng_world *w, const char *name) {
-    if (name == NULL || strcmp(name, "auto") == 0) {
-        const char *env = getenv("THRONG_SIMD");
-        if (env && *env)
-            name = env;
+const char *throng_simd_name(throng_simd simd) {
+    return simd_in_range(simd) ? simd_names[(int)simd] : "unknown";
+}
+
+throng_status throng_simd_from_name(const char *name, throng_simd *out) {
+    if (!name || !out)
+        return THRONG_ERR_NULL;
+    for (size_t k = 0; k < SIMD_NAME_COUNT; k++) {
+        if (strcmp(name, simd_names[k]) == 0) {
+            *out = (throng_simd)k;
+            return THRONG_OK;
+        }
     }
-    const kernel_path *p = find_path(name);
+    return THRONG_ERR_NOT_FOUND;
+}
+
+int throng_simd_supported(throng_simd simd) {
+    if (!simd_in_range(simd))
+        return 0;
+    return path_for(simd) != NULL;
+}
+
+throng_simd throng_simd_best(void) {
+    /* The scalar row is last and always supported, so there is one. */
+    const kernel_path *p = path_for(THRONG_SIMD_AUTO);
+    return p ? p->id : THRONG_SIMD_SCALAR;
+}
+
+int world_use_simd(throng_world *w, throng_simd simd) {
+    if (!simd_in_range(simd))
+        return 1;
+    const kernel_path *p = path_for(simd);
     if (!p)
         return 1;
     w->kernel = p->fn;
     w->cap_scan = p->cap_scan;
     w->integrate_2d = p->integrate_2d;
     w->integrate_3d = p->integrate_3d;
-    w->simd_name = p->name;
+    w->simd_name = simd_names[(int)p->id];
     return 0;
+}
+
+int world_select_kernel(throng_world *w, const char *name) {
+    throng_simd simd = THRONG_SIMD_AUTO;
+    if (name && throng_simd_from_name(name, &simd) != THRONG_OK)
+        return 1;
+    return world_use_simd(w, simd);
 }

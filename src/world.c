@@ -122,6 +122,7 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_BAD_SNAPSHOT: return "bad snapshot: truncated, corrupted or inconsistent";
     case THRONG_ERR_VERSION: return "snapshot version is newer than this library reads";
     case THRONG_ERR_IO: return "input/output error";
+    case THRONG_ERR_UNSUPPORTED: return "unsupported: this CPU or build does not offer what was asked for";
     }
     return "unknown status";
 }
@@ -145,6 +146,7 @@ throng_world_def throng_world_def_default(void) {
     d.initial_capacity = 0;
     d.max_dt = THRONG_DEFAULT_MAX_DT;
     d.max_substeps = THRONG_DEFAULT_MAX_SUBSTEPS;
+    d.simd = THRONG_SIMD_AUTO;
     return d;
 }
 
@@ -858,6 +860,13 @@ throng_status throng_world_create(const throng_world_def *def,
         return THRONG_ERR_NOT_FINITE;
     if (!step_limits_valid(def->max_dt, def->max_substeps))
         return THRONG_ERR_OUT_OF_RANGE;
+    /* A value that names no path is a bad argument; a path this machine
+     * cannot run is a fact about the machine, and the caller may want to
+     * retry with another, so the two get different codes. */
+    if (!simd_in_range(def->simd))
+        return THRONG_ERR_OUT_OF_RANGE;
+    if (!throng_simd_supported(def->simd))
+        return THRONG_ERR_UNSUPPORTED;
 
     int32_t n[3];
     float edge[3];
@@ -900,8 +909,8 @@ throng_status throng_world_create(const throng_world_def *def,
     w->max_substeps = def->max_substeps;
     w->tag = (world_tag_counter++ % 255u) + 1u;
     w->uniform = UNIFORM_ALL;
-    if (world_select_kernel(w, NULL))
-        world_select_kernel(w, "scalar");
+    /* Checked above, so this cannot fail. */
+    (void)world_use_simd(w, def->simd);
     grid_init(&w->grid, w->dims, periodic, w->box, w->neighbour_radius,
               def->cell_size);
 

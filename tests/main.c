@@ -71,6 +71,7 @@ int main(int argc, char **argv)
     register_integrate_tests();
     register_grid_tests();
     register_flock_tests();
+    register_simd_tests();
     register_determinism_tests();
     register_wander_tests();
     register_steer_agent_tests();

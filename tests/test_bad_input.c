@@ -956,6 +956,13 @@ static const value_case value_cases[] = {
     VI(T_WORLD, throng_world_def, max_substeps, 0, R),
     VI(T_WORLD, throng_world_def, max_substeps, 1001, R),
     VI(T_WORLD, throng_world_def, max_substeps, UINT32_MAX, R),
+    VI(T_WORLD, throng_world_def, simd, 6, R),
+    VI(T_WORLD, throng_world_def, simd, -1, R),
+#if defined(__x86_64__)
+    /* A path this architecture never has: refused as unsupported. */
+    VI(T_WORLD, throng_world_def, simd, THRONG_SIMD_NEON,
+       THRONG_ERR_UNSUPPORTED),
+#endif
     VF(T_STEP_LIMITS, step_limits, max_dt, 0.0f, R),
     VF(T_STEP_LIMITS, step_limits, max_dt, -1.0f, R),
     VF(T_STEP_LIMITS, step_limits, max_dt, 1e-7f, R),
@@ -2413,15 +2420,25 @@ TEST(bad_input_values_without_status)
     CHECK(e != NULL && strstr(e, "throng_world_last_error") == e);
     throng_world_destroy(NULL);
     CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u}));
-    CHECK(strcmp(throng_status_string((throng_status)13), "unknown status") ==
+    CHECK(strcmp(throng_status_string((throng_status)14), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)-1), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)INT32_MAX),
                  "unknown status") == 0);
-    cases += 12;
+    /* The SIMD path helpers: values outside the enum, NULL names. */
+    CHECK(strcmp(throng_simd_name((throng_simd)6), "unknown") == 0);
+    CHECK(strcmp(throng_simd_name((throng_simd)-1), "unknown") == 0);
+    CHECK(throng_simd_supported((throng_simd)6) == 0);
+    CHECK(throng_simd_supported((throng_simd)-1) == 0);
+    throng_simd simd = THRONG_SIMD_AVX2;
+    CHECK(throng_simd_from_name(NULL, &simd) == THRONG_ERR_NULL);
+    CHECK(throng_simd_from_name("avx2", NULL) == THRONG_ERR_NULL);
+    CHECK(throng_simd_from_name("avx3", &simd) == THRONG_ERR_NOT_FOUND);
+    CHECK(simd == THRONG_SIMD_AVX2);
+    cases += 20;
     /* Each code's sentence is distinct and not the unknown one. */
-    for (int s = 0; s <= (int)THRONG_ERR_IO; s++) {
+    for (int s = 0; s <= (int)THRONG_ERR_UNSUPPORTED; s++) {
         const char *text = throng_status_string((throng_status)s);
         CHECK(text != NULL && strlen(text) > 1u &&
               strcmp(text, "unknown status") != 0);

@@ -87,6 +87,10 @@ TEST(errors_status_strings)
         THRONG_ERR_NOT_FOUND,
         THRONG_ERR_OUT_OF_MEMORY,
         THRONG_ERR_CAPACITY,
+        THRONG_ERR_BAD_SNAPSHOT,
+        THRONG_ERR_VERSION,
+        THRONG_ERR_IO,
+        THRONG_ERR_UNSUPPORTED,
     };
     int n = (int)(sizeof codes / sizeof codes[0]);
     for (int i = 0; i < n; i++) {

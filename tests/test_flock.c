@@ -319,6 +319,7 @@ typedef struct flock_scenario {
     bool limited;       /* random finite max_force; else 1e9 */
     int placement;      /* 0 uniform, 1 near the box edges, 2 coincident */
     float dt;
+    throng_simd simd;   /* the kernel path; 0 is THRONG_SIMD_AUTO */
 } flock_scenario;
 
 static throng_flocking flock_params(float sep_r, float sep_w, float ali_r,
@@ -348,6 +349,7 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
                                 : THRONG_BOUNDARY_UNBOUNDED;
     def.box_size[0] = def.box_size[1] = def.box_size[2] = sc->box;
     def.neighbour_radius = sc->neighbour_radius;
+    def.simd = sc->simd;
     fw->dims = sc->dims;
     fw->periodic = sc->periodic;
     fw->box[0] = fw->box[1] = fw->box[2] = sc->box;
@@ -783,23 +785,30 @@ TEST(flock_thread_count_invariance)
                         (unsigned long long)hashes[0]);
 }
 
-/* Runs a scenario 10 steps on the kernel path `path` (chosen through the
- * library's THRONG_SIMD override, read when a world is created). Returns
- * false when that path cannot run on this machine. */
-static bool flock_path_hash(const flock_scenario *sc, const char *path,
+/* Runs a scenario 10 steps on the kernel path `path`, asked for in the
+ * world's def. Returns false when that path cannot run on this machine
+ * (and then builds nothing), or when the world did not run it. */
+static bool flock_path_hash(const flock_scenario *sc, throng_simd path,
                             uint64_t *hash)
 {
-    setenv("THRONG_SIMD", path, 1);
+    if (!throng_simd_supported(path))
+        return false;
+    flock_scenario on_path = *sc;
+    on_path.simd = path;
     flock_world fw;
-    bool built = flock_build(&fw, sc, 24u);
-    unsetenv("THRONG_SIMD");
+    bool built = flock_build(&fw, &on_path, 24u);
     bool ran = false;
     if (built) {
         for (int step = 0; step < 10; step++)
             CHECK_OK(throng_world_step(fw.world, 0.1f));
         throng_step_stats stats;
         CHECK_OK(throng_world_stats(fw.world, &stats));
-        ran = stats.simd != NULL && strcmp(stats.simd, path) == 0;
+        ran = stats.simd != NULL &&
+              strcmp(stats.simd, throng_simd_name(path)) == 0;
+        if (!ran)
+            runner_fail(__FILE__, __LINE__, "asked for %s, ran %s",
+                        throng_simd_name(path),
+                        stats.simd ? stats.simd : "(null)");
         *hash = throng_world_hash(fw.world);
     }
     flock_destroy(&fw);
@@ -816,26 +825,32 @@ TEST(flock_simd_matches_scalar)
     scenarios[1] = flock_one_group(
         "simd 2D", 2, false, 30.0f, 3000,
         flock_params(0.6f, 1.0f, 0.9f, 1.0f, 1.0f, 1.0f, FLEE), SUM);
-    const char *paths[] = {"sse2", "avx2", "avx512"};
+    const throng_simd paths[] = {THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
+                                 THRONG_SIMD_AVX512, THRONG_SIMD_NEON};
+    int vector_paths = 0;
     for (int s = 0; s < 2; s++) {
         uint64_t scalar = 0;
-        if (!flock_path_hash(&scenarios[s], "scalar", &scalar)) {
+        if (!flock_path_hash(&scenarios[s], THRONG_SIMD_SCALAR, &scalar)) {
             runner_fail(__FILE__, __LINE__,
-                        "THRONG_SIMD=scalar did not select the scalar path");
+                        "simd = SCALAR did not select the scalar path");
             return;
         }
-        for (int p = 0; p < 3; p++) {
+        for (int p = 0; p < 4; p++) {
             uint64_t hash = 0;
             if (!flock_path_hash(&scenarios[s], paths[p], &hash))
                 continue; /* not available on this machine */
+            vector_paths++;
             if (hash != scalar)
                 runner_fail(__FILE__, __LINE__,
                             "%s: path %s hash %#llx, scalar %#llx",
-                            scenarios[s].name, paths[p],
+                            scenarios[s].name, throng_simd_name(paths[p]),
                             (unsigned long long)hash,
                             (unsigned long long)scalar);
         }
     }
+    /* Not vacuous where vector kernels exist: the widest path ran. */
+    if (throng_simd_best() != THRONG_SIMD_SCALAR)
+        CHECK(vector_paths > 0);
 }
 
 /* Ordered pairs (i != j) within the neighbour radius, brute force. */

@@ -294,6 +294,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "\n");
         return 2;
     }
+    /* The scenario builders take the kernel path from THRONG_SIMD; a
+     * misspelt name would only surface as "out of range" from the build. */
+    throng_simd simd;
+    const char *simd_text = NULL;
+    if (scenario_simd_from_env(&simd, &simd_text) != THRONG_OK) {
+        fprintf(stderr,
+                "throng-render: " SCENARIO_SIMD_ENV "=%s names no kernel "
+                "path (scalar, sse2, avx2, avx512, neon or auto)\n",
+                simd_text);
+        return 2;
+    }
     if (make_dirs(a.out) != 0) {
         fprintf(stderr, "throng-render: cannot create the folder %s: %s\n",
                 a.out, strerror(errno));

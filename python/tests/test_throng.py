@@ -310,6 +310,83 @@ class TestWorld(Case):
 # ------------------------------------------------------------------------
 
 
+class TestSimd(Case):
+    """World(simd=...) mirrors throng_world_def.simd."""
+
+    NAMES = ("scalar", "sse2", "avx2", "avx512", "neon")
+
+    def test_auto_runs_the_best_path(self):
+        best = throng.simd_best()
+        self.assertIn(best, self.NAMES)
+        self.assertTrue(throng.simd_supported("auto"))
+        self.assertTrue(throng.simd_supported(best))
+        with throng.World() as w:
+            self.assertEqual(w.simd, best)
+            w.add_agent(velocity=(0.5, 0))
+            w.step(DT)
+            self.assertEqual(w.stats().simd, best)
+        with throng.World(simd=throng.Simd.AUTO) as w:
+            self.assertEqual(w.simd, best)
+
+    def test_named_paths(self):
+        supported = 0
+        for name in self.NAMES:
+            if throng.simd_supported(name):
+                supported += 1
+                with throng.World(dimensions=3, simd=name) as w:
+                    self.assertEqual(w.simd, name)
+                    w.add_agent(velocity=(0.5, 0, 0.1))
+                    w.step(DT)
+                    self.assertEqual(w.stats().simd, name)
+            else:
+                with self.assertRaises(throng.UnsupportedError) as cm:
+                    throng.World(simd=name)
+                self.assertEqual(cm.exception.status,
+                                 throng.Status.ERR_UNSUPPORTED)
+                self.assertIn("simd=" + name, str(cm.exception))
+        self.assertGreaterEqual(supported, 1)  # scalar, everywhere
+        # No machine has both: one of them is refused.
+        self.assertFalse(throng.simd_supported("neon") and
+                         throng.simd_supported("sse2"))
+
+    def test_same_state_on_every_path(self):
+        hashes = {}
+        for name in self.NAMES:
+            if not throng.simd_supported(name):
+                continue
+            with throng.World(simd=name, seed=5) as w:
+                rng = random.Random(3)
+                for _ in range(200):
+                    w.add_agent(position=(rng.uniform(0, 8),
+                                          rng.uniform(0, 8)),
+                                velocity=(rng.uniform(-1, 1),
+                                          rng.uniform(-1, 1)))
+                w.step(DT, steps=5)
+                hashes[name] = w.hash
+        self.assertEqual(len(set(hashes.values())), 1, hashes)
+
+    def test_bad_simd(self):
+        with self.assertRaises(throng.OutOfRangeError):
+            throng.World(simd="avx3")
+        with self.assertRaises(throng.OutOfRangeError):
+            throng.World(simd=6)
+        with self.assertRaises(throng.OutOfRangeError):
+            throng.simd_supported("sse5")
+
+    def test_environment_is_ignored(self):
+        # The library reads no THRONG_SIMD: a child with it set still runs
+        # the best path.
+        other = "sse2" if throng.simd_best() == "scalar" else "scalar"
+        env = dict(os.environ, THRONG_SIMD=other,
+                   THRONG_LIBRARY=throng.library_path)
+        code = ("import sys; sys.path.insert(0, %r); import throng; "
+                "print(throng.World().simd)" % PYTHON_DIR)
+        out = subprocess.run([sys.executable, "-c", code], env=env,
+                             check=True, capture_output=True,
+                             text=True).stdout.strip()
+        self.assertEqual(out, throng.simd_best())
+
+
 class TestErrors(Case):
     def assertRefused(self, w, cls, status, words, fn, *args, **kw):
         count, state = w.agent_count, w.hash
