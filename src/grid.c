@@ -422,10 +422,15 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
     if (p->relink >= 0) {
         /* Every slot learns its agent's new row; each row writes a
-         * different slot, so the writes never collide. */
+         * different slot, so the writes never collide. An agent whose
+         * row did not change (sorted[r] == r) keeps its slot's link: at
+         * rest, or in a flock's calm stretches, most rows need no write,
+         * and these writes land all over the slot table. */
         const uint32_t *restrict slot = p->to[p->relink];
+        uint32_t *restrict slot_dense = w->slot_dense;
         for (uint32_t r = begin; r < end; r++)
-            w->slot_dense[slot[r]] = r;
+            if (sorted[r] != r)
+                slot_dense[slot[r]] = r;
     }
 }
 
