@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 
     register_world_tests();
     register_errors_tests();
+    register_detmath_tests();
     register_integrate_tests();
     register_grid_tests();
     register_flock_tests();

@@ -40,6 +40,7 @@ unsigned runner_failures(void);
 /* One per test file, called by main(). */
 void register_world_tests(void);
 void register_errors_tests(void);
+void register_detmath_tests(void);
 void register_integrate_tests(void);
 void register_grid_tests(void);
 void register_flock_tests(void);
