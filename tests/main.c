@@ -73,6 +73,7 @@ int main(int argc, char **argv)
     register_grid_tests();
     register_flock_tests();
     register_determinism_tests();
+    register_golden_tests();
     register_wander_tests();
     register_steer_agent_tests();
     register_steer_route_tests();

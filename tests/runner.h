@@ -45,6 +45,7 @@ void register_integrate_tests(void);
 void register_grid_tests(void);
 void register_flock_tests(void);
 void register_determinism_tests(void);
+void register_golden_tests(void);
 void register_wander_tests(void);
 void register_steer_agent_tests(void);
 void register_steer_route_tests(void);
