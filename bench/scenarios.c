@@ -23,6 +23,13 @@
  * all a scene layout needs. The library's own counter-based generator is
  * seeded with the same seed through throng_world_def.seed.
  *
+ * Same start on every machine: the golden hashes in the tests pin the
+ * state after many steps of these scenes, so building one must give the
+ * same bits on every CPU and C library. Angles, roots and powers go
+ * through the library's deterministic maths (src/detmath.h: sine,
+ * cosine, cube root); the other libm calls here (sqrt, floor, ceil, fmod,
+ * fmax) are exact IEEE operations.
+ *
  * Nothing here prints or exits: this file is linked into the bench, the
  * tests and the examples. The builders' worlds take their kernel path from
  * THRONG_SIMD (scenario_world_def), so one variable steers the bench, the
@@ -34,6 +41,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "detmath.h"
 
 #define SCENARIO_PI 3.14159265358979323846
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -75,15 +84,16 @@ static float rng_coordinate(scenario_rng *rng, float edge) {
 static void rng_direction(scenario_rng *rng, int dimensions, double out[3]) {
     if (dimensions == 2) {
         double angle = 2.0 * SCENARIO_PI * rng_unit(rng);
-        out[0] = cos(angle);
-        out[1] = sin(angle);
+        detmath_sincos(angle, &out[1], &out[0]);
         out[2] = 0.0;
     } else {
         double z = 2.0 * rng_unit(rng) - 1.0;
         double azimuth = 2.0 * SCENARIO_PI * rng_unit(rng);
         double ring = sqrt(fmax(0.0, 1.0 - z * z));
-        out[0] = ring * cos(azimuth);
-        out[1] = ring * sin(azimuth);
+        double sin_azimuth, cos_azimuth;
+        detmath_sincos(azimuth, &sin_azimuth, &cos_azimuth);
+        out[0] = ring * cos_azimuth;
+        out[1] = ring * sin_azimuth;
         out[2] = z;
     }
 }
@@ -277,7 +287,10 @@ static void cluster_place(scenario_rng *rng, int dimensions, float box,
     if (inside) {
         double direction[3];
         rng_direction(rng, dimensions, direction);
-        double r = radius * pow(rng_unit(rng), 1.0 / dimensions);
+        /* The radius of a uniform point in a disc (ball): the square
+         * (cube) root of a uniform number. */
+        double u = rng_unit(rng);
+        double r = radius * (dimensions == 2 ? sqrt(u) : detmath_cbrt(u));
         for (int axis = 0; axis < dimensions; ++axis) {
             out[axis] = (float)(centre + r * direction[axis]);
         }
@@ -361,8 +374,8 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     double cluster_radius =
         sc->dimensions == 2
             ? sqrt(cluster_area * box_edge * box_edge / SCENARIO_PI)
-            : cbrt(cluster_area * box_edge * box_edge * box_edge * 3.0 /
-                   (4.0 * SCENARIO_PI));
+            : detmath_cbrt(cluster_area * box_edge * box_edge * box_edge *
+                           3.0 / (4.0 * SCENARIO_PI));
     if (agents > THRONG_MAX_AGENTS) {
         return THRONG_ERR_CAPACITY;
     }
@@ -689,9 +702,10 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     ring = fmax(ring, 4.0 * (double)corridor);
     float xy[4096 * 3];
     for (uint32_t k = 0; k < points; ++k) {
-        double angle = 2.0 * SCENARIO_PI * k / points;
-        xy[3 * k] = (float)(ring * cos(angle));
-        xy[3 * k + 1] = (float)(ring * sin(angle));
+        double angle = 2.0 * SCENARIO_PI * k / points, sin_a, cos_a;
+        detmath_sincos(angle, &sin_a, &cos_a);
+        xy[3 * k] = (float)(ring * cos_a);
+        xy[3 * k + 1] = (float)(ring * sin_a);
         xy[3 * k + 2] = 0.0f;
     }
     throng_world *world = NULL;
@@ -709,12 +723,13 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         double angle = 2.0 * SCENARIO_PI * rng_unit(&rng);
         double off = (2.0 * rng_unit(&rng) - 1.0) * 0.9 * (double)corridor;
-        double r = ring + off;
-        agent.position[0] = (float)(r * cos(angle));
-        agent.position[1] = (float)(r * sin(angle));
+        double r = ring + off, sin_a, cos_a;
+        detmath_sincos(angle, &sin_a, &cos_a);
+        agent.position[0] = (float)(r * cos_a);
+        agent.position[1] = (float)(r * sin_a);
         /* Counter-clockwise, the direction the points run. */
-        agent.velocity[0] = (float)(-sin(angle)) * agent.max_speed * 0.5f;
-        agent.velocity[1] = (float)(cos(angle)) * agent.max_speed * 0.5f;
+        agent.velocity[0] = (float)(-sin_a) * agent.max_speed * 0.5f;
+        agent.velocity[1] = (float)(cos_a) * agent.max_speed * 0.5f;
         throng_agent handle;
         st = throng_agent_add(world, &agent, &handle);
         uint32_t segment = (uint32_t)(angle / (2.0 * SCENARIO_PI) * points);
@@ -967,9 +982,10 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     }
     float ring[16 * 3];
     for (int k = 0; k < 16; ++k) {
-        double angle = 2.0 * SCENARIO_PI * k / 16.0;
-        ring[3 * k] = (float)(0.5 * (double)L + 0.3 * (double)L * cos(angle));
-        ring[3 * k + 1] = (float)(0.5 * (double)L + 0.3 * (double)L * sin(angle));
+        double angle = 2.0 * SCENARIO_PI * k / 16.0, sin_a, cos_a;
+        detmath_sincos(angle, &sin_a, &cos_a);
+        ring[3 * k] = (float)(0.5 * (double)L + 0.3 * (double)L * cos_a);
+        ring[3 * k + 1] = (float)(0.5 * (double)L + 0.3 * (double)L * sin_a);
         ring[3 * k + 2] = 0.5f * L;
     }
     if (st == THRONG_OK)
@@ -1379,8 +1395,8 @@ double scenario_box_edge(const scenario *sc, uint32_t agents) {
     if (sc->dimensions == 2) {
         edge = sqrt(agents_per_neighbour * SCENARIO_PI * radius * radius);
     } else {
-        edge = cbrt(agents_per_neighbour * (4.0 / 3.0) * SCENARIO_PI * radius *
-                    radius * radius);
+        edge = detmath_cbrt(agents_per_neighbour * (4.0 / 3.0) * SCENARIO_PI *
+                            radius * radius * radius);
     }
     return fmax(edge, SCENARIO_MIN_BOX_RADII * radius);
 }

@@ -9,7 +9,9 @@
  * world, whatever the thread count, because every random choice comes from
  * a small local generator seeded from `seed`.
  *
- * This file depends only on the public API (throng.h). Nothing here prints,
+ * This header depends only on the public API (throng.h); the builders
+ * add the library's header-only deterministic maths (src/detmath.h), so a
+ * scene starts from the same bits on every machine. Nothing here prints,
  * exits or keeps mutable global state, so it can be linked into any program.
  * It reads one environment variable, THRONG_SIMD (below), for the programs
  * that share it.

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "detmath.h"
 #include "rng.h"
 
 #define AGENT_PI 3.14159265358979f
@@ -429,8 +430,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
         else if (angle < -AGENT_PI)
             angle += AGENT_TWO_PI;
         w->col.wx[row] = angle;
-        c[0] = cosf(angle);
-        c[1] = sinf(angle);
+        detmath_sincosf(angle, &c[1], &c[0]);
         c[2] = 0.0f;
     } else {
         float u[3] = {w->col.wx[row], w->col.wy[row], w->col.wz[row]};

@@ -36,6 +36,7 @@
  * double, so no input, however far out, produces infinity or NaN.
  */
 #include "behaviour.h"
+#include "detmath.h"
 #include "geometry.h"
 
 #include <float.h>
@@ -397,7 +398,13 @@ static int env_grid_shape(throng_world *w, const geometry *geo, geo_grid *g,
         }
     }
     if (spanned > 0) {
-        double floor_edge = pow(volume / max_cells, 1.0 / (double)spanned);
+        /* The spanned-th root, by exact sqrt or the deterministic cube
+         * root (the C library's pow may differ in the last bit between
+         * machines, and so would the grid and the order of its items). */
+        const double per_cell = volume / max_cells;
+        double floor_edge = spanned == 1   ? per_cell
+                            : spanned == 2 ? sqrt(per_cell)
+                                           : detmath_cbrt(per_cell);
         cell = floor_edge > cell ? floor_edge : cell;
     }
     if (!(cell >= (double)FLT_MIN))

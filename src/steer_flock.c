@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detmath.h"
 #include "parallel.h"
 #include "rng.h"
 
@@ -265,7 +266,8 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
     rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
     rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
     w->col.wander_rate[i] = rate;
-    const float cs = cosf(rate), sn = sinf(rate);
+    float sn, cs;
+    detmath_sincosf(rate, &sn, &cs);
     const float ws = k->wander_speed_factor * w->col.max_speed[i];
     const float f[3] = {w->col.fx[i], w->col.fy[i], three ? w->col.fz[i] : 0.0f};
     float turned[3];

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detmath.h"
 #include "parallel.h"
 
 /* uthash allocates through the world named `hash_world` in the calling
@@ -509,7 +510,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->wander_change = g->wander.max_turn_change;
     k->wander_speed_factor = g->wander.speed_factor;
     k->fov_on = f->field_of_view < TWO_PI_F;
-    k->cos_half_fov = cosf(0.5f * f->field_of_view);
+    k->cos_half_fov = detmath_cosf(0.5f * f->field_of_view);
     k->speed_factor = f->speed_factor;
     k->sep_inverse = f->separation_mode == THRONG_SEPARATION_INVERSE_DISTANCE;
     k->cap = f->max_neighbours;

@@ -68,11 +68,13 @@ int main(int argc, char **argv)
 
     register_world_tests();
     register_errors_tests();
+    register_detmath_tests();
     register_integrate_tests();
     register_grid_tests();
     register_flock_tests();
     register_simd_tests();
     register_determinism_tests();
+    register_golden_tests();
     register_wander_tests();
     register_steer_agent_tests();
     register_steer_route_tests();

@@ -40,11 +40,13 @@ unsigned runner_failures(void);
 /* One per test file, called by main(). */
 void register_world_tests(void);
 void register_errors_tests(void);
+void register_detmath_tests(void);
 void register_integrate_tests(void);
 void register_grid_tests(void);
 void register_flock_tests(void);
 void register_simd_tests(void);
 void register_determinism_tests(void);
+void register_golden_tests(void);
 void register_wander_tests(void);
 void register_steer_agent_tests(void);
 void register_steer_route_tests(void);
