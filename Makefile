@@ -79,17 +79,40 @@ else
 CFLAGS += -fopenmp-simd
 endif
 
-# The vector kernels are x86-64 only; elsewhere, or with SIMD=scalar, the
-# plain scalar kernel is the only path.
+# The vector kernels of the target's architecture: SSE2, AVX2 and AVX-512
+# on x86-64 (the CPU's widest, chosen at run time), NEON on aarch64 (part
+# of the base architecture). Elsewhere, or with SIMD=scalar, the plain
+# scalar kernel is the only path.
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c
+SIMD_ARM_SRC := src/steer_flock_neon.c
+SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
 ifneq ($(findstring x86_64,$(ARCH)),)
-SIMD_KERNELS := 1
+SIMD_KERNELS := $(SIMD_X86_SRC)
+else ifneq ($(findstring aarch64,$(ARCH)),)
+SIMD_KERNELS := $(SIMD_ARM_SRC)
+endif
+endif
+ifneq ($(SIMD_KERNELS),)
 CPPFLAGS += -DTHRONG_HAVE_SIMD_KERNELS=1
 endif
+
+# A cross compiler searches its target's headers, never /usr/include, where
+# Debian's uthash-dev puts uthash.h. uthash is plain C, the same for every
+# target, so a cross build reaches that one header through a directory
+# holding only a link to it: all of /usr/include would also offer the
+# build machine's own headers wherever the target's are missing.
+UTHASH_H ?= /usr/include/uthash.h
+CROSS :=
+ifneq ($(ARCH),)
+ifeq ($(filter $(shell uname -m)-%,$(ARCH)),)
+CROSS := 1
+CPPFLAGS += -I$(BUILD)/uthash
 endif
-SIMD_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c
+endif
+UTHASH_LINK := $(if $(CROSS),mkdir -p $(BUILD)/uthash && ln -sf $(UTHASH_H) $(BUILD)/uthash/uthash.h;)
 
 ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -107,10 +130,7 @@ ifneq ($(VALIDATE),0)
 CPPFLAGS += -DTHRONG_VALIDATE=1
 endif
 
-LIB_SRC := $(wildcard src/*.c)
-ifeq ($(SIMD_KERNELS),)
-LIB_SRC := $(filter-out $(SIMD_SRC),$(LIB_SRC))
-endif
+LIB_SRC := $(filter-out $(filter-out $(SIMD_KERNELS),$(SIMD_SRC)),$(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/src/%.o)
 SCEN_SRC := bench/scenarios.c
 SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
@@ -152,10 +172,11 @@ bench-bin: $(BENCH)
 deps: $(DEPS_OK)
 $(DEPS_OK):
 	@mkdir -p $(@D)
-	@if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
+	@$(UTHASH_LINK) if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "throng: installing uthash-dev (uthash.h is missing)"; \
 	    (apt-get update -qq && apt-get install -y -qq uthash-dev) >/dev/null || exit 1; \
+	    $(UTHASH_LINK) \
 	  else \
 	    echo "throng: uthash.h is missing: install the Debian package uthash-dev (sudo apt-get install uthash-dev)" >&2; \
 	    exit 1; \
@@ -491,6 +512,11 @@ lint-cppcheck:
 	@mkdir -p $(LINT_BUILD)/cppcheck
 	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests
 
+# The NEON kernel is checked as aarch64 code, against clang's own
+# arm_neon.h and the C headers of Debian's libc6-dev-arm64-cross; without
+# those headers, as host code, which leaves its NEON lines unchecked.
+LINT_NEON_TARGET = $(if $(wildcard /usr/aarch64-linux-gnu/include/string.h),--target=aarch64-linux-gnu)
+
 # One stamp per file, so a rerun checks only what changed (any header or
 # the configuration changing rechecks everything).
 LINT_TIDY_OK := $(LINT_SRC:%.c=$(LINT_BUILD)/tidy/%.ok)
@@ -499,9 +525,11 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 	@command -v $(CLANG_TIDY) >/dev/null || { echo "lint: clang-tidy is missing (Debian: clang-tidy)" >&2; exit 1; }
 	@mkdir -p $(@D)
 	@echo "$(CLANG_TIDY) $<"
+	$(if $(and $(findstring neon,$<),$(if $(LINT_NEON_TARGET),,1)),@echo "lint: $< checked as host code (aarch64 headers missing: libc6-dev-arm64-cross)")
 	@$(CLANG_TIDY) --quiet $< -- $(LINT_FLAGS) \
 	  $(if $(findstring src/,$<),-DTHRONG_BUILDING) \
 	  $(if $(findstring avx2,$<),-mavx2)$(if $(findstring avx512,$<),-mavx512f) \
+	  $(if $(findstring neon,$<),$(LINT_NEON_TARGET)) \
 	  > $(@:.ok=.log) 2>&1 || { grep -v 'warnings\? generated\.$$' $(@:.ok=.log); exit 1; }
 	@touch $@
 

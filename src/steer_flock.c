@@ -373,7 +373,7 @@ typedef struct kernel_path {
 
 static int always(void) { return 1; }
 
-#if defined(THRONG_HAVE_SIMD_KERNELS)
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
 static int has_sse2(void) { return 1; /* part of x86-64 */ }
 static int has_avx2(void) {
     __builtin_cpu_init();
@@ -386,13 +386,18 @@ static int has_avx512(void) {
 #endif
 
 static const kernel_path paths[] = {
-#if defined(THRONG_HAVE_SIMD_KERNELS)
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
     {"avx512", flock_kernel_avx512, flock_cap_scan_avx512, integrate_2d_avx512,
      integrate_3d_avx512, has_avx512},
     {"avx2", flock_kernel_avx2, flock_cap_scan_avx2, integrate_2d_avx2,
      integrate_3d_avx2, has_avx2},
     {"sse2", flock_kernel_sse2, flock_cap_scan_sse2, integrate_2d_sse2,
      integrate_3d_sse2, has_sse2},
+#endif
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
+    /* AdvSIMD is part of the aarch64 base architecture. */
+    {"neon", flock_kernel_neon, flock_cap_scan_neon, integrate_2d_neon,
+     integrate_3d_neon, always},
 #endif
     {"scalar", flock_kernel_scalar, flock_cap_scan_scalar, NULL, NULL, always},
 };

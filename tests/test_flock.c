@@ -816,7 +816,7 @@ TEST(flock_simd_matches_scalar)
     scenarios[1] = flock_one_group(
         "simd 2D", 2, false, 30.0f, 3000,
         flock_params(0.6f, 1.0f, 0.9f, 1.0f, 1.0f, 1.0f, FLEE), SUM);
-    const char *paths[] = {"sse2", "avx2", "avx512"};
+    const char *paths[] = {"sse2", "avx2", "avx512", "neon"};
     for (int s = 0; s < 2; s++) {
         uint64_t scalar = 0;
         if (!flock_path_hash(&scenarios[s], "scalar", &scalar)) {
@@ -824,7 +824,7 @@ TEST(flock_simd_matches_scalar)
                         "THRONG_SIMD=scalar did not select the scalar path");
             return;
         }
-        for (int p = 0; p < 3; p++) {
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
             uint64_t hash = 0;
             if (!flock_path_hash(&scenarios[s], paths[p], &hash))
                 continue; /* not available on this machine */
