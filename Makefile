@@ -5,10 +5,12 @@
 #   make bench           build and run the default benchmark
 #   make soak            long churning run with invariant checks (minutes)
 #   make soak-smoke      the same for about 20 seconds, for CI
+#   make cross-test      the aarch64 (NEON) build's tests under qemu-aarch64
 #   make clean
 #
 # Options (Make variables):
-#   CC=clang             compiler (default cc)
+#   CC=clang             compiler (default cc); a cross compiler, such as
+#                        CC=aarch64-linux-gnu-gcc, builds for its target
 #   OPENMP=0             build without OpenMP (steps run on one thread)
 #   SIMD=scalar          force the plain scalar kernels (default: auto, the
 #                        widest path the CPU offers, chosen at run time)
@@ -79,17 +81,40 @@ else
 CFLAGS += -fopenmp-simd
 endif
 
-# The vector kernels are x86-64 only; elsewhere, or with SIMD=scalar, the
-# plain scalar kernel is the only path.
+# The vector kernels of the target's architecture: SSE2, AVX2 and AVX-512
+# on x86-64 (the CPU's widest, chosen at run time), NEON on aarch64 (part
+# of the base architecture). Elsewhere, or with SIMD=scalar, the plain
+# scalar kernel is the only path.
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c
+SIMD_ARM_SRC := src/steer_flock_neon.c
+SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
 ifneq ($(findstring x86_64,$(ARCH)),)
-SIMD_KERNELS := 1
+SIMD_KERNELS := $(SIMD_X86_SRC)
+else ifneq ($(findstring aarch64,$(ARCH)),)
+SIMD_KERNELS := $(SIMD_ARM_SRC)
+endif
+endif
+ifneq ($(SIMD_KERNELS),)
 CPPFLAGS += -DTHRONG_HAVE_SIMD_KERNELS=1
 endif
+
+# A cross compiler searches its target's headers, never /usr/include, where
+# Debian's uthash-dev puts uthash.h. uthash is plain C, the same for every
+# target, so a cross build reaches that one header through a directory
+# holding only a link to it: all of /usr/include would also offer the
+# build machine's own headers wherever the target's are missing.
+UTHASH_H ?= /usr/include/uthash.h
+CROSS :=
+ifneq ($(ARCH),)
+ifeq ($(filter $(shell uname -m)-%,$(ARCH)),)
+CROSS := 1
+CPPFLAGS += -I$(BUILD)/uthash
 endif
-SIMD_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c
+endif
+UTHASH_LINK := $(if $(CROSS),mkdir -p $(BUILD)/uthash && ln -sf $(UTHASH_H) $(BUILD)/uthash/uthash.h;)
 
 ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -107,10 +132,7 @@ ifneq ($(VALIDATE),0)
 CPPFLAGS += -DTHRONG_VALIDATE=1
 endif
 
-LIB_SRC := $(wildcard src/*.c)
-ifeq ($(SIMD_KERNELS),)
-LIB_SRC := $(filter-out $(SIMD_SRC),$(LIB_SRC))
-endif
+LIB_SRC := $(filter-out $(filter-out $(SIMD_KERNELS),$(SIMD_SRC)),$(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/src/%.o)
 SCEN_SRC := bench/scenarios.c
 SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
@@ -152,10 +174,11 @@ bench-bin: $(BENCH)
 deps: $(DEPS_OK)
 $(DEPS_OK):
 	@mkdir -p $(@D)
-	@if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
+	@$(UTHASH_LINK) if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "throng: installing uthash-dev (uthash.h is missing)"; \
 	    (apt-get update -qq && apt-get install -y -qq uthash-dev) >/dev/null || exit 1; \
+	    $(UTHASH_LINK) \
 	  else \
 	    echo "throng: uthash.h is missing: install the Debian package uthash-dev (sudo apt-get install uthash-dev)" >&2; \
 	    exit 1; \
@@ -508,6 +531,11 @@ lint-cppcheck:
 	@mkdir -p $(LINT_BUILD)/cppcheck
 	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests
 
+# The NEON kernel is checked as aarch64 code, against clang's own
+# arm_neon.h and the C headers of Debian's libc6-dev-arm64-cross; without
+# those headers, as host code, which leaves its NEON lines unchecked.
+LINT_NEON_TARGET = $(if $(wildcard /usr/aarch64-linux-gnu/include/string.h),--target=aarch64-linux-gnu)
+
 # One stamp per file, so a rerun checks only what changed (any header or
 # the configuration changing rechecks everything).
 LINT_TIDY_OK := $(LINT_SRC:%.c=$(LINT_BUILD)/tidy/%.ok)
@@ -516,9 +544,11 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 	@command -v $(CLANG_TIDY) >/dev/null || { echo "lint: clang-tidy is missing (Debian: clang-tidy)" >&2; exit 1; }
 	@mkdir -p $(@D)
 	@echo "$(CLANG_TIDY) $<"
+	$(if $(and $(findstring neon,$<),$(if $(LINT_NEON_TARGET),,1)),@echo "lint: $< checked as host code (aarch64 headers missing: libc6-dev-arm64-cross)")
 	@$(CLANG_TIDY) --quiet $< -- $(LINT_FLAGS) \
 	  $(if $(findstring src/,$<),-DTHRONG_BUILDING) \
 	  $(if $(findstring avx2,$<),-mavx2)$(if $(findstring avx512,$<),-mavx512f) \
+	  $(if $(findstring neon,$<),$(LINT_NEON_TARGET)) \
 	  > $(@:.ok=.log) 2>&1 || { grep -v 'warnings\? generated\.$$' $(@:.ok=.log); exit 1; }
 	@touch $@
 
@@ -643,3 +673,73 @@ fuzz-corpus: $(GEN_CORPUS)
 	  "$$(du -sk $(FUZZ_SEEDS) | cut -f1) KiB"
 
 -include $(FUZZ_OBJ:.o=.d) $(BUILD)/obj/tests/fuzz/gen_corpus.d
+
+# ------------------------------------------------------------------------
+# aarch64: the NEON path, cross-built and run under emulation
+# ------------------------------------------------------------------------
+#
+#   make cross-test      build the tests and the bench for aarch64 with
+#                        CROSS_CC, twice (NEON, and SIMD=scalar), run a
+#                        focused set of tests on each under qemu-aarch64,
+#                        and check that both builds end the bench's
+#                        determinism scenes in the same state, and in the
+#                        state this machine's own build ends them in
+#
+# `make CC=aarch64-linux-gnu-gcc` alone builds everything for aarch64 into
+# build/aarch64-linux-gnu-gcc/. Under emulation a step runs tens of times
+# slower, so CROSS_TESTS (name filters, one run each) are those that pin
+# down the arithmetic: NEON against scalar (determinism_simd), the
+# kernels (flock, integrate, the cap and the float limits on every path),
+# the grid and snapshots, and the world's bookkeeping; the scalar build
+# runs CROSS_SCALAR_TESTS. Left out, at minutes each under emulation: the
+# thread sweeps (determinism_threads, which test OpenMP rather than the
+# architecture) and the large degenerate crowds. The whole suite passes
+# under qemu too, in about half an hour.
+# Packages (Debian): gcc-aarch64-linux-gnu (it brings libgomp1-arm64-cross),
+# libc6-dev-arm64-cross (the aarch64 C library, which qemu-aarch64 -L
+# loads too), qemu-user. uthash comes from the build machine's
+# uthash-dev (see UTHASH_H above).
+
+CROSS_CC ?= aarch64-linux-gnu-gcc
+CROSS_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+CROSS_BUILD := build/$(notdir $(CROSS_CC))
+CROSS_SCALAR_BUILD := build/simd-scalar-$(notdir $(CROSS_CC))
+CROSS_TESTS ?= determinism_simd determinism_query flock_ integrate_ \
+	degenerate_cap degenerate_float_limits grid_ snapshot_ world_ errors_
+CROSS_SCALAR_TESTS ?= flock_ integrate_ snapshot_
+CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
+	--steps 200 --warmup 0 --threads 2 --json -
+
+.PHONY: cross-test
+cross-test:
+	@command -v $(CROSS_CC) >/dev/null || { echo "cross-test: $(CROSS_CC) is missing (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross)" >&2; exit 1; }
+	@command -v $(firstword $(CROSS_RUN)) >/dev/null || { echo "cross-test: $(firstword $(CROSS_RUN)) is missing (Debian: qemu-user)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory CC=$(CROSS_CC) BUILD=$(CROSS_BUILD) \
+	  $(CROSS_BUILD)/throng-tests $(CROSS_BUILD)/throng-bench
+	@$(MAKE) --no-print-directory CC=$(CROSS_CC) SIMD=scalar BUILD=$(CROSS_SCALAR_BUILD) \
+	  $(CROSS_SCALAR_BUILD)/throng-tests $(CROSS_SCALAR_BUILD)/throng-bench
+	@$(MAKE) --no-print-directory $(BENCH)
+	@set -e; for b in "$(CROSS_BUILD) $(CROSS_TESTS)" \
+	    "$(CROSS_SCALAR_BUILD) $(CROSS_SCALAR_TESTS)"; do \
+	  set -- $$b; dir=$$1; shift; passed=0; start=$$(date +%s); \
+	  for t in "$$@"; do \
+	    out=$$dir/cross-test-$$t.txt; \
+	    $(CROSS_RUN) $$dir/throng-tests $$t > $$out \
+	      || { cat $$out; echo "cross-test: $$dir/throng-tests $$t failed" >&2; exit 1; }; \
+	    echo "cross-test: $$dir/throng-tests $$t: $$(tail -n 1 $$out)"; \
+	    passed=$$((passed + $$(tail -n 1 $$out | cut -d' ' -f1))); \
+	  done; \
+	  echo "cross-test: $$dir: $$passed passed, 0 failed in $$(($$(date +%s) - start)) s"; \
+	done
+	@set -e; for b in $(BENCH) $(CROSS_BUILD)/throng-bench \
+	    $(CROSS_SCALAR_BUILD)/throng-bench; do \
+	  run=; [ $$b = $(BENCH) ] || run='$(CROSS_RUN)'; \
+	  $$run $$b $(CROSS_CHECK_ARGS) 2>/dev/null | grep -o '"state_hash": "[0-9a-f]*"' \
+	    | cut -d'"' -f4 | tr '\n' ' ' > $$b.cross-hashes; \
+	  [ -s $$b.cross-hashes ] || { echo "cross-test: $$b reported no state" >&2; exit 1; }; \
+	  echo "$$b: $$(cat $$b.cross-hashes)"; \
+	done; \
+	for b in $(CROSS_BUILD) $(CROSS_SCALAR_BUILD); do \
+	  if ! cmp -s $$b/throng-bench.cross-hashes $(BENCH).cross-hashes; then \
+	    echo "cross-test: $$b ends in another state than $(BENCH)" >&2; exit 1; fi; \
+	done; echo "cross-test: aarch64, NEON and scalar, ends in this machine's state"

@@ -377,7 +377,7 @@ typedef struct kernel_path {
 
 static int always(void) { return 1; }
 
-#if defined(THRONG_HAVE_SIMD_KERNELS)
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
 /* A path may run only where the CPU has every instruction its object was
  * allowed to use, which is everything its -m flag implies, not just the
  * flag's own set: -mavx2 brings AVX, SSE4.2 and POPCNT along, and the
@@ -403,13 +403,18 @@ static int has_avx512(void) {
 #endif
 
 static const kernel_path paths[] = {
-#if defined(THRONG_HAVE_SIMD_KERNELS)
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
     {THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
      integrate_2d_avx512, integrate_3d_avx512, has_avx512},
     {THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
      integrate_2d_avx2, integrate_3d_avx2, has_avx2},
     {THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
      integrate_2d_sse2, integrate_3d_sse2, has_sse2},
+#endif
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
+    /* AdvSIMD is part of the aarch64 base architecture. */
+    {THRONG_SIMD_NEON, flock_kernel_neon, flock_cap_scan_neon,
+     integrate_2d_neon, integrate_3d_neon, always},
 #endif
     {THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
      NULL, always},

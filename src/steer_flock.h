@@ -118,6 +118,8 @@ uint32_t flock_cap_scan_avx2(const flock_run *run, uint32_t t, uint32_t cap,
                              kept_neighbour *kept, flock_counts *counts);
 uint32_t flock_cap_scan_avx512(const flock_run *run, uint32_t t, uint32_t cap,
                                kept_neighbour *kept, flock_counts *counts);
+uint32_t flock_cap_scan_neon(const flock_run *run, uint32_t t, uint32_t cap,
+                             kept_neighbour *kept, flock_counts *counts);
 
 /* The offset from agent t's image in range cr to row j, and its square. */
 static inline float flock_offset(const throng_world *w, const cell_range *cr,
@@ -159,13 +161,16 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts);
 
 /* The vector paths, each built for its instruction set (steer_flock_simd.inc
- * compiled once per width). Absent in a scalar-only build. */
+ * compiled once per width): SSE2, AVX2 and AVX-512 on x86-64, NEON on
+ * aarch64. Absent in a scalar-only build. */
 void flock_kernel_sse2(const throng_world *w, uint32_t begin, uint32_t end,
                        float dt, flock_counts *counts);
 void flock_kernel_avx2(const throng_world *w, uint32_t begin, uint32_t end,
                        float dt, flock_counts *counts);
 void flock_kernel_avx512(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts);
+void flock_kernel_neon(const throng_world *w, uint32_t begin, uint32_t end,
+                       float dt, flock_counts *counts);
 
 /* The cell coordinates of row t. */
 static inline void flock_cell_of(const throng_world *w, uint32_t t,
@@ -191,6 +196,8 @@ void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
                          float dt);
+void integrate_3d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
+void integrate_2d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
 
 /* Pieces of the force epilogue that every path shares (scalar code, so all
  * paths compute them identically): */

@@ -262,8 +262,8 @@ TEST(degenerate_cap_deterministic)
         const int threads[] = {1, 2, 3, 4, 8};
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
             CHECK_EQ_U64(cap_flock_hash(dims, 4, threads[t], NULL, 30), base);
-        const char *paths[] = {"sse2", "avx2", "avx512"};
-        for (size_t p = 0; p < 3; p++) {
+        const char *paths[] = {"sse2", "avx2", "avx512", "neon"};
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
             uint64_t h = cap_flock_hash(dims, 4, 2, paths[p], 30);
             if (h != 1)
                 CHECK_EQ_U64(h, base);
@@ -451,10 +451,10 @@ TEST(degenerate_near_float_limits)
  * state. */
 TEST(degenerate_float_limits_every_path)
 {
-    const char *paths[] = {"scalar", "sse2", "avx2", "avx512"};
+    const char *paths[] = {"scalar", "sse2", "avx2", "avx512", "neon"};
     for (int dims = 2; dims <= 3; dims++) {
         uint64_t want = 0;
-        for (int p = 0; p < 4; p++) {
+        for (int p = 0; p < (int)(sizeof paths / sizeof paths[0]); p++) {
             throng_world *w = degenerate_world(dims, false, 0.0f, 1.0f);
             REQUIRE(w != NULL);
             if (world_select_kernel(w, paths[p]) != 0) {

@@ -1,10 +1,11 @@
 /*
  * The determinism contract: for one build, one initial state, seed and dt,
  * the state after N steps is the same to the bit for any thread count, on
- * every run, and on every kernel path (scalar, SSE2, AVX2, AVX-512). The
- * scenes include wander, so every step draws random numbers; a second scene
- * mixes groups with a narrow view cone and inverse-distance separation so
- * each specialised vector kernel runs beside the scalar one.
+ * every run, and on every kernel path (scalar; SSE2, AVX2, AVX-512 on
+ * x86-64; NEON on aarch64). The scenes include wander, so every step draws
+ * random numbers; a second scene mixes groups with a narrow view cone and
+ * inverse-distance separation so each specialised vector kernel runs beside
+ * the scalar one.
  */
 #include <string.h>
 
@@ -70,7 +71,7 @@ TEST(determinism_threads_3d) { check_threads("wander3d", 1500u, 1000); }
 TEST(determinism_threads_every2d) { check_threads("every2d", 1200u, 400); }
 TEST(determinism_threads_every3d) { check_threads("every3d", 1200u, 400); }
 
-static const char *const paths[] = {"sse2", "avx2", "avx512"};
+static const char *const paths[] = {"sse2", "avx2", "avx512", "neon"};
 
 TEST(determinism_simd_paths) {
     const char *scenes[] = {"wander2d", "wander3d", "every2d", "every3d"};

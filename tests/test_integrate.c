@@ -830,10 +830,10 @@ static void hard_rows_turn_up(throng_world *world, const throng_agent *h,
 TEST(integrate_3d_vector_matches_scalar_rows)
 {
     enum { N = 9 * 16 + 5 };
-    const char *paths[] = {"scalar", "sse2", "avx2", "avx512"};
+    const char *paths[] = {"scalar", "sse2", "avx2", "avx512", "neon"};
     for (int periodic = 0; periodic < 2; periodic++) {
         uint64_t want = 0;
-        for (int p = 0; p < 4; p++) {
+        for (int p = 0; p < (int)(sizeof paths / sizeof paths[0]); p++) {
             throng_agent h[N];
             throng_world *world = hard_rows_world(periodic, paths[p], h, N);
             if (!world) {
