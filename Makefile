@@ -704,9 +704,10 @@ CROSS_CC ?= aarch64-linux-gnu-gcc
 CROSS_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 CROSS_BUILD := build/$(notdir $(CROSS_CC))
 CROSS_SCALAR_BUILD := build/simd-scalar-$(notdir $(CROSS_CC))
-CROSS_TESTS ?= determinism_simd determinism_query flock_ integrate_ \
-	degenerate_cap degenerate_float_limits grid_ snapshot_ world_ errors_
-CROSS_SCALAR_TESTS ?= flock_ integrate_ snapshot_
+CROSS_TESTS ?= golden simd_auto simd_named determinism_simd \
+	determinism_query flock_ integrate_ degenerate_cap \
+	degenerate_float_limits grid_ snapshot_ world_ errors_
+CROSS_SCALAR_TESTS ?= golden flock_ integrate_ snapshot_
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
 
