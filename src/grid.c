@@ -337,10 +337,9 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
 
 /* One batch of the permutation: up to GRID_PERMUTE_BATCH 4-byte columns,
  * each gathered into its own spare (spare[r] = column[sorted[r]]), plus
- * the slot relink. Batching keeps the
- * parallel regions of a step few: each one costs a fork and a join, and on
- * a shared machine a join waits for the slowest, possibly descheduled,
- * thread. */
+ * the slot relink. Batching keeps the parallel loops of a step few: each
+ * one ends when its last item does, and on a shared machine that may be
+ * an item whose thread was descheduled (parallel.c). */
 typedef struct permute_ctx {
     throng_world *w;
     int count;

@@ -195,6 +195,7 @@ struct throng_world {
     void *spare4[GRID_PERMUTE_BATCH];
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
+    parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */
     uint32_t counters_len;
 
     uint64_t step;
@@ -291,7 +292,7 @@ int world_thread_count(const throng_world *world);
 
 /* The scheduler of a step or query: the host's hooks, or OpenMP threads
  * (parallel.h). */
-parallel_sched world_scheduler(const throng_world *world);
+parallel_sched world_scheduler(throng_world *world);
 
 /* The sentence of a refused step whose hooks broke their contract. */
 #define TASK_HOOKS_BROKEN                                                     \

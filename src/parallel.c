@@ -14,10 +14,12 @@
  *
  * That one rule is what lets three schedulers run the same loops:
  *
- * - OpenMP (the default). Items are handed out one at a time
- *   (schedule(dynamic, 1)), so a thread that lands on a dense cluster of
- *   agents does not hold the others up: flocks cluster, and static halves
- *   would leave one core idle.
+ * - OpenMP (the default). Items are handed out one at a time, so a thread
+ *   that lands on a dense cluster of agents does not hold the others up:
+ *   flocks cluster, and static halves would leave one core idle. A step's
+ *   loops share one parallel region (a session, below); a loop outside
+ *   one (a query rebuilding the grid) is a region of its own with
+ *   schedule(dynamic, 1).
  * - The host's task hooks (throng_world_def.enqueue_task, finish_task): a
  *   game with its own job system gets each loop as one task over
  *   [0, items), split however its scheduler likes, run on its workers in
@@ -35,21 +37,41 @@
  * partition by the caller's part count, and parallel_rows' blocks may be
  * anything, each row being independent.
  *
- * A shared machine. With OpenMP, each parallel region ends in a barrier
- * that waits for its slowest thread. When the machine has fewer free cores
- * than runnable threads (the host's own threads, a compiler, another
- * program), one of ours is sometimes descheduled for a whole time slice,
- * several milliseconds, longer than a step at 100k agents. A block fixed
- * to that thread stalls the whole team until the thread runs again, and
- * the threads waiting at the barrier spin first (libgomp spins for a long
- * while before it sleeps, and offers no way to change that once the
- * program runs), taking the cores the stalled thread needs. So here no
- * loop gives a thread a block of its own: every loop is cut into several
- * items per thread and handed out dynamically, so a stalled thread holds
- * up at most the one small item it was running, and the others take the
- * rest. What remains is the spin at the barrier, which only the program
- * can choose (OMP_WAIT_POLICY=passive), or avoid by running the step on
- * its own scheduler through the task hooks; see README.md.
+ * A shared machine. A game runs its own threads beside the step, and a
+ * developer's machine compiles while it runs: often there are fewer free
+ * cores than runnable threads. Then one of ours is now and then
+ * descheduled for a whole time slice (milliseconds, longer than a step at
+ * 100k agents), and everything that waits for it waits that long. With an
+ * OpenMP region per loop, every step had half a dozen such waits (each
+ * region ends in a barrier that needs every thread of the team to run),
+ * and libgomp's waiting threads spin before they sleep (for a long while,
+ * and no call changes that once the program runs: OMP_WAIT_POLICY and
+ * GOMP_SPINCOUNT are read at start-up), taking the very core the late
+ * thread needs. Measured on 2 cores with one busy process beside it, a
+ * 100k-agent flock on 2 threads took several times as long as on one.
+ * Three things answer it:
+ *
+ * - One region per step (parallel_session). The step's body runs on
+ *   thread 0 while the others wait for loops posted to the team; a loop's
+ *   items are claimed one at a time, and thread 0 returns as soon as every
+ *   item has finished, without waiting for threads that never woke up to
+ *   claim one. Only the session's end needs the whole team.
+ * - Several items per thread in every loop (parallel_rows' blocks too), so
+ *   a thread descheduled in the middle of one holds up only that item.
+ * - Our own waits spin briefly (PARALLEL_SPIN, a few hundred microseconds,
+ *   enough to bridge the serial moments between the loops of a step), then
+ *   sleep on a condition variable, giving the core back.
+ *
+ * What remains is a wait at the session's end for a thread that is not
+ * running, and it is not small on a busy machine. So the world keeps a
+ * tuner: thread 0 measures how long it waited for the others against how
+ * long it worked. When waiting costs more than half the work, step after
+ * step, the team is losing to one thread, and the world steps on one
+ * thread (no region at all) for a while, then tries the team again,
+ * backing off further each time it is still losing. The result does not
+ * change (it never depends on the thread count), only who computes it;
+ * throng_step_stats.threads says how many did. A program that wants full
+ * control gives the step to its own scheduler through the task hooks.
  */
 #include "parallel.h"
 
@@ -58,11 +80,44 @@
 
 #ifdef _OPENMP
 #include <omp.h>
+#include <pthread.h>
 #endif
 
 /* parallel_rows cuts its range into this many blocks per thread (when the
  * grain allows), so a descheduled thread holds up one small block. */
-#define PARALLEL_ROWS_BLOCKS_PER_THREAD 1u
+#define PARALLEL_ROWS_BLOCKS_PER_THREAD 4u
+
+/* Checks a waiting thread makes before it sleeps: long enough to bridge
+ * the serial moments between the loops of a step on a quiet machine
+ * (tens of microseconds), short enough that a thread waiting on a
+ * descheduled one soon gives its core back. */
+#define PARALLEL_SPIN 4000
+
+/* A session below this many rows forms no team: no loop splits there
+ * (the flock kernel's chunks are at least 1024 rows). */
+#define PARALLEL_SESSION_MIN_ROWS 2048u
+
+/* The tuner. Thread 0's waiting (for items still running elsewhere when
+ * it has none left, and for the region's fork and join) over its working
+ * time is followed as a running mean with this weight per step; above
+ * PARALLEL_TUNER_BAD the team loses more than it gains (a quiet machine
+ * stays below 0.1), and the world steps on one thread for SOLO_MIN steps,
+ * then twice as many after each probe that finds the team still bad, up
+ * to SOLO_MAX: a probe on a busy machine then costs about one step in
+ * 256. */
+#define PARALLEL_TUNER_WEIGHT 0.25
+#define PARALLEL_TUNER_BAD 0.5
+#define PARALLEL_TUNER_CLAMP 2.0
+#define PARALLEL_TUNER_SOLO_MIN 8u
+#define PARALLEL_TUNER_SOLO_MAX 256u
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define cpu_relax() __asm__ __volatile__("yield")
+#else
+#define cpu_relax() ((void)0)
+#endif
 
 /* One loop as items: item i covers rows [i grain, (i + 1) grain) when
  * `grain` is nonzero, else [n i / items, n (i + 1) / items). Exactly one
@@ -127,6 +182,230 @@ static void run_on_host(parallel_sched *s, const loop_job *j) {
         s->failed = 1;
 }
 
+#ifdef _OPENMP
+/* The team of a session: the calling thread (thread 0) runs the session's
+ * body and posts each loop here; the other threads wait for a loop, claim
+ * its items one at a time and go back to waiting. */
+struct parallel_team {
+    pthread_mutex_t lock;
+    pthread_cond_t wake; /* a loop was posted, or the session ends */
+    pthread_cond_t idle; /* the last item of the loop finished */
+    /* Bumped (under the lock) for each loop posted and at the end. */
+    atomic_uint_fast32_t generation;
+    loop_job job;  /* the current loop, written and read under the lock */
+    int quit;      /* under the lock */
+    int sleepers;  /* threads asleep on `wake`, under the lock */
+    /* The generation (high half) and the next item to claim (low half):
+     * one word, so a thread still busy with an older loop can never
+     * claim an item of a newer one. */
+    atomic_uint_fast64_t claim;
+    atomic_uint_fast32_t done; /* items of the current loop finished */
+    atomic_int waiting;        /* the caller sleeps on `idle` */
+    double waited;             /* seconds thread 0 waited, all loops */
+};
+
+/* Spins a while, then gives up: returns when ready(arg) or after
+ * PARALLEL_SPIN checks. */
+static int spin_until(int (*ready)(const struct parallel_team *, uint32_t),
+                      const struct parallel_team *t, uint32_t value) {
+    for (int k = 0; k < PARALLEL_SPIN; k++) {
+        if (ready(t, value))
+            return 1;
+        cpu_relax();
+    }
+    return ready(t, value);
+}
+
+static int generation_moved(const struct parallel_team *t, uint32_t seen) {
+    return (uint32_t)atomic_load_explicit(&t->generation,
+                                          memory_order_acquire) != seen;
+}
+
+static int loop_done(const struct parallel_team *t, uint32_t items) {
+    return (uint32_t)atomic_load(&t->done) == items;
+}
+
+/* Claims and runs items of the loop of generation `gen` until none are
+ * left. */
+static void team_work(struct parallel_team *t, const loop_job *j, uint32_t gen,
+                      int thread) {
+    uint_fast64_t c = atomic_load(&t->claim);
+    for (;;) {
+        if ((uint32_t)(c >> 32) != gen || (uint32_t)c >= j->items)
+            return;
+        if (!atomic_compare_exchange_weak(&t->claim, &c, c + 1u))
+            continue; /* c now holds the current word */
+        run_item(j, (uint32_t)c, thread);
+        uint32_t finished = (uint32_t)atomic_fetch_add(&t->done, 1u) + 1u;
+        /* The caller is only woken when it went to sleep; it sets
+         * `waiting` before it looks at `done` one last time, so one of
+         * the two sees the other (both are sequentially consistent). */
+        if (finished == j->items && atomic_load(&t->waiting)) {
+            pthread_mutex_lock(&t->lock);
+            pthread_cond_broadcast(&t->idle);
+            pthread_mutex_unlock(&t->lock);
+        }
+        c = atomic_load(&t->claim);
+    }
+}
+
+/* A thread of the team other than the caller: serves loops until the
+ * session ends. */
+static void team_serve(struct parallel_team *t, int thread) {
+    uint32_t seen = 0;
+    for (;;) {
+        if (!spin_until(generation_moved, t, seen)) {
+            pthread_mutex_lock(&t->lock);
+            t->sleepers++;
+            while (!generation_moved(t, seen))
+                pthread_cond_wait(&t->wake, &t->lock);
+            t->sleepers--;
+            pthread_mutex_unlock(&t->lock);
+        }
+        pthread_mutex_lock(&t->lock);
+        seen = (uint32_t)atomic_load(&t->generation);
+        loop_job j = t->job;
+        int quit = t->quit;
+        pthread_mutex_unlock(&t->lock);
+        if (quit)
+            return;
+        team_work(t, &j, seen, thread);
+    }
+}
+
+/* Posts a loop to the team, takes part in it and returns when every item
+ * has finished. */
+static void team_run(struct parallel_team *t, const loop_job *j) {
+    pthread_mutex_lock(&t->lock);
+    uint32_t gen = (uint32_t)atomic_load(&t->generation) + 1u;
+    t->job = *j;
+    atomic_store(&t->done, 0u);
+    atomic_store(&t->claim, (uint_fast64_t)gen << 32);
+    atomic_store_explicit(&t->generation, gen, memory_order_release);
+    if (t->sleepers > 0)
+        pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->lock);
+    team_work(t, j, gen, 0);
+    if (loop_done(t, j->items))
+        return;
+    double start = parallel_now();
+    if (spin_until(loop_done, t, j->items)) {
+        t->waited += parallel_now() - start;
+        return;
+    }
+    pthread_mutex_lock(&t->lock);
+    atomic_store(&t->waiting, 1);
+    while (!loop_done(t, j->items))
+        pthread_cond_wait(&t->idle, &t->lock);
+    atomic_store(&t->waiting, 0);
+    pthread_mutex_unlock(&t->lock);
+    t->waited += parallel_now() - start;
+}
+
+static void team_quit(struct parallel_team *t) {
+    pthread_mutex_lock(&t->lock);
+    t->quit = 1;
+    atomic_fetch_add_explicit(&t->generation, 1u, memory_order_release);
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->lock);
+}
+#endif
+
+/* Whether this session forms its team: not while the tuner has the world
+ * on one thread. */
+static int tuner_admits(parallel_tuner *tu) {
+    if (!tu)
+        return 1;
+    if (tu->solo_left > 0) {
+        if (--tu->solo_left == 0)
+            tu->probing = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Learns from a session of the team: thread 0 worked `work` seconds and
+ * waited `wait` seconds for the others (loops' ends, the region's fork
+ * and join). */
+static void tuner_learn(parallel_tuner *tu, double work, double wait) {
+    if (!tu)
+        return;
+    /* Clamped, so one stalled step alone (a page fault, a burst of other
+     * work) does not turn the team off: it takes two in a row. */
+    double ratio = work > 0.0 ? wait / work : PARALLEL_TUNER_CLAMP;
+    ratio = ratio < PARALLEL_TUNER_CLAMP ? ratio : PARALLEL_TUNER_CLAMP;
+    if (tu->probing) {
+        /* One probe decides: a bad one sends the world back to one thread
+         * for twice as long as before, a good one starts afresh. */
+        tu->probing = 0;
+        tu->waste = ratio;
+    } else {
+        tu->waste += PARALLEL_TUNER_WEIGHT * (ratio - tu->waste);
+        if (!(tu->waste > PARALLEL_TUNER_BAD))
+            return;
+    }
+    if (!(tu->waste > PARALLEL_TUNER_BAD)) {
+        tu->backoff = 0;
+        return;
+    }
+    tu->backoff = tu->backoff == 0 ? PARALLEL_TUNER_SOLO_MIN
+                  : tu->backoff < PARALLEL_TUNER_SOLO_MAX ? 2u * tu->backoff
+                                                          : tu->backoff;
+    tu->solo_left = tu->backoff;
+    tu->waste = 0.0;
+}
+
+void parallel_session(parallel_sched *s, uint32_t rows,
+                      void (*body)(parallel_sched *, void *), void *arg) {
+#ifdef _OPENMP
+    if (!s->enqueue_task && s->threads > 1 && !s->team &&
+        rows >= PARALLEL_SESSION_MIN_ROWS && !tuner_admits(s->tuner)) {
+        /* On one thread for now: the loops see a scheduler of one. */
+        int threads = s->threads;
+        s->threads = 1;
+        body(s, arg);
+        s->threads = threads;
+        return;
+    }
+    if (!s->enqueue_task && s->threads > 1 && !s->team &&
+        rows >= PARALLEL_SESSION_MIN_ROWS) {
+        struct parallel_team t = {.quit = 0};
+        double start = parallel_now(), body_start = start, body_end = start;
+        pthread_mutex_init(&t.lock, NULL);
+        pthread_cond_init(&t.wake, NULL);
+        pthread_cond_init(&t.idle, NULL);
+        atomic_init(&t.generation, 0u);
+        atomic_init(&t.claim, 0u);
+        atomic_init(&t.done, 0u);
+        atomic_init(&t.waiting, 0);
+#pragma omp parallel num_threads(s->threads)
+        {
+            int thread = omp_get_thread_num();
+            if (thread == 0) {
+                s->team = &t;
+                body_start = parallel_now();
+                body(s, arg);
+                body_end = parallel_now();
+                s->team = NULL;
+                team_quit(&t);
+            } else {
+                team_serve(&t, thread);
+            }
+        }
+        double end = parallel_now();
+        pthread_cond_destroy(&t.idle);
+        pthread_cond_destroy(&t.wake);
+        pthread_mutex_destroy(&t.lock);
+        tuner_learn(s->tuner, body_end - body_start - t.waited,
+                    t.waited + (body_start - start) + (end - body_end));
+        return;
+    }
+#else
+    (void)rows;
+#endif
+    body(s, arg);
+}
+
 static void run_loop(parallel_sched *s, const loop_job *j) {
     if (j->items == 0 || s->failed)
         return;
@@ -135,6 +414,13 @@ static void run_loop(parallel_sched *s, const loop_job *j) {
         return;
     }
 #ifdef _OPENMP
+    if (s->team) {
+        if (j->items > 1)
+            team_run(s->team, j);
+        else
+            run_item(j, 0u, 0);
+        return;
+    }
     if (s->threads > 1 && j->items > 1) {
         /* Read by num_threads(), which the analyser cannot see. */
         /* NOLINTNEXTLINE(clang-analyzer-deadcode.DeadStores) */

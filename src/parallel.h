@@ -12,6 +12,15 @@
 
 #include "throng.h" /* the task hook types only */
 
+/* What a world remembers between steps about how well its OpenMP team
+ * fared (parallel.c, "A shared machine"). Zero is the initial state. */
+typedef struct parallel_tuner {
+    double waste;         /* running mean of waiting / working, thread 0 */
+    uint32_t solo_left;   /* steps still to run on one thread */
+    uint32_t backoff;     /* solo steps after the next bad probe */
+    int probing;          /* this step tries the team again */
+} parallel_tuner;
+
 /* Who runs the loops of one step (or query). A layer-1 value: the world
  * fills it from its settings (world_scheduler) and passes it down. */
 typedef struct parallel_sched {
@@ -27,7 +36,23 @@ typedef struct parallel_sched {
      * a worker index out of range): every later loop given this scheduler
      * does nothing, and the caller refuses the step. */
     int failed;
+    /* The OpenMP team of the running session, or NULL (parallel.c). */
+    struct parallel_team *team;
+    /* The world's tuner, or NULL: a session then always uses its team. */
+    parallel_tuner *tuner;
 } parallel_sched;
+
+/* Runs body(sched, arg) on the calling thread with the scheduler's
+ * threads standing by for the loops it starts: one OpenMP parallel region
+ * for all of them, instead of one per loop (see parallel.c). `rows` is the
+ * size of the largest loop to come: below what any loop would split, no
+ * team is formed. With hooks, one thread, or without OpenMP, it simply
+ * calls body. The tuner (if any) may run the session on one thread when
+ * the team has been losing time waiting for its own descheduled threads;
+ * sched->threads then says 1 while body runs. */
+void parallel_session(parallel_sched *sched, uint32_t rows,
+                      void (*body)(parallel_sched *sched, void *arg),
+                      void *arg);
 
 /* Processes rows [begin, end) on thread `thread` (0 .. threads-1). */
 typedef void (*range_fn)(void *ctx, uint32_t begin, uint32_t end, int thread);

@@ -74,6 +74,26 @@ static throng_status world_tick(throng_world *w, float dt,
     return THRONG_OK;
 }
 
+/* The ticks of one step, run inside the step's parallel session. */
+typedef struct step_run {
+    throng_world *w;
+    float tick;
+    uint32_t ticks;
+    uint32_t done;          /* ticks completed */
+    int threads;            /* threads the loops ran on */
+    throng_status status;   /* of the first tick that failed */
+} step_run;
+
+static void run_ticks(parallel_sched *sched, void *arg) {
+    step_run *run = arg;
+    run->threads = sched->threads;
+    for (; run->done < run->ticks; run->done++) {
+        run->status = world_tick(run->w, run->tick, sched);
+        if (run->status != THRONG_OK)
+            return;
+    }
+}
+
 throng_status throng_world_step(throng_world *w, float dt) {
     static const char fn[] = "throng_world_step";
     if (!w)
@@ -101,18 +121,19 @@ throng_status throng_world_step(throng_world *w, float dt) {
     throng_step_stats saved = w->stats;
     throng_step_stats *s = &w->stats;
     memset(s, 0, sizeof *s);
-    for (uint32_t k = 0; k < ticks; k++) {
-        throng_status st = world_tick(w, tick, &sched);
-        if (st != THRONG_OK) {
-            /* Nothing changed when the first tick fails; the ticks before
-             * a later failure stand. */
-            if (k == 0)
-                w->stats = saved;
-            return st;
-        }
+    /* Every tick's loops run in one session: one parallel region per step
+     * rather than several per tick (parallel.c says why). */
+    step_run run = {.w = w, .tick = tick, .ticks = ticks};
+    parallel_session(&sched, w->count, run_ticks, &run);
+    if (run.status != THRONG_OK) {
+        /* Nothing changed when the first tick fails; the ticks before a
+         * later failure stand. */
+        if (run.done == 0)
+            w->stats = saved;
+        return run.status;
     }
     s->agents = w->count;
-    s->threads = (uint32_t)sched.threads;
+    s->threads = (uint32_t)run.threads;
     s->simd = w->simd_name;
     s->simulated_seconds = (double)tick * (double)ticks;
     return THRONG_OK;

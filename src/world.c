@@ -109,11 +109,12 @@ int world_thread_count(const throng_world *w) {
     return t > THRONG_MAX_THREADS ? THRONG_MAX_THREADS : t;
 }
 
-parallel_sched world_scheduler(const throng_world *w) {
+parallel_sched world_scheduler(throng_world *w) {
     parallel_sched s = {.threads = world_thread_count(w),
                         .enqueue_task = w->enqueue_task,
                         .finish_task = w->finish_task,
-                        .user_context = w->task_context};
+                        .user_context = w->task_context,
+                        .tuner = &w->tuner};
     return s;
 }
 
