@@ -89,7 +89,8 @@
 
 /* Checks a waiting thread makes before it sleeps: long enough to bridge
  * the serial moments between the loops of a step on a quiet machine
- * (tens of microseconds), short enough that a thread waiting on a
+ * (about 250 microseconds of pauses on the development machine), short
+ * enough that a thread waiting on a
  * descheduled one soon gives its core back. */
 #define PARALLEL_SPIN 4000
 
@@ -309,12 +310,11 @@ static void team_quit(struct parallel_team *t) {
     pthread_cond_broadcast(&t->wake);
     pthread_mutex_unlock(&t->lock);
 }
-#endif
 
 /* Whether this session forms its team: not while the tuner has the world
  * on one thread. */
 static int tuner_admits(parallel_tuner *tu) {
-    if (!tu)
+    if (!tu || tu->pinned)
         return 1;
     if (tu->solo_left > 0) {
         if (--tu->solo_left == 0)
@@ -355,20 +355,21 @@ static void tuner_learn(parallel_tuner *tu, double work, double wait) {
     tu->waste = 0.0;
 }
 
+#endif
+
 void parallel_session(parallel_sched *s, uint32_t rows,
                       void (*body)(parallel_sched *, void *), void *arg) {
 #ifdef _OPENMP
     if (!s->enqueue_task && s->threads > 1 && !s->team &&
-        rows >= PARALLEL_SESSION_MIN_ROWS && !tuner_admits(s->tuner)) {
-        /* On one thread for now: the loops see a scheduler of one. */
-        int threads = s->threads;
-        s->threads = 1;
-        body(s, arg);
-        s->threads = threads;
-        return;
-    }
-    if (!s->enqueue_task && s->threads > 1 && !s->team &&
         rows >= PARALLEL_SESSION_MIN_ROWS) {
+        if (!tuner_admits(s->tuner)) {
+            /* On one thread for now: the loops see a scheduler of one. */
+            int threads = s->threads;
+            s->threads = 1;
+            body(s, arg);
+            s->threads = threads;
+            return;
+        }
         struct parallel_team t = {.quit = 0};
         double start = parallel_now(), body_start = start, body_end = start;
         pthread_mutex_init(&t.lock, NULL);

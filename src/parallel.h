@@ -19,6 +19,7 @@ typedef struct parallel_tuner {
     uint32_t solo_left;   /* steps still to run on one thread */
     uint32_t backoff;     /* solo steps after the next bad probe */
     int probing;          /* this step tries the team again */
+    int pinned;           /* always use the team (tests set it) */
 } parallel_tuner;
 
 /* Who runs the loops of one step (or query). A layer-1 value: the world
