@@ -56,8 +56,10 @@
  *   items are claimed one at a time, and thread 0 returns as soon as every
  *   item has finished, without waiting for threads that never woke up to
  *   claim one. Only the session's end needs the whole team.
- * - Several items per thread in every loop (parallel_rows' blocks too), so
- *   a thread descheduled in the middle of one holds up only that item.
+ * - Items handed out one at a time in every loop, several per thread in
+ *   the flock kernel's, so a thread descheduled in the middle of one holds
+ *   up only that item (parallel_rows keeps one block per thread: see
+ *   there).
  * - Our own waits spin briefly (PARALLEL_SPIN, a few hundred microseconds,
  *   enough to bridge the serial moments between the loops of a step), then
  *   sleep on a condition variable, giving the core back.
@@ -82,10 +84,6 @@
 #include <omp.h>
 #include <pthread.h>
 #endif
-
-/* parallel_rows cuts its range into this many blocks per thread (when the
- * grain allows), so a descheduled thread holds up one small block. */
-#define PARALLEL_ROWS_BLOCKS_PER_THREAD 4u
 
 /* Checks a waiting thread makes before it sleeps: long enough to bridge
  * the serial moments between the loops of a step on a quiet machine
@@ -188,14 +186,22 @@ static void run_on_host(parallel_sched *s, const loop_job *j) {
  * body and posts each loop here; the other threads wait for a loop, claim
  * its items one at a time and go back to waiting. */
 struct parallel_team {
-    pthread_mutex_t lock;
-    pthread_cond_t wake; /* a loop was posted, or the session ends */
-    pthread_cond_t idle; /* the last item of the loop finished */
-    /* Bumped (under the lock) for each loop posted and at the end. */
+    /* The current loop and the end of the session, written by thread 0
+     * before it bumps the generation, read by the others after they see
+     * it move. A read-write lock: the readers never wait for each other,
+     * and thread 0 has released it before anyone looks. */
+    pthread_rwlock_t job_lock;
+    loop_job job;
+    int quit;
+    /* Bumped for each loop posted and at the end (sequentially
+     * consistent, as is `sleepers`: a thread about to sleep counts
+     * itself, then looks at the generation; thread 0 bumps it, then
+     * looks at the count, so one of the two sees the other). */
     atomic_uint_fast32_t generation;
-    loop_job job;  /* the current loop, written and read under the lock */
-    int quit;      /* under the lock */
-    int sleepers;  /* threads asleep on `wake`, under the lock */
+    atomic_int sleepers; /* threads asleep (or going to sleep) on `wake` */
+    pthread_mutex_t lock; /* for the two condition variables */
+    pthread_cond_t wake;  /* a loop was posted, or the session ends */
+    pthread_cond_t idle;  /* the last item of the loop finished */
     /* The generation (high half) and the next item to claim (low half):
      * one word, so a thread still busy with an older loop can never
      * claim an item of a newer one. */
@@ -250,6 +256,15 @@ static void team_work(struct parallel_team *t, const loop_job *j, uint32_t gen,
     }
 }
 
+/* Wakes the threads asleep on `wake`, if any (after a bump). */
+static void team_wake(struct parallel_team *t) {
+    if (atomic_load(&t->sleepers) == 0)
+        return;
+    pthread_mutex_lock(&t->lock);
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* A thread of the team other than the caller: serves loops until the
  * session ends. */
 static void team_serve(struct parallel_team *t, int thread) {
@@ -257,17 +272,17 @@ static void team_serve(struct parallel_team *t, int thread) {
     for (;;) {
         if (!spin_until(generation_moved, t, seen)) {
             pthread_mutex_lock(&t->lock);
-            t->sleepers++;
-            while (!generation_moved(t, seen))
+            atomic_fetch_add(&t->sleepers, 1);
+            while ((uint32_t)atomic_load(&t->generation) == seen)
                 pthread_cond_wait(&t->wake, &t->lock);
-            t->sleepers--;
+            atomic_fetch_sub(&t->sleepers, 1);
             pthread_mutex_unlock(&t->lock);
         }
-        pthread_mutex_lock(&t->lock);
+        pthread_rwlock_rdlock(&t->job_lock);
         seen = (uint32_t)atomic_load(&t->generation);
         loop_job j = t->job;
         int quit = t->quit;
-        pthread_mutex_unlock(&t->lock);
+        pthread_rwlock_unlock(&t->job_lock);
         if (quit)
             return;
         team_work(t, &j, seen, thread);
@@ -277,15 +292,14 @@ static void team_serve(struct parallel_team *t, int thread) {
 /* Posts a loop to the team, takes part in it and returns when every item
  * has finished. */
 static void team_run(struct parallel_team *t, const loop_job *j) {
-    pthread_mutex_lock(&t->lock);
+    pthread_rwlock_wrlock(&t->job_lock);
     uint32_t gen = (uint32_t)atomic_load(&t->generation) + 1u;
     t->job = *j;
     atomic_store(&t->done, 0u);
     atomic_store(&t->claim, (uint_fast64_t)gen << 32);
-    atomic_store_explicit(&t->generation, gen, memory_order_release);
-    if (t->sleepers > 0)
-        pthread_cond_broadcast(&t->wake);
-    pthread_mutex_unlock(&t->lock);
+    pthread_rwlock_unlock(&t->job_lock);
+    atomic_store(&t->generation, gen);
+    team_wake(t);
     team_work(t, j, gen, 0);
     if (loop_done(t, j->items))
         return;
@@ -304,11 +318,11 @@ static void team_run(struct parallel_team *t, const loop_job *j) {
 }
 
 static void team_quit(struct parallel_team *t) {
-    pthread_mutex_lock(&t->lock);
+    pthread_rwlock_wrlock(&t->job_lock);
     t->quit = 1;
-    atomic_fetch_add_explicit(&t->generation, 1u, memory_order_release);
-    pthread_cond_broadcast(&t->wake);
-    pthread_mutex_unlock(&t->lock);
+    pthread_rwlock_unlock(&t->job_lock);
+    atomic_fetch_add(&t->generation, 1u);
+    team_wake(t);
 }
 
 /* Whether this session forms its team: not while the tuner has the world
@@ -372,6 +386,7 @@ void parallel_session(parallel_sched *s, uint32_t rows,
         }
         struct parallel_team t = {.quit = 0};
         double start = parallel_now(), body_start = start, body_end = start;
+        pthread_rwlock_init(&t.job_lock, NULL);
         pthread_mutex_init(&t.lock, NULL);
         pthread_cond_init(&t.wake, NULL);
         pthread_cond_init(&t.idle, NULL);
@@ -379,6 +394,7 @@ void parallel_session(parallel_sched *s, uint32_t rows,
         atomic_init(&t.claim, 0u);
         atomic_init(&t.done, 0u);
         atomic_init(&t.waiting, 0);
+        atomic_init(&t.sleepers, 0);
 #pragma omp parallel num_threads(s->threads)
         {
             int thread = omp_get_thread_num();
@@ -397,6 +413,7 @@ void parallel_session(parallel_sched *s, uint32_t rows,
         pthread_cond_destroy(&t.idle);
         pthread_cond_destroy(&t.wake);
         pthread_mutex_destroy(&t.lock);
+        pthread_rwlock_destroy(&t.job_lock);
         tuner_learn(s->tuner, body_end - body_start - t.waited,
                     t.waited + (body_start - start) + (end - body_end));
         return;
@@ -455,11 +472,12 @@ void parallel_rows(parallel_sched *s, uint32_t n, uint32_t grain, range_fn fn,
                    void *ctx) {
     if (n == 0)
         return;
-    /* Several blocks per thread (see the top of the file); one thread
-     * takes the whole range as one block. */
-    uint32_t threads = (uint32_t)(s->threads > 0 ? s->threads : 1);
-    uint32_t blocks =
-        threads > 1 ? threads * PARALLEL_ROWS_BLOCKS_PER_THREAD : 1u;
+    /* One block per thread. Four would let the others take over more of
+     * a descheduled thread's share, but cost 3% of a quiet 100k-agent
+     * step on 2 threads (the grid's gather, 0.43 -> 0.48 ms: a block no
+     * longer stays with the thread whose caches hold its rows from the
+     * sort); the tuner is the answer to stalls. */
+    uint32_t blocks = (uint32_t)(s->threads > 0 ? s->threads : 1);
     if (grain > 0 && n / grain < blocks)
         blocks = n / grain > 0 ? n / grain : 1;
     loop_job j = {.rows = fn, .ctx = ctx, .n = n, .items = blocks};
