@@ -189,11 +189,13 @@ TEST(tasks_def_and_setters) {
     throng_world *w = NULL;
     REQUIRE(throng_world_create(&d, &w) == THRONG_OK);
     throng_agent_def a = throng_agent_def_default();
-    for (int i = 0; i < 50; i++) {
-        a.position[0] = (float)(i % 10);
-        a.position[1] = (float)(i / 10);
-        throng_agent h;
-        REQUIRE(throng_agent_add(w, &a, &h) == THRONG_OK);
+    for (int row = 0; row < 5; row++) {
+        for (int col = 0; col < 10; col++) {
+            a.position[0] = (float)col;
+            a.position[1] = (float)row;
+            throng_agent h;
+            REQUIRE(throng_agent_add(w, &a, &h) == THRONG_OK);
+        }
     }
     REQUIRE(throng_world_step(w, 0.05f) == THRONG_OK);
     CHECK(calls > 0);
