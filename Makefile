@@ -213,8 +213,9 @@ $(SHARED): $(SHARED_REAL)
 $(BENCH): $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
+# The task hook tests run the example's pthread pool.
 $(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC) $(LDLIBS)
 
 test: $(TESTS)
 	$(SAN_ENV) $(TESTS) $(FILTER)
@@ -319,7 +320,7 @@ check-examples:
 	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr >/dev/null
 	@set -e; for e in $(EXAMPLES); do \
 	  PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_PATH=$(STAGE)/usr/lib/pkgconfig \
-	    sh -c '$(CC) -std=c11 -Wall -Wextra -Werror -o $(BUILD)/example-'$$e' examples/'$$e'.c $$(pkg-config --cflags --libs throng) -lm'; \
+	    sh -c '$(CC) -std=c11 -Wall -Wextra -Werror -o $(BUILD)/example-'$$e' examples/'$$e'.c $$(pkg-config --cflags --libs throng) -lm -pthread'; \
 	  LD_LIBRARY_PATH=$(STAGE)/usr/lib $(BUILD)/example-$$e > $(BUILD)/example-$$e.out; \
 	  echo "check-examples: $$e built with pkg-config and ran ($$(wc -l < $(BUILD)/example-$$e.out) lines)"; \
 	done

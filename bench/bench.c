@@ -43,7 +43,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/types.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,6 +107,9 @@
 /* Options                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The most --busy processes. */
+#define MAX_BUSY 64
+
 /* One --scenario item: a scenario and, with NAME@N+N, its own agent
  * counts (NULL: the --agents list). */
 typedef struct scenario_entry {
@@ -123,6 +129,7 @@ typedef struct options {
     uint32_t warmup;
     uint32_t repeats;
     uint64_t seed;
+    uint32_t busy; /* CPU-bound processes to run beside the steps */
     const char *json_path; /* NULL: no JSON; "-": stdout */
     const char *csv_path;  /* NULL: no CSV; "-": stdout */
     const char *plot_path; /* NULL: no SVG; "-": stdout */
@@ -186,6 +193,10 @@ static void print_help(FILE *out) {
         "                             (default 1)\n"
         "  --seed N                   scenario and world seed, decimal or 0x hex\n"
         "                             (default 1)\n"
+        "  --busy N                   run N CPU-bound processes (busy loops)\n"
+        "                             beside the whole run, to see how the step\n"
+        "                             fares on a machine it shares, 0 .. 64\n"
+        "                             (default 0)\n"
         "  --json FILE                also write Google-Benchmark-style JSON to\n"
         "                             FILE, with each repeat's median (repeat_ms)\n"
         "                             and the quality figures\n"
@@ -546,7 +557,7 @@ static int parse_options(int argc, char **argv, options *opt) {
         static const char *const valued[] = {
             "--scenario", "--agents", "--threads", "--steps",
             "--warmup",   "--repeats", "--seed",   "--json",
-            "--csv",      "--plot",
+            "--csv",      "--plot",    "--busy",
         };
         bool takes_value = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) {
@@ -587,6 +598,12 @@ static int parse_options(int argc, char **argv, options *opt) {
             ok = parse_u32(name, value, 1, &opt->repeats);
         } else if (strcmp(name, "--seed") == 0) {
             ok = parse_seed(value, &opt->seed);
+        } else if (strcmp(name, "--busy") == 0) {
+            ok = parse_u32(name, value, 0, &opt->busy);
+            if (ok && opt->busy > MAX_BUSY) {
+                usage_error("--busy: at most %d processes", MAX_BUSY);
+                ok = false;
+            }
         } else {
             /* --json, --csv, --plot: a file name or '-'. */
             ok = value[0] != '\0';
@@ -1795,6 +1812,37 @@ static const uint32_t *entry_agents(const options *opt, size_t entry,
     return e->agents != NULL ? e->agents : opt->agents;
 }
 
+/* --busy: child processes that spin until killed, so the machine has
+ * fewer free cores than the step has threads, as when the host program,
+ * a compiler or another program shares it. Children, not threads: they
+ * compete as other programs do, and the library's OpenMP runtime never
+ * sees them. Returns how many started. */
+static uint32_t busy_start(uint32_t count, pid_t *pids) {
+    uint32_t started = 0;
+    for (; started < count; ++started) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            break;
+        }
+        if (pid == 0) {
+            volatile uint64_t spin = 0;
+            for (;;) {
+                spin = spin + 1;
+            }
+        }
+        pids[started] = pid;
+    }
+    return started;
+}
+
+static void busy_stop(uint32_t count, const pid_t *pids) {
+    for (uint32_t k = 0; k < count; ++k) {
+        kill(pids[k], SIGKILL);
+        waitpid(pids[k], NULL, 0);
+    }
+}
+
 int main(int argc, char **argv) {
     options opt;
     memset(&opt, 0, sizeof opt);
@@ -1890,6 +1938,17 @@ int main(int argc, char **argv) {
     bar.total = (uint64_t)config_count * opt.repeats *
                 ((uint64_t)opt.warmup + opt.steps);
 
+    pid_t busy_pids[MAX_BUSY];
+    uint32_t busy = 0;
+    if (exit_status == 0 && opt.busy > 0) {
+        busy = busy_start(opt.busy, busy_pids);
+        if (busy < opt.busy) {
+            fprintf(stderr, PROGRAM ": could start only %" PRIu32
+                    " of %" PRIu32 " busy processes\n", busy, opt.busy);
+            exit_status = EXIT_FAILED;
+        }
+    }
+
     size_t done = 0;
     int name_width = table_name_width(&opt);
     if (exit_status == 0) {
@@ -1916,8 +1975,13 @@ int main(int argc, char **argv) {
         }
     }
     progress_clear(&bar);
+    busy_stop(busy, busy_pids);
 
     if (exit_status == 0) {
+        if (busy > 0) {
+            fprintf(table, "\n%" PRIu32 " busy process%s ran beside the "
+                    "steps (--busy).\n", busy, busy == 1 ? "" : "es");
+        }
         table_legend(table);
         machine m;
         machine_gather(&m);

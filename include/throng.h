@@ -195,6 +195,35 @@ typedef struct throng_allocator {
     void *user;
 } throng_allocator;
 
+/* Host task hooks: a program with its own job system runs a step's
+ * parallel loops on its workers instead of the library's OpenMP threads
+ * (see throng_world_def.enqueue_task and README.md, "Sharing the machine").
+ *
+ * A task processes the items [begin, end) of a loop. `worker` is the index
+ * of the host worker running the call, < the world's worker_count and
+ * distinct among calls that run at the same time (the library keeps
+ * per-worker scratch indexed by it); task_context is what enqueue_task
+ * received. */
+typedef void throng_task_fn(uint32_t begin, uint32_t end, uint32_t worker,
+                            void *task_context);
+
+/* Asks the host to run `task` over the items [0, item_count), split into
+ * ranges of at least min_range items (the last may be shorter), in any
+ * order, on any of its workers, each item exactly once. Returns a handle
+ * that finish_task waits on, or NULL when it has already run every item
+ * before returning (inline, say, for a loop too small to split).
+ * user_context is throng_world_def.task_context. */
+typedef void *throng_enqueue_task_fn(throng_task_fn *task, uint32_t item_count,
+                                     uint32_t min_range, void *task_context,
+                                     void *user_context);
+
+/* Waits until every item of the task behind `user_task` (a handle that
+ * enqueue_task returned) has run, and releases the handle. */
+typedef void throng_finish_task_fn(void *user_task, void *user_context);
+
+/* The most workers (or threads) a step may use. */
+#define THRONG_MAX_WORKERS 1024
+
 typedef struct throng_world_def {
     /* 2 or 3. Fixed for the world's life; a 2D world stores no z. */
     int dimensions;
@@ -238,6 +267,20 @@ typedef struct throng_world_def {
      * refused with THRONG_ERR_UNSUPPORTED. The library reads no
      * environment variable: this field alone chooses. */
     throng_simd simd;
+    /* Host task hooks, both or neither (default NULL: OpenMP threads, see
+     * `threads`). When given, every parallel loop of a step is handed to
+     * enqueue_task and waited for with finish_task, from the thread that
+     * called throng_world_step; OpenMP is not used, so a build without it
+     * runs in parallel too. The result is the same, to the bit, as with
+     * any thread count. */
+    throng_enqueue_task_fn *enqueue_task;
+    throng_finish_task_fn *finish_task;
+    /* Passed to both hooks as user_context. Default NULL. */
+    void *task_context;
+    /* The host's workers: every worker index a task receives is below it.
+     * 1 .. 1024 when the hooks are given (it replaces `threads`); must be
+     * 0 (the default) without them. */
+    uint32_t worker_count;
 } throng_world_def;
 
 THRONG_API throng_world_def throng_world_def_default(void);
@@ -245,7 +288,8 @@ THRONG_API throng_world_def throng_world_def_default(void);
 /* Creates a world. On failure *out_world is set to NULL. The def is
  * validated as a whole (dimensions, finite positive radii and box). There
  * is no world to hold a sentence, so a refusal is reported by its code
- * alone: THRONG_ERR_NULL (def, out_world, half an allocator),
+ * alone: THRONG_ERR_NULL (def, out_world, half an allocator, one task hook
+ * without the other),
  * THRONG_ERR_NOT_FINITE (neighbour_radius, cell_size, box_size when
  * periodic), THRONG_ERR_UNSUPPORTED (a SIMD path this CPU or build lacks)
  * or THRONG_ERR_OUT_OF_RANGE (anything else, a simd value outside the
@@ -275,7 +319,11 @@ THRONG_API int throng_world_dimensions(const throng_world *world);
  * rates) then apply per tick. Refused input changes nothing. Out of memory
  * in the first tick changes nothing either; in a later tick (a crowd that
  * spread may need a larger grid) the ticks already run stand, and
- * throng_world_step_count() tells how many. */
+ * throng_world_step_count() tells how many. Task hooks that break their
+ * contract (throng_enqueue_task_fn: an item not run exactly once, a worker
+ * index not below worker_count) get the tick refused with
+ * THRONG_ERR_OUT_OF_RANGE; agents may then have moved in part, handles
+ * and the world's structure stay valid. */
 THRONG_API throng_status throng_world_step(throng_world *world, float dt);
 
 /* Number of completed ticks: one per step, or n for a step that ran as n
@@ -288,8 +336,22 @@ THRONG_API throng_status throng_world_set_step_limits(throng_world *world,
                                                       float max_dt,
                                                       uint32_t max_substeps);
 
-/* Threads used by subsequent steps (0 = OpenMP default, up to 1024). */
+/* Threads used by subsequent steps (0 = OpenMP default, up to 1024).
+ * While task hooks are installed they run every step and this number only
+ * waits for them to be removed. */
 THRONG_API throng_status throng_world_set_threads(throng_world *world, int threads);
+
+/* Installs task hooks for subsequent steps, as throng_world_def's fields
+ * of the same names (both hooks or neither, worker_count 1 .. 1024 with
+ * them), or removes them (both NULL, worker_count 0): steps then run on
+ * OpenMP threads again, as many as throng_world_set_threads last asked.
+ * A world loaded from a snapshot starts without hooks (they are not
+ * saved); this is how it gets them. Refused (THRONG_ERR_NULL for half a
+ * pair, THRONG_ERR_OUT_OF_RANGE for the count), nothing changes. */
+THRONG_API throng_status throng_world_set_task_hooks(
+    throng_world *world, throng_enqueue_task_fn *enqueue_task,
+    throng_finish_task_fn *finish_task, void *task_context,
+    uint32_t worker_count);
 
 /* Bytes the world currently holds on the heap (columns, grid, tables). */
 THRONG_API size_t throng_world_bytes(const throng_world *world);

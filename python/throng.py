@@ -183,7 +183,13 @@ class throng_world_def(ctypes.Structure):
                 ("allocator", throng_allocator),
                 ("max_dt", ctypes.c_float),
                 ("max_substeps", ctypes.c_uint32),
-                ("simd", _c_enum)]
+                ("simd", _c_enum),
+                # The host's task hooks: mirrored for the layout only; the
+                # binding leaves them NULL (steps run on OpenMP threads).
+                ("enqueue_task", ctypes.c_void_p),
+                ("finish_task", ctypes.c_void_p),
+                ("task_context", ctypes.c_void_p),
+                ("worker_count", ctypes.c_uint32)]
 
 
 class throng_step_stats(ctypes.Structure):

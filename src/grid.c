@@ -371,10 +371,9 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
 
 /* One batch of the permutation: up to GRID_PERMUTE_BATCH 4-byte columns,
  * each gathered into its own spare (spare[r] = column[sorted[r]]), plus
- * the slot relink. Batching keeps the
- * parallel regions of a step few: each one costs a fork and a join, and on
- * a shared machine a join waits for the slowest, possibly descheduled,
- * thread. */
+ * the slot relink. Batching keeps the parallel loops of a step few: each
+ * one ends when its last item does, and on a shared machine that may be
+ * an item whose thread was descheduled (parallel.c). */
 typedef struct permute_ctx {
     throng_world *w;
     int count;
@@ -447,7 +446,7 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
 /* Reorders every column by `sorted`, batch by batch through the world's
  * spare buffers: each column is gathered into a spare, and the spare and
  * the column trade places. */
-static void permute_columns(throng_world *w, int threads) {
+static void permute_columns(throng_world *w, parallel_sched *sched) {
     uint32_t n = w->count;
     void **cols[COLUMN4_MAX];
     int count = world_columns4(w, cols); /* the slot column comes last */
@@ -460,7 +459,9 @@ static void permute_columns(throng_world *w, int threads) {
                 p.relink = p.count;
             p.count++;
         }
-        parallel_rows(threads, n, GRID_GATHER_GRAIN, permute_rows, &p);
+        parallel_rows(sched, n, GRID_GATHER_GRAIN, permute_rows, &p);
+        if (sched->failed)
+            return; /* the spares hold no complete column */
         for (int b = 0; b < p.count; b++) {
             void *old = *cols[first + b];
             *cols[first + b] = w->spare4[b];
@@ -501,14 +502,16 @@ static void bounds_part(void *ctx, uint32_t part, uint32_t begin,
 /* Unbounded space: numbers the agents' bounding box of cells densely when
  * it holds at most 2 n + 4096 cells, else hashes. Min and max do not
  * depend on how the range was split. */
-static void plan_unbounded(throng_world *w, grid *g, int threads,
+static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
                            uint32_t parts) {
     uint32_t n = w->count;
     g->dense = 0;
     if (n > 0) {
         bounds_ctx b;
         b.w = w;
-        parallel_parts(threads, n, parts, bounds_part, &b);
+        parallel_parts(sched, n, parts, bounds_part, &b);
+        if (sched->failed)
+            return;
         int64_t lo[3], hi[3];
         for (int a = 0; a < 3; a++) {
             lo[a] = b.lo[0][a];
@@ -535,10 +538,10 @@ static void plan_unbounded(throng_world *w, grid *g, int threads,
     g->bucket_count = next_pow2(want);
 }
 
-int grid_build(throng_world *w, int permute) {
+int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     grid *g = &w->grid;
     uint32_t n = w->count;
-    int threads = world_thread_count(w);
+    int threads = sched->threads;
 
     uint32_t parts = (uint32_t)threads;
     if (parts > GRID_MAX_PARTS)
@@ -549,7 +552,7 @@ int grid_build(throng_world *w, int permute) {
     if (parts < 1)
         parts = 1;
     if (!g->periodic)
-        plan_unbounded(w, g, threads, parts);
+        plan_unbounded(w, g, sched, parts);
     uint32_t buckets = g->bucket_count;
 
     /* Keep the histograms within about 16 bytes per agent (or one row). */
@@ -561,7 +564,7 @@ int grid_build(throng_world *w, int permute) {
         return 1;
 
     sort_ctx s = {.w = w, .g = g, .buckets = buckets, .parts = parts};
-    parallel_parts(threads, n, parts, count_part, &s);
+    parallel_parts(sched, n, parts, count_part, &s);
 
     uint32_t scan_parts = buckets / GRID_SCAN_GRAIN;
     if (scan_parts > (uint32_t)threads)
@@ -571,7 +574,7 @@ int grid_build(throng_world *w, int permute) {
     if (scan_parts < 1)
         scan_parts = 1;
     s.scan_parts = scan_parts;
-    parallel_parts(threads, buckets, scan_parts, scan_totals, &s);
+    parallel_parts(sched, buckets, scan_parts, scan_totals, &s);
     uint32_t running = 0, occupied = 0;
     for (uint32_t p = 0; p < scan_parts; p++) {
         uint32_t t = s.scan_total[p];
@@ -579,12 +582,16 @@ int grid_build(throng_world *w, int permute) {
         running += t;
         occupied += s.scan_occupied[p];
     }
-    parallel_parts(threads, buckets, scan_parts, scan_offsets, &s);
+    parallel_parts(sched, buckets, scan_parts, scan_offsets, &s);
     g->cell_start[buckets] = n;
 
-    parallel_parts(threads, n, parts, place_part, &s);
+    parallel_parts(sched, n, parts, place_part, &s);
     if (permute)
-        permute_columns(w, threads);
+        permute_columns(w, sched);
+    if (sched->failed) {
+        g->valid = 0;
+        return 0;
+    }
 
     g->count = n;
     g->occupied = occupied;
@@ -871,9 +878,13 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                           "got %g",
                           (double)radius);
     grid *g = &w->grid;
-    if (!g->valid && grid_build(w, 0))
+    parallel_sched sched = world_scheduler(w);
+    if (!g->valid && grid_build(w, &sched, 0))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "throng_world_query_radius: no memory for the grid");
+    if (sched.failed)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "throng_world_query_radius: %s", TASK_HOOKS_BROKEN);
 
     query_state qs = {.w = w, .r2 = radius * radius, .radius = radius,
                       .out = out,

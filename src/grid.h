@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parallel.h"
+
 typedef struct throng_world throng_world;
 
 /* Cell coordinates are clamped to +-2^30 so a far-away (or huge) position
@@ -88,9 +90,11 @@ void grid_release(throng_world *world, grid *g);
 /* Hashes and sorts the world's agents by bucket. With `permute`, the
  * world's columns are then reordered into cell order (dense rows change;
  * handles follow); without, only the index `sorted` is built, which is what
- * a query uses, so a query never changes the world. Returns nonzero when
- * memory could not be had (the world is untouched then). */
-int grid_build(throng_world *world, int permute);
+ * a query uses, so a query never changes the world. Its loops run on
+ * `sched`. Returns nonzero when memory could not be had (the world is
+ * untouched then); a scheduler that failed (parallel.h) leaves the grid
+ * invalid and the columns in their old order. */
+int grid_build(throng_world *world, parallel_sched *sched, int permute);
 
 /* Bytes the grid holds. */
 size_t grid_bytes(const grid *g);

@@ -242,8 +242,8 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
         integrate_row_3d(ic->w, i, ic->dt);
 }
 
-void integrate(throng_world *w, float dt) {
+void integrate(throng_world *w, parallel_sched *sched, float dt) {
     integrate_ctx ctx = {.w = w, .dt = dt};
-    parallel_rows(world_thread_count(w), w->count, INTEGRATE_GRAIN,
+    parallel_rows(sched, w->count, INTEGRATE_GRAIN,
                  w->dims == 3 ? integrate_3d : integrate_2d, &ctx);
 }

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 
 #include "grid.h"
+#include "parallel.h"
 
 /* Every heap block the world owns is aligned to a cache line, so columns
  * start on a vector boundary and two threads never share a line at the
@@ -127,7 +128,7 @@ typedef struct thread_counters {
     char pad[THRONG_ALIGN - 2 * sizeof(uint64_t)];
 } thread_counters;
 
-#define THRONG_MAX_THREADS 1024
+#define THRONG_MAX_THREADS THRONG_MAX_WORKERS
 
 /* Ticks (throng_world_def.max_dt, max_substeps). */
 #define THRONG_DEFAULT_MAX_DT 0.1f
@@ -146,6 +147,12 @@ struct throng_world {
     float box[3];
     float neighbour_radius;
     int threads;
+    /* The host's task hooks (throng_world_def), both or neither; with
+     * them, worker_count is 1 .. THRONG_MAX_WORKERS and replaces threads. */
+    throng_enqueue_task_fn *enqueue_task;
+    throng_finish_task_fn *finish_task;
+    void *task_context;
+    uint32_t worker_count;
     uint64_t seed;
     float cell_size;       /* as asked in the def (0: the default) */
     float max_dt;          /* the longest tick, seconds */
@@ -188,6 +195,7 @@ struct throng_world {
     void *spare4[GRID_PERMUTE_BATCH];
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
+    parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */
     uint32_t counters_len;
 
     uint64_t step;
@@ -278,8 +286,18 @@ throng_status world_fail(throng_world *world, throng_status status,
 /* THRONG_ERR_UNKNOWN_GROUP, recorded, unless the group exists. */
 throng_status check_group(throng_world *world, const char *fn, uint32_t group);
 
-/* Threads a step uses: world->threads, or the OpenMP default. */
+/* Threads a step uses: the host's worker count when it gave task hooks,
+ * else world->threads, or the OpenMP default. */
 int world_thread_count(const throng_world *world);
+
+/* The scheduler of a step or query: the host's hooks, or OpenMP threads
+ * (parallel.h). */
+parallel_sched world_scheduler(throng_world *world);
+
+/* The sentence of a refused step whose hooks broke their contract. */
+#define TASK_HOOKS_BROKEN                                                     \
+    "the task hooks did not run every item exactly once on a worker below "  \
+    "worker_count"
 
 /* Float checks shared by validation. */
 static inline int is_finite_float(float x) {
@@ -297,9 +315,10 @@ void basis_up(const float f[3], const float hint[3], float up[3]);
 /* Derives a group's kernel constants from its recipe. */
 void group_derive_params(throng_world *world, uint32_t group);
 
-/* The step stages (step.c, steer_flock.c, integrate.c). */
-void steer_flock(throng_world *world, float dt);
-void integrate(throng_world *world, float dt);
+/* The step stages (step.c, steer_flock.c, integrate.c), on the step's
+ * scheduler. */
+void steer_flock(throng_world *world, parallel_sched *sched, float dt);
+void integrate(throng_world *world, parallel_sched *sched, float dt);
 /* The exact scalar integration of one 2D row, every case handled. */
 void integrate_row_2d(throng_world *world, uint32_t row, float dt);
 void integrate_row_3d(throng_world *world, uint32_t row, float dt);

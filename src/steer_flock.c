@@ -343,7 +343,7 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     w->counters[thread].neighbours += counts.neighbours;
 }
 
-void steer_flock(throng_world *w, float dt) {
+void steer_flock(throng_world *w, parallel_sched *sched, float dt) {
     flock_ctx ctx = {.w = w, .dt = dt};
     w->any_scalar_rows = 0;
     w->any_recipe = 0;
@@ -353,11 +353,10 @@ void steer_flock(throng_world *w, float dt) {
         w->any_scalar_rows |=
             (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
     }
-    int threads = world_thread_count(w);
-    uint32_t grain = w->count / (8u * (uint32_t)threads);
+    uint32_t grain = w->count / (8u * (uint32_t)sched->threads);
     grain = grain < FLOCK_GRAIN_MIN ? FLOCK_GRAIN_MIN : grain;
     grain = grain > FLOCK_GRAIN_MAX ? FLOCK_GRAIN_MAX : grain;
-    parallel_for(threads, w->count, grain, flock_chunk, &ctx);
+    parallel_for(sched, w->count, grain, flock_chunk, &ctx);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -31,22 +31,31 @@ static int reserve_counters(throng_world *w, uint32_t threads) {
 }
 
 /* One tick of dt seconds; adds its times and counts to the stats. */
-static throng_status world_tick(throng_world *w, float dt, int threads) {
+static throng_status world_tick(throng_world *w, float dt,
+                                parallel_sched *sched) {
+    const int threads = sched->threads;
     static const char fn[] = "throng_world_step";
     double t0 = parallel_now();
     if (w->geo && geometry_prepare(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the obstacle grid", fn);
-    if (reserve_counters(w, (uint32_t)threads) || grid_build(w, 1))
+    if (reserve_counters(w, (uint32_t)threads) || grid_build(w, sched, 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,
                           w->count);
     memset(w->counters, 0, (size_t)threads * sizeof *w->counters);
     double t1 = parallel_now();
-    steer_flock(w, dt);
+    steer_flock(w, sched, dt);
     double t2 = parallel_now();
-    integrate(w, dt);
+    integrate(w, sched, dt);
     double t3 = parallel_now();
+    if (sched->failed) {
+        /* Some stage ran in part: the step cannot be finished, and the
+         * grid no longer describes the agents. */
+        w->grid.valid = 0;
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE, "%s: %s", fn,
+                          TASK_HOOKS_BROKEN);
+    }
 
     w->grid.valid = 0; /* agents moved */
     w->step++;
@@ -63,6 +72,26 @@ static throng_status world_tick(throng_world *w, float dt, int threads) {
     }
     s->cells_occupied = w->grid.occupied;
     return THRONG_OK;
+}
+
+/* The ticks of one step, run inside the step's parallel session. */
+typedef struct step_run {
+    throng_world *w;
+    float tick;
+    uint32_t ticks;
+    uint32_t done;          /* ticks completed */
+    int threads;            /* threads the loops ran on */
+    throng_status status;   /* of the first tick that failed */
+} step_run;
+
+static void run_ticks(parallel_sched *sched, void *arg) {
+    step_run *run = arg;
+    run->threads = sched->threads;
+    for (; run->done < run->ticks; run->done++) {
+        run->status = world_tick(run->w, run->tick, sched);
+        if (run->status != THRONG_OK)
+            return;
+    }
 }
 
 throng_status throng_world_step(throng_world *w, float dt) {
@@ -88,22 +117,23 @@ throng_status throng_world_step(throng_world *w, float dt) {
     const float tick = ticks == 1u && total == (double)dt
                            ? dt
                            : (float)(total / (double)ticks);
-    const int threads = world_thread_count(w);
+    parallel_sched sched = world_scheduler(w);
     throng_step_stats saved = w->stats;
     throng_step_stats *s = &w->stats;
     memset(s, 0, sizeof *s);
-    for (uint32_t k = 0; k < ticks; k++) {
-        throng_status st = world_tick(w, tick, threads);
-        if (st != THRONG_OK) {
-            /* Nothing changed when the first tick fails; the ticks before
-             * a later failure stand. */
-            if (k == 0)
-                w->stats = saved;
-            return st;
-        }
+    /* Every tick's loops run in one session: one parallel region per step
+     * rather than several per tick (parallel.c says why). */
+    step_run run = {.w = w, .tick = tick, .ticks = ticks};
+    parallel_session(&sched, w->count, run_ticks, &run);
+    if (run.status != THRONG_OK) {
+        /* Nothing changed when the first tick fails; the ticks before a
+         * later failure stand. */
+        if (run.done == 0)
+            w->stats = saved;
+        return run.status;
     }
     s->agents = w->count;
-    s->threads = (uint32_t)threads;
+    s->threads = (uint32_t)run.threads;
     s->simd = w->simd_name;
     s->simulated_seconds = (double)tick * (double)ticks;
     return THRONG_OK;

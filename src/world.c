@@ -104,8 +104,32 @@ throng_status world_fail(throng_world *w, throng_status status,
 }
 
 int world_thread_count(const throng_world *w) {
+    if (w->enqueue_task)
+        return (int)w->worker_count;
     int t = w->threads > 0 ? w->threads : parallel_default_threads();
     return t > THRONG_MAX_THREADS ? THRONG_MAX_THREADS : t;
+}
+
+parallel_sched world_scheduler(throng_world *w) {
+    parallel_sched s = {.threads = world_thread_count(w),
+                        .enqueue_task = w->enqueue_task,
+                        .finish_task = w->finish_task,
+                        .user_context = w->task_context,
+                        .tuner = &w->tuner};
+    return s;
+}
+
+/* The task hooks' fields as a whole: both hooks and 1 .. max workers, or
+ * neither and 0 (THRONG_OK), else the status that refuses them. */
+static throng_status task_hooks_check(throng_enqueue_task_fn *enqueue_task,
+                                      throng_finish_task_fn *finish_task,
+                                      uint32_t worker_count) {
+    if ((enqueue_task == NULL) != (finish_task == NULL))
+        return THRONG_ERR_NULL;
+    if (enqueue_task ? worker_count < 1u || worker_count > THRONG_MAX_WORKERS
+                     : worker_count != 0u)
+        return THRONG_ERR_OUT_OF_RANGE;
+    return THRONG_OK;
 }
 
 const char *throng_status_string(throng_status status) {
@@ -857,6 +881,10 @@ throng_status throng_world_create(const throng_world_def *def,
         return THRONG_ERR_OUT_OF_RANGE;
     if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
         return THRONG_ERR_NULL;
+    throng_status hooks = task_hooks_check(def->enqueue_task, def->finish_task,
+                                           def->worker_count);
+    if (hooks != THRONG_OK)
+        return hooks;
     if (!is_finite_float(def->max_dt))
         return THRONG_ERR_NOT_FINITE;
     if (!step_limits_valid(def->max_dt, def->max_substeps))
@@ -904,6 +932,10 @@ throng_status throng_world_create(const throng_world_def *def,
         w->box[a] = a < w->dims ? def->box_size[a] : 0.0f;
     w->neighbour_radius = def->neighbour_radius;
     w->threads = def->threads;
+    w->enqueue_task = def->enqueue_task;
+    w->finish_task = def->finish_task;
+    w->task_context = def->task_context;
+    w->worker_count = def->worker_count;
     w->seed = def->seed;
     w->cell_size = def->cell_size;
     w->max_dt = def->max_dt;
@@ -1007,6 +1039,29 @@ throng_status throng_world_set_threads(throng_world *w, int threads) {
                           "[0, %d], got %d",
                           THRONG_MAX_THREADS, threads);
     w->threads = threads;
+    return THRONG_OK;
+}
+
+throng_status throng_world_set_task_hooks(throng_world *w,
+                                          throng_enqueue_task_fn *enqueue_task,
+                                          throng_finish_task_fn *finish_task,
+                                          void *task_context,
+                                          uint32_t worker_count) {
+    static const char fn[] = "throng_world_set_task_hooks";
+    if (!w)
+        return THRONG_ERR_NULL;
+    throng_status st = task_hooks_check(enqueue_task, finish_task, worker_count);
+    if (st == THRONG_ERR_NULL)
+        return world_fail(w, st, "%s: give both hooks or neither", fn);
+    if (st != THRONG_OK)
+        return world_fail(w, st,
+                          "%s: worker_count must be in [1, %d] with hooks "
+                          "and 0 without, got %u",
+                          fn, THRONG_MAX_WORKERS, worker_count);
+    w->enqueue_task = enqueue_task;
+    w->finish_task = finish_task;
+    w->task_context = task_context;
+    w->worker_count = worker_count;
     return THRONG_OK;
 }
 

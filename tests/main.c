@@ -86,6 +86,7 @@ int main(int argc, char **argv)
     register_degenerate_tests();
     register_alloc_fail_tests();
     register_bad_input_tests();
+    register_tasks_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

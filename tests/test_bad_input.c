@@ -963,6 +963,9 @@ static const value_case value_cases[] = {
     VI(T_WORLD, throng_world_def, simd, THRONG_SIMD_NEON,
        THRONG_ERR_UNSUPPORTED),
 #endif
+    /* A worker count without task hooks. */
+    VI(T_WORLD, throng_world_def, worker_count, 1, R),
+    VI(T_WORLD, throng_world_def, worker_count, 4, R),
     VF(T_STEP_LIMITS, step_limits, max_dt, 0.0f, R),
     VF(T_STEP_LIMITS, step_limits, max_dt, -1.0f, R),
     VF(T_STEP_LIMITS, step_limits, max_dt, 1e-7f, R),
@@ -1159,6 +1162,7 @@ static const float fix_unit_x[3] = {1.0f, 0.0f, 0.0f};
 BAD(nw_step, throng_world_step(NULL, 0.05f))
 BAD(nw_threads, throng_world_set_threads(NULL, 1))
 BAD(nw_step_limits, throng_world_set_step_limits(NULL, 0.05f, 4))
+BAD(nw_task_hooks, throng_world_set_task_hooks(NULL, NULL, NULL, NULL, 0u))
 BAD(nw_stats, throng_world_stats(NULL, &(throng_step_stats){0}))
 BAD(nw_columns, throng_world_columns(NULL, &(throng_columns){0}))
 BAD(nw_agent_add, throng_agent_add(NULL, &(throng_agent_def){0},
@@ -1513,6 +1517,63 @@ static throng_status wc_free_only(fixture *f)
     return call_world_create(f, &d, 0);
 }
 
+/* Task hooks that would run a task inline; never called here, since every
+ * case below is refused before a step. */
+static void *inline_enqueue(throng_task_fn *task, uint32_t items,
+                            uint32_t min_range, void *task_context,
+                            void *user)
+{
+    (void)min_range;
+    (void)user;
+    task(0u, items, 0u, task_context);
+    return NULL;
+}
+static void inline_finish(void *task, void *user)
+{
+    (void)task;
+    (void)user;
+}
+/* A def with task hooks: both (with `workers`), or only one of them. */
+static throng_status wc_hooks(fixture *f, int enqueue, int finish,
+                              uint32_t workers)
+{
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = f->dims;
+    d.enqueue_task = enqueue ? inline_enqueue : NULL;
+    d.finish_task = finish ? inline_finish : NULL;
+    d.worker_count = workers;
+    return call_world_create(f, &d, 0);
+}
+static throng_status wc_enqueue_only(fixture *f) { return wc_hooks(f, 1, 0, 2u); }
+static throng_status wc_finish_only(fixture *f) { return wc_hooks(f, 0, 1, 2u); }
+static throng_status wc_zero_workers(fixture *f) { return wc_hooks(f, 1, 1, 0u); }
+static throng_status wc_many_workers(fixture *f)
+{
+    return wc_hooks(f, 1, 1, THRONG_MAX_WORKERS + 1u);
+}
+static throng_status th_enqueue_only(fixture *f)
+{
+    return throng_world_set_task_hooks(f->w, inline_enqueue, NULL, NULL, 2u);
+}
+static throng_status th_finish_only(fixture *f)
+{
+    return throng_world_set_task_hooks(f->w, NULL, inline_finish, NULL, 2u);
+}
+static throng_status th_zero_workers(fixture *f)
+{
+    return throng_world_set_task_hooks(f->w, inline_enqueue, inline_finish,
+                                       NULL, 0u);
+}
+static throng_status th_many_workers(fixture *f)
+{
+    return throng_world_set_task_hooks(f->w, inline_enqueue, inline_finish,
+                                       NULL, THRONG_MAX_WORKERS + 1u);
+}
+static throng_status th_workers_alone(fixture *f)
+{
+    return throng_world_set_task_hooks(f->w, NULL, NULL, NULL, 3u);
+}
+
 /* Loading: every refusal creates no world and says why in the def's
  * error buffer. */
 static throng_status load_bytes(fixture *f, const void *buffer, size_t bytes,
@@ -1675,6 +1736,7 @@ static const bad_case hand_cases[] = {
     NW("throng_world_step", nw_step),
     NW("throng_world_set_threads", nw_threads),
     NW("throng_world_set_step_limits", nw_step_limits),
+    NW("throng_world_set_task_hooks", nw_task_hooks),
     NW("throng_world_stats", nw_stats),
     NW("throng_world_columns", nw_columns),
     NW("throng_agent_add", nw_agent_add),
@@ -1864,6 +1926,24 @@ static const bad_case hand_cases[] = {
       IN_BOTH | NO_WORLD),
     H("free without alloc", "throng_world_create", wc_free_only, N,
       IN_BOTH | NO_WORLD),
+    H("enqueue_task without finish_task", "throng_world_create",
+      wc_enqueue_only, N, IN_BOTH | NO_WORLD),
+    H("finish_task without enqueue_task", "throng_world_create",
+      wc_finish_only, N, IN_BOTH | NO_WORLD),
+    H("task hooks, worker_count 0", "throng_world_create", wc_zero_workers, R,
+      IN_BOTH | NO_WORLD),
+    H("task hooks, worker_count 1025", "throng_world_create",
+      wc_many_workers, R, IN_BOTH | NO_WORLD),
+    H("enqueue_task without finish_task", "throng_world_set_task_hooks",
+      th_enqueue_only, N, IN_BOTH),
+    H("finish_task without enqueue_task", "throng_world_set_task_hooks",
+      th_finish_only, N, IN_BOTH),
+    H("worker_count 0", "throng_world_set_task_hooks", th_zero_workers, R,
+      IN_BOTH),
+    H("worker_count 1025", "throng_world_set_task_hooks", th_many_workers, R,
+      IN_BOTH),
+    H("worker_count without hooks", "throng_world_set_task_hooks",
+      th_workers_alone, R, IN_BOTH),
 
     H("NULL buffer", "throng_world_load", ld_null_buffer, N,
       IN_BOTH | LOAD_ERROR),

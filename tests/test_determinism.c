@@ -31,6 +31,8 @@ static uint64_t run_scenario(const char *name, uint32_t agents, int threads,
         throng_world_destroy(w);
         return 1;
     }
+    /* N threads must really be N, however busy the machine is. */
+    w->tuner.pinned = 1;
     for (int s = 0; s < steps; s++) {
         if (throng_world_step(w, sc->dt) != THRONG_OK) {
             runner_fail(__FILE__, __LINE__, "step %d refused: %s", s,
@@ -180,6 +182,43 @@ TEST(determinism_query_is_read_only) {
     throng_world_destroy(b);
 }
 
+/* When the tuner has sent a world to one thread (parallel.c), its steps
+ * run on one thread, say so, and compute what the team computes; the
+ * probe after the solo stretch brings the team back on a machine where it
+ * does not lose. */
+TEST(determinism_tuner_solo) {
+    const scenario *sc = scenario_find("flock2d");
+    REQUIRE(sc != NULL);
+    throng_world *team = NULL, *solo = NULL;
+    REQUIRE(sc->build(20000u, 2, 3u, &team) == THRONG_OK);
+    REQUIRE(sc->build(20000u, 2, 3u, &solo) == THRONG_OK);
+    team->tuner.pinned = 1;
+    solo->tuner.solo_left = 3;
+    solo->tuner.backoff = 8;
+    throng_step_stats st;
+    for (int s = 0; s < 3; s++) {
+        REQUIRE(throng_world_step(team, sc->dt) == THRONG_OK);
+        REQUIRE(throng_world_step(solo, sc->dt) == THRONG_OK);
+#ifdef _OPENMP
+        /* (Without OpenMP there is no team, and no tuner at work.) */
+        throng_world_stats(solo, &st);
+        CHECK(st.threads == 1u);
+#endif
+    }
+#ifdef _OPENMP
+    CHECK(solo->tuner.probing == 1);
+#endif
+    for (int s = 0; s < 20; s++) {
+        REQUIRE(throng_world_step(team, sc->dt) == THRONG_OK);
+        REQUIRE(throng_world_step(solo, sc->dt) == THRONG_OK);
+    }
+    CHECK(throng_world_hash(team) == throng_world_hash(solo));
+    throng_world_stats(team, &st);
+    CHECK(st.threads == 2u);
+    throng_world_destroy(team);
+    throng_world_destroy(solo);
+}
+
 void register_determinism_tests(void) {
     REGISTER(determinism_threads_2d);
     REGISTER(determinism_threads_3d);
@@ -188,4 +227,5 @@ void register_determinism_tests(void) {
     REGISTER(determinism_simd_paths);
     REGISTER(determinism_simd_variants);
     REGISTER(determinism_query_is_read_only);
+    REGISTER(determinism_tuner_solo);
 }

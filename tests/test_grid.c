@@ -863,7 +863,8 @@ static void permute_check(throng_world *w, int threads, const char *when) {
     for (int k = 0; k < count; k++)
         memcpy(old + (size_t)k * n, *cols[k], n * sizeof(uint32_t));
     memcpy(old_slot_row, w->slot_dense, w->slot_capacity * sizeof(uint32_t));
-    if (grid_build(w, 1) != 0) {
+    parallel_sched sched = world_scheduler(w);
+    if (grid_build(w, &sched, 1) != 0) {
         free(old);
         free(old_slot_row);
         runner_fail(__FILE__, __LINE__, "%s: grid_build failed", when);
@@ -914,7 +915,8 @@ TEST(grid_permute_matches_gather) {
         for (size_t s = 0; s < sizeof spacings / sizeof spacings[0]; s++) {
             /* Sorted again (the check above left the rows in cell
              * order), then every k-th row's agent jumps. */
-            REQUIRE(grid_build(w, 1) == 0);
+            parallel_sched sched = world_scheduler(w);
+            REQUIRE(grid_build(w, &sched, 1) == 0);
             for (uint32_t r = 0; r < N; r += spacings[s]) {
                 throng_agent h;
                 REQUIRE(throng_agent_at(w, r, &h) == THRONG_OK);
