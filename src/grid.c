@@ -370,8 +370,7 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
 }
 
 /* One batch of the permutation: up to GRID_PERMUTE_BATCH 4-byte columns,
- * each gathered into its own spare (spare[r] = column[sorted[r]]), plus
- * the slot relink. Batching keeps the parallel loops of a step few: each
+ * each gathered into its own spare (spare[r] = column[sorted[r]]). Batching keeps the parallel loops of a step few: each
  * one ends when its last item does, and on a shared machine that may be
  * an item whose thread was descheduled (parallel.c). */
 typedef struct permute_ctx {
@@ -379,7 +378,6 @@ typedef struct permute_ctx {
     int count;
     const uint32_t *from[GRID_PERMUTE_BATCH];
     uint32_t *to[GRID_PERMUTE_BATCH];
-    int relink;       /* index in the batch of the slot column, or -1 */
 } permute_ctx;
 
 /* Rows [begin, end) of every column of the batch. Agents seldom change
@@ -429,18 +427,6 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         uint32_t e = end - b > GRID_PERMUTE_BLOCK ? b + GRID_PERMUTE_BLOCK : end;
         permute_block(p, sorted, b, e);
     }
-    if (p->relink >= 0) {
-        /* Every slot learns its agent's new row; each row writes a
-         * different slot, so the writes never collide. An agent whose
-         * row did not change (sorted[r] == r) keeps its slot's link: at
-         * rest, or in a flock's calm stretches, most rows need no write,
-         * and these writes land all over the slot table. */
-        const uint32_t *restrict slot = p->to[p->relink];
-        uint32_t *restrict slot_dense = w->slot_dense;
-        for (uint32_t r = begin; r < end; r++)
-            if (sorted[r] != r)
-                slot_dense[slot[r]] = r;
-    }
 }
 
 /* Reorders every column by `sorted`, batch by batch through the world's
@@ -451,12 +437,10 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
     void **cols[COLUMN4_MAX];
     int count = world_columns4(w, cols); /* the slot column comes last */
     for (int first = 0; first < count; first += GRID_PERMUTE_BATCH) {
-        permute_ctx p = {.w = w, .relink = -1};
+        permute_ctx p = {.w = w};
         for (int k = first; k < count && p.count < GRID_PERMUTE_BATCH; k++) {
             p.from[p.count] = *cols[k];
             p.to[p.count] = w->spare4[p.count];
-            if (k == count - 1)
-                p.relink = p.count;
             p.count++;
         }
         parallel_rows(sched, n, GRID_GATHER_GRAIN, permute_rows, &p);
@@ -468,6 +452,10 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
             w->spare4[b] = old;
         }
     }
+    /* The slots' links to their rows are now out of date; they are
+     * rewritten when something next reads them (world_links). */
+    if (n > 0)
+        w->links_stale = 1;
 }
 
 /* The bounding box of the agents' cells, per part of the agent range. */

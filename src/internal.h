@@ -165,6 +165,9 @@ struct throng_world {
 
     slot_entry *slots;
     uint32_t *slot_dense; /* slot -> dense row, or SLOT_FREE */
+    /* The rows of live slots in slot_dense are out of date: a step moved
+     * the rows. Free slots are always marked. See world_links(). */
+    int links_stale;
     uint32_t slot_count;
     uint32_t slot_capacity;
     uint32_t *free_slots; /* stack of free slot indices, slot_capacity long */
@@ -219,6 +222,17 @@ struct throng_world {
 #define FLOAT_COLUMN_COUNT 23
 #define U32_COLUMN_COUNT 5
 #define COLUMN4_MAX (FLOAT_COLUMN_COUNT + U32_COLUMN_COUNT)
+
+/* Brings slot_dense up to date after a step moved the rows. A step
+ * permutes every column into cell order but leaves the slots' links
+ * alone: one write per agent into the slot table, scattered over it (slot
+ * numbers follow the order agents were added, rows follow space), which
+ * at a million agents costs more than a tenth of the grid stage. Most
+ * steps are followed by another step, or by reads of the columns, which
+ * need no links; the first handle lookup after a step pays for them
+ * (every reader of a live slot's row calls this first). It changes no
+ * observable state, so const entry points may call it. */
+void world_links(const throng_world *world);
 
 /* Fills `out` with the addresses of the 4-byte column pointers a step must
  * permute (floats, then integers, the slot column last) and returns how

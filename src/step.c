@@ -44,6 +44,9 @@ static throng_status world_tick(throng_world *w, float dt,
                           "%s: no memory for the grid of %u agents", fn,
                           w->count);
     memset(w->counters, 0, (size_t)threads * sizeof *w->counters);
+    /* Behaviours that name another agent find its row through its slot. */
+    if (w->behaviour_state)
+        world_links(w);
     double t1 = parallel_now();
     steer_flock(w, sched, dt);
     double t2 = parallel_now();

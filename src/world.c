@@ -1190,6 +1190,7 @@ uint64_t throng_world_hash(const throng_world *w) {
         c->uy,     c->uz,     c->mass,        c->max_force,
         c->max_speed, c->radius, c->wander_rate, c->tx,   c->ty,
         c->tz,     c->wx,     c->wy,          c->wz};
+    world_links(w);
     for (uint32_t s = 0; s < w->slot_count; s++) {
         uint32_t i = w->slot_dense[s];
         if (i == SLOT_FREE)
@@ -1216,7 +1217,19 @@ uint64_t throng_world_hash(const throng_world *w) {
 /* Agents                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The slot of a live handle, or -1. */
+void world_links(const throng_world *cw) {
+    if (!cw->links_stale)
+        return;
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    const uint32_t *restrict slot = w->col.slot;
+    uint32_t *restrict slot_dense = w->slot_dense;
+    for (uint32_t r = 0; r < w->count; r++)
+        slot_dense[slot[r]] = r;
+    w->links_stale = 0;
+}
+
+/* The slot of a live handle, or -1. A free slot is marked in slot_dense
+ * whether or not the links are stale. */
 static int64_t handle_slot(const throng_world *w, throng_agent h) {
     if (h.slot == 0 || h.slot > w->slot_count)
         return -1;
@@ -1239,6 +1252,7 @@ static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
         int64_t slot_ = handle_slot((w), (h));                                \
         if (slot_ < 0)                                                        \
             return stale((w), (fn), (h));                                     \
+        world_links(w);                                                       \
         (row) = (w)->slot_dense[slot_];                                        \
     } while (0)
 
@@ -1462,6 +1476,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     if (s < 0)
         return stale(w, fn, h);
     agent_columns *c = &w->col;
+    world_links(w);
     uint32_t i = w->slot_dense[s];
     uint32_t last = w->count - 1;
     if (w->slots[s].host_key != 0) {

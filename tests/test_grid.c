@@ -841,8 +841,9 @@ TEST(grid_uniform_columns_2d) { uniform_check(2); }
 TEST(grid_uniform_columns_3d) { uniform_check(3); }
 
 /* The step's permutation against the plain gather: after grid_build()
- * every permuted column must hold old[sorted[r]] in row r, and every slot
- * must point at its agent's new row, whether a block of rows was copied
+ * every permuted column must hold old[sorted[r]] in row r, and once the
+ * links are refreshed (world_links) every slot must point at its agent's
+ * new row, whether a block of rows was copied
  * run by run or gathered row by row. Runs are broken on purpose: from a
  * sorted world, every k-th row's agent jumps elsewhere, for spacings on
  * both sides of the blocks' run budget, and a fresh crowd in random order
@@ -871,6 +872,10 @@ static void permute_check(throng_world *w, int threads, const char *when) {
         return;
     }
     const uint32_t *sorted = w->grid.sorted;
+    /* The links are rewritten by the first reader after the build. */
+    CHECK(w->links_stale);
+    world_links(w);
+    CHECK(!w->links_stale);
     uint64_t wrong = 0;
     for (int k = 0; k < count; k++) {
         const uint32_t *now = *cols[k];
