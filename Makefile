@@ -684,7 +684,9 @@ fuzz-corpus: $(GEN_CORPUS)
 #                        focused set of tests on each under qemu-aarch64,
 #                        and check that both builds end the bench's
 #                        determinism scenes in the same state, and in the
-#                        state this machine's own build ends them in
+#                        state this machine's own build ends them in; then
+#                        the golden hashes (tests/test_golden.c) with gcc
+#                        at -O0 and clang at -O2 and -O0, for aarch64 too
 #
 # `make CC=aarch64-linux-gnu-gcc` alone builds everything for aarch64 into
 # build/aarch64-linux-gnu-gcc/. Under emulation a step runs tens of times
@@ -745,3 +747,20 @@ cross-test:
 	  if ! cmp -s $$b/throng-bench.cross-hashes $(BENCH).cross-hashes; then \
 	    echo "cross-test: $$b ends in another state than $(BENCH)" >&2; exit 1; fi; \
 	done; echo "cross-test: aarch64, NEON and scalar, ends in this machine's state"
+	@# The golden hashes with the other compiler and at -O0 too (clang
+	@# cross-builds without OpenMP: there is no aarch64 libomp here).
+	@set -e; for name in gcc-O0 clang-O2 clang-O0; do \
+	  case $$name in \
+	  gcc-*) cc='$(CROSS_CC)'; omp=1 ;; \
+	  clang-*) cc='clang --target=aarch64-linux-gnu'; omp=0 ;; \
+	  esac; \
+	  case $$name in *-O0) debug=1 ;; *) debug=0 ;; esac; \
+	  dir=build/aarch64-golden-$$name; \
+	  mkdir -p $$dir; \
+	  $(MAKE) --no-print-directory CC="$$cc" OPENMP=$$omp DEBUG=$$debug \
+	    BUILD=$$dir $$dir/throng-tests > $$dir/build.log 2>&1 \
+	    || { tail -n 30 $$dir/build.log; exit 1; }; \
+	  $(CROSS_RUN) $$dir/throng-tests golden_ > $$dir/cross-golden.txt \
+	    || { cat $$dir/cross-golden.txt; echo "cross-test: golden hashes differ on aarch64 $$name" >&2; exit 1; }; \
+	  echo "cross-test: aarch64 $$name golden: $$(tail -n 1 $$dir/cross-golden.txt)"; \
+	done
