@@ -217,7 +217,11 @@ static void print_help(FILE *out) {
         "                             epyc-zen5-2c, or $BENCH_MACHINE when set\n"
         "  --help                     this text\n"
         "Options take their value as the next argument or after '='.\n"
-        "\n"
+        "\n",
+        out);
+    /* Two strings: each stays within the 4095 characters C requires a
+     * compiler to accept in one literal. */
+    fputs(
         "columns: median and minimum ms per step over all counted steps;\n"
         "ns per agent-step (median ms / agents); neighbours and candidates\n"
         "per agent (mean over counted steps); heap bytes per agent after the\n"

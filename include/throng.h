@@ -36,7 +36,7 @@ extern "C" {
 /* The library's version: the one place it is written. The shared library
  * is libthrong.so.MAJOR.MINOR.PATCH with soname libthrong.so.MAJOR. */
 #define THRONG_VERSION_MAJOR 0
-#define THRONG_VERSION_MINOR 2
+#define THRONG_VERSION_MINOR 3
 #define THRONG_VERSION_PATCH 0
 
 /* Marks the public API. The library is built with hidden visibility, so

@@ -68,9 +68,9 @@ __all__ = [
 
 have_numpy = _np is not None
 
-# The header this binding mirrors: 0.2.x (structs as of that version).
+# The header this binding mirrors: 0.3.x (structs as of that version).
 _ABI_MAJOR = 0
-_ABI_MIN_MINOR = 2
+_ABI_MIN_MINOR = 3
 
 # ------------------------------------------------------------------------
 # Enums (names as in throng.h without the prefix; values are the C ones)
@@ -485,7 +485,7 @@ del _name, _restype, _argtypes, _fn, _out, _ctype
 
 
 def version():
-    """The library's version string, e.g. "0.2.0"."""
+    """The library's version string, e.g. "0.3.0"."""
     return lib.throng_version().decode()
 
 

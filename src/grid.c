@@ -245,18 +245,15 @@ static inline int32_t periodic_coord(double inv_edge, int32_t n, float x) {
 /* A periodic box's buckets for rows [begin, end), grid_bucket() of
  * grid_coord() with the grid's constants in registers. The loop is pure
  * IEEE double arithmetic and truncation, exact on every instruction set,
- * so on x86-64 it is also built for AVX2 and AVX-512 (eight doubles a
- * vector) and the loader picks the widest build the CPU runs: the same
- * buckets, faster. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define GRID_WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define GRID_WIDE_CLONES
-#endif
-GRID_WIDE_CLONES
-static void periodic_buckets(const grid *g, const agent_columns *c,
-                             uint32_t *restrict bucket_of, uint32_t begin,
-                             uint32_t end) {
+ * so on x86-64 it is also compiled for AVX2 and AVX-512 (eight doubles a
+ * vector) and the widest the CPU runs is called: the same buckets,
+ * faster. The choice is made per call with __builtin_cpu_supports rather
+ * than by the loader (target_clones): a loader-time resolver runs before
+ * the sanitizers' runtimes are ready and crashes their builds. */
+static inline __attribute__((always_inline)) void
+periodic_buckets_body(const grid *g, const agent_columns *c,
+                      uint32_t *restrict bucket_of, uint32_t begin,
+                      uint32_t end) {
     const double ix = g->inv_edge[0], iy = g->inv_edge[1];
     const int32_t nx = g->n[0], ny = g->n[1];
     const float *restrict px = c->px, *restrict py = c->py;
@@ -278,6 +275,39 @@ static void periodic_buckets(const grid *g, const agent_columns *c,
                         (uint32_t)periodic_coord(iy, ny, py[i])) *
                            (uint32_t)nx +
                        (uint32_t)periodic_coord(ix, nx, px[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void
+periodic_buckets_avx512(const grid *g, const agent_columns *c,
+                        uint32_t *restrict bucket_of, uint32_t begin,
+                        uint32_t end) {
+    periodic_buckets_body(g, c, bucket_of, begin, end);
+}
+
+__attribute__((target("avx2"))) static void
+periodic_buckets_avx2(const grid *g, const agent_columns *c,
+                      uint32_t *restrict bucket_of, uint32_t begin,
+                      uint32_t end) {
+    periodic_buckets_body(g, c, bucket_of, begin, end);
+}
+#endif
+
+static void periodic_buckets(const grid *g, const agent_columns *c,
+                             uint32_t *restrict bucket_of, uint32_t begin,
+                             uint32_t end) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        periodic_buckets_avx512(g, c, bucket_of, begin, end);
+        return;
+    }
+    if (__builtin_cpu_supports("avx2")) {
+        periodic_buckets_avx2(g, c, bucket_of, begin, end);
+        return;
+    }
+#endif
+    periodic_buckets_body(g, c, bucket_of, begin, end);
 }
 
 /* bucket_of for rows [begin, end). */
