@@ -119,7 +119,7 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
         REQUIRE_OK(throng_agent_add(w, &a, &handle[i]));
         CHECK_EQ_INT((int)(handle[i].slot - handle[0].slot), i);
         for (int k = 0; k < 3; k++)
-            pos[i][k] = a.position[k];
+            pos[i][k] = (double)a.position[k];
     }
     REQUIRE_OK(throng_world_step(w, 0.1f));
 
@@ -147,7 +147,7 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
                 near[n].d2 = d2;
                 near[n].j = j;
                 for (int k = 0; k < 3; k++)
-                    near[n].d[k] = d[k];
+                    near[n].d[k] = (double)d[k];
                 n++;
             }
         }

@@ -659,8 +659,8 @@ TEST(integrate_tiny_mass)
         CHECK(v[0] == 0.5f && v[1] == 0.0f && v[2] == 0.0f);
         CHECK_STATUS(throng_agent_get_velocity(world, seeker, v), THRONG_OK);
         CHECK_STATUS(throng_agent_get_position(world, seeker, p), THRONG_OK);
-        double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] +
-                            (double)v[2] * v[2]);
+        double speed = sqrt((double)v[0] * (double)v[0] + (double)v[1] * (double)v[1] +
+                            (double)v[2] * (double)v[2]);
         CHECK(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]));
         CHECK(isfinite(p[0]) && isfinite(p[1]));
         CHECK(speed <= 1.0 + 1e-6 && speed > 0.5);
@@ -693,7 +693,7 @@ TEST(integrate_float_range_edge)
         for (int a = 0; a < dims; a++) {
             CHECK(p[a] == FLT_MAX);
             CHECK(v[a] > 0.0f && isfinite(v[a]));
-            speed2 += ((double)v[a] / FLT_MAX) * ((double)v[a] / FLT_MAX);
+            speed2 += ((double)v[a] / (double)FLT_MAX) * ((double)v[a] / (double)FLT_MAX);
         }
         CHECK(speed2 <= 1.0 + 1e-6);
         throng_world_destroy(world);
