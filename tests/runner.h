@@ -212,6 +212,21 @@ static inline void test_to_double3(const float in[3], double out[3])
     out[2] = (double)in[2];
 }
 
+/* Steps `world` `steps` times by dt. A refused step is reported, naming
+ * `what` and the step, and ends it: returns false. */
+static inline bool test_step_n(throng_world *world, float dt, int steps,
+                               const char *what)
+{
+    for (int s = 0; s < steps; s++) {
+        if (throng_world_step(world, dt) != THRONG_OK) {
+            runner_fail(__FILE__, __LINE__, "%s: step %d refused: %s", what,
+                        s, throng_world_last_error(world));
+            return false;
+        }
+    }
+    return true;
+}
+
 static inline bool test_handle_eq(throng_agent a, throng_agent b)
 {
     return a.slot == b.slot && a.generation == b.generation;

@@ -33,13 +33,9 @@ static uint64_t run_scenario(const char *name, uint32_t agents, int threads,
     }
     /* N threads must really be N, however busy the machine is. */
     w->tuner.pinned = 1;
-    for (int s = 0; s < steps; s++) {
-        if (throng_world_step(w, sc->dt) != THRONG_OK) {
-            runner_fail(__FILE__, __LINE__, "step %d refused: %s", s,
-                        throng_world_last_error(w));
-            throng_world_destroy(w);
-            return 0;
-        }
+    if (!test_step_n(w, sc->dt, steps, name)) {
+        throng_world_destroy(w);
+        return 0;
     }
     uint64_t h = throng_world_hash(w);
     throng_world_destroy(w);

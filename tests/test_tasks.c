@@ -42,13 +42,9 @@ static uint64_t run_scene(const char *name, uint32_t agents, int steps,
         throng_world_destroy(w);
         return 0;
     }
-    for (int s = 0; s < steps; s++) {
-        if (throng_world_step(w, sc->dt) != THRONG_OK) {
-            runner_fail(__FILE__, __LINE__, "%s: step %d refused: %s", name,
-                        s, throng_world_last_error(w));
-            throng_world_destroy(w);
-            return 0;
-        }
+    if (!test_step_n(w, sc->dt, steps, name)) {
+        throng_world_destroy(w);
+        return 0;
     }
     throng_step_stats st;
     throng_world_stats(w, &st);
