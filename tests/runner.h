@@ -212,6 +212,14 @@ static inline void test_to_double3(const float in[3], double out[3])
     out[2] = (double)in[2];
 }
 
+/* Builds the bench scenario `name` (bench/scenarios.c) with `agents`
+ * agents on `threads` threads from `seed`, on kernel path `path` (NULL:
+ * the default), steps it `steps` times and returns the state hash: 0 when
+ * a call failed (reported), 1 when the path cannot run on this machine or
+ * build. Defined in test_determinism.c. */
+uint64_t test_scenario_hash(const char *name, uint32_t agents, int threads,
+                            uint64_t seed, const char *path, int steps);
+
 /* Steps `world` `steps` times by dt. A refused step is reported, naming
  * `what` and the step, and ends it: returns false. */
 static inline bool test_step_n(throng_world *world, float dt, int steps,

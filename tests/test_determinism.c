@@ -13,17 +13,15 @@
 #include "internal.h"
 #include "runner.h"
 
-/* Steps a scenario and returns the state hash (0 when a call failed,
- * 1 when the kernel path is not available on this machine or build). */
-static uint64_t run_scenario(const char *name, uint32_t agents, int threads,
-                             const char *path, int steps) {
+uint64_t test_scenario_hash(const char *name, uint32_t agents, int threads,
+                            uint64_t seed, const char *path, int steps) {
     const scenario *sc = scenario_find(name);
     if (!sc) {
         runner_fail(__FILE__, __LINE__, "no scenario %s", name);
         return 0;
     }
     throng_world *w = NULL;
-    if (sc->build(agents, threads, 7u, &w) != THRONG_OK) {
+    if (sc->build(agents, threads, seed, &w) != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "scenario %s did not build", name);
         return 0;
     }
@@ -40,6 +38,12 @@ static uint64_t run_scenario(const char *name, uint32_t agents, int threads,
     uint64_t h = throng_world_hash(w);
     throng_world_destroy(w);
     return h;
+}
+
+/* The determinism scenes all start from seed 7. */
+static uint64_t run_scenario(const char *name, uint32_t agents, int threads,
+                             const char *path, int steps) {
+    return test_scenario_hash(name, agents, threads, 7u, path, steps);
 }
 
 static void check_threads(const char *name, uint32_t agents, int steps) {

@@ -27,8 +27,6 @@
  * a bug, not a value to update. A mismatch on one path, one thread count
  * or one build only is never a reason to change a value.
  */
-#include "../bench/scenarios.h"
-#include "internal.h"
 #include "runner.h"
 
 /* The placement and the world's random numbers, as in the determinism
@@ -39,33 +37,6 @@ static const char *const golden_paths[] = {"scalar", "sse2", "avx2",
                                            "avx512", "neon"};
 static const int golden_threads[] = {1, 2};
 
-/* Steps a scenario on one path and thread count and returns the state hash;
- * 0 when a call failed (reported), 1 when the path cannot run here. */
-static uint64_t golden_run(const char *name, uint32_t agents, int steps,
-                           const char *path, int threads) {
-    const scenario *sc = scenario_find(name);
-    if (!sc) {
-        runner_fail(__FILE__, __LINE__, "no scenario %s", name);
-        return 0;
-    }
-    throng_world *w = NULL;
-    if (sc->build(agents, threads, GOLDEN_SEED, &w) != THRONG_OK) {
-        runner_fail(__FILE__, __LINE__, "scenario %s did not build", name);
-        return 0;
-    }
-    if (world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return 1;
-    }
-    if (!test_step_n(w, sc->dt, steps, name)) {
-        throng_world_destroy(w);
-        return 0;
-    }
-    uint64_t h = throng_world_hash(w);
-    throng_world_destroy(w);
-    return h;
-}
-
 static void golden_check(const char *name, uint32_t agents, int steps,
                          uint64_t golden) {
     int runs = 0;
@@ -73,8 +44,9 @@ static void golden_check(const char *name, uint32_t agents, int steps,
          p++) {
         for (size_t t = 0;
              t < sizeof golden_threads / sizeof golden_threads[0]; t++) {
-            uint64_t h = golden_run(name, agents, steps, golden_paths[p],
-                                    golden_threads[t]);
+            uint64_t h = test_scenario_hash(name, agents, golden_threads[t],
+                                            GOLDEN_SEED, golden_paths[p],
+                                            steps);
             if (h == 1)
                 break; /* the path is not in this build or CPU */
             runs++;
