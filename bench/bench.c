@@ -134,6 +134,7 @@ typedef struct options {
     const char *csv_path;  /* NULL: no CSV; "-": stdout */
     const char *plot_path; /* NULL: no SVG; "-": stdout */
     bool quiet;
+    bool stable_columns; /* throng_world_set_stable_columns on each world */
     bool list;
     bool help;
     bool machine;
@@ -207,6 +208,9 @@ static void print_help(FILE *out) {
         "                             count, as an SVG file\n"
         "                             ('-' as FILE is stdout, for one of the\n"
         "                             three; the table then goes to stderr)\n"
+        "  --stable-columns           step with stable columns\n"
+        "                             (throng_world_set_stable_columns): the\n"
+        "                             cost of keeping column pointers fixed\n"
         "  --quiet                    no progress bar (it is drawn on stderr\n"
         "                             only when stderr is a terminal)\n"
         "  --list                     list the scenarios, their parameters and\n"
@@ -541,6 +545,10 @@ static int parse_options(int argc, char **argv, options *opt) {
             opt->quiet = true;
             continue;
         }
+        if (strcmp(arg, "--stable-columns") == 0) {
+            opt->stable_columns = true;
+            continue;
+        }
         if (strcmp(arg, "--machine") == 0) {
             opt->machine = true;
             continue;
@@ -824,6 +832,10 @@ static int run_config(const options *opt, const scenario *sc, uint32_t agents,
             fprintf(stderr, PROGRAM ": %s: building the world failed: %s\n",
                     name, throng_status_string(status));
             return EXIT_FAILED;
+        }
+        if (opt->stable_columns) {
+            /* Refused only for a NULL world. */
+            (void)throng_world_set_stable_columns(world, true);
         }
 
         for (uint32_t step = 0; step < opt->warmup; ++step) {
@@ -1985,6 +1997,10 @@ int main(int argc, char **argv) {
         if (busy > 0) {
             fprintf(table, "\n%" PRIu32 " busy process%s ran beside the "
                     "steps (--busy).\n", busy, busy == 1 ? "" : "es");
+        }
+        if (opt.stable_columns) {
+            fprintf(table, "\nThe worlds kept their column pointers "
+                    "through steps (--stable-columns).\n");
         }
         table_legend(table);
         machine m;

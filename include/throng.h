@@ -353,6 +353,22 @@ THRONG_API throng_status throng_world_set_task_hooks(
     throng_finish_task_fn *finish_task, void *task_context,
     uint32_t worker_count);
 
+/* Stable columns: while on, a step leaves the pointers that
+ * throng_world_columns hands out where they are. The step still reorders
+ * the rows by grid cell, but it copies each shown column's new order back
+ * into the same memory instead of trading the column for a spare buffer,
+ * so a view taken before the step reads the state after it, in the new
+ * row order (map rows to agents with throng_agent_at again). Only
+ * throng_agent_add growing the world's capacity, and
+ * throng_world_destroy, then move or free the columns. Off by default and
+ * in a loaded world (not saved): the copy is one more pass over the
+ * shown columns per tick, for hosts that keep views across steps (the
+ * Python binding turns it on while views of a world exist). A step's
+ * results are the same, to the bit, either way. THRONG_ERR_NULL for a
+ * NULL world. */
+THRONG_API throng_status throng_world_set_stable_columns(throng_world *world,
+                                                         bool stable);
+
 /* Bytes the world currently holds on the heap (columns, grid, tables). */
 THRONG_API size_t throng_world_bytes(const throng_world *world);
 
@@ -510,8 +526,10 @@ THRONG_API throng_status throng_agent_set_host_key(throng_world *world, throng_a
  * throng_world_destroy on this world. A step reorders the rows by grid cell
  * (so neighbours sit next to each other in memory) and may move the
  * columns: fetch the columns again after each step, and map rows to agents
- * with throng_agent_at / throng_agent_index. Setters and queries change
- * values in place but never the pointers or the order. */
+ * with throng_agent_at / throng_agent_index. With stable columns
+ * (throng_world_set_stable_columns) a step keeps the pointers, and only
+ * the row order changes. Setters and queries change values in place but
+ * never the pointers or the order. */
 typedef struct throng_columns {
     uint32_t count;
     const float *px, *py, *pz;

@@ -459,9 +459,40 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
 }
 
+/* The stable columns of a batch, each copied back from its spare:
+ * to[r] = from[r]. */
+typedef struct copy_back_ctx {
+    int count;
+    const uint32_t *from[GRID_PERMUTE_BATCH];
+    uint32_t *to[GRID_PERMUTE_BATCH];
+} copy_back_ctx;
+
+static void copy_back_rows(void *ctx, uint32_t begin, uint32_t end,
+                           int thread) {
+    (void)thread;
+    const copy_back_ctx *c = ctx;
+    for (int k = 0; k < c->count; k++)
+        memcpy(c->to[k] + begin, c->from[k] + begin,
+               (size_t)(end - begin) * 4u);
+}
+
+/* 1 when `col` is one of the columns throng_world_columns shows. */
+static int column_shown(const throng_world *w, void *const *col) {
+    const agent_columns *c = &w->col;
+    const void *const shown[] = {&c->px, &c->py, &c->pz, &c->vx,
+                                 &c->vy, &c->vz, &c->fx, &c->fy,
+                                 &c->fz, &c->ux, &c->uy, &c->uz};
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
+        if (shown[k] == (const void *)col)
+            return 1;
+    return 0;
+}
+
 /* Reorders every column by `sorted`, batch by batch through the world's
  * spare buffers: each column is gathered into a spare, and the spare and
- * the column trade places. */
+ * the column trade places. With stable columns, the shown ones are
+ * copied back from their spares instead, a second pass over them, so
+ * their pointers do not change (a host may hold views of them). */
 static void permute_columns(throng_world *w, parallel_sched *sched) {
     uint32_t n = w->count;
     void **cols[COLUMN4_MAX];
@@ -476,10 +507,22 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
         parallel_rows(sched, n, GRID_GATHER_GRAIN, permute_rows, &p);
         if (sched->failed)
             return; /* the spares hold no complete column */
+        copy_back_ctx back = {.count = 0};
         for (int b = 0; b < p.count; b++) {
+            if (w->stable_columns && column_shown(w, cols[first + b])) {
+                back.from[back.count] = w->spare4[b];
+                back.to[back.count] = *cols[first + b];
+                back.count++;
+                continue;
+            }
             void *old = *cols[first + b];
             *cols[first + b] = w->spare4[b];
             w->spare4[b] = old;
+        }
+        if (back.count > 0) {
+            parallel_rows(sched, n, GRID_GATHER_GRAIN, copy_back_rows, &back);
+            if (sched->failed)
+                return;
         }
     }
     /* The slots' links to their rows are now out of date; they are

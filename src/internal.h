@@ -196,6 +196,10 @@ struct throng_world {
      * the spare buffers the grid permutes columns through. */
     float *steer_x, *steer_y, *steer_z;
     void *spare4[GRID_PERMUTE_BATCH];
+    /* throng_world_set_stable_columns: the columns throng_world_columns
+     * shows keep their memory through a step (grid.c copies them back
+     * from the spares instead of trading places with them). */
+    int stable_columns;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */

@@ -1065,6 +1065,13 @@ throng_status throng_world_set_task_hooks(throng_world *w,
     return THRONG_OK;
 }
 
+throng_status throng_world_set_stable_columns(throng_world *w, bool stable) {
+    if (!w)
+        return THRONG_ERR_NULL;
+    w->stable_columns = stable ? 1 : 0;
+    return THRONG_OK;
+}
+
 int step_limits_valid(float max_dt, uint32_t max_substeps) {
     return max_dt >= THRONG_MIN_TICK && max_dt <= THRONG_MAX_TICK &&
            max_substeps >= 1u && max_substeps <= THRONG_MAX_SUBSTEPS;

@@ -1163,6 +1163,7 @@ BAD(nw_step, throng_world_step(NULL, 0.05f))
 BAD(nw_threads, throng_world_set_threads(NULL, 1))
 BAD(nw_step_limits, throng_world_set_step_limits(NULL, 0.05f, 4))
 BAD(nw_task_hooks, throng_world_set_task_hooks(NULL, NULL, NULL, NULL, 0u))
+BAD(nw_stable_columns, throng_world_set_stable_columns(NULL, true))
 BAD(nw_stats, throng_world_stats(NULL, &(throng_step_stats){0}))
 BAD(nw_columns, throng_world_columns(NULL, &(throng_columns){0}))
 BAD(nw_agent_add, throng_agent_add(NULL, &(throng_agent_def){0},
@@ -1737,6 +1738,7 @@ static const bad_case hand_cases[] = {
     NW("throng_world_set_threads", nw_threads),
     NW("throng_world_set_step_limits", nw_step_limits),
     NW("throng_world_set_task_hooks", nw_task_hooks),
+    NW("throng_world_set_stable_columns", nw_stable_columns),
     NW("throng_world_stats", nw_stats),
     NW("throng_world_columns", nw_columns),
     NW("throng_agent_add", nw_agent_add),

@@ -939,8 +939,145 @@ TEST(grid_permute_matches_gather) {
     }
 }
 
+/* Stable columns (throng_world_set_stable_columns): a world that keeps
+ * its shown columns in place steps to the same bits as one that swaps
+ * them with the spares, its pointers stay put through every step (until
+ * an add grows the capacity, after which the new ones stay put), and its
+ * rows still move into cell order. A twin without the setting must see
+ * its pointers change, or the test would prove nothing. */
+static void stable_pointers(const throng_world *w, const float *out[12]) {
+    throng_columns c;
+    if (throng_world_columns(w, &c) != THRONG_OK)
+        memset(&c, 0, sizeof c);
+    const float *p[12] = {c.px, c.py, c.pz, c.vx, c.vy, c.vz,
+                          c.fx, c.fy, c.fz, c.ux, c.uy, c.uz};
+    memcpy(out, p, sizeof p);
+}
+
+static int stable_same_pointers(const float *const a[12],
+                                const float *const b[12]) {
+    for (int k = 0; k < 12; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
+/* The values at `held` (pointers taken earlier) against `twin`'s columns
+ * now, bit for bit; the number of rows that differ. */
+static uint32_t stable_rows_differ(const throng_world *twin,
+                                   const float *const held[12]) {
+    const float *now[12];
+    stable_pointers(twin, now);
+    uint32_t n = throng_world_agent_count(twin), wrong = 0;
+    for (int k = 0; k < 12; k++) {
+        if (!held[k] || !now[k]) {
+            wrong += held[k] != now[k];
+            continue;
+        }
+        wrong += (uint32_t)(memcmp(held[k], now[k], n * sizeof(float)) != 0);
+    }
+    return wrong;
+}
+
+static void stable_add(throng_world *w, test_rng *rng, int dims, float box,
+                       uint32_t group) {
+    throng_agent_def a = throng_agent_def_default();
+    for (int k = 0; k < dims; k++) {
+        a.position[k] = test_rng_range(rng, 0.0f, box);
+        a.velocity[k] = test_rng_range(rng, -1.0f, 1.0f);
+    }
+    a.group = group;
+    throng_agent h;
+    CHECK(throng_agent_add(w, &a, &h) == THRONG_OK);
+}
+
+TEST(grid_stable_columns) {
+    enum { N = 3000 };
+    for (int dims = 2; dims <= 3; dims++) {
+        const float box = dims == 2 ? 30.0f : 12.0f;
+        throng_world *ws[2] = {NULL, NULL};
+        for (int k = 0; k < 2; k++) {
+            throng_world_def d = throng_world_def_default();
+            d.dimensions = dims;
+            d.boundary = THRONG_BOUNDARY_PERIODIC;
+            d.box_size[0] = d.box_size[1] = d.box_size[2] = box;
+            d.initial_capacity = N;
+            REQUIRE(throng_world_create(&d, &ws[k]) == THRONG_OK);
+            throng_group_def g = throng_group_def_default();
+            g.flocking.separation_weight = 1.5f;
+            g.flocking.alignment_weight = 1.0f;
+            g.flocking.cohesion_weight = 1.0f;
+            g.wander.weight = 0.3f; /* the turn rates are permuted too */
+            uint32_t group = 0;
+            REQUIRE(throng_group_create(ws[k], &g, &group) == THRONG_OK);
+            test_rng rng = test_rng_make(0x57ab1eull + (uint64_t)dims);
+            for (int i = 0; i < N; i++)
+                stable_add(ws[k], &rng, dims, box, group);
+        }
+        throng_world *a = ws[0], *b = ws[1];
+        CHECK(throng_world_set_stable_columns(a, true) == THRONG_OK);
+        const float *held[12], *now[12], *twin_first[12];
+        stable_pointers(a, held);
+        stable_pointers(b, twin_first);
+        throng_agent first = THRONG_NULL_AGENT;
+        REQUIRE(throng_agent_at(a, 0, &first) == THRONG_OK);
+        int twin_moved = 0;
+        for (int s = 0; s < 12; s++) {
+            int threads = 1 + s % 2;
+            throng_world_set_threads(a, threads);
+            throng_world_set_threads(b, threads);
+            REQUIRE(test_step_n(a, 0.05f, 1, "stable"));
+            REQUIRE(test_step_n(b, 0.05f, 1, "swapping twin"));
+            stable_pointers(a, now);
+            if (!stable_same_pointers(held, now))
+                runner_fail(__FILE__, __LINE__,
+                            "%dD step %d: a stable column moved", dims, s);
+            stable_pointers(b, now);
+            twin_moved |= !stable_same_pointers(twin_first, now);
+            CHECK(throng_world_hash(a) == throng_world_hash(b));
+            uint32_t wrong = stable_rows_differ(b, held);
+            if (wrong)
+                runner_fail(__FILE__, __LINE__,
+                            "%dD step %d: %u held columns differ from the "
+                            "twin's", dims, s, wrong);
+        }
+        CHECK(twin_moved);
+        /* The rows did move: the agent of row 0 is not where it was. */
+        uint32_t row = 0;
+        REQUIRE(throng_agent_index(a, first, &row) == THRONG_OK);
+        CHECK(row != 0);
+
+        /* Growth moves the columns once; the new ones then stay. */
+        for (int k = 0; k < 2; k++) {
+            test_rng rng = test_rng_make(0x9a0ull + (uint64_t)dims);
+            for (int i = 0; i < N; i++)
+                stable_add(ws[k], &rng, dims, box, 1u);
+        }
+        stable_pointers(a, now);
+        CHECK(!stable_same_pointers(held, now));
+        stable_pointers(a, held);
+        REQUIRE(test_step_n(a, 0.05f, 3, "stable, grown"));
+        REQUIRE(test_step_n(b, 0.05f, 3, "swapping twin, grown"));
+        stable_pointers(a, now);
+        CHECK(stable_same_pointers(held, now));
+        CHECK(throng_world_hash(a) == throng_world_hash(b));
+        CHECK(stable_rows_differ(b, held) == 0);
+
+        /* Turned off, the step trades columns with the spares again. */
+        CHECK(throng_world_set_stable_columns(a, false) == THRONG_OK);
+        REQUIRE(test_step_n(a, 0.05f, 1, "unstable again"));
+        REQUIRE(test_step_n(b, 0.05f, 1, "swapping twin, last"));
+        stable_pointers(a, now);
+        CHECK(!stable_same_pointers(held, now));
+        CHECK(throng_world_hash(a) == throng_world_hash(b));
+        throng_world_destroy(a);
+        throng_world_destroy(b);
+    }
+}
+
 void register_grid_tests(void)
 {
+    REGISTER(grid_stable_columns);
     REGISTER(grid_ranges_dense_match_walk);
     REGISTER(grid_permute_matches_gather);
     REGISTER(grid_uniform_columns_2d);
