@@ -13,8 +13,8 @@ memoryviews of C floats.
                                              cohesion_weight=1.0))
         a = w.add_agent(position=(10, 10), velocity=(0.5, 0), group=flock)
         w.step(1 / 30)
-        c = w.columns()            # zero-copy, valid until the next
-        print(c.px[:c.count])      # step, add_agent or remove
+        c = w.columns()            # zero-copy views of the C columns;
+        print(c.px[:c.count])      # a later step updates them in place
 
 Shape of the binding:
 
@@ -24,7 +24,14 @@ Shape of the binding:
 - World owns one throng_world*. close() (or leaving a `with` block)
   destroys it; __del__ does the same for a world that was never closed.
   Agent, Group and WorldObject are small handles that keep their world
-  alive; after close() any call through them raises ValueError.
+  alive; after close() any call through them raises ValueError. A handle
+  given to another world's method raises StaleHandleError (agents,
+  objects) or UnknownGroupError (groups).
+- The world's memory comes from the binding's allocator, in blocks that
+  Python owns; a column view holds the block it reads, so no view ever
+  reads freed memory: not after close(), not after a growth, not after a
+  step (while views exist, steps keep the columns in place). Columns
+  says what a view shows after each kind of call.
 - Every refused call raises ThrongError, or rather its subclass for the
   status (NotFiniteError, OutOfRangeError, StaleHandleError, ...), whose
   message is throng_world_last_error's sentence and whose .status is the
@@ -47,6 +54,7 @@ import ctypes.util
 import enum
 import os
 import threading
+import weakref
 from collections import namedtuple
 
 try:
@@ -168,8 +176,8 @@ _c_enum = ctypes.c_int  # C enums here are int-sized (values 0..15)
 
 
 class throng_allocator(ctypes.Structure):
-    # Mirrored for the layout of throng_world_def only; the binding always
-    # leaves it zero (the C library's allocator).
+    # Every World fills it with the binding's allocator (see _Heap): the
+    # world's memory is made of blocks that Python owns.
     _fields_ = [("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p),
                 ("user", ctypes.c_void_p)]
 
@@ -412,6 +420,7 @@ _SIGNATURES = {
     "throng_world_step": (_st, [_w, _f]),
     "throng_world_step_count": (_u64, [_w]),
     "throng_world_set_threads": (_st, [_w, ctypes.c_int]),
+    "throng_world_set_stable_columns": (_st, [_w, ctypes.c_bool]),
     "throng_world_set_step_limits": (_st, [_w, ctypes.c_float,
                                            ctypes.c_uint32]),
     "throng_world_bytes": (ctypes.c_size_t, [_w]),
@@ -478,7 +487,11 @@ for _name, _ctype in (("position", c_float3), ("velocity", c_float3),
                                                       _ctype])
 
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
-    _fn = getattr(lib, _name)
+    try:
+        _fn = getattr(lib, _name)
+    except AttributeError:
+        raise ImportError("throng: %s has no %s; this binding needs a newer "
+                          "build of the library" % (library_path, _name))
     _fn.restype = _restype
     _fn.argtypes = _argtypes
 del _name, _restype, _argtypes, _fn, _out, _ctype
@@ -594,8 +607,8 @@ class UnsupportedError(ThrongError):
 
 
 class StaleColumnsError(RuntimeError):
-    """A Columns object was read after a step, add or remove moved the
-    columns it points into."""
+    """A Columns object was read after an add, a remove or close changed
+    the rows it describes."""
 
 
 _ERROR_CLASS = {cls.status: cls for cls in (
@@ -821,7 +834,10 @@ class Agent:
 
     @target_agent.setter
     def target_agent(self, value):
-        target = throng_agent() if value is None else _agent_c(value)
+        """Set it to an Agent of the same world (or None to clear it); an
+        agent of another world raises StaleHandleError."""
+        target = (throng_agent() if value is None else
+                  _agent_c(value, self.world, "target_agent"))
         self.world._call(lib.throng_agent_set_target_agent, self._c, target)
 
     @property
@@ -837,9 +853,16 @@ class Agent:
         return self.basis[0][:self.world.dimensions]
 
 
-def _agent_c(value):
+def _agent_c(value, world, what):
+    """The C handle of an Agent of `world`. An agent of another world is
+    refused here, whatever its slot and generation happen to name in this
+    one: StaleHandleError, as C refuses other worlds' handles."""
     if not isinstance(value, Agent):
-        raise TypeError("expected a throng.Agent, got %r" % (value,))
+        raise TypeError("%s: expected a throng.Agent, got %r"
+                        % (what, value))
+    if value.world is not world:
+        raise StaleHandleError("%s: the agent belongs to another world"
+                               % what)
     return value._c
 
 
@@ -1100,6 +1123,94 @@ class WorldObject:
 
 
 # ------------------------------------------------------------------------
+# The world's memory: blocks that Python owns
+# ------------------------------------------------------------------------
+#
+# Every World hands the library an allocator (throng_world_def.allocator)
+# whose blocks are Python objects (_Block). The world's heap holds one
+# reference to each block the library has allocated; the library's free
+# drops that reference. A column view holds another reference, through its
+# base object, so memory a view points into is freed only when both are
+# gone: a view outlives close(), a growth that moved the columns, and the
+# World object itself, and never reads freed memory.
+
+_libc = ctypes.CDLL(None)  # the process's malloc (a sanitizer's, if any)
+_posix_memalign = _libc.posix_memalign
+_posix_memalign.argtypes = [_P(ctypes.c_void_p), ctypes.c_size_t,
+                            ctypes.c_size_t]
+_posix_memalign.restype = ctypes.c_int
+_c_free = _libc.free
+_c_free.argtypes = [ctypes.c_void_p]
+_c_free.restype = None
+
+
+class _Block:
+    """One block of a world's memory, freed when its last reference goes
+    (the world's heap, or a view)."""
+
+    __slots__ = ("address", "size")
+
+    def __init__(self, size, alignment):
+        out = ctypes.c_void_p()
+        alignment = max(alignment, ctypes.sizeof(ctypes.c_void_p))
+        if _posix_memalign(ctypes.byref(out), alignment, max(size, 1)) != 0 \
+                or not out.value:
+            raise MemoryError("throng: no memory for %d bytes" % size)
+        self.address = out.value
+        self.size = size
+
+    def __del__(self, _free=_c_free):
+        address = getattr(self, "address", None)
+        if address:
+            _free(address)
+
+
+_ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t,
+                             ctypes.c_size_t, ctypes.c_void_p)
+_FREE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t,
+                            ctypes.c_void_p)
+
+
+class _Heap:
+    """A world's throng_allocator: `blocks` maps each address the library
+    holds to its _Block. The callbacks never raise into C (a ctypes
+    callback that raises returns garbage): a failed allocation returns
+    NULL, which the library reports as OutOfMemoryError."""
+
+    def __init__(self):
+        blocks = self.blocks = {}
+        new_block = _Block
+
+        def alloc(size, alignment, user):
+            try:
+                block = new_block(size, alignment)
+                blocks[block.address] = block
+                return block.address
+            except BaseException:  # noqa: B902 (nothing may reach C)
+                return None
+
+        def free(address, size, user):
+            try:
+                blocks.pop(address, None)
+            except BaseException:  # noqa: B902
+                pass
+
+        self._alloc = _ALLOC_FN(alloc)
+        self._free = _FREE_FN(free)
+
+    def fill(self, allocator):
+        allocator.alloc = ctypes.cast(self._alloc, ctypes.c_void_p).value
+        allocator.free = ctypes.cast(self._free, ctypes.c_void_p).value
+        allocator.user = None
+
+
+class _Pin:
+    """Held by the base of every column view: while any is alive, the
+    world steps with stable columns (World._views)."""
+
+    __slots__ = ("__weakref__",)
+
+# ------------------------------------------------------------------------
 # Zero-copy columns
 # ------------------------------------------------------------------------
 
@@ -1107,24 +1218,36 @@ _COLUMN_NAMES = ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
                  "ux", "uy", "uz")
 
 
-def _view(pointer, count, keepalive, use_numpy):
-    """A read-only 1-D view of `count` C floats at `pointer`, sharing the
-    memory (no copy). The view keeps `keepalive` (the World) alive, so
-    garbage collection cannot free the columns under it."""
-    if not pointer:
-        if use_numpy:
-            a = _np.empty(0, dtype=_np.float32)
-            a.flags.writeable = False
-            return a
-        return memoryview(b"").cast("f")
-    address = ctypes.cast(pointer, ctypes.c_void_p).value
-    block = (ctypes.c_float * count).from_address(address)
-    block._throng_world = keepalive
+def _empty_view(use_numpy):
     if use_numpy:
-        a = _np.frombuffer(block, dtype=_np.float32, count=count)
+        a = _np.empty(0, dtype=_np.float32)
         a.flags.writeable = False
         return a
-    return memoryview(block).cast("B").cast("f").toreadonly()
+    return memoryview(b"").cast("f")
+
+
+def _view(world, pointer, count, use_numpy):
+    """A read-only 1-D view of `count` C floats at `pointer`, sharing the
+    memory (no copy). Its base holds the _Block the column lives in, so
+    the memory stays valid as long as the view (see "The world's memory"
+    above), and a _Pin that the world counts: while a view is alive, the
+    world's steps keep the columns in place (World._sync_stable)."""
+    if not pointer or count == 0:
+        return _empty_view(use_numpy)
+    address = ctypes.cast(pointer, ctypes.c_void_p).value
+    block = world._heap.blocks.get(address)
+    if block is None or count * ctypes.sizeof(ctypes.c_float) > block.size:
+        raise RuntimeError("throng: a column at 0x%x is not a block of the "
+                           "binding's allocator" % address)
+    base = (ctypes.c_float * count).from_address(address)
+    base._throng_block = block
+    base._throng_pin = pin = _Pin()
+    world._views.add(pin)
+    if use_numpy:
+        a = _np.frombuffer(base, dtype=_np.float32, count=count)
+        a.flags.writeable = False
+        return a
+    return memoryview(base).cast("B").cast("f").toreadonly()
 
 
 class Columns:
@@ -1134,12 +1257,28 @@ class Columns:
     read-only NumPy float32 arrays of length `count` (memoryviews of
     format 'f' without NumPy); the z and up columns are None in 2D.
 
-    VALID UNTIL THE NEXT world.step(), add_agent(), remove() or close():
-    those move the rows and may free the memory. Reading an attribute of a
-    stale Columns raises StaleColumnsError; views already taken out of it
-    must not be read after that point (fetch world.columns() again).
-    Setters (agent.position = ...) change values in place and keep the
-    views valid."""
+    A view never reads freed memory, whatever happens to the world; what
+    it shows afterwards:
+
+    - world.step(): the live state. While any view of a world is alive,
+      its steps keep the columns in place (stable columns), so the view
+      shows the state after the step, in the step's new row order (row i
+      is world.agent_at(i) again). Programs that hold no views do not pay
+      for this.
+    - agent.position = ... and the other setters: the new value, in place.
+    - add_agent(): the live columns while they have room; when an add
+      grows them, they move, and older views keep the values they held
+      just before (a frozen copy). The new agent's row is never in an
+      older view (its length is the count when it was taken).
+    - remove(): the live columns (removal moves the last row into the
+      hole); rows at and past the new count are leftovers.
+    - close() (or leaving the `with` block, or the World being collected):
+      the values at the moment of closing, frozen.
+
+    This Columns object itself follows the same rules, but is for the row
+    count it was made with: after add_agent, remove or close, reading an
+    attribute raises StaleColumnsError (fetch world.columns() again);
+    after a step it stays valid."""
 
     def __init__(self, world, use_numpy):
         c = throng_columns()
@@ -1156,17 +1295,19 @@ class Columns:
             if pointer:
                 self._addresses[name] = ctypes.cast(
                     pointer, ctypes.c_void_p).value
-                self._views[name] = _view(pointer, c.count, world, use_numpy)
+                self._views[name] = _view(world, pointer, c.count, use_numpy)
             elif self.dims == 2 and (name[1] == "z" or name[0] == "u"):
                 self._addresses[name] = None  # absent in 2D
                 self._views[name] = None
             else:  # an empty world may hand out NULL columns
                 self._addresses[name] = None
-                self._views[name] = _view(None, 0, world, use_numpy)
+                self._views[name] = _empty_view(use_numpy)
+        world._columns_at = self._addresses["px"]
 
     @property
     def valid(self):
-        """False once a step, add, remove or close has moved the rows."""
+        """False once an add, remove or close has changed the rows (a step
+        does not: the views follow it)."""
         return (self._world._ptr is not None and
                 self._world._epoch == self._epoch)
 
@@ -1177,8 +1318,8 @@ class Columns:
     def _get(self, name):
         if not self.valid:
             raise StaleColumnsError(
-                "these columns were fetched before a step, add or remove; "
-                "call world.columns() again")
+                "these columns were fetched before an add, a remove or "
+                "close; call world.columns() again")
         return self._views[name]
 
     @property
@@ -1244,7 +1385,15 @@ class World:
         self._epoch = 0
         self._group_names = {0: "default"}
         self._object_kinds = {}
+        # The world's memory (see "The world's memory" above), the live
+        # column views (their _Pin objects), whether steps keep the
+        # columns in place, and where the views' columns are.
+        self._heap = _Heap()
+        self._views = weakref.WeakSet()
+        self._stable = False
+        self._columns_at = None
         d = lib.throng_world_def_default()
+        self._heap.fill(d.allocator)
         d.dimensions = _int_in(dimensions, -0x80000000, 0x7FFFFFFF,
                                "dimensions")
         d.boundary = _enum(Boundary, boundary, "boundary")
@@ -1292,8 +1441,9 @@ class World:
     # Lifecycle ----------------------------------------------------------
 
     def close(self, _destroy=lib.throng_world_destroy):
-        """Destroys the world (idempotent). Handles and column views of it
-        are unusable afterwards."""
+        """Destroys the world (idempotent). Handles are unusable afterwards
+        (ValueError); column views taken before stay readable and show the
+        values at the moment of closing."""
         lock = getattr(self, "_lock", None)
         if lock is None:  # __init__ failed before the world existed
             return
@@ -1302,6 +1452,9 @@ class World:
                 ptr, self._ptr = self._ptr, None
                 self._epoch += 1
                 _destroy(ptr)
+                # The library has freed every block; any it had not is no
+                # longer used by anyone but views.
+                self._heap.blocks.clear()
 
     def __del__(self):
         try:
@@ -1391,12 +1544,34 @@ class World:
                    _u32v(max_substeps, "max_substeps"))
 
     def step(self, dt, steps=1):
-        """Advances the world by dt seconds, `steps` times."""
+        """Advances the world by dt seconds, `steps` times. Column views
+        taken before show the state after it (see Columns)."""
         dt = float(dt)
         for _ in range(_u32v(steps, "steps")):
             with self._lock:
-                self._epoch += 1
+                self._sync_stable()
                 self._call(lib.throng_world_step, dt)
+
+    def _sync_stable(self):
+        """Stable columns on while a view of this world is alive, off
+        otherwise (then a step trades columns with spare buffers, which
+        costs nothing extra)."""
+        want = len(self._views) > 0
+        if want != self._stable:
+            self._call(lib.throng_world_set_stable_columns, want)
+            self._stable = want
+
+    def _forget_moved_views(self):
+        """After an add: when the columns grew (moved), the views taken
+        before are frozen copies that no step can change, so they no
+        longer need stable columns."""
+        if self._columns_at is None or not len(self._views):
+            return
+        c = throng_columns()
+        self._call(lib.throng_world_columns, ctypes.byref(c))
+        if ctypes.cast(c.px, ctypes.c_void_p).value != self._columns_at:
+            self._views = weakref.WeakSet()
+            self._columns_at = None
 
     def stats(self):
         """A StepStats of the last step."""
@@ -1442,6 +1617,7 @@ class World:
             self._epoch += 1
             self._call(lib.throng_agent_add, ctypes.byref(d),
                        ctypes.byref(out))
+            self._forget_moved_views()
             agent = Agent(self, out.slot, out.generation)
             try:
                 if target_point is not None:
@@ -1456,11 +1632,13 @@ class World:
         return agent
 
     def remove(self, agent):
-        """Removes an agent (O(1)); its handle is stale afterwards."""
+        """Removes an agent (O(1)); its handle is stale afterwards. An
+        agent of another world raises StaleHandleError."""
+        handle = _agent_c(agent, self, "remove")
         with self._lock:
             self._handle()
             self._epoch += 1
-            self._call(lib.throng_agent_remove, _agent_c(agent))
+            self._call(lib.throng_agent_remove, handle)
 
     def find_agent(self, host_key):
         """The agent carrying `host_key`; NotFoundError when none does."""
@@ -1527,8 +1705,11 @@ class World:
 
     def group(self, key):
         """The Group of an id (int) or a name (str): NotFoundError for an
-        unknown name, UnknownGroupError for an id never created."""
+        unknown name, UnknownGroupError for an id never created (or a
+        Group of another world)."""
         if isinstance(key, Group):
+            if key.world is not self:
+                raise UnknownGroupError("the group belongs to another world")
             return key
         if isinstance(key, str):
             out = _u32()
@@ -1654,31 +1835,49 @@ class World:
         return obj
 
     def remove_object(self, obj):
-        """Removes a static object; behaviours naming it go quiet."""
+        """Removes a static object; behaviours naming it go quiet. An
+        object of another world raises StaleHandleError."""
         if not isinstance(obj, WorldObject):
             raise TypeError("expected a throng.WorldObject, got %r" % (obj,))
+        if obj.world is not self:
+            raise StaleHandleError(
+                "remove_object: the object belongs to another world")
         self._call(lib.throng_object_remove, obj._c)
         self._object_kinds.pop((obj.id, obj.generation), None)
 
     # Queries ------------------------------------------------------------
 
+    # The first result buffer of a query, in handles.
+    _QUERY_START = 64
+
     def query_radius(self, point, radius, max_results=None):
         """The agents within `radius` metres of `point` (inclusive), as a
         list of Agent in an unspecified but deterministic order. With
-        max_results, at most that many."""
+        max_results, at most that many.
+
+        The result buffer grows with the results, not with max_results:
+        the first call gets room for 64 handles, and when C reports more
+        (it reports the total), one more call gets room for the total, or
+        max_results if that is smaller."""
         p = _vec3(point, self.dimensions, "point")
         radius = float(radius)
-        capacity = 64 if max_results is None else _u32v(max_results,
-                                                        "max_results")
+        limit = None if max_results is None else _u32v(max_results,
+                                                       "max_results")
+        capacity = self._QUERY_START
+        if limit is not None:
+            capacity = min(capacity, limit)
         count = _u32()
         with self._lock:
             while True:
                 buf = (throng_agent * max(capacity, 1))()
                 self._call(lib.throng_world_query_radius, p, radius, buf,
                            capacity, ctypes.byref(count), None)
-                if count.value <= capacity or max_results is not None:
+                self._query_capacity = capacity  # for the tests
+                if count.value <= capacity or (limit is not None and
+                                               capacity >= limit):
                     break
-                capacity = count.value
+                capacity = count.value if limit is None else min(
+                    count.value, limit)
         found = min(count.value, capacity)
         return [Agent(self, buf[i].slot, buf[i].generation)
                 for i in range(found)]
@@ -1686,8 +1885,8 @@ class World:
     # Columns ------------------------------------------------------------
 
     def columns(self, numpy=None):
-        """Zero-copy views of the columns (see Columns), valid until the
-        next step, add_agent, remove or close. numpy: True for NumPy
+        """Zero-copy views of the columns (see Columns: what they show
+        after a step, add_agent, remove and close). numpy: True for NumPy
         arrays, False for memoryviews; default: NumPy when installed."""
         if numpy is None:
             numpy = _np is not None
@@ -1698,7 +1897,8 @@ class World:
 
     @property
     def positions(self):
-        """(px, py[, pz]): one zero-copy 1-D view per axis (columns())."""
+        """(px, py[, pz]): one zero-copy 1-D view per axis (columns(); see
+        Columns for what they show later)."""
         return self.columns().positions
 
     @property
