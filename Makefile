@@ -164,7 +164,7 @@ TESTS := $(BUILD)/throng-tests
 DEPS_OK := $(BUILD)/.deps-ok
 
 .PHONY: all lib test bench clean deps bench-bin check-builds install uninstall \
-	check-exports check-examples python-test
+	check-exports check-examples python-test python-asan print-build
 all: $(STATIC) $(SHARED) $(BENCH)
 lib: $(STATIC) $(SHARED)
 bench-bin: $(BENCH)
@@ -437,6 +437,27 @@ demo: $(RENDER)
 PYTHON ?= python3
 python-test: $(SHARED)
 	THRONG_LIBRARY=$(abspath $(SHARED)) $(PYTHON) -m unittest discover -s python/tests
+
+# The same tests against the AddressSanitizer build of the library (in
+# the folder `make SAN=address` uses). The interpreter is not built with
+# ASan, so its runtime is preloaded: it then serves every malloc of the
+# process, and a read of freed memory by the library, or by a copy out of
+# a view (tobytes(), which the tests use), is reported and ends the run.
+# Leak checking is off: CPython keeps memory until exit by design.
+PY_ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
+PY_ASAN_ENV = LD_PRELOAD=$(PY_ASAN_LIB) \
+	ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:$$ASAN_OPTIONS"
+print-build:
+	@echo $(BUILD)
+python-asan:
+	@case '$(PY_ASAN_LIB)' in /*) ;; *) \
+	  echo "python-asan: $(CC) has no libasan.so (it needs gcc's shared ASan runtime)" >&2; exit 1;; esac
+	@$(MAKE) --no-print-directory SAN=address lib
+	@build=$$($(MAKE) -s --no-print-directory SAN=address print-build) && \
+	  case "$$build" in /*) ;; *) build="$(CURDIR)/$$build";; esac && \
+	  echo "THRONG_LIBRARY=$$build/libthrong.so $(PY_ASAN_ENV) $(PYTHON) -m unittest discover -s python/tests" && \
+	  THRONG_LIBRARY="$$build/libthrong.so" $(PY_ASAN_ENV) \
+	  $(PYTHON) -m unittest discover -s python/tests
 
 # ------------------------------------------------------------------------
 # Sanitizers and static checkers
