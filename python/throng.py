@@ -1593,7 +1593,9 @@ class World:
         group: a Group, a group id or a group name. target_point,
         target_agent and progress, when given, are set right after; if
         one is refused the agent is removed again, so a refused call adds
-        nothing."""
+        nothing. Column views taken before keep showing the live columns
+        (without the new row) unless the add grew the columns: then they
+        keep the values they held before it (see Columns)."""
         d = lib.throng_agent_def_default()
         n = self.dimensions
         if position is not None:
@@ -1633,7 +1635,9 @@ class World:
 
     def remove(self, agent):
         """Removes an agent (O(1)); its handle is stale afterwards. An
-        agent of another world raises StaleHandleError."""
+        agent of another world raises StaleHandleError. Column views taken
+        before show the live columns, in which the last row has moved
+        into the removed agent's (see Columns)."""
         handle = _agent_c(agent, self, "remove")
         with self._lock:
             self._handle()
