@@ -618,7 +618,7 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
     scene_add(world, hunter_group, &pursue, &st);
     scene_add(world, prey_group, &evade, &st);
     scenario_rng rng = {seed};
-    throng_agent last = {0, 0};
+    throng_agent last = THRONG_NULL_AGENT;
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         int is_prey = (int)(i & 1u);
         agent.group = is_prey ? prey_group : hunter_group;
@@ -896,7 +896,7 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
         st = throng_group_create(world, &followers, &follower_group);
     scene_add(world, follower_group, &follow, &st);
     scenario_rng rng = {seed};
-    throng_agent leader = {0, 0};
+    throng_agent leader = THRONG_NULL_AGENT;
     float home[2] = {0.0f, 0.0f};
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         int is_leader = i % (per + 1) == 0;
@@ -1067,7 +1067,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
 #undef EVERY_ADD
 
     scenario_rng rng = {seed};
-    throng_agent previous = {0, 0}, first = {0, 0};
+    throng_agent previous = THRONG_NULL_AGENT, first = THRONG_NULL_AGENT;
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         for (int c = 0; c < dims; ++c)
             agent.position[c] = rng_coordinate(&rng, L);

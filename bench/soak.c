@@ -383,7 +383,7 @@ static throng_object path_make(soak *s, bool closed) {
         points[3 * k + 1] = (float)(0.5 * (double)s->box + r * sin(angle));
         points[3 * k + 2] = rng_range(0.3 * (double)s->box, 0.7 * (double)s->box);
     }
-    throng_object obj = {0, 0};
+    throng_object obj = THRONG_NULL_OBJECT;
     expect_ok(s,
               throng_path_create(s->world, points, count,
                                  rng_range(0.5, 0.05 * (double)s->box), closed, &obj),
@@ -406,7 +406,7 @@ static throng_object field_make(soak *s) {
         /* Some zero vectors, where the behaviour goes quiet. */
         vectors[k] = rng_chance(0.1) ? 0.0f : rng_range(-2.0, 2.0);
     def.vectors = vectors;
-    throng_object obj = {0, 0};
+    throng_object obj = THRONG_NULL_OBJECT;
     expect_ok(s, throng_flow_field_create(s->world, &def, &obj),
               "create flow field");
     return obj;
@@ -688,14 +688,16 @@ static throng_agent pick_target(soak *s, uint32_t group_index) {
 }
 
 static bool handle_equal(throng_agent a, throng_agent b) {
-    return a.slot == b.slot && a.generation == b.generation;
+    return a.slot == b.slot && a.generation == b.generation &&
+           a.world == b.world;
 }
 
 /* Sets a target and checks the answer: a live other agent is accepted, a
  * removed one refused as stale, the agent itself refused. */
 static void set_target(soak *s, throng_agent agent, throng_agent target) {
     throng_status st = throng_agent_set_target_agent(s->world, agent, target);
-    bool is_null = target.slot == 0 && target.generation == 0;
+    bool is_null =
+        target.slot == 0 && target.generation == 0 && target.world == 0;
     bool live = is_null || record_of(s, target) != NULL;
     if (handle_equal(agent, target)) {
         if (st == THRONG_OK)
@@ -1052,7 +1054,7 @@ static void check_handles(soak *s) {
                       (unsigned long long)r.key, r.handle.slot);
             continue;
         }
-        throng_agent found = {0, 0};
+        throng_agent found = THRONG_NULL_AGENT;
         throng_status st = throng_agent_find(s->world, r.key, &found);
         if (st != THRONG_OK || !handle_equal(found, r.handle))
             violation(s, "key %016llx finds slot %u (%s), expected slot %u",
@@ -1148,6 +1150,69 @@ static void check_memory(soak *s) {
 /* Snapshots                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* A handle of the saved world, carried to the loaded one: the loaded
+ * world refuses it as it is (another world's), and rebinding must give
+ * the same slot and generation when it named a live agent, and refuse it
+ * otherwise. A removed agent's handle keeps its slot and generation under
+ * the new world's id, so that it is still tried as a stale handle. */
+static throng_agent agent_carry(soak *s, throng_world *loaded, throng_agent a,
+                                bool live) {
+    if (a.slot == 0 && a.generation == 0 && a.world == 0)
+        return a;
+    if (throng_agent_valid(loaded, a))
+        violation(s, "the loaded world takes the saved world's slot %u as "
+                  "its own", a.slot);
+    throng_agent here = THRONG_NULL_AGENT;
+    throng_status st = throng_agent_rebind(loaded, a, &here);
+    if (live && (st != THRONG_OK || here.slot != a.slot ||
+                 here.generation != a.generation))
+        violation(s, "rebinding live slot %u gen %u: %s", a.slot,
+                  a.generation, throng_status_string(st));
+    if (!live && st != THRONG_ERR_STALE_HANDLE)
+        violation(s, "rebinding removed slot %u gen %u: %s", a.slot,
+                  a.generation, throng_status_string(st));
+    a.world = throng_world_id(loaded);
+    return a;
+}
+
+static throng_object object_carry(soak *s, throng_world *loaded,
+                                  throng_object o, bool live) {
+    if (o.id == 0)
+        return o;
+    throng_object here = THRONG_NULL_OBJECT;
+    throng_status st = throng_object_rebind(loaded, o, &here);
+    if (live && (st != THRONG_OK || here.id != o.id ||
+                 here.generation != o.generation))
+        violation(s, "rebinding live object %u gen %u: %s", o.id,
+                  o.generation, throng_status_string(st));
+    if (!live && st != THRONG_ERR_STALE_HANDLE)
+        violation(s, "rebinding removed object %u gen %u: %s", o.id,
+                  o.generation, throng_status_string(st));
+    o.world = throng_world_id(loaded);
+    return o;
+}
+
+/* Moves every handle the host holds over to the loaded world. */
+static void handles_carry(soak *s, throng_world *loaded) {
+    for (uint32_t i = 0; i < SOAK_LEADERS; ++i)
+        s->leaders[i] = agent_carry(s, loaded, s->leaders[i],
+                                    record_of(s, s->leaders[i]) != NULL);
+    for (uint32_t i = 0; i < s->live_count; ++i)
+        s->live[i].handle = agent_carry(s, loaded, s->live[i].handle, true);
+    uint64_t ring = s->removed_total < SOAK_REMOVED_RING ? s->removed_total
+                                                         : SOAK_REMOVED_RING;
+    for (uint64_t k = 0; k < ring; ++k)
+        s->removed[k].handle =
+            agent_carry(s, loaded, s->removed[k].handle, false);
+    for (uint32_t k = 0; k < s->blocker_count; ++k)
+        s->blockers[k] = object_carry(s, loaded, s->blockers[k], true);
+    for (uint32_t k = 0; k < s->dead_object_count; ++k)
+        s->dead_objects[k] = object_carry(s, loaded, s->dead_objects[k], false);
+    s->open_path = object_carry(s, loaded, s->open_path, true);
+    s->closed_path = object_carry(s, loaded, s->closed_path, true);
+    s->field = object_carry(s, loaded, s->field, true);
+}
+
 static void snapshot_cycle(soak *s) {
     size_t size = 0;
     if (!expect_ok(s, throng_world_snapshot_size(s->world, &size),
@@ -1195,7 +1260,9 @@ static void snapshot_cycle(soak *s) {
                 s->step++;
                 s->agent_steps += s->live_count;
             }
-            /* Carry on with the copy: the host's handles must hold. */
+            /* Carry on with the copy: the host's handles, rebound, must
+             * hold. */
+            handles_carry(s, loaded);
             throng_world_destroy(s->world);
             s->world = loaded;
         }

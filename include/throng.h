@@ -36,7 +36,7 @@ extern "C" {
 /* The library's version: the one place it is written. The shared library
  * is libthrong.so.MAJOR.MINOR.PATCH with soname libthrong.so.MAJOR. */
 #define THRONG_VERSION_MAJOR 0
-#define THRONG_VERSION_MINOR 3
+#define THRONG_VERSION_MINOR 4
 #define THRONG_VERSION_PATCH 0
 
 /* Marks the public API. The library is built with hidden visibility, so
@@ -47,7 +47,7 @@ extern "C" {
 #define THRONG_API
 #endif
 
-/* The version as "MAJOR.MINOR.PATCH", e.g. "0.2.0" (a static string). */
+/* The version as "MAJOR.MINOR.PATCH", e.g. "0.4.0" (a static string). */
 THRONG_API const char *throng_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -88,8 +88,9 @@ typedef enum throng_status {
     /* An agent or object handle that names no live agent or object of
      * this world: the null handle, a removed one (removing twice gives
      * this), a forged one, or one from another world (handles carry the
-     * world's tag). Also an object handle naming an object of the wrong
-     * kind for the call (a sphere given as a path). */
+     * world's id, and the sentence then says the handle belongs to another
+     * world). Also an object handle naming an object of the wrong kind for
+     * the call (a sphere given as a path). */
     THRONG_ERR_STALE_HANDLE = 4,
     /* A group id that this world never created (ids are 0 .. the number
      * of groups - 1). */
@@ -300,6 +301,15 @@ THRONG_API throng_status throng_world_create(const throng_world_def *def,
 /* Destroys a world and everything in it. NULL is a no-op. */
 THRONG_API void throng_world_destroy(throng_world *world);
 
+/* The world's id: unique among the worlds this process creates (loading
+ * a snapshot creates a world with a new id), never 0 and never reused,
+ * however many worlds come and go, and handed out atomically, so worlds
+ * created on several threads at once get distinct ids. Every handle the
+ * world gives out carries it (throng_agent.world, throng_object.world).
+ * It is not part of the state: throng_world_hash does not read it. 0 for
+ * a NULL world. */
+THRONG_API uint64_t throng_world_id(const throng_world *world);
+
 /* The detail of the last refused call on this world: a sentence such as
  * "throng_agent_add: mass must be > 0, got -1". Empty string when no call
  * has failed yet. Valid until the next call on the world. */
@@ -375,7 +385,8 @@ THRONG_API size_t throng_world_bytes(const throng_world *world);
 /* A 64-bit hash of the full simulation state: every live agent's columns
  * (position, velocity, basis, mass, limits, radius, group, host key,
  * behaviour state) visited in handle (slot) order, plus the step count.
- * Equal states give equal hashes on every build and thread count. */
+ * Equal states give equal hashes on every build and thread count, and in
+ * any two worlds: the world's id is not part of the state. */
 THRONG_API uint64_t throng_world_hash(const throng_world *world);
 
 /* What the last step did. Times are wall-clock seconds. */
@@ -406,15 +417,21 @@ THRONG_API throng_status throng_world_stats(const throng_world *world,
 
 /* A handle to an agent. It stays valid, and keeps naming the same agent,
  * until that agent is removed, whatever else is added or removed. A removed
- * agent's handle is refused with THRONG_ERR_STALE_HANDLE forever after
- * (until its slot's 32-bit generation wraps). The all-zero handle is the
- * null handle and is never valid. */
+ * agent's handle is refused with THRONG_ERR_STALE_HANDLE forever after,
+ * and never names another agent: a slot's generation counts its agents
+ * from 1 up to 2^32 - 1 and never wraps; a slot whose last generation is
+ * removed is retired (never reused), which costs one dead slot (24 bytes
+ * of handle table) per four billion adds into it. A handle of another world (its `world` is
+ * not this world's throng_world_id) is refused by every function of this
+ * one, even while its slot and generation happen to match a live agent
+ * here. The all-zero handle is the null handle and is never valid. */
 typedef struct throng_agent {
     uint32_t slot;       /* slot in the world's handle table, plus one */
-    uint32_t generation; /* bumped each time the slot is reused, >= 1 */
+    uint32_t generation; /* counts the slot's agents, >= 1 */
+    uint64_t world;      /* throng_world_id of the world it belongs to */
 } throng_agent;
 
-#define THRONG_NULL_AGENT ((throng_agent){0u, 0u})
+#define THRONG_NULL_AGENT ((throng_agent){0u, 0u, 0u})
 
 typedef struct throng_agent_def {
     /* Metres, finite. In a periodic world it is wrapped into the box. */
@@ -451,6 +468,21 @@ THRONG_API throng_status throng_agent_remove(throng_world *world, throng_agent a
 
 /* True when the handle names a live agent of this world. */
 THRONG_API bool throng_agent_valid(const throng_world *world, throng_agent agent);
+
+/* Translates a handle into this world's handle of the same agent. In a
+ * world loaded from a snapshot, a handle of the world that saved it (even
+ * one saved by another process: the snapshot keeps the saving world's id)
+ * is accepted when it named a live agent at the time of the save and that
+ * agent still lives here; *out then names it with this world's id. A
+ * handle of this world itself that names a live agent is returned as it
+ * is. Anything else is refused with THRONG_ERR_STALE_HANDLE and *out is not
+ * written: a handle of any other world (a world loaded from this one's
+ * snapshot included: rebind there, not here), one the saving world handed
+ * out after it saved, a removed agent's. Only the saving world's handles
+ * are accepted, not those of the world it was itself loaded from. */
+THRONG_API throng_status throng_agent_rebind(const throng_world *world,
+                                             throng_agent agent,
+                                             throng_agent *out_agent);
 
 /* Finds the agent carrying a host key (O(1), hashed). */
 THRONG_API throng_status throng_agent_find(const throng_world *world, uint64_t host_key,
@@ -680,8 +712,13 @@ THRONG_API throng_status throng_group_set_wander(throng_world *world, uint32_t g
  * periodic world: give coordinates inside the box. */
 typedef struct throng_object {
     uint32_t id;         /* 1-based; 0 is the null object */
+    /* Counts the objects given this id, >= 1; never wraps (as agents'). */
     uint32_t generation;
+    uint64_t world;      /* throng_world_id of the world it belongs to */
 } throng_object;
+
+/* The null object handle: all zero, never valid. */
+#define THRONG_NULL_OBJECT ((throng_object){0u, 0u, 0u})
 
 #define THRONG_MAX_OBJECTS (1u << 24)
 /* A path holds at most this many points; a flow field at most this many
@@ -733,9 +770,20 @@ THRONG_API throng_status throng_flow_field_create(throng_world *world,
                                        throng_object *out_object);
 
 /* Removes any object. A removed, forged, null or other world's handle
- * (object handles carry the world's tag, as agent handles do) is refused
+ * (object handles carry the world's id, as agent handles do) is refused
  * with THRONG_ERR_STALE_HANDLE, so removing twice is refused. */
 THRONG_API throng_status throng_object_remove(throng_world *world, throng_object object);
+
+/* As throng_agent_rebind, for object handles: a handle of the world whose
+ * snapshot this world was loaded from, naming an object that was live at
+ * the save and still is, becomes this world's handle of it; a live handle
+ * of this world is returned as it is; anything else is refused with
+ * THRONG_ERR_STALE_HANDLE. (Behaviours saved with a path or flow field
+ * already name it in the loaded world: throng_group_get_behaviour reads
+ * them with the loaded world's id.) */
+THRONG_API throng_status throng_object_rebind(const throng_world *world,
+                                              throng_object object,
+                                              throng_object *out_object);
 /* Live objects of every kind. */
 THRONG_API uint32_t throng_world_object_count(const throng_world *world);
 
@@ -779,8 +827,8 @@ typedef struct throng_object_info {
     const float *vectors;
 } throng_object_info;
 
-/* Fills *out with the object's shape; a removed, forged or null handle is
- * refused with THRONG_ERR_STALE_HANDLE. */
+/* Fills *out with the object's shape; a removed, forged, null or other
+ * world's handle is refused with THRONG_ERR_STALE_HANDLE. */
 THRONG_API throng_status throng_object_get(const throng_world *world,
                                            throng_object object,
                                            throng_object_info *out);
@@ -806,8 +854,11 @@ THRONG_API throng_status throng_agent_set_target_point(throng_world *world,
 THRONG_API throng_status throng_agent_get_target_point(const throng_world *world,
                                             throng_agent agent, float out[3]);
 /* The agent that pursue, evade, offset pursuit and leader following refer
- * to; the null handle {0, 0} clears it, the agent itself is refused. When
- * the target is removed later, those behaviours go quiet. O(1). */
+ * to; the null handle (THRONG_NULL_AGENT) clears it, the agent itself and
+ * another world's agent are refused. When the target is removed later,
+ * those behaviours go quiet, and stay quiet: the removed agent's slot
+ * never names another agent under the same generation. O(1). The target
+ * read back carries this world's id. */
 THRONG_API throng_status throng_agent_set_target_agent(throng_world *world,
                                             throng_agent agent,
                                             throng_agent target);
@@ -1082,11 +1133,15 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * bit for bit as the saved one does: stepping both N times gives equal
  * throng_world_hash values (on the same build, for any thread count).
  *
- * Handles: the loaded world takes the saved world's tag, so every agent
- * and object handle the host held when it saved names the same agent or
- * object in the loaded world (roll back by loading, and keep using your
- * handles). While the saved world and a world loaded from it both live,
- * each accepts the other's handles: do not mix them.
+ * Handles: a loaded world is a new world with its own throng_world_id, so
+ * it refuses the saved world's handles, and the saved world refuses its
+ * handles. The snapshot keeps the saving world's id, and the loaded world
+ * keeps the slots, object ids and generations: throng_agent_rebind and
+ * throng_object_rebind turn each handle the host held when it saved (in
+ * this process or another) into the loaded world's handle of the same
+ * agent or object (roll back by loading, then rebind your handles). Agent
+ * handles inside the world (targets) and the object handles of behaviour
+ * lists are carried over by the load itself.
  *
  * Not saved: the allocator (given when loading), the last error, the step
  * statistics (zero until the next step), the kernel path (the loaded
@@ -1097,7 +1152,8 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
  * reads the same on any machine:
  *     offset  0  "THRNGSNP", the magic
- *             8  u32 format version
+ *             8  u32 format version (3; versions 1 and 2, written by
+ *                library 0.3 and before, still load)
  *            12  u16 major, minor, patch of the library that wrote it,
  *                u16 0
  *            20  u32 0, reserved
@@ -1109,7 +1165,7 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * that is truncated, longer than its header says, fails its checksum (any
  * single changed byte does) or is inconsistent within is refused with
  * THRONG_ERR_BAD_SNAPSHOT. A refused load creates no world. */
-#define THRONG_SNAPSHOT_VERSION 2u
+#define THRONG_SNAPSHOT_VERSION 3u
 
 /* The size in bytes of the world's snapshot as it is now. */
 THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,

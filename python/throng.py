@@ -76,9 +76,9 @@ __all__ = [
 
 have_numpy = _np is not None
 
-# The header this binding mirrors: 0.3.x (structs as of that version).
+# The header this binding mirrors: 0.4.x (structs as of that version).
 _ABI_MAJOR = 0
-_ABI_MIN_MINOR = 3
+_ABI_MIN_MINOR = 4
 
 # ------------------------------------------------------------------------
 # Enums (names as in throng.h without the prefix; values are the C ones)
@@ -216,7 +216,8 @@ class throng_step_stats(ctypes.Structure):
 
 
 class throng_agent(ctypes.Structure):
-    _fields_ = [("slot", ctypes.c_uint32), ("generation", ctypes.c_uint32)]
+    _fields_ = [("slot", ctypes.c_uint32), ("generation", ctypes.c_uint32),
+                ("world", ctypes.c_uint64)]
 
 
 class throng_agent_def(ctypes.Structure):
@@ -266,7 +267,8 @@ class throng_group_def(ctypes.Structure):
 
 
 class throng_object(ctypes.Structure):
-    _fields_ = [("id", ctypes.c_uint32), ("generation", ctypes.c_uint32)]
+    _fields_ = [("id", ctypes.c_uint32), ("generation", ctypes.c_uint32),
+                ("world", ctypes.c_uint64)]
 
 
 class throng_flow_field_def(ctypes.Structure):
@@ -416,6 +418,7 @@ _SIGNATURES = {
     "throng_world_destroy": (None, [_w]),
     "throng_world_last_error": (ctypes.c_char_p, [_w]),
     "throng_world_agent_count": (_u32, [_w]),
+    "throng_world_id": (_u64, [_w]),
     "throng_world_dimensions": (ctypes.c_int, [_w]),
     "throng_world_step": (_st, [_w, _f]),
     "throng_world_step_count": (_u64, [_w]),
@@ -498,7 +501,7 @@ del _name, _restype, _argtypes, _fn, _out, _ctype
 
 
 def version():
-    """The library's version string, e.g. "0.3.0"."""
+    """The library's version string, e.g. "0.4.0"."""
     return lib.throng_version().decode()
 
 
@@ -715,7 +718,8 @@ class Agent:
 
     @property
     def _c(self):
-        return throng_agent(self.slot, self.generation)
+        # The C handle carries the world's id (throng_world_id).
+        return throng_agent(self.slot, self.generation, self.world._id)
 
     def __eq__(self, other):
         return (isinstance(other, Agent) and other.world is self.world and
@@ -1104,7 +1108,7 @@ class WorldObject:
 
     @property
     def _c(self):
-        return throng_object(self.id, self.generation)
+        return throng_object(self.id, self.generation, self.world._id)
 
     def __eq__(self, other):
         return (isinstance(other, WorldObject) and
@@ -1381,6 +1385,7 @@ class World:
                  initial_capacity=0, max_dt=None, max_substeps=None,
                  simd="auto"):
         self._ptr = None
+        self._id = 0
         self._lock = threading.RLock()
         self._epoch = 0
         self._group_names = {0: "default"}
@@ -1429,6 +1434,8 @@ class World:
                              d.neighbour_radius, d.cell_size, d.threads,
                              d.initial_capacity, Simd(d.simd).name.lower()))
         self._ptr = ptr.value
+        # Every handle of this world carries it (throng_world_id).
+        self._id = lib.throng_world_id(self._ptr)
         self.dimensions = d.dimensions
         self.boundary = Boundary(d.boundary)
         self.box = tuple(d.box_size[:d.dimensions])

@@ -7,10 +7,9 @@
 
 #include <string.h>
 
-/* Generations are built like agents': the world's tag in the top 8 bits,
- * so another world's handle is refused even when its id and count match,
- * over a 24-bit counter of the id's reuses, never 0. */
-#define GEO_GEN_MASK 0xFFFFFFu
+/* Handles are built like agents': the world's id, and a 32-bit
+ * generation of the id's reuses that starts at 1 and never wraps (an id
+ * whose last generation is removed is retired, SLOT_LAST_GENERATION). */
 
 static geometry *geo_of(throng_world *w) {
     if (w->geo)
@@ -60,7 +59,7 @@ throng_status geo_reserve(throng_world *w, const char *fn) {
 void geo_commit(throng_world *w, geo_object *obj, throng_object *out) {
     geometry *g = w->geo;
     uint32_t index;
-    uint32_t gen = (w->tag << 24) | 1u;
+    uint32_t gen = 1u;
     if (g->free_count) {
         index = g->free_ids[--g->free_count];
         gen = g->objects[index].generation; /* bumped on removal */
@@ -75,12 +74,13 @@ void geo_commit(throng_world *w, geo_object *obj, throng_object *out) {
     g->data_bytes += obj->data_bytes;
     out->id = index + 1;
     out->generation = gen;
+    out->world = w->id;
 }
 
 const geo_object *geo_lookup(const throng_world *w, throng_object h,
                              uint32_t kinds) {
     const geometry *g = w->geo;
-    if (!g || h.id == 0 || h.id > g->count)
+    if (!g || h.world != w->id || h.id == 0 || h.id > g->count)
         return NULL;
     const geo_object *o = &g->objects[h.id - 1];
     if (o->kind == GEO_FREE || o->generation != h.generation ||
@@ -94,22 +94,69 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
         return THRONG_ERR_NULL;
     const geo_object *found = geo_lookup(w, h, ~0u);
     if (!found)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "throng_object_remove: object {%u, %u} is not a "
-                          "live object of this world",
-                          h.id, h.generation);
+        return handle_fail(w, "throng_object_remove", "object", h.id,
+                           h.generation, h.world, "object");
     geometry *g = w->geo;
     geo_object *o = &g->objects[h.id - 1];
     world_free(w, o->data, o->data_bytes);
     g->data_bytes -= o->data_bytes;
     g->planes -= o->kind == GEO_PLANE;
-    uint32_t next = (o->generation + 1u) & GEO_GEN_MASK;
+    uint32_t gen = o->generation;
     memset(o, 0, sizeof *o);
-    o->generation = (w->tag << 24) | (next ? next : 1u);
-    g->free_ids[g->free_count++] = h.id - 1;
+    /* Past its last generation the id is retired: free, never reused. */
+    o->generation = gen;
+    if (gen != SLOT_LAST_GENERATION) {
+        o->generation = gen + 1u;
+        g->free_ids[g->free_count++] = h.id - 1;
+    }
     g->live--;
     g->version++;
     return THRONG_OK;
+}
+
+throng_status throng_object_rebind(const throng_world *cw, throng_object h,
+                                   throng_object *out) {
+    static const char fn[] = "throng_object_rebind";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
+                          fn);
+    if (h.world != 0u && h.world != w->id && h.world != w->origin)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: object {%u, %u} belongs to another world "
+                          "(world id %llu), neither this one (id %llu) nor "
+                          "the one it was loaded from (id %llu, 0: none)",
+                          fn, h.id, h.generation,
+                          (unsigned long long)h.world,
+                          (unsigned long long)w->id,
+                          (unsigned long long)w->origin);
+    /* As throng_agent_rebind: only what was live at the save. */
+    uint32_t at_save = 0u;
+    if (h.world != 0u && h.world == w->origin && h.id != 0u &&
+        h.id <= w->origin_objects)
+        at_save = w->origin_object_gen[h.id - 1u];
+    if (h.world != 0u && h.world != w->id && at_save != h.generation)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: object {%u, %u} of the world this one was "
+                          "loaded from was not live when it was saved",
+                          fn, h.id, h.generation);
+    throng_object here = h;
+    here.world = h.world != 0u ? w->id : 0u;
+    if (!geo_lookup(w, here, ~0u))
+        return handle_fail(w, fn, "object", h.id, h.generation, here.world,
+                           "object");
+    *out = here;
+    return THRONG_OK;
+}
+
+int world_test_set_object_generation(throng_world *w, uint32_t id,
+                                     uint32_t generation) {
+    if (!w || !w->geo || id == 0u || id > w->geo->count || generation == 0u)
+        return 1;
+    w->geo->objects[id - 1u].generation = generation;
+    return 0;
 }
 
 uint32_t throng_world_object_count(const throng_world *w) {

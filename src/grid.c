@@ -890,6 +890,7 @@ static void query_test(query_state *qs, uint32_t i) {
         uint32_t slot = c->slot[i];
         qs->out[qs->found].slot = slot + 1;
         qs->out[qs->found].generation = w->slots[slot].generation;
+        qs->out[qs->found].world = w->id;
     }
     qs->found++;
 }

@@ -6,7 +6,11 @@
  * contiguous arrays. A slot table gives each agent a stable handle: a slot
  * records the agent's dense row and a generation that is bumped when the
  * agent is removed, so an old handle is told apart from the agent that later
- * reuses the slot. Hot columns (read by every step) are separate arrays from
+ * reuses the slot. Generations use all 32 bits and never wrap: a slot whose
+ * generation has reached UINT32_MAX is retired when its agent is removed
+ * (it stays free and is never reused), so no handle can ever name a second
+ * agent. Handles also carry the world's id, which tells worlds apart. Hot
+ * columns (read by every step) are separate arrays from
  * the cold ones (host keys, slot back-links), so a step never pulls cold
  * bytes through the cache.
  */
@@ -27,6 +31,12 @@
 
 /* The slot table marks a free slot with this dense row. */
 #define SLOT_FREE UINT32_MAX
+
+/* The last generation a slot or object id is given. Removing the agent or
+ * object that holds it retires the slot or id instead of bumping it past
+ * the end: a free slot with this generation that is not on the free list
+ * is retired for good. One slot in four billion reuses is the cost. */
+#define SLOT_LAST_GENERATION UINT32_MAX
 
 /* A slot never moves, so the agent's cold data lives here rather than in
  * a column the step would permute: the host key is read only by lookups.
@@ -157,7 +167,20 @@ struct throng_world {
     float cell_size;       /* as asked in the def (0: the default) */
     float max_dt;          /* the longest tick, seconds */
     uint32_t max_substeps; /* the most ticks per step */
-    uint32_t tag; /* 1..255, in the top byte of every generation */
+    /* This world's id, unique in the process and never 0: every handle
+     * it hands out carries it, so another world's handle is refused. */
+    uint64_t id;
+    /* The id of the world whose snapshot this world was loaded from, or 0:
+     * handles carrying it may be rebound (throng_agent_rebind). */
+    uint64_t origin;
+    /* A loaded world: the generation of the agent each saved slot held
+     * when the snapshot was written (0: none), origin_slots long; the same
+     * for object ids. Rebinding checks them, so only handles that named a
+     * live agent or object at the save are translated. */
+    uint32_t *origin_gen;
+    uint32_t origin_slots;
+    uint32_t *origin_object_gen;
+    uint32_t origin_objects;
 
     uint32_t count;
     uint32_t capacity;
@@ -170,7 +193,9 @@ struct throng_world {
     int links_stale;
     uint32_t slot_count;
     uint32_t slot_capacity;
-    uint32_t *free_slots; /* stack of free slot indices, slot_capacity long */
+    /* Stack of free slot indices, slot_capacity long. A retired slot (see
+     * SLOT_LAST_GENERATION) is free but not on it. */
+    uint32_t *free_slots;
     uint32_t free_count;
 
     key_entry *keys; /* uthash: host key -> slot */
@@ -316,6 +341,26 @@ parallel_sched world_scheduler(throng_world *world);
 #define TASK_HOOKS_BROKEN                                                     \
     "the task hooks did not run every item exactly once on a worker below "  \
     "worker_count"
+
+/* Records the refusal of a handle {index, generation, world} that names
+ * nothing live of `kind` ("agent", "path") here. The sentence says when
+ * the handle belongs to another world; `what` is how it names the handle
+ * ("handle", "target", "object"). Returns THRONG_ERR_STALE_HANDLE. */
+throng_status handle_fail(throng_world *world, const char *fn,
+                          const char *what, uint32_t index,
+                          uint32_t generation, uint64_t handle_world,
+                          const char *kind);
+
+/* Test hooks, for driving a slot or object id through its whole range of
+ * generations without four billion adds: they set the generation the
+ * slot (1-based, as in handles) or object id holds, whether free or live
+ * (a live one's handles then change). Nonzero, and nothing changed, when
+ * the slot or id was never handed out or the generation is 0. Not part
+ * of the API: the shared library does not export them. */
+int world_test_set_slot_generation(throng_world *world, uint32_t slot,
+                                   uint32_t generation);
+int world_test_set_object_generation(throng_world *world, uint32_t id,
+                                     uint32_t generation);
 
 /* Float checks shared by validation. */
 static inline int is_finite_float(float x) {

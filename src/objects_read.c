@@ -38,10 +38,8 @@ throng_status throng_object_get(const throng_world *cw, throng_object h,
         return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL", fn);
     const geo_object *o = geo_lookup(w, h, ~0u);
     if (!o)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: object {%u, %u} is not a live object of this "
-                          "world",
-                          fn, h.id, h.generation);
+        return handle_fail(w, fn, "object", h.id, h.generation, h.world,
+                           "object");
     memset(out, 0, sizeof *out);
     out->kind = object_kind(o->kind);
     switch (o->kind) {
@@ -101,5 +99,6 @@ throng_status throng_world_object_at(const throng_world *cw, uint32_t index,
     }
     out->id = row + 1u;
     out->generation = g->objects[row].generation;
+    out->world = w->id;
     return THRONG_OK;
 }

@@ -4,13 +4,15 @@
  * what this file writes, in this order:
  *
  *   settings  dimensions, boundary, box, neighbour radius, the grid's
- *             cells (edge, reach, cells per axis), threads, seed, tag,
+ *             cells (edge, reach, cells per axis), threads, seed, the
+ *             saving world's id (version 3 on; before, its 8-bit tag),
  *             step count, the sticky flags, and every count below
  *   objects   every id handed out: kind, generation, shape, path points
  *             and lengths, flow vectors; then the free ids in stack order
+ *             (a free id not listed is retired)
  *   groups    name, flocking, wander, combine mode, behaviour list
  *   slots     generation and host key of every slot; then the free slots
- *             in stack order
+ *             in stack order (a free slot not listed is retired)
  *   agents    every column the world has, in dense row order
  *
  * One codec walks both ways. Each part of the state is visited by one
@@ -65,11 +67,16 @@
 #define FNV_OFFSET 0xCBF29CE484222325ull
 #define FNV_PRIME 0x100000001B3ull
 
-/* Agent and object generations carry the world's tag in their top 8 bits
- * over a 24-bit counter (world.c, geometry.c); objects saved before they
- * carried the tag have a top byte of 0. */
+/* Before version 3, agent and object generations carried the saving
+ * world's 8-bit tag in their top byte over a 24-bit count of the slot's
+ * reuses (objects saved before they carried the tag have a top byte of
+ * 0). Loading such a snapshot keeps the count alone, which is what the
+ * state hash always read, so the world continues as it would have. */
 #define SNAP_TAG_SHIFT 24u
 #define SNAP_COUNTER_MASK 0xFFFFFFu
+/* The version whose generations are whole 32-bit counts and whose
+ * settings carry the saving world's 64-bit id. */
+#define SNAP_VERSION_WORLD_ID 3u
 
 /* The fewest payload bytes each counted item takes, to refuse counts the
  * snapshot cannot hold before allocating for them: a slot is a generation
@@ -98,6 +105,10 @@ typedef struct snap_codec {
     uint64_t len;      /* reading: its length */
     uint64_t pos;      /* bytes written or read so far, header included */
     uint32_t version;  /* the format version being read or written */
+    /* Reading: the new world's id, and the old tag of a snapshot before
+     * SNAP_VERSION_WORLD_ID, for the handles read back. */
+    uint64_t world_id;
+    uint32_t tag;
     /* Reading: the first refusal; later reads yield zeros and no-ops. */
     throng_status status;
     char why[200];
@@ -295,7 +306,8 @@ typedef struct snap_settings {
     int32_t cells[3]; /* periodic: cells per axis; else 0 */
     int32_t threads;
     uint64_t seed;
-    uint32_t tag;
+    uint32_t tag;      /* before version 3: the world's tag, 1..255 */
+    uint64_t world_id; /* version 3 on: the saving world's id, not 0 */
     uint64_t step;
     uint32_t wander_used, behaviour_state;
     uint32_t group_count;
@@ -320,7 +332,10 @@ static void io_settings(snap_codec *c, snap_settings *s) {
         io_i32(c, &s->cells[a]);
     io_i32(c, &s->threads);
     io_u64(c, &s->seed);
-    io_u32(c, &s->tag);
+    if (c->version >= SNAP_VERSION_WORLD_ID)
+        io_u64(c, &s->world_id);
+    else
+        io_u32(c, &s->tag);
     io_u64(c, &s->step);
     io_u32(c, &s->wander_used);
     io_u32(c, &s->behaviour_state);
@@ -342,9 +357,16 @@ static void io_settings(snap_codec *c, snap_settings *s) {
     }
 }
 
+/* An object handle of a behaviour: its id and generation; read back, it
+ * is the loading world's (its objects keep their ids and generations). */
 static void io_object_handle(snap_codec *c, throng_object *o) {
     io_u32(c, &o->id);
     io_u32(c, &o->generation);
+    if (c->reading) {
+        if (c->version < SNAP_VERSION_WORLD_ID)
+            o->generation &= SNAP_COUNTER_MASK;
+        o->world = o->id != 0u ? c->world_id : 0u;
+    }
 }
 
 /* A behaviour: the common fields, then the union member its kind uses. */
@@ -486,14 +508,19 @@ static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
         if ((uint32_t)o->kind > (uint32_t)GEO_FLOW) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown object kind %u",
                       (unsigned)o->kind);
-        } else if ((o->generation & SNAP_COUNTER_MASK) == 0u ||
-                   (o->generation >> SNAP_TAG_SHIFT != 0u &&
-                    o->generation >> SNAP_TAG_SHIFT != w->tag)) {
+        } else if (c->version < SNAP_VERSION_WORLD_ID &&
+                   ((o->generation & SNAP_COUNTER_MASK) == 0u ||
+                    (o->generation >> SNAP_TAG_SHIFT != 0u &&
+                     o->generation >> SNAP_TAG_SHIFT != c->tag))) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                       "object generation %#x has a zero count or is not of "
-                      "this world's tag %u",
-                      o->generation, w->tag);
+                      "the saved world's tag %u",
+                      o->generation, c->tag);
+        } else if (o->generation == 0u) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "object generation 0");
         }
+        if (c->version < SNAP_VERSION_WORLD_ID)
+            o->generation &= SNAP_COUNTER_MASK;
     }
     if (c->status != THRONG_OK || o->kind == GEO_FREE) {
         if (c->reading)
@@ -638,7 +665,7 @@ static void settings_of(const throng_world *w, snap_settings *s) {
     s->max_dt = w->max_dt;
     s->cell_size = w->cell_size;
     s->max_substeps = w->max_substeps;
-    s->tag = w->tag;
+    s->world_id = w->id;
     s->step = w->step;
     s->wander_used = w->wander_used ? 1u : 0u;
     s->behaviour_state = w->behaviour_state ? 1u : 0u;
@@ -895,26 +922,27 @@ static void snap_refused(snap_codec *c, throng_world *w, throng_status st,
               "%s: %s", what, w->error);
 }
 
-static int counter_ok(uint32_t generation) {
-    return (generation & SNAP_COUNTER_MASK) != 0u;
-}
-
 /* The settings must describe a world this library could have made, and
  * the counts must fit the bytes left. */
 static void check_settings(snap_codec *c, const snap_settings *s) {
+    int old = c->version < SNAP_VERSION_WORLD_ID;
     if ((s->dims != 2u && s->dims != 3u) || s->boundary > 1u ||
-        s->tag == 0u || s->tag > 255u || s->wander_used > 1u ||
-        s->behaviour_state > 1u || s->has_geometry > 1u) {
+        (old ? s->tag == 0u || s->tag > 255u : s->world_id == 0u) ||
+        s->wander_used > 1u || s->behaviour_state > 1u ||
+        s->has_geometry > 1u) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                  "settings out of range (dimensions %u, boundary %u, tag "
-                  "%u, flags %u %u %u)",
-                  s->dims, s->boundary, s->tag, s->wander_used,
-                  s->behaviour_state, s->has_geometry);
+                  "settings out of range (dimensions %u, boundary %u, %s "
+                  "%llu, flags %u %u %u)",
+                  s->dims, s->boundary, old ? "tag" : "world id",
+                  (unsigned long long)(old ? s->tag : s->world_id),
+                  s->wander_used, s->behaviour_state, s->has_geometry);
         return;
     }
+    /* Slots neither live nor on the free list are retired (none before
+     * version 3); load_agents checks each. */
     if (s->group_count == 0u || s->group_count > THRONG_MAX_GROUPS ||
         s->slot_count > THRONG_MAX_AGENTS || s->agent_count > s->slot_count ||
-        s->slot_free != s->slot_count - s->agent_count ||
+        s->slot_free > s->slot_count - s->agent_count ||
         s->object_count > THRONG_MAX_OBJECTS ||
         s->object_free > s->object_count ||
         (!s->has_geometry && s->object_count != 0u)) {
@@ -1090,7 +1118,7 @@ static void load_geometry(snap_codec *c, throng_world *w,
     if (c->status != THRONG_OK)
         return;
     g->free_count = s->object_free;
-    if (g->live != g->count - g->free_count) {
+    if (g->live > g->count - g->free_count) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                   "%u of %u objects are live, but %u ids are free", g->live,
                   g->count, g->free_count);
@@ -1107,6 +1135,16 @@ static void load_geometry(snap_codec *c, throng_world *w,
         else
             g->objects[id].kind = seen;
     }
+    /* A free id not on the list is retired: it holds the last generation
+     * (before version 3, no id was ever retired). */
+    for (uint32_t i = 0; i < g->count && c->status == THRONG_OK; i++)
+        if (g->objects[i].kind == GEO_FREE &&
+            (c->version < SNAP_VERSION_WORLD_ID ||
+             g->objects[i].generation != SLOT_LAST_GENERATION))
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "object id %u is free, but neither on the free list "
+                      "nor retired",
+                      i + 1u);
     for (uint32_t i = 0; i < g->count; i++)
         if (g->objects[i].kind == seen)
             g->objects[i].kind = GEO_FREE;
@@ -1207,12 +1245,17 @@ static void load_agents(snap_codec *c, throng_world *w,
         e->unused = 0;
         io_u32(c, &e->generation);
         io_u64(c, &e->host_key);
-        if (c->status == THRONG_OK &&
-            (e->generation >> SNAP_TAG_SHIFT != w->tag ||
-             !counter_ok(e->generation)))
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "slot %u: generation %#x is not of this world's tag %u",
-                      i, e->generation, w->tag);
+        if (c->status == THRONG_OK && c->version < SNAP_VERSION_WORLD_ID) {
+            if (e->generation >> SNAP_TAG_SHIFT != c->tag ||
+                (e->generation & SNAP_COUNTER_MASK) == 0u)
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "slot %u: generation %#x is not of the saved "
+                          "world's tag %u",
+                          i, e->generation, c->tag);
+            e->generation &= SNAP_COUNTER_MASK;
+        } else if (c->status == THRONG_OK && e->generation == 0u) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "slot %u: generation 0", i);
+        }
         w->slot_dense[i] = SLOT_FREE;
     }
     io_u32s(c, w->free_slots, s->slot_free);
@@ -1221,6 +1264,9 @@ static void load_agents(snap_codec *c, throng_world *w,
     io_columns(c, w);
     if (c->status != THRONG_OK)
         return;
+    if (c->version < SNAP_VERSION_WORLD_ID && w->behaviour_state)
+        for (uint32_t i = 0; i < w->count; i++)
+            w->col.target_gen[i] &= SNAP_COUNTER_MASK;
 
     const agent_columns *col = &w->col;
     float *floats[SNAP_FLOAT_COLUMNS];
@@ -1285,6 +1331,17 @@ static void load_agents(snap_codec *c, throng_world *w,
         else
             w->slot_dense[slot] = seen;
     }
+    /* Any other slot without an agent is retired: it holds the last
+     * generation and no key (before version 3 no slot was retired). */
+    for (uint32_t i = 0; i < w->slot_count && c->status == THRONG_OK; i++)
+        if (w->slot_dense[i] == SLOT_FREE &&
+            (c->version < SNAP_VERSION_WORLD_ID ||
+             w->slots[i].generation != SLOT_LAST_GENERATION ||
+             w->slots[i].host_key != 0u))
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "slot %u has no agent, but is neither on the free "
+                      "list nor retired",
+                      i);
     for (uint32_t k = 0; k < w->free_count; k++)
         if (w->free_slots[k] < w->slot_count &&
             w->slot_dense[w->free_slots[k]] == seen)
@@ -1298,7 +1355,7 @@ static void load_agents(snap_codec *c, throng_world *w,
         if (w->slot_dense[i] == SLOT_FREE || key == 0u)
             continue;
         w->slots[i].host_key = 0u;
-        throng_agent h = {i + 1u, w->slots[i].generation};
+        throng_agent h = {i + 1u, w->slots[i].generation, w->id};
         throng_status st = throng_agent_set_host_key(w, h, key);
         if (st != THRONG_OK) {
             /* Later slots still hold keys the table lacks; the world is
@@ -1307,6 +1364,32 @@ static void load_agents(snap_codec *c, throng_world *w,
             return;
         }
     }
+}
+
+/* Notes the generation of every live agent and object as saved, so that
+ * rebinding translates only the handles that were live at the save. */
+static void record_origin(snap_codec *c, throng_world *w) {
+    uint32_t slots = w->slot_count;
+    uint32_t objects = w->geo ? w->geo->count : 0u;
+    w->origin_gen = world_alloc(w, (size_t)slots * sizeof(uint32_t));
+    w->origin_object_gen = world_alloc(w, (size_t)objects * sizeof(uint32_t));
+    if ((slots && !w->origin_gen) || (objects && !w->origin_object_gen)) {
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                  "no memory to record the saved handles");
+        /* Sized as allocated, so destroying the world frees them. */
+        w->origin_slots = w->origin_gen ? slots : 0u;
+        w->origin_objects = w->origin_object_gen ? objects : 0u;
+        return;
+    }
+    w->origin_slots = slots;
+    w->origin_objects = objects;
+    for (uint32_t i = 0; i < slots; i++)
+        w->origin_gen[i] =
+            w->slot_dense[i] != SLOT_FREE ? w->slots[i].generation : 0u;
+    for (uint32_t i = 0; i < objects; i++)
+        w->origin_object_gen[i] = w->geo->objects[i].kind != GEO_FREE
+                                      ? w->geo->objects[i].generation
+                                      : 0u;
 }
 
 /* Builds the world a verified snapshot describes; *out_world stays NULL
@@ -1350,8 +1433,11 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
                   throng_status_string(st));
         return;
     }
-    /* The saved tag, so the host's handles name the same agents here. */
-    w->tag = s.tag;
+    /* The world keeps its new id; the saving world's becomes its origin,
+     * whose handles throng_agent_rebind translates. */
+    c->world_id = w->id;
+    c->tag = s.tag;
+    w->origin = s.world_id;
     w->step = s.step;
     restore_grid_plan(c, w, &s);
     if (c->status == THRONG_OK && s.has_geometry)
@@ -1373,6 +1459,8 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
     }
     if (c->status == THRONG_OK)
         load_agents(c, w, &s);
+    if (c->status == THRONG_OK && w->origin != 0u)
+        record_origin(c, w);
     if (c->status == THRONG_OK) {
         /* Deriving the recipes set the flag where a group wanders now;
          * the saved flag also remembers groups that wandered before. */

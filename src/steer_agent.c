@@ -416,7 +416,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
     const throng_world *w = a->w;
     const uint32_t row = a->row, slot = w->col.slot[row];
     const uint64_t agent =
-        ((uint64_t)slot << 32) | (w->slots[slot].generation & 0xFFFFFFu);
+        ((uint64_t)slot << 32) | w->slots[slot].generation;
     float c[3]; /* unit point on the circle or sphere, world frame */
     if (a->dims == 2) {
         float angle = w->col.wx[row];

@@ -259,7 +259,7 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
      * desired velocity is the heading turned by it. */
     const uint32_t slot = w->col.slot[i];
     const uint64_t agent =
-        ((uint64_t)slot << 32) | (w->slots[slot].generation & 0xFFFFFFu);
+        ((uint64_t)slot << 32) | w->slots[slot].generation;
     float rate = w->col.wander_rate[i] +
                  k->wander_change *
                      rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);

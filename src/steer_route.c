@@ -205,8 +205,7 @@ void steer_route_default(throng_behaviour *b) {
     switch (b->kind) {
     case THRONG_BEHAVIOUR_PATROL:
     case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        b->u.path.path.id = 0;
-        b->u.path.path.generation = 0;
+        memset(&b->u.path.path, 0, sizeof b->u.path.path);
         b->u.path.prediction_time = 0.5f;
         b->u.path.ahead = 1.0f;
         b->u.path.window = 4u;
@@ -215,8 +214,7 @@ void steer_route_default(throng_behaviour *b) {
         b->u.path.braking_distance = 0.0f;
         break;
     case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        b->u.flow.field.id = 0;
-        b->u.flow.field.generation = 0;
+        memset(&b->u.flow.field, 0, sizeof b->u.flow.field);
         b->u.flow.prediction_time = 0.0f;
         b->u.flow.raw = false;
         break;
@@ -245,19 +243,16 @@ throng_status steer_route_check(throng_world *w, const char *fn,
     if (b->kind == THRONG_BEHAVIOUR_FOLLOW_FLOW) {
         const throng_flow_params *f = &b->u.flow;
         if (!geo_lookup(w, f->field, GEO_MASK(GEO_FLOW)))
-            return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                              "%s: object {%u, %u} is not a live flow field "
-                              "of this world",
-                              fn, f->field.id, f->field.generation);
+            return handle_fail(w, fn, "object", f->field.id,
+                               f->field.generation, f->field.world,
+                               "flow field");
         return check_length(w, fn, "prediction_time", f->prediction_time, 0,
                             "seconds");
     }
     const throng_path_params *p = &b->u.path;
     if (!geo_lookup(w, p->path, GEO_MASK(GEO_PATH)))
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: object {%u, %u} is not a live path of this "
-                          "world",
-                          fn, p->path.id, p->path.generation);
+        return handle_fail(w, fn, "object", p->path.id, p->path.generation,
+                           p->path.world, "path");
     /* Only the fields the kind reads are checked, so a struct filled for
      * one kind is not refused for the other's fields. */
     if (b->kind == THRONG_BEHAVIOUR_PATROL) {

@@ -13,6 +13,7 @@
 #include "behaviour.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +40,6 @@ struct name_entry {
     uint32_t group;
     UT_hash_handle hh;
 };
-
-/* Generations carry the world's tag in their top 8 bits, so a handle from
- * another world is refused even when its slot and count happen to match;
- * the low 24 bits count reuses of the slot. */
-#define GEN_COUNTER_BITS 24u
-#define GEN_COUNTER_MASK ((1u << GEN_COUNTER_BITS) - 1u)
 
 /* Columns start with room for this many agents. */
 #define MIN_CAPACITY 64u
@@ -846,9 +841,12 @@ throng_status throng_group_set_wander(throng_world *w, uint32_t group,
 /* World lifecycle                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* Tags 1..255 handed to worlds in turn, so handles of two worlds alive at
- * the same time differ unless 255 worlds were created in between. */
-static _Atomic uint32_t world_tag_counter;
+/* The last world id handed out. Ids count up from 1 in one atomic
+ * read-modify-write, so worlds created at once on several threads never
+ * share one, and 64 bits do not wrap within a process's life (a billion
+ * worlds a second would take 584 years): an id is never 0 and never
+ * reused, and a handle of one world is never taken for another's. */
+static _Atomic uint64_t world_id_counter;
 
 throng_status throng_world_create(const throng_world_def *def,
                                   throng_world **out_world) {
@@ -940,7 +938,9 @@ throng_status throng_world_create(const throng_world_def *def,
     w->cell_size = def->cell_size;
     w->max_dt = def->max_dt;
     w->max_substeps = def->max_substeps;
-    w->tag = (world_tag_counter++ % 255u) + 1u;
+    w->id = atomic_fetch_add_explicit(&world_id_counter, 1u,
+                                      memory_order_relaxed) +
+            1u;
     w->uniform = UNIFORM_ALL;
     /* Checked above, so this cannot fail. */
     (void)world_use_simd(w, def->simd);
@@ -997,6 +997,9 @@ void throng_world_destroy(throng_world *w) {
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
     world_free(w, w->slot_dense, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
+    world_free(w, w->origin_gen, (size_t)w->origin_slots * sizeof(uint32_t));
+    world_free(w, w->origin_object_gen,
+               (size_t)w->origin_objects * sizeof(uint32_t));
     world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
     world_free(w, w->group_params,
                (size_t)w->group_capacity * sizeof(group_kernel_params));
@@ -1131,6 +1134,7 @@ size_t throng_world_bytes(const throng_world *w) {
     bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL,
                         sizeof(name_entry));
     bytes += geometry_bytes(w);
+    bytes += ((size_t)w->origin_slots + w->origin_objects) * sizeof(uint32_t);
     return bytes;
 }
 
@@ -1203,17 +1207,17 @@ uint64_t throng_world_hash(const throng_world *w) {
         if (i == SLOT_FREE)
             continue;
         h = mix_word(h, ((uint64_t)s << 32) | i);
-        h = mix_word(h, w->slots[s].generation & GEN_COUNTER_MASK);
+        /* Generations count from 1 in every world, and the world's id
+         * stays out of the hash: equal states hash equal in any world. */
+        h = mix_word(h, w->slots[s].generation);
         for (int k = 0; k < FLOAT_COLUMNS; k++)
             if (cols[k])
                 h = mix_word(h, float_bits(cols[k][i]));
         h = mix_word(h, c->group[i]);
         h = mix_word(h, w->slots[s].host_key);
         if (w->behaviour_state) {
-            /* The generation without the world's tag, which differs
-             * between otherwise identical worlds. */
             h = mix_word(h, ((uint64_t)c->target_slot[i] << 32) |
-                                (c->target_gen[i] & GEN_COUNTER_MASK));
+                                c->target_gen[i]);
             h = mix_word(h, c->progress[i]);
         }
     }
@@ -1235,10 +1239,10 @@ void world_links(const throng_world *cw) {
     w->links_stale = 0;
 }
 
-/* The slot of a live handle, or -1. A free slot is marked in slot_dense
- * whether or not the links are stale. */
+/* The slot of a live handle of this world, or -1. A free slot is marked
+ * in slot_dense whether or not the links are stale. */
 static int64_t handle_slot(const throng_world *w, throng_agent h) {
-    if (h.slot == 0 || h.slot > w->slot_count)
+    if (h.world != w->id || h.slot == 0 || h.slot > w->slot_count)
         return -1;
     const slot_entry *s = &w->slots[h.slot - 1];
     if (w->slot_dense[h.slot - 1] == SLOT_FREE || s->generation != h.generation)
@@ -1246,11 +1250,37 @@ static int64_t handle_slot(const throng_world *w, throng_agent h) {
     return (int64_t)(h.slot - 1);
 }
 
-static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
+throng_status handle_fail(throng_world *w, const char *fn, const char *what,
+                          uint32_t index, uint32_t generation,
+                          uint64_t handle_world, const char *kind) {
+    if (handle_world != 0u && handle_world == w->origin)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: %s {%u, %u} belongs to another world, the one "
+                          "this world was loaded from (world id %llu): "
+                          "rebind it first",
+                          fn, what, index, generation,
+                          (unsigned long long)handle_world);
+    if (handle_world != 0u && handle_world != w->id)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: %s {%u, %u} belongs to another world (world "
+                          "id %llu; this world's id is %llu)",
+                          fn, what, index, generation,
+                          (unsigned long long)handle_world,
+                          (unsigned long long)w->id);
     return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                      "%s: handle {%u, %u} does not name a live agent of "
-                      "this world",
-                      fn, h.slot, h.generation);
+                      "%s: %s {%u, %u} does not name a live %s of this world",
+                      fn, what, index, generation, kind);
+}
+
+static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
+    return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
+                       "agent");
+}
+
+/* This world's handle of the agent in a live slot. */
+static throng_agent handle_of(const throng_world *w, uint32_t slot) {
+    throng_agent h = {slot + 1u, w->slots[slot].generation, w->id};
+    return h;
 }
 
 /* Resolves a handle to a dense row, or records the refusal. */
@@ -1265,6 +1295,61 @@ static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
 
 bool throng_agent_valid(const throng_world *w, throng_agent h) {
     return w && handle_slot(w, h) >= 0;
+}
+
+uint64_t throng_world_id(const throng_world *w) {
+    return w ? w->id : 0u;
+}
+
+throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
+                                  throng_agent *out) {
+    static const char fn[] = "throng_agent_rebind";
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
+                          fn);
+    if (h.world != 0u && h.world != w->id && h.world != w->origin)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: handle {%u, %u} belongs to another world "
+                          "(world id %llu), neither this one (id %llu) nor "
+                          "the one it was loaded from (id %llu, 0: none)",
+                          fn, h.slot, h.generation,
+                          (unsigned long long)h.world,
+                          (unsigned long long)w->id,
+                          (unsigned long long)w->origin);
+    /* A loaded world holds the saved slots and generations as they were,
+     * so a handle that named a live agent when the snapshot was saved
+     * names the same agent here, for as long as that agent lives. One the
+     * saved world handed out after saving may carry a slot and generation
+     * this world has given to another agent since: it did not name a live
+     * agent at the save, and is refused. */
+    uint32_t at_save = 0u;
+    if (h.world != 0u && h.world == w->origin && h.slot != 0u &&
+        h.slot <= w->origin_slots)
+        at_save = w->origin_gen[h.slot - 1u];
+    if (h.world != 0u && h.world != w->id && at_save != h.generation)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: handle {%u, %u} of the world this one was "
+                          "loaded from did not name a live agent when it "
+                          "was saved",
+                          fn, h.slot, h.generation);
+    throng_agent here = h;
+    here.world = h.world != 0u ? w->id : 0u;
+    if (handle_slot(w, here) < 0)
+        return handle_fail(w, fn, "handle", h.slot, h.generation, here.world,
+                           "agent");
+    *out = here;
+    return THRONG_OK;
+}
+
+int world_test_set_slot_generation(throng_world *w, uint32_t slot,
+                                   uint32_t generation) {
+    if (!w || slot == 0u || slot > w->slot_count || generation == 0u)
+        return 1;
+    w->slots[slot - 1u].generation = generation;
+    return 0;
 }
 
 static throng_status check_vec(throng_world *w, const char *fn,
@@ -1402,6 +1487,11 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to grow the columns to %u agents", fn,
                           w->count + 1);
+    /* Only retired slots can fill the table while agents are fewer. */
+    if (w->free_count == 0 && w->slot_count >= THRONG_MAX_AGENTS)
+        return world_fail(w, THRONG_ERR_CAPACITY,
+                          "%s: all %u handle slots are live or retired", fn,
+                          THRONG_MAX_AGENTS);
     if (w->free_count == 0 && reserve_slots(w, w->slot_count + 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to grow the handle table", fn);
@@ -1433,7 +1523,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (w->free_count) {
         w->free_count--;
     } else {
-        w->slots[slot].generation = (w->tag << GEN_COUNTER_BITS) | 1u;
+        w->slots[slot].generation = 1u;
         w->slot_count++;
     }
     uint32_t i = w->count++;
@@ -1470,8 +1560,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
         world_uniform_note(w, 1u << k, i);
     w->slots[slot].host_key = d->host_key;
     w->grid.valid = 0;
-    out->slot = slot + 1;
-    out->generation = w->slots[slot].generation;
+    *out = handle_of(w, slot);
     return THRONG_OK;
 }
 
@@ -1512,9 +1601,13 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     slot_entry *e = &w->slots[s];
     w->slot_dense[s] = SLOT_FREE;
     e->host_key = 0;
-    uint32_t counter = ((e->generation & GEN_COUNTER_MASK) + 1u) & GEN_COUNTER_MASK;
-    e->generation = (w->tag << GEN_COUNTER_BITS) | (counter ? counter : 1u);
-    w->free_slots[w->free_count++] = (uint32_t)s;
+    /* The slot's next agent gets the next generation; past the last one
+     * the slot is retired instead, free but never handed out again, so no
+     * generation ever comes round to name a second agent. */
+    if (e->generation != SLOT_LAST_GENERATION) {
+        e->generation++;
+        w->free_slots[w->free_count++] = (uint32_t)s;
+    }
     w->count--;
     if (w->count == 0) {
         w->uniform = UNIFORM_ALL;
@@ -1539,8 +1632,7 @@ throng_status throng_agent_find(const throng_world *cw, uint64_t key,
         return world_fail(w, THRONG_ERR_NOT_FOUND,
                           "throng_agent_find: no agent has host key %llu",
                           (unsigned long long)key);
-    out->slot = e->slot + 1;
-    out->generation = w->slots[e->slot].generation;
+    *out = handle_of(w, e->slot);
     return THRONG_OK;
 }
 
@@ -1571,9 +1663,7 @@ throng_status throng_agent_at(const throng_world *cw, uint32_t index,
                           "throng_agent_at: index %u is not below the agent "
                           "count %u",
                           index, w->count);
-    uint32_t slot = w->col.slot[index];
-    out->slot = slot + 1;
-    out->generation = w->slots[slot].generation;
+    *out = handle_of(w, w->col.slot[index]);
     return THRONG_OK;
 }
 
@@ -1880,14 +1970,15 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
         return THRONG_ERR_NULL;
     uint32_t i;
     RESOLVE(w, fn, h, i);
-    int none = target.slot == 0 && target.generation == 0;
+    int none = target.slot == 0 && target.generation == 0 &&
+               target.world == 0;
     if (!none) {
+        /* Targets are kept as slot and generation: a handle of another
+         * world is refused here, so every stored target is this world's. */
         int64_t s = handle_slot(w, target);
         if (s < 0)
-            return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                              "%s: target {%u, %u} is not a live agent of "
-                              "this world",
-                              fn, target.slot, target.generation);
+            return handle_fail(w, fn, "target", target.slot,
+                               target.generation, target.world, "agent");
         if ((uint32_t)s == w->col.slot[i])
             return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                               "%s: an agent cannot target itself", fn);
@@ -1915,6 +2006,8 @@ throng_status throng_agent_get_target_agent(const throng_world *cw,
         return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
     out->slot = w->behaviour_state ? w->col.target_slot[i] : 0;
     out->generation = w->behaviour_state ? w->col.target_gen[i] : 0;
+    /* The null handle stays all zero. */
+    out->world = out->slot != 0 ? w->id : 0u;
     return THRONG_OK;
 }
 

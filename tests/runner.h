@@ -59,6 +59,7 @@ void register_degenerate_tests(void);
 void register_alloc_fail_tests(void);
 void register_bad_input_tests(void);
 void register_tasks_tests(void);
+void register_handles_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
@@ -237,7 +238,8 @@ static inline bool test_step_n(throng_world *world, float dt, int steps,
 
 static inline bool test_handle_eq(throng_agent a, throng_agent b)
 {
-    return a.slot == b.slot && a.generation == b.generation;
+    return a.slot == b.slot && a.generation == b.generation &&
+           a.world == b.world;
 }
 
 /* qsort order for handles. */

@@ -331,7 +331,7 @@ static throng_world *af_build(const af_scene *s)
     }
     for (uint32_t i = 0; i < s->spheres; i++)
         AF_TRY(af_add_sphere(w, i));
-    throng_object doomed = {0, 0};
+    throng_object doomed = THRONG_NULL_OBJECT;
     if (s->every_kind) {
         const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
         const float p[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
@@ -445,7 +445,7 @@ static uint64_t af_fingerprint(throng_world *w)
         h = af_mix(h, id);
     }
     for (uint32_t i = 0; i < objects; i++) {
-        throng_object o = {0, 0};
+        throng_object o = THRONG_NULL_OBJECT;
         throng_object_info info;
         memset(&info, 0, sizeof info);
         throng_world_object_at(w, i, &o);
@@ -690,8 +690,8 @@ static void af_sweep(af_case c, void (*grow)(af_scene *, uint32_t),
 
 static uint64_t af_handle_bits(throng_agent h)
 {
-    /* The generation without the world's tag, which differs per world. */
-    return ((uint64_t)h.slot << 32) | (h.generation & 0xFFFFFFu);
+    /* Without the world's id, which differs per world. */
+    return ((uint64_t)h.slot << 32) | h.generation;
 }
 
 static throng_status af_op_create(throng_world **w, const af_case *c,
@@ -780,7 +780,7 @@ enum {
 static throng_status af_op_object(throng_world **w, const af_case *c,
                                   uint64_t *result)
 {
-    throng_object o = {0, 0};
+    throng_object o = THRONG_NULL_OBJECT;
     throng_status st = THRONG_ERR_OUT_OF_RANGE;
     const float a[3] = {7.0f, 8.0f, 9.0f}, b[3] = {9.0f, 9.0f, 10.0f};
     switch (c->param) {
@@ -805,8 +805,8 @@ static throng_status af_op_object(throng_world **w, const af_case *c,
         break;
     }
     }
-    /* Without the world's tag: the retry runs in another world. */
-    *result = ((uint64_t)o.id << 32) | (o.generation & 0xFFFFFFu);
+    /* Without the world's id: the retry runs in another world. */
+    *result = ((uint64_t)o.id << 32) | o.generation;
     return st;
 }
 

@@ -91,7 +91,7 @@ static int fixture_objects(throng_world *w, int dims, fixture *f)
     fd.cell_size = 1.0f;
     fd.size[0] = fd.size[1] = fd.size[2] = 2u;
     fd.vectors = fix_flow_vectors;
-    throng_object scratch = {0, 0};
+    throng_object scratch = THRONG_NULL_OBJECT;
     throng_object *sphere = f ? &f->sphere : &scratch;
     throng_object *box = f ? &f->box : &scratch;
     throng_object *wall = f ? &f->wall : &scratch;
@@ -259,6 +259,8 @@ typedef struct bad_case {
     throng_status (*call_object)(fixture *f, throng_object h);
     throng_status (*call_group)(fixture *f, uint32_t group);
     int which; /* the handle or id kind of a sweep */
+    /* The handle belongs to another world: the sentence must say so. */
+    int foreign;
 } bad_case;
 
 /* An argument struct: how to fill it with valid values and how to call
@@ -324,7 +326,7 @@ static void fill_agent_def(const fixture *f, const arg_table *t, void *args)
 static throng_status call_agent_add(fixture *f, void *args, int variant)
 {
     (void)variant;
-    f->out_agent = (throng_agent){77u, 77u};
+    f->out_agent = (throng_agent){77u, 77u, 77u};
     throng_status st = throng_agent_add(f->w, args, &f->out_agent);
     if (st != THRONG_OK && (f->out_agent.slot != 77u ||
                             f->out_agent.generation != 77u))
@@ -1171,6 +1173,8 @@ BAD(nw_agent_add, throng_agent_add(NULL, &(throng_agent_def){0},
 BAD(nw_agent_remove, throng_agent_remove(NULL, f->agent))
 BAD(nw_agent_find, throng_agent_find(NULL, 11u, &f->out_agent))
 BAD(nw_agent_index, throng_agent_index(NULL, f->agent, &f->u32))
+BAD(nw_agent_rebind, throng_agent_rebind(NULL, f->agent, &f->out_agent))
+BAD(nw_object_rebind, throng_object_rebind(NULL, f->path, &f->out_object))
 BAD(nw_agent_at, throng_agent_at(NULL, 0u, &f->out_agent))
 BAD(nw_get_def, throng_agent_get_def(NULL, f->agent, &(throng_agent_def){0}))
 BAD(nw_get_position, throng_agent_get_position(NULL, f->agent, f->v3))
@@ -1253,6 +1257,8 @@ BAD(np_agent_add_out, throng_agent_add(f->w, &(throng_agent_def){
                                        NULL))
 BAD(np_agent_find, throng_agent_find(f->w, 11u, NULL))
 BAD(np_agent_index, throng_agent_index(f->w, f->agent, NULL))
+BAD(np_agent_rebind, throng_agent_rebind(f->w, f->agent, NULL))
+BAD(np_object_rebind, throng_object_rebind(f->w, f->path, NULL))
 BAD(np_agent_at, throng_agent_at(f->w, 0u, NULL))
 BAD(np_get_def, throng_agent_get_def(f->w, f->agent, NULL))
 BAD(np_get_position, throng_agent_get_position(f->w, f->agent, NULL))
@@ -1729,7 +1735,7 @@ static throng_status lf_directory(fixture *f) { return load_file(f, "."); }
 
 #define N THRONG_ERR_NULL
 #define H(what, fn, call, want, flags)                                     \
-    {what, fn, want, flags, call, NULL, 0, 0, 0.0f, 0, 0, NULL, NULL, NULL, 0}
+    {what, fn, want, flags, call, NULL, 0, 0, 0.0f, 0, 0, NULL, NULL, NULL, 0, 0}
 #define NW(fn, call) H("NULL world", fn, call, N, IN_BOTH | NO_WORLD)
 #define NP(what, fn, call) H(what " NULL", fn, call, N, IN_BOTH)
 
@@ -1745,6 +1751,8 @@ static const bad_case hand_cases[] = {
     NW("throng_agent_remove", nw_agent_remove),
     NW("throng_agent_find", nw_agent_find),
     NW("throng_agent_index", nw_agent_index),
+    NW("throng_agent_rebind", nw_agent_rebind),
+    NW("throng_object_rebind", nw_object_rebind),
     NW("throng_agent_at", nw_agent_at),
     NW("throng_agent_get_def", nw_get_def),
     NW("throng_agent_get_position", nw_get_position),
@@ -1802,6 +1810,8 @@ static const bad_case hand_cases[] = {
     NP("out_agent", "throng_agent_add", np_agent_add_out),
     NP("out_agent", "throng_agent_find", np_agent_find),
     NP("out_index", "throng_agent_index", np_agent_index),
+    NP("out_agent", "throng_agent_rebind", np_agent_rebind),
+    NP("out_object", "throng_object_rebind", np_object_rebind),
     NP("out_agent", "throng_agent_at", np_agent_at),
     NP("out_def", "throng_agent_get_def", np_get_def),
     NP("out", "throng_agent_get_position", np_get_position),
@@ -1999,6 +2009,7 @@ typedef struct agent_fn {
     }
 AGENT_FN(ah_remove, throng_agent_remove(f->w, h))
 AGENT_FN(ah_index, throng_agent_index(f->w, h, &f->u32))
+AGENT_FN(ah_rebind, throng_agent_rebind(f->w, h, &f->out_agent))
 AGENT_FN(ah_get_def, throng_agent_get_def(f->w, h,
                                                &(throng_agent_def){0}))
 AGENT_FN(ah_get_position, throng_agent_get_position(f->w, h, f->v3))
@@ -2035,6 +2046,7 @@ AGENT_FN(ah_get_progress, throng_agent_get_progress(f->w, h, &f->u32))
 static const agent_fn agent_fns[] = {
     {"throng_agent_remove", ah_remove, 0},
     {"throng_agent_index", ah_index, 0},
+    {"throng_agent_rebind", ah_rebind, 0},
     {"throng_agent_get_def", ah_get_def, 0},
     {"throng_agent_get_position", ah_get_position, 0},
     {"throng_agent_set_position", ah_set_position, 0},
@@ -2068,23 +2080,30 @@ static const char *const agent_handle_kinds[] = {
     "removed agent",
     "forged slot",
     "forged generation",
-    "generation without the world's tag",
-    "another world's agent",
+    "slot and generation without the world's id",
     "slot UINT32_MAX",
+    "another world's agent",
+    "a live slot and generation under another world's id",
+    "a world id never handed out",
 };
-#define AGENT_HANDLE_KINDS 7
+#define AGENT_HANDLE_KINDS 9
+/* The kinds from here on belong to another world, and the sentence must
+ * say so. */
+#define AGENT_FOREIGN_FIRST 6
 
 static throng_agent bad_agent(const fixture *f, int which)
 {
+    const throng_agent a = f->agent;
     switch (which) {
     case 0: return THRONG_NULL_AGENT;
     case 1: return f->removed;
-    case 2: return (throng_agent){f->agent.slot + 100u, f->agent.generation};
-    case 3: return (throng_agent){f->agent.slot, f->agent.generation + 1u};
-    case 4: return (throng_agent){f->agent.slot,
-                                  f->agent.generation & 0xFFFFFFu};
-    case 5: return (throng_agent){f->agent.slot, f->foreign.generation};
-    default: return (throng_agent){UINT32_MAX, f->agent.generation};
+    case 2: return (throng_agent){a.slot + 100u, a.generation, a.world};
+    case 3: return (throng_agent){a.slot, a.generation + 1u, a.world};
+    case 4: return (throng_agent){a.slot, a.generation, 0u};
+    case 5: return (throng_agent){UINT32_MAX, a.generation, a.world};
+    case 6: return f->foreign;
+    case 7: return (throng_agent){a.slot, a.generation, f->foreign.world};
+    default: return (throng_agent){a.slot, a.generation, UINT64_MAX};
     }
 }
 
@@ -2103,6 +2122,10 @@ static throng_status oh_remove(fixture *f, throng_object h)
 static throng_status oh_get(fixture *f, throng_object h)
 {
     return throng_object_get(f->w, h, &(throng_object_info){0});
+}
+static throng_status oh_rebind(fixture *f, throng_object h)
+{
+    return throng_object_rebind(f->w, h, &f->out_object);
 }
 static throng_status oh_patrol(fixture *f, throng_object h)
 {
@@ -2135,6 +2158,7 @@ static throng_status oh_flow_set(fixture *f, throng_object h)
 static const object_fn object_fns[] = {
     {"throng_object_remove", oh_remove, 0},
     {"throng_object_get", oh_get, 0},
+    {"throng_object_rebind", oh_rebind, 0},
     {"throng_group_add_behaviour", oh_patrol, 1},
     {"throng_group_set_behaviour", oh_follow_path, 1},
     {"throng_group_add_behaviour", oh_flow, 1},
@@ -2147,22 +2171,29 @@ static const char *const object_handle_kinds[] = {
     "forged id",
     "forged generation",
     "id UINT32_MAX",
+    "a live path without the world's id",
     "another world's object (id unknown here)",
     "another world's path (same id, kind and count)",
+    "a live path under another world's id",
     "an object of the wrong kind",
 };
-#define OBJECT_HANDLE_KINDS 8
+#define OBJECT_HANDLE_KINDS 9
+#define OBJECT_FOREIGN_FIRST 6
+#define OBJECT_FOREIGN_LAST 8
 
 static throng_object bad_object(const fixture *f, int which)
 {
+    const throng_object p = f->path;
     switch (which) {
-    case 0: return (throng_object){0u, 0u};
+    case 0: return THRONG_NULL_OBJECT;
     case 1: return f->gone;
-    case 2: return (throng_object){f->gone.id + 100u, 1u};
-    case 3: return (throng_object){f->path.id, f->path.generation + 1u};
-    case 4: return (throng_object){UINT32_MAX, 1u};
-    case 5: return f->foreign_object;
-    case 6: return f->foreign_path;
+    case 2: return (throng_object){f->gone.id + 100u, 1u, p.world};
+    case 3: return (throng_object){p.id, p.generation + 1u, p.world};
+    case 4: return (throng_object){UINT32_MAX, 1u, p.world};
+    case 5: return (throng_object){p.id, p.generation, 0u};
+    case 6: return f->foreign_object;
+    case 7: return f->foreign_path;
+    case 8: return (throng_object){p.id, p.generation, f->foreign_path.world};
     default: return f->sphere;
     }
 }
@@ -2346,6 +2377,7 @@ static void build_cases(case_list *l)
             c.flags = IN_BOTH;
             c.call_agent = agent_fns[i].call;
             c.which = which;
+            c.foreign = which >= AGENT_FOREIGN_FIRST;
             push(l, &c);
         }
     for (size_t i = 0; i < COUNT(object_fns); i++)
@@ -2360,6 +2392,8 @@ static void build_cases(case_list *l)
             c.flags = IN_BOTH;
             c.call_object = object_fns[i].call;
             c.which = which;
+            c.foreign = which >= OBJECT_FOREIGN_FIRST &&
+                        which <= OBJECT_FOREIGN_LAST;
             push(l, &c);
         }
     for (size_t i = 0; i < COUNT(group_fns); i++)
@@ -2446,6 +2480,11 @@ static int run_case(const bad_case *c, int dims)
                         "\"%s\"",
                         label, sentence);
     }
+    if (c->foreign && !strstr(sentence, "another world"))
+        runner_fail(__FILE__, __LINE__,
+                    "%s: the sentence does not say the handle is another "
+                    "world's: \"%s\"",
+                    label, sentence);
     if (!fingerprint_equal(&before, &after))
         runner_fail(__FILE__, __LINE__,
                     "%s: refused but the world changed (hash %#llx -> "
@@ -2501,7 +2540,7 @@ TEST(bad_input_values_without_status)
     const char *e = throng_world_last_error(NULL);
     CHECK(e != NULL && strstr(e, "throng_world_last_error") == e);
     throng_world_destroy(NULL);
-    CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u}));
+    CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u, 1u}));
     CHECK(strcmp(throng_status_string((throng_status)14), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)-1), "unknown status") ==

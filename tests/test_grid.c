@@ -784,7 +784,7 @@ static void uniform_check(int dims) {
     throng_agent_set_radius(a, ha[7], radius);
     throng_agent_set_group(a, ha[7], group);
     throng_agent_set_target_point(a, ha[7], goal);
-    throng_agent_set_target_agent(a, ha[7], (throng_agent){0, 0});
+    throng_agent_set_target_agent(a, ha[7], THRONG_NULL_AGENT);
     CHECK((a->uniform_check & all) == all);
     CHECK(throng_world_hash(a) == throng_world_hash(b));
 

@@ -325,7 +325,8 @@ TEST(object_getters_report_every_kind) {
     CHECK(gone.kind == THRONG_OBJECT_SPHERE && gone.radius == 1.0f);
 
     /* Null, forged and out-of-range input. */
-    throng_object null_object = {0u, 0u}, forged = {99u, 1u};
+    throng_object null_object = THRONG_NULL_OBJECT;
+    throng_object forged = {99u, 1u, throng_world_id(w)};
     CHECK_STATUS(throng_object_get(w, null_object, &gone),
                  THRONG_ERR_STALE_HANDLE);
     CHECK_STATUS(throng_object_get(w, forged, &gone),

@@ -20,8 +20,8 @@
 #define SNAP_TEST_CHECKSUM_AT 32u
 /* The settings section starts the payload (src/snapshot.c). */
 #define SNAP_TEST_DIMS_AT 40u
-#define SNAP_TEST_TAG_AT 112u
-#define SNAP_TEST_AGENT_COUNT_AT 156u
+#define SNAP_TEST_WORLD_ID_AT 112u
+#define SNAP_TEST_AGENT_COUNT_AT 160u
 
 static uint64_t snap_test_fnv(uint64_t h, const uint8_t *p, size_t n)
 {
@@ -52,6 +52,28 @@ static uint32_t snap_test_get_u32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
            (uint32_t)p[3] << 24;
+}
+
+static uint64_t snap_test_get_u64(const uint8_t *p)
+{
+    return (uint64_t)snap_test_get_u32(p) |
+           (uint64_t)snap_test_get_u32(p + 4) << 32;
+}
+
+/* Two snapshots hold the same state: every byte is the same but the
+ * saving world's id (and so the checksum), which differs between any two
+ * worlds. */
+static bool snap_test_same_state(const uint8_t *a, size_t na, const uint8_t *b,
+                                 size_t nb)
+{
+    if (na != nb || na < SNAP_TEST_WORLD_ID_AT + 8u)
+        return false;
+    return memcmp(a, b, SNAP_TEST_CHECKSUM_AT) == 0 &&
+           memcmp(a + SNAP_TEST_HEADER, b + SNAP_TEST_HEADER,
+                  SNAP_TEST_WORLD_ID_AT - SNAP_TEST_HEADER) == 0 &&
+           memcmp(a + SNAP_TEST_WORLD_ID_AT + 8u,
+                  b + SNAP_TEST_WORLD_ID_AT + 8u,
+                  na - SNAP_TEST_WORLD_ID_AT - 8u) == 0;
 }
 
 /* The world's snapshot in a malloc'd buffer (NULL on failure). */
@@ -129,25 +151,41 @@ static void snap_test_continue(const char *name, uint32_t agents, int before,
     CHECK_EQ_INT(throng_world_object_count(copy),
                  throng_world_object_count(original));
 
-    /* Loaded and saved again: the same bytes, header included. */
+    /* Loaded and saved again: the same bytes, header included, but for
+     * the saving world's id. */
     size_t n2 = 0;
     uint8_t *s2 = snap_test_save(copy, &n2);
     REQUIRE(s2 != NULL);
     CHECK_EQ_INT(n2, n);
-    CHECK(n2 == n && memcmp(s, s2, n) == 0);
+    CHECK(snap_test_same_state(s, n, s2, n2));
+    CHECK_EQ_U64(snap_test_get_u64(s + SNAP_TEST_WORLD_ID_AT),
+                 throng_world_id(original));
+    CHECK_EQ_U64(snap_test_get_u64(s2 + SNAP_TEST_WORLD_ID_AT),
+                 throng_world_id(copy));
 
-    /* The host's handles, taken from the original, work on the copy. */
+    /* The host's handles, taken from the original, rebind to the copy
+     * (and are refused as they are). */
     for (uint32_t i = 0; i < agents; i += 37u) {
-        throng_agent h;
+        throng_agent h, hc;
         REQUIRE_OK(throng_agent_at(original, i, &h));
-        CHECK(throng_agent_valid(copy, h));
+        CHECK(!throng_agent_valid(copy, h));
+        CHECK_OK(throng_agent_rebind(copy, h, &hc));
+        CHECK(throng_agent_valid(copy, hc));
         uint32_t row = 0;
-        CHECK_OK(throng_agent_index(copy, h, &row));
+        CHECK_OK(throng_agent_index(copy, hc, &row));
         CHECK_EQ_INT(row, i);
         throng_agent target_a, target_b;
         CHECK_OK(throng_agent_get_target_agent(original, h, &target_a));
-        CHECK_OK(throng_agent_get_target_agent(copy, h, &target_b));
-        CHECK(test_handle_eq(target_a, target_b));
+        CHECK_OK(throng_agent_get_target_agent(copy, hc, &target_b));
+        CHECK(target_a.slot == target_b.slot &&
+              target_a.generation == target_b.generation);
+        if (target_a.slot != 0u) {
+            throng_agent rebound;
+            if (throng_agent_valid(original, target_a)) {
+                CHECK_OK(throng_agent_rebind(copy, target_a, &rebound));
+                CHECK(test_handle_eq(rebound, target_b));
+            }
+        }
     }
 
     REQUIRE_OK(throng_world_set_threads(copy, 3));
@@ -394,31 +432,45 @@ static void snap_test_mixed(int dims, bool periodic)
     CHECK_EQ_INT(throng_world_agent_count(copy), throng_world_agent_count(w));
     CHECK_EQ_INT(throng_world_object_count(copy), 5);
 
+    /* The copy is another world: it refuses the saved world's handles as
+     * they are, and rebinds each one that names a live agent. */
+    CHECK(throng_world_id(copy) != throng_world_id(w));
     uint32_t valid = 0;
     for (uint32_t i = 0; i < m.agent_count; i++) {
         throng_agent h = m.agents[i];
         bool live = throng_agent_valid(w, h);
-        CHECK(throng_agent_valid(copy, h) == live);
+        CHECK(!throng_agent_valid(copy, h));
+        throng_agent hc = THRONG_NULL_AGENT;
+        CHECK_STATUS(throng_agent_rebind(copy, h, &hc),
+                     live ? THRONG_OK : THRONG_ERR_STALE_HANDLE);
         valid += live;
         if (!live)
             continue;
+        CHECK(hc.slot == h.slot && hc.generation == h.generation &&
+              hc.world == throng_world_id(copy));
+        CHECK(throng_agent_valid(copy, hc) && !throng_agent_valid(w, hc));
         uint64_t key_a = 0, key_b = 0;
         CHECK_OK(throng_agent_get_host_key(w, h, &key_a));
-        CHECK_OK(throng_agent_get_host_key(copy, h, &key_b));
+        CHECK_OK(throng_agent_get_host_key(copy, hc, &key_b));
         CHECK_EQ_U64(key_a, key_b);
         if (key_a) {
             throng_agent found;
             CHECK_OK(throng_agent_find(copy, key_a, &found));
-            CHECK(test_handle_eq(found, h));
+            CHECK(test_handle_eq(found, hc));
         }
         float pa[3], pb[3];
         CHECK_OK(throng_agent_get_position(w, h, pa));
-        CHECK_OK(throng_agent_get_position(copy, h, pb));
+        CHECK_OK(throng_agent_get_position(copy, hc, pb));
         CHECK(memcmp(pa, pb, sizeof pa) == 0);
         uint32_t prog_a = 0, prog_b = 0;
         CHECK_OK(throng_agent_get_progress(w, h, &prog_a));
-        CHECK_OK(throng_agent_get_progress(copy, h, &prog_b));
+        CHECK_OK(throng_agent_get_progress(copy, hc, &prog_b));
         CHECK_EQ_INT(prog_a, prog_b);
+        throng_agent ta, tb;
+        CHECK_OK(throng_agent_get_target_agent(w, h, &ta));
+        CHECK_OK(throng_agent_get_target_agent(copy, hc, &tb));
+        CHECK(ta.slot == tb.slot && ta.generation == tb.generation &&
+              tb.world == (tb.slot ? throng_world_id(copy) : 0u));
     }
     CHECK_EQ_INT(valid, throng_world_agent_count(w));
     throng_agent none;
@@ -434,16 +486,28 @@ static void snap_test_mixed(int dims, bool periodic)
     CHECK_OK(throng_group_get_behaviour(copy, 3u, 0u, &bb));
     CHECK(ba.kind == bb.kind && ba.u.path.path.id == bb.u.path.path.id &&
           ba.u.path.path.generation == bb.u.path.path.generation);
+    /* The behaviour's path is the copy's own. */
+    CHECK(ba.u.path.path.world == throng_world_id(w) &&
+          bb.u.path.path.world == throng_world_id(copy));
 
-    /* Objects: removed handles stale in both, live ones removable. */
+    /* Objects: removed handles stale in both, live ones rebind and are
+     * removable; the saved world's handles are refused by the copy. */
     for (uint32_t i = 0; i < m.object_count; i++) {
         bool removed = i == 1u || i == 4u;
         throng_status want = removed ? THRONG_ERR_STALE_HANDLE : THRONG_OK;
+        throng_object oc = THRONG_NULL_OBJECT;
+        CHECK_STATUS(throng_object_rebind(copy, m.objects[i], &oc), want);
+        CHECK_STATUS(throng_object_get(copy, m.objects[i],
+                                       &(throng_object_info){0}),
+                     THRONG_ERR_STALE_HANDLE);
+        if (removed)
+            oc = (throng_object){m.objects[i].id, m.objects[i].generation,
+                                 throng_world_id(copy)};
         if (i == 0u) {
             CHECK_STATUS(throng_object_remove(w, m.objects[i]), want);
-            CHECK_STATUS(throng_object_remove(copy, m.objects[i]), want);
+            CHECK_STATUS(throng_object_remove(copy, oc), want);
         } else if (removed) {
-            CHECK_STATUS(throng_object_remove(copy, m.objects[i]), want);
+            CHECK_STATUS(throng_object_remove(copy, oc), want);
         }
     }
 
@@ -454,14 +518,22 @@ static void snap_test_mixed(int dims, bool periodic)
     throng_agent na, nb;
     CHECK_OK(throng_agent_add(w, &ad, &na));
     CHECK_OK(throng_agent_add(copy, &ad, &nb));
-    CHECK(test_handle_eq(na, nb));
+    CHECK(na.slot == nb.slot && na.generation == nb.generation);
+    /* Added after the save: the copy does not rebind it, even though its
+     * slot and generation name the copy's own new agent. */
+    CHECK_STATUS(throng_agent_rebind(copy, na, &(throng_agent){0}),
+                 THRONG_ERR_STALE_HANDLE);
     float centre[3] = {30.0f, 5.0f, 5.0f};
     throng_object oa, ob;
     CHECK_OK(throng_obstacle_add_sphere(w, centre, 1.0f, &oa));
     CHECK_OK(throng_obstacle_add_sphere(copy, centre, 1.0f, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation);
+    CHECK_STATUS(throng_object_rebind(copy, oa, &(throng_object){0}),
+                 THRONG_ERR_STALE_HANDLE);
+    throng_agent gone_c = THRONG_NULL_AGENT;
+    CHECK_OK(throng_agent_rebind(copy, m.agents[2], &gone_c));
     CHECK_OK(throng_agent_remove(w, m.agents[2]));
-    CHECK_OK(throng_agent_remove(copy, m.agents[2]));
+    CHECK_OK(throng_agent_remove(copy, gone_c));
     for (int k = 0; k < 25; k++) {
         REQUIRE_OK(throng_world_step(w, 0.05f));
         REQUIRE_OK(throng_world_step(copy, 0.05f));
@@ -470,8 +542,7 @@ static void snap_test_mixed(int dims, bool periodic)
     size_t na_bytes = 0, nb_bytes = 0;
     uint8_t *sa = snap_test_save(w, &na_bytes);
     uint8_t *sb = snap_test_save(copy, &nb_bytes);
-    CHECK(sa && sb && na_bytes == nb_bytes &&
-          memcmp(sa, sb, na_bytes) == 0);
+    CHECK(sa && sb && snap_test_same_state(sa, na_bytes, sb, nb_bytes));
     free(sa);
     free(sb);
     free(s);
@@ -528,7 +599,8 @@ TEST(snapshot_empty_worlds)
     throng_agent a, b;
     CHECK_OK(throng_agent_add(w, &ad, &a));
     CHECK_OK(throng_agent_add(copy, &ad, &b));
-    CHECK(test_handle_eq(a, b));
+    CHECK(a.slot == b.slot && a.generation == b.generation);
+    CHECK(a.world == throng_world_id(w) && b.world == throng_world_id(copy));
     CHECK(!throng_agent_valid(copy, h[0]));
     CHECK_EQ_U64(throng_world_hash(copy), throng_world_hash(w));
     throng_world_destroy(copy);
@@ -761,8 +833,6 @@ TEST(snapshot_inconsistent_structure_refused)
         uint32_t value;
     } lies[] = {
         {SNAP_TEST_DIMS_AT, 4u},
-        {SNAP_TEST_TAG_AT, 0u},
-        {SNAP_TEST_TAG_AT, 256u},
         {SNAP_TEST_AGENT_COUNT_AT,
          snap_test_get_u32(s + SNAP_TEST_AGENT_COUNT_AT) + 1u},
         {SNAP_TEST_AGENT_COUNT_AT, 0xFFFFFFFFu},
@@ -781,10 +851,10 @@ TEST(snapshot_inconsistent_structure_refused)
         CHECK(w == NULL);
         CHECK(strlen(why) > 10u);
     }
-    /* A tag other than the slots carry. */
+    /* A saving world's id of 0, which no world has. */
     memcpy(bad, s, n);
-    uint32_t tag = snap_test_get_u32(s + SNAP_TEST_TAG_AT);
-    snap_test_put_u32(bad + SNAP_TEST_TAG_AT, tag % 255u + 1u);
+    snap_test_put_u32(bad + SNAP_TEST_WORLD_ID_AT, 0u);
+    snap_test_put_u32(bad + SNAP_TEST_WORLD_ID_AT + 4u, 0u);
     snap_test_reseal(bad, n);
     throng_world *w = (throng_world *)1;
     CHECK_STATUS(throng_world_load(bad, n, &def, &w), THRONG_ERR_BAD_SNAPSHOT);

@@ -1379,8 +1379,8 @@ TEST(steer_agent_set_target_agent_refusals) {
         throng_status want;
     } cases[] = {
         {a, gone, THRONG_ERR_STALE_HANDLE},
-        {a, {999u, 1u}, THRONG_ERR_STALE_HANDLE},
-        {a, {b.slot, b.generation + 1u}, THRONG_ERR_STALE_HANDLE},
+        {a, {999u, 1u, b.world}, THRONG_ERR_STALE_HANDLE},
+        {a, {b.slot, b.generation + 1u, b.world}, THRONG_ERR_STALE_HANDLE},
         {gone, b, THRONG_ERR_STALE_HANDLE},
         {a, a, THRONG_ERR_OUT_OF_RANGE},
     };

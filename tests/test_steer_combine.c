@@ -229,7 +229,7 @@ TEST(combine_agent_state) {
     REQUIRE(throng_agent_add(w, &d, &other) == THRONG_OK);
 
     float p[3] = {9, 9, 9};
-    throng_agent t = {7, 7};
+    throng_agent t = {7, 7, 7};
     uint32_t progress = 9;
     CHECK_OK(throng_agent_get_target_point(w, a, p));
     CHECK(p[0] == 0.0f && p[1] == 0.0f && p[2] == 0.0f);
@@ -245,10 +245,10 @@ TEST(combine_agent_state) {
     CHECK_STATUS(throng_agent_set_target_point(w, a, NULL), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_target_agent(w, a, a),
                  THRONG_ERR_OUT_OF_RANGE);
-    throng_agent forged = {other.slot, other.generation + 1};
+    throng_agent forged = {other.slot, other.generation + 1, other.world};
     CHECK_STATUS(throng_agent_set_target_agent(w, a, forged),
                  THRONG_ERR_STALE_HANDLE);
-    throng_agent gone = {0, 0};
+    throng_agent gone = THRONG_NULL_AGENT;
     CHECK_STATUS(throng_agent_set_progress(w, gone, 1),
                  THRONG_ERR_STALE_HANDLE);
     CHECK_EQ_U64(throng_world_hash(w), before);

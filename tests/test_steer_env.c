@@ -116,7 +116,7 @@ static void env_expect_line(throng_world *w, const throng_behaviour *b,
 static throng_object env_sphere(throng_world *w, float x, float y, float z,
                                 float r) {
     float c[3] = {x, y, z};
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     if (throng_obstacle_add_sphere(w, c, r, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "sphere refused: %s",
                     throng_world_last_error(w));
@@ -125,7 +125,7 @@ static throng_object env_sphere(throng_world *w, float x, float y, float z,
 
 static throng_object env_box(throng_world *w, const float lo[3],
                              const float hi[3]) {
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     if (throng_obstacle_add_box(w, lo, hi, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "box refused: %s",
                     throng_world_last_error(w));
@@ -135,7 +135,7 @@ static throng_object env_box(throng_world *w, const float lo[3],
 static throng_object env_segment(throng_world *w, float ax, float ay,
                                  float bx, float by) {
     float a[3] = {ax, ay, 0.0f}, b[3] = {bx, by, 0.0f};
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     if (throng_wall_add_segment(w, a, b, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "segment refused: %s",
                     throng_world_last_error(w));
@@ -144,7 +144,7 @@ static throng_object env_segment(throng_world *w, float ax, float ay,
 
 static throng_object env_plane(throng_world *w, const float point[3],
                                const float normal[3]) {
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     if (throng_wall_add_plane(w, point, normal, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "plane refused: %s",
                     throng_world_last_error(w));
@@ -190,7 +190,7 @@ TEST(steer_env_create_refusals) {
         throng_agent h;
         REQUIRE_OK(throng_agent_add(w, &ad, &h));
         (void)env_sphere(w, 5.0f, 5.0f, 0.0f, 1.0f); /* one live object */
-        throng_object out = {77u, 77u};
+        throng_object out = {77u, 77u, 77u};
         const float ok[3] = {1.0f, 2.0f, 3.0f}, hi[3] = {2.0f, 3.0f, 4.0f};
         const float bad_x[3] = {nan, 0.0f, 0.0f}, bad_y[3] = {0.0f, inf, 0.0f};
         const float up[3] = {0.0f, 1.0f, 0.0f};

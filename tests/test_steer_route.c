@@ -172,7 +172,7 @@ TEST(steer_route_path_create_refusals) {
         float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
         const float v0[3] = {0.5f, 0.0f, 0.0f};
         route_agent(w, 0, p[0], v0, 1.0f, 10.0f, 1.0f);
-        throng_object o = {77u, 77u};
+        throng_object o = {77u, 77u, 77u};
         const float *pts = &p[0][0];
         const float nan = nanf(""), inf = INFINITY;
 
@@ -281,7 +281,7 @@ TEST(steer_route_flow_create_refusals) {
         good.size[2] = 2;
         good.vectors = vectors;
         throng_flow_field_def d;
-        throng_object o = {77u, 77u};
+        throng_object o = {77u, 77u, 77u};
 
         CHECK_STATUS(throng_flow_field_create(NULL, &good, &o),
                      THRONG_ERR_NULL);
@@ -393,17 +393,17 @@ TEST(steer_route_behaviour_refusals) {
 
     /* The object must be live and of the right kind. */
     b = patrol;
-    b.u.path.path = (throng_object){0u, 0u};
+    b.u.path.path = THRONG_NULL_OBJECT;
     CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b.u.path.path = field;
     CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
-    b.u.path.path = (throng_object){path.id, path.generation + 1u};
+    b.u.path.path = (throng_object){path.id, path.generation + 1u, path.world};
     CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b = follow;
-    b.u.path.path = (throng_object){99u, 1u};
+    b.u.path.path = (throng_object){99u, 1u, path.world};
     CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b = flow;

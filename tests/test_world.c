@@ -173,14 +173,16 @@ TEST(world_forged_handles)
 
     throng_agent forged[] = {
         THRONG_NULL_AGENT,
-        {0u, 1u},
-        {0u, h[0].generation},
-        {h[3].slot + 1000u, 1u},
-        {UINT32_MAX, 1u},
-        {UINT32_MAX, UINT32_MAX},
-        {h[1].slot, h[1].generation + 1u},
-        {h[1].slot, h[1].generation + 1000u},
-        {h[1].slot, 0u},
+        {0u, 1u, h[0].world},
+        {0u, h[0].generation, h[0].world},
+        {h[3].slot + 1000u, 1u, h[0].world},
+        {UINT32_MAX, 1u, h[0].world},
+        {UINT32_MAX, UINT32_MAX, h[0].world},
+        {h[1].slot, h[1].generation + 1u, h[0].world},
+        {h[1].slot, h[1].generation + 1000u, h[0].world},
+        {h[1].slot, 0u, h[0].world},
+        {h[1].slot, h[1].generation, 0u},
+        {h[1].slot, h[1].generation, h[0].world + 1u},
     };
     int count = (int)(sizeof forged / sizeof forged[0]);
     for (int i = 0; i < count; i++) {
@@ -227,7 +229,7 @@ TEST(world_foreign_handles)
         for (int k = 0; k < 3; k++)
             live_in_b = live_in_b || test_handle_eq(in_a[i], in_b[k]);
         if (live_in_b)
-            continue; /* indistinguishable by construction */
+            continue; /* never: handles carry their world's id */
         refused++;
         CHECK(!throng_agent_valid(world_b, in_a[i]));
         float pos[3];
@@ -238,7 +240,7 @@ TEST(world_foreign_handles)
         CHECK_STATUS(throng_agent_remove(world_b, in_a[i]),
                      THRONG_ERR_STALE_HANDLE);
     }
-    CHECK(refused >= 61);
+    CHECK_EQ_INT(refused, 64);
     CHECK_EQ_U64(throng_world_hash(world_b), hash_b);
     CHECK_EQ_INT(throng_world_agent_count(world_b), 3);
     throng_world_destroy(world_a);

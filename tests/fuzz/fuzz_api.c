@@ -170,6 +170,13 @@ static void rd_vec(float v[3]) {
         v[k] = rd_float();
 }
 
+/* The world id of a forged handle: this world's, or (selector
+ * FUZZ_SELECT_FOREIGN) one no live world has. */
+static uint64_t forged_world(uint8_t selector) {
+    uint64_t id = throng_world_id(fz.world);
+    return selector == FUZZ_SELECT_FOREIGN ? id + (1ull << 40) : id;
+}
+
 /* A record index (possibly dead), or -1 with *forged set to a handle that
  * names no live agent (forged, null, or by chance a live one, which is
  * then returned as that record). */
@@ -184,11 +191,13 @@ static int rd_agent(throng_agent *out) {
     if (b != FUZZ_SELECT_NULL && b >= FUZZ_SELECT_FORGED) {
         h.slot = rd_u32();
         h.generation = rd_u32();
+        h.world = forged_world(b);
     }
     *out = h;
     for (uint32_t r = 0; r < fz.record_count; r++)
         if (fz.records[r].alive && fz.records[r].handle.slot == h.slot &&
-            fz.records[r].handle.generation == h.generation)
+            fz.records[r].handle.generation == h.generation &&
+            fz.records[r].handle.world == h.world)
             return (int)r;
     return -1;
 }
@@ -200,15 +209,17 @@ static int rd_object(throng_object *out) {
         *out = fz.objects[r].handle;
         return (int)r;
     }
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     if (b != FUZZ_SELECT_NULL && b >= FUZZ_SELECT_FORGED) {
         o.id = rd_u32();
         o.generation = rd_u32();
+        o.world = forged_world(b);
     }
     *out = o;
     for (uint32_t r = 0; r < fz.object_count; r++)
         if (fz.objects[r].alive && fz.objects[r].handle.id == o.id &&
-            fz.objects[r].handle.generation == o.generation)
+            fz.objects[r].handle.generation == o.generation &&
+            fz.objects[r].handle.world == o.world)
             return (int)r;
     return -1;
 }
@@ -722,7 +733,7 @@ static void add_object(throng_status st, throng_object o) {
 
 static void op_shape(uint8_t op) {
     throng_status st;
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     float a[3], b[3];
     rd_vec(a);
     if (op == FUZZ_OP_SPHERE) {
@@ -742,7 +753,7 @@ static void op_shape(uint8_t op) {
 
 static void op_path(void) {
     throng_status st;
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     float points[MAX_PATH_POINTS * 3];
     uint8_t n = rd_u8();
     int null_points = n == 0xFFu;
@@ -761,7 +772,7 @@ static void op_path(void) {
 
 static void op_flow(void) {
     throng_status st;
-    throng_object o = {0u, 0u};
+    throng_object o = THRONG_NULL_OBJECT;
     static float vectors[MAX_FLOW_POINTS * 3];
     throng_flow_field_def def;
     memset(&def, 0, sizeof def);
@@ -826,16 +837,17 @@ static void op_target(uint8_t op) {
         throng_agent t;
         int tr = rd_agent(&t);
         CALL(throng_agent_set_target_agent(fz.world, h, t));
-        int target_ok = (t.slot == 0u && t.generation == 0u) ||
-                        (tr >= 0 && fz.records[tr].alive);
+        int null = t.slot == 0u && t.generation == 0u && t.world == 0u;
+        int target_ok = null || (tr >= 0 && fz.records[tr].alive);
         if (!target_ok)
             REQUIRE(st != THRONG_OK);
-        if (st == THRONG_OK && !(t.slot == 0u && t.generation == 0u)) {
+        if (st == THRONG_OK && !null) {
             throng_agent back;
             REQUIRE(tr != r);
             REQUIRE(throng_agent_get_target_agent(fz.world, h, &back) ==
                     THRONG_OK);
-            REQUIRE(back.slot == t.slot && back.generation == t.generation);
+            REQUIRE(back.slot == t.slot && back.generation == t.generation &&
+                    back.world == t.world);
         }
     } else {
         CALL(throng_agent_set_progress(fz.world, h, rd_u32()));
@@ -939,6 +951,32 @@ static uint8_t *save_world(throng_world *w, size_t *out_size) {
     return buffer;
 }
 
+/* The loaded world refuses the saved world's handles as they are, and
+ * rebinds exactly the live ones; the books then hold its handles. */
+static void rebind_books(throng_world *loaded) {
+    uint64_t id = throng_world_id(loaded);
+    REQUIRE(id != 0u && id != throng_world_id(fz.world));
+    for (uint32_t r = 0; r < fz.record_count; r++) {
+        throng_agent *h = &fz.records[r].handle, back = THRONG_NULL_AGENT;
+        REQUIRE(!throng_agent_valid(loaded, *h));
+        throng_status st = throng_agent_rebind(loaded, *h, &back);
+        REQUIRE((st == THRONG_OK) == (fz.records[r].alive != 0));
+        if (st == THRONG_OK)
+            REQUIRE(back.slot == h->slot && back.generation == h->generation &&
+                    back.world == id);
+        h->world = id;
+    }
+    for (uint32_t r = 0; r < fz.object_count; r++) {
+        throng_object *o = &fz.objects[r].handle, back = THRONG_NULL_OBJECT;
+        throng_status st = throng_object_rebind(loaded, *o, &back);
+        REQUIRE((st == THRONG_OK) == (fz.objects[r].alive != 0));
+        if (st == THRONG_OK)
+            REQUIRE(back.id == o->id && back.generation == o->generation &&
+                    back.world == id);
+        o->world = id;
+    }
+}
+
 static void op_save_load(void) {
     uint8_t mode = rd_u8();
     size_t size = 0, size2 = 0, written = 0;
@@ -975,9 +1013,18 @@ static void op_save_load(void) {
     }
     REQUIRE(throng_world_hash(loaded) == throng_world_hash(fz.world));
     uint8_t *again = save_world(loaded, &size2);
-    REQUIRE(size2 == size && memcmp(again, bytes, size) == 0);
+    /* The same bytes but for the saving world's id and the checksum. */
+    REQUIRE(size2 == size && size > FUZZ_SNAP_WORLD_ID_AT + 8u);
+    REQUIRE(memcmp(again, bytes, FUZZ_SNAP_CHECKSUM_AT) == 0);
+    REQUIRE(memcmp(again + FUZZ_SNAP_CHECKSUM_AT + 8u,
+                   bytes + FUZZ_SNAP_CHECKSUM_AT + 8u,
+                   FUZZ_SNAP_WORLD_ID_AT - FUZZ_SNAP_CHECKSUM_AT - 8u) == 0);
+    REQUIRE(memcmp(again + FUZZ_SNAP_WORLD_ID_AT + 8u,
+                   bytes + FUZZ_SNAP_WORLD_ID_AT + 8u,
+                   size - FUZZ_SNAP_WORLD_ID_AT - 8u) == 0);
     free(again);
     free(bytes);
+    rebind_books(loaded);
     throng_world_destroy(fz.world);
     fz.world = loaded;
     check_books();
@@ -1000,12 +1047,14 @@ static void op_read(void) {
         throng_agent back;
         REQUIRE(index < fz.alive);
         REQUIRE(throng_agent_at(fz.world, index, &back) == THRONG_OK);
-        REQUIRE(back.slot == h.slot && back.generation == h.generation);
+        REQUIRE(back.slot == h.slot && back.generation == h.generation &&
+                back.world == h.world);
         REQUIRE(d.host_key == fz.records[r].host_key);
         if (d.host_key != 0u) {
             REQUIRE(throng_agent_find(fz.world, d.host_key, &back) ==
                     THRONG_OK);
-            REQUIRE(back.slot == h.slot && back.generation == h.generation);
+            REQUIRE(back.slot == h.slot && back.generation == h.generation &&
+                    back.world == h.world);
         }
         REQUIRE(throng_agent_get_target_point(fz.world, h, f) == THRONG_OK);
         REQUIRE(throng_agent_get_target_agent(fz.world, h, &back) ==

@@ -60,9 +60,16 @@ enum fuzz_op {
 #define FUZZ_WORLD_PERIODIC 0x02u
 
 /* An agent or object selector at or above this is a forged handle
- * (followed by u32 slot, u32 generation); 0xFF is the null handle. */
+ * (followed by u32 slot, u32 generation) of this world, or of a world
+ * that does not exist for FUZZ_SELECT_FOREIGN; 0xFF is the null handle. */
 #define FUZZ_SELECT_FORGED 0xF0u
+#define FUZZ_SELECT_FOREIGN 0xFEu
 #define FUZZ_SELECT_NULL 0xFFu
+
+/* Where a snapshot keeps its checksum and the saving world's id (format
+ * version 3, throng.h and src/snapshot.c). */
+#define FUZZ_SNAP_CHECKSUM_AT 32u
+#define FUZZ_SNAP_WORLD_ID_AT 112u
 
 #define FUZZ_FLOAT_SMALL_BASE 32u
 #define FUZZ_FLOAT_SMALL_ZERO 136u /* the byte for 0.0 in the small form */

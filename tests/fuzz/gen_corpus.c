@@ -3,7 +3,8 @@
  * exercise one operation, or one behaviour kind in a 2D and a 3D world,
  * and snapshots of small worlds of several kinds (2D and 3D, periodic and
  * unbounded, with groups, behaviours, objects, host keys, removed agents
- * and objects).
+ * and objects), plus one snapshot of the previous format version (the
+ * one tests/test_handles.c loads).
  *
  *     gen_corpus <api dir> <snapshot dir>
  *
@@ -17,6 +18,7 @@
 
 #include "throng.h"
 #include "fuzz_codec.h"
+#include "../snapshot_v2.h"
 
 /* ------------------------------------------------------------------------ */
 /* API programs                                                             */
@@ -626,6 +628,9 @@ static void snapshots(const char *dir) {
         must(throng_world_step(w, 0.05f), "step");
     save_world(w, dir, "wander-periodic-3d.snap");
     throng_world_destroy(w);
+
+    /* Format version 2, as library 0.3.0 wrote it. */
+    write_file(dir, "format-v2.snap", snapshot_v2, sizeof snapshot_v2);
 }
 
 int main(int argc, char **argv) {
