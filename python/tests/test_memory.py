@@ -332,10 +332,9 @@ class TestAllocator(unittest.TestCase):
 
 class TestCrossWorld(unittest.TestCase):
     """Every method taking an Agent, WorldObject or Group refuses one of
-    another world. The C library tags handles with a world tag that
-    repeats every 255 worlds, so the other world is picked to give the
-    very same handles where it can: a refusal must come from the binding,
-    not from a lucky C check."""
+    another world. The other world is picked so that its handles have the
+    same slot and generation as this world's: only the world differs, and
+    the binding refuses before the C library's own world-id check."""
 
     def setUp(self):
         self.w = throng.World()
