@@ -556,6 +556,41 @@ static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
     g->bucket_count = next_pow2(want);
 }
 
+/* The most buckets, and histogram entries, that any build of up to `room`
+ * agents on up to `threads` threads can ask for. The storage is reserved
+ * for that at once, so a crowd that spreads out (its bounding box of
+ * cells, and so the dense numbering, grows step by step until it turns
+ * into a hashed table) never makes a step allocate: only a step after the
+ * columns grew (more agents than ever before) or the thread count rose
+ * may. Unbounded: a dense numbering holds at most 2 room + 4096 cells (and
+ * at most GRID_MAX_CELLS), a hashed one next_pow2(room / 2) buckets;
+ * periodic: the box's cells. The histograms hold a row per part, parts *
+ * buckets <= 4 room + buckets when there is more than one part (see
+ * grid_build). */
+static void storage_room(const grid *g, uint32_t room, int threads,
+                         uint32_t *bucket_room, uint32_t *hist_room) {
+    uint64_t buckets = g->bucket_count;
+    if (!g->periodic) {
+        uint64_t dense = 2ull * room + 4096u;
+        dense = dense > GRID_MAX_CELLS ? GRID_MAX_CELLS : dense;
+        uint64_t hashed = next_pow2(room / 2 > 64 ? room / 2 : 64);
+        buckets = dense > hashed ? dense : hashed;
+    }
+    uint64_t parts = threads > 0 ? (uint64_t)threads : 1u;
+    parts = parts > GRID_MAX_PARTS ? GRID_MAX_PARTS : parts;
+    uint64_t by_size = room / GRID_MIN_AGENTS_PER_PART;
+    parts = parts > by_size ? by_size : parts;
+    uint64_t hist = buckets;
+    if (parts > 1) {
+        hist = parts * buckets;
+        if (hist > 4ull * room + buckets)
+            hist = 4ull * room + buckets;
+    }
+    /* Both fit 32 bits: buckets <= 2^31, room <= 2^28. */
+    *bucket_room = (uint32_t)buckets;
+    *hist_room = hist > UINT32_MAX ? UINT32_MAX : (uint32_t)hist;
+}
+
 int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     grid *g = &w->grid;
     uint32_t n = w->count;
@@ -577,8 +612,18 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     while (parts > 1 && (uint64_t)parts * buckets > 4ull * n + buckets)
         parts--;
 
-    if (reserve_agents(w, g, w->capacity > n ? w->capacity : n) ||
-        reserve_buckets(w, g, buckets, parts * buckets))
+    const uint32_t room = w->capacity > n ? w->capacity : n;
+    uint32_t bucket_room, hist_room;
+    storage_room(g, room, threads > world_thread_count(w)
+                              ? threads
+                              : world_thread_count(w),
+                 &bucket_room, &hist_room);
+    if (bucket_room < buckets)
+        bucket_room = buckets;
+    if (hist_room < parts * buckets)
+        hist_room = parts * buckets;
+    if (reserve_agents(w, g, room) ||
+        reserve_buckets(w, g, bucket_room, hist_room))
         return 1;
 
     sort_ctx s = {.w = w, .g = g, .buckets = buckets, .parts = parts};
