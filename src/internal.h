@@ -276,12 +276,23 @@ void world_uniform_scan(throng_world *world);
  * nonzero when out of memory (the world is unchanged). */
 int world_enable_behaviour_state(throng_world *world);
 
-/* Every 4-byte column holds this many zeroed elements past its capacity,
- * so a kernel may load a full vector (16 lanes) from any row below the
- * count without leaving the allocation; masks discard the extra lanes. */
+/* Every 4-byte column holds this many elements past its capacity, so a
+ * kernel may load a full vector (16 lanes) from any row below the count
+ * without leaving the allocation; masks discard the extra lanes. Rows at
+ * and past the count are never written by adds or loads: a column is
+ * allocated without being written, so capacity costs address space, not
+ * memory. The rows [count, count + COLUMN_PAD) that such a load may touch
+ * are zeroed before each step's kernels run (world_zero_tails), so what
+ * the discarded lanes compute never depends on old or uninitialised
+ * memory. */
 #define COLUMN_PAD 16u
 
-/* A zeroed column of `capacity` (+ COLUMN_PAD) elements, and its free. */
+/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
+ * step's force columns. */
+void world_zero_tails(throng_world *world);
+
+/* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its
+ * free. */
 void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
 void column_free(const throng_world *world, void *ptr, uint32_t capacity,
                  size_t elem);

@@ -82,11 +82,9 @@ void world_free(const throng_world *w, void *ptr, size_t size) {
 }
 
 void *column_alloc(const throng_world *w, uint32_t capacity, size_t elem) {
-    size_t size = ((size_t)capacity + COLUMN_PAD) * elem;
-    void *p = world_alloc(w, size);
-    if (p)
-        memset(p, 0, size);
-    return p;
+    /* Not written: rows are written when agents are added, and the tail a
+     * vector load may reach is zeroed before each step (internal.h). */
+    return world_alloc(w, ((size_t)capacity + COLUMN_PAD) * elem);
 }
 
 void column_free(const throng_world *w, void *ptr, uint32_t capacity,
@@ -395,10 +393,43 @@ static int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap,
 int world_enable_behaviour_state(throng_world *w) {
     if (w->behaviour_state)
         return 0;
+    agent_columns before = w->col;
     if (w->capacity && alloc_columns(w, &w->col, w->capacity, 1))
         return 1;
+    /* The live rows of the new columns start at zero (no target, no
+     * progress, wander straight ahead); the rest is written by adds. */
+    float **cols[FLOAT_COLUMNS], **old[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    float_columns(&before, old);
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        if (*cols[k] && !*old[k] && w->count)
+            memset(*cols[k], 0, (size_t)w->count * sizeof(float));
+    uint32_t **ints[U32_COLUMN_COUNT], **iold[U32_COLUMN_COUNT];
+    u32_columns(&w->col, ints);
+    u32_columns(&before, iold);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        if (*ints[k] && !*iold[k] && w->count)
+            memset(*ints[k], 0, (size_t)w->count * sizeof(uint32_t));
     w->behaviour_state = 1;
     return 0;
+}
+
+void world_zero_tails(throng_world *w) {
+    const size_t bytes = COLUMN_PAD * 4u;
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        if (*cols[k])
+            memset(*cols[k] + w->count, 0, bytes);
+    uint32_t **ints[U32_COLUMN_COUNT];
+    u32_columns(&w->col, ints);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        if (*ints[k])
+            memset(*ints[k] + w->count, 0, bytes);
+    float *steer[3] = {w->steer_x, w->steer_y, w->steer_z};
+    for (int a = 0; a < 3; a++)
+        if (steer[a])
+            memset(steer[a] + w->count, 0, bytes);
 }
 
 /* Grows every column to hold `want` agents; all or nothing. */
