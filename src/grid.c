@@ -844,6 +844,10 @@ typedef struct query_state {
     float q[3];
     float r2;
     float radius;
+    /* r2 is not a normal float (a radius below about 1.1e-19, 0
+     * included): the float squares of nearby offsets would round to 0
+     * and pass, so every distance is measured in double instead. */
+    int exact;
     throng_agent *out;
     uint32_t capacity;
     uint32_t found;
@@ -857,7 +861,7 @@ static void query_test(query_state *qs, uint32_t i) {
     const agent_columns *c = &w->col;
     float p[3] = {c->px[i], c->py[i], w->dims == 3 ? c->pz[i] : 0.0f};
     float d2 = 0.0f;
-    for (int a = 0; a < w->dims; a++) {
+    for (int a = 0; a < w->dims && !qs->exact; a++) {
         float d = p[a] - qs->q[a];
         if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
             float half = w->box[a] * 0.5f;
@@ -868,11 +872,12 @@ static void query_test(query_state *qs, uint32_t i) {
         }
         d2 += d * d;
     }
-    if (!(d2 <= qs->r2))
+    if (!qs->exact && !(d2 <= qs->r2))
         return;
-    if (!(d2 <= 3.402823466e38f)) {
+    if (qs->exact || !(d2 <= 3.402823466e38f)) {
         /* The squares overflowed (and so did a radius past ~1.8e19):
-         * inf <= inf says nothing, so measure again in double. */
+         * inf <= inf says nothing, so measure again in double, where no
+         * square of a float difference overflows or underflows. */
         double e2 = 0.0;
         for (int a = 0; a < w->dims; a++) {
             double d = (double)p[a] - (double)qs->q[a];
@@ -952,6 +957,7 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
     query_state qs = {.w = w, .r2 = radius * radius, .radius = radius,
                       .out = out,
                       .capacity = capacity};
+    qs.exact = !(qs.r2 >= 1.17549435e-38f);
     for (int a = 0; a < 3; a++) {
         float q = a < w->dims ? point[a] : 0.0f;
         if (w->boundary == THRONG_BOUNDARY_PERIODIC && a < w->dims) {

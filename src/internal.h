@@ -331,6 +331,18 @@ static inline int is_finite_float(float x) {
     return x == x && x <= 3.402823466e38f && x >= -3.402823466e38f;
 }
 
+/* A length in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] (throng.h says why
+ * every length the API takes lies there). NaN is not. */
+static inline int length_in_range(float x) {
+    return x >= THRONG_MIN_LENGTH && x <= THRONG_MAX_LENGTH;
+}
+
+/* Checks a length field: finite (THRONG_ERR_NOT_FINITE), then in the
+ * range, or 0 when zero_ok (THRONG_ERR_OUT_OF_RANGE with a sentence that
+ * gives the range). THRONG_OK, or the refusal recorded with world_fail. */
+throng_status check_length_field(throng_world *world, const char *fn,
+                                 const char *field, float x, int zero_ok);
+
 /* Wraps a position into the periodic box (no-op when unbounded). */
 void world_wrap_position(const throng_world *world, float p[3]);
 
