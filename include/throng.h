@@ -79,7 +79,9 @@ typedef enum throng_status {
      * or radius; dt <= 0; dimensions other than 2 or 3; an unknown enum
      * value or behaviour kind; an index at or past a count; a count or
      * size too small or too large (path points, flow field cells,
-     * threads, initial capacity); a degenerate shape (box min >= max,
+     * threads, initial capacity); a length outside [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH]; a periodic box of more than
+     * THRONG_MAX_GRID_CELLS cells; a degenerate shape (box min >= max,
      * segment ends or a plane normal shorter than 1e-6, repeated path
      * points); a radius above the neighbour radius; a group name of 0 or
      * more than 63 bytes; an agent targeting itself; a wall segment in a
@@ -128,6 +130,35 @@ typedef enum throng_status {
 /* The most agents and groups one world holds. */
 #define THRONG_MAX_AGENTS (1u << 28)
 #define THRONG_MAX_GROUPS 4096u
+
+/* Every length the API takes (the neighbour radius, cell size and periodic
+ * box of a world; flocking radii; an agent's body radius; behaviours'
+ * radii, ranges and distances; obstacle and path radii; a flow field's
+ * cell size) lies in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres, or is
+ * 0 where its field says 0 means "off" or "the default"; anything else is
+ * refused with THRONG_ERR_OUT_OF_RANGE and a sentence giving this range.
+ * Why these bounds: the kernels compare squared distances in float
+ * (|d|^2 <= r^2, sums of two or three squared components, squares of a
+ * sum of a few lengths such as two body radii and a margin). A float is
+ * normal from about 1.2e-38 to 3.4e38, so a square needs a length between
+ * about 1.1e-19 and 1.8e19. Within [1e-9, 1e9] every square lies in
+ * [1e-18, 1e18], twenty orders of magnitude inside that range on either
+ * side (even a fourth power stays normal), so sums and small multiples of
+ * squares never round to 0 or overflow, and a neighbour test never sees a
+ * radius whose square is 0 or infinite (which made every candidate a
+ * neighbour). Positions are any finite floats: an offset between two
+ * far-apart agents that overflows to infinity (or a NaN) is "not a
+ * neighbour", never one. */
+#define THRONG_MIN_LENGTH 1e-9f
+#define THRONG_MAX_LENGTH 1e9f
+
+/* The most cells a periodic box's grid may have: floor(box_size[a] /
+ * edge) cells along each axis a (edge = cell_size, or the neighbour
+ * radius times 1.0009765625 when cell_size is 0; at least 3 per axis),
+ * and their product at most this. A larger box (or smaller cells) is
+ * refused by throng_world_create with THRONG_ERR_OUT_OF_RANGE and a
+ * sentence giving both counts. */
+#define THRONG_MAX_GRID_CELLS (1u << 24)
 
 /* A fixed sentence naming the code ("invalid argument: not finite").
  * Never NULL; unknown codes give "unknown status". */
@@ -230,17 +261,21 @@ typedef struct throng_world_def {
     int dimensions;
     /* THRONG_BOUNDARY_UNBOUNDED (default) or THRONG_BOUNDARY_PERIODIC. */
     throng_boundary boundary;
-    /* Periodic box edge lengths in metres, each finite and at least three
-     * neighbour radii (3 * neighbour_radius exactly is allowed). Ignored
-     * when unbounded; box_size[2] is ignored in 2D. Default 100. */
+    /* Periodic box edge lengths in metres, each finite, at least three
+     * neighbour radii (3 * neighbour_radius exactly is allowed) and at
+     * most THRONG_MAX_LENGTH, holding at most THRONG_MAX_GRID_CELLS cells
+     * in all. Ignored when unbounded; box_size[2] is ignored in 2D.
+     * Default 100. */
     float box_size[3];
     /* The largest distance at which agents see each other, in metres,
-     * finite and > 0. Behaviour radii are clamped to it. Default 1. */
+     * in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. Behaviour radii are
+     * clamped to it. Default 1. */
     float neighbour_radius;
     /* Grid cell edge in metres: 0 (default) picks the neighbour radius;
-     * otherwise finite and >= neighbour_radius / 4. Smaller cells check
-     * fewer candidates and walk more cells. In a periodic box the edge is
-     * stretched so a whole number of cells fits. */
+     * otherwise >= neighbour_radius / 4 and in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH]. Smaller cells check fewer candidates and walk
+     * more cells. In a periodic box the edge is stretched so a whole
+     * number of cells fits. */
     float cell_size;
     /* Threads used by a step; 0 (default) uses the OpenMP default. The
      * result of a step never depends on this number. 0 .. 1024. */
@@ -248,7 +283,11 @@ typedef struct throng_world_def {
     /* Seed of the counter-based random numbers. Default 1. */
     uint64_t seed;
     /* Agents to reserve room for, so early adds do not reallocate.
-     * 0 .. THRONG_MAX_AGENTS. Default 0. */
+     * 0 .. THRONG_MAX_AGENTS. Default 0. The room is allocated but not
+     * written (rows are written as agents are added), so on a system that
+     * hands out pages on first use it costs address space, not memory; a
+     * reservation the allocator cannot grant (address space limits, no
+     * overcommit) is refused with THRONG_ERR_OUT_OF_MEMORY. */
     uint32_t initial_capacity;
     /* Default: the C library's allocator. */
     throng_allocator allocator;
@@ -282,14 +321,22 @@ typedef struct throng_world_def {
      * 1 .. 1024 when the hooks are given (it replaces `threads`); must be
      * 0 (the default) without them. */
     uint32_t worker_count;
+    /* Optional: a refused creation writes its reason here ("throng_world_
+     * create: neighbour_radius must be in [1e-09, 1e+09] metres ..."),
+     * truncated to error_capacity bytes with its terminating zero; a
+     * successful one writes "". There is no world to ask for a last error
+     * when creation fails. Default NULL, 0. */
+    char *error;
+    size_t error_capacity;
 } throng_world_def;
 
 THRONG_API throng_world_def throng_world_def_default(void);
 
 /* Creates a world. On failure *out_world is set to NULL. The def is
- * validated as a whole (dimensions, finite positive radii and box). There
- * is no world to hold a sentence, so a refusal is reported by its code
- * alone: THRONG_ERR_NULL (def, out_world, half an allocator, one task hook
+ * validated as a whole (dimensions, radii and box in their ranges). There
+ * is no world to hold a sentence, so a refusal is reported by its code,
+ * and by a sentence in def->error when the def gives room for one:
+ * THRONG_ERR_NULL (def, out_world, half an allocator, one task hook
  * without the other),
  * THRONG_ERR_NOT_FINITE (neighbour_radius, cell_size, box_size when
  * periodic), THRONG_ERR_UNSUPPORTED (a SIMD path this CPU or build lacks)
@@ -445,7 +492,8 @@ typedef struct throng_agent_def {
     float max_force;
     /* Largest speed, metres per second, finite, >= 0. Default 1. */
     float max_speed;
-    /* Body radius, metres, finite, >= 0. Default 0.25. */
+    /* Body radius, metres: 0 or in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH].
+     * Default 0.25. */
     float radius;
     /* Group id from throng_group_create, or 0, the default group. */
     uint32_t group;
@@ -622,11 +670,12 @@ typedef enum throng_combine_mode {
  * cohesion give no force without neighbours. A weight of 0 turns a rule
  * off. */
 typedef struct throng_flocking {
-    float separation_radius;  /* metres, (0, neighbour_radius]. Default 0.5 */
+    /* Radii in metres, [THRONG_MIN_LENGTH, neighbour_radius]. */
+    float separation_radius;  /* Default 0.5 */
     float separation_weight;  /* >= 0, finite. Default 0 */
-    float alignment_radius;   /* metres, (0, neighbour_radius]. Default 1 */
+    float alignment_radius;   /* Default 1 */
     float alignment_weight;   /* >= 0, finite. Default 0 */
-    float cohesion_radius;    /* metres, (0, neighbour_radius]. Default 1 */
+    float cohesion_radius;    /* Default 1 */
     float cohesion_weight;    /* >= 0, finite. Default 0 */
     float field_of_view;      /* radians, (0, 2 pi]. Default 2 pi (all) */
     float speed_factor;       /* target speed / max speed, [0, 1]. Default 1 */
@@ -726,7 +775,8 @@ typedef struct throng_object {
 #define THRONG_MAX_PATH_POINTS (1u << 20)
 #define THRONG_MAX_FLOW_CELLS (1u << 26)
 
-/* A circle (2D) or sphere (3D) obstacle: radius > 0. */
+/* A circle (2D) or sphere (3D) obstacle: radius in [THRONG_MIN_LENGTH,
+ * THRONG_MAX_LENGTH]. */
 THRONG_API throng_status throng_obstacle_add_sphere(throng_world *world,
                                          const float center[3], float radius,
                                          throng_object *out_object);
@@ -748,8 +798,9 @@ THRONG_API throng_status throng_wall_add_plane(throng_world *world, const float 
                                     throng_object *out_object);
 /* A polyline path through `count` >= 2 points (3 floats each, z ignored in
  * 2D), consecutive points at least 1e-6 m apart, with a corridor `radius`
- * > 0. A closed path also runs from the last point back to the first. The
- * points double as a patrol's checkpoints. */
+ * in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. A closed path also runs
+ * from the last point back to the first. The points double as a
+ * patrol's checkpoints. */
 THRONG_API throng_status throng_path_create(throng_world *world, const float *points,
                                  uint32_t count, float radius, bool closed,
                                  throng_object *out_object);
@@ -759,7 +810,7 @@ THRONG_API throng_status throng_path_create(throng_world *world, const float *po
  * trilinear (3D) interpolation, clamped at the edges. */
 typedef struct throng_flow_field_def {
     float origin[3];
-    float cell_size;       /* > 0 */
+    float cell_size;       /* [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] */
     uint32_t size[3];      /* points per axis, >= 1 (size[2] ignored in 2D) */
     /* size[0] * size[1] (* size[2]) vectors of `dims` floats each, x
      * fastest; copied. */
@@ -883,6 +934,12 @@ THRONG_API throng_status throng_agent_get_progress(const throng_world *world,
  * the agent's max speed, and is folded in by the group's combine mode with
  * its weight and priority. */
 #define THRONG_MAX_BEHAVIOURS 16
+
+/* Every length of a behaviour (a field in metres: ranges, distances,
+ * radii, margins) is refused outside [THRONG_MIN_LENGTH,
+ * THRONG_MAX_LENGTH] with THRONG_ERR_OUT_OF_RANGE; a field documented as
+ * ">= 0" may also be 0, one documented as "> 0" may not. Times and
+ * angles have only the ranges their fields give. */
 
 typedef enum throng_behaviour_kind {
     /* v_d = s_t * unit(target - p) (seeds 000-004); quiet at the target. */
@@ -1113,7 +1170,10 @@ THRONG_API throng_status throng_group_clear_behaviours(throng_world *world,
  * when capacity is 0); *out_count receives the total number found, which
  * exceeds capacity exactly when the result was truncated, and
  * *out_truncated (may be NULL) says so. The order is unspecified but
- * deterministic. radius: finite, >= 0. */
+ * deterministic. radius: finite, >= 0, any size: where its square is
+ * not a normal float (below about 1.1e-19, 0 included) or a distance's
+ * square overflows, distances are measured in double, so the result is
+ * exact. */
 THRONG_API throng_status throng_world_query_radius(throng_world *world,
                                         const float point[3], float radius,
                                         throng_agent *out, uint32_t capacity,

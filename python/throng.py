@@ -197,7 +197,10 @@ class throng_world_def(ctypes.Structure):
                 ("enqueue_task", ctypes.c_void_p),
                 ("finish_task", ctypes.c_void_p),
                 ("task_context", ctypes.c_void_p),
-                ("worker_count", ctypes.c_uint32)]
+                ("worker_count", ctypes.c_uint32),
+                # Where a refused creation writes its sentence.
+                ("error", ctypes.c_char_p),
+                ("error_capacity", ctypes.c_size_t)]
 
 
 class throng_step_stats(ctypes.Structure):
@@ -1420,15 +1423,20 @@ class World:
             d.max_substeps = _u32v(max_substeps, "max_substeps")
         d.simd = _enum(Simd, simd, "simd")
         ptr = _w()
+        why = ctypes.create_string_buffer(256)
+        d.error = ctypes.cast(why, ctypes.c_char_p)
+        d.error_capacity = ctypes.sizeof(why)
         status = lib.throng_world_create(ctypes.byref(d), ctypes.byref(ptr))
         if status != Status.OK:
-            # throng_world_create has no world to hold the detail: name
-            # the refused definition instead.
-            raise _error(status, "throng_world_create: %s (dimensions=%d, "
+            # throng_world_create has no world to hold the detail: its
+            # sentence came back in the def, and the definition is named.
+            raise _error(status, "%s (dimensions=%d, "
                          "boundary=%s, box=%s, neighbour_radius=%g, "
                          "cell_size=%g, threads=%d, initial_capacity=%d, "
                          "simd=%s)" % (
-                             status_string(status), d.dimensions,
+                             why.value.decode("utf-8", "replace") or
+                             "throng_world_create: " + status_string(status),
+                             d.dimensions,
                              Boundary(d.boundary).name.lower(),
                              tuple(d.box_size[:d.dimensions]),
                              d.neighbour_radius, d.cell_size, d.threads,

@@ -599,6 +599,41 @@ static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
     g->bucket_count = next_pow2(want);
 }
 
+/* The most buckets, and histogram entries, that any build of up to `room`
+ * agents on up to `threads` threads can ask for. The storage is reserved
+ * for that at once, so a crowd that spreads out (its bounding box of
+ * cells, and so the dense numbering, grows step by step until it turns
+ * into a hashed table) never makes a step allocate: only a step after the
+ * columns grew (more agents than ever before) or the thread count rose
+ * may. Unbounded: a dense numbering holds at most 2 room + 4096 cells (and
+ * at most GRID_MAX_CELLS), a hashed one next_pow2(room / 2) buckets;
+ * periodic: the box's cells. The histograms hold a row per part, parts *
+ * buckets <= 4 room + buckets when there is more than one part (see
+ * grid_build). */
+static void storage_room(const grid *g, uint32_t room, int threads,
+                         uint32_t *bucket_room, uint32_t *hist_room) {
+    uint64_t buckets = g->bucket_count;
+    if (!g->periodic) {
+        uint64_t dense = 2ull * room + 4096u;
+        dense = dense > GRID_MAX_CELLS ? GRID_MAX_CELLS : dense;
+        uint64_t hashed = next_pow2(room / 2 > 64 ? room / 2 : 64);
+        buckets = dense > hashed ? dense : hashed;
+    }
+    uint64_t parts = threads > 0 ? (uint64_t)threads : 1u;
+    parts = parts > GRID_MAX_PARTS ? GRID_MAX_PARTS : parts;
+    uint64_t by_size = room / GRID_MIN_AGENTS_PER_PART;
+    parts = parts > by_size ? by_size : parts;
+    uint64_t hist = buckets;
+    if (parts > 1) {
+        hist = parts * buckets;
+        if (hist > 4ull * room + buckets)
+            hist = 4ull * room + buckets;
+    }
+    /* Both fit 32 bits: buckets <= 2^31, room <= 2^28. */
+    *bucket_room = (uint32_t)buckets;
+    *hist_room = hist > UINT32_MAX ? UINT32_MAX : (uint32_t)hist;
+}
+
 int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     grid *g = &w->grid;
     uint32_t n = w->count;
@@ -620,8 +655,18 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     while (parts > 1 && (uint64_t)parts * buckets > 4ull * n + buckets)
         parts--;
 
-    if (reserve_agents(w, g, w->capacity > n ? w->capacity : n) ||
-        reserve_buckets(w, g, buckets, parts * buckets))
+    const uint32_t room = w->capacity > n ? w->capacity : n;
+    uint32_t bucket_room, hist_room;
+    storage_room(g, room, threads > world_thread_count(w)
+                              ? threads
+                              : world_thread_count(w),
+                 &bucket_room, &hist_room);
+    if (bucket_room < buckets)
+        bucket_room = buckets;
+    if (hist_room < parts * buckets)
+        hist_room = parts * buckets;
+    if (reserve_agents(w, g, room) ||
+        reserve_buckets(w, g, bucket_room, hist_room))
         return 1;
 
     sort_ctx s = {.w = w, .g = g, .buckets = buckets, .parts = parts};
@@ -842,6 +887,10 @@ typedef struct query_state {
     float q[3];
     float r2;
     float radius;
+    /* r2 is not a normal float (a radius below about 1.1e-19, 0
+     * included): the float squares of nearby offsets would round to 0
+     * and pass, so every distance is measured in double instead. */
+    int exact;
     throng_agent *out;
     uint32_t capacity;
     uint32_t found;
@@ -855,7 +904,7 @@ static void query_test(query_state *qs, uint32_t i) {
     const agent_columns *c = &w->col;
     float p[3] = {c->px[i], c->py[i], w->dims == 3 ? c->pz[i] : 0.0f};
     float d2 = 0.0f;
-    for (int a = 0; a < w->dims; a++) {
+    for (int a = 0; a < w->dims && !qs->exact; a++) {
         float d = p[a] - qs->q[a];
         if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
             float half = w->box[a] * 0.5f;
@@ -866,11 +915,12 @@ static void query_test(query_state *qs, uint32_t i) {
         }
         d2 += d * d;
     }
-    if (!(d2 <= qs->r2))
+    if (!qs->exact && !(d2 <= qs->r2))
         return;
-    if (!(d2 <= 3.402823466e38f)) {
+    if (qs->exact || !(d2 <= 3.402823466e38f)) {
         /* The squares overflowed (and so did a radius past ~1.8e19):
-         * inf <= inf says nothing, so measure again in double. */
+         * inf <= inf says nothing, so measure again in double, where no
+         * square of a float difference overflows or underflows. */
         double e2 = 0.0;
         for (int a = 0; a < w->dims; a++) {
             double d = (double)p[a] - (double)qs->q[a];
@@ -951,6 +1001,7 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
     query_state qs = {.w = w, .r2 = radius * radius, .radius = radius,
                       .out = out,
                       .capacity = capacity};
+    qs.exact = !(qs.r2 >= 1.17549435e-38f);
     for (int a = 0; a < 3; a++) {
         float q = a < w->dims ? point[a] : 0.0f;
         if (w->boundary == THRONG_BOUNDARY_PERIODIC && a < w->dims) {

@@ -305,12 +305,23 @@ void world_uniform_scan(throng_world *world);
  * nonzero when out of memory (the world is unchanged). */
 int world_enable_behaviour_state(throng_world *world);
 
-/* Every 4-byte column holds this many zeroed elements past its capacity,
- * so a kernel may load a full vector (16 lanes) from any row below the
- * count without leaving the allocation; masks discard the extra lanes. */
+/* Every 4-byte column holds this many elements past its capacity, so a
+ * kernel may load a full vector (16 lanes) from any row below the count
+ * without leaving the allocation; masks discard the extra lanes. Rows at
+ * and past the count are never written by adds or loads: a column is
+ * allocated without being written, so capacity costs address space, not
+ * memory. The rows [count, count + COLUMN_PAD) that such a load may touch
+ * are zeroed before each step's kernels run (world_zero_tails), so what
+ * the discarded lanes compute never depends on old or uninitialised
+ * memory. */
 #define COLUMN_PAD 16u
 
-/* A zeroed column of `capacity` (+ COLUMN_PAD) elements, and its free. */
+/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
+ * step's force columns. */
+void world_zero_tails(throng_world *world);
+
+/* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its
+ * free. */
 void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
 void column_free(const throng_world *world, void *ptr, uint32_t capacity,
                  size_t elem);
@@ -368,6 +379,18 @@ static inline int is_finite_float(float x) {
      * it away: NaN fails x == x, infinities fail the range test. */
     return x == x && x <= 3.402823466e38f && x >= -3.402823466e38f;
 }
+
+/* A length in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] (throng.h says why
+ * every length the API takes lies there). NaN is not. */
+static inline int length_in_range(float x) {
+    return x >= THRONG_MIN_LENGTH && x <= THRONG_MAX_LENGTH;
+}
+
+/* Checks a length field: finite (THRONG_ERR_NOT_FINITE), then in the
+ * range, or 0 when zero_ok (THRONG_ERR_OUT_OF_RANGE with a sentence that
+ * gives the range). THRONG_OK, or the refusal recorded with world_fail. */
+throng_status check_length_field(throng_world *world, const char *fn,
+                                 const char *field, float x, int zero_ok);
 
 /* Wraps a position into the periodic box (no-op when unbounded). */
 void world_wrap_position(const throng_world *world, float p[3]);

@@ -1290,7 +1290,7 @@ static void load_agents(snap_codec *c, throng_world *w,
         if (!is_finite_float(col->mass[i]) || !(col->mass[i] > 0.0f) ||
             !is_finite_float(col->max_force[i]) || col->max_force[i] < 0.0f ||
             !is_finite_float(col->max_speed[i]) || col->max_speed[i] < 0.0f ||
-            !is_finite_float(col->radius[i]) || col->radius[i] < 0.0f) {
+            !(col->radius[i] == 0.0f || length_in_range(col->radius[i]))) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                       "row %u: mass, max_force, max_speed or radius out of "
                       "range",
@@ -1423,14 +1423,18 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
     /* Slots are never fewer than agents: room for both at once. */
     def.initial_capacity = s.slot_count;
     def.allocator = d->allocator;
+    /* Creation's own checks, and its sentence, refuse bad settings. */
+    char why[256] = "";
+    def.error = why;
+    def.error_capacity = sizeof why;
     throng_world *w = NULL;
     throng_status st = throng_world_create(&def, &w);
     if (st != THRONG_OK) {
         snap_fail(c,
                   st == THRONG_ERR_OUT_OF_MEMORY ? THRONG_ERR_OUT_OF_MEMORY
                                                  : THRONG_ERR_BAD_SNAPSHOT,
-                  "the saved settings are refused: %s",
-                  throng_status_string(st));
+                  "the saved settings are refused: %s (%s)",
+                  throng_status_string(st), why);
         return;
     }
     /* The world keeps its new id; the saving world's becomes its origin,

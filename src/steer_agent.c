@@ -57,7 +57,8 @@ void steer_agent_default(throng_behaviour *b) {
     }
 }
 
-/* A parameter that must be finite and >= 0 (or > 0 when `positive`). */
+/* A parameter that must be finite and >= 0 (or > 0 when `positive`):
+ * times and angles. Lengths go through check_length_field (a range). */
 static throng_status check_length(throng_world *w, const char *fn,
                                   const char *field, float x, int positive) {
     if (!is_finite_float(x))
@@ -96,10 +97,10 @@ static throng_status check_seek(throng_world *w, const char *fn,
                           "got %d",
                           fn, (int)p->ramp);
     if ((st = check_vector(w, fn, "seek.point", p->point)) != THRONG_OK ||
-        (st = check_length(w, fn, "seek.flee_range", p->flee_range, 0)) !=
-            THRONG_OK ||
-        (st = check_length(w, fn, "seek.braking_distance",
-                           p->braking_distance, 0)) != THRONG_OK)
+        (st = check_length_field(w, fn, "seek.flee_range", p->flee_range,
+                                 1)) != THRONG_OK ||
+        (st = check_length_field(w, fn, "seek.braking_distance",
+                                 p->braking_distance, 1)) != THRONG_OK)
         return st;
     return THRONG_OK;
 }
@@ -112,10 +113,10 @@ static throng_status check_pursue(throng_world *w, const char *fn,
         (st = check_length(w, fn, "pursue.max_prediction", p->max_prediction,
                            0)) != THRONG_OK ||
         (st = check_vector(w, fn, "pursue.offset", p->offset)) != THRONG_OK ||
-        (st = check_length(w, fn, "pursue.braking_distance",
-                           p->braking_distance, 0)) != THRONG_OK ||
-        (st = check_length(w, fn, "pursue.evade_range", p->evade_range, 0)) !=
-            THRONG_OK)
+        (st = check_length_field(w, fn, "pursue.braking_distance",
+                                 p->braking_distance, 1)) != THRONG_OK ||
+        (st = check_length_field(w, fn, "pursue.evade_range",
+                                 p->evade_range, 1)) != THRONG_OK)
         return st;
     return THRONG_OK;
 }
@@ -123,9 +124,9 @@ static throng_status check_pursue(throng_world *w, const char *fn,
 static throng_status check_wander(throng_world *w, const char *fn,
                                   const throng_wander_circle_params *p) {
     throng_status st;
-    if ((st = check_length(w, fn, "wander.distance", p->distance, 0)) !=
+    if ((st = check_length_field(w, fn, "wander.distance", p->distance, 1)) !=
             THRONG_OK ||
-        (st = check_length(w, fn, "wander.radius", p->radius, 1)) !=
+        (st = check_length_field(w, fn, "wander.radius", p->radius, 0)) !=
             THRONG_OK ||
         (st = check_length(w, fn, "wander.jitter", p->jitter, 0)) != THRONG_OK)
         return st;
@@ -139,14 +140,14 @@ static throng_status check_wander(throng_world *w, const char *fn,
 static throng_status check_leader(throng_world *w, const char *fn,
                                   const throng_leader_params *p) {
     throng_status st;
-    if ((st = check_length(w, fn, "leader.behind", p->behind, 0)) !=
+    if ((st = check_length_field(w, fn, "leader.behind", p->behind, 1)) !=
             THRONG_OK ||
-        (st = check_length(w, fn, "leader.clearance_length",
-                           p->clearance_length, 0)) != THRONG_OK ||
-        (st = check_length(w, fn, "leader.clearance_width",
-                           p->clearance_width, 0)) != THRONG_OK ||
-        (st = check_length(w, fn, "leader.braking_distance",
-                           p->braking_distance, 0)) != THRONG_OK)
+        (st = check_length_field(w, fn, "leader.clearance_length",
+                                 p->clearance_length, 1)) != THRONG_OK ||
+        (st = check_length_field(w, fn, "leader.clearance_width",
+                                 p->clearance_width, 1)) != THRONG_OK ||
+        (st = check_length_field(w, fn, "leader.braking_distance",
+                                 p->braking_distance, 1)) != THRONG_OK)
         return st;
     return THRONG_OK;
 }
@@ -154,11 +155,11 @@ static throng_status check_leader(throng_world *w, const char *fn,
 static throng_status check_unaligned(throng_world *w, const char *fn,
                                      const throng_unaligned_params *p) {
     throng_status st;
-    if ((st = check_length(w, fn, "unaligned.radius", p->radius, 0)) !=
+    if ((st = check_length_field(w, fn, "unaligned.radius", p->radius, 1)) !=
             THRONG_OK ||
         (st = check_length(w, fn, "unaligned.horizon", p->horizon, 1)) !=
             THRONG_OK ||
-        (st = check_length(w, fn, "unaligned.margin", p->margin, 0)) !=
+        (st = check_length_field(w, fn, "unaligned.margin", p->margin, 1)) !=
             THRONG_OK)
         return st;
     /* The walk sees no farther than the neighbour radius. */

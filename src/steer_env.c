@@ -141,13 +141,9 @@ throng_status throng_obstacle_add_sphere(throng_world *w,
     throng_status st = env_check_point(w, fn, "center", center);
     if (st != THRONG_OK)
         return st;
-    if (!is_finite_float(radius))
-        return world_fail(w, THRONG_ERR_NOT_FINITE,
-                          "%s: radius is not finite", fn);
-    if (!(radius > 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: radius must be > 0 metres, got %g", fn,
-                          (double)radius);
+    st = check_length_field(w, fn, "radius", radius, 0);
+    if (st != THRONG_OK)
+        return st;
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_SPHERE;
@@ -1070,11 +1066,9 @@ throng_status steer_env_check(throng_world *w, const char *fn,
                               "%s: avoid min_length or lookahead_time is not "
                               "finite",
                               fn);
-        if (!(p->min_length > 0.0f))
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: avoid min_length must be > 0 metres, got "
-                              "%g",
-                              fn, (double)p->min_length);
+        if (!length_in_range(p->min_length))
+            return check_length_field(w, fn, "avoid min_length",
+                                      p->min_length, 0);
         if (!(p->lookahead_time >= 0.0f))
             return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                               "%s: avoid lookahead_time must be >= 0 "
@@ -1095,18 +1089,13 @@ throng_status steer_env_check(throng_world *w, const char *fn,
                                   "%s: box_min[%d] or box_max[%d] is not "
                                   "finite",
                                   fn, k, k);
-    if (!(c->range > 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: range must be > 0 metres, got %g", fn,
-                          (double)c->range);
-    if (!(c->distance >= 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: distance must be >= 0 metres, got %g", fn,
-                          (double)c->distance);
-    if (!(c->ahead >= 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: ahead must be >= 0 metres, got %g", fn,
-                          (double)c->ahead);
+    throng_status st = check_length_field(w, fn, "range", c->range, 0);
+    if (st == THRONG_OK)
+        st = check_length_field(w, fn, "distance", c->distance, 1);
+    if (st == THRONG_OK)
+        st = check_length_field(w, fn, "ahead", c->ahead, 1);
+    if (st != THRONG_OK)
+        return st;
     if (c->use_box)
         for (int k = 0; k < w->dims; k++)
             if (!(c->box_min[k] < c->box_max[k]))

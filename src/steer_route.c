@@ -52,13 +52,9 @@ throng_status throng_path_create(throng_world *w, const float *points,
             if (!is_finite_float(points[3u * i + (uint32_t)k]))
                 return world_fail(w, THRONG_ERR_NOT_FINITE,
                                   "%s: point %u is not finite", fn, i);
-    if (!is_finite_float(radius))
-        return world_fail(w, THRONG_ERR_NOT_FINITE,
-                          "%s: radius is not finite", fn);
-    if (!(radius > 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: radius must be > 0 metres, got %g", fn,
-                          (double)radius);
+    throng_status st = check_length_field(w, fn, "radius", radius, 0);
+    if (st != THRONG_OK)
+        return st;
     /* Segment lengths in double: float differences of far-apart points
      * could overflow, and the sum should not drift with the count. */
     const uint32_t segments = closed ? count : count - 1u;
@@ -85,7 +81,7 @@ throng_status throng_path_create(throng_world *w, const float *points,
                           "holds",
                           fn, total);
 
-    throng_status st = geo_reserve(w, fn);
+    st = geo_reserve(w, fn);
     if (st != THRONG_OK)
         return st;
     const size_t lengths = (size_t)count + (closed ? 1u : 0u);
@@ -145,13 +141,10 @@ throng_status throng_flow_field_create(throng_world *w,
         if (!is_finite_float(def->origin[k]))
             return world_fail(w, THRONG_ERR_NOT_FINITE,
                               "%s: origin is not finite", fn);
-    if (!is_finite_float(def->cell_size))
-        return world_fail(w, THRONG_ERR_NOT_FINITE,
-                          "%s: cell_size is not finite", fn);
-    if (!(def->cell_size > 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: cell_size must be > 0 metres, got %g", fn,
-                          (double)def->cell_size);
+    throng_status st = check_length_field(w, fn, "cell_size", def->cell_size,
+                                          0);
+    if (st != THRONG_OK)
+        return st;
     uint64_t cells = 1u;
     for (int k = 0; k < dims; k++) {
         if (def->size[k] == 0u)
@@ -171,7 +164,7 @@ throng_status throng_flow_field_create(throng_world *w,
                               "%s: vector %zu is not finite", fn,
                               i / (size_t)dims);
 
-    throng_status st = geo_reserve(w, fn);
+    st = geo_reserve(w, fn);
     if (st != THRONG_OK)
         return st;
     const size_t bytes = size_mul(floats, sizeof(float));
@@ -223,10 +216,14 @@ void steer_route_default(throng_behaviour *b) {
     }
 }
 
-/* A finite value that must be >= 0 (or > 0 when `strict`). */
+/* A finite value that must be >= 0 (or > 0 when `strict`); a length in
+ * metres must also lie in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] (or be 0
+ * when not strict). */
 static throng_status check_length(throng_world *w, const char *fn,
                                   const char *name, float x, int strict,
                                   const char *unit) {
+    if (unit[0] == 'm')
+        return check_length_field(w, fn, name, x, !strict);
     if (!is_finite_float(x))
         return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
                           fn, name);

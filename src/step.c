@@ -44,6 +44,8 @@ static throng_status world_tick(throng_world *w, float dt,
                           "%s: no memory for the grid of %u agents", fn,
                           w->count);
     memset(w->counters, 0, (size_t)threads * sizeof *w->counters);
+    /* The vector kernels' last lanes may read past the count. */
+    world_zero_tails(w);
     /* Behaviours that name another agent find its row through its slot. */
     if (w->behaviour_state)
         world_links(w);

@@ -77,16 +77,29 @@ void world_free(const throng_world *w, void *ptr, size_t size) {
 }
 
 void *column_alloc(const throng_world *w, uint32_t capacity, size_t elem) {
-    size_t size = ((size_t)capacity + COLUMN_PAD) * elem;
-    void *p = world_alloc(w, size);
-    if (p)
-        memset(p, 0, size);
-    return p;
+    /* Not written: rows are written when agents are added, and the tail a
+     * vector load may reach is zeroed before each step (internal.h). */
+    return world_alloc(w, ((size_t)capacity + COLUMN_PAD) * elem);
 }
 
 void column_free(const throng_world *w, void *ptr, uint32_t capacity,
                  size_t elem) {
     world_free(w, ptr, ((size_t)capacity + COLUMN_PAD) * elem);
+}
+
+throng_status check_length_field(throng_world *w, const char *fn,
+                                 const char *field, float x, int zero_ok) {
+    if (!is_finite_float(x))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
+                          fn, field);
+    if ((zero_ok && x == 0.0f) || length_in_range(x))
+        return THRONG_OK;
+    return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                      "%s: %s must be %sin [%g, %g] metres (THRONG_MIN_LENGTH "
+                      ".. THRONG_MAX_LENGTH), got %g",
+                      fn, field, zero_ok ? "0 or " : "",
+                      (double)THRONG_MIN_LENGTH, (double)THRONG_MAX_LENGTH,
+                      (double)x);
 }
 
 throng_status world_fail(throng_world *w, throng_status status,
@@ -390,10 +403,43 @@ static int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap,
 int world_enable_behaviour_state(throng_world *w) {
     if (w->behaviour_state)
         return 0;
+    agent_columns before = w->col;
     if (w->capacity && alloc_columns(w, &w->col, w->capacity, 1))
         return 1;
+    /* The live rows of the new columns start at zero (no target, no
+     * progress, wander straight ahead); the rest is written by adds. */
+    float **cols[FLOAT_COLUMNS], **old[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    float_columns(&before, old);
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        if (*cols[k] && !*old[k] && w->count)
+            memset(*cols[k], 0, (size_t)w->count * sizeof(float));
+    uint32_t **ints[U32_COLUMN_COUNT], **iold[U32_COLUMN_COUNT];
+    u32_columns(&w->col, ints);
+    u32_columns(&before, iold);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        if (*ints[k] && !*iold[k] && w->count)
+            memset(*ints[k], 0, (size_t)w->count * sizeof(uint32_t));
     w->behaviour_state = 1;
     return 0;
+}
+
+void world_zero_tails(throng_world *w) {
+    const size_t bytes = COLUMN_PAD * 4u;
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    for (int k = 0; k < FLOAT_COLUMNS; k++)
+        if (*cols[k])
+            memset(*cols[k] + w->count, 0, bytes);
+    uint32_t **ints[U32_COLUMN_COUNT];
+    u32_columns(&w->col, ints);
+    for (int k = 0; k < U32_COLUMN_COUNT; k++)
+        if (*ints[k])
+            memset(*ints[k] + w->count, 0, bytes);
+    float *steer[3] = {w->steer_x, w->steer_y, w->steer_z};
+    for (int a = 0; a < 3; a++)
+        if (steer[a])
+            memset(steer[a] + w->count, 0, bytes);
 }
 
 /* Grows every column to hold `want` agents; all or nothing. */
@@ -556,12 +602,13 @@ static throng_status check_flocking(throng_world *w, const char *fn,
     const float radii[] = {f->separation_radius, f->alignment_radius,
                            f->cohesion_radius};
     for (int i = 0; i < 3; i++)
-        if (!(radii[i] > 0.0f) || radii[i] > w->neighbour_radius)
+        if (!(radii[i] >= THRONG_MIN_LENGTH) || radii[i] > w->neighbour_radius)
             return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: flocking.%s must be in (0, %g] (the "
-                              "world's neighbour radius), got %g",
-                              fn, names[2 * i], (double)w->neighbour_radius,
-                              (double)radii[i]);
+                              "%s: flocking.%s must be in [%g, %g] metres "
+                              "(THRONG_MIN_LENGTH .. the world's neighbour "
+                              "radius), got %g",
+                              fn, names[2 * i], (double)THRONG_MIN_LENGTH,
+                              (double)w->neighbour_radius, (double)radii[i]);
     const float weights[] = {f->separation_weight, f->alignment_weight,
                              f->cohesion_weight};
     for (int i = 0; i < 3; i++)
@@ -848,80 +895,184 @@ throng_status throng_group_set_wander(throng_world *w, uint32_t group,
  * reused, and a handle of one world is never taken for another's. */
 static _Atomic uint64_t world_id_counter;
 
-throng_status throng_world_create(const throng_world_def *def,
-                                  throng_world **out_world) {
-    if (!out_world)
-        return THRONG_ERR_NULL;
-    *out_world = NULL;
-    if (!def)
-        return THRONG_ERR_NULL;
+/* Writes a creation's refusal into the def's error buffer (when it has
+ * one) and returns the status. */
+static throng_status create_fail(const throng_world_def *def,
+                                 throng_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static throng_status create_fail(const throng_world_def *def,
+                                 throng_status status, const char *fmt, ...) {
+    if (def->error && def->error_capacity > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(def->error, def->error_capacity, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+/* The whole def, checked before anything is allocated. Snapshots are
+ * loaded through throng_world_create, so a loaded world's settings pass
+ * exactly these checks. */
+static throng_status check_world_def(const throng_world_def *def) {
+    static const char fn[] = "throng_world_create";
     if (def->dimensions != 2 && def->dimensions != 3)
-        return THRONG_ERR_OUT_OF_RANGE;
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: dimensions must be 2 or 3, got %d", fn,
+                           def->dimensions);
     if (def->boundary != THRONG_BOUNDARY_UNBOUNDED &&
         def->boundary != THRONG_BOUNDARY_PERIODIC)
-        return THRONG_ERR_OUT_OF_RANGE;
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: boundary %d is not a throng_boundary", fn,
+                           (int)def->boundary);
     if (!is_finite_float(def->neighbour_radius) ||
         !is_finite_float(def->cell_size))
-        return THRONG_ERR_NOT_FINITE;
-    if (!(def->neighbour_radius > 0.0f) || def->cell_size < 0.0f)
-        return THRONG_ERR_OUT_OF_RANGE;
+        return create_fail(def, THRONG_ERR_NOT_FINITE,
+                           "%s: neighbour_radius or cell_size is not finite",
+                           fn);
+    if (!length_in_range(def->neighbour_radius))
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: neighbour_radius must be in [%g, %g] metres, "
+                           "got %g",
+                           fn, (double)THRONG_MIN_LENGTH,
+                           (double)THRONG_MAX_LENGTH,
+                           (double)def->neighbour_radius);
+    if (def->cell_size != 0.0f && !length_in_range(def->cell_size))
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: cell_size must be 0 or in [%g, %g] metres, "
+                           "got %g",
+                           fn, (double)THRONG_MIN_LENGTH,
+                           (double)THRONG_MAX_LENGTH, (double)def->cell_size);
     int periodic = def->boundary == THRONG_BOUNDARY_PERIODIC;
-    if (periodic) {
-        for (int a = 0; a < def->dimensions; a++) {
-            if (!is_finite_float(def->box_size[a]))
-                return THRONG_ERR_NOT_FINITE;
-            if (!(def->box_size[a] > 0.0f))
-                return THRONG_ERR_OUT_OF_RANGE;
-        }
+    for (int a = 0; a < def->dimensions && periodic; a++) {
+        if (!is_finite_float(def->box_size[a]))
+            return create_fail(def, THRONG_ERR_NOT_FINITE,
+                               "%s: box_size[%d] is not finite", fn, a);
+        /* At least three radii, which are at least THRONG_MIN_LENGTH. */
+        if (!((double)def->box_size[a] >=
+              3.0 * (double)def->neighbour_radius) ||
+            !(def->box_size[a] <= THRONG_MAX_LENGTH))
+            return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                               "%s: box_size[%d] must be in [%g, %g] metres "
+                               "(three neighbour radii .. THRONG_MAX_LENGTH), "
+                               "got %g",
+                               fn, a, 3.0 * (double)def->neighbour_radius,
+                               (double)THRONG_MAX_LENGTH,
+                               (double)def->box_size[a]);
     }
-    if (def->threads < 0 || def->threads > THRONG_MAX_THREADS ||
-        def->initial_capacity > THRONG_MAX_AGENTS)
-        return THRONG_ERR_OUT_OF_RANGE;
+    if (def->threads < 0 || def->threads > THRONG_MAX_THREADS)
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: threads must be in [0, %d], got %d", fn,
+                           THRONG_MAX_THREADS, def->threads);
+    if (def->initial_capacity > THRONG_MAX_AGENTS)
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: initial_capacity must be at most %u "
+                           "(THRONG_MAX_AGENTS), got %u",
+                           fn, THRONG_MAX_AGENTS, def->initial_capacity);
     if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
-        return THRONG_ERR_NULL;
+        return create_fail(def, THRONG_ERR_NULL,
+                           "%s: give both allocator functions or neither", fn);
     throng_status hooks = task_hooks_check(def->enqueue_task, def->finish_task,
                                            def->worker_count);
     if (hooks != THRONG_OK)
-        return hooks;
+        return create_fail(def, hooks,
+                           "%s: give both task hooks and worker_count in "
+                           "[1, %d], or neither and 0",
+                           fn, THRONG_MAX_WORKERS);
     if (!is_finite_float(def->max_dt))
-        return THRONG_ERR_NOT_FINITE;
+        return create_fail(def, THRONG_ERR_NOT_FINITE,
+                           "%s: max_dt is not finite", fn);
     if (!step_limits_valid(def->max_dt, def->max_substeps))
-        return THRONG_ERR_OUT_OF_RANGE;
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: max_dt must be in [%g, %g] seconds and "
+                           "max_substeps in [1, %u], got %g and %u",
+                           fn, (double)THRONG_MIN_TICK,
+                           (double)THRONG_MAX_TICK, THRONG_MAX_SUBSTEPS,
+                           (double)def->max_dt, def->max_substeps);
     /* A value that names no path is a bad argument; a path this machine
      * cannot run is a fact about the machine, and the caller may want to
      * retry with another, so the two get different codes. */
     if (!simd_in_range(def->simd))
-        return THRONG_ERR_OUT_OF_RANGE;
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: simd %d is not a throng_simd", fn,
+                           (int)def->simd);
     if (!throng_simd_supported(def->simd))
-        return THRONG_ERR_UNSUPPORTED;
+        return create_fail(def, THRONG_ERR_UNSUPPORTED,
+                           "%s: this CPU or build cannot run the %s path", fn,
+                           throng_simd_name(def->simd));
 
     int32_t n[3];
     float edge[3];
     int reach[3];
     if (!grid_plan(def->dimensions, periodic, def->box_size,
                    def->neighbour_radius, def->cell_size, n, edge, reach))
-        return THRONG_ERR_OUT_OF_RANGE; /* box narrower than 3 radii */
+        return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: the periodic box must be at least three "
+                           "neighbour radii wide",
+                           fn);
+    /* Cells per axis as the box asks for them (before grid_plan's clamp
+     * of each axis to THRONG_MAX_GRID_CELLS), for the sentence. */
+    const double want = def->cell_size > 0.0f
+                            ? (double)def->cell_size
+                            : (double)(def->neighbour_radius * GRID_CELL_PAD);
+    double asked[3] = {1.0, 1.0, 1.0}, asked_total = 1.0;
     uint64_t cells = 1;
+    int too_many = 0;
     for (int a = 0; a < def->dimensions; a++) {
-        /* A radius within 0.1% of FLT_MAX pads to an infinite cell edge,
-         * which no snapshot could carry back. */
-        if (!is_finite_float(edge[a]))
-            return THRONG_ERR_OUT_OF_RANGE;
         if (reach[a] > GRID_MAX_REACH)
-            return THRONG_ERR_OUT_OF_RANGE; /* cells far below the radius */
+            return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
+                               "%s: cell_size %g is below a quarter of the "
+                               "neighbour radius %g",
+                               fn, (double)def->cell_size,
+                               (double)def->neighbour_radius);
+        if (!periodic)
+            continue;
+        asked[a] = floor((double)def->box_size[a] / want);
+        asked[a] = asked[a] < 3.0 ? 3.0 : asked[a];
+        asked_total *= asked[a];
         /* Checked per axis: three axes of up to 2^24 cells each would
          * wrap the 64-bit product (to 0 for 2^72). */
         cells *= (uint64_t)n[a];
-        if (periodic && cells > GRID_MAX_CELLS)
-            return THRONG_ERR_OUT_OF_RANGE;
+        too_many |= cells > THRONG_MAX_GRID_CELLS;
     }
+    if (too_many) {
+        char third[48] = "";
+        if (def->dimensions == 3)
+            snprintf(third, sizeof third, " x %.0f", asked[2]);
+        return create_fail(
+            def, THRONG_ERR_OUT_OF_RANGE,
+            "%s: the periodic box holds %.0f x %.0f%s = %.6g grid cells of "
+            "edge %g (floor(box_size / edge) per axis), more than %u "
+            "(THRONG_MAX_GRID_CELLS): use larger cells or a smaller box",
+            fn, asked[0], asked[1], third, asked_total, want,
+            THRONG_MAX_GRID_CELLS);
+    }
+    return THRONG_OK;
+}
+
+throng_status throng_world_create(const throng_world_def *def,
+                                  throng_world **out_world) {
+    if (!out_world) {
+        if (def)
+            (void)create_fail(def, THRONG_ERR_NULL,
+                              "throng_world_create: out_world is NULL");
+        return THRONG_ERR_NULL;
+    }
+    *out_world = NULL;
+    if (!def)
+        return THRONG_ERR_NULL;
+    throng_status st = check_world_def(def);
+    if (st != THRONG_OK)
+        return st;
+    int periodic = def->boundary == THRONG_BOUNDARY_PERIODIC;
 
     throng_world boot;
     memset(&boot, 0, sizeof boot);
     boot.allocator = def->allocator;
     throng_world *w = world_alloc(&boot, sizeof *w);
     if (!w)
-        return THRONG_ERR_OUT_OF_MEMORY;
+        return create_fail(def, THRONG_ERR_OUT_OF_MEMORY,
+                           "throng_world_create: no memory for the world");
     memset(w, 0, sizeof *w);
     w->allocator = def->allocator;
     w->dims = def->dimensions;
@@ -960,8 +1111,12 @@ throng_status throng_world_create(const throng_world_def *def,
         reserve_slots(w, def->initial_capacity) ||
         group_add(w, "throng_world_create", &gd, NULL) != THRONG_OK) {
         throng_world_destroy(w);
-        return THRONG_ERR_OUT_OF_MEMORY;
+        return create_fail(def, THRONG_ERR_OUT_OF_MEMORY,
+                           "throng_world_create: no memory for room for %u "
+                           "agents",
+                           def->initial_capacity);
     }
+    (void)create_fail(def, THRONG_OK, "%s", "");
     w->error[0] = '\0';
     *out_world = w;
     return THRONG_OK;
@@ -1361,8 +1516,13 @@ static throng_status check_vec(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
+/* A scalar of an agent: positive 0: >= 0; 1: > 0; SCALAR_LENGTH: a
+ * length, 0 or in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. */
+#define SCALAR_LENGTH 2
 static throng_status check_scalar(throng_world *w, const char *fn,
                                   const char *what, float x, int positive) {
+    if (positive == SCALAR_LENGTH)
+        return check_length_field(w, fn, what, x, 1);
     if (!is_finite_float(x))
         return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
                           fn, what);
@@ -1381,7 +1541,8 @@ static throng_status check_agent_def(throng_world *w, const char *fn,
         (st = check_scalar(w, fn, "mass", d->mass, 1)) != THRONG_OK ||
         (st = check_scalar(w, fn, "max_force", d->max_force, 0)) != THRONG_OK ||
         (st = check_scalar(w, fn, "max_speed", d->max_speed, 0)) != THRONG_OK ||
-        (st = check_scalar(w, fn, "radius", d->radius, 0)) != THRONG_OK ||
+        (st = check_scalar(w, fn, "radius", d->radius, SCALAR_LENGTH)) !=
+            THRONG_OK ||
         (st = check_group(w, fn, d->group)) != THRONG_OK)
         return st;
     return THRONG_OK;
@@ -1842,7 +2003,7 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
 SCALAR_SETTER(mass, mass, 1, UNIFORM_MASS)
 SCALAR_SETTER(max_force, max_force, 0, UNIFORM_MAX_FORCE)
 SCALAR_SETTER(max_speed, max_speed, 0, UNIFORM_MAX_SPEED)
-SCALAR_SETTER(radius, radius, 0, UNIFORM_RADIUS)
+SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
                                      uint32_t group) {

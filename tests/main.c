@@ -88,6 +88,7 @@ int main(int argc, char **argv)
     register_bad_input_tests();
     register_tasks_tests();
     register_handles_tests();
+    register_ranges_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

@@ -1236,6 +1236,104 @@ TEST(alloc_fail_steady_state_step)
     CHECK_EQ_INT(af_heap_state.violations, 0);
 }
 
+/* A scene that keeps moving: a third of the agents coast outwards for
+ * ever (so an unbounded crowd keeps entering new cells, its bounding box
+ * of cells outgrows the dense numbering and the grid turns to a hashed
+ * table), a third flock with a neighbour cap and wander, a third run a
+ * behaviour list (projected-circle wander, obstacle avoidance and, in
+ * 2D, wall following) among spheres, a box and walls. */
+static throng_world *af_moving_scene(int dims, int periodic, int cells)
+{
+    af_scene sc = af_scene_2d();
+    sc.dims = dims;
+    sc.periodic = periodic;
+    throng_world_def d = af_world_def(&sc);
+    if (cells)
+        d.cell_size = 0.5f; /* two cells per radius: reach 2 */
+    throng_world *w = NULL;
+    AF_TRY(throng_world_create(&d, &w));
+    throng_group_def gd = throng_group_def_default();
+    gd.flocking.separation_weight = 1.0f;
+    gd.flocking.alignment_weight = 0.5f;
+    gd.flocking.cohesion_weight = 0.25f;
+    gd.flocking.max_neighbours = 4;
+    gd.wander.weight = 0.5f;
+    uint32_t capped = 0, listed = 0;
+    AF_TRY(throng_group_create(w, &gd, &capped));
+    gd = throng_group_def_default();
+    gd.combine = THRONG_COMBINE_PRIORITY;
+    gd.flocking.separation_weight = 1.0f;
+    AF_TRY(throng_group_create(w, &gd, &listed));
+    throng_behaviour b =
+        throng_behaviour_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
+    AF_TRY(throng_group_add_behaviour(w, listed, &b, NULL));
+    b = throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
+    b.priority = 2;
+    AF_TRY(throng_group_add_behaviour(w, listed, &b, NULL));
+    b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_WALL);
+    AF_TRY(throng_group_add_behaviour(w, listed, &b, NULL));
+    for (uint32_t i = 0; i < 6; i++)
+        AF_TRY(af_add_sphere(w, i));
+    const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
+    const float pt[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
+    throng_object o;
+    AF_TRY(throng_obstacle_add_box(w, lo, hi, &o));
+    AF_TRY(throng_wall_add_plane(w, pt, n, &o));
+    if (dims == 2) {
+        const float a[3] = {1.0f, 19.0f, 0.0f}, c[3] = {19.0f, 19.0f, 0.0f};
+        AF_TRY(throng_wall_add_segment(w, a, c, &o));
+    }
+    for (uint32_t i = 0; i < 60; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        af_position(i, dims, a.position);
+        const uint32_t group = i % 3 == 0 ? 0u : i % 3 == 1 ? capped : listed;
+        a.group = group;
+        a.max_speed = 2.0f;
+        for (int k = 0; k < dims; k++)
+            a.velocity[k] = (a.position[k] - 0.5f * AF_BOX) * 0.2f;
+        throng_agent h;
+        AF_TRY(throng_agent_add(w, &a, &h));
+    }
+    return w;
+}
+
+/* After warm-up no step allocates, in every kind of world, over 2,000
+ * steps of a crowd that keeps moving and spreading. */
+TEST(alloc_fail_moving_scenes_never_allocate)
+{
+    static const char *const kinds[] = {"unbounded", "periodic",
+                                        "unbounded, half-radius cells"};
+    for (int dims = 2; dims <= 3; dims++)
+        for (int kind = 0; kind < 3; kind++) {
+            af_heap_count(&af_heap_state);
+            throng_world *w = af_moving_scene(dims, kind == 1, kind == 2);
+            REQUIRE(w != NULL);
+            for (int k = 0; k < 5; k++)
+                CHECK_OK(throng_world_step(w, AF_DT));
+            af_heap_count(&af_heap_state);
+            int first = -1;
+            for (int k = 0; k < 2000; k++) {
+                uint64_t before = af_heap_state.allocs;
+                CHECK_OK(throng_world_step(w, AF_DT));
+                if (first < 0 && af_heap_state.allocs != before)
+                    first = k;
+            }
+            throng_step_stats st;
+            CHECK_OK(throng_world_stats(w, &st));
+            if (af_heap_state.allocs != 0)
+                runner_fail(__FILE__, __LINE__,
+                            "%dD %s: %llu allocations in 2,000 steps after "
+                            "warm-up (the first in step %d; %u cells "
+                            "occupied at the end)",
+                            dims, kinds[kind],
+                            (unsigned long long)af_heap_state.allocs, first,
+                            st.cells_occupied);
+            throng_world_destroy(w);
+            CHECK_EQ_INT(af_heap_state.live, 0);
+        }
+    CHECK_EQ_INT(af_heap_state.violations, 0);
+}
+
 /* The allocator itself: a refusal is counted, and misuse is caught. */
 TEST(alloc_fail_allocator_self_check)
 {
@@ -1299,5 +1397,6 @@ void register_alloc_fail_tests(void)
     REGISTER(alloc_fail_world_load);
     REGISTER(alloc_fail_world_save_file);
     REGISTER(alloc_fail_steady_state_step);
+    REGISTER(alloc_fail_moving_scenes_never_allocate);
     REGISTER(alloc_fail_summary);
 }

@@ -943,6 +943,13 @@ static const value_case value_cases[] = {
     VI(T_WORLD, throng_world_def, boundary, -1, R),
     VF(T_WORLD, throng_world_def, neighbour_radius, 0.0f, R),
     VF(T_WORLD, throng_world_def, neighbour_radius, -1.0f, R),
+    /* Outside [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]: squares that leave
+     * the float range. */
+    VF(T_WORLD, throng_world_def, neighbour_radius, 9.9e-10f, R),
+    VF(T_WORLD, throng_world_def, neighbour_radius, 1e-30f, R),
+    VF(T_WORLD, throng_world_def, neighbour_radius, 1.0001e9f, R),
+    VF(T_WORLD, throng_world_def, neighbour_radius, 3e38f, R),
+    VF(T_WORLD, throng_world_def, cell_size, 2e9f, R),
     VF(T_WORLD, throng_world_def, cell_size, -1.0f, R),
     VF(T_WORLD, throng_world_def, cell_size, 0.125f, R), /* < radius / 4 */
     VI(T_WORLD, throng_world_def, threads, -1, R),
@@ -982,6 +989,10 @@ static const value_case value_cases[] = {
     VF(T_WORLD_PERIODIC, throng_world_def, box_size[0], 0.0f, R),
     VF(T_WORLD_PERIODIC, throng_world_def, box_size[1], -5.0f, R),
     VF(T_WORLD_PERIODIC, throng_world_def, box_size[0], 2.5f, R), /* < 3 r */
+    VF(T_WORLD_PERIODIC, throng_world_def, box_size[0], 3e38f, R),
+    VF(T_WORLD_PERIODIC, throng_world_def, box_size[1], 1.0001e9f, R),
+    /* 1e7 x 100 cells: above THRONG_MAX_GRID_CELLS. */
+    VF(T_WORLD_PERIODIC, throng_world_def, box_size[0], 1e7f, R),
     VFD(T_WORLD_PERIODIC, throng_world_def, box_size[2], 0.0f, R, IN_3D),
 
     /* Agent defs. */
@@ -995,6 +1006,8 @@ static const value_case value_cases[] = {
     VF(T_AGENT, throng_agent_def, max_speed, -1e-30f, R),
     VF(T_AGENT, throng_agent_def, radius, -1.0f, R),
     VF(T_AGENT, throng_agent_def, radius, -0.25f, R),
+    VF(T_AGENT, throng_agent_def, radius, 1e-12f, R),
+    VF(T_AGENT, throng_agent_def, radius, 2e9f, R),
     VI(T_AGENT, throng_agent_def, group, FIX_GROUP_COUNT,
        THRONG_ERR_UNKNOWN_GROUP),
     VI(T_AGENT, throng_agent_def, group, 4096, THRONG_ERR_UNKNOWN_GROUP),
@@ -1050,6 +1063,7 @@ static const value_case value_cases[] = {
     VI(T_GROUP, throng_group_def, combine, 3, R),
     VI(T_GROUP, throng_group_def, combine, -1, R),
     VF(T_FLOCKING, throng_flocking, separation_radius, 0.0f, R),
+    VF(T_FLOCKING, throng_flocking, separation_radius, 1e-12f, R),
     VF(T_FLOCKING, throng_flocking, alignment_radius, 3.0f, R),
     VF(T_FLOCKING, throng_flocking, cohesion_weight, -1.0f, R),
     VF(T_FLOCKING, throng_flocking, field_of_view, -1.0f, R),
@@ -1072,6 +1086,8 @@ static const value_case value_cases[] = {
     VBI(THRONG_BEHAVIOUR_ARRIVE, u.seek.ramp, 2, R),
     VBI(THRONG_BEHAVIOUR_ARRIVE, u.seek.ramp, -1, R),
     VB(THRONG_BEHAVIOUR_FLEE, u.seek.flee_range, -1.0f, R),
+    VB(THRONG_BEHAVIOUR_FLEE, u.seek.flee_range, 1e-30f, R),
+    VB(THRONG_BEHAVIOUR_FLEE, u.seek.flee_range, 3e38f, R),
     VB(THRONG_BEHAVIOUR_ARRIVE, u.seek.braking_distance, -1.0f, R),
     VB(THRONG_BEHAVIOUR_PURSUE, u.pursue.prediction_time, -1.0f, R),
     VB(THRONG_BEHAVIOUR_PURSUE, u.pursue.max_prediction, -1.0f, R),
@@ -1116,6 +1132,8 @@ static const value_case value_cases[] = {
     /* Geometry: sizes, degenerate shapes, overflowing counts. */
     VF(T_SPHERE, sphere_args, radius, 0.0f, R),
     VF(T_SPHERE, sphere_args, radius, -1.0f, R),
+    VF(T_SPHERE, sphere_args, radius, 1e-20f, R),
+    VF(T_SPHERE, sphere_args, radius, 1e20f, R),
     VF(T_BOX, two_points, a[0], 1.0f, R),  /* min == max */
     VF(T_BOX, two_points, b[1], -2.0f, R), /* max < min */
     VFD(T_BOX, two_points, b[2], -2.0f, R, IN_3D),
@@ -1125,6 +1143,7 @@ static const value_case value_cases[] = {
     VF(T_PLANE, two_points, b[0], 1e-7f, R),
     VF(T_PATH, path_args, radius, 0.0f, R),
     VF(T_PATH, path_args, radius, -1.0f, R),
+    VF(T_PATH, path_args, radius, 1e-20f, R),
     VF(T_PATH, path_args, points[3], 0.0f, R),     /* repeated point */
     VF(T_PATH, path_args, points[3], 3.0e38f, R),  /* longer than a float */
     VI(T_PATH, path_args, count, 0, R),
@@ -1133,6 +1152,7 @@ static const value_case value_cases[] = {
     VI(T_PATH, path_args, count, UINT32_MAX, R),
     VF(T_FLOW, flow_args, def.cell_size, 0.0f, R),
     VF(T_FLOW, flow_args, def.cell_size, -1.0f, R),
+    VF(T_FLOW, flow_args, def.cell_size, 1e20f, R),
     VI(T_FLOW, flow_args, def.size[0], 0, R),
     VI(T_FLOW, flow_args, def.size[1], 0, R),
     VID(T_FLOW, flow_args, def.size[2], 0, R, IN_3D),
