@@ -4,6 +4,7 @@
  * steer_route.c (paths, flow fields).
  */
 #include "geometry.h"
+#include "busy.h"
 
 #include <string.h>
 
@@ -90,6 +91,7 @@ const geo_object *geo_lookup(const throng_world *w, throng_object h,
 }
 
 throng_status throng_object_remove(throng_world *w, throng_object h) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     const geo_object *found = geo_lookup(w, h, ~0u);
@@ -113,6 +115,7 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
 }
 
 uint32_t throng_world_object_count(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     return w && w->geo ? w->geo->live : 0;
 }
 

@@ -9,6 +9,7 @@
  * replaced by a flag the caller turns into THRONG_ERR_OUT_OF_MEMORY.
  */
 #include "internal.h"
+#include "busy.h"
 #include "geometry.h"
 #include "behaviour.h"
 
@@ -94,11 +95,26 @@ void column_free(const throng_world *w, void *ptr, uint32_t capacity,
     world_free(w, ptr, ((size_t)capacity + COLUMN_PAD) * elem);
 }
 
+/* Waits for, then holds, the world's shared_write lock. Only readers
+ * ever contend for it (a writer has the world to itself), and each holds
+ * it for a short loop that calls nothing outside the library. */
+static void shared_write_lock(throng_world *w) {
+    while (atomic_exchange_explicit(&w->shared_write, 1u,
+                                    memory_order_acquire))
+        ;
+}
+
+static void shared_write_unlock(throng_world *w) {
+    atomic_store_explicit(&w->shared_write, 0u, memory_order_release);
+}
+
 throng_status world_fail(throng_world *w, throng_status status,
                          const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
+    shared_write_lock(w);
     vsnprintf(w->error, sizeof w->error, fmt, ap);
+    shared_write_unlock(w);
     va_end(ap);
     return status;
 }
@@ -148,6 +164,7 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_VERSION: return "snapshot version is newer than this library reads";
     case THRONG_ERR_IO: return "input/output error";
     case THRONG_ERR_UNSUPPORTED: return "unsupported: this CPU or build does not offer what was asked for";
+    case THRONG_ERR_BUSY: return "busy: another call on this world is running";
     }
     return "unknown status";
 }
@@ -733,6 +750,7 @@ static throng_status group_add(throng_world *w, const char *fn,
 
 throng_status throng_group_create(throng_world *w, const throng_group_def *def,
                                   uint32_t *out_group) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!def || !out_group)
@@ -744,6 +762,7 @@ throng_status throng_group_create(throng_world *w, const throng_group_def *def,
 
 throng_status throng_group_find(const throng_world *cw, const char *name,
                                 uint32_t *out_group) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -765,6 +784,7 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
 
 throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
                                         throng_flocking *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -780,6 +800,7 @@ throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
 
 throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
                                         const throng_flocking *f) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!f)
@@ -798,6 +819,7 @@ throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
 
 throng_status throng_group_set_combine(throng_world *w, uint32_t group,
                                        throng_combine_mode mode) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     throng_status st = check_group(w, "throng_group_set_combine", group);
@@ -812,6 +834,7 @@ throng_status throng_group_set_combine(throng_world *w, uint32_t group,
 
 throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
                                       throng_wander *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -827,6 +850,7 @@ throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
 
 throng_status throng_group_set_wander(throng_world *w, uint32_t group,
                                       const throng_wander *wd) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!wd)
@@ -968,7 +992,9 @@ throng_status throng_world_create(const throng_world_def *def,
 }
 
 void throng_world_destroy(throng_world *w) {
-    if (!w)
+    /* A world another call is using stays: freeing it would pull the
+     * memory from under that call, and there is no status to return. */
+    if (!w || !busy_take_for_good(w))
         return;
     throng_world *hash_world = w;
     key_entry *k, *ktmp;
@@ -1016,21 +1042,33 @@ const char *throng_version(void) {
         THRONG_VERSION_MINOR) "." THRONG_STR(THRONG_VERSION_PATCH);
 }
 
+/* What throng_world_last_error gives while another call has the world:
+ * the buffer itself may be being written. */
+static const char busy_sentence[] =
+    "throng_world_last_error: the world is busy with another call";
+
 const char *throng_world_last_error(const throng_world *w) {
+    WORLD_READ_OR(w, busy_sentence);
     return w ? w->error : "throng_world_last_error: world is NULL";
 }
 
 uint32_t throng_world_agent_count(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     return w ? w->count : 0;
 }
 
-int throng_world_dimensions(const throng_world *w) { return w ? w->dims : 0; }
+int throng_world_dimensions(const throng_world *w) {
+    WORLD_READ_OR(w, 0);
+    return w ? w->dims : 0;
+}
 
 uint64_t throng_world_step_count(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     return w ? w->step : 0;
 }
 
 throng_status throng_world_set_threads(throng_world *w, int threads) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (threads < 0 || threads > THRONG_MAX_THREADS)
@@ -1047,6 +1085,7 @@ throng_status throng_world_set_task_hooks(throng_world *w,
                                           throng_finish_task_fn *finish_task,
                                           void *task_context,
                                           uint32_t worker_count) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_world_set_task_hooks";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1072,6 +1111,7 @@ int step_limits_valid(float max_dt, uint32_t max_substeps) {
 
 throng_status throng_world_set_step_limits(throng_world *w, float max_dt,
                                            uint32_t max_substeps) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_world_set_step_limits";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1103,6 +1143,7 @@ static size_t hash_bytes(const UT_hash_table *tbl, size_t entry) {
 }
 
 size_t throng_world_bytes(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     if (!w)
         return 0;
     size_t floats = 0, ints = 0;
@@ -1129,6 +1170,7 @@ size_t throng_world_bytes(const throng_world *w) {
 
 throng_status throng_world_stats(const throng_world *cw,
                                  throng_step_stats *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1142,6 +1184,7 @@ throng_status throng_world_stats(const throng_world *cw,
 
 throng_status throng_world_columns(const throng_world *cw,
                                    throng_columns *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1178,6 +1221,7 @@ static uint64_t float_bits(float x) {
 }
 
 uint64_t throng_world_hash(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     if (!w)
         return 0;
     uint64_t h = mix_word(0x7468726F6E67ull, w->step);
@@ -1218,19 +1262,27 @@ uint64_t throng_world_hash(const throng_world *w) {
 /* ------------------------------------------------------------------------ */
 
 void world_links(const throng_world *cw) {
-    if (!cw->links_stale)
-        return;
     throng_world *w = (throng_world *)(uintptr_t)cw;
-    const uint32_t *restrict slot = w->col.slot;
-    uint32_t *restrict slot_dense = w->slot_dense;
-    for (uint32_t r = 0; r < w->count; r++)
-        slot_dense[slot[r]] = r;
-    w->links_stale = 0;
+    if (!atomic_load_explicit(&w->links_stale, memory_order_acquire))
+        return;
+    /* Calls that read the world may run at the same time (busy.h): one
+     * of them rewrites the links, the others wait for it. */
+    shared_write_lock(w);
+    if (atomic_load_explicit(&w->links_stale, memory_order_relaxed)) {
+        const uint32_t *restrict slot = w->col.slot;
+        uint32_t *restrict slot_dense = w->slot_dense;
+        for (uint32_t r = 0; r < w->count; r++)
+            slot_dense[slot[r]] = r;
+        atomic_store_explicit(&w->links_stale, 0, memory_order_release);
+    }
+    shared_write_unlock(w);
 }
 
 /* The slot of a live handle, or -1. A free slot is marked in slot_dense
- * whether or not the links are stale. */
+ * whether or not the links are stale, but a reader still brings them up
+ * to date first: another reader may be rewriting them. */
 static int64_t handle_slot(const throng_world *w, throng_agent h) {
+    world_links(w);
     if (h.slot == 0 || h.slot > w->slot_count)
         return -1;
     const slot_entry *s = &w->slots[h.slot - 1];
@@ -1252,11 +1304,11 @@ static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
         int64_t slot_ = handle_slot((w), (h));                                \
         if (slot_ < 0)                                                        \
             return stale((w), (fn), (h));                                     \
-        world_links(w);                                                       \
         (row) = (w)->slot_dense[slot_];                                        \
     } while (0)
 
 bool throng_agent_valid(const throng_world *w, throng_agent h) {
+    WORLD_READ_OR(w, false);
     return w && handle_slot(w, h) >= 0;
 }
 
@@ -1370,6 +1422,7 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
 
 throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
                                throng_agent *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_add";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1469,6 +1522,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
 }
 
 throng_status throng_agent_remove(throng_world *w, throng_agent h) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_remove";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1476,8 +1530,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     if (s < 0)
         return stale(w, fn, h);
     agent_columns *c = &w->col;
-    world_links(w);
-    uint32_t i = w->slot_dense[s];
+    uint32_t i = w->slot_dense[s]; /* handle_slot brought the links up */
     uint32_t last = w->count - 1;
     if (w->slots[s].host_key != 0) {
         key_entry *e = NULL;
@@ -1519,6 +1572,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
 
 throng_status throng_agent_find(const throng_world *cw, uint64_t key,
                                 throng_agent *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1539,6 +1593,7 @@ throng_status throng_agent_find(const throng_world *cw, uint64_t key,
 
 throng_status throng_agent_index(const throng_world *cw, throng_agent h,
                                  uint32_t *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1553,6 +1608,7 @@ throng_status throng_agent_index(const throng_world *cw, throng_agent h,
 
 throng_status throng_agent_at(const throng_world *cw, uint32_t index,
                               throng_agent *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1573,6 +1629,7 @@ throng_status throng_agent_at(const throng_world *cw, uint32_t index,
 /* Getters share one shape: check the world and out pointer, resolve the
  * handle, copy. */
 #define GETTER_PROLOGUE(fn)                                                   \
+    WORLD_READ(cw);                                                           \
     throng_world *w = (throng_world *)(uintptr_t)cw;                          \
     if (!w)                                                                   \
         return THRONG_ERR_NULL;                                               \
@@ -1625,6 +1682,7 @@ throng_status throng_agent_get_velocity(const throng_world *cw, throng_agent h,
 throng_status throng_agent_get_basis(const throng_world *cw, throng_agent h,
                                      float forward[3], float up[3],
                                      float side[3]) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1683,6 +1741,7 @@ throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
 
 throng_status throng_agent_set_position(throng_world *w, throng_agent h,
                                         const float position[3]) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_position";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1707,6 +1766,7 @@ throng_status throng_agent_set_position(throng_world *w, throng_agent h,
 
 throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                                         const float velocity[3]) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_velocity";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1730,6 +1790,7 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
     throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
                                           float value) {                      \
         static const char fn[] = "throng_agent_set_" #name;                   \
+        WORLD_WRITE(w);                                                       \
         if (!w)                                                               \
             return THRONG_ERR_NULL;                                           \
         uint32_t i;                                                           \
@@ -1749,6 +1810,7 @@ SCALAR_SETTER(radius, radius, 0, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
                                      uint32_t group) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_group";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1764,6 +1826,7 @@ throng_status throng_agent_set_group(throng_world *w, throng_agent h,
 
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_host_key";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1828,6 +1891,7 @@ static throng_status need_state(throng_world *w, const char *fn) {
 
 throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
                                             const float point[3]) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_target_point";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1851,6 +1915,7 @@ throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
 
 throng_status throng_agent_get_target_point(const throng_world *cw,
                                             throng_agent h, float out[3]) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_target_point";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -1868,6 +1933,7 @@ throng_status throng_agent_get_target_point(const throng_world *cw,
 
 throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
                                             throng_agent target) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_target_agent";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1898,6 +1964,7 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
 throng_status throng_agent_get_target_agent(const throng_world *cw,
                                             throng_agent h,
                                             throng_agent *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_target_agent";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -1913,6 +1980,7 @@ throng_status throng_agent_get_target_agent(const throng_world *cw,
 
 throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
                                         uint32_t progress) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_progress";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1927,6 +1995,7 @@ throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
 
 throng_status throng_agent_get_progress(const throng_world *cw, throng_agent h,
                                         uint32_t *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_progress";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
