@@ -1281,8 +1281,12 @@ void world_links(const throng_world *cw) {
 /* The slot of a live handle, or -1. A free slot is marked in slot_dense
  * whether or not the links are stale, but a reader still brings them up
  * to date first: another reader may be rewriting them. */
-static int64_t handle_slot(const throng_world *w, throng_agent h) {
-    world_links(w);
+static inline int64_t handle_slot(const throng_world *w, throng_agent h) {
+    /* world_links's own first test, here so the common case (links up to
+     * date) costs no call on every handle lookup. */
+    if (atomic_load_explicit(&((throng_world *)(uintptr_t)w)->links_stale,
+                             memory_order_acquire))
+        world_links(w);
     if (h.slot == 0 || h.slot > w->slot_count)
         return -1;
     const slot_entry *s = &w->slots[h.slot - 1];
