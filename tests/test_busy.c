@@ -14,6 +14,7 @@
  * minus the removes that succeeded is the agent count at the end.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,6 +350,7 @@ typedef struct hammer {
     throng_agent own[HAMMER_MAX_OWN];      /* added by this thread */
     uint32_t own_count;
     unsigned calls, adds, removes, steps, step_ops, busy, wrong;
+    unsigned refused_in_row;
     throng_status first_wrong;
 } hammer;
 
@@ -356,10 +358,22 @@ static void hammer_note(hammer *h, throng_status st) {
     h->calls++;
     if (st == THRONG_ERR_BUSY) {
         h->busy++;
-    } else if (st != THRONG_OK) {
+        return;
+    }
+    h->refused_in_row = 0u;
+    if (st != THRONG_OK) {
         if (h->wrong++ == 0)
             h->first_wrong = st;
     }
+}
+
+/* Between retries: every 64th refusal in a row gives the processor up,
+ * in case the other thread was descheduled while it held the world (the
+ * machine may be busier than its two threads). Returns true. */
+static bool hammer_pause(hammer *h) {
+    if (++h->refused_in_row % 64u == 0u)
+        sched_yield();
+    return true;
 }
 
 static void hammer_add(hammer *h, test_rng *rng, uint64_t key) {
@@ -375,7 +389,7 @@ static void hammer_add(hammer *h, test_rng *rng, uint64_t key) {
     do {
         st = throng_agent_add(h->w, &a, &got);
         hammer_note(h, st);
-    } while (st == THRONG_ERR_BUSY);
+    } while (st == THRONG_ERR_BUSY && hammer_pause(h));
     if (st == THRONG_OK) {
         h->own[h->own_count++] = got;
         h->adds++;
@@ -410,7 +424,7 @@ static void *hammer_run(void *arg) {
                 do {
                     st = throng_world_step(h->w, 0.02f);
                     hammer_note(h, st);
-                } while (st == THRONG_ERR_BUSY);
+                } while (st == THRONG_ERR_BUSY && hammer_pause(h));
                 h->steps += st == THRONG_OK;
                 h->step_ops++;
             } else if (op == 1u) {
