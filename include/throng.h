@@ -17,8 +17,19 @@
  *   refuses its input leaves the world exactly as it was and records a
  *   sentence describing the refusal, read with throng_world_last_error().
  * - The library never prints, never exits and never aborts on user input.
- * - A world is not thread-safe: call into one world from one thread at a
- *   time. The step itself runs in parallel internally.
+ * - One call at a time changes a world. A call that changes it (step,
+ *   add, remove, every setter, group, behaviour and object call, the
+ *   task hooks, throng_world_query_radius, destroy) needs the world to
+ *   itself; calls that only read it (getters, counts, find, hash, stats,
+ *   columns, object reads, snapshot size and saves, last error) may run
+ *   on several threads at once. A call that arrives while that does not
+ *   hold, from a second thread or from a callback (allocator, task hook)
+ *   of a running call on the same world, is refused with THRONG_ERR_BUSY
+ *   at once and does nothing; it never waits, so retrying is up to the
+ *   caller. Functions that return no status return 0, false or NULL
+ *   instead, as each says. Different worlds share nothing: each may be
+ *   used from its own thread, and a callback may call into another
+ *   world. The step itself runs in parallel internally.
  * - Creation functions take a definition struct filled by its _default()
  *   function; the struct is copied, never retained.
  */
@@ -61,7 +72,8 @@ typedef enum throng_status {
      * sentence that starts with the function's name, e.g.
      * "throng_world_step: dt is not finite". Calls without a world to
      * record it in (a NULL world, throng_world_create) return the code
-     * alone; loads write the sentence to throng_world_load_def.error.
+     * alone; loads write the sentence to throng_world_load_def.error;
+     * THRONG_ERR_BUSY records none (it leaves the last one in place).
      * When several arguments are bad, which one is reported is
      * unspecified. */
     THRONG_OK = 0,
@@ -125,6 +137,14 @@ typedef enum throng_status {
      * which throng_world_create returns for a value that is no path at
      * all, since creation has no world to hold a sentence. */
     THRONG_ERR_UNSUPPORTED = 13,
+    /* The world was in use: a call made on a world while another call on
+     * the same world is running, from inside one of that call's callbacks
+     * (an allocator function, a task hook) or from a second thread. Calls
+     * that change the world need it to themselves; calls that only read
+     * it may share it (see the conventions at the top of this header).
+     * Nothing was done, and, unlike every other refusal, no sentence was
+     * recorded: throng_world_last_error still holds the one from before. */
+    THRONG_ERR_BUSY = 14,
 } throng_status;
 
 /* The most agents and groups one world holds. */
@@ -345,7 +365,11 @@ THRONG_API throng_world_def throng_world_def_default(void);
 THRONG_API throng_status throng_world_create(const throng_world_def *def,
                                   throng_world **out_world);
 
-/* Destroys a world and everything in it. NULL is a no-op. */
+/* Destroys a world and everything in it. NULL is a no-op. A world that
+ * another call is using (destroy called from one of its callbacks, or
+ * from a second thread while it runs) is left alone: destroy returns
+ * having done nothing, and the world stays valid until a destroy made
+ * while no call runs; the host that loses track of it leaks it. */
 THRONG_API void throng_world_destroy(throng_world *world);
 
 /* The world's id: unique among the worlds this process creates (loading
@@ -359,10 +383,16 @@ THRONG_API uint64_t throng_world_id(const throng_world *world);
 
 /* The detail of the last refused call on this world: a sentence such as
  * "throng_agent_add: mass must be > 0, got -1". Empty string when no call
- * has failed yet. Valid until the next call on the world. */
+ * has failed yet. Valid until the next call on the world; while other
+ * threads read the world too, a refusal of theirs may rewrite it. A
+ * THRONG_ERR_BUSY refusal writes no sentence. Asked while a call that
+ * changes the world runs, it gives a fixed sentence saying the world is
+ * busy, not the buffer that call may be writing. */
 THRONG_API const char *throng_world_last_error(const throng_world *world);
 
-/* Number of live agents. */
+/* Number of live agents; 0 while a call that changes the world runs
+ * (every function below that returns a number rather than a status gives
+ * 0, or false, in that case). */
 THRONG_API uint32_t throng_world_agent_count(const throng_world *world);
 
 /* 2 or 3. */
@@ -1173,7 +1203,10 @@ THRONG_API throng_status throng_group_clear_behaviours(throng_world *world,
  * deterministic. radius: finite, >= 0, any size: where its square is
  * not a normal float (below about 1.1e-19, 0 included) or a distance's
  * square overflows, distances are measured in double, so the result is
- * exact. */
+ * exact. A query may build the grid and run
+ * the task hooks, so it needs the world to itself as a call that changes
+ * it does: two queries at once, or a query during a read, are refused
+ * with THRONG_ERR_BUSY. */
 THRONG_API throng_status throng_world_query_radius(throng_world *world,
                                         const float point[3], float radius,
                                         throng_agent *out, uint32_t capacity,

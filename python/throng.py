@@ -38,9 +38,10 @@ Shape of the binding:
   C status code. Values that cannot even be converted for C (a negative
   host key, a 2-vector in a 3D world, a flow field of the wrong length)
   raise the same classes from Python, before any C call.
-- A world serialises calls into it with a lock (the C world is not
-  thread-safe and ctypes releases the GIL during a call), so the error
-  message read after a refused call is always that call's.
+- A world serialises calls into it with a lock (ctypes releases the GIL
+  during a call, and the C world refuses a call that overlaps a write
+  with THRONG_ERR_BUSY), so the error message read after a refused call
+  is always that call's.
 
 Finding the library: the environment variable THRONG_LIBRARY (a path to the
 .so) when set; else ../build/libthrong.so relative to this file (the
@@ -68,6 +69,7 @@ __all__ = [
     "StaleHandleError", "UnknownGroupError", "DuplicateKeyError",
     "NotFoundError", "OutOfMemoryError", "CapacityError",
     "BadSnapshotError", "VersionError", "IOError_", "UnsupportedError",
+    "BusyError",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
     "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp", "Simd",
     "version", "status_string", "simd_best", "simd_supported",
@@ -102,6 +104,9 @@ class Status(enum.IntEnum):
     ERR_IO = 12
     # A SIMD path (World(simd=...)) this CPU or build lacks.
     ERR_UNSUPPORTED = 13
+    # Another call on the same world was running (a second thread, or a
+    # callback of the running call).
+    ERR_BUSY = 14
 
 
 class Boundary(enum.IntEnum):
@@ -612,6 +617,12 @@ class UnsupportedError(ThrongError):
     status = Status.ERR_UNSUPPORTED
 
 
+class BusyError(ThrongError):
+    """Another call on the world was running. The C library records no
+    sentence for it, so the message is the status's own."""
+    status = Status.ERR_BUSY
+
+
 class StaleColumnsError(RuntimeError):
     """A Columns object was read after an add, a remove or close changed
     the rows it describes."""
@@ -621,7 +632,7 @@ _ERROR_CLASS = {cls.status: cls for cls in (
     NullError, NotFiniteError, OutOfRangeError, StaleHandleError,
     UnknownGroupError, DuplicateKeyError, NotFoundError, OutOfMemoryError,
     CapacityError, BadSnapshotError, VersionError, IOError_,
-    UnsupportedError)}
+    UnsupportedError, BusyError)}
 
 
 def _error(status, message):
@@ -1498,6 +1509,8 @@ class World:
         the world's last error when it refuses."""
         with self._lock:
             status = fn(self._handle(), *args)
+            if status == Status.ERR_BUSY:  # no sentence was recorded
+                raise _error(status, "")
             if status != 0:
                 detail = lib.throng_world_last_error(self._ptr)
                 raise _error(status, detail.decode("utf-8", "replace")

@@ -12,6 +12,7 @@
  *   force and stopped as soon as it reaches max force.
  */
 #include "behaviour.h"
+#include "busy.h"
 
 #include <math.h>
 #include <string.h>
@@ -112,6 +113,7 @@ static throng_status put_behaviour(throng_world *w, const char *fn,
 throng_status throng_group_add_behaviour(throng_world *w, uint32_t group,
                                          const throng_behaviour *b,
                                          uint32_t *out_index) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_group_add_behaviour";
     if (!w)
         return THRONG_ERR_NULL;
@@ -135,6 +137,7 @@ throng_status throng_group_add_behaviour(throng_world *w, uint32_t group,
 throng_status throng_group_set_behaviour(throng_world *w, uint32_t group,
                                          uint32_t index,
                                          const throng_behaviour *b) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_group_set_behaviour";
     if (!w)
         return THRONG_ERR_NULL;
@@ -153,6 +156,7 @@ throng_status throng_group_set_behaviour(throng_world *w, uint32_t group,
 throng_status throng_group_get_behaviour(const throng_world *cw,
                                          uint32_t group, uint32_t index,
                                          throng_behaviour *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_group_get_behaviour";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -172,6 +176,7 @@ throng_status throng_group_get_behaviour(const throng_world *cw,
 
 throng_status throng_group_behaviour_count(const throng_world *cw,
                                            uint32_t group, uint32_t *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_group_behaviour_count";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -186,6 +191,7 @@ throng_status throng_group_behaviour_count(const throng_world *cw,
 }
 
 throng_status throng_group_clear_behaviours(throng_world *w, uint32_t group) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     throng_status st =

@@ -4,6 +4,7 @@
  * steer_route.c (paths, flow fields).
  */
 #include "geometry.h"
+#include "busy.h"
 
 #include <string.h>
 
@@ -90,6 +91,7 @@ const geo_object *geo_lookup(const throng_world *w, throng_object h,
 }
 
 throng_status throng_object_remove(throng_world *w, throng_object h) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     const geo_object *found = geo_lookup(w, h, ~0u);
@@ -117,6 +119,7 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
 throng_status throng_object_rebind(const throng_world *cw, throng_object h,
                                    throng_object *out) {
     static const char fn[] = "throng_object_rebind";
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -160,6 +163,7 @@ int world_test_set_object_generation(throng_world *w, uint32_t id,
 }
 
 uint32_t throng_world_object_count(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     return w && w->geo ? w->geo->live : 0;
 }
 

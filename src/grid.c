@@ -52,6 +52,7 @@
  * gather, and never scatter.
  */
 #include "grid.h"
+#include "busy.h"
 
 #include <string.h>
 
@@ -969,6 +970,7 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                                         uint32_t capacity,
                                         uint32_t *out_count,
                                         bool *out_truncated) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!point || !out_count || (capacity > 0 && !out))

@@ -20,6 +20,7 @@
 #include "throng.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 #include "grid.h"
 #include "parallel.h"
@@ -150,6 +151,13 @@ typedef struct thread_counters {
 int step_limits_valid(float max_dt, uint32_t max_substeps);
 
 struct throng_world {
+    /* The busy guard (busy.h): BUSY_WRITER while a call that changes the
+     * world runs, else the number of calls reading it. */
+    _Atomic uint32_t busy;
+    /* Held for the moment a call reading the world writes to it, since
+     * other calls may be reading at the same time: to bring the slot
+     * links up to date (world_links) or record a refusal (world_fail). */
+    _Atomic uint32_t shared_write;
     throng_allocator allocator;
 
     int dims;
@@ -190,7 +198,7 @@ struct throng_world {
     uint32_t *slot_dense; /* slot -> dense row, or SLOT_FREE */
     /* The rows of live slots in slot_dense are out of date: a step moved
      * the rows. Free slots are always marked. See world_links(). */
-    int links_stale;
+    _Atomic int links_stale;
     uint32_t slot_count;
     uint32_t slot_capacity;
     /* Stack of free slot indices, slot_capacity long. A retired slot (see

@@ -9,6 +9,7 @@
  * the step's path would use one.
  */
 #include "geometry.h"
+#include "busy.h"
 
 #include <string.h>
 
@@ -29,6 +30,7 @@ static throng_object_kind object_kind(geo_kind kind) {
 
 throng_status throng_object_get(const throng_world *cw, throng_object h,
                                 throng_object_info *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_object_get";
     /* Only the last-error text is written: the world is read-only here. */
     throng_world *w = (throng_world *)(uintptr_t)cw;
@@ -73,6 +75,7 @@ throng_status throng_object_get(const throng_world *cw, throng_object h,
 
 throng_status throng_world_object_at(const throng_world *cw, uint32_t index,
                                      throng_object *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_world_object_at";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)

@@ -46,6 +46,7 @@
  * such a world may behave oddly, but is never read out of bounds.
  */
 #include "internal.h"
+#include "busy.h"
 #include "behaviour.h"
 #include "geometry.h"
 
@@ -737,6 +738,7 @@ static throng_status snap_measure(throng_world *w, const char *fn,
 
 throng_status throng_world_snapshot_size(const throng_world *cw,
                                          size_t *out_bytes) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -749,6 +751,7 @@ throng_status throng_world_snapshot_size(const throng_world *cw,
 
 throng_status throng_world_save(const throng_world *cw, void *buffer,
                                 size_t capacity, size_t *out_bytes) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_world_save";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -774,6 +777,7 @@ throng_status throng_world_save(const throng_world *cw, void *buffer,
 
 throng_status throng_world_save_file(const throng_world *cw,
                                      const char *path) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_world_save_file";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)

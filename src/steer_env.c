@@ -36,6 +36,7 @@
  * double, so no input, however far out, produces infinity or NaN.
  */
 #include "behaviour.h"
+#include "busy.h"
 #include "detmath.h"
 #include "geometry.h"
 
@@ -132,6 +133,7 @@ static throng_status env_store(throng_world *w, const char *fn,
 throng_status throng_obstacle_add_sphere(throng_world *w,
                                          const float center[3], float radius,
                                          throng_object *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_obstacle_add_sphere";
     if (!w)
         return THRONG_ERR_NULL;
@@ -155,6 +157,7 @@ throng_status throng_obstacle_add_sphere(throng_world *w,
 throng_status throng_obstacle_add_box(throng_world *w, const float min[3],
                                       const float max[3],
                                       throng_object *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_obstacle_add_box";
     if (!w)
         return THRONG_ERR_NULL;
@@ -182,6 +185,7 @@ throng_status throng_obstacle_add_box(throng_world *w, const float min[3],
 
 throng_status throng_wall_add_segment(throng_world *w, const float a[3],
                                       const float b[3], throng_object *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_wall_add_segment";
     if (!w)
         return THRONG_ERR_NULL;
@@ -217,6 +221,7 @@ throng_status throng_wall_add_segment(throng_world *w, const float a[3],
 throng_status throng_wall_add_plane(throng_world *w, const float point[3],
                                     const float normal[3],
                                     throng_object *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_wall_add_plane";
     if (!w)
         return THRONG_ERR_NULL;

@@ -16,6 +16,7 @@
  * jumping to whichever branch happens to be nearer.
  */
 #include "behaviour.h"
+#include "busy.h"
 #include "geometry.h"
 
 #include <math.h>
@@ -35,6 +36,7 @@
 throng_status throng_path_create(throng_world *w, const float *points,
                                  uint32_t count, float radius, bool closed,
                                  throng_object *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_path_create";
     if (!w)
         return THRONG_ERR_NULL;
@@ -128,6 +130,7 @@ throng_status throng_path_create(throng_world *w, const float *points,
 throng_status throng_flow_field_create(throng_world *w,
                                        const throng_flow_field_def *def,
                                        throng_object *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_flow_field_create";
     if (!w)
         return THRONG_ERR_NULL;

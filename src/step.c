@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "busy.h"
 #include "geometry.h"
 #include "parallel.h"
 
@@ -100,6 +101,7 @@ static void run_ticks(parallel_sched *sched, void *arg) {
 }
 
 throng_status throng_world_step(throng_world *w, float dt) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_world_step";
     if (!w)
         return THRONG_ERR_NULL;

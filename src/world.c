@@ -9,6 +9,7 @@
  * replaced by a flag the caller turns into THRONG_ERR_OUT_OF_MEMORY.
  */
 #include "internal.h"
+#include "busy.h"
 #include "geometry.h"
 #include "behaviour.h"
 
@@ -102,11 +103,26 @@ throng_status check_length_field(throng_world *w, const char *fn,
                       (double)x);
 }
 
+/* Waits for, then holds, the world's shared_write lock. Only readers
+ * ever contend for it (a writer has the world to itself), and each holds
+ * it for a short loop that calls nothing outside the library. */
+static void shared_write_lock(throng_world *w) {
+    while (atomic_exchange_explicit(&w->shared_write, 1u,
+                                    memory_order_acquire))
+        ;
+}
+
+static void shared_write_unlock(throng_world *w) {
+    atomic_store_explicit(&w->shared_write, 0u, memory_order_release);
+}
+
 throng_status world_fail(throng_world *w, throng_status status,
                          const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
+    shared_write_lock(w);
     vsnprintf(w->error, sizeof w->error, fmt, ap);
+    shared_write_unlock(w);
     va_end(ap);
     return status;
 }
@@ -156,6 +172,7 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_VERSION: return "snapshot version is newer than this library reads";
     case THRONG_ERR_IO: return "input/output error";
     case THRONG_ERR_UNSUPPORTED: return "unsupported: this CPU or build does not offer what was asked for";
+    case THRONG_ERR_BUSY: return "busy: another call on this world is running";
     }
     return "unknown status";
 }
@@ -775,6 +792,7 @@ static throng_status group_add(throng_world *w, const char *fn,
 
 throng_status throng_group_create(throng_world *w, const throng_group_def *def,
                                   uint32_t *out_group) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!def || !out_group)
@@ -786,6 +804,7 @@ throng_status throng_group_create(throng_world *w, const throng_group_def *def,
 
 throng_status throng_group_find(const throng_world *cw, const char *name,
                                 uint32_t *out_group) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -807,6 +826,7 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
 
 throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
                                         throng_flocking *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -822,6 +842,7 @@ throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
 
 throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
                                         const throng_flocking *f) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!f)
@@ -840,6 +861,7 @@ throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
 
 throng_status throng_group_set_combine(throng_world *w, uint32_t group,
                                        throng_combine_mode mode) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     throng_status st = check_group(w, "throng_group_set_combine", group);
@@ -854,6 +876,7 @@ throng_status throng_group_set_combine(throng_world *w, uint32_t group,
 
 throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
                                       throng_wander *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -869,6 +892,7 @@ throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
 
 throng_status throng_group_set_wander(throng_world *w, uint32_t group,
                                       const throng_wander *wd) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (!wd)
@@ -1123,7 +1147,9 @@ throng_status throng_world_create(const throng_world_def *def,
 }
 
 void throng_world_destroy(throng_world *w) {
-    if (!w)
+    /* A world another call is using stays: freeing it would pull the
+     * memory from under that call, and there is no status to return. */
+    if (!w || !busy_take_for_good(w))
         return;
     throng_world *hash_world = w;
     key_entry *k, *ktmp;
@@ -1174,21 +1200,33 @@ const char *throng_version(void) {
         THRONG_VERSION_MINOR) "." THRONG_STR(THRONG_VERSION_PATCH);
 }
 
+/* What throng_world_last_error gives while another call has the world:
+ * the buffer itself may be being written. */
+static const char busy_sentence[] =
+    "throng_world_last_error: the world is busy with another call";
+
 const char *throng_world_last_error(const throng_world *w) {
+    WORLD_READ_OR(w, busy_sentence);
     return w ? w->error : "throng_world_last_error: world is NULL";
 }
 
 uint32_t throng_world_agent_count(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     return w ? w->count : 0;
 }
 
-int throng_world_dimensions(const throng_world *w) { return w ? w->dims : 0; }
+int throng_world_dimensions(const throng_world *w) {
+    WORLD_READ_OR(w, 0);
+    return w ? w->dims : 0;
+}
 
 uint64_t throng_world_step_count(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     return w ? w->step : 0;
 }
 
 throng_status throng_world_set_threads(throng_world *w, int threads) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     if (threads < 0 || threads > THRONG_MAX_THREADS)
@@ -1205,6 +1243,7 @@ throng_status throng_world_set_task_hooks(throng_world *w,
                                           throng_finish_task_fn *finish_task,
                                           void *task_context,
                                           uint32_t worker_count) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_world_set_task_hooks";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1224,6 +1263,7 @@ throng_status throng_world_set_task_hooks(throng_world *w,
 }
 
 throng_status throng_world_set_stable_columns(throng_world *w, bool stable) {
+    WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
     w->stable_columns = stable ? 1 : 0;
@@ -1237,6 +1277,7 @@ int step_limits_valid(float max_dt, uint32_t max_substeps) {
 
 throng_status throng_world_set_step_limits(throng_world *w, float max_dt,
                                            uint32_t max_substeps) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_world_set_step_limits";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1268,6 +1309,7 @@ static size_t hash_bytes(const UT_hash_table *tbl, size_t entry) {
 }
 
 size_t throng_world_bytes(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     if (!w)
         return 0;
     size_t floats = 0, ints = 0;
@@ -1295,6 +1337,7 @@ size_t throng_world_bytes(const throng_world *w) {
 
 throng_status throng_world_stats(const throng_world *cw,
                                  throng_step_stats *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1308,6 +1351,7 @@ throng_status throng_world_stats(const throng_world *cw,
 
 throng_status throng_world_columns(const throng_world *cw,
                                    throng_columns *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1344,6 +1388,7 @@ static uint64_t float_bits(float x) {
 }
 
 uint64_t throng_world_hash(const throng_world *w) {
+    WORLD_READ_OR(w, 0u);
     if (!w)
         return 0;
     uint64_t h = mix_word(0x7468726F6E67ull, w->step);
@@ -1384,19 +1429,31 @@ uint64_t throng_world_hash(const throng_world *w) {
 /* ------------------------------------------------------------------------ */
 
 void world_links(const throng_world *cw) {
-    if (!cw->links_stale)
-        return;
     throng_world *w = (throng_world *)(uintptr_t)cw;
-    const uint32_t *restrict slot = w->col.slot;
-    uint32_t *restrict slot_dense = w->slot_dense;
-    for (uint32_t r = 0; r < w->count; r++)
-        slot_dense[slot[r]] = r;
-    w->links_stale = 0;
+    if (!atomic_load_explicit(&w->links_stale, memory_order_acquire))
+        return;
+    /* Calls that read the world may run at the same time (busy.h): one
+     * of them rewrites the links, the others wait for it. */
+    shared_write_lock(w);
+    if (atomic_load_explicit(&w->links_stale, memory_order_relaxed)) {
+        const uint32_t *restrict slot = w->col.slot;
+        uint32_t *restrict slot_dense = w->slot_dense;
+        for (uint32_t r = 0; r < w->count; r++)
+            slot_dense[slot[r]] = r;
+        atomic_store_explicit(&w->links_stale, 0, memory_order_release);
+    }
+    shared_write_unlock(w);
 }
 
-/* The slot of a live handle of this world, or -1. A free slot is marked
- * in slot_dense whether or not the links are stale. */
-static int64_t handle_slot(const throng_world *w, throng_agent h) {
+/* The slot of a live handle, or -1. A free slot is marked in slot_dense
+ * whether or not the links are stale, but a reader still brings them up
+ * to date first: another reader may be rewriting them. */
+static inline int64_t handle_slot(const throng_world *w, throng_agent h) {
+    /* world_links's own first test, here so the common case (links up to
+     * date) costs no call on every handle lookup. */
+    if (atomic_load_explicit(&((throng_world *)(uintptr_t)w)->links_stale,
+                             memory_order_acquire))
+        world_links(w);
     if (h.world != w->id || h.slot == 0 || h.slot > w->slot_count)
         return -1;
     const slot_entry *s = &w->slots[h.slot - 1];
@@ -1444,21 +1501,25 @@ static throng_agent handle_of(const throng_world *w, uint32_t slot) {
         int64_t slot_ = handle_slot((w), (h));                                \
         if (slot_ < 0)                                                        \
             return stale((w), (fn), (h));                                     \
-        world_links(w);                                                       \
         (row) = (w)->slot_dense[slot_];                                        \
     } while (0)
 
 bool throng_agent_valid(const throng_world *w, throng_agent h) {
+    WORLD_READ_OR(w, false);
     return w && handle_slot(w, h) >= 0;
 }
 
 uint64_t throng_world_id(const throng_world *w) {
+    /* No guard: the id is fixed at creation, so it reads safely while any
+     * call runs (a busy world answering 0 would let a host build handles
+     * that name no world). */
     return w ? w->id : 0u;
 }
 
 throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
                                   throng_agent *out) {
     static const char fn[] = "throng_agent_rebind";
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1623,6 +1684,7 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
 
 throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
                                throng_agent *out) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_add";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1726,6 +1788,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
 }
 
 throng_status throng_agent_remove(throng_world *w, throng_agent h) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_remove";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1733,8 +1796,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     if (s < 0)
         return stale(w, fn, h);
     agent_columns *c = &w->col;
-    world_links(w);
-    uint32_t i = w->slot_dense[s];
+    uint32_t i = w->slot_dense[s]; /* handle_slot brought the links up */
     uint32_t last = w->count - 1;
     if (w->slots[s].host_key != 0) {
         key_entry *e = NULL;
@@ -1780,6 +1842,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
 
 throng_status throng_agent_find(const throng_world *cw, uint64_t key,
                                 throng_agent *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1799,6 +1862,7 @@ throng_status throng_agent_find(const throng_world *cw, uint64_t key,
 
 throng_status throng_agent_index(const throng_world *cw, throng_agent h,
                                  uint32_t *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1813,6 +1877,7 @@ throng_status throng_agent_index(const throng_world *cw, throng_agent h,
 
 throng_status throng_agent_at(const throng_world *cw, uint32_t index,
                               throng_agent *out) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1831,6 +1896,7 @@ throng_status throng_agent_at(const throng_world *cw, uint32_t index,
 /* Getters share one shape: check the world and out pointer, resolve the
  * handle, copy. */
 #define GETTER_PROLOGUE(fn)                                                   \
+    WORLD_READ(cw);                                                           \
     throng_world *w = (throng_world *)(uintptr_t)cw;                          \
     if (!w)                                                                   \
         return THRONG_ERR_NULL;                                               \
@@ -1883,6 +1949,7 @@ throng_status throng_agent_get_velocity(const throng_world *cw, throng_agent h,
 throng_status throng_agent_get_basis(const throng_world *cw, throng_agent h,
                                      float forward[3], float up[3],
                                      float side[3]) {
+    WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
         return THRONG_ERR_NULL;
@@ -1941,6 +2008,7 @@ throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
 
 throng_status throng_agent_set_position(throng_world *w, throng_agent h,
                                         const float position[3]) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_position";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1965,6 +2033,7 @@ throng_status throng_agent_set_position(throng_world *w, throng_agent h,
 
 throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                                         const float velocity[3]) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_velocity";
     if (!w)
         return THRONG_ERR_NULL;
@@ -1988,6 +2057,7 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
     throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
                                           float value) {                      \
         static const char fn[] = "throng_agent_set_" #name;                   \
+        WORLD_WRITE(w);                                                       \
         if (!w)                                                               \
             return THRONG_ERR_NULL;                                           \
         uint32_t i;                                                           \
@@ -2007,6 +2077,7 @@ SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
                                      uint32_t group) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_group";
     if (!w)
         return THRONG_ERR_NULL;
@@ -2022,6 +2093,7 @@ throng_status throng_agent_set_group(throng_world *w, throng_agent h,
 
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_host_key";
     if (!w)
         return THRONG_ERR_NULL;
@@ -2086,6 +2158,7 @@ static throng_status need_state(throng_world *w, const char *fn) {
 
 throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
                                             const float point[3]) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_target_point";
     if (!w)
         return THRONG_ERR_NULL;
@@ -2109,6 +2182,7 @@ throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
 
 throng_status throng_agent_get_target_point(const throng_world *cw,
                                             throng_agent h, float out[3]) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_target_point";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -2126,6 +2200,7 @@ throng_status throng_agent_get_target_point(const throng_world *cw,
 
 throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
                                             throng_agent target) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_target_agent";
     if (!w)
         return THRONG_ERR_NULL;
@@ -2157,6 +2232,7 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
 throng_status throng_agent_get_target_agent(const throng_world *cw,
                                             throng_agent h,
                                             throng_agent *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_target_agent";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -2174,6 +2250,7 @@ throng_status throng_agent_get_target_agent(const throng_world *cw,
 
 throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
                                         uint32_t progress) {
+    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_progress";
     if (!w)
         return THRONG_ERR_NULL;
@@ -2188,6 +2265,7 @@ throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
 
 throng_status throng_agent_get_progress(const throng_world *cw, throng_agent h,
                                         uint32_t *out) {
+    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_progress";
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)

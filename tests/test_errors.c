@@ -91,6 +91,7 @@ TEST(errors_status_strings)
         THRONG_ERR_VERSION,
         THRONG_ERR_IO,
         THRONG_ERR_UNSUPPORTED,
+        THRONG_ERR_BUSY,
     };
     int n = (int)(sizeof codes / sizeof codes[0]);
     for (int i = 0; i < n; i++) {

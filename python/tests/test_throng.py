@@ -727,6 +727,26 @@ class TestLoading(Case):
         self.assertIn("/nonexistent/libthrong.so (no such file)", out.stderr)
 
 
+class TestBusy(Case):
+    def test_busy_status(self):
+        """THRONG_ERR_BUSY (14) raises BusyError; C records no sentence
+        for it, so the message is the status's own, not the world's last
+        error, which stays as it was."""
+        self.assertEqual(throng.Status.ERR_BUSY, 14)
+        self.assertIn("busy", throng.status_string(throng.Status.ERR_BUSY))
+        with throng.World() as w:
+            with self.assertRaises(throng.OutOfRangeError):
+                w.step(-1.0)
+            before = w.last_error
+            with self.assertRaises(throng.BusyError) as cm:
+                w._call(lambda world: throng.Status.ERR_BUSY)
+            e = cm.exception
+            self.assertIsInstance(e, throng.ThrongError)
+            self.assertEqual(e.status, throng.Status.ERR_BUSY)
+            self.assertEqual(str(e), throng.status_string(14))
+            self.assertEqual(w.last_error, before)
+
+
 class TestThreads(Case):
     def test_calls_from_two_python_threads(self):
         """The world's lock serialises calls: a thread stepping and one
