@@ -37,11 +37,20 @@
  * the slot table and the object table are copied in directly, since no
  * public call could reproduce their order.
  *
- * The checksum catches truncation and corruption. The structural checks
- * behind it (counts against the bytes left, the slot table a permutation
- * of the rows, every id and group in range, finite geometry) are for a
- * snapshot that passes the checksum yet was not written by this library:
- * such a world may behave oddly, but is never read out of bounds.
+ * The checksum catches truncation and corruption. The checks behind it
+ * are for a snapshot that passes the checksum yet was not written by this
+ * library: the structure (counts against the bytes left, the slot table a
+ * permutation of the rows, every id in range), and every object and agent
+ * through the very checks that creating it runs (geo_object_check,
+ * world_check_row), so a loaded world holds nothing its own calls would
+ * have refused.
+ *
+ * Saving to a file never puts the previous snapshot at risk: the bytes go
+ * to a temporary file of a fresh random name, created exclusively (so it
+ * is never somebody else's file, nor a link's target), flushed to disk,
+ * then renamed over the target, and the directory is flushed so the
+ * rename lasts. Concurrent saves to one path each have their own
+ * temporary file; the last rename wins, whole.
  */
 #include "internal.h"
 #include "behaviour.h"
@@ -509,8 +518,8 @@ static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
         io_u32(c, &closed);
         if (c->reading) {
             o->closed = (int)closed;
-            if (o->count < 2u || o->count > THRONG_MAX_PATH_POINTS ||
-                closed > 1u) {
+            if (closed > 1u ||
+                geo_path_count_check(w, "a path", o->count) != THRONG_OK) {
                 snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                           "a path of %u points (closed %u)", o->count,
                           closed);
@@ -543,17 +552,9 @@ static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
             io_u32(c, &o->size[k]);
         size_t floats = 0;
         if (c->reading) {
-            uint64_t cells = 1u;
-            for (int k = 0; k < 3; k++) {
-                int unused_axis = k >= w->dims;
-                if (o->size[k] == 0u || (unused_axis && o->size[k] != 1u))
-                    cells = 0u;
-                /* Checked after each factor, so it stays below 2^58. */
-                cells *= o->size[k];
-                if (cells > THRONG_MAX_FLOW_CELLS)
-                    cells = 0u;
-            }
-            if (cells == 0u) {
+            uint64_t cells = 0u;
+            if (geo_flow_size_check(w, "a flow field", o->size, &cells) !=
+                THRONG_OK) {
                 snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                           "a flow field of %u x %u x %u cells", o->size[0],
                           o->size[1], o->size[2]);
@@ -1003,48 +1004,6 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
     g->bucket_count = (uint32_t)cells;
 }
 
-/* The checks creation made, for values that never change afterwards. */
-static int object_valid(const throng_world *w, const geo_object *o) {
-    for (int k = 0; k < 3; k++)
-        if (!is_finite_float(o->a[k]) || !is_finite_float(o->b[k]))
-            return 0;
-    if (!is_finite_float(o->r))
-        return 0;
-    switch (o->kind) {
-    case GEO_SPHERE:
-        return o->r > 0.0f;
-    case GEO_BOX:
-        for (int k = 0; k < w->dims; k++)
-            if (!(o->a[k] < o->b[k]))
-                return 0;
-        return 1;
-    case GEO_SEGMENT:
-        return w->dims == 2;
-    case GEO_PLANE:
-        return 1;
-    case GEO_PATH:
-        if (!(o->r > 0.0f))
-            return 0;
-        for (size_t i = 0; i < path_floats(o->count, o->closed); i++)
-            if (!is_finite_float(o->points[i]))
-                return 0;
-        return 1;
-    case GEO_FLOW:
-        if (!is_finite_float(o->cell) || !(o->cell > 0.0f))
-            return 0;
-        for (int k = 0; k < 3; k++)
-            if (!is_finite_float(o->origin[k]))
-                return 0;
-        for (size_t i = 0; i < o->data_bytes / sizeof(float); i++)
-            if (!is_finite_float(o->vectors[i]))
-                return 0;
-        return 1;
-    case GEO_FREE:
-        return 1;
-    }
-    return 0;
-}
-
 static void load_geometry(snap_codec *c, throng_world *w,
                           const snap_settings *s) {
     geometry *g = world_alloc(w, sizeof *g);
@@ -1077,10 +1036,13 @@ static void load_geometry(snap_codec *c, throng_world *w,
          * to free. */
         g->count = i + 1u;
         g->data_bytes += o->data_bytes;
-        if (c->status == THRONG_OK && !object_valid(w, o))
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "object %u (kind %u) has values its creation refuses",
-                      i + 1u, (unsigned)o->kind);
+        if (c->status == THRONG_OK) {
+            /* The checks its creation made, from the same code. */
+            char what[32];
+            snprintf(what, sizeof what, "object %u", i + 1u);
+            if (geo_object_check(w, what, o) != THRONG_OK)
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "%s", w->error);
+        }
         g->live += o->kind != GEO_FREE;
         g->planes += o->kind == GEO_PLANE;
     }
@@ -1223,8 +1185,6 @@ static void load_agents(snap_codec *c, throng_world *w,
         return;
 
     const agent_columns *col = &w->col;
-    float *floats[SNAP_FLOAT_COLUMNS];
-    snap_float_columns(col, floats);
     for (uint32_t i = 0; i < w->count; i++) {
         uint32_t slot = col->slot[i];
         if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE) {
@@ -1234,42 +1194,16 @@ static void load_agents(snap_codec *c, throng_world *w,
             return;
         }
         w->slot_dense[slot] = i;
-        if (col->group[i] >= w->group_count) {
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "row %u is in group %u of %u", i, col->group[i],
-                      w->group_count);
+        /* The checks adding the agent made, from the same code, and what
+         * the setters and steps keep true (finite columns, which the grid
+         * and the neighbours' forces rely on, a unit heading, a position
+         * inside a periodic box). */
+        char what[64];
+        snprintf(what, sizeof what, "agent {%u, %u} (row %u)", slot + 1u,
+                 w->slots[slot].generation, i);
+        if (world_check_row(w, what, i) != THRONG_OK) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "%s", w->error);
             return;
-        }
-        /* Set only through checked calls, never by a step. */
-        if (!is_finite_float(col->mass[i]) || !(col->mass[i] > 0.0f) ||
-            !is_finite_float(col->max_force[i]) || col->max_force[i] < 0.0f ||
-            !is_finite_float(col->max_speed[i]) || col->max_speed[i] < 0.0f ||
-            !is_finite_float(col->radius[i]) || col->radius[i] < 0.0f) {
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "row %u: mass, max_force, max_speed or radius out of "
-                      "range",
-                      i);
-            return;
-        }
-        /* Checked calls and steps keep every column finite; a NaN or an
-         * infinity would spread through the neighbours' forces, and the
-         * grid cannot hash it. */
-        for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++)
-            if (floats[k] && !is_finite_float(floats[k][i])) {
-                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                          "row %u: float column %d is not finite", i, k);
-                return;
-            }
-        /* Every step and setter wraps positions into the box, and the
-         * grid relies on it. */
-        if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
-            const float *p[3] = {col->px, col->py, col->pz};
-            for (int a = 0; a < w->dims; a++)
-                if (!(p[a][i] >= 0.0f && p[a][i] < w->box[a])) {
-                    snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                              "row %u lies outside the periodic box", i);
-                    return;
-                }
         }
     }
     /* Free slots: each once (marked while checking), none live, no key. */
