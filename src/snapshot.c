@@ -709,6 +709,26 @@ static throng_status snap_measure(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
+/* A snapshot holds only finite values (the loader refuses any other), and
+ * checked calls and steps store no other; a host writing through the
+ * column pointers can. Such a world is refused before anything is
+ * written, naming the value, rather than saved as a snapshot no load
+ * would accept. */
+static throng_status snap_refuse_non_finite(throng_world *w, const char *fn) {
+    const char *column = NULL;
+    uint32_t row = 0;
+    float value = 0.0f;
+    if (!world_non_finite(w, &column, &row, &value))
+        return THRONG_OK;
+    uint32_t slot = w->col.slot[row];
+    return world_fail(w, THRONG_ERR_NOT_FINITE,
+                      "%s: column %s of the agent at dense row %u (handle "
+                      "{%u, %u}, slot %u) is %g; a snapshot holds only finite "
+                      "values, and nothing was written",
+                      fn, column, row, slot + 1u, w->slots[slot].generation,
+                      slot, (double)value);
+}
+
 throng_status throng_world_snapshot_size(const throng_world *cw,
                                          size_t *out_bytes) {
     throng_world *w = (throng_world *)(uintptr_t)cw;
@@ -737,6 +757,8 @@ throng_status throng_world_save(const throng_world *cw, void *buffer,
         return st;
     if (out_bytes)
         *out_bytes = size;
+    if ((st = snap_refuse_non_finite(w, fn)) != THRONG_OK)
+        return st;
     if (capacity < size)
         return world_fail(w, THRONG_ERR_CAPACITY,
                           "%s: the buffer holds %zu bytes, the snapshot "

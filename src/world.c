@@ -233,6 +233,49 @@ static void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     memcpy(out, all, sizeof all);
 }
 
+/* Their names, in the same order, for sentences. */
+static const char *const float_column_names[FLOAT_COLUMNS] = {
+    "px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz", "ux", "uy", "uz",
+    "mass", "max_force", "max_speed", "radius", "wander_rate", "tx", "ty",
+    "tz", "wx", "wy", "wz"};
+
+/* Rows scanned per block: the block's test vectorises (an OR of masks,
+ * no early exit), and only a block with a bad value is looked at again. */
+#define FINITE_SCAN_BLOCK 4096u
+
+int world_non_finite(const throng_world *cw, const char **out_column,
+                     uint32_t *out_row, float *out_value) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        const float *x = *cols[k];
+        if (!x)
+            continue;
+        for (uint32_t b = 0; b < w->count; b += FINITE_SCAN_BLOCK) {
+            uint32_t e = w->count - b < FINITE_SCAN_BLOCK
+                             ? w->count
+                             : b + FINITE_SCAN_BLOCK;
+            uint32_t bad = 0;
+            for (uint32_t i = b; i < e; i++) {
+                uint32_t bits;
+                memcpy(&bits, &x[i], sizeof bits);
+                bad |= (bits & 0x7F800000u) == 0x7F800000u;
+            }
+            if (!bad)
+                continue;
+            for (uint32_t i = b; i < e; i++)
+                if (!is_finite_float(x[i])) {
+                    *out_column = float_column_names[k];
+                    *out_row = i;
+                    *out_value = x[i];
+                    return 1;
+                }
+        }
+    }
+    return 0;
+}
+
 static void u32_columns(agent_columns *c, uint32_t **out[U32_COLUMN_COUNT]) {
     uint32_t **all[U32_COLUMN_COUNT] = {&c->target_slot, &c->target_gen,
                                         &c->progress, &c->group, &c->slot};
