@@ -57,9 +57,14 @@
 #include "geometry.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SNAP_MAGIC "THRNGSNP"
 #define SNAP_MAGIC_BYTES 8u
@@ -89,6 +94,17 @@
 #define SNAP_MIN_AGENT_BYTES 52u
 #define SNAP_MIN_OBJECT_BYTES 8u
 #define SNAP_MIN_GROUP_BYTES 140u
+
+/* Saving a file: the most bytes handed to one write() (a larger count is
+ * implementation-defined past SSIZE_MAX, and a short write comes back
+ * anyway), and the temporary names tried before giving up (each clash is
+ * a name another file already has). */
+#define SNAP_WRITE_CHUNK (1u << 30)
+#define SNAP_TEMP_TRIES 16u
+
+/* Reading a stream that cannot tell its size (a pipe): the first chunk;
+ * the buffer then doubles as bytes arrive, up to the header's length. */
+#define SNAP_STREAM_CHUNK (64u * 1024u)
 
 /* The columns in the format's order; absent ones (NULL) are skipped, and
  * which are absent follows from the dimensions and the behaviour-state
@@ -768,6 +784,139 @@ throng_status throng_world_save(const throng_world *cw, void *buffer,
     return THRONG_OK;
 }
 
+/* Writes all n bytes, through short writes and interrupted calls;
+ * returns 0 or the errno of the failure. */
+static int write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        size_t chunk = n < SNAP_WRITE_CHUNK ? n : SNAP_WRITE_CHUNK;
+        ssize_t done = write(fd, p, chunk);
+        if (done < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (done == 0)
+            return EIO; /* a regular file never takes nothing */
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+static int fsync_retry(int fd) {
+    while (fsync(fd) != 0)
+        if (errno != EINTR)
+            return errno;
+    return 0;
+}
+
+/* A name for the temporary file no other save is using: the target's
+ * name, then ".tmp-" and 16 hex digits mixed from the process id, a
+ * process-wide counter, the clock and the attempt. Unpredictable enough
+ * that nobody plants a file there by chance; the exclusive create below
+ * is what makes it safe if somebody does. */
+static void temp_name(char *out, size_t cap, const char *path,
+                      uint32_t attempt) {
+    static _Atomic uint32_t counter;
+    struct timespec now;
+    memset(&now, 0, sizeof now);
+    (void)clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t x = ((uint64_t)(uint32_t)getpid() << 32) ^ (uint64_t)counter++;
+    x ^= (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull;
+    x ^= (uint64_t)now.tv_sec << 20 ^ (uint64_t)attempt << 48;
+    x ^= (uint64_t)(uintptr_t)&now; /* differs between threads */
+    /* splitmix64's finish: every input bit reaches every output bit. */
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    snprintf(out, cap, "%s.tmp-%016llx", path, (unsigned long long)x);
+}
+
+/* The directory holding `path`, into out (room for strlen(path) + 2). */
+static void parent_dir(char *out, size_t cap, const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(out, cap, ".");
+    } else if (slash == path) {
+        snprintf(out, cap, "/");
+    } else {
+        size_t n = (size_t)(slash - path);
+        memcpy(out, path, n);
+        out[n] = '\0';
+    }
+}
+
+/* The file steps of a save, with the refusal's sentence recorded: tmp and
+ * dir are scratch for the two names, tmp_cap bytes each. */
+static throng_status save_bytes(throng_world *w, const char *fn,
+                                const char *path, const uint8_t *bytes,
+                                size_t size, char *tmp, size_t tmp_cap,
+                                char *dir) {
+    /* The directory is opened first, so a save that could not make
+     * itself durable is refused before it replaces anything. */
+    parent_dir(dir, tmp_cap, path);
+    int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: cannot open the directory \"%s\": %s", fn, dir,
+                          strerror(errno));
+    /* O_EXCL creates the file or fails: it never opens an existing file
+     * and never follows a symbolic link planted at the name (O_NOFOLLOW
+     * says so again). A name that exists is another save's: try another. */
+    int fd = -1, err = EEXIST;
+    for (uint32_t attempt = 0; attempt < SNAP_TEMP_TRIES && fd < 0; attempt++) {
+        temp_name(tmp, tmp_cap, path, attempt);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0666);
+        err = fd < 0 ? errno : 0;
+        if (fd < 0 && err != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        close(dir_fd);
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: cannot create a temporary file beside \"%s\" "
+                          "(last tried \"%s\"): %s",
+                          fn, path, tmp, strerror(err));
+    }
+    const char *step = "write";
+    err = write_all(fd, bytes, size);
+    if (!err) {
+        step = "flush to disk";
+        err = fsync_retry(fd);
+    }
+    /* A close after a successful fsync loses nothing, and an interrupted
+     * one has closed the descriptor on Linux: only other errors count. */
+    if (close(fd) != 0 && !err && errno != EINTR) {
+        step = "close";
+        err = errno;
+    }
+    if (!err && rename(tmp, path) != 0) {
+        step = "rename over the target";
+        err = errno;
+    }
+    if (err) {
+        (void)unlink(tmp);
+        close(dir_fd);
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: cannot %s the %zu-byte snapshot \"%s\" (\"%s\" "
+                          "is untouched): %s",
+                          fn, step, size, tmp, path, strerror(err));
+    }
+    /* The rename is durable once the directory is on disk. Filesystems
+     * that cannot flush a directory say EINVAL; nothing more can be done
+     * there. */
+    err = fsync_retry(dir_fd);
+    close(dir_fd);
+    if (err && err != EINVAL)
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: the snapshot replaced \"%s\", but its directory "
+                          "could not be flushed to disk, so a power cut may "
+                          "still undo it: %s",
+                          fn, path, strerror(err));
+    return THRONG_OK;
+}
+
 throng_status throng_world_save_file(const throng_world *cw,
                                      const char *path) {
     static const char fn[] = "throng_world_save_file";
@@ -777,63 +926,34 @@ throng_status throng_world_save_file(const throng_world *cw,
     if (!path)
         return world_fail(w, THRONG_ERR_NULL, "%s: path must not be NULL",
                           fn);
-    /* Refused before any file is touched: "" + ".tmp" would write, then
-     * delete, a file named ".tmp" in the working directory. */
+    /* Refused before any file is touched: an empty name has no directory
+     * to write the temporary file in. */
     if (path[0] == '\0')
         return world_fail(w, THRONG_ERR_IO, "%s: the path is empty", fn);
-    size_t size;
-    throng_status st = snap_measure(w, fn, &size);
+    throng_status st = snap_refuse_non_finite(w, fn);
     if (st != THRONG_OK)
         return st;
+    size_t size;
+    if ((st = snap_measure(w, fn, &size)) != THRONG_OK)
+        return st;
     size_t path_len = strlen(path);
-    size_t tmp_bytes = path_len + sizeof ".tmp";
+    /* ".tmp-", 16 hex digits and the terminator. */
+    const size_t suffix = 22u;
+    size_t tmp_bytes = path_len < SIZE_MAX - suffix ? path_len + suffix : 0;
     uint8_t *buffer = world_alloc(w, size);
-    char *tmp = path_len < SIZE_MAX - sizeof ".tmp" ? world_alloc(w, tmp_bytes)
-                                                    : NULL;
-    if (!buffer || !tmp) {
-        world_free(w, buffer, size);
-        world_free(w, tmp, tmp_bytes);
-        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                          "%s: no memory for a snapshot of %zu bytes", fn,
-                          size);
-    }
-    snap_encode(w, buffer);
-    memcpy(tmp, path, path_len);
-    memcpy(tmp + path_len, ".tmp", sizeof ".tmp");
-
-    /* Write beside the target, then rename over it: rename replaces a
-     * file in one step, so a crash or a full disk leaves the previous
-     * snapshot whole rather than a truncated one in its place. */
-    st = THRONG_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = world_fail(w, THRONG_ERR_IO, "%s: cannot open \"%s\": %s", fn,
-                        tmp, strerror(errno));
+    char *tmp = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
+    char *dir = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
+    if (buffer && tmp && dir) {
+        snap_encode(w, buffer);
+        st = save_bytes(w, fn, path, buffer, size, tmp, tmp_bytes, dir);
     } else {
-        /* The first failure's reason: a full disk often shows only at
-         * the flush or the close. */
-        errno = 0;
-        int err = 0;
-        if (fwrite(buffer, 1, size, f) != size)
-            err = errno ? errno : EIO;
-        if (fflush(f) != 0 && !err)
-            err = errno ? errno : EIO;
-        if (fclose(f) != 0 && !err)
-            err = errno ? errno : EIO;
-        if (err) {
-            st = world_fail(w, THRONG_ERR_IO,
-                            "%s: cannot write %zu bytes to \"%s\": %s", fn,
-                            size, tmp, strerror(err));
-            remove(tmp);
-        } else if (rename(tmp, path) != 0) {
-            st = world_fail(w, THRONG_ERR_IO,
-                            "%s: cannot rename \"%s\" to \"%s\": %s", fn, tmp,
-                            path, strerror(errno));
-            remove(tmp);
-        }
+        st = world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                        "%s: no memory for a snapshot of %zu bytes", fn,
+                        size);
     }
     world_free(w, buffer, size);
     world_free(w, tmp, tmp_bytes);
+    world_free(w, dir, tmp_bytes);
     return st;
 }
 
