@@ -1519,6 +1519,66 @@ throng_status throng_world_load(const void *buffer, size_t bytes,
     return THRONG_OK;
 }
 
+/* Reads a snapshot of `total` bytes whose header, `head`, was read from
+ * f already; returns the whole snapshot, in a block of *out_bytes, or
+ * NULL with the refusal in c. A file whose size was checked against the
+ * header (`sized`) is read in one go. A stream that cannot tell its size
+ * (a pipe, a FIFO) is read in chunks, the buffer doubling only as the
+ * bytes arrive: a header that claims more than the stream holds costs
+ * about what the stream held, never what the header claims. */
+static uint8_t *read_rest(snap_codec *c, const throng_world *boot, FILE *f,
+                          const uint8_t *head, size_t total, int sized,
+                          size_t *out_bytes) {
+    size_t cap = sized || total < SNAP_STREAM_CHUNK ? total : SNAP_STREAM_CHUNK;
+    uint8_t *buffer = world_alloc(boot, cap);
+    if (!buffer) {
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                  "no memory for %zu bytes of a snapshot of %zu", cap, total);
+        return NULL;
+    }
+    memcpy(buffer, head, SNAP_HEADER_BYTES);
+    size_t have = SNAP_HEADER_BYTES;
+    while (have < total) {
+        if (have == cap) {
+            size_t grown = cap > total / 2u ? total : 2u * cap;
+            uint8_t *more = world_alloc(boot, grown);
+            if (!more) {
+                snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                          "no memory for %zu bytes of a snapshot of %zu",
+                          grown, total);
+                break;
+            }
+            memcpy(more, buffer, have);
+            world_free(boot, buffer, cap);
+            buffer = more;
+            cap = grown;
+        }
+        size_t want = cap - have;
+        size_t got = fread(buffer + have, 1, want, f);
+        have += got;
+        if (got == want)
+            continue;
+        if (ferror(f))
+            snap_fail(c, THRONG_ERR_IO, "cannot read the file: %s",
+                      strerror(errno));
+        else
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "truncated: the file ends after %zu of the %zu bytes "
+                      "its header states",
+                      have, total);
+        break;
+    }
+    if (c->status == THRONG_OK && fgetc(f) != EOF)
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "the file is longer than its header states");
+    if (c->status != THRONG_OK) {
+        world_free(boot, buffer, cap);
+        return NULL;
+    }
+    *out_bytes = cap;
+    return buffer;
+}
+
 throng_status throng_world_load_file(const char *path,
                                      const throng_world_load_def *def,
                                      throng_world **out_world) {
@@ -1555,15 +1615,16 @@ throng_status throng_world_load_file(const char *path,
     throng_status st = THRONG_OK;
     uint64_t total = 0;
     uint8_t *buffer = NULL;
+    size_t buffer_bytes = 0;
     if (ferror(f)) {
         st = THRONG_ERR_IO;
         load_report(def, "%s: cannot read \"%s\": %s", fn, path,
                     strerror(errno));
     } else {
         header_check(&c, head, got, &total);
+        off_t size = -1;
         if (c.status == THRONG_OK) {
             /* Where the file can tell its size, compare it at once. */
-            off_t size = -1;
             if (fseeko(f, 0, SEEK_END) == 0)
                 size = ftello(f);
             if (size >= 0 && (uint64_t)size != total)
@@ -1577,32 +1638,11 @@ throng_status throng_world_load_file(const char *path,
                 snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
                           "a snapshot of %llu bytes",
                           (unsigned long long)total);
+            clearerr(f);
         }
-        if (c.status == THRONG_OK) {
-            buffer = world_alloc(&boot, (size_t)total);
-            if (!buffer)
-                snap_fail(&c, THRONG_ERR_OUT_OF_MEMORY,
-                          "no memory for a snapshot of %llu bytes",
-                          (unsigned long long)total);
-        }
-        if (c.status == THRONG_OK) {
-            /* buffer is set: snap_fail() is variadic, so the analyser does
-             * not follow it setting c.status when the allocation fails. */
-            /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
-            memcpy(buffer, head, SNAP_HEADER_BYTES);
-            size_t rest = (size_t)total - SNAP_HEADER_BYTES;
-            size_t got_rest = fread(buffer + SNAP_HEADER_BYTES, 1, rest, f);
-            if (ferror(f))
-                snap_fail(&c, THRONG_ERR_IO, "cannot read the file: %s",
-                          strerror(errno));
-            else if (got_rest != rest)
-                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
-                          "truncated: the file ends %zu bytes short",
-                          rest - got_rest);
-            else if (fgetc(f) != EOF)
-                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
-                          "the file is longer than its header states");
-        }
+        if (c.status == THRONG_OK)
+            buffer = read_rest(&c, &boot, f, head, (size_t)total, size >= 0,
+                               &buffer_bytes);
         st = c.status;
         if (st != THRONG_OK)
             load_report(def, "%s: \"%s\": %s", fn, path, c.why);
@@ -1610,6 +1650,6 @@ throng_status throng_world_load_file(const char *path,
     fclose(f);
     if (st == THRONG_OK)
         st = throng_world_load(buffer, (size_t)total, def, out_world);
-    world_free(&boot, buffer, (size_t)total);
+    world_free(&boot, buffer, buffer_bytes);
     return st;
 }
