@@ -87,6 +87,7 @@ int main(int argc, char **argv)
     register_alloc_fail_tests();
     register_bad_input_tests();
     register_tasks_tests();
+    register_save_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

@@ -59,6 +59,7 @@ void register_degenerate_tests(void);
 void register_alloc_fail_tests(void);
 void register_bad_input_tests(void);
 void register_tasks_tests(void);
+void register_save_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
