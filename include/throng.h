@@ -84,7 +84,10 @@ typedef enum throng_status {
     /* A float argument or def field the call reads was NaN, +Inf or -Inf
      * (checked before its range). Components a world ignores (z in 2D)
      * and behaviour fields the behaviour's kind does not read are not
-     * checked. */
+     * checked. Also a save (throng_world_save, throng_world_save_file)
+     * of a world holding a NaN or an infinity in an agent column or its
+     * behaviour state, which only writing through the column pointers
+     * can put there: nothing is written. */
     THRONG_ERR_NOT_FINITE = 2,
     /* A finite number, integer or enum outside its documented range,
      * for example: zero or negative mass; negative max speed, max force
@@ -124,12 +127,14 @@ typedef enum throng_status {
      * which then writes nothing). */
     THRONG_ERR_CAPACITY = 9,
     /* A snapshot is truncated, too long, corrupted (checksum) or
-     * inconsistent, or is not a snapshot at all. */
+     * inconsistent, holds an object or agent its creation would refuse,
+     * or is not a snapshot at all. */
     THRONG_ERR_BAD_SNAPSHOT = 10,
     /* A snapshot of a newer format version than this library reads. */
     THRONG_ERR_VERSION = 11,
-    /* A file could not be opened, read, written or renamed (the system's
-     * reason is in the sentence); also an empty path. */
+    /* A file could not be opened, read, written, flushed to disk or
+     * renamed (the sentence names the step and the system's reason);
+     * also an empty path. */
     THRONG_ERR_IO = 12,
     /* A valid request this CPU or this build cannot serve: a SIMD path
      * (throng_world_def.simd) that the processor lacks or that the
@@ -1257,7 +1262,14 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * A newer format version is refused with THRONG_ERR_VERSION; a snapshot
  * that is truncated, longer than its header says, fails its checksum (any
  * single changed byte does) or is inconsistent within is refused with
- * THRONG_ERR_BAD_SNAPSHOT. A refused load creates no world. */
+ * THRONG_ERR_BAD_SNAPSHOT. So is one whose checksum holds but whose
+ * contents no world could have: every object and every agent read passes
+ * the same checks (the same code) as creating it did (a wall segment's
+ * ends at least 1e-6 m apart, a plane's normal of unit length within
+ * 1e-5, no repeated path point, finite values, mass > 0, ...) and what
+ * steps keep true (an agent's heading of unit length within 1e-5, in 3D
+ * its up vector perpendicular to it within 1e-3, positions inside a
+ * periodic box). A refused load creates no world. */
 #define THRONG_SNAPSHOT_VERSION 3u
 
 /* The size in bytes of the world's snapshot as it is now. */
@@ -1267,16 +1279,32 @@ THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,
 /* Writes the world's snapshot to buffer. When `capacity` is below the
  * snapshot's size, nothing is written and THRONG_ERR_CAPACITY is returned
  * (buffer may then be NULL); either way *out_bytes (may be NULL) receives
- * the snapshot's size. The world is not changed. */
+ * the snapshot's size. A world holding a NaN or an infinity in an agent
+ * column is refused (THRONG_ERR_NOT_FINITE, the sentence naming the
+ * column, the dense row and the handle) before anything is written. The
+ * world is not changed. */
 THRONG_API throng_status throng_world_save(const throng_world *world,
                                            void *buffer, size_t capacity,
                                            size_t *out_bytes);
 
-/* Writes the world's snapshot to the file at `path`: first to "<path>.tmp",
- * which is then renamed over `path`, so an existing file is only ever
- * replaced by a complete snapshot. THRONG_ERR_IO (with the system's reason
- * in throng_world_last_error) when a file cannot be written; an empty
- * path is refused the same way before any file is touched. */
+/* Writes the world's snapshot to the file at `path`, replacing it whole:
+ * the bytes go to a new temporary file beside it, named "<path>.tmp-"
+ * and 16 hex digits mixed from the process id, a counter and the clock,
+ * created exclusively (never an existing file, never through a symbolic
+ * link), written in full, flushed to disk (fsync), renamed over `path`,
+ * and the rename made durable by flushing the directory. So `path` holds
+ * either its previous contents or the complete new snapshot, also after
+ * a crash or a power cut on a filesystem that honours fsync; saves to one
+ * path from several threads or processes at once leave one of their
+ * complete snapshots; a symbolic link at `path` is replaced, not
+ * followed. On failure (THRONG_ERR_IO, the sentence naming the step that
+ * failed and the system's reason; THRONG_ERR_OUT_OF_MEMORY; or
+ * THRONG_ERR_NOT_FINITE as throng_world_save) the temporary file is
+ * removed and `path` is as it was; the one exception is a directory that
+ * cannot be flushed after the rename, which the sentence reports as such
+ * (the new snapshot is in place but may not survive a power cut). The
+ * directory must be readable, to flush it. An empty path is refused
+ * before any file is touched. */
 THRONG_API throng_status throng_world_save_file(const throng_world *world,
                                                 const char *path);
 
@@ -1302,7 +1330,11 @@ THRONG_API throng_status throng_world_load(const void *buffer, size_t bytes,
                                            throng_world **out_world);
 
 /* Creates a world from a snapshot file, as throng_world_load. A file that
- * cannot be opened or read gives THRONG_ERR_IO. */
+ * cannot be opened or read gives THRONG_ERR_IO. A regular file's size is
+ * checked against the header before its bytes are allocated; a stream
+ * that cannot tell its size (a pipe, a FIFO) is read in chunks, its
+ * buffer growing only with the bytes that arrive, so a header claiming
+ * more than the stream holds is refused as truncated. */
 THRONG_API throng_status throng_world_load_file(const char *path,
                                                 const throng_world_load_def *def,
                                                 throng_world **out_world);

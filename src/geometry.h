@@ -80,6 +80,42 @@ typedef struct geometry {
     geo_grid grid;
 } geometry;
 
+/* The shortest wall segment, plane normal (before it is scaled to unit
+ * length) and gap between consecutive path points, in metres: anything
+ * shorter has no direction left after the rounding of its inputs, and a
+ * segment's projection divides by its squared length. */
+#define GEO_MIN_LENGTH 1e-6
+/* How far from 1 a stored unit vector's length may be. Normalising in
+ * float or double is good to a few ulp (about 1e-7); this leaves a wide
+ * margin and still refuses anything that is not a unit vector. */
+#define GEO_UNIT_TOLERANCE 1e-5
+
+/* Checks an object in the form the table holds it: the kind set, points
+ * with the components the world lacks (z in 2D) at 0, a plane's normal
+ * at unit length, a path's cumulative lengths filled, the fields its kind
+ * does not use at 0. These are the checks creation makes, in one place:
+ * creating an object builds this form from the arguments and checks it
+ * here before storing it, and a snapshot's loader checks every object it
+ * reads the same way, so the two refuse exactly the same objects.
+ * Records the refusal under `fn` (THRONG_ERR_NOT_FINITE, or
+ * THRONG_ERR_OUT_OF_RANGE for anything else). */
+throng_status geo_object_check(throng_world *world, const char *fn,
+                               const geo_object *obj);
+/* THRONG_ERR_OUT_OF_RANGE, recorded, unless a path may have `count`
+ * points: checked before the points are read or allocated. */
+throng_status geo_path_count_check(throng_world *world, const char *fn,
+                                   uint32_t count);
+/* THRONG_ERR_OUT_OF_RANGE, recorded, unless a flow field of `size` cells
+ * per axis (1 on the axes a world of `dims` lacks) is allowed; then
+ * *out_cells is its number of cells. Checked before the vectors are read
+ * or allocated. */
+throng_status geo_flow_size_check(throng_world *world, const char *fn,
+                                  const uint32_t size[3],
+                                  uint64_t *out_cells);
+/* Fills a path's length_at from its points, as geo_object_check expects
+ * them. */
+void geo_path_lengths(int dims, geo_object *obj);
+
 /* Makes room for one more object; on failure records the refusal and
  * returns THRONG_ERR_OUT_OF_MEMORY (or CAPACITY) with the world unchanged. */
 throng_status geo_reserve(throng_world *world, const char *fn);

@@ -309,6 +309,22 @@ void world_uniform_note(throng_world *world, uint32_t bit, uint32_t row);
  * step does the same for the columns marked in world->uniform_check. */
 void world_uniform_scan(throng_world *world);
 
+/* Checks row `row` as adding an agent, the setters and every step keep
+ * it: the fields throng_agent_add checks (the same code), a position
+ * inside a periodic box, a finite unit heading (and in 3D an up vector
+ * perpendicular to it), finite behaviour state and a target that is none
+ * or another slot. Records the refusal under `fn`; the snapshot loader
+ * runs it on every row it reads. */
+throng_status world_check_row(throng_world *world, const char *fn,
+                              uint32_t row);
+
+/* Looks for a NaN or an infinity in the world's float columns (behaviour
+ * state included) in one pass: returns 1 and the first one's column name,
+ * dense row and value, or 0 when every value is finite. Checked calls and steps
+ * never store one; a host writing through the column pointers can. */
+int world_non_finite(const throng_world *world, const char **out_column,
+                     uint32_t *out_row, float *out_value);
+
 /* Allocates the behaviour-state columns when they do not exist yet;
  * nonzero when out of memory (the world is unchanged). */
 int world_enable_behaviour_state(throng_world *world);

@@ -39,11 +39,20 @@
  * the slot table and the object table are copied in directly, since no
  * public call could reproduce their order.
  *
- * The checksum catches truncation and corruption. The structural checks
- * behind it (counts against the bytes left, the slot table a permutation
- * of the rows, every id and group in range, finite geometry) are for a
- * snapshot that passes the checksum yet was not written by this library:
- * such a world may behave oddly, but is never read out of bounds.
+ * The checksum catches truncation and corruption. The checks behind it
+ * are for a snapshot that passes the checksum yet was not written by this
+ * library: the structure (counts against the bytes left, the slot table a
+ * permutation of the rows, every id in range), and every object and agent
+ * through the very checks that creating it runs (geo_object_check,
+ * world_check_row), so a loaded world holds nothing its own calls would
+ * have refused.
+ *
+ * Saving to a file never puts the previous snapshot at risk: the bytes go
+ * to a temporary file of a fresh random name, created exclusively (so it
+ * is never somebody else's file, nor a link's target), flushed to disk,
+ * then renamed over the target, and the directory is flushed so the
+ * rename lasts. Concurrent saves to one path each have their own
+ * temporary file; the last rename wins, whole.
  */
 #include "internal.h"
 #include "busy.h"
@@ -51,9 +60,14 @@
 #include "geometry.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SNAP_MAGIC "THRNGSNP"
 #define SNAP_MAGIC_BYTES 8u
@@ -88,6 +102,17 @@
 #define SNAP_MIN_AGENT_BYTES 52u
 #define SNAP_MIN_OBJECT_BYTES 8u
 #define SNAP_MIN_GROUP_BYTES 140u
+
+/* Saving a file: the most bytes handed to one write() (a larger count is
+ * implementation-defined past SSIZE_MAX, and a short write comes back
+ * anyway), and the temporary names tried before giving up (each clash is
+ * a name another file already has). */
+#define SNAP_WRITE_CHUNK (1u << 30)
+#define SNAP_TEMP_TRIES 16u
+
+/* Reading a stream that cannot tell its size (a pipe): the first chunk;
+ * the buffer then doubles as bytes arrive, up to the header's length. */
+#define SNAP_STREAM_CHUNK (64u * 1024u)
 
 /* The columns in the format's order; absent ones (NULL) are skipped, and
  * which are absent follows from the dimensions and the behaviour-state
@@ -537,8 +562,8 @@ static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
         io_u32(c, &closed);
         if (c->reading) {
             o->closed = (int)closed;
-            if (o->count < 2u || o->count > THRONG_MAX_PATH_POINTS ||
-                closed > 1u) {
+            if (closed > 1u ||
+                geo_path_count_check(w, "a path", o->count) != THRONG_OK) {
                 snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                           "a path of %u points (closed %u)", o->count,
                           closed);
@@ -571,17 +596,9 @@ static void io_object(snap_codec *c, throng_world *w, geo_object *o) {
             io_u32(c, &o->size[k]);
         size_t floats = 0;
         if (c->reading) {
-            uint64_t cells = 1u;
-            for (int k = 0; k < 3; k++) {
-                int unused_axis = k >= w->dims;
-                if (o->size[k] == 0u || (unused_axis && o->size[k] != 1u))
-                    cells = 0u;
-                /* Checked after each factor, so it stays below 2^58. */
-                cells *= o->size[k];
-                if (cells > THRONG_MAX_FLOW_CELLS)
-                    cells = 0u;
-            }
-            if (cells == 0u) {
+            uint64_t cells = 0u;
+            if (geo_flow_size_check(w, "a flow field", o->size, &cells) !=
+                THRONG_OK) {
                 snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                           "a flow field of %u x %u x %u cells", o->size[0],
                           o->size[1], o->size[2]);
@@ -736,6 +753,26 @@ static throng_status snap_measure(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
+/* A snapshot holds only finite values (the loader refuses any other), and
+ * checked calls and steps store no other; a host writing through the
+ * column pointers can. Such a world is refused before anything is
+ * written, naming the value, rather than saved as a snapshot no load
+ * would accept. */
+static throng_status snap_refuse_non_finite(throng_world *w, const char *fn) {
+    const char *column = NULL;
+    uint32_t row = 0;
+    float value = 0.0f;
+    if (!world_non_finite(w, &column, &row, &value))
+        return THRONG_OK;
+    uint32_t slot = w->col.slot[row];
+    return world_fail(w, THRONG_ERR_NOT_FINITE,
+                      "%s: column %s of the agent at dense row %u (handle "
+                      "{%u, %u}, slot %u) is %g; a snapshot holds only finite "
+                      "values, and nothing was written",
+                      fn, column, row, slot + 1u, w->slots[slot].generation,
+                      slot, (double)value);
+}
+
 throng_status throng_world_snapshot_size(const throng_world *cw,
                                          size_t *out_bytes) {
     WORLD_READ(cw);
@@ -766,12 +803,147 @@ throng_status throng_world_save(const throng_world *cw, void *buffer,
         return st;
     if (out_bytes)
         *out_bytes = size;
+    if ((st = snap_refuse_non_finite(w, fn)) != THRONG_OK)
+        return st;
     if (capacity < size)
         return world_fail(w, THRONG_ERR_CAPACITY,
                           "%s: the buffer holds %zu bytes, the snapshot "
                           "needs %zu",
                           fn, capacity, size);
     snap_encode(w, buffer);
+    return THRONG_OK;
+}
+
+/* Writes all n bytes, through short writes and interrupted calls;
+ * returns 0 or the errno of the failure. */
+static int write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        size_t chunk = n < SNAP_WRITE_CHUNK ? n : SNAP_WRITE_CHUNK;
+        ssize_t done = write(fd, p, chunk);
+        if (done < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (done == 0)
+            return EIO; /* a regular file never takes nothing */
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+static int fsync_retry(int fd) {
+    while (fsync(fd) != 0)
+        if (errno != EINTR)
+            return errno;
+    return 0;
+}
+
+/* A name for the temporary file no other save is using: the target's
+ * name, then ".tmp-" and 16 hex digits mixed from the process id, a
+ * process-wide counter, the clock and the attempt. Unpredictable enough
+ * that nobody plants a file there by chance; the exclusive create below
+ * is what makes it safe if somebody does. */
+static void temp_name(char *out, size_t cap, const char *path,
+                      uint32_t attempt) {
+    static _Atomic uint32_t counter;
+    struct timespec now;
+    memset(&now, 0, sizeof now);
+    (void)clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t x = ((uint64_t)(uint32_t)getpid() << 32) ^ (uint64_t)counter++;
+    x ^= (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull;
+    x ^= (uint64_t)now.tv_sec << 20 ^ (uint64_t)attempt << 48;
+    x ^= (uint64_t)(uintptr_t)&now; /* differs between threads */
+    /* splitmix64's finish: every input bit reaches every output bit. */
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    snprintf(out, cap, "%s.tmp-%016llx", path, (unsigned long long)x);
+}
+
+/* The directory holding `path`, into out (room for strlen(path) + 2). */
+static void parent_dir(char *out, size_t cap, const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(out, cap, ".");
+    } else if (slash == path) {
+        snprintf(out, cap, "/");
+    } else {
+        size_t n = (size_t)(slash - path);
+        memcpy(out, path, n);
+        out[n] = '\0';
+    }
+}
+
+/* The file steps of a save, with the refusal's sentence recorded: tmp and
+ * dir are scratch for the two names, tmp_cap bytes each. */
+static throng_status save_bytes(throng_world *w, const char *fn,
+                                const char *path, const uint8_t *bytes,
+                                size_t size, char *tmp, size_t tmp_cap,
+                                char *dir) {
+    /* The directory is opened first, so a save that could not make
+     * itself durable is refused before it replaces anything. */
+    parent_dir(dir, tmp_cap, path);
+    int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: cannot open the directory \"%s\": %s", fn, dir,
+                          strerror(errno));
+    /* O_EXCL creates the file or fails: it never opens an existing file
+     * and never follows a symbolic link planted at the name (O_NOFOLLOW
+     * says so again). A name that exists is another save's: try another. */
+    int fd = -1, err = EEXIST;
+    for (uint32_t attempt = 0; attempt < SNAP_TEMP_TRIES && fd < 0; attempt++) {
+        temp_name(tmp, tmp_cap, path, attempt);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0666);
+        err = fd < 0 ? errno : 0;
+        if (fd < 0 && err != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        close(dir_fd);
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: cannot create a temporary file beside \"%s\" "
+                          "(last tried \"%s\"): %s",
+                          fn, path, tmp, strerror(err));
+    }
+    const char *step = "write";
+    err = write_all(fd, bytes, size);
+    if (!err) {
+        step = "flush to disk";
+        err = fsync_retry(fd);
+    }
+    /* A close after a successful fsync loses nothing, and an interrupted
+     * one has closed the descriptor on Linux: only other errors count. */
+    if (close(fd) != 0 && !err && errno != EINTR) {
+        step = "close";
+        err = errno;
+    }
+    if (!err && rename(tmp, path) != 0) {
+        step = "rename over the target";
+        err = errno;
+    }
+    if (err) {
+        (void)unlink(tmp);
+        close(dir_fd);
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: cannot %s the %zu-byte snapshot \"%s\" (\"%s\" "
+                          "is untouched): %s",
+                          fn, step, size, tmp, path, strerror(err));
+    }
+    /* The rename is durable once the directory is on disk. Filesystems
+     * that cannot flush a directory say EINVAL; nothing more can be done
+     * there. */
+    err = fsync_retry(dir_fd);
+    close(dir_fd);
+    if (err && err != EINVAL)
+        return world_fail(w, THRONG_ERR_IO,
+                          "%s: the snapshot replaced \"%s\", but its directory "
+                          "could not be flushed to disk, so a power cut may "
+                          "still undo it: %s",
+                          fn, path, strerror(err));
     return THRONG_OK;
 }
 
@@ -785,63 +957,34 @@ throng_status throng_world_save_file(const throng_world *cw,
     if (!path)
         return world_fail(w, THRONG_ERR_NULL, "%s: path must not be NULL",
                           fn);
-    /* Refused before any file is touched: "" + ".tmp" would write, then
-     * delete, a file named ".tmp" in the working directory. */
+    /* Refused before any file is touched: an empty name has no directory
+     * to write the temporary file in. */
     if (path[0] == '\0')
         return world_fail(w, THRONG_ERR_IO, "%s: the path is empty", fn);
-    size_t size;
-    throng_status st = snap_measure(w, fn, &size);
+    throng_status st = snap_refuse_non_finite(w, fn);
     if (st != THRONG_OK)
         return st;
+    size_t size;
+    if ((st = snap_measure(w, fn, &size)) != THRONG_OK)
+        return st;
     size_t path_len = strlen(path);
-    size_t tmp_bytes = path_len + sizeof ".tmp";
+    /* ".tmp-", 16 hex digits and the terminator. */
+    const size_t suffix = 22u;
+    size_t tmp_bytes = path_len < SIZE_MAX - suffix ? path_len + suffix : 0;
     uint8_t *buffer = world_alloc(w, size);
-    char *tmp = path_len < SIZE_MAX - sizeof ".tmp" ? world_alloc(w, tmp_bytes)
-                                                    : NULL;
-    if (!buffer || !tmp) {
-        world_free(w, buffer, size);
-        world_free(w, tmp, tmp_bytes);
-        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                          "%s: no memory for a snapshot of %zu bytes", fn,
-                          size);
-    }
-    snap_encode(w, buffer);
-    memcpy(tmp, path, path_len);
-    memcpy(tmp + path_len, ".tmp", sizeof ".tmp");
-
-    /* Write beside the target, then rename over it: rename replaces a
-     * file in one step, so a crash or a full disk leaves the previous
-     * snapshot whole rather than a truncated one in its place. */
-    st = THRONG_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = world_fail(w, THRONG_ERR_IO, "%s: cannot open \"%s\": %s", fn,
-                        tmp, strerror(errno));
+    char *tmp = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
+    char *dir = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
+    if (buffer && tmp && dir) {
+        snap_encode(w, buffer);
+        st = save_bytes(w, fn, path, buffer, size, tmp, tmp_bytes, dir);
     } else {
-        /* The first failure's reason: a full disk often shows only at
-         * the flush or the close. */
-        errno = 0;
-        int err = 0;
-        if (fwrite(buffer, 1, size, f) != size)
-            err = errno ? errno : EIO;
-        if (fflush(f) != 0 && !err)
-            err = errno ? errno : EIO;
-        if (fclose(f) != 0 && !err)
-            err = errno ? errno : EIO;
-        if (err) {
-            st = world_fail(w, THRONG_ERR_IO,
-                            "%s: cannot write %zu bytes to \"%s\": %s", fn,
-                            size, tmp, strerror(err));
-            remove(tmp);
-        } else if (rename(tmp, path) != 0) {
-            st = world_fail(w, THRONG_ERR_IO,
-                            "%s: cannot rename \"%s\" to \"%s\": %s", fn, tmp,
-                            path, strerror(errno));
-            remove(tmp);
-        }
+        st = world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                        "%s: no memory for a snapshot of %zu bytes", fn,
+                        size);
     }
     world_free(w, buffer, size);
     world_free(w, tmp, tmp_bytes);
+    world_free(w, dir, tmp_bytes);
     return st;
 }
 
@@ -1035,48 +1178,6 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
     g->bucket_count = (uint32_t)cells;
 }
 
-/* The checks creation made, for values that never change afterwards. */
-static int object_valid(const throng_world *w, const geo_object *o) {
-    for (int k = 0; k < 3; k++)
-        if (!is_finite_float(o->a[k]) || !is_finite_float(o->b[k]))
-            return 0;
-    if (!is_finite_float(o->r))
-        return 0;
-    switch (o->kind) {
-    case GEO_SPHERE:
-        return o->r > 0.0f;
-    case GEO_BOX:
-        for (int k = 0; k < w->dims; k++)
-            if (!(o->a[k] < o->b[k]))
-                return 0;
-        return 1;
-    case GEO_SEGMENT:
-        return w->dims == 2;
-    case GEO_PLANE:
-        return 1;
-    case GEO_PATH:
-        if (!(o->r > 0.0f))
-            return 0;
-        for (size_t i = 0; i < path_floats(o->count, o->closed); i++)
-            if (!is_finite_float(o->points[i]))
-                return 0;
-        return 1;
-    case GEO_FLOW:
-        if (!is_finite_float(o->cell) || !(o->cell > 0.0f))
-            return 0;
-        for (int k = 0; k < 3; k++)
-            if (!is_finite_float(o->origin[k]))
-                return 0;
-        for (size_t i = 0; i < o->data_bytes / sizeof(float); i++)
-            if (!is_finite_float(o->vectors[i]))
-                return 0;
-        return 1;
-    case GEO_FREE:
-        return 1;
-    }
-    return 0;
-}
-
 static void load_geometry(snap_codec *c, throng_world *w,
                           const snap_settings *s) {
     geometry *g = world_alloc(w, sizeof *g);
@@ -1109,10 +1210,13 @@ static void load_geometry(snap_codec *c, throng_world *w,
          * to free. */
         g->count = i + 1u;
         g->data_bytes += o->data_bytes;
-        if (c->status == THRONG_OK && !object_valid(w, o))
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "object %u (kind %u) has values its creation refuses",
-                      i + 1u, (unsigned)o->kind);
+        if (c->status == THRONG_OK) {
+            /* The checks its creation made, from the same code. */
+            char what[32];
+            snprintf(what, sizeof what, "object %u", i + 1u);
+            if (geo_object_check(w, what, o) != THRONG_OK)
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "%s", w->error);
+        }
         g->live += o->kind != GEO_FREE;
         g->planes += o->kind == GEO_PLANE;
     }
@@ -1273,8 +1377,6 @@ static void load_agents(snap_codec *c, throng_world *w,
             w->col.target_gen[i] &= SNAP_COUNTER_MASK;
 
     const agent_columns *col = &w->col;
-    float *floats[SNAP_FLOAT_COLUMNS];
-    snap_float_columns(col, floats);
     for (uint32_t i = 0; i < w->count; i++) {
         uint32_t slot = col->slot[i];
         if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE) {
@@ -1284,42 +1386,16 @@ static void load_agents(snap_codec *c, throng_world *w,
             return;
         }
         w->slot_dense[slot] = i;
-        if (col->group[i] >= w->group_count) {
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "row %u is in group %u of %u", i, col->group[i],
-                      w->group_count);
+        /* The checks adding the agent made, from the same code, and what
+         * the setters and steps keep true (finite columns, which the grid
+         * and the neighbours' forces rely on, a unit heading, a position
+         * inside a periodic box). */
+        char what[64];
+        snprintf(what, sizeof what, "agent {%u, %u} (row %u)", slot + 1u,
+                 w->slots[slot].generation, i);
+        if (world_check_row(w, what, i) != THRONG_OK) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "%s", w->error);
             return;
-        }
-        /* Set only through checked calls, never by a step. */
-        if (!is_finite_float(col->mass[i]) || !(col->mass[i] > 0.0f) ||
-            !is_finite_float(col->max_force[i]) || col->max_force[i] < 0.0f ||
-            !is_finite_float(col->max_speed[i]) || col->max_speed[i] < 0.0f ||
-            !(col->radius[i] == 0.0f || length_in_range(col->radius[i]))) {
-            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "row %u: mass, max_force, max_speed or radius out of "
-                      "range",
-                      i);
-            return;
-        }
-        /* Checked calls and steps keep every column finite; a NaN or an
-         * infinity would spread through the neighbours' forces, and the
-         * grid cannot hash it. */
-        for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++)
-            if (floats[k] && !is_finite_float(floats[k][i])) {
-                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                          "row %u: float column %d is not finite", i, k);
-                return;
-            }
-        /* Every step and setter wraps positions into the box, and the
-         * grid relies on it. */
-        if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
-            const float *p[3] = {col->px, col->py, col->pz};
-            for (int a = 0; a < w->dims; a++)
-                if (!(p[a][i] >= 0.0f && p[a][i] < w->box[a])) {
-                    snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                              "row %u lies outside the periodic box", i);
-                    return;
-                }
         }
     }
     /* Free slots: each once (marked while checking), none live, no key. */
@@ -1539,6 +1615,66 @@ throng_status throng_world_load(const void *buffer, size_t bytes,
     return THRONG_OK;
 }
 
+/* Reads a snapshot of `total` bytes whose header, `head`, was read from
+ * f already; returns the whole snapshot, in a block of *out_bytes, or
+ * NULL with the refusal in c. A file whose size was checked against the
+ * header (`sized`) is read in one go. A stream that cannot tell its size
+ * (a pipe, a FIFO) is read in chunks, the buffer doubling only as the
+ * bytes arrive: a header that claims more than the stream holds costs
+ * about what the stream held, never what the header claims. */
+static uint8_t *read_rest(snap_codec *c, const throng_world *boot, FILE *f,
+                          const uint8_t *head, size_t total, int sized,
+                          size_t *out_bytes) {
+    size_t cap = sized || total < SNAP_STREAM_CHUNK ? total : SNAP_STREAM_CHUNK;
+    uint8_t *buffer = world_alloc(boot, cap);
+    if (!buffer) {
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                  "no memory for %zu bytes of a snapshot of %zu", cap, total);
+        return NULL;
+    }
+    memcpy(buffer, head, SNAP_HEADER_BYTES);
+    size_t have = SNAP_HEADER_BYTES;
+    while (have < total) {
+        if (have == cap) {
+            size_t grown = cap > total / 2u ? total : 2u * cap;
+            uint8_t *more = world_alloc(boot, grown);
+            if (!more) {
+                snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                          "no memory for %zu bytes of a snapshot of %zu",
+                          grown, total);
+                break;
+            }
+            memcpy(more, buffer, have);
+            world_free(boot, buffer, cap);
+            buffer = more;
+            cap = grown;
+        }
+        size_t want = cap - have;
+        size_t got = fread(buffer + have, 1, want, f);
+        have += got;
+        if (got == want)
+            continue;
+        if (ferror(f))
+            snap_fail(c, THRONG_ERR_IO, "cannot read the file: %s",
+                      strerror(errno));
+        else
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "truncated: the file ends after %zu of the %zu bytes "
+                      "its header states",
+                      have, total);
+        break;
+    }
+    if (c->status == THRONG_OK && fgetc(f) != EOF)
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "the file is longer than its header states");
+    if (c->status != THRONG_OK) {
+        world_free(boot, buffer, cap);
+        return NULL;
+    }
+    *out_bytes = cap;
+    return buffer;
+}
+
 throng_status throng_world_load_file(const char *path,
                                      const throng_world_load_def *def,
                                      throng_world **out_world) {
@@ -1575,15 +1711,16 @@ throng_status throng_world_load_file(const char *path,
     throng_status st = THRONG_OK;
     uint64_t total = 0;
     uint8_t *buffer = NULL;
+    size_t buffer_bytes = 0;
     if (ferror(f)) {
         st = THRONG_ERR_IO;
         load_report(def, "%s: cannot read \"%s\": %s", fn, path,
                     strerror(errno));
     } else {
         header_check(&c, head, got, &total);
+        off_t size = -1;
         if (c.status == THRONG_OK) {
             /* Where the file can tell its size, compare it at once. */
-            off_t size = -1;
             if (fseeko(f, 0, SEEK_END) == 0)
                 size = ftello(f);
             if (size >= 0 && (uint64_t)size != total)
@@ -1597,32 +1734,11 @@ throng_status throng_world_load_file(const char *path,
                 snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
                           "a snapshot of %llu bytes",
                           (unsigned long long)total);
+            clearerr(f);
         }
-        if (c.status == THRONG_OK) {
-            buffer = world_alloc(&boot, (size_t)total);
-            if (!buffer)
-                snap_fail(&c, THRONG_ERR_OUT_OF_MEMORY,
-                          "no memory for a snapshot of %llu bytes",
-                          (unsigned long long)total);
-        }
-        if (c.status == THRONG_OK) {
-            /* buffer is set: snap_fail() is variadic, so the analyser does
-             * not follow it setting c.status when the allocation fails. */
-            /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
-            memcpy(buffer, head, SNAP_HEADER_BYTES);
-            size_t rest = (size_t)total - SNAP_HEADER_BYTES;
-            size_t got_rest = fread(buffer + SNAP_HEADER_BYTES, 1, rest, f);
-            if (ferror(f))
-                snap_fail(&c, THRONG_ERR_IO, "cannot read the file: %s",
-                          strerror(errno));
-            else if (got_rest != rest)
-                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
-                          "truncated: the file ends %zu bytes short",
-                          rest - got_rest);
-            else if (fgetc(f) != EOF)
-                snap_fail(&c, THRONG_ERR_BAD_SNAPSHOT,
-                          "the file is longer than its header states");
-        }
+        if (c.status == THRONG_OK)
+            buffer = read_rest(&c, &boot, f, head, (size_t)total, size >= 0,
+                               &buffer_bytes);
         st = c.status;
         if (st != THRONG_OK)
             load_report(def, "%s: \"%s\": %s", fn, path, c.why);
@@ -1630,6 +1746,6 @@ throng_status throng_world_load_file(const char *path,
     fclose(f);
     if (st == THRONG_OK)
         st = throng_world_load(buffer, (size_t)total, def, out_world);
-    world_free(&boot, buffer, (size_t)total);
+    world_free(&boot, buffer, buffer_bytes);
     return st;
 }

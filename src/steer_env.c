@@ -44,12 +44,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Wall segment ends closer than this are one point, with no direction;
- * a plane normal shorter than this is too short to give a direction
- * after the rounding of its inputs. */
-#define ENV_MIN_SEGMENT 1e-6
-#define ENV_MIN_NORMAL 1e-6
-
 /* Grid budget: at most 4 cells per gridded object (plus a few, so tiny
  * scenes are not starved) and 16 list entries per object (an object of
  * the median extent in cells of that edge lies in 2^dims cells at most,
@@ -105,15 +99,6 @@ static int env_finish(const steer_ctx *a, const double vd[3], float F[3]) {
 /* Creating obstacles and walls                                             */
 /* ------------------------------------------------------------------------ */
 
-static throng_status env_check_point(throng_world *w, const char *fn,
-                                     const char *what, const float x[3]) {
-    for (int k = 0; k < w->dims; k++)
-        if (!is_finite_float(x[k]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: %s[%d] is not finite", fn, what, k);
-    return THRONG_OK;
-}
-
 /* Copies a point, z as 0 in 2D. */
 static void env_copy_point(const throng_world *w, const float in[3],
                            float out[3]) {
@@ -121,9 +106,13 @@ static void env_copy_point(const throng_world *w, const float in[3],
         out[k] = k < w->dims ? in[k] : 0.0f;
 }
 
+/* Checks the object as it would be stored (geometry.c holds the checks
+ * for every kind, which loading a snapshot shares), then stores it. */
 static throng_status env_store(throng_world *w, const char *fn,
                                geo_object *o, throng_object *out) {
-    throng_status st = geo_reserve(w, fn);
+    throng_status st = geo_object_check(w, fn, o);
+    if (st == THRONG_OK)
+        st = geo_reserve(w, fn);
     if (st != THRONG_OK)
         return st;
     geo_commit(w, o, out);
@@ -140,12 +129,6 @@ throng_status throng_obstacle_add_sphere(throng_world *w,
     if (!center || !out)
         return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
                           !center ? "center" : "out_object");
-    throng_status st = env_check_point(w, fn, "center", center);
-    if (st != THRONG_OK)
-        return st;
-    st = check_length_field(w, fn, "radius", radius, 0);
-    if (st != THRONG_OK)
-        return st;
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_SPHERE;
@@ -164,17 +147,6 @@ throng_status throng_obstacle_add_box(throng_world *w, const float min[3],
     if (!min || !max || !out)
         return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
                           !min ? "min" : !max ? "max" : "out_object");
-    throng_status st = env_check_point(w, fn, "min", min);
-    if (st == THRONG_OK)
-        st = env_check_point(w, fn, "max", max);
-    if (st != THRONG_OK)
-        return st;
-    for (int k = 0; k < w->dims; k++)
-        if (!(min[k] < max[k]))
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: min[%d] must be below max[%d], got %g "
-                              "and %g",
-                              fn, k, k, (double)min[k], (double)max[k]);
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_BOX;
@@ -192,24 +164,6 @@ throng_status throng_wall_add_segment(throng_world *w, const float a[3],
     if (!a || !b || !out)
         return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
                           !a ? "a" : !b ? "b" : "out_object");
-    if (w->dims != 2)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: wall segments exist in 2D worlds only; use "
-                          "throng_wall_add_plane in 3D",
-                          fn);
-    throng_status st = env_check_point(w, fn, "a", a);
-    if (st == THRONG_OK)
-        st = env_check_point(w, fn, "b", b);
-    if (st != THRONG_OK)
-        return st;
-    double dx = (double)b[0] - (double)a[0];
-    double dy = (double)b[1] - (double)a[1];
-    double len = sqrt(dx * dx + dy * dy);
-    if (!(len >= ENV_MIN_SEGMENT))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: the ends must be at least 1e-6 m apart, got "
-                          "%g m",
-                          fn, len);
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_SEGMENT;
@@ -228,26 +182,19 @@ throng_status throng_wall_add_plane(throng_world *w, const float point[3],
     if (!point || !normal || !out)
         return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
                           !point ? "point" : !normal ? "normal" : "out_object");
-    throng_status st = env_check_point(w, fn, "point", point);
-    if (st == THRONG_OK)
-        st = env_check_point(w, fn, "normal", normal);
-    if (st != THRONG_OK)
-        return st;
-    double n[3] = {0.0, 0.0, 0.0};
-    for (int k = 0; k < w->dims; k++)
-        n[k] = (double)normal[k];
-    double len = sqrt(env_dot(n, n));
-    if (!(len >= ENV_MIN_NORMAL))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: the normal must be at least 1e-6 long, got "
-                          "%g",
-                          fn, len);
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_PLANE;
     env_copy_point(w, point, o.a);
-    for (int k = 0; k < 3; k++)
-        o.b[k] = (float)(n[k] / len);
+    env_copy_point(w, normal, o.b);
+    /* Stored at unit length. A normal too short (or not finite) to scale
+     * is kept as given, and the check refuses it. */
+    double n[3];
+    env_load(o.b, n);
+    double len = sqrt(env_dot(n, n));
+    if (len >= GEO_MIN_LENGTH && len <= DBL_MAX)
+        for (int k = 0; k < 3; k++)
+            o.b[k] = (float)(n[k] / len);
     return env_store(w, fn, &o, out);
 }
 

@@ -6,8 +6,9 @@
  * the cumulative length at each point, so "a point so many metres further
  * along" is a binary search rather than a walk over every segment. A flow
  * field is one block of vectors, `dims` floats each, x fastest. Both are
- * validated in full before anything is reserved, so a refusal leaves the
- * world as it was.
+ * checked in full (geo_object_check, which loading a snapshot shares)
+ * before the object table is touched, so a refusal leaves the world as it
+ * was.
  *
  * The kernels read the object and their own agent only, and write only
  * their own agent's force and progress. Path following searches a short
@@ -21,13 +22,6 @@
 
 #include <math.h>
 #include <string.h>
-
-/* Consecutive path points closer than this would give a segment with no
- * usable direction (its projection divides by the squared length). */
-#define ROUTE_MIN_POINT_GAP 1e-6
-
-/* The largest finite float: a path longer than this has no float length. */
-#define ROUTE_FLOAT_MAX 3.402823466e38
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
@@ -44,48 +38,12 @@ throng_status throng_path_create(throng_world *w, const float *points,
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: points and out_object must not be NULL", fn);
     /* The count comes first: it bounds every read of `points` below. */
-    if (count < 2u || count > THRONG_MAX_PATH_POINTS)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: a path needs 2 .. %u points, got %u", fn,
-                          THRONG_MAX_PATH_POINTS, count);
-    const int dims = w->dims;
-    for (uint32_t i = 0; i < count; i++)
-        for (int k = 0; k < dims; k++)
-            if (!is_finite_float(points[3u * i + (uint32_t)k]))
-                return world_fail(w, THRONG_ERR_NOT_FINITE,
-                                  "%s: point %u is not finite", fn, i);
-    throng_status st = check_length_field(w, fn, "radius", radius, 0);
+    throng_status st = geo_path_count_check(w, fn, count);
     if (st != THRONG_OK)
         return st;
-    /* Segment lengths in double: float differences of far-apart points
-     * could overflow, and the sum should not drift with the count. */
-    const uint32_t segments = closed ? count : count - 1u;
-    double total = 0.0;
-    for (uint32_t i = 0; i < segments; i++) {
-        uint32_t j = i + 1u < count ? i + 1u : 0u;
-        double d2 = 0.0;
-        for (int k = 0; k < dims; k++) {
-            double d = (double)points[3u * j + (uint32_t)k] -
-                       (double)points[3u * i + (uint32_t)k];
-            d2 += d * d;
-        }
-        double d = sqrt(d2);
-        if (d < ROUTE_MIN_POINT_GAP)
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: points %u and %u are %g m apart, less "
-                              "than 1e-6 m",
-                              fn, i, j, d);
-        total += d;
-    }
-    if (total > ROUTE_FLOAT_MAX)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: the path is %g m long, more than a float "
-                          "holds",
-                          fn, total);
-
-    st = geo_reserve(w, fn);
-    if (st != THRONG_OK)
-        return st;
+    /* The path is built as it would be stored, then checked: the checks
+     * live with the object table (geometry.c), and a snapshot's paths
+     * pass the same ones. */
     const size_t lengths = (size_t)count + (closed ? 1u : 0u);
     const size_t floats = 3u * (size_t)count + lengths;
     const size_t bytes = size_mul(floats, sizeof(float));
@@ -93,7 +51,6 @@ throng_status throng_path_create(throng_world *w, const float *points,
     if (!block)
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for a path of %u points", fn, count);
-
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_PATH;
@@ -104,24 +61,18 @@ throng_status throng_path_create(throng_world *w, const float *points,
     o.r = radius;
     o.data = block;
     o.data_bytes = bytes;
+    const int dims = w->dims;
     for (uint32_t i = 0; i < count; i++)
         for (int k = 0; k < 3; k++)
             o.points[3u * i + (uint32_t)k] =
                 k < dims ? points[3u * i + (uint32_t)k] : 0.0f;
-    /* Cumulative lengths, summed in double again so they match the total
-     * checked above. */
-    double along = 0.0;
-    o.length_at[0] = 0.0f;
-    for (uint32_t i = 0; i < segments; i++) {
-        uint32_t j = i + 1u < count ? i + 1u : 0u;
-        double d2 = 0.0;
-        for (int k = 0; k < dims; k++) {
-            double d = (double)o.points[3u * j + (uint32_t)k] -
-                       (double)o.points[3u * i + (uint32_t)k];
-            d2 += d * d;
-        }
-        along += sqrt(d2);
-        o.length_at[i + 1u] = (float)along;
+    geo_path_lengths(dims, &o);
+    st = geo_object_check(w, fn, &o);
+    if (st == THRONG_OK)
+        st = geo_reserve(w, fn);
+    if (st != THRONG_OK) {
+        world_free(w, block, bytes);
+        return st;
     }
     geo_commit(w, &o, out);
     return THRONG_OK;
@@ -140,44 +91,6 @@ throng_status throng_flow_field_create(throng_world *w,
                           "NULL",
                           fn);
     const int dims = w->dims;
-    for (int k = 0; k < dims; k++)
-        if (!is_finite_float(def->origin[k]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: origin is not finite", fn);
-    throng_status st = check_length_field(w, fn, "cell_size", def->cell_size,
-                                          0);
-    if (st != THRONG_OK)
-        return st;
-    uint64_t cells = 1u;
-    for (int k = 0; k < dims; k++) {
-        if (def->size[k] == 0u)
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: size[%d] must be >= 1", fn, k);
-        /* Checked after each factor, so the product stays below 2^58. */
-        cells *= def->size[k];
-        if (cells > THRONG_MAX_FLOW_CELLS)
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: the field has more than %u cells", fn,
-                              THRONG_MAX_FLOW_CELLS);
-    }
-    const size_t floats = (size_t)cells * (size_t)dims;
-    for (size_t i = 0; i < floats; i++)
-        if (!is_finite_float(def->vectors[i]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: vector %zu is not finite", fn,
-                              i / (size_t)dims);
-
-    st = geo_reserve(w, fn);
-    if (st != THRONG_OK)
-        return st;
-    const size_t bytes = size_mul(floats, sizeof(float));
-    float *block = bytes ? world_alloc(w, bytes) : NULL;
-    if (!block)
-        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                          "%s: no memory for a field of %llu cells", fn,
-                          (unsigned long long)cells);
-    memcpy(block, def->vectors, bytes);
-
     geo_object o;
     memset(&o, 0, sizeof o);
     o.kind = GEO_FLOW;
@@ -186,6 +99,22 @@ throng_status throng_flow_field_create(throng_world *w,
         o.size[k] = k < dims ? def->size[k] : 1u;
     }
     o.cell = def->cell_size;
+    /* Checked in place, as it would be stored (geometry.c): the stored
+     * vectors are a copy of these. The check only reads them. */
+    o.vectors = (float *)(uintptr_t)def->vectors;
+    throng_status st = geo_object_check(w, fn, &o);
+    if (st == THRONG_OK)
+        st = geo_reserve(w, fn);
+    if (st != THRONG_OK)
+        return st;
+    uint64_t cells = (uint64_t)o.size[0] * o.size[1] * o.size[2];
+    const size_t bytes = size_mul((size_t)cells * (size_t)dims, sizeof(float));
+    float *block = bytes ? world_alloc(w, bytes) : NULL;
+    if (!block)
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for a field of %llu cells", fn,
+                          (unsigned long long)cells);
+    memcpy(block, def->vectors, bytes);
     o.vectors = block;
     o.data = block;
     o.data_bytes = bytes;

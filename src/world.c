@@ -258,6 +258,49 @@ static void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     memcpy(out, all, sizeof all);
 }
 
+/* Their names, in the same order, for sentences. */
+static const char *const float_column_names[FLOAT_COLUMNS] = {
+    "px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz", "ux", "uy", "uz",
+    "mass", "max_force", "max_speed", "radius", "wander_rate", "tx", "ty",
+    "tz", "wx", "wy", "wz"};
+
+/* Rows scanned per block: the block's test vectorises (an OR of masks,
+ * no early exit), and only a block with a bad value is looked at again. */
+#define FINITE_SCAN_BLOCK 4096u
+
+int world_non_finite(const throng_world *cw, const char **out_column,
+                     uint32_t *out_row, float *out_value) {
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        const float *x = *cols[k];
+        if (!x)
+            continue;
+        for (uint32_t b = 0; b < w->count; b += FINITE_SCAN_BLOCK) {
+            uint32_t e = w->count - b < FINITE_SCAN_BLOCK
+                             ? w->count
+                             : b + FINITE_SCAN_BLOCK;
+            uint32_t bad = 0;
+            for (uint32_t i = b; i < e; i++) {
+                uint32_t bits;
+                memcpy(&bits, &x[i], sizeof bits);
+                bad |= (bits & 0x7F800000u) == 0x7F800000u;
+            }
+            if (!bad)
+                continue;
+            for (uint32_t i = b; i < e; i++)
+                if (!is_finite_float(x[i])) {
+                    *out_column = float_column_names[k];
+                    *out_row = i;
+                    *out_value = x[i];
+                    return 1;
+                }
+        }
+    }
+    return 0;
+}
+
 static void u32_columns(agent_columns *c, uint32_t **out[U32_COLUMN_COUNT]) {
     uint32_t **all[U32_COLUMN_COUNT] = {&c->target_slot, &c->target_gen,
                                         &c->progress, &c->group, &c->slot};
@@ -1594,8 +1637,16 @@ static throng_status check_scalar(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-static throng_status check_agent_def(throng_world *w, const char *fn,
-                                     const throng_agent_def *d) {
+/* An agent's fields as creation takes them: from a def when adding, from
+ * the columns when a snapshot is loaded (world_check_row). */
+typedef struct agent_fields {
+    float position[3], velocity[3];
+    float mass, max_force, max_speed, radius;
+    uint32_t group;
+} agent_fields;
+
+static throng_status check_agent_fields(throng_world *w, const char *fn,
+                                        const agent_fields *d) {
     throng_status st;
     if ((st = check_vec(w, fn, "position", d->position)) != THRONG_OK ||
         (st = check_vec(w, fn, "velocity", d->velocity)) != THRONG_OK ||
@@ -1606,6 +1657,114 @@ static throng_status check_agent_def(throng_world *w, const char *fn,
             THRONG_OK ||
         (st = check_group(w, fn, d->group)) != THRONG_OK)
         return st;
+    return THRONG_OK;
+}
+
+static throng_status check_agent_def(throng_world *w, const char *fn,
+                                     const throng_agent_def *d) {
+    agent_fields f;
+    memcpy(f.position, d->position, sizeof f.position);
+    memcpy(f.velocity, d->velocity, sizeof f.velocity);
+    f.mass = d->mass;
+    f.max_force = d->max_force;
+    f.max_speed = d->max_speed;
+    f.radius = d->radius;
+    f.group = d->group;
+    return check_agent_fields(w, fn, &f);
+}
+
+/* How far a stored heading's or up vector's length may be from 1: they
+ * are normalised in float, good to a few ulp (about 1e-7), so this leaves
+ * a wide margin and still refuses anything that is not a unit vector. */
+#define AGENT_UNIT_TOLERANCE 1e-5
+/* How far from perpendicular heading and up may be (the cosine of their
+ * angle): basis_up normalises a difference that may be as short as 1e-3,
+ * which scales the rounding of its inputs by up to 1e3. */
+#define AGENT_BASIS_TOLERANCE 1e-3
+
+static double unit_error(const float x[3]) {
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        d2 += (double)x[k] * (double)x[k];
+    return fabs(sqrt(d2) - 1.0);
+}
+
+throng_status world_check_row(throng_world *w, const char *fn,
+                              uint32_t row) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    agent_fields d;
+    memset(&d, 0, sizeof d);
+    d.position[0] = c->px[row];
+    d.position[1] = c->py[row];
+    d.position[2] = three ? c->pz[row] : 0.0f;
+    d.velocity[0] = c->vx[row];
+    d.velocity[1] = c->vy[row];
+    d.velocity[2] = three ? c->vz[row] : 0.0f;
+    d.mass = c->mass[row];
+    d.max_force = c->max_force[row];
+    d.max_speed = c->max_speed[row];
+    d.radius = c->radius[row];
+    d.group = c->group[row];
+    throng_status st = check_agent_fields(w, fn, &d);
+    if (st != THRONG_OK)
+        return st;
+    /* What adding, the setters and every step keep true of a row. */
+    if (w->boundary == THRONG_BOUNDARY_PERIODIC)
+        for (int a = 0; a < w->dims; a++)
+            if (!(d.position[a] >= 0.0f && d.position[a] < w->box[a]))
+                return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                                  "%s: position[%d] = %g lies outside the "
+                                  "periodic box [0, %g)",
+                                  fn, a, (double)d.position[a],
+                                  (double)w->box[a]);
+    float f[3] = {c->fx[row], c->fy[row], three ? c->fz[row] : 0.0f};
+    if ((st = check_vec(w, fn, "heading", f)) != THRONG_OK)
+        return st;
+    if (!(unit_error(f) <= AGENT_UNIT_TOLERANCE))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: the heading is not of unit length (within "
+                          "1e-5): %g %g %g",
+                          fn, (double)f[0], (double)f[1], (double)f[2]);
+    if (three) {
+        float u[3] = {c->ux[row], c->uy[row], c->uz[row]};
+        if ((st = check_vec(w, fn, "up", u)) != THRONG_OK)
+            return st;
+        double cosine = (double)f[0] * (double)u[0] +
+                        (double)f[1] * (double)u[1] +
+                        (double)f[2] * (double)u[2];
+        if (!(unit_error(u) <= AGENT_UNIT_TOLERANCE) ||
+            !(fabs(cosine) <= AGENT_BASIS_TOLERANCE))
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: the up vector is not of unit length "
+                              "(within 1e-5) and perpendicular to the "
+                              "heading (within 1e-3): %g %g %g",
+                              fn, (double)u[0], (double)u[1], (double)u[2]);
+    }
+    if (!is_finite_float(c->wander_rate[row]))
+        return world_fail(w, THRONG_ERR_NOT_FINITE,
+                          "%s: the wander turn rate is not finite", fn);
+    if (!w->behaviour_state)
+        return THRONG_OK;
+    float t[3] = {c->tx[row], c->ty[row], three ? c->tz[row] : 0.0f};
+    float wd[3] = {c->wx[row], three ? c->wy[row] : 0.0f,
+                   three ? c->wz[row] : 0.0f};
+    if ((st = check_vec(w, fn, "target point", t)) != THRONG_OK)
+        return st;
+    for (int k = 0; k < (three ? 3 : 1); k++)
+        if (!is_finite_float(wd[k]))
+            return world_fail(w, THRONG_ERR_NOT_FINITE,
+                              "%s: the wander state is not finite", fn);
+    /* A target agent is none ({0, 0}), or a slot of this world other
+     * than the agent's own, live or since removed. */
+    uint32_t ts = c->target_slot[row], tg = c->target_gen[row];
+    uint32_t own = c->slot[row];
+    if ((ts == 0u) != (tg == 0u) || ts > w->slot_count ||
+        (ts == own + 1u && tg == w->slots[own].generation))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: target {%u, %u} is not none, nor another "
+                          "slot of this world",
+                          fn, ts, tg);
     return THRONG_OK;
 }
 
@@ -1662,12 +1821,23 @@ void basis_up(const float f[3], const float hint[3], float up[3]) {
 static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
     agent_columns *c = &w->col;
     float vz = w->dims == 3 ? v[2] : 0.0f;
-    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + vz * vz);
+    float v2 = v[0] * v[0] + v[1] * v[1] + vz * vz;
     float f[3] = {1.0f, 0.0f, 0.0f};
-    if (len > 0.0f && is_finite_float(len)) {
+    if (v2 >= 1e-30f && is_finite_float(v2)) {
+        float len = sqrtf(v2);
         f[0] = v[0] / len;
         f[1] = v[1] / len;
         f[2] = vz / len;
+    } else {
+        /* Squares that are subnormal (or overflow) would give a heading
+         * far from unit length: scale by the largest component first. */
+        float big = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(vz)));
+        if (big > 0.0f) {
+            float u[3] = {v[0] / big, v[1] / big, vz / big};
+            float len = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            for (int k = 0; k < 3; k++)
+                f[k] = u[k] / len;
+        }
     }
     c->fx[i] = f[0];
     c->fy[i] = f[1];
