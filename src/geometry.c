@@ -134,25 +134,12 @@ throng_status throng_object_rebind(const throng_world *cw, throng_object h,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
                           fn);
-    if (h.world != 0u && h.world != w->id && h.world != w->origin)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: object {%u, %u} belongs to another world "
-                          "(world id %llu), neither this one (id %llu) nor "
-                          "the one it was loaded from (id %llu, 0: none)",
-                          fn, h.id, h.generation,
-                          (unsigned long long)h.world,
-                          (unsigned long long)w->id,
-                          (unsigned long long)w->origin);
-    /* As throng_agent_rebind: only what was live at the save. */
-    uint32_t at_save = 0u;
-    if (h.world != 0u && h.world == w->origin && h.id != 0u &&
-        h.id <= w->origin_objects)
-        at_save = w->origin_object_gen[h.id - 1u];
-    if (h.world != 0u && h.world != w->id && at_save != h.generation)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: object {%u, %u} of the world this one was "
-                          "loaded from was not live when it was saved",
-                          fn, h.id, h.generation);
+    throng_status st = rebind_world_check(w, fn, "object", h.id,
+                                          h.generation, h.world,
+                                          w->origin_object_gen,
+                                          w->origin_objects);
+    if (st != THRONG_OK)
+        return st;
     throng_object here = h;
     here.world = h.world != 0u ? w->id : 0u;
     if (!geo_lookup(w, here, ~0u))

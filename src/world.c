@@ -1559,6 +1559,36 @@ uint64_t throng_world_id(const throng_world *w) {
     return w ? w->id : 0u;
 }
 
+throng_status rebind_world_check(throng_world *w, const char *fn,
+                                 const char *what, uint32_t index,
+                                 uint32_t generation, uint64_t world,
+                                 const uint32_t *at_save, uint32_t saved) {
+    if (world != 0u && world != w->id && world != w->origin)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: %s {%u, %u} belongs to another world (world "
+                          "id %llu), neither this one (id %llu) nor the one "
+                          "it was loaded from (id %llu, 0: none)",
+                          fn, what, index, generation,
+                          (unsigned long long)world,
+                          (unsigned long long)w->id,
+                          (unsigned long long)w->origin);
+    /* A loaded world holds the saved slots (object ids) and generations
+     * as they were, so a handle that named something live when the
+     * snapshot was saved names the same thing here, for as long as it
+     * lives. One the saved world handed out after saving may carry a slot
+     * and generation this world has given to another since: it was not
+     * live at the save, and is refused. */
+    uint32_t gen_at_save = 0u;
+    if (world != 0u && world == w->origin && index != 0u && index <= saved)
+        gen_at_save = at_save[index - 1u];
+    if (world != 0u && world != w->id && gen_at_save != generation)
+        return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                          "%s: %s {%u, %u} of the world this one was loaded "
+                          "from was not live when it was saved",
+                          fn, what, index, generation);
+    return THRONG_OK;
+}
+
 throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
                                   throng_agent *out) {
     static const char fn[] = "throng_agent_rebind";
@@ -1569,31 +1599,11 @@ throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
                           fn);
-    if (h.world != 0u && h.world != w->id && h.world != w->origin)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: handle {%u, %u} belongs to another world "
-                          "(world id %llu), neither this one (id %llu) nor "
-                          "the one it was loaded from (id %llu, 0: none)",
-                          fn, h.slot, h.generation,
-                          (unsigned long long)h.world,
-                          (unsigned long long)w->id,
-                          (unsigned long long)w->origin);
-    /* A loaded world holds the saved slots and generations as they were,
-     * so a handle that named a live agent when the snapshot was saved
-     * names the same agent here, for as long as that agent lives. One the
-     * saved world handed out after saving may carry a slot and generation
-     * this world has given to another agent since: it did not name a live
-     * agent at the save, and is refused. */
-    uint32_t at_save = 0u;
-    if (h.world != 0u && h.world == w->origin && h.slot != 0u &&
-        h.slot <= w->origin_slots)
-        at_save = w->origin_gen[h.slot - 1u];
-    if (h.world != 0u && h.world != w->id && at_save != h.generation)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: handle {%u, %u} of the world this one was "
-                          "loaded from did not name a live agent when it "
-                          "was saved",
-                          fn, h.slot, h.generation);
+    throng_status st = rebind_world_check(w, fn, "handle", h.slot,
+                                          h.generation, h.world, w->origin_gen,
+                                          w->origin_slots);
+    if (st != THRONG_OK)
+        return st;
     throng_agent here = h;
     here.world = h.world != 0u ? w->id : 0u;
     if (handle_slot(w, here) < 0)

@@ -224,6 +224,16 @@ static inline void test_to_double3(const float in[3], double out[3])
 uint64_t test_scenario_hash(const char *name, uint32_t agents, int threads,
                             uint64_t seed, const char *path, int steps);
 
+/* Snapshot header layout (throng.h): the payload starts after
+ * TEST_SNAPSHOT_HEADER bytes; the checksum sits at TEST_SNAPSHOT_CHECKSUM_AT. */
+#define TEST_SNAPSHOT_HEADER 40u
+#define TEST_SNAPSHOT_CHECKSUM_AT 32u
+
+/* Rewrites a snapshot's checksum over its n bytes, so a test can present
+ * a change the checksum does not catch and reach the checks behind it.
+ * Defined in test_snapshot.c. */
+void test_snapshot_reseal(uint8_t *snapshot, size_t n);
+
 /* Steps `world` `steps` times by dt. A refused step is reported, naming
  * `what` and the step, and ends it: returns false. */
 static inline bool test_step_n(throng_world *world, float dt, int steps,

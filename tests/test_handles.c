@@ -35,6 +35,21 @@ static throng_world *handles_world(void)
     return w;
 }
 
+/* A world loaded from a snapshot of `w` (saved to memory), or NULL. */
+static throng_world *handles_copy(const throng_world *w)
+{
+    size_t n = 0;
+    if (throng_world_snapshot_size(w, &n) != THRONG_OK)
+        return NULL;
+    void *buffer = malloc(n);
+    throng_world *copy = NULL;
+    if (buffer && throng_world_save(w, buffer, n, NULL) == THRONG_OK &&
+        throng_world_load(buffer, n, NULL, &copy) != THRONG_OK)
+        copy = NULL;
+    free(buffer);
+    return copy;
+}
+
 static throng_agent handles_add(throng_world *w, float x, float y,
                                 uint32_t group)
 {
@@ -154,13 +169,8 @@ TEST(handles_slot_retired_after_last_generation)
     CHECK(memcmp(before, after, sizeof before) == 0);
 
     /* A snapshot keeps the slot retired. */
-    size_t n = 0;
-    REQUIRE_OK(throng_world_snapshot_size(w, &n));
-    void *buffer = malloc(n);
-    REQUIRE(buffer != NULL);
-    REQUIRE_OK(throng_world_save(w, buffer, n, NULL));
-    throng_world *copy = NULL;
-    REQUIRE_OK(throng_world_load(buffer, n, NULL, &copy));
+    throng_world *copy = handles_copy(w);
+    REQUIRE(copy != NULL);
     CHECK_EQ_U64(throng_world_hash(copy), throng_world_hash(w));
     throng_agent a = handles_add(w, 1.0f, 1.0f, 0u);
     throng_agent b = handles_add(copy, 1.0f, 1.0f, 0u);
@@ -173,7 +183,6 @@ TEST(handles_slot_retired_after_last_generation)
         CHECK(!throng_agent_valid(copy, here));
     }
     throng_world_destroy(copy);
-    free(buffer);
     throng_world_destroy(w);
 }
 
@@ -249,20 +258,14 @@ TEST(handles_object_id_retired_after_last_generation)
     CHECK(memcmp(before, after, sizeof before) == 0);
 
     /* The retired id survives a snapshot. */
-    size_t n = 0;
-    REQUIRE_OK(throng_world_snapshot_size(w, &n));
-    void *buffer = malloc(n);
-    REQUIRE(buffer != NULL);
-    REQUIRE_OK(throng_world_save(w, buffer, n, NULL));
-    throng_world *copy = NULL;
-    REQUIRE_OK(throng_world_load(buffer, n, NULL, &copy));
+    throng_world *copy = handles_copy(w);
+    REQUIRE(copy != NULL);
     throng_object oa = THRONG_NULL_OBJECT, ob = THRONG_NULL_OBJECT;
     REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &oa));
     REQUIRE_OK(throng_path_create(copy, far, 4u, 1.0f, true, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation &&
           oa.id != path.id);
     throng_world_destroy(copy);
-    free(buffer);
     throng_world_destroy(w);
 }
 
@@ -586,13 +589,8 @@ TEST(handles_rebind_after_load)
 
     /* A copy of the copy rebinds the copy's handles, not the saved
      * world's. */
-    size_t n2 = 0;
-    REQUIRE_OK(throng_world_snapshot_size(copy, &n2));
-    uint8_t *buffer2 = malloc(n2);
-    REQUIRE(buffer2 != NULL);
-    REQUIRE_OK(throng_world_save(copy, buffer2, n2, NULL));
-    throng_world *third = NULL;
-    REQUIRE_OK(throng_world_load(buffer2, n2, NULL, &third));
+    throng_world *third = handles_copy(copy);
+    REQUIRE(third != NULL);
     throng_agent there = THRONG_NULL_AGENT;
     CHECK_OK(throng_agent_rebind(third, here, &there));
     CHECK(there.slot == here.slot && there.world == throng_world_id(third));
@@ -621,7 +619,6 @@ TEST(handles_rebind_after_load)
     throng_world_destroy(copy);
     throng_world_destroy(foreign.w);
     throng_world_destroy(s.w);
-    free(buffer2);
     free(buffer);
 }
 

@@ -27,8 +27,7 @@
 #include "runner.h"
 
 /* The header layout throng.h documents. */
-#define SAVE_TEST_HEADER 40u
-#define SAVE_TEST_CHECKSUM_AT 32u
+#define SAVE_TEST_HEADER TEST_SNAPSHOT_HEADER
 #define SAVE_TEST_LENGTH_AT 24u
 
 /* Rounds of the concurrent saves: the old shared temporary file was
@@ -36,25 +35,6 @@
  * memory each save waits for two flushes, so fewer rounds are run there. */
 #define SAVE_TEST_ROUNDS 300
 #define SAVE_TEST_DISK_ROUNDS 60
-
-static uint64_t save_test_fnv(uint64_t h, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001B3ull;
-    }
-    return h;
-}
-
-/* Rewrites the checksum, so the loader's checks behind it are reached. */
-static void save_test_reseal(uint8_t *s, size_t n)
-{
-    uint64_t h =
-        save_test_fnv(0xCBF29CE484222325ull, s, SAVE_TEST_CHECKSUM_AT);
-    h = save_test_fnv(h, s + SAVE_TEST_HEADER, n - SAVE_TEST_HEADER);
-    for (unsigned k = 0; k < 8u; k++)
-        s[SAVE_TEST_CHECKSUM_AT + k] = (uint8_t)(h >> (8u * k));
-}
 
 /* A 2D world of `agents` agents at seeded places and velocities. */
 static throng_world *save_test_world(uint32_t agents, uint64_t seed)
@@ -790,7 +770,7 @@ TEST(save_loader_refuses_what_creation_refuses)
         }
         for (size_t i = 0; i < f->patch_n; i++)
             save_test_put_f32(s + at + 4u * (f->skip + i), f->patch[i]);
-        save_test_reseal(s, n);
+        test_snapshot_reseal(s, n);
         back = (throng_world *)1;
         why[0] = '\0';
         throng_status st = throng_world_load(s, n, &def, &back);

@@ -15,9 +15,9 @@
 #include "runner.h"
 
 /* The header layout throng.h documents. */
-#define SNAP_TEST_HEADER 40u
+#define SNAP_TEST_HEADER TEST_SNAPSHOT_HEADER
 #define SNAP_TEST_VERSION_AT 8u
-#define SNAP_TEST_CHECKSUM_AT 32u
+#define SNAP_TEST_CHECKSUM_AT TEST_SNAPSHOT_CHECKSUM_AT
 /* The settings section starts the payload (src/snapshot.c). */
 #define SNAP_TEST_DIMS_AT 40u
 #define SNAP_TEST_WORLD_ID_AT 112u
@@ -32,9 +32,7 @@ static uint64_t snap_test_fnv(uint64_t h, const uint8_t *p, size_t n)
     return h;
 }
 
-/* Rewrites the checksum, so a test can present a change the checksum does
- * not catch and see the checks behind it. */
-static void snap_test_reseal(uint8_t *s, size_t n)
+void test_snapshot_reseal(uint8_t *s, size_t n)
 {
     uint64_t h = snap_test_fnv(0xCBF29CE484222325ull, s, SNAP_TEST_CHECKSUM_AT);
     h = snap_test_fnv(h, s + SNAP_TEST_HEADER, n - SNAP_TEST_HEADER);
@@ -797,7 +795,7 @@ TEST(snapshot_resealed_flips_never_crash)
         for (unsigned bit = 0; bit < 8u; bit += 3u) {
             memcpy(bad, s, n);
             bad[i] ^= (uint8_t)(1u << bit);
-            snap_test_reseal(bad, n);
+            test_snapshot_reseal(bad, n);
             throng_world *w = (throng_world *)1;
             throng_status st = throng_world_load(bad, n, NULL, &w);
             if (st != THRONG_OK) {
@@ -844,7 +842,7 @@ TEST(snapshot_inconsistent_structure_refused)
     for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++) {
         memcpy(bad, s, n);
         snap_test_put_u32(bad + lies[k].at, lies[k].value);
-        snap_test_reseal(bad, n);
+        test_snapshot_reseal(bad, n);
         throng_world *w = (throng_world *)1;
         CHECK_STATUS(throng_world_load(bad, n, &def, &w),
                      THRONG_ERR_BAD_SNAPSHOT);
@@ -855,7 +853,7 @@ TEST(snapshot_inconsistent_structure_refused)
     memcpy(bad, s, n);
     snap_test_put_u32(bad + SNAP_TEST_WORLD_ID_AT, 0u);
     snap_test_put_u32(bad + SNAP_TEST_WORLD_ID_AT + 4u, 0u);
-    snap_test_reseal(bad, n);
+    test_snapshot_reseal(bad, n);
     throng_world *w = (throng_world *)1;
     CHECK_STATUS(throng_world_load(bad, n, &def, &w), THRONG_ERR_BAD_SNAPSHOT);
     CHECK(w == NULL);
@@ -867,7 +865,7 @@ TEST(snapshot_inconsistent_structure_refused)
     uint64_t total = n + 4u;
     for (unsigned k = 0; k < 8u; k++)
         longer[24u + k] = (uint8_t)(total >> (8u * k));
-    snap_test_reseal(longer, n + 4u);
+    test_snapshot_reseal(longer, n + 4u);
     w = (throng_world *)1;
     CHECK_STATUS(throng_world_load(longer, n + 4u, &def, &w),
                  THRONG_ERR_BAD_SNAPSHOT);
@@ -891,7 +889,7 @@ TEST(snapshot_future_version_refused)
     def.error_capacity = sizeof why;
     /* Resealed, so it is the version alone that is refused. */
     snap_test_put_u32(s + SNAP_TEST_VERSION_AT, THRONG_SNAPSHOT_VERSION + 1u);
-    snap_test_reseal(s, n);
+    test_snapshot_reseal(s, n);
     throng_world *w = (throng_world *)1;
     CHECK_STATUS(throng_world_load(s, n, &def, &w), THRONG_ERR_VERSION);
     CHECK(w == NULL);
@@ -902,7 +900,7 @@ TEST(snapshot_future_version_refused)
     snap_test_put_u32(s + SNAP_TEST_VERSION_AT, 0xFFFFFFFFu);
     CHECK_STATUS(throng_world_load(s, n, &def, &w), THRONG_ERR_VERSION);
     snap_test_put_u32(s + SNAP_TEST_VERSION_AT, 0u);
-    snap_test_reseal(s, n);
+    test_snapshot_reseal(s, n);
     CHECK_STATUS(throng_world_load(s, n, &def, &w), THRONG_ERR_BAD_SNAPSHOT);
     CHECK(w == NULL);
     char path[256];
@@ -1026,7 +1024,7 @@ TEST(snapshot_allocator_and_half_allocator)
     /* Refused deep inside (a resealed lie in the last column): every
      * block allocated on the way is given back. */
     s[n - 1u] ^= 0xFFu; /* the slot column's last byte: an unknown slot */
-    snap_test_reseal(s, n);
+    test_snapshot_reseal(s, n);
     w = (throng_world *)1;
     CHECK_STATUS(throng_world_load(s, n, &def, &w), THRONG_ERR_BAD_SNAPSHOT);
     CHECK(w == NULL);
