@@ -329,10 +329,13 @@ check-examples:
 	  echo "check-examples: $$e built with pkg-config and ran ($$(wc -l < $(BUILD)/example-$$e.out) lines)"; \
 	done
 
-# throng.pc must describe the build it comes from: installs the OpenMP and
-# the OPENMP=0 builds into staging folders, checks that -fopenmp is in
-# Libs.private exactly when OpenMP was on, and links examples/minimal.c
-# statically with what pkg-config --static says (tests/check_pkgconfig.sh).
+# throng.pc must describe the build it comes from: installs one build
+# under several prefixes and library folders in turn and checks that each
+# throng.pc names its own (and that uninstall removes everything); installs
+# the OpenMP and the OPENMP=0 builds into staging folders, checks that
+# -fopenmp is in Libs.private exactly when OpenMP was on, and links
+# examples/minimal.c statically with what pkg-config --static says
+# (tests/check_pkgconfig.sh).
 .PHONY: check-pkgconfig
 check-pkgconfig:
 	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_pkgconfig.sh
