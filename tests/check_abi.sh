@@ -110,7 +110,8 @@ if [ "$mode" != check ]; then
 fi
 
 # The newest record is the last release.
-base_file=$(ls "$ABI_DIR"/libthrong-*.abi 2>/dev/null | sort -V | tail -n 1)
+base_file=$(find "$ABI_DIR" -maxdepth 1 -name 'libthrong-*.abi' 2>/dev/null |
+    sort -V | tail -n 1)
 if [ -z "$base_file" ]; then
     echo "check-abi: no record in $ABI_DIR/ (make abi-baseline at a release)" >&2
     exit 2
@@ -140,8 +141,16 @@ if [ "$rc" -eq 0 ]; then
     exit 0
 fi
 
-# The least version the change calls for.
-if [ $((rc & 8)) -ne 0 ]; then kind=incompatible; else kind=compatible; fi
+# The least version the change calls for. Only additions (functions or
+# variables added, nothing removed or changed) are compatible: abidiff
+# sets its "incompatible" bit for removals alone, while a struct that
+# grows or an enum value added breaks programs just as well.
+if [ $((rc & 8)) -eq 0 ] && ! grep -E '^(Functions|Variables) changes summary' \
+    "$report" | grep -qvE ' 0 Removed,.* 0 Changed'; then
+    kind=compatible
+else
+    kind=incompatible
+fi
 if [ "$base_major" = 0 ]; then
     need=0.$((base_minor + 1)).0
 elif [ $kind = incompatible ]; then
