@@ -150,11 +150,14 @@ TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
 TEST_OBJ += $(BUILD)/obj/tools/render_frame.o
 
 # The version lives in include/throng.h; the shared library is named
-# after it, with the major version as its soname.
+# after it. Its soname names the versions that share one ABI (README,
+# "Versions and ABI"): major.minor while the major is 0, where every ABI
+# change moves the minor; the major alone from 1.0 on.
 version_part = $(shell sed -n 's/^\#define THRONG_VERSION_$(1) \([0-9]*\)/\1/p' include/throng.h)
 VERSION_MAJOR := $(call version_part,MAJOR)
-VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
-SONAME := libthrong.so.$(VERSION_MAJOR)
+VERSION_MINOR := $(call version_part,MINOR)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(call version_part,PATCH)
+SONAME := libthrong.so.$(VERSION_MAJOR)$(if $(filter 0,$(VERSION_MAJOR)),.$(VERSION_MINOR))
 
 STATIC := $(BUILD)/libthrong.a
 SHARED_REAL := $(BUILD)/libthrong.so.$(VERSION)
@@ -203,8 +206,9 @@ $(STATIC): $(LIB_OBJ)
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden
 $(LIB_OBJ): CPPFLAGS += -DTHRONG_BUILDING
 
-$(SHARED_REAL): $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+# Relinked when the Makefile changes too: that is where the soname is made.
+$(SHARED_REAL): $(LIB_OBJ) Makefile
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(SHARED): $(SHARED_REAL)
 	ln -sf $(notdir $(SHARED_REAL)) $(BUILD)/$(SONAME)
@@ -325,13 +329,47 @@ check-examples:
 	  echo "check-examples: $$e built with pkg-config and ran ($$(wc -l < $(BUILD)/example-$$e.out) lines)"; \
 	done
 
-# throng.pc must describe the build it comes from: installs the OpenMP and
-# the OPENMP=0 builds into staging folders, checks that -fopenmp is in
-# Libs.private exactly when OpenMP was on, and links examples/minimal.c
-# statically with what pkg-config --static says (tests/check_pkgconfig.sh).
+# throng.pc must describe the build it comes from: installs one build
+# under several prefixes and library folders in turn and checks that each
+# throng.pc names its own (and that uninstall removes everything); installs
+# the OpenMP and the OPENMP=0 builds into staging folders, checks that
+# -fopenmp is in Libs.private exactly when OpenMP was on, and links
+# examples/minimal.c statically with what pkg-config --static says
+# (tests/check_pkgconfig.sh).
 .PHONY: check-pkgconfig
 check-pkgconfig:
 	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_pkgconfig.sh
+
+# The ABI gate (README, "Versions and ABI"). abi/libthrong-<version>.abi is
+# the ABI of the last release, as abidw reads it from the debug
+# information of the shared library; the default build carries -g.
+#
+#   make check-abi       compare this build's library with that record
+#                        (abidiff): fails when the ABI changed and
+#                        THRONG_VERSION did not move past the record's
+#                        version as the policy asks, or when the soname
+#                        is not the one the version calls for
+#   make abi-baseline    at a release: record this build's ABI as
+#                        abi/libthrong-<version>.abi, replacing the older
+#                        record
+#   make check-abi-gate  the gate's own test: builds variants of the
+#                        library with planted ABI changes (a struct
+#                        field, an enum value, a function) in a copy of
+#                        the tree and checks the gate fails on each until
+#                        the version moves on
+#
+# Needs abidw and abidiff (Debian: abigail-tools) and readelf (binutils).
+ABI_ENV = LIB=$(SHARED_REAL) HEADER=include/throng.h ABI_DIR=abi \
+	ABI_WORK=$(BUILD)/check-abi
+.PHONY: check-abi abi-baseline check-abi-gate
+check-abi: $(SHARED_REAL)
+	@$(ABI_ENV) sh tests/check_abi.sh check
+
+abi-baseline: $(SHARED_REAL)
+	@$(ABI_ENV) sh tests/check_abi.sh baseline
+
+check-abi-gate: $(SHARED_REAL)
+	@MAKE='$(MAKE)' CC='$(CC)' LIB=$(SHARED_REAL) sh tests/check_abi_gate.sh
 
 # ------------------------------------------------------------------------
 # Regression gates

@@ -45,7 +45,9 @@ extern "C" {
 #endif
 
 /* The library's version: the one place it is written. The shared library
- * is libthrong.so.MAJOR.MINOR.PATCH with soname libthrong.so.MAJOR. */
+ * is libthrong.so.MAJOR.MINOR.PATCH; its soname is libthrong.so.0.MINOR
+ * while MAJOR is 0 (every ABI change moves MINOR), libthrong.so.MAJOR from
+ * 1.0 on (README.md, "Versions and ABI"; CHANGELOG.md). */
 #define THRONG_VERSION_MAJOR 0
 #define THRONG_VERSION_MINOR 4
 #define THRONG_VERSION_PATCH 0

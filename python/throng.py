@@ -45,8 +45,9 @@ Shape of the binding:
 
 Finding the library: the environment variable THRONG_LIBRARY (a path to the
 .so) when set; else ../build/libthrong.so relative to this file (the
-repository's default build); else the system's libthrong.so.0 or
-libthrong.so (ctypes.util.find_library). The path in use is
+repository's default build); else the system's libthrong.so.0.4 (the
+soname of the ABI this binding mirrors) or libthrong.so
+(ctypes.util.find_library). The path in use is
 `throng.library_path`.
 """
 
@@ -388,7 +389,11 @@ def _candidates():
     found = ctypes.util.find_library("throng")
     if found:
         out.append(found)
-    out += ["libthrong.so.%d" % _ABI_MAJOR, "libthrong.so"]
+    # The soname: libthrong.so.0.MINOR while 0.x, libthrong.so.MAJOR after.
+    soname = "libthrong.so.%d" % _ABI_MAJOR
+    if _ABI_MAJOR == 0:
+        soname += ".%d" % _ABI_MIN_MINOR
+    out += [soname, "libthrong.so"]
     return out
 
 

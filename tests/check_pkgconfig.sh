@@ -11,6 +11,9 @@
 # throng.pc, and link examples/minimal.c against the static archive with
 # exactly what `pkg-config --static` says, then run it.
 #
+# Before those, one build installed under several prefixes and folders in
+# turn (see below).
+#
 # Environment (the Makefile sets it): MAKE, CC.
 set -eu
 cd "$(dirname "$0")/.."
@@ -26,6 +29,54 @@ if ! command -v pkg-config >/dev/null 2>&1; then
 fi
 
 status=0
+
+# One build installed under one prefix, then another: each install's
+# throng.pc names its own prefix, library and header folders (the build
+# keeps one throng.pc, which must not outlive the options it was written
+# for), and the shared library arrives under its real name with the
+# soname and development links; uninstall leaves nothing behind.
+# fail: say why and go on with the next check.
+fail() {
+    echo "check-pkgconfig: $*" >&2
+    status=1
+}
+dest=$WORK/prefixes
+for spec in "/opt/a" "/opt/b" "/opt/b /opt/b/lib64" "/opt/b /opt/b/lib64 /opt/b/inc"; do
+    # shellcheck disable=SC2086 # the words are a prefix and folders
+    set -- $spec
+    prefix=$1 libdir=${2:-$1/lib} includedir=${3:-$1/include}
+    if ! $MAKE --no-print-directory CC="$CC" install DESTDIR="$dest" \
+        PREFIX="$prefix" ${2:+LIBDIR="$libdir"} ${3:+INCLUDEDIR="$includedir"} \
+        > "$WORK/install-prefix.log" 2>&1; then
+        tail -n 20 "$WORK/install-prefix.log" >&2
+        echo "check-pkgconfig: make install PREFIX=$prefix failed" >&2
+        exit 1
+    fi
+    pc=$dest$libdir/pkgconfig/throng.pc
+    for want in "prefix=$prefix" "libdir=$libdir" "includedir=$includedir"; do
+        grep -qx "$want" "$pc" || fail "install '$spec': $pc lacks '$want'" \
+            "($(grep -E '^(prefix|libdir|includedir)=' "$pc" | tr '\n' ' '))"
+    done
+    [ -f "$dest$includedir/throng.h" ] || fail "install '$spec': no throng.h"
+    real=$(cd "$dest$libdir" && ls libthrong.so.*.*.* 2>/dev/null)
+    soname=$(readelf -d "$dest$libdir/$real" |
+        sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+    if [ "$(readlink "$dest$libdir/$soname")" != "$real" ] ||
+        [ "$(readlink "$dest$libdir/libthrong.so")" != "$soname" ]; then
+        fail "install '$spec': $libdir/$soname and libthrong.so do not lead to $real"
+    fi
+done
+for spec in "/opt/a" "/opt/b" "/opt/b /opt/b/lib64" "/opt/b /opt/b/lib64 /opt/b/inc"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    $MAKE --no-print-directory CC="$CC" uninstall DESTDIR="$dest" \
+        PREFIX="$1" ${2:+LIBDIR="$2"} ${3:+INCLUDEDIR="$3"} > /dev/null
+done
+left=$(find "$dest" ! -type d)
+[ -z "$left" ] || fail "make uninstall left $(echo "$left" | tr '\n' ' ')"
+[ $status -ne 0 ] || echo "check-pkgconfig: four installs under other" \
+    "prefixes and folders: each throng.pc names its own; uninstall removes all"
+
 for openmp in 1 0; do
     stage=$WORK/stage-openmp$openmp
     if ! $MAKE --no-print-directory OPENMP=$openmp CC="$CC" install \
