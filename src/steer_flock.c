@@ -14,6 +14,7 @@
  */
 #include "steer_flock.h"
 #include "behaviour.h"
+#include "combine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -213,79 +214,6 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
     }
     counts->candidates += candidates;
     counts->neighbours += neighbours;
-}
-
-/* v_desired = speed * x / |x|, or 0 when x is 0. Squares of a huge x
- * overflow; then x is first scaled by its largest component. */
-void flock_desired_towards(const float x[3], float speed, float out[3]) {
-    float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-    if (len2 > 0.0f && len2 <= 3.402823466e38f) {
-        float k = speed / sqrtf(len2);
-        out[0] = x[0] * k;
-        out[1] = x[1] * k;
-        out[2] = x[2] * k;
-        return;
-    }
-    float big = fabsf(x[0]);
-    if (fabsf(x[1]) > big)
-        big = fabsf(x[1]);
-    if (fabsf(x[2]) > big)
-        big = fabsf(x[2]);
-    if (!(big > 0.0f) || !(big <= 3.402823466e38f)) {
-        out[0] = out[1] = out[2] = 0.0f;
-        return;
-    }
-    float u[3] = {x[0] / big, x[1] / big, x[2] / big};
-    float k = speed / sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-    out[0] = u[0] * k;
-    out[1] = u[1] * k;
-    out[2] = u[2] * k;
-}
-
-void flock_wander(const throng_world *w, uint32_t i, float m_dt,
-                  const float v[3], float F[3]) {
-    const group_kernel_params *k = &w->group_params[w->col.group[i]];
-    float out[3];
-    flock_wander_force(w, i, m_dt, v, out);
-    for (int a = 0; a < 3; a++)
-        F[a] += k->wander_w * out[a];
-}
-
-void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
-                        const float v[3], float out[3]) {
-    const group_kernel_params *k = &w->group_params[w->col.group[i]];
-    const int three = w->dims == 3;
-    /* Seed 000: the turn rate takes a random step and is clamped; the
-     * desired velocity is the heading turned by it. */
-    const uint32_t slot = w->col.slot[i];
-    const uint64_t agent =
-        ((uint64_t)slot << 32) | w->slots[slot].generation;
-    float rate = w->col.wander_rate[i] +
-                 k->wander_change *
-                     rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
-    rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
-    rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
-    w->col.wander_rate[i] = rate;
-    float sn, cs;
-    detmath_sincosf(rate, &sn, &cs);
-    const float ws = k->wander_speed_factor * w->col.max_speed[i];
-    const float f[3] = {w->col.fx[i], w->col.fy[i], three ? w->col.fz[i] : 0.0f};
-    float turned[3];
-    if (three) {
-        /* Rotate about up: f cos + (up x f) sin, f and up orthonormal. */
-        const float u[3] = {w->col.ux[i], w->col.uy[i], w->col.uz[i]};
-        const float uxf[3] = {u[1] * f[2] - u[2] * f[1],
-                              u[2] * f[0] - u[0] * f[2],
-                              u[0] * f[1] - u[1] * f[0]};
-        for (int a = 0; a < 3; a++)
-            turned[a] = f[a] * cs + uxf[a] * sn;
-    } else {
-        turned[0] = f[0] * cs - f[1] * sn;
-        turned[1] = f[0] * sn + f[1] * cs;
-        turned[2] = 0.0f;
-    }
-    for (int a = 0; a < 3; a++)
-        out[a] = m_dt * (ws * turned[a] - v[a]);
 }
 
 /* The scalar epilogue is the recipe finish (behaviour.c): for a plain
