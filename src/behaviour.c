@@ -12,30 +12,6 @@
 
 #include "geometry.h"
 
-int behaviour_family(throng_behaviour_kind kind) {
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        return 1;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        return 2;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        return 3;
-    }
-    return 0;
-}
-
 throng_behaviour throng_behaviour_default(throng_behaviour_kind kind) {
     throng_behaviour b;
     memset(&b, 0, sizeof b);

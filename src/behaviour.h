@@ -52,7 +52,30 @@ void steer_agent_default(throng_behaviour *b);
 void steer_route_default(throng_behaviour *b);
 void steer_env_default(throng_behaviour *b);
 
-/* Which family a kind belongs to: 1 agent, 2 route, 3 env, 0 unknown. */
-int behaviour_family(throng_behaviour_kind kind);
+/* Which family a kind belongs to: 1 agent, 2 route, 3 env, 0 unknown.
+ * Inline: the recipe finish asks once per behaviour per agent. */
+static inline int behaviour_family(throng_behaviour_kind kind) {
+    switch (kind) {
+    case THRONG_BEHAVIOUR_SEEK:
+    case THRONG_BEHAVIOUR_FLEE:
+    case THRONG_BEHAVIOUR_ARRIVE:
+    case THRONG_BEHAVIOUR_PURSUE:
+    case THRONG_BEHAVIOUR_EVADE:
+    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        return 1;
+    case THRONG_BEHAVIOUR_PATROL:
+    case THRONG_BEHAVIOUR_FOLLOW_PATH:
+    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+        return 2;
+    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
+    case THRONG_BEHAVIOUR_CONTAIN:
+    case THRONG_BEHAVIOUR_FOLLOW_WALL:
+        return 3;
+    }
+    return 0;
+}
 
 #endif /* THRONG_BEHAVIOUR_H */

@@ -17,41 +17,6 @@
 /* The agent context                                                        */
 /* ------------------------------------------------------------------------ */
 
-void steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row,
-                    float dt) {
-    const agent_columns *c = &w->col;
-    const int three = w->dims == 3;
-    a->w = w;
-    a->row = row;
-    a->dims = w->dims;
-    a->dt = dt;
-    a->mass = c->mass[row];
-    a->m_dt = a->mass / dt;
-    a->max_force = c->max_force[row];
-    a->max_speed = c->max_speed[row];
-    a->radius = c->radius[row];
-    a->p[0] = c->px[row];
-    a->p[1] = c->py[row];
-    a->p[2] = three ? c->pz[row] : 0.0f;
-    a->v[0] = c->vx[row];
-    a->v[1] = c->vy[row];
-    a->v[2] = three ? c->vz[row] : 0.0f;
-    a->f[0] = c->fx[row];
-    a->f[1] = c->fy[row];
-    a->f[2] = three ? c->fz[row] : 0.0f;
-    if (three) {
-        a->up[0] = c->ux[row];
-        a->up[1] = c->uy[row];
-        a->up[2] = c->uz[row];
-    } else {
-        a->up[0] = a->up[1] = 0.0f;
-        a->up[2] = 1.0f;
-    }
-    a->side[0] = a->f[1] * a->up[2] - a->f[2] * a->up[1];
-    a->side[1] = a->f[2] * a->up[0] - a->f[0] * a->up[2];
-    a->side[2] = a->f[0] * a->up[1] - a->f[1] * a->up[0];
-}
-
 void steer_offset(const throng_world *w, const float from[3],
                   const float to[3], float out[3]) {
     for (int k = 0; k < 3; k++) {
