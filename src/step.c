@@ -50,6 +50,10 @@ static throng_status world_tick(throng_world *w, float dt,
     /* Behaviours that name another agent find its row through its slot. */
     if (w->behaviour_state)
         world_links(w);
+    /* The path's kernels, on the first step (world creation chose the
+     * path). */
+    if (!w->kernel)
+        (void)world_use_simd(w, w->simd);
     double t1 = parallel_now();
     steer_flock(w, sched, dt);
     double t2 = parallel_now();
