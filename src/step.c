@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "busy.h"
 #include "geometry.h"
+#include "obstacle_grid.h"
 #include "parallel.h"
 
 /* Per-thread counters for this step's threads; allocated once. */
