@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 #include "steer_flock.h"
+#include "integrate.h"
 
 #include <string.h>
 

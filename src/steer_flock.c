@@ -216,7 +216,7 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
     counts->neighbours += neighbours;
 }
 
-/* The scalar epilogue is the recipe finish (behaviour.c): for a plain
+/* The scalar epilogue is the recipe finish (combine.c): for a plain
  * flocking group it adds the same terms, weighted, in the same order as
  * the vector epilogue does. */
 static void flock_finish(const throng_world *w, uint32_t t,

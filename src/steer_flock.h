@@ -188,15 +188,4 @@ static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
     return (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
 }
 
-void integrate_3d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_3d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_3d_avx512(throng_world *w, uint32_t begin, uint32_t end,
-                         float dt);
-void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_2d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
-                         float dt);
-void integrate_3d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_2d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
-
 #endif /* THRONG_STEER_FLOCK_H */

@@ -3,9 +3,14 @@
  * contiguous arrays.
  *
  *   1. grid       hash agents into cells, counting-sort, gather (grid.c)
- *   2. behaviours the fused neighbour walk and the combination
- *                 (steer_flock.c), one force per agent in sorted order
- *   3. integrate  truncation, Euler, basis (integrate.c), in dense order
+ *   2. behaviours the fused neighbour walk (steer_flock.c and its vector
+ *                 twins, steer_flock_simd.inc), the kernels of each
+ *                 group's list (steer_agent.c, steer_route.c,
+ *                 steer_env.c) and the combination (combine.c), run
+ *                 per row at the end of the walk: one force per agent
+ *                 in sorted order
+ *   3. integrate  truncation, Euler, basis (integrate.c, and its vector
+ *                 twin integrate_simd.inc), in dense order
  *
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
