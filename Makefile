@@ -86,8 +86,9 @@ endif
 # of the base architecture). Elsewhere, or with SIMD=scalar, the plain
 # scalar kernel is the only path.
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
-SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c
-SIMD_ARM_SRC := src/steer_flock_neon.c
+SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c \
+	src/integrate_sse2.c src/integrate_avx2.c src/integrate_avx512.c
+SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c
 SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
@@ -195,8 +196,8 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 
 # Each vector kernel object is built for its own instruction set; the
 # library picks one at run time from what the CPU reports.
-$(BUILD)/obj/src/steer_flock_avx2.o: CFLAGS += -mavx2
-$(BUILD)/obj/src/steer_flock_avx512.o: CFLAGS += -mavx512f
+$(BUILD)/obj/src/steer_flock_avx2.o $(BUILD)/obj/src/integrate_avx2.o: CFLAGS += -mavx2
+$(BUILD)/obj/src/steer_flock_avx512.o $(BUILD)/obj/src/integrate_avx512.o: CFLAGS += -mavx512f
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
@@ -308,6 +309,14 @@ uninstall:
 # The shared library exports exactly the committed list of symbols: an
 # accidental export, or a removal, fails here.
 EXPORTS := tests/exports.txt
+# The layers of src/ point one way (tools/check_layers.sh holds the
+# table): no object calls up into a higher layer, no files call each
+# other in a circle. The script first proves it catches a planted breach.
+.PHONY: check-layers
+check-layers: $(LIB_OBJ)
+	@sh tools/check_layers.sh --self-test
+	@sh tools/check_layers.sh $(BUILD)/obj/src
+
 check-exports: $(SHARED)
 	@nm -D --defined-only $(SHARED_REAL) | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' \
 	  | sort > $(BUILD)/exports.txt

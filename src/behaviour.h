@@ -19,39 +19,7 @@
 #define THRONG_BEHAVIOUR_H
 
 #include "steer_flock.h"
-
-/* One agent as the behaviours see it: the state before the step. */
-typedef struct steer_ctx {
-    const throng_world *w;
-    uint32_t row;
-    int dims;
-    float dt, m_dt; /* m_dt = mass / dt, as the flocking epilogue has it */
-    float p[3], v[3];
-    float f[3];     /* unit forward */
-    float up[3];    /* unit up; (0, 0, 1) in 2D */
-    float side[3];  /* forward x up */
-    float mass, max_force, max_speed, radius;
-} steer_ctx;
-
-/* Fills a context for row `row`. */
-void steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row,
-                    float dt);
-
-/* F = m_dt (v_d - v), the seed 000 form every behaviour ends with. */
-static inline void steer_force(const steer_ctx *a, const float vd[3],
-                               float F[3]) {
-    for (int k = 0; k < 3; k++)
-        F[k] = a->m_dt * (vd[k] - a->v[k]);
-}
-
-/* The offset from `from` to `to`, through the nearest periodic image in a
- * periodic world (z is 0 in 2D). */
-void steer_offset(const throng_world *w, const float from[3],
-                  const float to[3], float out[3]);
-
-/* The live target agent of row `row`: its dense row, or -1 when it has
- * none or it was removed. */
-int64_t steer_target_row(const throng_world *w, uint32_t row);
+#include "steer.h"
 
 /* Arrive at the point at offset x from the agent (steer_agent.c): seek
  * speed outside the braking distance (0: the default, see throng.h), the
@@ -84,16 +52,30 @@ void steer_agent_default(throng_behaviour *b);
 void steer_route_default(throng_behaviour *b);
 void steer_env_default(throng_behaviour *b);
 
-/* Which family a kind belongs to: 1 agent, 2 route, 3 env, 0 unknown. */
-int behaviour_family(throng_behaviour_kind kind);
-
-/* The recipe finish: computes every term of row t's group from the walk's
- * sums, combines them by the group's mode and writes the steer columns.
- * Scalar and shared by every kernel path. */
-void steer_finish_recipe(const throng_world *w, uint32_t t,
-                         const flock_sums *s, float dt);
-
-/* Derives the recipe part of a group's kernel constants. */
-void recipe_derive(throng_world *w, uint32_t group);
+/* Which family a kind belongs to: 1 agent, 2 route, 3 env, 0 unknown.
+ * Inline: the recipe finish asks once per behaviour per agent. */
+static inline int behaviour_family(throng_behaviour_kind kind) {
+    switch (kind) {
+    case THRONG_BEHAVIOUR_SEEK:
+    case THRONG_BEHAVIOUR_FLEE:
+    case THRONG_BEHAVIOUR_ARRIVE:
+    case THRONG_BEHAVIOUR_PURSUE:
+    case THRONG_BEHAVIOUR_EVADE:
+    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
+    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
+    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
+    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
+        return 1;
+    case THRONG_BEHAVIOUR_PATROL:
+    case THRONG_BEHAVIOUR_FOLLOW_PATH:
+    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+        return 2;
+    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
+    case THRONG_BEHAVIOUR_CONTAIN:
+    case THRONG_BEHAVIOUR_FOLLOW_WALL:
+        return 3;
+    }
+    return 0;
+}
 
 #endif /* THRONG_BEHAVIOUR_H */

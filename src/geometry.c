@@ -7,6 +7,7 @@
  * checks its creation made.
  */
 #include "geometry.h"
+#include "obstacle_grid.h"
 #include "busy.h"
 
 #include <math.h>

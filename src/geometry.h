@@ -128,11 +128,6 @@ void geo_commit(throng_world *world, geo_object *obj, throng_object *out);
 const geo_object *geo_lookup(const throng_world *world, throng_object h,
                              uint32_t kinds);
 
-/* Before a step: brings the obstacle grid up to date; nonzero when out of
- * memory (steer_env.c). */
-int geometry_prepare(throng_world *world);
-/* Frees the grid (steer_env.c). */
-void geo_grid_free(throng_world *world, geo_grid *g);
 
 size_t geometry_bytes(const throng_world *world);
 void geometry_free(throng_world *world);

@@ -411,3 +411,54 @@ throng_status throng_group_set_wander(throng_world *w, uint32_t group,
     group_derive_params(w, group);
     return THRONG_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Derived constants                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Called by group_derive_params once the flocking constants are set; the
+ * list weights join the seed 000 normalisation there (list_w holds them
+ * already divided when the mode is the weighted average). */
+void recipe_derive(throng_world *w, uint32_t group) {
+    const group_record *g = &w->groups[group];
+    group_kernel_params *k = &w->group_params[group];
+    k->recipe = g->behaviour_count > 0 || g->combine == THRONG_COMBINE_PRIORITY;
+    k->uca = 0;
+    for (uint32_t i = 0; i < g->behaviour_count; i++) {
+        const throng_behaviour *b = &g->behaviours[i];
+        if (b->kind != THRONG_BEHAVIOUR_AVOID_NEIGHBOURS || !(k->list_w[i] > 0.0f))
+            continue;
+        float r = b->u.unaligned.radius > 0.0f ? b->u.unaligned.radius
+                                               : w->neighbour_radius;
+        /* One avoidance entry per group is meaningful; the last wins. */
+        k->uca = 1;
+        k->uca_r2 = r * r;
+        k->uca_horizon = b->u.unaligned.horizon;
+        k->uca_margin = b->u.unaligned.margin;
+    }
+    k->walk = k->sep_w > 0.0f || k->ali_w > 0.0f || k->coh_w > 0.0f || k->uca;
+
+    /* Term order: fixed, or by priority (higher first, stable). */
+    int32_t prio[TERM_MAX];
+    int n = 0;
+    prio[TERM_SEPARATION] = g->flocking.separation_priority;
+    prio[TERM_ALIGNMENT] = g->flocking.alignment_priority;
+    prio[TERM_COHESION] = g->flocking.cohesion_priority;
+    prio[TERM_WANDER] = g->wander.priority;
+    for (uint32_t i = 0; i < g->behaviour_count; i++)
+        prio[TERM_LIST + i] = g->behaviours[i].priority;
+    n = TERM_LIST + (int)g->behaviour_count;
+    for (int i = 0; i < n; i++)
+        k->order[i] = (uint8_t)i;
+    if (g->combine == THRONG_COMBINE_PRIORITY)
+        for (int i = 1; i < n; i++) { /* insertion sort: stable */
+            uint8_t t = k->order[i];
+            int j = i;
+            while (j > 0 && prio[k->order[j - 1]] < prio[t]) {
+                k->order[j] = k->order[j - 1];
+                j--;
+            }
+            k->order[j] = t;
+        }
+    k->term_count = (uint8_t)n;
+}

@@ -11,4 +11,7 @@
 throng_status group_add(throng_world *w, const char *fn,
                         const throng_group_def *def, uint32_t *out_group);
 
+/* Derives the recipe part of a group's kernel constants. */
+void recipe_derive(throng_world *w, uint32_t group);
+
 #endif /* THRONG_GROUP_H */

@@ -240,7 +240,10 @@ struct throng_world {
 
     uint64_t step;
     throng_step_stats stats;
-    const char *simd_name; /* the neighbour kernel path in use */
+    throng_simd simd;      /* the path in use (never AUTO) */
+    const char *simd_name; /* its name */
+    /* The path's functions (kernel_paths.c), set before the first step
+     * (step.c) or when a test switches the path: */
     void (*kernel)(const throng_world *, uint32_t, uint32_t, float,
                    struct flock_counts *);
     /* The vector 2D integration of the kernel's instruction set, or NULL
@@ -445,6 +448,11 @@ void integrate_row_3d(throng_world *world, uint32_t row, float dt);
 
 /* 1 when simd is one of the enum's values (supported here or not). */
 int simd_in_range(throng_simd simd);
+
+/* The path a request runs on here (THRONG_SIMD_AUTO: the widest), or
+ * THRONG_SIMD_AUTO when the request is outside the enum or cannot run
+ * (simd.c). */
+throng_simd simd_resolve(throng_simd simd);
 
 /* Points the world's kernels at a path (THRONG_SIMD_AUTO: the widest the
  * CPU and build offer). Returns nonzero, changing nothing, when the value

@@ -188,26 +188,4 @@ static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
     return (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
 }
 
-void integrate_3d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_3d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_3d_avx512(throng_world *w, uint32_t begin, uint32_t end,
-                         float dt);
-void integrate_2d_sse2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_2d_avx2(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
-                         float dt);
-void integrate_3d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
-void integrate_2d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
-
-/* Pieces of the force epilogue that every path shares (scalar code, so all
- * paths compute them identically): */
-/* v_desired = speed * x / |x|, or 0 when x is 0. */
-void flock_desired_towards(const float x[3], float speed, float out[3]);
-/* Adds wander's weighted force for row i to F and advances its state. */
-void flock_wander(const throng_world *w, uint32_t i, float m_dt,
-                  const float v[3], float F[3]);
-/* Wander's unweighted force for row i; advances its state. */
-void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
-                        const float v[3], float out[3]);
-
 #endif /* THRONG_STEER_FLOCK_H */

@@ -3,9 +3,14 @@
  * contiguous arrays.
  *
  *   1. grid       hash agents into cells, counting-sort, gather (grid.c)
- *   2. behaviours the fused neighbour walk and the combination
- *                 (steer_flock.c), one force per agent in sorted order
- *   3. integrate  truncation, Euler, basis (integrate.c), in dense order
+ *   2. behaviours the fused neighbour walk (steer_flock.c and its vector
+ *                 twins, steer_flock_simd.inc), the kernels of each
+ *                 group's list (steer_agent.c, steer_route.c,
+ *                 steer_env.c) and the combination (combine.c), run
+ *                 per row at the end of the walk: one force per agent
+ *                 in sorted order
+ *   3. integrate  truncation, Euler, basis (integrate.c, and its vector
+ *                 twin integrate_simd.inc), in dense order
  *
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
@@ -16,6 +21,7 @@
 #include "internal.h"
 #include "busy.h"
 #include "geometry.h"
+#include "obstacle_grid.h"
 #include "parallel.h"
 
 /* Per-thread counters for this step's threads; allocated once. */
@@ -50,6 +56,10 @@ static throng_status world_tick(throng_world *w, float dt,
     /* Behaviours that name another agent find its row through its slot. */
     if (w->behaviour_state)
         world_links(w);
+    /* The path's kernels, on the first step (world creation chose the
+     * path). */
+    if (!w->kernel)
+        (void)world_use_simd(w, w->simd);
     double t1 = parallel_now();
     steer_flock(w, sched, dt);
     double t2 = parallel_now();

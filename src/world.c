@@ -269,8 +269,10 @@ throng_status throng_world_create(const throng_world_def *def,
                                       memory_order_relaxed) +
             1u;
     w->uniform = UNIFORM_ALL;
-    /* Checked above, so this cannot fail. */
-    (void)world_use_simd(w, def->simd);
+    /* Checked above, so this names a path; the step points the world at
+     * its kernels (kernel_paths.c) before the first step. */
+    w->simd = simd_resolve(def->simd);
+    w->simd_name = throng_simd_name(w->simd);
     grid_init(&w->grid, w->dims, periodic, w->box, w->neighbour_radius,
               def->cell_size);
 

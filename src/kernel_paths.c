@@ -1,0 +1,68 @@
+/*
+ * The kernels of each vector path: the neighbour kernel, its capped scan
+ * and the vector integration a path brings. simd.c says which paths
+ * exist and run here; this table, above both the neighbour kernels and
+ * the integration, points a world at one path's functions.
+ */
+#include "internal.h"
+#include "steer_flock.h"
+#include "integrate.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* The kernels of each path                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* One row per path this build carries (simd.c's table, which chooses
+ * among them). */
+typedef struct kernel_path {
+    throng_simd id;
+    flock_kernel_fn fn;
+    flock_cap_scan_fn cap_scan;
+    void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
+    void (*integrate_3d)(throng_world *, uint32_t, uint32_t, float);
+} kernel_path;
+
+static const kernel_path paths[] = {
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
+    {THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
+     integrate_2d_avx512, integrate_3d_avx512},
+    {THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
+     integrate_2d_avx2, integrate_3d_avx2},
+    {THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
+     integrate_2d_sse2, integrate_3d_sse2},
+#endif
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
+    /* AdvSIMD is part of the aarch64 base architecture. */
+    {THRONG_SIMD_NEON, flock_kernel_neon, flock_cap_scan_neon,
+     integrate_2d_neon, integrate_3d_neon},
+#endif
+    {THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
+     NULL},
+};
+#define PATH_COUNT (sizeof paths / sizeof paths[0])
+
+int world_use_simd(throng_world *w, throng_simd simd) {
+    throng_simd id = simd_resolve(simd);
+    const kernel_path *p = NULL;
+    for (size_t k = 0; k < PATH_COUNT; k++)
+        if (paths[k].id == id && id != THRONG_SIMD_AUTO)
+            p = &paths[k];
+    if (!p)
+        return 1;
+    w->kernel = p->fn;
+    w->cap_scan = p->cap_scan;
+    w->integrate_2d = p->integrate_2d;
+    w->integrate_3d = p->integrate_3d;
+    w->simd = p->id;
+    w->simd_name = throng_simd_name(p->id);
+    return 0;
+}
+
+int world_select_kernel(throng_world *w, const char *name) {
+    throng_simd simd = THRONG_SIMD_AUTO;
+    if (name && throng_simd_from_name(name, &simd) != THRONG_OK)
+        return 1;
+    return world_use_simd(w, simd);
+}

@@ -1,0 +1,123 @@
+/*
+ * What every behaviour kernel shares: an agent's context as the kernels
+ * see it (the state before the step), offsets through the periodic box,
+ * the live target agent, the desired velocity towards a point, and the
+ * turn-rate wander term that the neighbour kernels and the recipe finish
+ * both add. Below every kernel: it calls none of them.
+ */
+#include "steer.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "detmath.h"
+#include "rng.h"
+
+/* ------------------------------------------------------------------------ */
+/* The agent context                                                        */
+/* ------------------------------------------------------------------------ */
+
+void steer_offset(const throng_world *w, const float from[3],
+                  const float to[3], float out[3]) {
+    for (int k = 0; k < 3; k++) {
+        float d = k < w->dims ? to[k] - from[k] : 0.0f;
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC && k < w->dims) {
+            float L = w->box[k];
+            if (d > 0.5f * L)
+                d -= L;
+            else if (d < -0.5f * L)
+                d += L;
+        }
+        out[k] = d;
+    }
+}
+
+int64_t steer_target_row(const throng_world *w, uint32_t row) {
+    if (!w->behaviour_state)
+        return -1;
+    uint32_t ts = w->col.target_slot[row];
+    if (ts == 0 || ts > w->slot_count)
+        return -1;
+    uint32_t slot = ts - 1;
+    if (w->slots[slot].generation != w->col.target_gen[row])
+        return -1;
+    uint32_t dense = w->slot_dense[slot];
+    return dense == SLOT_FREE ? -1 : (int64_t)dense;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Desired velocities and wander                                            */
+/* ------------------------------------------------------------------------ */
+
+/* v_desired = speed * x / |x|, or 0 when x is 0. Squares of a huge x
+ * overflow; then x is first scaled by its largest component. */
+void flock_desired_towards(const float x[3], float speed, float out[3]) {
+    float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    if (len2 > 0.0f && len2 <= 3.402823466e38f) {
+        float k = speed / sqrtf(len2);
+        out[0] = x[0] * k;
+        out[1] = x[1] * k;
+        out[2] = x[2] * k;
+        return;
+    }
+    float big = fabsf(x[0]);
+    if (fabsf(x[1]) > big)
+        big = fabsf(x[1]);
+    if (fabsf(x[2]) > big)
+        big = fabsf(x[2]);
+    if (!(big > 0.0f) || !(big <= 3.402823466e38f)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        return;
+    }
+    float u[3] = {x[0] / big, x[1] / big, x[2] / big};
+    float k = speed / sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    out[0] = u[0] * k;
+    out[1] = u[1] * k;
+    out[2] = u[2] * k;
+}
+
+void flock_wander(const throng_world *w, uint32_t i, float m_dt,
+                  const float v[3], float F[3]) {
+    const group_kernel_params *k = &w->group_params[w->col.group[i]];
+    float out[3];
+    flock_wander_force(w, i, m_dt, v, out);
+    for (int a = 0; a < 3; a++)
+        F[a] += k->wander_w * out[a];
+}
+
+void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
+                        const float v[3], float out[3]) {
+    const group_kernel_params *k = &w->group_params[w->col.group[i]];
+    const int three = w->dims == 3;
+    /* Seed 000: the turn rate takes a random step and is clamped; the
+     * desired velocity is the heading turned by it. */
+    const uint32_t slot = w->col.slot[i];
+    const uint64_t agent =
+        ((uint64_t)slot << 32) | w->slots[slot].generation;
+    float rate = w->col.wander_rate[i] +
+                 k->wander_change *
+                     rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
+    rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
+    rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
+    w->col.wander_rate[i] = rate;
+    float sn, cs;
+    detmath_sincosf(rate, &sn, &cs);
+    const float ws = k->wander_speed_factor * w->col.max_speed[i];
+    const float f[3] = {w->col.fx[i], w->col.fy[i], three ? w->col.fz[i] : 0.0f};
+    float turned[3];
+    if (three) {
+        /* Rotate about up: f cos + (up x f) sin, f and up orthonormal. */
+        const float u[3] = {w->col.ux[i], w->col.uy[i], w->col.uz[i]};
+        const float uxf[3] = {u[1] * f[2] - u[2] * f[1],
+                              u[2] * f[0] - u[0] * f[2],
+                              u[0] * f[1] - u[1] * f[0]};
+        for (int a = 0; a < 3; a++)
+            turned[a] = f[a] * cs + uxf[a] * sn;
+    } else {
+        turned[0] = f[0] * cs - f[1] * sn;
+        turned[1] = f[0] * sn + f[1] * cs;
+        turned[2] = 0.0f;
+    }
+    for (int a = 0; a < 3; a++)
+        out[a] = m_dt * (ws * turned[a] - v[a]);
+}

@@ -1,0 +1,85 @@
+/*
+ * The steer layer (steer.c): what every behaviour kernel shares. Scalar
+ * code, so every kernel path computes these pieces identically.
+ */
+#ifndef THRONG_STEER_H
+#define THRONG_STEER_H
+
+#include "internal.h"
+
+/* One agent as the behaviours see it: the state before the step. */
+typedef struct steer_ctx {
+    const throng_world *w;
+    uint32_t row;
+    int dims;
+    float dt, m_dt; /* m_dt = mass / dt, as the flocking epilogue has it */
+    float p[3], v[3];
+    float f[3];     /* unit forward */
+    float up[3];    /* unit up; (0, 0, 1) in 2D */
+    float side[3];  /* forward x up */
+    float mass, max_force, max_speed, radius;
+} steer_ctx;
+
+/* Fills a context for row `row`. Inline: the recipe finish loads one
+ * per agent per step. */
+static inline void steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row,
+                    float dt) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    a->w = w;
+    a->row = row;
+    a->dims = w->dims;
+    a->dt = dt;
+    a->mass = c->mass[row];
+    a->m_dt = a->mass / dt;
+    a->max_force = c->max_force[row];
+    a->max_speed = c->max_speed[row];
+    a->radius = c->radius[row];
+    a->p[0] = c->px[row];
+    a->p[1] = c->py[row];
+    a->p[2] = three ? c->pz[row] : 0.0f;
+    a->v[0] = c->vx[row];
+    a->v[1] = c->vy[row];
+    a->v[2] = three ? c->vz[row] : 0.0f;
+    a->f[0] = c->fx[row];
+    a->f[1] = c->fy[row];
+    a->f[2] = three ? c->fz[row] : 0.0f;
+    if (three) {
+        a->up[0] = c->ux[row];
+        a->up[1] = c->uy[row];
+        a->up[2] = c->uz[row];
+    } else {
+        a->up[0] = a->up[1] = 0.0f;
+        a->up[2] = 1.0f;
+    }
+    a->side[0] = a->f[1] * a->up[2] - a->f[2] * a->up[1];
+    a->side[1] = a->f[2] * a->up[0] - a->f[0] * a->up[2];
+    a->side[2] = a->f[0] * a->up[1] - a->f[1] * a->up[0];
+}
+
+/* F = m_dt (v_d - v), the seed 000 form every behaviour ends with. */
+static inline void steer_force(const steer_ctx *a, const float vd[3],
+                               float F[3]) {
+    for (int k = 0; k < 3; k++)
+        F[k] = a->m_dt * (vd[k] - a->v[k]);
+}
+
+/* The offset from `from` to `to`, through the nearest periodic image in a
+ * periodic world (z is 0 in 2D). */
+void steer_offset(const throng_world *w, const float from[3],
+                  const float to[3], float out[3]);
+
+/* The live target agent of row `row`: its dense row, or -1 when it has
+ * none or it was removed. */
+int64_t steer_target_row(const throng_world *w, uint32_t row);
+
+/* v_desired = speed * x / |x|, or 0 when x is 0. */
+void flock_desired_towards(const float x[3], float speed, float out[3]);
+/* Adds wander's weighted force for row i to F and advances its state. */
+void flock_wander(const throng_world *w, uint32_t i, float m_dt,
+                  const float v[3], float F[3]);
+/* Wander's unweighted force for row i; advances its state. */
+void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
+                        const float v[3], float out[3]);
+
+#endif /* THRONG_STEER_H */
