@@ -139,10 +139,15 @@ SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
 # The regression gate's tool and modules (see the block at the end); the
 # tests link the modules.
 GATE_SRC := bench/compare.c bench/stats.c bench/results.c
-GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o
+# What the bench's programs share: the command-line reader, the JSON
+# writer and the result files written whole (the tests link them too).
+BENCH_COMMON_SRC := bench/cli.c bench/json.c bench/outfile.c
+BENCH_COMMON_OBJ := $(BENCH_COMMON_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
+GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o \
+	$(BENCH_COMMON_OBJ)
 # The soak program has its own main() (see the block at the end).
 SOAK_SRC := bench/soak.c
-BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC),$(wildcard bench/*.c))
+BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC) $(BENCH_COMMON_SRC),$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
@@ -210,8 +215,8 @@ $(SHARED): $(SHARED_REAL)
 	ln -sf $(notdir $(SHARED_REAL)) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(BENCH): $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+$(BENCH): $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
 # The task hook tests run the example's pthread pool.
 $(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC)
@@ -221,7 +226,7 @@ test: $(TESTS)
 	$(SAN_ENV) $(TESTS) $(FILTER)
 
 # The bench records the flags it was built with in its JSON.
-$(BUILD)/obj/bench/bench.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
+$(BUILD)/obj/bench/machine.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
 
 # The default sweep, about a minute on the 2-CPU development machine: the
 # flocks at two sizes, the clustered flock and the crowd scenes at 10k.
@@ -258,7 +263,8 @@ check-builds:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(SCEN_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCH_COMMON_OBJ:.o=.d) \
+	$(TEST_OBJ:.o=.d) $(SCEN_OBJ:.o=.d)
 
 # ------------------------------------------------------------------------
 # Installing, and what an embedding program sees
