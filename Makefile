@@ -351,6 +351,8 @@ check-pkgconfig:
 #                        callgrind against bench/baselines/perf-counts.txt:
 #                        fails on growth above 2%, noise-free, for CI
 #   make perf-update     rewrite the counts on purpose
+#   make bench-interrupt-check  an interrupted run leaves no result file,
+#                        a finished one whole files
 #
 # BENCH_MACHINE=name overrides the machine name (throng-bench --machine,
 # from the CPU); BENCH_REPEATS sets the samples per configuration (>= 5);
@@ -384,6 +386,13 @@ bench-baseline: $(BENCH) $(COMPARE)
 perf-check: $(BENCH)
 	@BENCH=$(BENCH) PERF_COUNTS=$(PERF_COUNTS) PERF_WORK=$(BUILD)/perf-check \
 	  sh bench/perf_check.sh check
+
+# Result files are written whole: an interrupted run leaves none, a
+# finished one complete ones (bench/interrupt_check.sh).
+.PHONY: bench-interrupt-check
+bench-interrupt-check: $(BENCH) $(COMPARE)
+	@BENCH=$(BENCH) COMPARE=$(COMPARE) WORK=$(BUILD)/interrupt-check \
+	  sh bench/interrupt_check.sh
 
 perf-update: $(BENCH)
 	@BENCH=$(BENCH) PERF_COUNTS=$(PERF_COUNTS) PERF_WORK=$(BUILD)/perf-check \
@@ -593,7 +602,7 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 # snapshot that does not reload to the same state).
 
 SOAK := $(BUILD)/throng-soak
-SOAK_OBJ := $(BUILD)/obj/bench/soak.o
+SOAK_OBJ := $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/cli.o
 SOAK_ARGS ?= --agents 10k --seconds 150 --check-every 100
 # The smoke run is small enough to pass its warm-up (two snapshots, two
 # periods of the agent band, 400 steps) well inside 10 s on a busy

@@ -48,7 +48,12 @@
 #include "report.h"
 #include "run.h"
 
-enum { OUT_JSON, OUT_CSV, OUT_PLOT, OUT_COUNT };
+enum {
+    OUT_JSON,
+    OUT_CSV,
+    OUT_PLOT,
+    OUT_COUNT
+};
 
 /* A file named by --json, --csv or --plot; "-" is stdout. */
 typedef struct output {
@@ -191,9 +196,9 @@ int main(int argc, char **argv) {
     }
 
     const output outputs[OUT_COUNT] = {
-        [OUT_JSON] = {"JSON", opt.json_path},
-        [OUT_CSV] = {"CSV", opt.csv_path},
-        [OUT_PLOT] = {"SVG", opt.plot_path},
+        [OUT_JSON] = { "JSON", opt.json_path },
+        [OUT_CSV] = { "CSV", opt.csv_path },
+        [OUT_PLOT] = { "SVG", opt.plot_path },
     };
     bool any_to_stdout = false;
     for (int k = 0; k < OUT_COUNT; ++k) {

@@ -21,8 +21,7 @@
 #define CLI_MAX_OPTIONS 48
 #define CLI_LONG_BASE 256
 
-void cli_usage_verror(const char *program, const char *format,
-                      va_list args) {
+void cli_usage_verror(const char *program, const char *format, va_list args) {
     fprintf(stderr, "%s: ", program);
     vfprintf(stderr, format, args);
     fputs(" (see --help)\n", stderr);
@@ -103,12 +102,11 @@ int cli_parse(const cli *c, int argc, char **argv) {
             if (index < c->option_count) {
                 const cli_option *o = &c->options[index];
                 bool is_long = optopt >= CLI_LONG_BASE;
-                char letter[2] = {o->letter, '\0'};
-                cli_usage_error(c->program, "option %s%s %s",
-                                is_long ? "--" : "-",
-                                is_long ? o->name : letter,
-                                found == ':' ? "needs a value"
-                                             : "takes no value");
+                char letter[2] = { o->letter, '\0' };
+                cli_usage_error(
+                    c->program, "option %s%s %s", is_long ? "--" : "-",
+                    is_long ? o->name : letter,
+                    found == ':' ? "needs a value" : "takes no value");
             } else if (optopt != 0) {
                 cli_usage_error(c->program, "unknown option '-%c'",
                                 (char)optopt);
@@ -155,9 +153,9 @@ void cli_print_options(FILE *out, const cli_option *options, size_t count,
         if (o->help == NULL) {
             continue;
         }
-        int width = fprintf(out, "  --%s%s%s", o->name,
-                            o->value != NULL ? " " : "",
-                            o->value != NULL ? o->value : "");
+        int width =
+            fprintf(out, "  --%s%s%s", o->name, o->value != NULL ? " " : "",
+                    o->value != NULL ? o->value : "");
         const char *line = o->help;
         for (bool first = true; *line != '\0'; first = false) {
             size_t length = strcspn(line, "\n");

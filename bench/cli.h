@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #if defined(__GNUC__)
-#define CLI_PRINTF_LIKE(format_index, first_arg)                               \
+#define CLI_PRINTF_LIKE(format_index, first_arg) \
     __attribute__((format(printf, format_index, first_arg)))
 #else
 #define CLI_PRINTF_LIKE(format_index, first_arg)

@@ -52,7 +52,7 @@ size_t json_utf8_length(const unsigned char *s) {
         }
         code = (code << 6) | (s[i] & 0x3fu);
     }
-    static const uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
+    static const uint32_t smallest[5] = { 0, 0, 0x80, 0x800, 0x10000 };
     if (code < smallest[length] || code > 0x10ffff ||
         (code >= 0xd800 && code <= 0xdfff)) {
         return 0;
@@ -133,7 +133,7 @@ static void open_container(json_writer *w, const char *key, char bracket,
                            bool multiline) {
     value_start(w, key);
     fputc(bracket, w->out);
-    if (w->depth + 1 < JSON_MAX_DEPTH) {
+    if (w->depth + 1 < JSON_WRITER_MAX_DEPTH) {
         ++w->depth;
     }
     w->empty[w->depth] = true;

@@ -25,13 +25,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH 16
+#define JSON_WRITER_MAX_DEPTH 16
 
 typedef struct json_writer {
     FILE *out;
     int depth;
-    bool empty[JSON_MAX_DEPTH];     /* nothing written in it yet */
-    bool multiline[JSON_MAX_DEPTH]; /* one member or element per line */
+    bool empty[JSON_WRITER_MAX_DEPTH];     /* nothing written in it yet */
+    bool multiline[JSON_WRITER_MAX_DEPTH]; /* one member or element per line */
 } json_writer;
 
 void json_begin(json_writer *w, FILE *out);

@@ -56,8 +56,8 @@ static bool cpuinfo_value(const char *key, char *buffer, size_t size) {
         ++rest;
         rest += strspn(rest, " \t");
         size_t length = strcspn(rest, "\r\n");
-        while (length > 0 && (rest[length - 1] == ' ' ||
-                              rest[length - 1] == '\t')) {
+        while (length > 0 &&
+               (rest[length - 1] == ' ' || rest[length - 1] == '\t')) {
             --length;
         }
         if (length >= size) {
@@ -165,8 +165,7 @@ void machine_slug(char *slug, size_t size) {
         size_t length = strlen(word);
         bool skip = length == 0 ||
                     (length > 5 && strcasecmp(word + length - 5, "-core") == 0);
-        for (size_t k = 0; k < sizeof noise / sizeof noise[0] && !skip;
-             ++k) {
+        for (size_t k = 0; k < sizeof noise / sizeof noise[0] && !skip; ++k) {
             skip = strcasecmp(word, noise[k]) == 0;
         }
         if (!skip) {
@@ -201,8 +200,7 @@ void machine_gather(machine *m) {
     struct tm local;
     tzset();
     if (localtime_r(&now, &local) != NULL &&
-        strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%S%z", &local) >
-            0) {
+        strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%S%z", &local) > 0) {
         size_t length = strlen(m->date);
         if (length >= 5 && length + 1 < sizeof m->date) {
             memmove(m->date + length - 1, m->date + length - 2, 3);
@@ -235,7 +233,6 @@ void machine_gather(machine *m) {
         fclose(loadavg);
     }
 }
-
 
 const char *build_compiler(void) {
     return COMPILER;

@@ -145,11 +145,14 @@ static bool list_item(const char *start, size_t length, char *buffer,
     return true;
 }
 
-typedef enum list_kind { LIST_SCENARIOS, LIST_AGENTS, LIST_THREADS } list_kind;
+typedef enum list_kind {
+    LIST_SCENARIOS,
+    LIST_AGENTS,
+    LIST_THREADS
+} list_kind;
 
 /* An agent count: N, Nk or NM, from 1 to THRONG_MAX_AGENTS. */
-static bool parse_agents(const char *option, const char *item,
-                         uint32_t *out) {
+static bool parse_agents(const char *option, const char *item, uint32_t *out) {
     uint64_t value = 0;
     if (!parse_count(item, true, THRONG_MAX_AGENTS, &value) || value == 0) {
         usage_error("%s: '%s' is not an agent count from 1 to %u "
@@ -348,61 +351,61 @@ enum {
 };
 
 static const cli_option option_table[OPT_COUNT] = {
-    [OPT_SCENARIO] = {"scenario", 0, "NAME[,NAME...]",
-                      "scenarios to run (default " DEFAULT_SCENARIOS ");\n"
-                      "NAME@N[+N...] runs NAME at its own agent\n"
-                      "counts instead of --agents, e.g.\n"
-                      "flock2d,crossing2d@10k"},
-    [OPT_AGENTS] = {"agents", 0, "N[,N...]",
-                    "agent counts; suffixes k (x1000) and M\n"
-                    "(x1000000), e.g. 10k,1.5M (default " DEFAULT_AGENTS ")"},
-    [OPT_THREADS] = {"threads", 0, "T[,T...]",
-                     "threads per step, 0 = OpenMP default,\n"
-                     "up to 1024 (default " DEFAULT_THREADS ")"},
-    [OPT_STEPS] = {"steps", 0, "S",
-                   "counted steps per repeat, >= 1 (default 200)"},
-    [OPT_WARMUP] = {"warmup", 0, "W",
-                    "uncounted steps before them (default 20)"},
-    [OPT_REPEATS] = {"repeats", 0, "R",
-                     "fresh worlds per configuration, >= 1\n"
-                     "(default 1)"},
-    [OPT_SEED] = {"seed", 0, "N",
-                  "scenario and world seed, decimal or 0x hex\n"
-                  "(default 1)"},
-    [OPT_BUSY] = {"busy", 0, "N",
-                  "run N CPU-bound processes (busy loops)\n"
-                  "beside the whole run, to see how the step\n"
-                  "fares on a machine it shares, 0 .. 64\n"
-                  "(default 0)"},
-    [OPT_JSON] = {"json", 0, "FILE",
-                  "also write Google-Benchmark-style JSON to\n"
-                  "FILE, with each repeat's median (repeat_ms)\n"
-                  "and the quality figures"},
-    [OPT_CSV] = {"csv", 0, "FILE",
-                 "also write one CSV row per configuration:\n"
-                 "every table column and quality figure"},
-    [OPT_PLOT] = {"plot", 0, "FILE",
-                  "also draw ms/step against agents (both log\n"
-                  "scales), one line per scenario and thread\n"
-                  "count, as an SVG file\n"
-                  "('-' as FILE is stdout, for one of the\n"
-                  "three; the table then goes to stderr)"},
-    [OPT_STABLE_COLUMNS] = {"stable-columns", 0, NULL,
-                            "step with stable columns\n"
-                            "(throng_world_set_stable_columns): the\n"
-                            "cost of keeping column pointers fixed"},
-    [OPT_QUIET] = {"quiet", 0, NULL,
-                   "no progress bar (it is drawn on stderr\n"
-                   "only when stderr is a terminal)"},
-    [OPT_LIST] = {"list", 0, NULL,
-                  "list the scenarios, their parameters and\n"
-                  "quality figures"},
-    [OPT_MACHINE] = {"machine", 0, NULL,
-                     "print this machine's name for\n"
-                     "bench/results/<machine>/ and exit: CPU\n"
-                     "model and logical CPU count, e.g.\n"
-                     "epyc-zen5-2c, or $BENCH_MACHINE when set"},
-    [OPT_HELP] = {"help", 'h', NULL, "this text"},
+    [OPT_SCENARIO] = { "scenario", 0, "NAME[,NAME...]",
+                       "scenarios to run (default " DEFAULT_SCENARIOS ");\n"
+                       "NAME@N[+N...] runs NAME at its own agent\n"
+                       "counts instead of --agents, e.g.\n"
+                       "flock2d,crossing2d@10k" },
+    [OPT_AGENTS] = { "agents", 0, "N[,N...]",
+                     "agent counts; suffixes k (x1000) and M\n"
+                     "(x1000000), e.g. 10k,1.5M (default " DEFAULT_AGENTS ")" },
+    [OPT_THREADS] = { "threads", 0, "T[,T...]",
+                      "threads per step, 0 = OpenMP default,\n"
+                      "up to 1024 (default " DEFAULT_THREADS ")" },
+    [OPT_STEPS] = { "steps", 0, "S",
+                    "counted steps per repeat, >= 1 (default 200)" },
+    [OPT_WARMUP] = { "warmup", 0, "W",
+                     "uncounted steps before them (default 20)" },
+    [OPT_REPEATS] = { "repeats", 0, "R",
+                      "fresh worlds per configuration, >= 1\n"
+                      "(default 1)" },
+    [OPT_SEED] = { "seed", 0, "N",
+                   "scenario and world seed, decimal or 0x hex\n"
+                   "(default 1)" },
+    [OPT_BUSY] = { "busy", 0, "N",
+                   "run N CPU-bound processes (busy loops)\n"
+                   "beside the whole run, to see how the step\n"
+                   "fares on a machine it shares, 0 .. 64\n"
+                   "(default 0)" },
+    [OPT_JSON] = { "json", 0, "FILE",
+                   "also write Google-Benchmark-style JSON to\n"
+                   "FILE, with each repeat's median (repeat_ms)\n"
+                   "and the quality figures" },
+    [OPT_CSV] = { "csv", 0, "FILE",
+                  "also write one CSV row per configuration:\n"
+                  "every table column and quality figure" },
+    [OPT_PLOT] = { "plot", 0, "FILE",
+                   "also draw ms/step against agents (both log\n"
+                   "scales), one line per scenario and thread\n"
+                   "count, as an SVG file\n"
+                   "('-' as FILE is stdout, for one of the\n"
+                   "three; the table then goes to stderr)" },
+    [OPT_STABLE_COLUMNS] = { "stable-columns", 0, NULL,
+                             "step with stable columns\n"
+                             "(throng_world_set_stable_columns): the\n"
+                             "cost of keeping column pointers fixed" },
+    [OPT_QUIET] = { "quiet", 0, NULL,
+                    "no progress bar (it is drawn on stderr\n"
+                    "only when stderr is a terminal)" },
+    [OPT_LIST] = { "list", 0, NULL,
+                   "list the scenarios, their parameters and\n"
+                   "quality figures" },
+    [OPT_MACHINE] = { "machine", 0, NULL,
+                      "print this machine's name for\n"
+                      "bench/results/<machine>/ and exit: CPU\n"
+                      "model and logical CPU count, e.g.\n"
+                      "epyc-zen5-2c, or $BENCH_MACHINE when set" },
+    [OPT_HELP] = { "help", 'h', NULL, "this text" },
 };
 
 /* Takes one option of the table into the options. */
@@ -476,13 +479,13 @@ int options_parse(int argc, char **argv, options *opt) {
         !parse_list("--threads", DEFAULT_THREADS, LIST_THREADS, opt)) {
         return EXIT_FAILED;
     }
-    const cli reader = {PROGRAM, option_table, OPT_COUNT, false, take_option,
-                        opt};
+    const cli reader = { PROGRAM, option_table, OPT_COUNT,
+                         false,   take_option,  opt };
     if (cli_parse(&reader, argc, argv) < 0) {
         return EXIT_USAGE;
     }
-    const char *const outputs[3] = {opt->json_path, opt->csv_path,
-                                    opt->plot_path};
+    const char *const outputs[3] = { opt->json_path, opt->csv_path,
+                                     opt->plot_path };
     int to_stdout = 0;
     for (int k = 0; k < 3; ++k) {
         to_stdout += outputs[k] != NULL && strcmp(outputs[k], "-") == 0;

@@ -29,8 +29,8 @@ static char open_names[OUTFILE_MAX_OPEN][OUTFILE_NAME_MAX];
 static volatile sig_atomic_t open_used[OUTFILE_MAX_OPEN];
 static bool handlers_installed;
 
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define CLEANUP_SIGNAL_COUNT                                                   \
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define CLEANUP_SIGNAL_COUNT \
     (sizeof cleanup_signals / sizeof cleanup_signals[0])
 
 static void remove_open_files(int signal_number) {

@@ -30,8 +30,7 @@ bool outfile_check(const char *path, char *error, size_t error_size);
 
 /* Opens the temporary file for `path` (or stdout for "-"). Returns true,
  * or false with a sentence in error. */
-bool outfile_open(outfile *o, const char *path, char *error,
-                  size_t error_size);
+bool outfile_open(outfile *o, const char *path, char *error, size_t error_size);
 
 /* Flushes, syncs, closes and renames the temporary file onto the target.
  * Returns true, or false with the reason in error, the temporary file

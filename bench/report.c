@@ -46,28 +46,45 @@ enum {
 };
 
 static const quality_column quality_columns[COLUMN_COUNT] = {
-    [COLUMN_SPEED_RATIO] = {"v/vmax", 6, 3},
-    [COLUMN_FORCE_RATIO] = {"F/Fmax", 6, 3},
-    [COLUMN_MEAN_SPEED] = {"speed", 6, 3},
-    [COLUMN_POLARISATION] = {"pol", 5, 3},
-    [COLUMN_NEAREST] = {"nn m", 6, 3},
-    [COLUMN_OVERLAP] = {"ovl%", 6, 2},
-    [COLUMN_SEPARATION] = {"sep m", 6, 3},
-    [COLUMN_AT_TARGET] = {"goal%", 6, 1},
+    [COLUMN_SPEED_RATIO] = { "v/vmax", 6, 3 },
+    [COLUMN_FORCE_RATIO] = { "F/Fmax", 6, 3 },
+    [COLUMN_MEAN_SPEED] = { "speed", 6, 3 },
+    [COLUMN_POLARISATION] = { "pol", 5, 3 },
+    [COLUMN_NEAREST] = { "nn m", 6, 3 },
+    [COLUMN_OVERLAP] = { "ovl%", 6, 2 },
+    [COLUMN_SEPARATION] = { "sep m", 6, 3 },
+    [COLUMN_AT_TARGET] = { "goal%", 6, 1 },
 };
 
 /* Each quality figure of a result, and whether its scenario gets it. */
 static bool quality_value(const quality *q, int column, double *value) {
     switch (column) {
-    case COLUMN_SPEED_RATIO: *value = q->max_speed_ratio; return true;
-    case COLUMN_FORCE_RATIO: *value = q->max_force_ratio; return true;
-    case COLUMN_MEAN_SPEED: *value = q->mean_speed; break;
-    case COLUMN_POLARISATION: *value = q->polarisation; break;
-    case COLUMN_NEAREST: *value = q->nearest_mean; break;
-    case COLUMN_OVERLAP: *value = 100.0 * q->overlap_share; break;
-    case COLUMN_SEPARATION: *value = q->min_separation; break;
-    case COLUMN_AT_TARGET: *value = 100.0 * q->at_target_share; break;
-    default: return false;
+    case COLUMN_SPEED_RATIO:
+        *value = q->max_speed_ratio;
+        return true;
+    case COLUMN_FORCE_RATIO:
+        *value = q->max_force_ratio;
+        return true;
+    case COLUMN_MEAN_SPEED:
+        *value = q->mean_speed;
+        break;
+    case COLUMN_POLARISATION:
+        *value = q->polarisation;
+        break;
+    case COLUMN_NEAREST:
+        *value = q->nearest_mean;
+        break;
+    case COLUMN_OVERLAP:
+        *value = 100.0 * q->overlap_share;
+        break;
+    case COLUMN_SEPARATION:
+        *value = q->min_separation;
+        break;
+    case COLUMN_AT_TARGET:
+        *value = 100.0 * q->at_target_share;
+        break;
+    default:
+        return false;
     }
     unsigned needs = column == COLUMN_AT_TARGET ? QUALITY_TARGET
                      : column == COLUMN_OVERLAP || column == COLUMN_SEPARATION
@@ -159,9 +176,8 @@ void simd_report(FILE *table, throng_simd run) {
 }
 
 /* The run's "context": machine, build and the options of the sweep. */
-static void json_context(json_writer *w, const options *opt,
-                         const machine *m, const char *executable,
-                         const char *simd) {
+static void json_context(json_writer *w, const options *opt, const machine *m,
+                         const char *executable, const char *simd) {
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", THRONG_VERSION_MAJOR,
              THRONG_VERSION_MINOR, THRONG_VERSION_PATCH);
@@ -320,7 +336,7 @@ static void csv_number(FILE *out, double value, bool present) {
  * Names hold no commas or quotes (scenario names are identifiers), so no
  * field needs quoting. */
 void csv_write(FILE *out, const machine *m, const result *results,
-                      size_t count) {
+               size_t count) {
     fputs("machine,scenario,agents,threads,threads_used,steps,"
           "ms_per_step_median,ms_per_step_min,ns_per_agent_step,"
           "neighbours_per_agent,candidates_per_agent,bytes_per_agent,grid_ms,"
@@ -361,8 +377,7 @@ void csv_write(FILE *out, const machine *m, const result *results,
         csv_number(out, (double)q->overlap_pairs, crowd);
         csv_number(out, q->overlap_share, crowd);
         csv_number(out, q->min_separation, crowd);
-        csv_number(out, q->at_target_share,
-                   (q->kind & QUALITY_TARGET) != 0);
+        csv_number(out, q->at_target_share, (q->kind & QUALITY_TARGET) != 0);
         csv_number(out, (double)q->sample, flock || crowd);
         csv_number(out, r->quality_ms, true);
         fputc('\n', out);
@@ -374,7 +389,7 @@ void csv_write(FILE *out, const machine *m, const result *results,
 /* ------------------------------------------------------------------------ */
 
 bool plot_write(FILE *out, const options *opt, const machine *m,
-                       const result *results, size_t count) {
+                const result *results, size_t count) {
     plot_row *rows = calloc(count + 1, sizeof *rows);
     if (rows == NULL) {
         return false;
@@ -409,8 +424,8 @@ void print_scenarios(FILE *out) {
     for (size_t i = 0; i < scenario_count(); ++i) {
         const scenario *sc = scenario_at(i);
         fprintf(out, "%-10s %s\n", sc->name, sc->description);
-        fprintf(out, "%-10s   dimensions %d, dt %.6g s\n", "",
-                sc->dimensions, (double)sc->dt);
+        fprintf(out, "%-10s   dimensions %d, dt %.6g s\n", "", sc->dimensions,
+                (double)sc->dt);
         unsigned kind = quality_kind(sc);
         fprintf(out, "%-10s   quality: nan, v/vmax, F/Fmax%s%s%s\n", "",
                 kind & QUALITY_FLOCK ? ", speed, pol, nn m" : "",
@@ -423,4 +438,3 @@ void print_scenarios(FILE *out) {
         }
     }
 }
-

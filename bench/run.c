@@ -72,8 +72,8 @@ static double elapsed_ms(const struct timespec *start,
            (double)(end->tv_nsec - start->tv_nsec) * 1e-6;
 }
 
-void config_name(const scenario *sc, uint32_t agents, int threads,
-                        char *buffer, size_t size) {
+void config_name(const scenario *sc, uint32_t agents, int threads, char *buffer,
+                 size_t size) {
     snprintf(buffer, size, "%s/%" PRIu32 "/threads:%d", sc->name, agents,
              threads);
 }
@@ -97,8 +97,8 @@ static void progress_draw(progress *p, bool force) {
         bar[i] = i < filled ? '#' : '.';
     }
     bar[PROGRESS_BAR_WIDTH] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu %s  repeat %" PRIu32 "/%" PRIu32
-                    "\033[K",
+    fprintf(stderr,
+            "\r[%s] %3d%%  %zu/%zu %s  repeat %" PRIu32 "/%" PRIu32 "\033[K",
             bar, (int)(fraction * 100.0), p->config, p->config_count, p->name,
             p->repeat, p->repeats);
     fflush(stderr);
@@ -129,8 +129,8 @@ static void progress_step(progress *p) {
  * hold opt->repeats values). Returns 0, or EXIT_FAILED after printing what
  * the library refused. */
 int run_config(const options *opt, const scenario *sc, uint32_t agents,
-                      int threads, samples *s, quality_snapshot *snap,
-                      progress *bar, result *out) {
+               int threads, samples *s, quality_snapshot *snap, progress *bar,
+               result *out) {
     char name[128];
     config_name(sc, agents, threads, name, sizeof name);
 
@@ -263,7 +263,6 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
     return 0;
 }
 
-
 /* Reports on stderr every configuration whose state went non-finite or
  * differed between repeats, and every (scenario, agents) whose thread
  * counts disagree. Returns the number of problems. */
@@ -308,7 +307,6 @@ size_t check_results(const result *results, size_t count) {
     return problems;
 }
 
-
 /* Reads THRONG_SIMD (through the scenarios, which build every world with
  * it) before anything runs: a name that is no path is a usage error, a path
  * this CPU or build lacks gets its own exit status. On success *run is the
@@ -333,7 +331,6 @@ int simd_check(throng_simd *run) {
     *run = asked == THRONG_SIMD_AUTO ? best : asked;
     return 0;
 }
-
 
 /* --busy: child processes that spin until killed, so the machine has
  * fewer free cores than the step has threads, as when the host program,

@@ -74,15 +74,15 @@ typedef struct progress {
 void progress_clear(progress *p);
 
 /* "flock2d/10000/threads:2", the configuration's name everywhere. */
-void config_name(const scenario *sc, uint32_t agents, int threads,
-                 char *buffer, size_t size);
+void config_name(const scenario *sc, uint32_t agents, int threads, char *buffer,
+                 size_t size);
 
 /* Runs one configuration for all repeats into *out (whose repeat_ms must
  * hold opt->repeats values). Returns 0, or EXIT_FAILED after printing what
  * the library refused. */
 int run_config(const options *opt, const scenario *sc, uint32_t agents,
-               int threads, samples *s, quality_snapshot *snap,
-               progress *bar, result *out);
+               int threads, samples *s, quality_snapshot *snap, progress *bar,
+               result *out);
 
 /* Reports on stderr every configuration whose state went non-finite or
  * differed between repeats, and every (scenario, agents) whose thread
