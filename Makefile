@@ -153,6 +153,10 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
 # The tests check rendered frames byte for byte (see the block at the end).
 TEST_OBJ += $(BUILD)/obj/tools/render_frame.o
+# The allocator, generator and world builders the tests, the fuzz
+# harnesses and the soak share (testsupport/support.h).
+SUPPORT_OBJ := $(BUILD)/obj/testsupport/support.o
+TEST_OBJ += $(SUPPORT_OBJ)
 
 # The version lives in include/throng.h; the shared library is named
 # after it, with the major version as its soname.
@@ -552,8 +556,9 @@ memcheck:
 CPPCHECK ?= cppcheck
 CLANG_TIDY ?= clang-tidy
 LINT_BUILD := build/lint
-LINT_SRC := $(wildcard src/*.c bench/*.c tools/*.c tests/*.c)
-LINT_HDR := $(wildcard include/*.h src/*.h src/*.inc bench/*.h tools/*.h tests/*.h)
+LINT_SRC := $(wildcard src/*.c bench/*.c tools/*.c tests/*.c testsupport/*.c)
+LINT_HDR := $(wildcard include/*.h src/*.h src/*.inc bench/*.h tools/*.h tests/*.h \
+	testsupport/*.h)
 LINT_FLAGS := -std=c11 -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L \
 	-DTHRONG_HAVE_SIMD_KERNELS=1 -fopenmp $(WARNINGS)
 CPPCHECK_FLAGS := --std=c11 --enable=warning,performance,portability \
@@ -566,7 +571,7 @@ lint: lint-cppcheck lint-tidy
 lint-cppcheck:
 	@command -v $(CPPCHECK) >/dev/null || { echo "lint: cppcheck is missing (Debian: cppcheck)" >&2; exit 1; }
 	@mkdir -p $(LINT_BUILD)/cppcheck
-	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests
+	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests testsupport
 
 # The NEON kernel is checked as aarch64 code, against clang's own
 # arm_neon.h and the C headers of Debian's libc6-dev-arm64-cross; without
@@ -602,7 +607,7 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 # snapshot that does not reload to the same state).
 
 SOAK := $(BUILD)/throng-soak
-SOAK_OBJ := $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/cli.o
+SOAK_OBJ := $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/cli.o $(SUPPORT_OBJ)
 SOAK_ARGS ?= --agents 10k --seconds 150 --check-every 100
 # The smoke run is small enough to pass its warm-up (two snapshots, two
 # periods of the agent band, 400 steps) well inside 10 s on a busy
@@ -664,8 +669,8 @@ FUZZ_FLAGS ?= -timeout=30 -rss_limit_mb=2048 -print_final_stats=1
 # build/fuzz and SAN carries libFuzzer's instrumentation.
 FUZZ_OBJ := $(FUZZ_HARNESSES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o)
 .SECONDARY: $(FUZZ_OBJ)
-$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(STATIC)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) $(LDLIBS)
+$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(SUPPORT_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(SUPPORT_OBJ) $(STATIC) $(LDLIBS)
 
 fuzz-bin:
 	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) OPENMP=0 \

@@ -46,6 +46,7 @@
 
 #include "cli.h"
 #include "throng.h"
+#include "../testsupport/support.h"
 
 #define SOAK_PI 3.14159265358979323846
 
@@ -105,17 +106,10 @@
 /* Random numbers                                                           */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t splitmix(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static uint64_t rng_state;
 
 static double rng_unit(void) {
-    return (double)(splitmix(&rng_state) >> 11) * (1.0 / 9007199254740992.0);
+    return ts_unit(&rng_state);
 }
 
 static float rng_range(double lo, double hi) {
@@ -123,7 +117,7 @@ static float rng_range(double lo, double hi) {
 }
 
 static uint32_t rng_below(uint32_t n) {
-    return n ? (uint32_t)(splitmix(&rng_state) % n) : 0u;
+    return n ? (uint32_t)(ts_splitmix64(&rng_state) % n) : 0u;
 }
 
 static bool rng_chance(double p) {
@@ -133,62 +127,7 @@ static bool rng_chance(double p) {
 /* A host key from a counter: splitmix's finaliser is a bijection, so keys
  * are unique while looking random; 0 (no key) is skipped. */
 static uint64_t key_from_counter(uint64_t counter) {
-    uint64_t z = counter;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The counting allocator                                                   */
-/* ------------------------------------------------------------------------ */
-
-/* Each block carries a header with its size, so a free that names a
- * different size than was asked for is caught. */
-#define HEADER 64u
-#define HEADER_MAGIC 0x74687267736f616bull
-
-typedef struct counter {
-    size_t live;
-    size_t peak;
-    uint64_t allocs;
-    uint64_t frees;
-    uint64_t bad_frees; /* wrong size or header */
-    uint64_t bad_align; /* alignment not a power of two <= 64 */
-} counter;
-
-static void *count_alloc(size_t size, size_t alignment, void *user) {
-    counter *c = user;
-    if (alignment == 0 || alignment > HEADER ||
-        (alignment & (alignment - 1)) != 0)
-        c->bad_align++;
-    size_t total = (size + HEADER + HEADER - 1) / HEADER * HEADER;
-    unsigned char *raw = aligned_alloc(HEADER, total);
-    if (raw == NULL)
-        return NULL;
-    uint64_t header[2] = {(uint64_t)size, HEADER_MAGIC};
-    memcpy(raw, header, sizeof header);
-    c->live += size;
-    c->peak = c->live > c->peak ? c->live : c->peak;
-    c->allocs++;
-    return raw + HEADER;
-}
-
-static void count_free(void *ptr, size_t size, void *user) {
-    counter *c = user;
-    if (ptr == NULL)
-        return;
-    unsigned char *raw = (unsigned char *)ptr - HEADER;
-    uint64_t header[2];
-    memcpy(header, raw, sizeof header);
-    if (header[1] != HEADER_MAGIC || header[0] != (uint64_t)size) {
-        c->bad_frees++;
-        size = (size_t)header[0];
-    }
-    memset(raw, 0, sizeof header);
-    c->live -= size;
-    c->frees++;
-    free(raw);
+    return rng_mix(counter);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -218,7 +157,7 @@ enum { GROUPS = 8 };
 
 typedef struct soak {
     options opt;
-    counter mem;
+    ts_heap mem; /* the world's heap, checked (testsupport/support.h) */
     throng_allocator allocator;
     throng_world *world;
     float box;
@@ -1292,9 +1231,7 @@ static void world_build(soak *s) {
     def.threads = o->threads;
     def.seed = o->seed;
     def.initial_capacity = (uint32_t)peak;
-    s->allocator.alloc = count_alloc;
-    s->allocator.free = count_free;
-    s->allocator.user = &s->mem;
+    s->allocator = ts_heap_allocator(&s->mem);
     def.allocator = s->allocator;
     throng_status st = throng_world_create(&def, &s->world);
     if (st != THRONG_OK) {
