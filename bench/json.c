@@ -195,6 +195,15 @@ void json_number(json_writer *w, const char *key, double value) {
     fputs(json_format_number(text, value), w->out);
 }
 
+void json_number_array(json_writer *w, const char *key, const double *values,
+                       size_t count) {
+    json_array_begin(w, key, false);
+    for (size_t i = 0; i < count; ++i) {
+        json_number(w, NULL, values[i]);
+    }
+    json_array_end(w);
+}
+
 void json_u64(json_writer *w, const char *key, uint64_t value) {
     value_start(w, key);
     fprintf(w->out, "%" PRIu64, value);

@@ -48,6 +48,9 @@ void json_string(json_writer *w, const char *key, const char *value);
 void json_number(json_writer *w, const char *key, double value);
 void json_u64(json_writer *w, const char *key, uint64_t value);
 void json_i64(json_writer *w, const char *key, int64_t value);
+/* An array of numbers on one line. */
+void json_number_array(json_writer *w, const char *key, const double *values,
+                       size_t count);
 
 /* The text json_number writes for value into buffer (at least
  * JSON_NUMBER_SIZE bytes); returns buffer. */

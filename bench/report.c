@@ -198,11 +198,7 @@ static void json_context(json_writer *w, const options *opt, const machine *m,
     }
     json_string(w, "cpu_model", m->cpu_model);
     if (m->have_load_avg) {
-        json_array_begin(w, "load_avg", false);
-        for (int k = 0; k < 3; ++k) {
-            json_number(w, NULL, m->load_avg[k]);
-        }
-        json_array_end(w);
+        json_number_array(w, "load_avg", m->load_avg, 3);
     }
     json_string(w, "library_version", version);
     json_string(w, "compiler", build_compiler());
@@ -255,11 +251,7 @@ static void json_result(json_writer *w, const options *opt, const result *r,
     json_number(w, "dt", (double)r->sc->dt);
     json_number(w, "ms_per_step_median", r->ms_median);
     json_number(w, "ms_per_step_min", r->ms_min);
-    json_array_begin(w, "repeat_ms", false);
-    for (uint32_t k = 0; k < r->repeat_count; ++k) {
-        json_number(w, NULL, r->repeat_ms[k]);
-    }
-    json_array_end(w);
+    json_number_array(w, "repeat_ms", r->repeat_ms, r->repeat_count);
     json_number(w, "ns_per_agent_step", r->ns_per_agent_step);
     json_number(w, "neighbours_per_agent", r->neighbours_per_agent);
     json_number(w, "candidates_per_agent", r->candidates_per_agent);

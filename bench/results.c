@@ -833,11 +833,7 @@ int results_write(FILE *out, const results_file *file) {
         json_number(&w, "real_time", median);
         json_number(&w, "ms_per_step_median", median);
         json_number(&w, "ms_per_step_min", e->min_ms);
-        json_array_begin(&w, "repeat_ms", false);
-        for (size_t k = 0; k < e->sample_count; ++k) {
-            json_number(&w, NULL, e->samples[k]);
-        }
-        json_array_end(&w);
+        json_number_array(&w, "repeat_ms", e->samples, e->sample_count);
         json_object_end(&w);
     }
     json_array_end(&w);
