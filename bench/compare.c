@@ -12,6 +12,7 @@
  * The timing itself stays in throng-bench; this program only reads its
  * JSON (bench/results.c), so the gate works on any stored result too.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,18 +243,16 @@ static int command_merge(int argc, char **argv) {
     /* A baseline is written whole or not at all (outfile.h). */
     char error[256];
     outfile out;
-    int status = 0;
-    if (!outfile_open(&out, output != NULL ? output : "-", error,
-                      sizeof error)) {
-        status = EXIT_USAGE;
-    } else if (results_write(out.file, &merged) != 0) {
+    bool ok = outfile_open(&out, output != NULL ? output : "-", error,
+                           sizeof error);
+    if (ok && results_write(out.file, &merged) != 0) {
         outfile_discard(&out);
         snprintf(error, sizeof error, "write error");
-        status = EXIT_USAGE;
-    } else if (!outfile_commit(&out, error, sizeof error)) {
-        status = EXIT_USAGE;
+        ok = false;
     }
-    if (status != 0) {
+    ok = ok && outfile_commit(&out, error, sizeof error);
+    int status = ok ? 0 : EXIT_USAGE;
+    if (!ok) {
         fprintf(stderr, PROGRAM ": cannot write %s: %s\n",
                 output != NULL ? output : "stdout", error);
     }

@@ -163,10 +163,14 @@ void ts_heap_arm(ts_heap *heap, uint64_t k, bool rest) {
 }
 
 void ts_heap_release(ts_heap *heap) {
-    while (heap->list != NULL) {
-        ts_block *b = heap->list;
-        unlink_block(heap, b);
+    ts_block *b = heap->list;
+    heap->list = NULL;
+    heap->blocks = 0;
+    heap->live = 0;
+    while (b != NULL) {
+        ts_block *next = b->next;
         free(b);
+        b = next;
     }
 }
 
