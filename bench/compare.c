@@ -12,24 +12,44 @@
  * The timing itself stays in throng-bench; this program only reads its
  * JSON (bench/results.c), so the gate works on any stored result too.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "outfile.h"
 #include "results.h"
 #include "stats.h"
 
 #define PROGRAM "throng-compare"
 
 #define EXIT_REGRESSION 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE CLI_EXIT_USAGE
 
 #define ERROR_SIZE 512u
 
+/* The options of check and merge (show and configs take none). */
+enum { CHECK_THRESHOLD, CHECK_ALPHA, CHECK_COUNT };
+static const cli_option check_options[CHECK_COUNT] = {
+    [CHECK_THRESHOLD] = {"threshold", 0, "F", "slowdown that fails"},
+    [CHECK_ALPHA] = {"alpha", 0, "F", "significance level"},
+};
+
+enum { MERGE_MACHINE, MERGE_OUTPUT, MERGE_COUNT };
+static const cli_option merge_options[MERGE_COUNT] = {
+    [MERGE_MACHINE] = {"machine", 0, "NAME", "machine name to record"},
+    [MERGE_OUTPUT] = {"output", 'o', "OUT", "file to write"},
+};
+
 static void print_help(FILE *out) {
+    fputs("usage: " PROGRAM " check", out);
+    cli_print_synopsis(out, check_options, CHECK_COUNT);
+    fputs(" BASELINE RUN...\n"
+          "       " PROGRAM " merge", out);
+    cli_print_synopsis(out, merge_options, MERGE_COUNT);
+    fputs(" RUN...\n", out);
     fputs(
-        "usage: " PROGRAM " check [--threshold F] [--alpha F] BASELINE RUN...\n"
-        "       " PROGRAM " merge [--machine NAME] [-o OUT] RUN...\n"
         "       " PROGRAM " show RUN...\n"
         "       " PROGRAM " configs FILE\n"
         "\n"
@@ -56,20 +76,20 @@ static void print_help(FILE *out) {
 }
 
 static int usage(const char *message, const char *detail) {
-    fprintf(stderr, PROGRAM ": %s%s (see --help)\n", message, detail);
+    cli_usage_error(PROGRAM, "%s%s", message, detail);
     return EXIT_USAGE;
 }
 
 /* A number in [low, high] for an option; false when it is not. */
-static int parse_fraction(const char *text, double low, double high,
-                          double *out) {
+static bool parse_fraction(const char *text, double low, double high,
+                           double *out) {
     char *end = NULL;
     double value = strtod(text, &end);
     if (end == text || *end != '\0' || !(value >= low && value <= high)) {
-        return 0;
+        return false;
     }
     *out = value;
-    return 1;
+    return true;
 }
 
 /* Reads and merges files into one; 0, or EXIT_USAGE after a message. */
@@ -92,24 +112,26 @@ static int read_runs(char **paths, int count, results_file *merged) {
     return 0;
 }
 
+static bool take_check_option(void *context, size_t index,
+                              const char *value) {
+    stats_gate *gate = context;
+    bool ok = index == CHECK_THRESHOLD
+                  ? parse_fraction(value, 0.0, 10.0, &gate->threshold)
+                  : parse_fraction(value, 1e-9, 1.0, &gate->alpha);
+    if (!ok) {
+        usage("bad value: ", value);
+    }
+    return ok;
+}
+
+/* argv[0] is the command's name. */
 static int command_check(int argc, char **argv) {
     stats_gate gate = stats_gate_default();
-    int i = 0;
-    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
-        if (i + 1 >= argc) {
-            return usage("option needs a value: ", argv[i]);
-        }
-        int ok = strcmp(argv[i], "--threshold") == 0
-                     ? parse_fraction(argv[i + 1], 0.0, 10.0, &gate.threshold)
-                 : strcmp(argv[i], "--alpha") == 0
-                     ? parse_fraction(argv[i + 1], 1e-9, 1.0, &gate.alpha)
-                     : -1;
-        if (ok < 0) {
-            return usage("unknown option ", argv[i]);
-        }
-        if (ok == 0) {
-            return usage("bad value: ", argv[i + 1]);
-        }
+    const cli reader = {PROGRAM,           check_options, CHECK_COUNT, true,
+                        take_check_option, &gate};
+    int i = cli_parse(&reader, argc, argv);
+    if (i < 0) {
+        return EXIT_USAGE;
     }
     if (argc - i < 2) {
         return usage("check needs a baseline and at least one run", "");
@@ -185,22 +207,29 @@ static int command_check(int argc, char **argv) {
     return failed == 0 ? 0 : EXIT_REGRESSION;
 }
 
+typedef struct merge_request {
+    const char *machine;
+    const char *output;
+} merge_request;
+
+static bool take_merge_option(void *context, size_t index,
+                              const char *value) {
+    merge_request *request = context;
+    *(index == MERGE_MACHINE ? &request->machine : &request->output) = value;
+    return true;
+}
+
+/* argv[0] is the command's name. */
 static int command_merge(int argc, char **argv) {
-    const char *machine = NULL;
-    const char *output = NULL;
-    int i = 0;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i += 2) {
-        if (i + 1 >= argc) {
-            return usage("option needs a value: ", argv[i]);
-        }
-        if (strcmp(argv[i], "--machine") == 0) {
-            machine = argv[i + 1];
-        } else if (strcmp(argv[i], "-o") == 0) {
-            output = argv[i + 1];
-        } else {
-            return usage("unknown option ", argv[i]);
-        }
+    merge_request request = {NULL, NULL};
+    const cli reader = {PROGRAM,           merge_options, MERGE_COUNT, true,
+                        take_merge_option, &request};
+    int i = cli_parse(&reader, argc, argv);
+    if (i < 0) {
+        return EXIT_USAGE;
     }
+    const char *machine = request.machine;
+    const char *output = request.output;
     if (i >= argc) {
         return usage("merge needs at least one run", "");
     }
@@ -211,22 +240,21 @@ static int command_merge(int argc, char **argv) {
     if (machine != NULL) {
         snprintf(merged.machine, sizeof merged.machine, "%s", machine);
     }
-    FILE *out = output != NULL ? fopen(output, "w") : stdout;
-    int status = 0;
-    if (out == NULL) {
-        perror(output);
-        status = EXIT_USAGE;
-    } else {
-        if (results_write(out, &merged) != 0) {
-            status = EXIT_USAGE;
-        }
-        if (output != NULL && fclose(out) != 0) {
-            status = EXIT_USAGE;
-        }
-        if (status != 0) {
-            fprintf(stderr, PROGRAM ": cannot write %s\n",
-                    output ? output : "stdout");
-        }
+    /* A baseline is written whole or not at all (outfile.h). */
+    char error[256];
+    outfile out;
+    bool ok = outfile_open(&out, output != NULL ? output : "-", error,
+                           sizeof error);
+    if (ok && results_write(out.file, &merged) != 0) {
+        outfile_discard(&out);
+        snprintf(error, sizeof error, "write error");
+        ok = false;
+    }
+    ok = ok && outfile_commit(&out, error, sizeof error);
+    int status = ok ? 0 : EXIT_USAGE;
+    if (!ok) {
+        fprintf(stderr, PROGRAM ": cannot write %s: %s\n",
+                output != NULL ? output : "stdout", error);
     }
     results_free(&merged);
     return status;
@@ -292,10 +320,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(command, "check") == 0) {
-        return command_check(argc - 2, argv + 2);
+        return command_check(argc - 1, argv + 1);
     }
     if (strcmp(command, "merge") == 0) {
-        return command_merge(argc - 2, argv + 2);
+        return command_merge(argc - 1, argv + 1);
     }
     if (strcmp(command, "show") == 0) {
         return command_show(argc - 2, argv + 2);

@@ -10,7 +10,6 @@
  * ASCII; a parser that skipped them would misread a later field.
  */
 #include "results.h"
-#include "stats.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +18,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "json.h"
+#include "stats.h"
 
 /* Deeper than any results file, shallow enough for any stack. */
 #define JSON_MAX_DEPTH 64
@@ -804,76 +806,38 @@ int results_merge(results_file *into, const results_file *from, char *error,
 /* Writing                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Quotes, backslashes and control characters escaped; other bytes as they
- * are (what was read was valid UTF-8). */
-static void write_string(FILE *out, const char *text) {
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
-        if (*c == '"' || *c == '\\') {
-            fputc('\\', out);
-            fputc(*c, out);
-        } else if (*c < 0x20) {
-            fprintf(out, "\\u%04x", (unsigned)*c);
-        } else {
-            fputc(*c, out);
-        }
-    }
-    fputc('"', out);
-}
-
-/* Nine significant digits: finer than any timing, and read back exactly
- * enough that a merged file compares as the runs it came from. */
-static void write_number(FILE *out, double value) {
-    if (isfinite(value)) {
-        fprintf(out, "%.9g", value);
-    } else {
-        fputs("null", out);
-    }
-}
-
-static void write_text_field(FILE *out, const char *indent, const char *key,
-                             const char *value, bool last) {
-    fprintf(out, "%s\"%s\": ", indent, key);
-    write_string(out, value);
-    fputs(last ? "\n" : ",\n", out);
-}
-
 int results_write(FILE *out, const results_file *file) {
-    const char *in = "    ";
-    fputs("{\n  \"context\": {\n", out);
-    write_text_field(out, in, "machine", file->machine, false);
-    write_text_field(out, in, "cpu_model", file->cpu_model, false);
-    write_text_field(out, in, "simd", file->simd, false);
-    write_text_field(out, in, "simd_best", file->simd_best, false);
-    write_text_field(out, in, "compiler", file->compiler, true);
-    fputs("  },\n  \"benchmarks\": [\n", out);
-    in = "      ";
+    json_writer w;
+    json_begin(&w, out);
+    json_object_begin(&w, NULL);
+    json_object_begin(&w, "context");
+    json_string(&w, "machine", file->machine);
+    json_string(&w, "cpu_model", file->cpu_model);
+    json_string(&w, "simd", file->simd);
+    json_string(&w, "simd_best", file->simd_best);
+    json_string(&w, "compiler", file->compiler);
+    json_object_end(&w);
+    json_array_begin(&w, "benchmarks", true);
     for (size_t i = 0; i < file->count; ++i) {
         const results_entry *e = &file->entries[i];
         double median = stats_median(e->samples, e->sample_count);
-        fputs("    {\n", out);
-        write_text_field(out, in, "name", e->name, false);
-        write_text_field(out, in, "run_type", "iteration", false);
-        write_text_field(out, in, "scenario", e->scenario, false);
-        fprintf(out,
-                "%s\"agents\": %" PRIu32 ",\n%s\"threads\": %" PRIu32
-                ",\n%s\"steps\": %" PRIu32 ",\n%s\"warmup\": %" PRIu32 ",\n",
-                in, e->agents, in, e->threads, in, e->steps, in, e->warmup);
-        write_text_field(out, in, "time_unit", "ms", false);
-        fprintf(out, "%s\"real_time\": ", in);
-        write_number(out, median);
-        fprintf(out, ",\n%s\"ms_per_step_median\": ", in);
-        write_number(out, median);
-        fprintf(out, ",\n%s\"ms_per_step_min\": ", in);
-        write_number(out, e->min_ms);
-        fprintf(out, ",\n%s\"repeat_ms\": [", in);
-        for (size_t k = 0; k < e->sample_count; ++k) {
-            fputs(k ? ", " : "", out);
-            write_number(out, e->samples[k]);
-        }
-        fputs("]\n", out);
-        fputs(i + 1 < file->count ? "    },\n" : "    }\n", out);
+        json_object_begin(&w, NULL);
+        json_string(&w, "name", e->name);
+        json_string(&w, "run_type", "iteration");
+        json_string(&w, "scenario", e->scenario);
+        json_u64(&w, "agents", e->agents);
+        json_u64(&w, "threads", e->threads);
+        json_u64(&w, "steps", e->steps);
+        json_u64(&w, "warmup", e->warmup);
+        json_string(&w, "time_unit", "ms");
+        json_number(&w, "real_time", median);
+        json_number(&w, "ms_per_step_median", median);
+        json_number(&w, "ms_per_step_min", e->min_ms);
+        json_number_array(&w, "repeat_ms", e->samples, e->sample_count);
+        json_object_end(&w);
     }
-    fputs("  ]\n}\n", out);
+    json_array_end(&w);
+    json_object_end(&w);
+    json_end(&w);
     return ferror(out) ? -1 : 0;
 }

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "../testsupport/support.h"
 
 #define SCENARIO_PI 3.14159265358979323846
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -60,16 +61,9 @@ typedef struct scenario_rng {
     uint64_t state;
 } scenario_rng;
 
-static uint64_t rng_next(scenario_rng *rng) {
-    uint64_t z = (rng->state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1), 53 random bits. */
+/* Uniform in [0, 1), 53 random bits (testsupport/support.h). */
 static double rng_unit(scenario_rng *rng) {
-    return (double)(rng_next(rng) >> 11) * 0x1.0p-53;
+    return ts_unit(&rng->state);
 }
 
 /* Uniform in [0, edge) as a float; the rare draw that rounds up to the edge
@@ -823,8 +817,8 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         double dir[3];
         rng_direction(&rng, 2, dir);
-        int on_x = (int)(rng_next(&rng) & 1u);
-        float line = (float)((double)(rng_next(&rng) % n) * pitch);
+        int on_x = (int)(ts_splitmix64(&rng.state) & 1u);
+        float line = (float)((double)(ts_splitmix64(&rng.state) % n) * pitch);
         float spot = rng_coordinate(&rng, (float)box);
         agent.position[0] = on_x ? line : spot;
         agent.position[1] = on_x ? spot : line;

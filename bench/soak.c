@@ -44,7 +44,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "throng.h"
+#include "../testsupport/support.h"
 
 #define SOAK_PI 3.14159265358979323846
 
@@ -104,17 +106,10 @@
 /* Random numbers                                                           */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t splitmix(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static uint64_t rng_state;
 
 static double rng_unit(void) {
-    return (double)(splitmix(&rng_state) >> 11) * (1.0 / 9007199254740992.0);
+    return ts_unit(&rng_state);
 }
 
 static float rng_range(double lo, double hi) {
@@ -122,7 +117,7 @@ static float rng_range(double lo, double hi) {
 }
 
 static uint32_t rng_below(uint32_t n) {
-    return n ? (uint32_t)(splitmix(&rng_state) % n) : 0u;
+    return n ? (uint32_t)(ts_splitmix64(&rng_state) % n) : 0u;
 }
 
 static bool rng_chance(double p) {
@@ -132,62 +127,7 @@ static bool rng_chance(double p) {
 /* A host key from a counter: splitmix's finaliser is a bijection, so keys
  * are unique while looking random; 0 (no key) is skipped. */
 static uint64_t key_from_counter(uint64_t counter) {
-    uint64_t z = counter;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The counting allocator                                                   */
-/* ------------------------------------------------------------------------ */
-
-/* Each block carries a header with its size, so a free that names a
- * different size than was asked for is caught. */
-#define HEADER 64u
-#define HEADER_MAGIC 0x74687267736f616bull
-
-typedef struct counter {
-    size_t live;
-    size_t peak;
-    uint64_t allocs;
-    uint64_t frees;
-    uint64_t bad_frees; /* wrong size or header */
-    uint64_t bad_align; /* alignment not a power of two <= 64 */
-} counter;
-
-static void *count_alloc(size_t size, size_t alignment, void *user) {
-    counter *c = user;
-    if (alignment == 0 || alignment > HEADER ||
-        (alignment & (alignment - 1)) != 0)
-        c->bad_align++;
-    size_t total = (size + HEADER + HEADER - 1) / HEADER * HEADER;
-    unsigned char *raw = aligned_alloc(HEADER, total);
-    if (raw == NULL)
-        return NULL;
-    uint64_t header[2] = {(uint64_t)size, HEADER_MAGIC};
-    memcpy(raw, header, sizeof header);
-    c->live += size;
-    c->peak = c->live > c->peak ? c->live : c->peak;
-    c->allocs++;
-    return raw + HEADER;
-}
-
-static void count_free(void *ptr, size_t size, void *user) {
-    counter *c = user;
-    if (ptr == NULL)
-        return;
-    unsigned char *raw = (unsigned char *)ptr - HEADER;
-    uint64_t header[2];
-    memcpy(header, raw, sizeof header);
-    if (header[1] != HEADER_MAGIC || header[0] != (uint64_t)size) {
-        c->bad_frees++;
-        size = (size_t)header[0];
-    }
-    memset(raw, 0, sizeof header);
-    c->live -= size;
-    c->frees++;
-    free(raw);
+    return rng_mix(counter);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -217,7 +157,7 @@ enum { GROUPS = 8 };
 
 typedef struct soak {
     options opt;
-    counter mem;
+    ts_heap mem; /* the world's heap, checked (testsupport/support.h) */
     throng_allocator allocator;
     throng_world *world;
     float box;
@@ -1291,9 +1231,7 @@ static void world_build(soak *s) {
     def.threads = o->threads;
     def.seed = o->seed;
     def.initial_capacity = (uint32_t)peak;
-    s->allocator.alloc = count_alloc;
-    s->allocator.free = count_free;
-    s->allocator.user = &s->mem;
+    s->allocator = ts_heap_allocator(&s->mem);
     def.allocator = s->allocator;
     throng_status st = throng_world_create(&def, &s->world);
     if (st != THRONG_OK) {
@@ -1470,33 +1408,60 @@ static int run(soak *s) {
 /* Options                                                                  */
 /* ------------------------------------------------------------------------ */
 
+enum {
+    OPT_DIM,
+    OPT_AGENTS,
+    OPT_STEPS,
+    OPT_SECONDS,
+    OPT_CHECK_EVERY,
+    OPT_SNAPSHOT_EVERY,
+    OPT_THREADS,
+    OPT_SEED,
+    OPT_CHURN,
+    OPT_PROGRESS,
+    OPT_MEM_MARGIN,
+    OPT_HELP,
+    OPT_COUNT
+};
+
+static const cli_option option_table[OPT_COUNT] = {
+    [OPT_DIM] = {"dim", 0, "2|3", "dimensions (default 2)"},
+    [OPT_AGENTS] = {"agents", 0, "N",
+                    "agents, the middle of a +-5% band\n"
+                    "(default 10000; k and M suffixes)"},
+    [OPT_STEPS] = {"steps", 0, "N", "stop after N steps"},
+    [OPT_SECONDS] = {"seconds", 0, "S",
+                     "stop after S seconds of wall time\n"
+                     "(default: 60 when neither is given)"},
+    [OPT_CHECK_EVERY] = {"check-every", 0, "N",
+                         "full checks every N steps (default 100)"},
+    [OPT_SNAPSHOT_EVERY] = {"snapshot-every", 0, "N",
+                            "save and reload every N steps (default 1000)"},
+    [OPT_THREADS] = {"threads", 0, "T",
+                     "most threads a step uses; the run\n"
+                     "switches among 1..T (default 2)"},
+    [OPT_SEED] = {"seed", 0, "N", "seed of everything (default 1)"},
+    [OPT_CHURN] = {"churn", 0, "X",
+                   "share of agents removed per step, mean\n"
+                   "(default 0.02)"},
+    [OPT_PROGRESS] = {"progress", 0, "S",
+                      "seconds between progress lines (default 10)"},
+    [OPT_MEM_MARGIN] = {"mem-margin", 0, "X",
+                        "allowed memory growth over the warm-up\n"
+                        "mark, a share (default 0.1)"},
+    [OPT_HELP] = {"help", 'h', NULL, NULL},
+};
+
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: throng-soak [options]\n"
-            "\n"
-            "Steps a scene using every behaviour and object kind while\n"
-            "adding and removing agents and objects, changing groups and\n"
-            "threads and reloading snapshots; checks finiteness, limits,\n"
-            "memory and handles as it goes. Exits 1 on any violation.\n"
-            "\n"
-            "  --dim 2|3            dimensions (default 2)\n"
-            "  --agents N           agents, the middle of a +-5%% band\n"
-            "                       (default 10000; k and M suffixes)\n"
-            "  --steps N            stop after N steps\n"
-            "  --seconds S          stop after S seconds of wall time\n"
-            "                       (default: 60 when neither is given)\n"
-            "  --check-every N      full checks every N steps (default 100)\n"
-            "  --snapshot-every N   save and reload every N steps (default "
-            "1000)\n"
-            "  --threads T          most threads a step uses; the run\n"
-            "                       switches among 1..T (default 2)\n"
-            "  --seed N             seed of everything (default 1)\n"
-            "  --churn X            share of agents removed per step, mean\n"
-            "                       (default 0.02)\n"
-            "  --progress S         seconds between progress lines "
-            "(default 10)\n"
-            "  --mem-margin X       allowed memory growth over the warm-up\n"
-            "                       mark, a share (default 0.1)\n");
+    fputs("usage: throng-soak [options]\n"
+          "\n"
+          "Steps a scene using every behaviour and object kind while\n"
+          "adding and removing agents and objects, changing groups and\n"
+          "threads and reloading snapshots; checks finiteness, limits,\n"
+          "memory and handles as it goes. Exits 1 on any violation.\n"
+          "\n",
+          f);
+    cli_print_options(f, option_table, OPT_COUNT, 23);
 }
 
 static bool parse_count(const char *text, double *out) {
@@ -1512,6 +1477,75 @@ static bool parse_count(const char *text, double *out) {
     return *end == '\0' && v >= 0.0 && isfinite(v);
 }
 
+typedef struct soak_request {
+    options *o;
+    bool help;
+} soak_request;
+
+/* One option's value, checked against its range. */
+static bool take_option(void *context, size_t index, const char *value) {
+    soak_request *request = context;
+    options *o = request->o;
+    if (index == OPT_HELP) {
+        request->help = true;
+        return true;
+    }
+    double v = 0.0;
+    if (!parse_count(value, &v)) {
+        fprintf(stderr, "soak: bad value '%s' for --%s\n", value,
+                option_table[index].name);
+        return false;
+    }
+    bool ok = true;
+    switch (index) {
+    case OPT_DIM:
+        ok = v == 2.0 || v == 3.0;
+        o->dims = (int)v;
+        break;
+    case OPT_AGENTS:
+        ok = v >= 16.0 && v <= 1e8;
+        o->agents = (uint32_t)v;
+        break;
+    case OPT_STEPS:
+        o->steps = (uint64_t)v;
+        break;
+    case OPT_SECONDS:
+        o->seconds = v;
+        break;
+    case OPT_CHECK_EVERY:
+        ok = v >= 1.0;
+        o->check_every = (uint32_t)v;
+        break;
+    case OPT_SNAPSHOT_EVERY:
+        ok = v >= 2.0;
+        o->snapshot_every = (uint32_t)v;
+        break;
+    case OPT_THREADS:
+        ok = v >= 1.0 && v <= 1024.0;
+        o->threads = (int)v;
+        break;
+    case OPT_SEED:
+        o->seed = (uint64_t)v;
+        break;
+    case OPT_CHURN:
+        ok = v <= 0.5;
+        o->churn = v;
+        break;
+    case OPT_PROGRESS:
+        ok = v > 0.0;
+        o->progress = v;
+        break;
+    default:
+        o->mem_margin = v;
+        break;
+    }
+    if (!ok) {
+        fprintf(stderr, "soak: value out of range: --%s %s\n",
+                option_table[index].name, value);
+    }
+    return ok;
+}
+
 int main(int argc, char **argv) {
     static soak s; /* large: the removed ring */
     options *o = &s.opt;
@@ -1524,50 +1558,15 @@ int main(int argc, char **argv) {
     o->churn = 0.02;
     o->progress = 10.0;
     o->mem_margin = SOAK_MEM_MARGIN;
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "soak: %s needs a value\n", arg);
-            return 2;
-        }
-        double v = 0.0;
-        if (!parse_count(argv[++i], &v)) {
-            fprintf(stderr, "soak: bad value '%s' for %s\n", argv[i], arg);
-            return 2;
-        }
-        if (strcmp(arg, "--dim") == 0 && (v == 2.0 || v == 3.0))
-            o->dims = (int)v;
-        else if (strcmp(arg, "--agents") == 0 && v >= 16.0 && v <= 1e8)
-            o->agents = (uint32_t)v;
-        else if (strcmp(arg, "--steps") == 0)
-            o->steps = (uint64_t)v;
-        else if (strcmp(arg, "--seconds") == 0)
-            o->seconds = v;
-        else if (strcmp(arg, "--check-every") == 0 && v >= 1.0)
-            o->check_every = (uint32_t)v;
-        else if (strcmp(arg, "--snapshot-every") == 0 && v >= 2.0)
-            o->snapshot_every = (uint32_t)v;
-        else if (strcmp(arg, "--threads") == 0 && v >= 1.0 && v <= 1024.0)
-            o->threads = (int)v;
-        else if (strcmp(arg, "--seed") == 0)
-            o->seed = (uint64_t)v;
-        else if (strcmp(arg, "--churn") == 0 && v <= 0.5)
-            o->churn = v;
-        else if (strcmp(arg, "--progress") == 0 && v > 0.0)
-            o->progress = v;
-        else if (strcmp(arg, "--mem-margin") == 0)
-            o->mem_margin = v;
-        else {
-            fprintf(stderr, "soak: unknown option or value out of range: "
-                            "%s %s\n",
-                    arg, argv[i]);
-            usage(stderr);
-            return 2;
-        }
+    soak_request request = {o, false};
+    const cli reader = {"soak", option_table, OPT_COUNT, false, take_option,
+                        &request};
+    if (cli_parse(&reader, argc, argv) < 0) {
+        return CLI_EXIT_USAGE;
+    }
+    if (request.help) {
+        usage(stdout);
+        return 0;
     }
     if (o->steps == 0 && o->seconds <= 0.0)
         o->seconds = 60.0;

@@ -9,8 +9,10 @@
  * first few per test are printed, the rest only counted, so a loop over
  * thousands of cases cannot flood the output.
  *
- * Also here: the small deterministic random generator (splitmix64) and
- * vector helpers every module uses.
+ * Also here: the small deterministic random generator (splitmix64, from
+ * testsupport/support.h, with the allocator and world builders the tests
+ * share with the fuzz harnesses and the soak) and vector helpers every
+ * module uses.
  */
 #ifndef THRONG_TESTS_RUNNER_H
 #define THRONG_TESTS_RUNNER_H
@@ -21,6 +23,7 @@
 #include <stdio.h>
 
 #include "throng.h"
+#include "../testsupport/support.h"
 
 typedef void (*runner_test_fn)(void);
 
@@ -55,6 +58,7 @@ void register_steer_combine_tests(void);
 void register_render_tests(void);
 void register_snapshot_tests(void);
 void register_bench_stats_tests(void);
+void register_bench_json_tests(void);
 void register_degenerate_tests(void);
 void register_alloc_fail_tests(void);
 void register_bad_input_tests(void);
@@ -152,10 +156,7 @@ static inline test_rng test_rng_make(uint64_t seed)
 
 static inline uint64_t test_rng_u64(test_rng *rng)
 {
-    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return ts_splitmix64(&rng->state);
 }
 
 /* Uniform in [0, n). */

@@ -2,8 +2,8 @@
  * Allocation failure: every allocation an operation makes is refused in
  * turn, and the operation must give up cleanly.
  *
- * The world's allocator is replaced by a counting one that records every
- * live block (pointer, size, alignment), checks that each free names a
+ * The world's allocator is replaced by the shared checking one
+ * (testsupport/support.h) that records every live block, checks that each free names a
  * live block with the size it was allocated with, that alignments are
  * powers of two up to 64 and honoured, and can be told to refuse the k-th
  * allocation from now (and, optionally, every one after it).
@@ -33,134 +33,14 @@
 /* The counting allocator                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Live blocks the table holds; the largest scene holds a few hundred. */
-#define AF_MAX_BLOCKS 4096u
-/* The world allocator's contract: alignments are powers of two, <= 64. */
-#define AF_MAX_ALIGNMENT 64u
-
-typedef struct af_block {
-    void *ptr;
-    size_t size;
-    size_t alignment;
-} af_block;
-
-typedef struct af_heap {
-    af_block blocks[AF_MAX_BLOCKS];
-    uint32_t live;
-    uint64_t allocs;   /* requests since the last af_heap_count() */
-    int64_t fail_in;   /* requests to grant before refusing one; -1: none */
-    int fail_rest;     /* after that refusal, refuse every request */
-    int failing;       /* refusing every request */
-    uint64_t injected; /* refusals since the last af_heap_arm() */
-    uint64_t violations;
-    char first_violation[160];
-} af_heap;
-
-static af_heap af_heap_state;
-
-static void af_violation(af_heap *h, const char *what, size_t a, size_t b)
-{
-    if (h->violations++ == 0)
-        snprintf(h->first_violation, sizeof h->first_violation,
-                 "%s (%zu, %zu)", what, a, b);
-}
-
-static void *af_alloc(size_t size, size_t alignment, void *user)
-{
-    af_heap *h = user;
-    h->allocs++;
-    if (alignment == 0 || (alignment & (alignment - 1u)) != 0 ||
-        alignment > AF_MAX_ALIGNMENT)
-        af_violation(h, "alignment is not a power of two <= 64", alignment,
-                     size);
-    if (size == 0)
-        af_violation(h, "zero-byte request", size, alignment);
-    if (h->failing) {
-        h->injected++;
-        return NULL;
-    }
-    if (h->fail_in == 0) {
-        h->fail_in = -1;
-        h->failing = h->fail_rest;
-        h->injected++;
-        return NULL;
-    }
-    if (h->fail_in > 0)
-        h->fail_in--;
-    if (h->live == AF_MAX_BLOCKS) {
-        af_violation(h, "block table full", size, alignment);
-        return NULL;
-    }
-    size_t align = alignment < sizeof(void *) ? sizeof(void *) : alignment;
-    if (align > AF_MAX_ALIGNMENT || (align & (align - 1u)) != 0)
-        align = AF_MAX_ALIGNMENT;
-    size_t rounded = (size + align - 1u) / align * align;
-    void *p = aligned_alloc(align, rounded ? rounded : align);
-    if (!p)
-        return NULL;
-    if ((uintptr_t)p % (alignment ? alignment : 1u) != 0)
-        af_violation(h, "block not aligned as asked", (size_t)(uintptr_t)p,
-                     alignment);
-    /* Fresh memory is never zero here: code that reads what it did not
-     * write shows up as a difference, not as luck. */
-    memset(p, 0xA5, size);
-    h->blocks[h->live].ptr = p;
-    h->blocks[h->live].size = size;
-    h->blocks[h->live].alignment = alignment;
-    h->live++;
-    return p;
-}
-
-static void af_free(void *ptr, size_t size, void *user)
-{
-    af_heap *h = user;
-    if (!ptr) {
-        af_violation(h, "free of NULL", size, 0);
-        return;
-    }
-    for (uint32_t i = h->live; i-- > 0;) {
-        if (h->blocks[i].ptr != ptr)
-            continue;
-        if (h->blocks[i].size != size)
-            af_violation(h, "free with a size other than allocated", size,
-                         h->blocks[i].size);
-        h->blocks[i] = h->blocks[--h->live];
-        free(ptr);
-        return;
-    }
-    af_violation(h, "free of a pointer that is not live", size, 0);
-}
-
-/* Frees what a leak left behind, so the next case starts empty. */
-static void af_heap_release(af_heap *h)
-{
-    while (h->live > 0)
-        free(h->blocks[--h->live].ptr);
-}
-
-/* Starts counting requests, refusing none. */
-static void af_heap_count(af_heap *h)
-{
-    h->allocs = 0;
-    h->fail_in = -1;
-    h->fail_rest = 0;
-    h->failing = 0;
-    h->injected = 0;
-}
-
-/* Refuses the k-th request from now (0: the next one), and with `rest`
- * every request after it too. */
-static void af_heap_arm(af_heap *h, uint64_t k, int rest)
-{
-    af_heap_count(h);
-    h->fail_in = (int64_t)k;
-    h->fail_rest = rest;
-}
+/* The shared checking allocator (testsupport/support.h), poisoning fresh
+ * blocks: code that reads what it did not write shows up as a
+ * difference, not as luck. */
+static ts_heap af_heap_state = {.poison = true};
 
 static throng_allocator af_allocator(void)
 {
-    throng_allocator a = {af_alloc, af_free, &af_heap_state};
-    return a;
+    return ts_heap_allocator(&af_heap_state);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -492,9 +372,9 @@ static void af_finish(throng_world *w, int line)
                         bad);
     }
     throng_world_destroy(w);
-    if (af_heap_state.live != 0) {
-        runner_fail(__FILE__, line, "%u blocks leaked", af_heap_state.live);
-        af_heap_release(&af_heap_state);
+    if (af_heap_state.blocks != 0) {
+        runner_fail(__FILE__, line, "%u blocks leaked", af_heap_state.blocks);
+        ts_heap_release(&af_heap_state);
     }
 }
 
@@ -522,7 +402,7 @@ static throng_world *const af_not_null = (throng_world *)&af_heap_state;
 
 static throng_world *af_prepare(const af_case *c)
 {
-    af_heap_count(&af_heap_state);
+    ts_heap_count(&af_heap_state);
     return c->creates ? NULL : af_build(&c->scene);
 }
 
@@ -535,7 +415,7 @@ static uint64_t af_count(const af_case *c, uint64_t *result, int line)
         return 0;
     if (c->creates)
         w = af_not_null;
-    af_heap_count(&af_heap_state);
+    ts_heap_count(&af_heap_state);
     throng_status st = c->run(&w, c, result);
     uint64_t n = af_heap_state.allocs;
     if (st != THRONG_OK) {
@@ -561,13 +441,13 @@ static void af_inject(const af_case *c, uint64_t k, int rest,
         w = af_not_null;
     else
         before = af_fingerprint(w);
-    uint32_t live_before = af_heap_state.live;
+    uint32_t live_before = af_heap_state.blocks;
 
-    af_heap_arm(&af_heap_state, k, rest);
+    ts_heap_arm(&af_heap_state, k, rest);
     uint64_t result = 0;
     throng_status st = c->run(&w, c, &result);
     uint64_t injected = af_heap_state.injected;
-    af_heap_count(&af_heap_state);
+    ts_heap_count(&af_heap_state);
     row->runs++;
     row->injected += injected;
 
@@ -590,12 +470,12 @@ static void af_inject(const af_case *c, uint64_t k, int rest,
         if (w != NULL)
             runner_fail(__FILE__, line, "%s failed but left *out non-NULL",
                         c->op);
-        if (af_heap_state.live != live_before) {
+        if (af_heap_state.blocks != live_before) {
             runner_fail(__FILE__, line,
                         "%s, allocation %llu%s refused: %u blocks leaked",
                         c->op, (unsigned long long)k, rest ? " and on" : "",
-                        af_heap_state.live - live_before);
-            af_heap_release(&af_heap_state);
+                        af_heap_state.blocks - live_before);
+            ts_heap_release(&af_heap_state);
         }
         w = af_not_null;
     } else {
@@ -1141,7 +1021,7 @@ static int af_make_snapshot(int dims, int periodic)
     s.spheres = 4;
     s.removed = 1;
     s.steps = 3;
-    af_heap_count(&af_heap_state);
+    ts_heap_count(&af_heap_state);
     throng_world *w = af_build(&s);
     if (!w)
         return 0;
@@ -1157,7 +1037,7 @@ static int af_make_snapshot(int dims, int periodic)
              "/tmp/throng-test-alloc-fail-%ld.snap", (long)getpid());
     ok = ok && throng_world_save_file(w, af_snapshot_path) == THRONG_OK;
     throng_world_destroy(w);
-    return ok && af_heap_state.live == 0;
+    return ok && af_heap_state.blocks == 0;
 }
 
 TEST(alloc_fail_world_load)
@@ -1210,7 +1090,7 @@ TEST(alloc_fail_steady_state_step)
         s.every_kind = 1;
         s.spheres = 5;
         s.steps = 20;
-        af_heap_count(&af_heap_state);
+        ts_heap_count(&af_heap_state);
         throng_world *w = af_build(&s);
         REQUIRE(w != NULL);
         for (int corner = 0; corner < 4 && !s.periodic; corner++) {
@@ -1223,7 +1103,7 @@ TEST(alloc_fail_steady_state_step)
         }
         for (int k = 0; k < 5; k++)
             CHECK_OK(throng_world_step(w, AF_DT));
-        af_heap_count(&af_heap_state);
+        ts_heap_count(&af_heap_state);
         for (int k = 0; k < 10; k++)
             CHECK_OK(throng_world_step(w, AF_DT));
         if (af_heap_state.allocs != 0)
@@ -1231,7 +1111,7 @@ TEST(alloc_fail_steady_state_step)
                         "shape %d: %llu allocations in 10 steady steps",
                         shape, (unsigned long long)af_heap_state.allocs);
         throng_world_destroy(w);
-        CHECK_EQ_INT(af_heap_state.live, 0);
+        CHECK_EQ_INT(af_heap_state.blocks, 0);
     }
     CHECK_EQ_INT(af_heap_state.violations, 0);
 }
@@ -1305,12 +1185,12 @@ TEST(alloc_fail_moving_scenes_never_allocate)
                                         "unbounded, half-radius cells"};
     for (int dims = 2; dims <= 3; dims++)
         for (int kind = 0; kind < 3; kind++) {
-            af_heap_count(&af_heap_state);
+            ts_heap_count(&af_heap_state);
             throng_world *w = af_moving_scene(dims, kind == 1, kind == 2);
             REQUIRE(w != NULL);
             for (int k = 0; k < 5; k++)
                 CHECK_OK(throng_world_step(w, AF_DT));
-            af_heap_count(&af_heap_state);
+            ts_heap_count(&af_heap_state);
             int first = -1;
             for (int k = 0; k < 2000; k++) {
                 uint64_t before = af_heap_state.allocs;
@@ -1329,7 +1209,7 @@ TEST(alloc_fail_moving_scenes_never_allocate)
                             (unsigned long long)af_heap_state.allocs, first,
                             st.cells_occupied);
             throng_world_destroy(w);
-            CHECK_EQ_INT(af_heap_state.live, 0);
+            CHECK_EQ_INT(af_heap_state.blocks, 0);
         }
     CHECK_EQ_INT(af_heap_state.violations, 0);
 }
@@ -1337,32 +1217,32 @@ TEST(alloc_fail_moving_scenes_never_allocate)
 /* The allocator itself: a refusal is counted, and misuse is caught. */
 TEST(alloc_fail_allocator_self_check)
 {
-    af_heap *h = &af_heap_state;
-    af_heap_count(h);
-    uint32_t live = h->live;
-    void *a = af_alloc(100, 64, h);
+    ts_heap *h = &af_heap_state;
+    ts_heap_count(h);
+    uint32_t live = h->blocks;
+    void *a = ts_heap_alloc(100, 64, h);
     REQUIRE(a != NULL);
     CHECK((uintptr_t)a % 64u == 0);
-    af_heap_arm(h, 1, 0);
-    void *b = af_alloc(8, 8, h);
-    void *refused = af_alloc(8, 8, h);
-    void *c = af_alloc(8, 8, h);
+    ts_heap_arm(h, 1, 0);
+    void *b = ts_heap_alloc(8, 8, h);
+    void *refused = ts_heap_alloc(8, 8, h);
+    void *c = ts_heap_alloc(8, 8, h);
     CHECK(b != NULL && c != NULL && refused == NULL);
     CHECK_EQ_U64(h->injected, 1);
-    af_heap_arm(h, 0, 1);
-    CHECK(af_alloc(8, 8, h) == NULL && af_alloc(8, 8, h) == NULL);
+    ts_heap_arm(h, 0, 1);
+    CHECK(ts_heap_alloc(8, 8, h) == NULL && ts_heap_alloc(8, 8, h) == NULL);
     CHECK_EQ_U64(h->injected, 2);
-    af_heap_count(h);
-    af_free(b, 8, h);
-    af_free(c, 8, h);
-    af_free(a, 99, h); /* the wrong size */
+    ts_heap_count(h);
+    ts_heap_free(b, 8, h);
+    ts_heap_free(c, 8, h);
+    ts_heap_free(a, 99, h); /* the wrong size */
     CHECK_EQ_U64(h->violations, 1);
     /* A double free on purpose: af_free finds a is not live and does not
      * free it again. */
     /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-    af_free(a, 100, h); /* no longer live */
+    ts_heap_free(a, 100, h); /* no longer live */
     CHECK_EQ_U64(h->violations, 2);
-    CHECK_EQ_INT(h->live, live);
+    CHECK_EQ_INT(h->blocks, live);
     h->violations = 0;
 }
 

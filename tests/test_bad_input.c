@@ -1518,29 +1518,18 @@ static throng_status wc_null_out(fixture *f)
     throng_world_def d = throng_world_def_default();
     return throng_world_create(&d, NULL);
 }
-static void *fake_alloc(size_t size, size_t alignment, void *user)
-{
-    (void)user;
-    return aligned_alloc(alignment, size);
-}
-static void fake_free(void *ptr, size_t size, void *user)
-{
-    (void)size;
-    (void)user;
-    free(ptr);
-}
 static throng_status wc_alloc_only(fixture *f)
 {
     throng_world_def d = throng_world_def_default();
     d.dimensions = f->dims;
-    d.allocator.alloc = fake_alloc;
+    d.allocator.alloc = ts_heap_alloc;
     return call_world_create(f, &d, 0);
 }
 static throng_status wc_free_only(fixture *f)
 {
     throng_world_def d = throng_world_def_default();
     d.dimensions = f->dims;
-    d.allocator.free = fake_free;
+    d.allocator.free = ts_heap_free;
     return call_world_create(f, &d, 0);
 }
 
@@ -1712,7 +1701,7 @@ static throng_status ld_half_allocator(fixture *f)
     if (!s)
         return THRONG_OK;
     throng_world_load_def d = throng_world_load_def_default();
-    d.allocator.alloc = fake_alloc;
+    d.allocator.alloc = ts_heap_alloc;
     throng_status st = load_bytes(f, s, size, &d);
     free(s);
     return st;
@@ -1746,7 +1735,7 @@ static throng_status lf_half_allocator(fixture *f)
     throng_world_load_def d = throng_world_load_def_default();
     d.error = f->load_error;
     d.error_capacity = sizeof f->load_error;
-    d.allocator.free = fake_free;
+    d.allocator.free = ts_heap_free;
     throng_world *made = NULL;
     return throng_world_load_file("x.snap", &d, &made);
 }

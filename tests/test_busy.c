@@ -62,7 +62,7 @@ static void probe_run(probe *p) {
 
     throng_agent_def def = throng_agent_def_default();
     def.host_key = 987654321u;
-    throng_agent added = {77u, 77u};
+    throng_agent added = {.slot = 77u, .generation = 77u};
     probe_expect(p,
                  throng_agent_add(w, &def, &added) == busy &&
                      added.slot == 77u && added.generation == 77u,
@@ -77,7 +77,7 @@ static void probe_run(probe *p) {
                         group == 12345u,
                  "group_create");
     const float centre[3] = {0.0f, 0.0f, 0.0f};
-    throng_object object = {0u, 0u};
+    throng_object object = THRONG_NULL_OBJECT;
     probe_expect(p, throng_obstacle_add_sphere(w, centre, 1.0f, &object) ==
                         busy && object.id == 0u,
                  "obstacle");

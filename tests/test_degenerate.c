@@ -48,17 +48,11 @@ static uint32_t degenerate_violations(const throng_world *w)
 static throng_world *degenerate_world(int dims, bool periodic, float box,
                                       float radius)
 {
-    throng_world_def d = throng_world_def_default();
-    d.dimensions = dims;
+    throng_world_def d = ts_world_def(dims, 0, NULL);
     d.neighbour_radius = radius;
-    if (periodic) {
-        d.boundary = THRONG_BOUNDARY_PERIODIC;
-        d.box_size[0] = d.box_size[1] = d.box_size[2] = box;
-    }
-    throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return NULL;
-    return w;
+    if (periodic)
+        ts_world_def_periodic(&d, box);
+    return ts_world_make(&d);
 }
 
 /* A group with every neighbour rule on (and wander), the given cap. */

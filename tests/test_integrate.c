@@ -22,17 +22,11 @@
 
 static throng_world *integrate_world(int dims, bool periodic, float box)
 {
-    throng_world_def def = throng_world_def_default();
+    throng_world_def def = ts_world_def(dims, 0, NULL);
     def.max_dt = 10.0f; /* one tick per step: one step's formulas */
-    def.dimensions = dims;
-    if (periodic) {
-        def.boundary = THRONG_BOUNDARY_PERIODIC;
-        def.box_size[0] = def.box_size[1] = def.box_size[2] = box;
-    }
-    throng_world *world = NULL;
-    if (throng_world_create(&def, &world) != THRONG_OK)
-        return NULL;
-    return world;
+    if (periodic)
+        ts_world_def_periodic(&def, box);
+    return ts_world_make(&def);
 }
 
 typedef struct vehicle_case {

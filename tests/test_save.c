@@ -837,37 +837,11 @@ TEST(save_tiny_velocity_heading_loads)
 /* Counts the bytes of the allocations a load asks for; refuses (without
  * asking the C library) anything over a gigabyte, so a claim of 2^58
  * bytes is seen rather than attempted. */
-typedef struct save_test_counter {
-    size_t largest, live, peak;
-} save_test_counter;
-
-static void *save_test_count_alloc(size_t size, size_t alignment, void *user)
-{
-    save_test_counter *c = user;
-    if (size > c->largest)
-        c->largest = size;
-    if (size > ((size_t)1 << 30))
-        return NULL;
-    void *p = aligned_alloc(alignment, (size + alignment - 1u) / alignment *
-                                           alignment);
-    if (p) {
-        c->live += size;
-        c->peak = c->live > c->peak ? c->live : c->peak;
-    }
-    return p;
-}
-
-static void save_test_count_free(void *ptr, size_t size, void *user)
-{
-    save_test_counter *c = user;
-    if (ptr)
-        c->live -= size;
-    free(ptr);
-}
+#define SAVE_TEST_LIMIT ((size_t)1 << 30)
 
 /* Writes bytes into the FIFO from a child process and loads it. */
 static throng_status save_test_fifo_load(const char *fifo, const uint8_t *bytes,
-                                         size_t n, save_test_counter *count,
+                                         size_t n, ts_heap *count,
                                          throng_world **out, char *why,
                                          size_t why_n)
 {
@@ -893,9 +867,7 @@ static throng_status save_test_fifo_load(const char *fifo, const uint8_t *bytes,
     throng_world_load_def def = throng_world_load_def_default();
     def.error = why;
     def.error_capacity = why_n;
-    def.allocator.alloc = save_test_count_alloc;
-    def.allocator.free = save_test_count_free;
-    def.allocator.user = count;
+    def.allocator = ts_heap_allocator(count);
     throng_status st = throng_world_load_file(fifo, &def, out);
     kill(child, SIGKILL); /* done writing, or stuck on a reader gone */
     waitpid(child, NULL, 0);
@@ -918,7 +890,7 @@ TEST(save_load_fifo_bounded)
     uint8_t *s = malloc(n);
     REQUIRE(s != NULL);
     REQUIRE_OK(throng_world_save(w, s, n, NULL));
-    save_test_counter count = {0, 0, 0};
+    ts_heap count = {.limit = SAVE_TEST_LIMIT};
     throng_world *back = NULL;
     CHECK_OK(save_test_fifo_load(fifo, s, n, &count, &back, why, sizeof why));
     if (back)

@@ -974,23 +974,6 @@ TEST(snapshot_null_arguments)
     throng_world_destroy(w);
 }
 
-static void *snap_test_alloc(size_t size, size_t alignment, void *user)
-{
-    long *live = user;
-    void *p = aligned_alloc(alignment, size);
-    if (p)
-        (*live)++;
-    return p;
-}
-
-static void snap_test_free(void *ptr, size_t size, void *user)
-{
-    (void)size;
-    long *live = user;
-    (*live)--;
-    free(ptr);
-}
-
 /* The allocator a load is given serves the new world (and the file's
  * bytes), and a refused load leaves nothing allocated. */
 TEST(snapshot_allocator_and_half_allocator)
@@ -998,17 +981,15 @@ TEST(snapshot_allocator_and_half_allocator)
     size_t n = 0;
     uint8_t *s = snap_test_small(3, &n);
     REQUIRE(s != NULL);
-    long live = 0;
+    ts_heap heap = {0};
     throng_world_load_def def = throng_world_load_def_default();
-    def.allocator.alloc = snap_test_alloc;
-    def.allocator.free = snap_test_free;
-    def.allocator.user = &live;
+    def.allocator = ts_heap_allocator(&heap);
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_load(s, n, &def, &w));
-    CHECK(live > 0);
+    CHECK(heap.blocks > 0);
     REQUIRE_OK(throng_world_step(w, 0.05f));
     throng_world_destroy(w);
-    CHECK_EQ_INT(live, 0);
+    CHECK_EQ_INT(heap.blocks, 0);
 
     char path[256];
     snap_test_path(path, sizeof path, "alloc");
@@ -1018,7 +999,7 @@ TEST(snapshot_allocator_and_half_allocator)
     fclose(f);
     REQUIRE_OK(throng_world_load_file(path, &def, &w));
     throng_world_destroy(w);
-    CHECK_EQ_INT(live, 0);
+    CHECK_EQ_INT(heap.blocks, 0);
     remove(path);
 
     /* Refused deep inside (a resealed lie in the last column): every
@@ -1028,7 +1009,8 @@ TEST(snapshot_allocator_and_half_allocator)
     w = (throng_world *)1;
     CHECK_STATUS(throng_world_load(s, n, &def, &w), THRONG_ERR_BAD_SNAPSHOT);
     CHECK(w == NULL);
-    CHECK_EQ_INT(live, 0);
+    CHECK_EQ_INT(heap.blocks, 0);
+    CHECK_EQ_U64(heap.violations, 0);
 
     def.allocator.free = NULL;
     w = (throng_world *)1;

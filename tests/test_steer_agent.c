@@ -19,16 +19,11 @@
 #define DT 0.1f
 
 static throng_world *make_world(int dims, uint64_t seed, float radius) {
-    throng_world_def d = throng_world_def_default();
+    throng_world_def d = ts_world_def(dims, 1, NULL);
     d.max_dt = 10.0f; /* one tick per step: one step's formulas */
-    d.dimensions = dims;
     d.seed = seed;
-    d.threads = 1;
     d.neighbour_radius = radius;
-    throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return NULL;
-    return w;
+    return ts_world_make(&d);
 }
 
 /* A group steered by `b` alone: with WEIGHTED_SUM and weight 1 the force

@@ -26,13 +26,7 @@
 #define ENV_MAX_SPEED 4.0f
 
 static throng_world *env_world(int dims) {
-    throng_world_def d = throng_world_def_default();
-    d.dimensions = dims;
-    d.threads = 1;
-    throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return NULL;
-    return w;
+    return ts_world(dims, 1, NULL);
 }
 
 static uint32_t env_group(throng_world *w, throng_combine_mode mode,
@@ -1451,37 +1445,14 @@ TEST(steer_env_follow_wall_run) {
 /* Out of memory                                                            */
 /* ------------------------------------------------------------------------ */
 
-typedef struct env_alloc_state {
-    int fail;
-} env_alloc_state;
-
-static void *env_alloc(size_t size, size_t alignment, void *user) {
-    env_alloc_state *s = user;
-    if (s->fail)
-        return NULL;
-    return aligned_alloc(alignment, size);
-}
-
-static void env_free(void *ptr, size_t size, void *user) {
-    (void)size;
-    (void)user;
-    free(ptr);
-}
-
 /* The obstacle grid cannot be built: the step is refused with
  * OUT_OF_MEMORY and the world is unchanged; once memory is back the step
  * runs and the new obstacle matters. Adding the first object without
  * memory is refused too. */
 TEST(steer_env_out_of_memory) {
-    env_alloc_state state = {0};
-    throng_world_def def = throng_world_def_default();
-    def.dimensions = 2;
-    def.threads = 1;
-    def.allocator.alloc = env_alloc;
-    def.allocator.free = env_free;
-    def.allocator.user = &state;
-    throng_world *w = NULL;
-    REQUIRE_OK(throng_world_create(&def, &w));
+    ts_heap heap = {0};
+    throng_world *w = ts_world(2, 1, &heap);
+    REQUIRE(w != NULL);
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
     throng_agent_def d = throng_agent_def_default();
     d.group = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, &b, 1);
@@ -1491,17 +1462,17 @@ TEST(steer_env_out_of_memory) {
     REQUIRE_OK(throng_agent_add(w, &d, &h));
     REQUIRE_OK(throng_world_step(w, 0.05f)); /* warm up */
 
-    state.fail = 1;
+    heap.refuse_all = true;
     const float c[3] = {3.0f, 0.3f, 0.0f};
     throng_object o;
     CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, c, 0.5f, &o),
                       THRONG_ERR_OUT_OF_MEMORY);
-    state.fail = 0;
+    heap.refuse_all = false;
     REQUIRE_OK(throng_obstacle_add_sphere(w, c, 0.5f, &o));
-    state.fail = 1;
+    heap.refuse_all = true;
     CHECK_ENV_REFUSED(w, throng_world_step(w, 0.05f),
                       THRONG_ERR_OUT_OF_MEMORY);
-    state.fail = 0;
+    heap.refuse_all = false;
     float v0[3], v1[3];
     throng_agent_get_velocity(w, h, v0);
     REQUIRE_OK(throng_world_step(w, 0.05f));

@@ -20,45 +20,10 @@
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* An allocator that counts the bytes it holds and can be told to refuse. */
-typedef struct route_heap {
-    size_t live;
-    int fail; /* nonzero: every request fails */
-} route_heap;
-
-static void *route_heap_alloc(size_t size, size_t alignment, void *user) {
-    route_heap *h = user;
-    if (h->fail)
-        return NULL;
-    size_t rounded = (size + alignment - 1u) / alignment * alignment;
-    void *p = aligned_alloc(alignment, rounded);
-    if (p)
-        h->live += size;
-    return p;
-}
-
-static void route_heap_free(void *ptr, size_t size, void *user) {
-    route_heap *h = user;
-    if (ptr)
-        h->live -= size;
-    free(ptr);
-}
-
-static throng_world *route_world_with(int dims, int threads,
-                                      route_heap *heap) {
-    throng_world_def d = throng_world_def_default();
+static throng_world *route_world_with(int dims, int threads, ts_heap *heap) {
+    throng_world_def d = ts_world_def(dims, threads, heap);
     d.max_dt = 10.0f; /* one tick per step: one step's formulas */
-    d.dimensions = dims;
-    d.threads = threads;
-    if (heap) {
-        d.allocator.alloc = route_heap_alloc;
-        d.allocator.free = route_heap_free;
-        d.allocator.user = heap;
-    }
-    throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return NULL;
-    return w;
+    return ts_world_make(&d);
 }
 
 static throng_world *route_world(int dims) {
@@ -166,7 +131,7 @@ static double route_segment_distance(const double x[3], const double a[3],
 
 TEST(steer_route_path_create_refusals) {
     for (int dims = 2; dims <= 3; dims++) {
-        route_heap heap = {0u, 0};
+        ts_heap heap = {0};
         throng_world *w = route_world_with(dims, 1, &heap);
         REQUIRE(w != NULL);
         float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
@@ -242,10 +207,10 @@ TEST(steer_route_path_create_refusals) {
 
         /* Out of memory: refused, and nothing kept. */
         size_t before = heap.live;
-        heap.fail = 1;
+        heap.refuse_all = true;
         CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_MEMORY);
-        heap.fail = 0;
+        heap.refuse_all = false;
         CHECK(heap.live == before);
 
         /* What is allowed: the open path whose last point is its first,
@@ -265,7 +230,7 @@ TEST(steer_route_path_create_refusals) {
 
 TEST(steer_route_flow_create_refusals) {
     for (int dims = 2; dims <= 3; dims++) {
-        route_heap heap = {0u, 0};
+        ts_heap heap = {0};
         throng_world *w = route_world_with(dims, 1, &heap);
         REQUIRE(w != NULL);
         const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
@@ -338,10 +303,10 @@ TEST(steer_route_flow_create_refusals) {
         CHECK(o.id == 77u && o.generation == 77u);
 
         size_t before = heap.live;
-        heap.fail = 1;
+        heap.refuse_all = true;
         CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, &o),
                             THRONG_ERR_OUT_OF_MEMORY);
-        heap.fail = 0;
+        heap.refuse_all = false;
         CHECK(heap.live == before);
 
         /* In 2D size[2] and origin[2] are ignored. */
@@ -466,7 +431,7 @@ TEST(steer_route_behaviour_refusals) {
  * already name it go quiet (the agent coasts) without a NaN. The memory
  * goes back at once. */
 TEST(steer_route_object_removal) {
-    route_heap heap = {0u, 0};
+    ts_heap heap = {0};
     throng_world *w = route_world_with(2, 1, &heap);
     REQUIRE(w != NULL);
     float pts[3][3] = {{0, 0, 0}, {5, 0, 0}, {5, 5, 0}};

@@ -11,14 +11,9 @@
 #include "runner.h"
 
 static throng_world *wander_world(int dims, uint64_t seed) {
-    throng_world_def d = throng_world_def_default();
-    d.dimensions = dims;
+    throng_world_def d = ts_world_def(dims, 1, NULL);
     d.seed = seed;
-    d.threads = 1;
-    throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return NULL;
-    return w;
+    return ts_world_make(&d);
 }
 
 /* A group steered by wander alone. */

@@ -862,30 +862,10 @@ TEST(world_hash)
  * With many host keys the key table is a large part of the heap: its
  * entries are rounded up to the allocation alignment and its bucket array
  * is allocated too, and the figure must count both. */
-typedef struct bytes_counter {
-    size_t live;
-} bytes_counter;
-
-static void *bytes_alloc(size_t size, size_t alignment, void *user)
-{
-    ((bytes_counter *)user)->live += size;
-    return aligned_alloc(alignment, size);
-}
-
-static void bytes_free(void *ptr, size_t size, void *user)
-{
-    ((bytes_counter *)user)->live -= size;
-    free(ptr);
-}
-
 TEST(world_bytes_matches_allocator)
 {
-    bytes_counter counter = {0};
-    throng_world_def def = throng_world_def_default();
-    def.dimensions = 2;
-    def.allocator.alloc = bytes_alloc;
-    def.allocator.free = bytes_free;
-    def.allocator.user = &counter;
+    ts_heap counter = {0};
+    throng_world_def def = ts_world_def(2, 0, &counter);
     throng_world *world = NULL;
     REQUIRE_OK(throng_world_create(&def, &world));
     enum { AGENTS = 10000 };

@@ -27,6 +27,7 @@
 
 #include "throng.h"
 #include "fuzz_codec.h"
+#include "../../testsupport/support.h"
 
 #define MAX_AGENTS 256u
 #define MAX_RECORDS 512u
@@ -78,12 +79,10 @@ typedef struct fuzz_state {
     uint32_t groups[MAX_GROUPS];
     uint32_t group_count;
     uint32_t steps;
-    /* Allocation failure injection: while armed, the allocation that
-     * brings fail_countdown to zero and every later one fail. */
+    /* The world's heap; armed (by FUZZ_OP_FAIL_ALLOC) for one operation,
+     * it refuses the k-th allocation and every later one. */
+    ts_heap heap;
     int fail_armed;
-    uint32_t fail_countdown;
-    int failed_any;
-    size_t live_bytes;
     /* THRONG_FUZZ_TRACE=1: print every call and its status. */
     int trace;
 } fuzz_state;
@@ -94,44 +93,13 @@ static fuzz_state fz;
 /* The allocator: checks sizes and alignment, fails on demand              */
 /* ------------------------------------------------------------------------ */
 
-#define ALLOC_HEADER 64u
-
-static void *fuzz_alloc(size_t size, size_t alignment, void *user) {
-    (void)user;
-    REQUIRE(alignment != 0u && (alignment & (alignment - 1u)) == 0u &&
-            alignment <= 64u);
-    if (fz.fail_armed) {
-        if (fz.fail_countdown == 0u) {
-            fz.failed_any = 1;
-            return NULL;
-        }
-        fz.fail_countdown--;
-    }
-    if (size > ((size_t)1 << 32))
-        return NULL; /* no test world needs 4 GiB: treat as out of memory */
-    void *base = NULL;
-    if (posix_memalign(&base, 64, size + ALLOC_HEADER) != 0)
-        return NULL;
-    memcpy(base, &size, sizeof size);
-    fz.live_bytes += size;
-    return (uint8_t *)base + ALLOC_HEADER;
-}
-
-static void fuzz_free(void *ptr, size_t size, void *user) {
-    (void)user;
-    if (!ptr)
-        return;
-    uint8_t *base = (uint8_t *)ptr - ALLOC_HEADER;
-    size_t asked;
-    memcpy(&asked, base, sizeof asked);
-    REQUIRE(asked == size);
-    fz.live_bytes -= size;
-    free(base);
-}
-
+/* The shared checking allocator (testsupport/support.h): a misuse aborts,
+ * which libFuzzer reports as a crash; no test world needs 4 GiB, so a
+ * larger request is treated as out of memory. */
 static throng_allocator fuzz_allocator(void) {
-    throng_allocator a = {fuzz_alloc, fuzz_free, NULL};
-    return a;
+    fz.heap.abort_on_misuse = true;
+    fz.heap.limit = (size_t)1 << 32;
+    return ts_heap_allocator(&fz.heap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -536,7 +504,7 @@ static void op_remove(void) {
     int r = rd_agent(&h);
     CALL(throng_agent_remove(fz.world, h));
     if (r >= 0 && fz.records[r].alive) {
-        REQUIRE(st == THRONG_OK || fz.failed_any);
+        REQUIRE(st == THRONG_OK || fz.heap.injected);
         if (st == THRONG_OK) {
             fz.records[r].alive = 0;
             fz.alive--;
@@ -815,7 +783,7 @@ static void op_object_remove(void) {
     int r = rd_object(&o);
     CALL(throng_object_remove(fz.world, o));
     if (r >= 0 && fz.objects[r].alive) {
-        REQUIRE(st == THRONG_OK || fz.failed_any);
+        REQUIRE(st == THRONG_OK || fz.heap.injected);
         if (st == THRONG_OK) {
             fz.objects[r].alive = 0;
             fz.objects_alive--;
@@ -925,7 +893,7 @@ static void op_step(void) {
         if (st != THRONG_OK) {
             /* Out of memory: a first tick that fails changes nothing; the
              * ticks before a later failure stand. */
-            REQUIRE(fz.failed_any);
+            REQUIRE(fz.heap.injected);
             REQUIRE(throng_world_step_count(fz.world) >= before);
             return;
         }
@@ -1004,9 +972,9 @@ static void op_save_load(void) {
     throng_status st = throng_world_load(bytes, size, &def, &loaded);
     if (st != THRONG_OK) {
         /* Only out of memory excuses a refusal of our own snapshot. */
-        if (!fz.failed_any)
+        if (!fz.heap.injected)
             fprintf(stderr, "fuzz_api: own snapshot refused: %s\n", why);
-        REQUIRE(fz.failed_any && st == THRONG_ERR_OUT_OF_MEMORY);
+        REQUIRE(fz.heap.injected && st == THRONG_ERR_OUT_OF_MEMORY);
         REQUIRE(loaded == NULL);
         free(bytes);
         return;
@@ -1189,19 +1157,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case FUZZ_OP_FAIL_ALLOC:
             /* Fail an allocation during the next operation. */
             fz.fail_armed = 1;
-            fz.fail_countdown = rd_u8() % 8u;
+            ts_heap_arm(&fz.heap, rd_u8() % 8u, true);
             break;
         default: break;
         }
         if (armed) {
             fz.fail_armed = 0;
-            fz.failed_any = 0;
+            ts_heap_count(&fz.heap);
         }
         check_books();
     }
     check_books();
     throng_world_destroy(fz.world);
     fz.world = NULL;
-    REQUIRE(fz.live_bytes == 0u);
+    REQUIRE(fz.heap.live == 0u && fz.heap.blocks == 0u);
     return 0;
 }

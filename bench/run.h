@@ -1,0 +1,103 @@
+/*
+ * Running throng-bench's configurations: each (scenario, agents, threads)
+ * for every repeat, timed step by step, then measured for quality; the
+ * progress bar; the processes --busy starts; the checks after the run.
+ */
+#ifndef THRONG_BENCH_RUN_H
+#define THRONG_BENCH_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "options.h"
+#include "quality.h"
+
+/* What one configuration measured. */
+typedef struct result {
+    const scenario *sc;
+    uint32_t agents;
+    int threads;           /* requested */
+    uint32_t threads_used; /* reported by the last step */
+    uint64_t iterations;   /* counted steps over all repeats */
+    double ms_median;
+    double ms_min;
+    double ns_per_agent_step;
+    double neighbours_per_agent;
+    double candidates_per_agent;
+    double bytes_per_agent;
+    double grid_ms;
+    double behaviour_ms;
+    double integrate_ms;
+    char simd[32];
+    uint64_t state_hash; /* after the last repeat */
+    uint64_t nan_count;  /* agents with a non-finite position or velocity */
+    bool repeats_agree;  /* every repeat ended with the same hash */
+    double *repeat_ms;   /* each repeat's median ms per step */
+    uint32_t repeat_count;
+    quality q;         /* the last repeat's final state */
+    double quality_ms; /* what measuring it cost (not in any timing) */
+} result;
+
+/* Per-step samples of one configuration; sized once for steps x repeats. */
+typedef struct samples {
+    size_t capacity;
+    double *step_ms;
+    double *grid_ms;
+    double *behaviour_ms;
+    double *integrate_ms;
+} samples;
+
+bool samples_init(samples *s, size_t capacity);
+void samples_free(samples *s);
+
+/* A one-line bar on stderr, redrawn in place, only when stderr is a
+ * terminal (a log file or a pipe gets no carriage returns). It is drawn
+ * between steps, never inside a timed one, and at most every
+ * PROGRESS_INTERVAL_MS. */
+typedef struct progress {
+    bool enabled;
+    bool drawn;     /* a bar is on the line now */
+    uint64_t total; /* steps of the whole run, warm-up included */
+    uint64_t done;
+    size_t config; /* 1-based, of config_count */
+    size_t config_count;
+    uint32_t repeat; /* 1-based */
+    uint32_t repeats;
+    char name[128];
+    struct timespec last;
+} progress;
+
+/* Wipes the bar so a table row can be printed on a clean line. */
+void progress_clear(progress *p);
+
+/* "flock2d/10000/threads:2", the configuration's name everywhere. */
+void config_name(const scenario *sc, uint32_t agents, int threads, char *buffer,
+                 size_t size);
+
+/* Runs one configuration for all repeats into *out (whose repeat_ms must
+ * hold opt->repeats values). Returns 0, or EXIT_FAILED after printing what
+ * the library refused. */
+int run_config(const options *opt, const scenario *sc, uint32_t agents,
+               int threads, samples *s, quality_snapshot *snap, progress *bar,
+               result *out);
+
+/* Reports on stderr every configuration whose state went non-finite or
+ * differed between repeats, and every (scenario, agents) whose thread
+ * counts disagree. Returns the number of problems. */
+size_t check_results(const result *results, size_t count);
+
+/* Reads THRONG_SIMD (through the scenarios, which build every world with
+ * it) before anything runs: a name that is no path is a usage error, a
+ * path this CPU or build lacks gets its own exit status. On success *run
+ * is the path the worlds will run. */
+int simd_check(throng_simd *run);
+
+/* --busy: starts `count` child processes that spin until busy_stop;
+ * returns how many started. */
+uint32_t busy_start(uint32_t count, pid_t *pids);
+void busy_stop(uint32_t count, const pid_t *pids);
+
+#endif /* THRONG_BENCH_RUN_H */

@@ -1,0 +1,116 @@
+/*
+ * What the tests, the fuzz harnesses, the soak and the bench share to
+ * build and watch worlds, written once:
+ *
+ * - splitmix64, the small seeded generator every scene layout and random
+ *   test input comes from (its finaliser is the library's own rng_mix,
+ *   src/rng.h, so the tree holds one copy of the mixer);
+ * - ts_heap, a checking and counting allocator for throng_allocator: it
+ *   counts live bytes and blocks, peak and largest request, catches a
+ *   free with the wrong size, of a pointer not live, or a bad alignment,
+ *   and refuses requests on demand (the k-th from now, every one, or any
+ *   above a size) so out-of-memory paths can be walked;
+ * - world builders: the default world def with dimensions, threads and
+ *   allocator set, and a world made from a def or NULL.
+ *
+ * Nothing here prints unless asked (abort_on_misuse), so any program can
+ * link it.
+ */
+#ifndef THRONG_TESTSUPPORT_H
+#define THRONG_TESTSUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rng.h"
+#include "throng.h"
+
+/* ------------------------------------------------------------------------ */
+/* splitmix64                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The next number of the stream whose state is *state (any seed, 0 too). */
+static inline uint64_t ts_splitmix64(uint64_t *state) {
+    return rng_mix(*state += 0x9E3779B97F4A7C15ull);
+}
+
+/* Uniform in [0, 1), 53 random bits. */
+static inline double ts_unit(uint64_t *state) {
+    return (double)(ts_splitmix64(state) >> 11) * 0x1.0p-53;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The checking, counting allocator                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ts_block ts_block;
+
+/* Zeroed (= {0}), a heap grants every request and counts. */
+typedef struct ts_heap {
+    /* Settings, set by the caller. */
+    size_t limit;         /* refuse any request above this many bytes; 0:
+                           * none (counted in over_limit, not injected) */
+    bool poison;          /* fill fresh blocks with 0xA5, so a read of
+                           * memory never written shows up as a difference */
+    bool abort_on_misuse; /* abort() at the first misuse (for fuzzers) */
+    bool refuse_all;      /* refuse every request */
+    /* Injection, set by ts_heap_arm. */
+    bool armed; /* refuse the request after `grant` more granted */
+    uint64_t grant;
+    bool refuse_rest; /* after that refusal, set refuse_all */
+
+    /* Counts. */
+    size_t live;         /* bytes requested and not yet freed */
+    size_t peak;         /* the most `live` has been */
+    size_t largest;      /* the largest request, granted or not */
+    uint32_t blocks;     /* blocks live */
+    uint64_t allocs;     /* requests granted since ts_heap_count */
+    uint64_t frees;      /* blocks freed since ts_heap_count */
+    uint64_t injected;   /* refusals by refuse_all or arming */
+    uint64_t over_limit; /* refusals by the limit */
+    /* Misuse: each counted in violations too, the first one described. */
+    uint64_t bad_frees; /* wrong size, or a pointer that is not live */
+    uint64_t bad_align; /* alignment not a power of two <= 64, or size 0 */
+    uint64_t violations;
+    char first_violation[160];
+
+    ts_block *list; /* the live blocks */
+} ts_heap;
+
+/* The throng_allocator functions; `user` is the ts_heap. */
+void *ts_heap_alloc(size_t size, size_t alignment, void *user);
+void ts_heap_free(void *ptr, size_t size, void *user);
+
+/* An allocator drawing on `heap`. */
+throng_allocator ts_heap_allocator(ts_heap *heap);
+
+/* Counts requests anew (allocs, frees, injected) and refuses none. */
+void ts_heap_count(ts_heap *heap);
+
+/* Refuses the k-th request from now (0: the next one), and with `rest`
+ * every request after it too; counts anew. */
+void ts_heap_arm(ts_heap *heap, uint64_t k, bool rest);
+
+/* Frees every block still live (what a leak left), so the next case
+ * starts empty; the byte and block counts go back to 0. */
+void ts_heap_release(ts_heap *heap);
+
+/* ------------------------------------------------------------------------ */
+/* World builders                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* throng_world_def_default() with `dimensions` and `threads` set, and
+ * allocating through `heap` when it is not NULL. */
+throng_world_def ts_world_def(int dimensions, int threads, ts_heap *heap);
+
+/* Makes def's world periodic, a cube of edge `box` metres. */
+void ts_world_def_periodic(throng_world_def *def, float box);
+
+/* A world made from def; NULL when the library refuses it. */
+throng_world *ts_world_make(const throng_world_def *def);
+
+/* A world of ts_world_def(dimensions, threads, heap); NULL if refused. */
+throng_world *ts_world(int dimensions, int threads, ts_heap *heap);
+
+#endif /* THRONG_TESTSUPPORT_H */
