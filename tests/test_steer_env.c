@@ -18,6 +18,7 @@
 #include "runner.h"
 
 #include "behaviour.h"
+#include "obstacle_grid.h"
 #include "geometry.h"
 #include "internal.h"
 
