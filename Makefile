@@ -120,8 +120,6 @@ UTHASH_LINK := $(if $(CROSS),mkdir -p $(BUILD)/uthash && ln -sf $(UTHASH_H) $(BU
 
 ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
-# The library checks its own shortcuts too (src/internal.h, THRONG_SELF_CHECK).
-CFLAGS += -DTHRONG_SELF_CHECK
 LDFLAGS += -fsanitize=$(SAN)
 # Leak checking (on by default with ASan on Linux) and stopping at the
 # first report, said out loud so a CI environment cannot turn them off

@@ -41,7 +41,7 @@ invariant_broken(const char *file, int line, const char *what,
     abort();
 }
 
-#define INVARIANT(cond, what)                                                 \
+#define INVARIANT(cond, what) \
     ((cond) ? (void)0 : invariant_broken(__FILE__, __LINE__, what, #cond))
 
 #else

@@ -810,7 +810,8 @@ throng_status throng_world_save(const throng_world *cw, void *buffer,
                           "%s: the buffer holds %zu bytes, the snapshot "
                           "needs %zu",
                           fn, capacity, size);
-    snap_encode(w, buffer);
+    uint64_t written = snap_encode(w, buffer);
+    INVARIANT(written == size, "a snapshot is as long as it measured");
     return THRONG_OK;
 }
 
@@ -975,7 +976,8 @@ throng_status throng_world_save_file(const throng_world *cw,
     char *tmp = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
     char *dir = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
     if (buffer && tmp && dir) {
-        snap_encode(w, buffer);
+        uint64_t written = snap_encode(w, buffer);
+        INVARIANT(written == size, "a snapshot is as long as it measured");
         st = save_bytes(w, fn, path, buffer, size, tmp, tmp_bytes, dir);
     } else {
         st = world_fail(w, THRONG_ERR_OUT_OF_MEMORY,

@@ -91,10 +91,9 @@ static throng_status rows_shape(throng_world *w, validate_stage stage,
                                 int links_fresh) {
     if (w->count > w->capacity || w->slot_count > w->slot_capacity ||
         w->free_count > w->slot_count || w->count > w->slot_count)
-        return sweep_fail(w, stage,
-                          "%u agents in %u rows, %u slots of %u, %u free",
-                          w->count, w->capacity, w->slot_count,
-                          w->slot_capacity, w->free_count);
+        return sweep_fail(
+            w, stage, "%u agents in %u rows, %u slots of %u, %u free", w->count,
+            w->capacity, w->slot_count, w->slot_capacity, w->free_count);
     for (uint32_t s = 0; s < w->slot_count; s++) {
         uint32_t row = w->slot_dense[s];
         if (row == SLOT_FREE)
@@ -233,21 +232,23 @@ static int tail_columns(const throng_world *w, const void *col[TAIL_COLUMNS],
                         const char *name[TAIL_COLUMNS]) {
     const agent_columns *c = &w->col;
     const void *all[TAIL_COLUMNS] = {
-        c->px,        c->py,         c->pz,         c->vx,         c->vy,
-        c->vz,        c->fx,         c->fy,         c->fz,         c->ux,
-        c->uy,        c->uz,         c->mass,       c->max_force,  c->max_speed,
-        c->radius,    c->wander_rate, c->tx,        c->ty,         c->tz,
-        c->wx,        c->wy,         c->wz,         c->group,      c->slot,
-        c->target_slot, c->target_gen, c->progress, w->steer_x,    w->steer_y,
-        w->steer_z};
+        c->px,          c->py,          c->pz,       c->vx,        c->vy,
+        c->vz,          c->fx,          c->fy,       c->fz,        c->ux,
+        c->uy,          c->uz,          c->mass,     c->max_force, c->max_speed,
+        c->radius,      c->wander_rate, c->tx,       c->ty,        c->tz,
+        c->wx,          c->wy,          c->wz,       c->group,     c->slot,
+        c->target_slot, c->target_gen,  c->progress, w->steer_x,   w->steer_y,
+        w->steer_z
+    };
     static const char *const names[TAIL_COLUMNS] = {
-        "px",     "py",          "pz",         "vx",       "vy",
-        "vz",     "fx",          "fy",         "fz",       "ux",
-        "uy",     "uz",          "mass",       "max_force", "max_speed",
-        "radius", "wander_rate", "tx",         "ty",       "tz",
-        "wx",     "wy",          "wz",         "group",    "slot",
-        "target_slot", "target_gen", "progress", "steer_x", "steer_y",
-        "steer_z"};
+        "px",          "py",          "pz",       "vx",        "vy",
+        "vz",          "fx",          "fy",       "fz",        "ux",
+        "uy",          "uz",          "mass",     "max_force", "max_speed",
+        "radius",      "wander_rate", "tx",       "ty",        "tz",
+        "wx",          "wy",          "wz",       "group",     "slot",
+        "target_slot", "target_gen",  "progress", "steer_x",   "steer_y",
+        "steer_z"
+    };
     int n = 0;
     for (int k = 0; k < TAIL_COLUMNS; k++)
         if (all[k]) {
@@ -275,7 +276,7 @@ throng_status validate_tails(throng_world *w, validate_stage stage) {
 }
 
 throng_status validate_forces(throng_world *w, validate_stage stage) {
-    const float *f[3] = {w->steer_x, w->steer_y, w->steer_z};
+    const float *f[3] = { w->steer_x, w->steer_y, w->steer_z };
     for (int a = 0; a < w->dims; a++)
         for (uint32_t r = 0; r < w->count; r++)
             if (!is_finite_float(f[a][r]))
@@ -291,8 +292,8 @@ throng_status validate_forces(throng_world *w, validate_stage stage) {
 
 /* The bucket of row `row`'s position, as the build computes it; 0 with
  * *outside set when a dense numbering does not hold its cell. */
-static uint32_t row_bucket(const throng_world *w, uint32_t row,
-                           int32_t cell[3], int *outside) {
+static uint32_t row_bucket(const throng_world *w, uint32_t row, int32_t cell[3],
+                           int *outside) {
     const grid *g = &w->grid;
     cell[0] = grid_coord(g, 0, w->col.px[row]);
     cell[1] = grid_coord(g, 1, w->col.py[row]);
@@ -389,9 +390,9 @@ static float offset2(const throng_world *w, uint32_t i, uint32_t j,
  * neighbour's is the only one within the radius (the box is at least
  * three radii wide). */
 static float brute2(const throng_world *w, uint32_t i, uint32_t j) {
-    float s[3] = {0.0f, 0.0f, 0.0f};
+    float s[3] = { 0.0f, 0.0f, 0.0f };
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
-        const float *p[3] = {w->col.px, w->col.py, w->col.pz};
+        const float *p[3] = { w->col.px, w->col.py, w->col.pz };
         for (int a = 0; a < w->dims; a++) {
             float raw = p[a][j] - p[a][i];
             if (raw > 0.5f * w->box[a])

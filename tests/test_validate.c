@@ -22,10 +22,13 @@
 
 /* The grid kinds: a periodic box, unbounded space numbered densely, and
  * unbounded space spread so far that its cells are hashed. */
-enum { VALIDATE_PERIODIC_2D, VALIDATE_DENSE_3D, VALIDATE_HASHED_2D };
+enum {
+    VALIDATE_PERIODIC_2D,
+    VALIDATE_DENSE_3D,
+    VALIDATE_HASHED_2D
+};
 
-static throng_world *validate_world(int kind, uint32_t agents, uint64_t seed)
-{
+static throng_world *validate_world(int kind, uint32_t agents, uint64_t seed) {
     throng_world_def def = throng_world_def_default();
     def.dimensions = kind == VALIDATE_DENSE_3D ? 3 : 2;
     def.neighbour_radius = 2.0f;
@@ -72,8 +75,7 @@ static throng_world *validate_world(int kind, uint32_t agents, uint64_t seed)
 
 /* What a step does before its behaviours: a permuting grid build and
  * the zeroed tails. */
-static bool validate_build(throng_world *w)
-{
+static bool validate_build(throng_world *w) {
     parallel_sched sched = world_scheduler(w);
     if (grid_build(w, &sched, 1) != 0) {
         runner_fail(__FILE__, __LINE__, "grid_build failed");
@@ -84,13 +86,12 @@ static bool validate_build(throng_world *w)
 }
 
 /* Every part of the sweep passes. */
-static bool validate_all_pass(throng_world *w, const char *when)
-{
+static bool validate_all_pass(throng_world *w, const char *when) {
     const validate_stage stage = VALIDATE_GRID;
-    throng_status st[5] = {
-        validate_grid(w, stage), validate_rows(w, stage),
-        validate_columns(w, stage), validate_tails(w, stage),
-        validate_forces(w, stage)};
+    throng_status st[5] = { validate_grid(w, stage), validate_rows(w, stage),
+                            validate_columns(w, stage),
+                            validate_tails(w, stage),
+                            validate_forces(w, stage) };
     for (int k = 0; k < 5; k++)
         if (st[k] != THRONG_OK) {
             runner_fail(__FILE__, __LINE__, "%s: part %d: %s", when, k,
@@ -103,8 +104,7 @@ static bool validate_all_pass(throng_world *w, const char *when)
 /* `got` is THRONG_ERR_INTERNAL and the world's sentence holds every one
  * of the NULL-terminated phrases. */
 static void validate_expect(int line, throng_world *w, throng_status got,
-                            const char *const *phrases)
-{
+                            const char *const *phrases) {
     if (got != THRONG_ERR_INTERNAL) {
         runner_fail(__FILE__, line, "planted fault not caught: got %s",
                     throng_status_string(got));
@@ -116,14 +116,13 @@ static void validate_expect(int line, throng_world *w, throng_status got,
             runner_fail(__FILE__, line, "sentence \"%s\" lacks \"%s\"", e,
                         phrases[k]);
 }
-#define EXPECT_CAUGHT(w, got, ...)                                         \
-    do {                                                                   \
-        const char *const phrases_[] = {__VA_ARGS__, NULL};                \
-        validate_expect(__LINE__, w, got, phrases_);                       \
+#define EXPECT_CAUGHT(w, got, ...)                            \
+    do {                                                      \
+        const char *const phrases_[] = { __VA_ARGS__, NULL }; \
+        validate_expect(__LINE__, w, got, phrases_);          \
     } while (0)
 
-TEST(validate_passes_healthy_worlds)
-{
+TEST(validate_passes_healthy_worlds) {
     for (int kind = 0; kind < 3; kind++) {
         throng_world *w = validate_world(kind, 600, 11u + (uint64_t)kind);
         REQUIRE(w != NULL);
@@ -149,8 +148,7 @@ TEST(validate_passes_healthy_worlds)
     }
 }
 
-TEST(validate_catches_non_finite_columns)
-{
+TEST(validate_catches_non_finite_columns) {
     throng_world *w = validate_world(VALIDATE_DENSE_3D, 300, 21u);
     REQUIRE(w != NULL);
     REQUIRE(validate_build(w));
@@ -160,8 +158,8 @@ TEST(validate_catches_non_finite_columns)
     float saved = w->col.vx[row];
     w->col.vx[row] = NAN;
     EXPECT_CAUGHT(w, validate_columns(w, VALIDATE_BEFORE_STEP),
-                  "throng_world_step: validation before the step",
-                  "column vx", where);
+                  "throng_world_step: validation before the step", "column vx",
+                  where);
     w->col.vx[row] = saved;
     saved = w->col.pz[7];
     w->col.pz[7] = -INFINITY;
@@ -177,8 +175,7 @@ TEST(validate_catches_non_finite_columns)
     throng_world_destroy(w);
 }
 
-TEST(validate_catches_rows_the_api_refuses)
-{
+TEST(validate_catches_rows_the_api_refuses) {
     throng_world *w = validate_world(VALIDATE_PERIODIC_2D, 200, 22u);
     REQUIRE(w != NULL);
     REQUIRE(validate_build(w));
@@ -198,8 +195,7 @@ TEST(validate_catches_rows_the_api_refuses)
     throng_world_destroy(w);
 }
 
-TEST(validate_catches_broken_links)
-{
+TEST(validate_catches_broken_links) {
     throng_world *w = validate_world(VALIDATE_PERIODIC_2D, 300, 23u);
     REQUIRE(w != NULL);
     REQUIRE(validate_build(w));
@@ -219,8 +215,10 @@ TEST(validate_catches_broken_links)
     const uint32_t row = 77, s = w->col.slot[row];
     w->slot_dense[s] = row + 1;
     char what[64];
-    snprintf(what, sizeof what, "row %u holds slot %u, whose link points "
-             "at row %u", row, s, row + 1);
+    snprintf(what, sizeof what,
+             "row %u holds slot %u, whose link points "
+             "at row %u",
+             row, s, row + 1);
     EXPECT_CAUGHT(w, validate_rows(w, VALIDATE_TAILS_AND_LINKS),
                   "after the tails and links", what);
     w->slot_dense[s] = row;
@@ -231,8 +229,10 @@ TEST(validate_catches_broken_links)
     const uint32_t other = w->col.slot[200];
     w->col.slot[200] = s;
     w->links_stale = 1;
-    snprintf(what, sizeof what, "row 200 holds slot %u, which an earlier "
-             "row holds too", s);
+    snprintf(what, sizeof what,
+             "row 200 holds slot %u, which an earlier "
+             "row holds too",
+             s);
     EXPECT_CAUGHT(w, validate_rows(w, VALIDATE_GRID), "after the grid build",
                   what);
     CHECK(memcmp(links, w->slot_dense, bytes) == 0);
@@ -244,8 +244,10 @@ TEST(validate_catches_broken_links)
     w->slot_dense[s] = SLOT_FREE;
     EXPECT_CAUGHT(w, validate_rows(w, VALIDATE_BEFORE_STEP), "marked free");
     w->slot_dense[s] = row;
-    REQUIRE_OK(throng_agent_remove(w, (throng_agent){ .slot = other + 1,
-        .generation = w->slots[other].generation, .world = w->id }));
+    REQUIRE_OK(throng_agent_remove(
+        w, (throng_agent){ .slot = other + 1,
+                           .generation = w->slots[other].generation,
+                           .world = w->id }));
     REQUIRE(w->free_count == 1);
     memcpy(links, w->slot_dense, bytes);
     const uint32_t freed = w->free_slots[0];
@@ -258,8 +260,8 @@ TEST(validate_catches_broken_links)
 
     /* A group past the last. */
     w->col.group[5] = w->group_count;
-    EXPECT_CAUGHT(w, validate_rows(w, VALIDATE_BEFORE_STEP),
-                  "row 5 (slot", "past the 1 groups");
+    EXPECT_CAUGHT(w, validate_rows(w, VALIDATE_BEFORE_STEP), "row 5 (slot",
+                  "past the 1 groups");
     w->col.group[5] = 0;
     CHECK(validate_rows(w, VALIDATE_BEFORE_STEP) == THRONG_OK);
     free(links);
@@ -268,8 +270,7 @@ TEST(validate_catches_broken_links)
 
 /* A bucket holding agents, and so does the one before it: moving the
  * range boundary between them either way puts a row in the wrong one. */
-static uint32_t validate_busy_bucket(const grid *g)
-{
+static uint32_t validate_busy_bucket(const grid *g) {
     const uint32_t *start = g->cell_start;
     for (uint32_t b = 1; b < g->bucket_count; b++)
         if (start[b - 1] < start[b] && start[b] < start[b + 1])
@@ -278,16 +279,15 @@ static uint32_t validate_busy_bucket(const grid *g)
 }
 
 /* The row of a bucket that holds it alone (not row 0), or 0. */
-static uint32_t validate_lone_row(const grid *g)
-{
+static uint32_t validate_lone_row(const grid *g) {
     for (uint32_t b = 0; b < g->bucket_count; b++)
-        if (g->cell_start[b] > 0 && g->cell_start[b + 1] - g->cell_start[b] == 1)
+        if (g->cell_start[b] > 0 &&
+            g->cell_start[b + 1] - g->cell_start[b] == 1)
             return g->cell_start[b];
     return 0;
 }
 
-TEST(validate_catches_grid_faults)
-{
+TEST(validate_catches_grid_faults) {
     for (int kind = 0; kind < 3; kind++) {
         throng_world *w = validate_world(kind, 500, 31u + (uint64_t)kind);
         REQUIRE(w != NULL);
@@ -341,16 +341,14 @@ TEST(validate_catches_grid_faults)
                       "within the neighbour radius", "but in 0 of its");
         g->reach[0] = reach;
         g->valid = 0;
-        EXPECT_CAUGHT(w, validate_grid(w, VALIDATE_GRID),
-                      "does not describe");
+        EXPECT_CAUGHT(w, validate_grid(w, VALIDATE_GRID), "does not describe");
         g->valid = 1;
         CHECK(validate_all_pass(w, "restored"));
         throng_world_destroy(w);
     }
 }
 
-TEST(validate_catches_dirty_tails)
-{
+TEST(validate_catches_dirty_tails) {
     throng_world *w = validate_world(VALIDATE_DENSE_3D, 100, 41u);
     REQUIRE(w != NULL);
     REQUIRE(validate_build(w));
@@ -376,8 +374,7 @@ static validate_stage validate_plant_stage;
 static int validate_plant_kind;
 static int validate_planted;
 
-static void validate_plant(throng_world *w, validate_stage stage)
-{
+static void validate_plant(throng_world *w, validate_stage stage) {
     if (stage != validate_plant_stage || validate_planted)
         return;
     validate_planted = 1;
@@ -402,8 +399,7 @@ static void validate_plant(throng_world *w, validate_stage stage)
 }
 #endif
 
-TEST(validate_step_reports_each_stage)
-{
+TEST(validate_step_reports_each_stage) {
 #ifndef THRONG_VALIDATE
     printf("validate_step_reports_each_stage: skipped, the library was "
            "built without VALIDATE=1\n");
@@ -412,11 +408,11 @@ TEST(validate_step_reports_each_stage)
         validate_stage stage;
         const char *phrase;
     } plants[] = {
-        {VALIDATE_BEFORE_STEP, "column vy holds nan"},
-        {VALIDATE_GRID, "lies in bucket"},
-        {VALIDATE_TAILS_AND_LINKS, "column px holds bits 0x40400000"},
-        {VALIDATE_BEHAVIOURS, "force's x on row 399"},
-        {VALIDATE_INTEGRATE, "row 1 holds slot"},
+        { VALIDATE_BEFORE_STEP, "column vy holds nan" },
+        { VALIDATE_GRID, "lies in bucket" },
+        { VALIDATE_TAILS_AND_LINKS, "column px holds bits 0x40400000" },
+        { VALIDATE_BEHAVIOURS, "force's x on row 399" },
+        { VALIDATE_INTEGRATE, "row 1 holds slot" },
     };
     for (int k = 0; k < 5; k++) {
         throng_world *w = validate_world(k % 3, 400, 51u + (uint64_t)k);
@@ -437,8 +433,7 @@ TEST(validate_step_reports_each_stage)
 #endif
 }
 
-TEST(validate_step_passes_scenes)
-{
+TEST(validate_step_passes_scenes) {
 #ifndef THRONG_VALIDATE
     printf("validate_step_passes_scenes: skipped, the library was built "
            "without VALIDATE=1\n");
@@ -446,8 +441,8 @@ TEST(validate_step_passes_scenes)
     /* Every behaviour, both dimensions, on the kernels' paths: the bench
      * scenes step with the sweep after every stage. (The whole test suite
      * does the same in CI's VALIDATE=1 run.) */
-    const char *scenes[] = {"every2d", "every3d", "flock2d", "flock3d",
-                            "crossing2d", "obstacles2d"};
+    const char *scenes[] = { "every2d", "every3d",    "flock2d",
+                             "flock3d", "crossing2d", "obstacles2d" };
     for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
         uint64_t h = test_scenario_hash(scenes[k], 1500, 2, 7u, NULL, 30);
         if (h == 0)
@@ -457,8 +452,7 @@ TEST(validate_step_passes_scenes)
 #endif
 }
 
-void register_validate_tests(void)
-{
+void register_validate_tests(void) {
     REGISTER(validate_passes_healthy_worlds);
     REGISTER(validate_catches_non_finite_columns);
     REGISTER(validate_catches_rows_the_api_refuses);
