@@ -479,38 +479,24 @@ throng_status validate_grid(throng_world *w, validate_stage stage) {
 /* The sweep of each stage                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The parts each stage sweeps, in order: the first names what the stage
+ * changed, the second what it must have kept. Integration ends where the
+ * next tick starts, so both sweep the whole state; the grid moved the
+ * rows into cell order, each carrying its slot; the behaviours write the
+ * forces, and the wander state. */
+static const validate_part stage_parts[VALIDATE_STAGE_COUNT][2] = {
+    [VALIDATE_BEFORE_STEP] = { validate_rows, validate_columns },
+    [VALIDATE_GRID] = { validate_grid, validate_rows },
+    [VALIDATE_TAILS_AND_LINKS] = { validate_tails, validate_rows },
+    [VALIDATE_BEHAVIOURS] = { validate_forces, validate_columns },
+    [VALIDATE_INTEGRATE] = { validate_rows, validate_columns },
+};
+
 throng_status validate_stage_sweep(throng_world *w, validate_stage stage) {
     if (validate_test_hook)
         validate_test_hook(w, stage);
-    throng_status st = THRONG_OK;
-    switch (stage) {
-    case VALIDATE_BEFORE_STEP:
-    case VALIDATE_INTEGRATE:
-        /* The whole state a step starts from and ends in. */
-        st = validate_rows(w, stage);
-        if (st == THRONG_OK)
-            st = validate_columns(w, stage);
-        break;
-    case VALIDATE_GRID:
-        /* The rows moved into cell order, each carrying its slot. */
-        st = validate_grid(w, stage);
-        if (st == THRONG_OK)
-            st = validate_rows(w, stage);
-        break;
-    case VALIDATE_TAILS_AND_LINKS:
-        st = validate_tails(w, stage);
-        if (st == THRONG_OK)
-            st = validate_rows(w, stage);
-        break;
-    case VALIDATE_BEHAVIOURS:
-        /* The behaviours write the forces, and the wander state. */
-        st = validate_forces(w, stage);
-        if (st == THRONG_OK)
-            st = validate_columns(w, stage);
-        break;
-    case VALIDATE_STAGE_COUNT:
-        st = sweep_fail(w, stage, "no such stage");
-        break;
-    }
-    return st;
+    if ((unsigned)stage >= VALIDATE_STAGE_COUNT)
+        return sweep_fail(w, stage, "no such stage");
+    throng_status st = stage_parts[stage][0](w, stage);
+    return st == THRONG_OK ? stage_parts[stage][1](w, stage) : st;
 }

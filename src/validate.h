@@ -59,6 +59,10 @@ throng_status validate_tails(throng_world *world, validate_stage stage);
 /* Every row's force is finite. */
 throng_status validate_forces(throng_world *world, validate_stage stage);
 
+/* One of the parts above. */
+typedef throng_status (*validate_part)(throng_world *world,
+                                       validate_stage stage);
+
 /* Test hook: when set, validate_stage_sweep calls it first, so a test can
  * plant a fault after a chosen stage ran and see that stage's sweep catch
  * it. Not part of the API (the shared library does not export it). */
