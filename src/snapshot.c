@@ -810,8 +810,7 @@ throng_status throng_world_save(const throng_world *cw, void *buffer,
                           "%s: the buffer holds %zu bytes, the snapshot "
                           "needs %zu",
                           fn, capacity, size);
-    uint64_t written = snap_encode(w, buffer);
-    INVARIANT(written == size, "a snapshot is as long as it measured");
+    snap_encode(w, buffer);
     return THRONG_OK;
 }
 
@@ -976,8 +975,7 @@ throng_status throng_world_save_file(const throng_world *cw,
     char *tmp = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
     char *dir = tmp_bytes ? world_alloc(w, tmp_bytes) : NULL;
     if (buffer && tmp && dir) {
-        uint64_t written = snap_encode(w, buffer);
-        INVARIANT(written == size, "a snapshot is as long as it measured");
+        snap_encode(w, buffer);
         st = save_bytes(w, fn, path, buffer, size, tmp, tmp_bytes, dir);
     } else {
         st = world_fail(w, THRONG_ERR_OUT_OF_MEMORY,

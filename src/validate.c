@@ -393,7 +393,9 @@ static float brute2(const throng_world *w, uint32_t i, uint32_t j) {
     float s[3] = { 0.0f, 0.0f, 0.0f };
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
         const float *p[3] = { w->col.px, w->col.py, w->col.pz };
-        for (int a = 0; a < w->dims; a++) {
+        for (int a = 0; a < 3; a++) {
+            if (!p[a]) /* z in 2D */
+                continue;
             float raw = p[a][j] - p[a][i];
             if (raw > 0.5f * w->box[a])
                 s[a] = -w->box[a];
