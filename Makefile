@@ -16,7 +16,9 @@
 #                        widest path the CPU offers, chosen at run time)
 #   SAN=address,undefined  sanitizer build, no recovery
 #   DEBUG=1              -O0, for stepping through with gdb
-#   VALIDATE=1           heavy internal checks after every step
+#   VALIDATE=1           the validation sweep after every step stage
+#                        (src/validate.c); a failed check refuses the
+#                        step with THRONG_ERR_INTERNAL
 #
 # Non-default configurations build into build/<config>/ so they never mix
 # objects with the default build in build/.
@@ -125,8 +127,6 @@ CFLAGS += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifneq ($(findstring fuzzer,$(SAN)),)
 CFLAGS += -Wno-pass-failed
 endif
-# The library checks its own shortcuts too (src/internal.h, THRONG_SELF_CHECK).
-CFLAGS += -DTHRONG_SELF_CHECK
 LDFLAGS += -fsanitize=$(SAN)
 # Leak checking (on by default with ASan on Linux) and stopping at the
 # first report, said out loud so a CI environment cannot turn them off
@@ -137,6 +137,19 @@ endif
 
 ifneq ($(VALIDATE),0)
 CPPFLAGS += -DTHRONG_VALIDATE=1
+endif
+
+# The internal invariants (src/check.h) are checked in the library the
+# tests link, and compiled out of the one `make` builds, installs and
+# benchmarks: the tests link a second build of the library, with
+# THRONG_CHECKS, from $(BUILD)/obj-checked/. A build that is never
+# released (SAN, VALIDATE) checks throughout, and its tests link its one
+# library.
+ifeq ($(SAN)$(filter-out 0,$(VALIDATE)),)
+CHECKED_DIR := $(BUILD)/obj-checked
+else
+CPPFLAGS += -DTHRONG_CHECKS
+CHECKED_DIR :=
 endif
 
 LIB_SRC := $(filter-out $(filter-out $(SIMD_KERNELS),$(SIMD_SRC)),$(wildcard src/*.c))
@@ -176,6 +189,8 @@ VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(call version_part,PATCH)
 SONAME := libthrong.so.$(VERSION_MAJOR)$(if $(filter 0,$(VERSION_MAJOR)),.$(VERSION_MINOR))
 
 STATIC := $(BUILD)/libthrong.a
+TEST_LIB_OBJ := $(if $(CHECKED_DIR),$(LIB_SRC:src/%.c=$(CHECKED_DIR)/src/%.o))
+TEST_LIB := $(if $(CHECKED_DIR),$(BUILD)/libthrong-checked.a,$(STATIC))
 SHARED_REAL := $(BUILD)/libthrong.so.$(VERSION)
 SHARED := $(BUILD)/libthrong.so
 BENCH := $(BUILD)/throng-bench
@@ -211,16 +226,26 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 
 # Each vector kernel object is built for its own instruction set; the
 # library picks one at run time from what the CPU reports.
-$(BUILD)/obj/src/steer_flock_avx2.o $(BUILD)/obj/src/integrate_avx2.o: CFLAGS += -mavx2
-$(BUILD)/obj/src/steer_flock_avx512.o $(BUILD)/obj/src/integrate_avx512.o: CFLAGS += -mavx512f
+$(BUILD)/obj/src/steer_flock_avx2.o $(BUILD)/obj/src/integrate_avx2.o $(CHECKED_DIR)/src/steer_flock_avx2.o $(CHECKED_DIR)/src/integrate_avx2.o: CFLAGS += -mavx2
+$(BUILD)/obj/src/steer_flock_avx512.o $(BUILD)/obj/src/integrate_avx512.o $(CHECKED_DIR)/src/steer_flock_avx512.o $(CHECKED_DIR)/src/integrate_avx512.o: CFLAGS += -mavx512f
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 # Only what include/throng.h marks THRONG_API leaves the shared library.
-$(LIB_OBJ): CFLAGS += -fvisibility=hidden
-$(LIB_OBJ): CPPFLAGS += -DTHRONG_BUILDING
+$(LIB_OBJ) $(TEST_LIB_OBJ): CFLAGS += -fvisibility=hidden
+$(LIB_OBJ) $(TEST_LIB_OBJ): CPPFLAGS += -DTHRONG_BUILDING
+
+ifneq ($(CHECKED_DIR),)
+$(CHECKED_DIR)/src/%.o: src/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DTHRONG_CHECKS $(CFLAGS) -c $< -o $@
+
+$(TEST_LIB): $(TEST_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+endif
 
 # Relinked when the Makefile changes too: that is where the soname is made.
 $(SHARED_REAL): $(LIB_OBJ) Makefile
@@ -234,8 +259,8 @@ $(BENCH): $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
 # The task hook tests run the example's pthread pool.
-$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(STATIC) $(LDLIBS)
+$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(TEST_LIB)
+	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(TEST_LIB) $(LDLIBS)
 
 test: $(TESTS)
 	$(SAN_ENV) $(TESTS) $(FILTER)
@@ -286,8 +311,8 @@ check-builds:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCH_COMMON_OBJ:.o=.d) \
-	$(TEST_OBJ:.o=.d) $(SCEN_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(TEST_LIB_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
+	$(BENCH_COMMON_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(SCEN_OBJ:.o=.d)
 
 # ------------------------------------------------------------------------
 # Installing, and what an embedding program sees

@@ -152,6 +152,15 @@ typedef enum throng_status {
      * Nothing was done, and, unlike every other refusal, no sentence was
      * recorded: throng_world_last_error still holds the one from before. */
     THRONG_ERR_BUSY = 14,
+    /* The library broke one of its own invariants: returned only by a
+     * library built with VALIDATE=1, whose step sweeps the world before
+     * and after each of its stages (grid against brute force, rows
+     * against handles, every column finite), when a check fails; the
+     * sentence names the check, the stage and the agent's row and slot
+     * or the cell. A host writing NaN or infinity through the column
+     * pointers gets it too. The world's state is then not trustworthy:
+     * destroy it (and report the sentence). */
+    THRONG_ERR_INTERNAL = 15,
 } throng_status;
 
 /* The most agents and groups one world holds. */

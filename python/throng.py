@@ -108,6 +108,9 @@ class Status(enum.IntEnum):
     # Another call on the same world was running (a second thread, or a
     # callback of the running call).
     ERR_BUSY = 14
+    # A library built with VALIDATE=1 found a broken internal invariant
+    # during a step (the message names it).
+    ERR_INTERNAL = 15
 
 
 class Boundary(enum.IntEnum):

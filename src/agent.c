@@ -517,8 +517,8 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     if (s < 0)
         return stale(w, fn, h);
     agent_columns *c = &w->col;
-    uint32_t i = w->slot_dense[s]; /* handle_slot brought the links up */
-    uint32_t last = w->count - 1;
+    uint32_t i = w->slot_dense[s], last = w->count - 1;
+    INVARIANT(i <= last && c->slot[i] == s, "a live slot's row holds it");
     if (w->slots[s].host_key != 0) {
         key_entry *e = NULL;
         HASH_FIND(hh, w->keys, &w->slots[s].host_key, sizeof(uint64_t), e);

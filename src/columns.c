@@ -22,7 +22,10 @@
 void *column_alloc(const throng_world *w, uint32_t capacity, size_t elem) {
     /* Not written: rows are written when agents are added, and the tail a
      * vector load may reach is zeroed before each step (internal.h). */
-    return world_alloc(w, ((size_t)capacity + COLUMN_PAD) * elem);
+    void *column = world_alloc(w, ((size_t)capacity + COLUMN_PAD) * elem);
+    INVARIANT((uintptr_t)column % THRONG_ALIGN == 0,
+              "a column starts on a cache line");
+    return column;
 }
 
 void column_free(const throng_world *w, void *ptr, uint32_t capacity,
@@ -175,10 +178,10 @@ int world_columns4(throng_world *w, void **out[COLUMN4_MAX]) {
             w->uniform &= ~bit;
     }
     w->uniform_check = 0;
-#ifdef THRONG_SELF_CHECK
+#ifdef THRONG_CHECKS
     for (int k = 0; k < UNIFORM_COLUMNS; k++)
-        if ((w->uniform & (1u << k)) && !uniform_rows(w, k))
-            __builtin_trap();
+        INVARIANT(!(w->uniform & (1u << k)) || uniform_rows(w, k),
+                  "a column marked uniform holds one value in every row");
 #endif
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
@@ -196,6 +199,7 @@ int world_columns4(throng_world *w, void **out[COLUMN4_MAX]) {
     for (int k = 0; k < U32_COLUMN_COUNT; k++)
         if (*ints[k] && !(w->uniform & uniform_bit(&w->col, *ints[k])))
             out[n++] = (void **)ints[k];
+    INVARIANT(n <= COLUMN4_MAX, "the permuted columns fit their list");
     return n;
 }
 

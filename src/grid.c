@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "check.h"
 #include "parallel.h"
 
 /* Below this many agents per part the sort runs in fewer parts: a part's
@@ -343,6 +344,7 @@ static void count_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
         uint32_t i = first;
         while (i < last) {
             uint32_t b = bucket_of[i], j = i + 1;
+            INVARIANT(b < s->buckets, "an agent's bucket is in the table");
             while (j < last && bucket_of[j] == b)
                 j++;
             hist[b] += j - i;
@@ -396,8 +398,11 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     uint32_t *restrict next = g->hist + (size_t)part * s->buckets;
     const uint32_t *restrict bucket_of = g->bucket_of;
     uint32_t *restrict sorted = g->sorted;
-    for (uint32_t i = begin; i < end; i++)
+    for (uint32_t i = begin; i < end; i++) {
+        INVARIANT(next[bucket_of[i]] < s->w->count,
+                  "a placed row lies below the agent count");
         sorted[next[bucket_of[i]]++] = i;
+    }
 }
 
 /* One batch of the permutation: up to GRID_PERMUTE_BATCH 4-byte columns,
@@ -498,6 +503,9 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
     uint32_t n = w->count;
     void **cols[COLUMN4_MAX];
     int count = world_columns4(w, cols); /* the slot column comes last */
+    INVARIANT(!w->col.slot ||
+                  (count >= 1 && *cols[count - 1] == (void *)w->col.slot),
+              "the slot column (once there is one) is permuted, and last");
     for (int first = 0; first < count; first += GRID_PERMUTE_BATCH) {
         permute_ctx p = {.w = w};
         for (int k = first; k < count && p.count < GRID_PERMUTE_BATCH; k++) {
@@ -651,6 +659,9 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     if (!g->periodic)
         plan_unbounded(w, g, sched, parts);
     uint32_t buckets = g->bucket_count;
+    INVARIANT(buckets >= 1 && (g->dense || (buckets & (buckets - 1)) == 0),
+              "a dense numbering has its cells, a hashed table a power of "
+              "two of buckets");
 
     /* Keep the histograms within about 16 bytes per agent (or one row). */
     while (parts > 1 && (uint64_t)parts * buckets > 4ull * n + buckets)
@@ -669,6 +680,10 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     if (reserve_agents(w, g, room) ||
         reserve_buckets(w, g, bucket_room, hist_room))
         return 1;
+    INVARIANT(parts >= 1 && parts <= GRID_MAX_PARTS &&
+                  (uint64_t)parts * buckets <= g->hist_capacity &&
+                  buckets <= g->bucket_capacity && n <= g->agent_capacity,
+              "the sort's parts fit the grid's storage");
 
     sort_ctx s = {.w = w, .g = g, .buckets = buckets, .parts = parts};
     parallel_parts(sched, n, parts, count_part, &s);
@@ -689,7 +704,13 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
         running += t;
         occupied += s.scan_occupied[p];
     }
+    /* The prefix sum, as counted: every agent in some bucket. (Unless
+     * the host's hooks skipped an item, which the step then refuses.) */
+    INVARIANT(sched->failed || (running == n && occupied <= buckets),
+              "the buckets' counts add up to the agent count");
     parallel_parts(sched, buckets, scan_parts, scan_offsets, &s);
+    INVARIANT(sched->failed || g->cell_start[0] == 0,
+              "the first bucket starts at row 0");
     g->cell_start[buckets] = n;
 
     parallel_parts(sched, n, parts, place_part, &s);
@@ -709,6 +730,7 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
 
 int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
                 cell_range *out) {
+    INVARIANT(g->valid, "ranges are read from a valid build");
     return grid_ranges_span(g, cx, cx, cy, cz, out);
 }
 
@@ -716,6 +738,8 @@ int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
  * range when it ends where this one begins and has the same shift. */
 static inline int ranges_push(cell_range *out, int count, uint32_t begin,
                               uint32_t end, float sx, float sy, float sz) {
+    INVARIANT(begin <= end, "a cell range does not run backwards");
+    INVARIANT(count < GRID_MAX_RANGES, "a block's ranges fit their array");
     if (begin == end)
         return count;
     if (count > 0) {
@@ -840,6 +864,8 @@ int grid_ranges_walk(const grid *g, int32_t cx_first, int32_t cx_last,
                     continue;
                 uint32_t b = grid_bucket(g, c[0], c[1], c[2]);
                 if (!g->dense) {
+                    INVARIANT(nseen < GRID_MAX_RANGES,
+                              "a hashed block walks at most the most ranges");
                     int dup = 0;
                     for (int k = 0; k < nseen; k++)
                         dup |= seen[k] == b;
@@ -848,6 +874,9 @@ int grid_ranges_walk(const grid *g, int32_t cx_first, int32_t cx_last,
                     seen[nseen++] = b;
                 }
                 uint32_t begin = start[b], end = start[b + 1];
+                INVARIANT(b < g->bucket_count && begin <= end &&
+                              end <= g->count,
+                          "a bucket's rows lie in the sorted rows");
                 if (begin == end)
                     continue;
                 cell_range *prev = count > 0 ? &out[count - 1] : NULL;

@@ -25,6 +25,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "check.h"
 #include "parallel.h"
 
 #define INTEGRATE_GRAIN 8192u
@@ -182,6 +183,8 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
                          int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
+    INVARIANT(begin <= end && end <= ic->w->count,
+              "integrated rows lie below the agent count");
     if (ic->w->integrate_2d) {
         ic->w->integrate_2d(ic->w, begin, end, ic->dt);
         return;
@@ -239,6 +242,8 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
                          int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
+    INVARIANT(begin <= end && end <= ic->w->count,
+              "integrated rows lie below the agent count");
     if (ic->w->integrate_3d) {
         ic->w->integrate_3d(ic->w, begin, end, ic->dt);
         return;
@@ -248,6 +253,13 @@ static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
 }
 
 void integrate(throng_world *w, parallel_sched *sched, float dt) {
+    /* The forces are the behaviours' output for these very rows, and
+     * the time step is one tick of a checked dt. */
+    INVARIANT(w->count == 0 || (w->steer_x && w->steer_y),
+              "integration has a force for every row");
+    INVARIANT(w->dims == 2 || w->count == 0 || w->steer_z,
+              "a 3D integration has a z force");
+    INVARIANT(dt > 0.0f && is_finite_float(dt), "the tick is > 0 and finite");
     integrate_ctx ctx = {.w = w, .dt = dt};
     parallel_rows(sched, w->count, INTEGRATE_GRAIN,
                  w->dims == 3 ? integrate_3d : integrate_2d, &ctx);

@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 
+#include "check.h"
 #include "grid.h"
 #include "parallel.h"
 
@@ -298,9 +299,9 @@ int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
 #define UNIFORM_TZ (1u << 7)
 #define UNIFORM_TARGET_SLOT (1u << 8)
 #define UNIFORM_TARGET_GEN (1u << 9)
-/* Sanitizer builds (and so the fuzzers and the sanitized soak) define
- * THRONG_SELF_CHECK: every step then scans each column it is about to skip
- * and traps if a row differs, a write that did not clear its bit. */
+/* Checked builds (check.h: the tests, the sanitizer builds, and so the
+ * fuzzers and the sanitized soak) scan each column a step is about to
+ * skip and stop if a row differs, a write that did not clear its bit. */
 #define UNIFORM_COLUMNS 10
 #define UNIFORM_ALL ((1u << UNIFORM_COLUMNS) - 1u)
 

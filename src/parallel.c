@@ -76,6 +76,7 @@
  * control gives the step to its own scheduler through the task hooks.
  */
 #include "parallel.h"
+#include "check.h"
 
 #include <stdatomic.h>
 #include <time.h>
@@ -139,6 +140,12 @@ static void run_item(const loop_job *j, uint32_t item, int thread) {
         begin = (uint32_t)((uint64_t)j->n * item / j->items);
         end = (uint32_t)((uint64_t)j->n * (item + 1u) / j->items);
     }
+    /* The items tile [0, n): each within it, on a thread of the
+     * scheduler (per-thread counters are indexed by it). */
+    INVARIANT(item < j->items, "an item of the loop");
+    INVARIANT(begin <= end && end <= j->n, "an item's rows lie in [0, n)");
+    INVARIANT(thread >= 0 && thread < THRONG_MAX_WORKERS,
+              "a loop body's thread below the most workers");
     if (j->part)
         j->part(j->ctx, item, begin, end, thread);
     else
@@ -425,6 +432,9 @@ void parallel_session(parallel_sched *s, uint32_t rows,
 }
 
 static void run_loop(parallel_sched *s, const loop_job *j) {
+    INVARIANT((j->rows == NULL) != (j->part == NULL),
+              "a loop runs rows or parts, not both");
+    INVARIANT(s->threads >= 1, "a scheduler has at least one thread");
     if (j->items == 0 || s->failed)
         return;
     if (s->enqueue_task) {
@@ -486,6 +496,7 @@ void parallel_rows(parallel_sched *s, uint32_t n, uint32_t grain, range_fn fn,
 
 void parallel_parts(parallel_sched *s, uint32_t n, uint32_t parts, part_fn fn,
                     void *ctx) {
+    INVARIANT(parts >= 1 || n == 0, "rows are split into at least one part");
     loop_job j = {.part = fn, .ctx = ctx, .n = n, .items = parts};
     run_loop(s, &j);
 }

@@ -14,15 +14,39 @@
  *
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
+ *
+ * A build with VALIDATE=1 sweeps the world before the first stage and
+ * after every stage (validate.c) and refuses the step, with
+ * THRONG_ERR_INTERNAL and a sentence naming the check, when one fails.
  */
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
 #include "busy.h"
+#include "check.h"
 #include "geometry.h"
 #include "obstacle_grid.h"
 #include "parallel.h"
+#include "validate.h"
+
+/* The sweep after a stage, in a validating build; nothing otherwise. A
+ * failed sweep ends the tick: the grid no longer describes anything the
+ * next step could trust. A stage that the host's hooks cut short is not
+ * swept: the step is refused for that (TASK_HOOKS_BROKEN). */
+#ifdef THRONG_VALIDATE
+#define VALIDATE_AFTER(w, sched, stage)                                       \
+    do {                                                                      \
+        throng_status validate_status_ =                                      \
+            (sched)->failed ? THRONG_OK : validate_stage_sweep(w, stage);     \
+        if (validate_status_ != THRONG_OK) {                                  \
+            (w)->grid.valid = 0;                                              \
+            return validate_status_;                                          \
+        }                                                                     \
+    } while (0)
+#else
+#define VALIDATE_AFTER(w, sched, stage) ((void)0)
+#endif
 
 /* Per-thread counters for this step's threads; allocated once. */
 static int reserve_counters(throng_world *w, uint32_t threads) {
@@ -42,6 +66,7 @@ static throng_status world_tick(throng_world *w, float dt,
                                 parallel_sched *sched) {
     const int threads = sched->threads;
     static const char fn[] = "throng_world_step";
+    VALIDATE_AFTER(w, sched, VALIDATE_BEFORE_STEP);
     double t0 = parallel_now();
     if (w->geo && geometry_prepare(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
@@ -50,6 +75,16 @@ static throng_status world_tick(throng_world *w, float dt,
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,
                           w->count);
+    /* The behaviours walk cell ranges of the rows themselves, so the grid
+     * must describe this very state, in cell order (unless the host's
+     * hooks broke a loop of the build, which the step then refuses). */
+    INVARIANT(sched->failed ||
+                  (w->grid.valid && w->grid.permuted &&
+                   w->grid.count == w->count),
+              "the behaviours start from a permuting build of every agent");
+    INVARIANT((uint32_t)threads <= w->counters_len,
+              "every thread of the step has its counters");
+    VALIDATE_AFTER(w, sched, VALIDATE_GRID);
     memset(w->counters, 0, (size_t)threads * sizeof *w->counters);
     /* The vector kernels' last lanes may read past the count. */
     world_zero_tails(w);
@@ -60,10 +95,13 @@ static throng_status world_tick(throng_world *w, float dt,
      * path). */
     if (!w->kernel)
         (void)world_use_simd(w, w->simd);
+    VALIDATE_AFTER(w, sched, VALIDATE_TAILS_AND_LINKS);
     double t1 = parallel_now();
     steer_flock(w, sched, dt);
+    VALIDATE_AFTER(w, sched, VALIDATE_BEHAVIOURS);
     double t2 = parallel_now();
     integrate(w, sched, dt);
+    VALIDATE_AFTER(w, sched, VALIDATE_INTEGRATE);
     double t3 = parallel_now();
     if (sched->failed) {
         /* Some stage ran in part: the step cannot be finished, and the
@@ -102,6 +140,8 @@ typedef struct step_run {
 
 static void run_ticks(parallel_sched *sched, void *arg) {
     step_run *run = arg;
+    INVARIANT(run->ticks >= 1 && run->ticks <= THRONG_MAX_SUBSTEPS,
+              "a step runs 1 .. THRONG_MAX_SUBSTEPS ticks");
     run->threads = sched->threads;
     for (; run->done < run->ticks; run->done++) {
         run->status = world_tick(run->w, run->tick, sched);

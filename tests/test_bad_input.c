@@ -2550,7 +2550,7 @@ TEST(bad_input_values_without_status)
     CHECK(e != NULL && strstr(e, "throng_world_last_error") == e);
     throng_world_destroy(NULL);
     CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u, 1u}));
-    CHECK(strcmp(throng_status_string((throng_status)15), "unknown status") ==
+    CHECK(strcmp(throng_status_string((throng_status)16), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)-1), "unknown status") ==
           0);
