@@ -22,9 +22,10 @@
  *   an enum type throng_<name> whose values are THRONG_<PREFIX>_<VALUE>.
  * THRONG_SCHEMA_ENUMS(E): E(name, VALUE, number, doc)
  *   the values of those enums, in order.
- * THRONG_SCHEMA_KINDS(K): K(KIND, member)
- *   every behaviour kind (throng_behaviour_kind, THRONG_BEHAVIOUR_<KIND>)
- *   and the member of throng_behaviour.u it reads.
+ * THRONG_SCHEMA_KINDS(K): K(KIND, number, member)
+ *   every behaviour kind (throng_behaviour_kind, THRONG_BEHAVIOUR_<KIND>,
+ *   written by hand in throng.h with its formulas; the library checks the
+ *   numbers agree) and the member of throng_behaviour.u it reads.
  * THRONG_SCHEMA_STRUCTS(S): S(name, member, set, prefix, doc)
  *   the parameter structs throng_<name>, in the order the header defines
  *   them; set is FLOCKING (throng_flocking), WANDER (throng_wander),
@@ -84,8 +85,9 @@
 #define SCHEMA_U32_MAX 4294967295.0
 #define SCHEMA_NEIGHBOUR_CAP 1024.0 /* THRONG_MAX_NEIGHBOUR_CAP */
 
-/* The bit of a behaviour kind in a `kinds` mask. */
-#define SCHEMA_KIND(k) (1u << THRONG_BEHAVIOUR_##k)
+/* The bit of a behaviour kind in a `kinds` mask (SCHEMA_KIND_<KIND> is
+ * the kind's number: an enum made from THRONG_SCHEMA_KINDS below). */
+#define SCHEMA_KIND(k) (1u << SCHEMA_KIND_##k)
 #define SCHEMA_ALL_KINDS 0xfffeu /* kinds 1 .. 15 */
 
 /* clang-format off */
@@ -116,15 +118,15 @@
     E(arrive_ramp, LINEAR, 1, "Seeds 001-004: f(x) = s_t x.")
 
 #define THRONG_SCHEMA_KINDS(K)                                               \
-    K(SEEK, seek) K(FLEE, seek) K(ARRIVE, seek)                              \
-    K(PURSUE, pursue) K(EVADE, pursue) K(OFFSET_PURSUIT, pursue)             \
-    K(WANDER_CIRCLE, wander)                                                 \
-    K(PATROL, path) K(FOLLOW_PATH, path)                                     \
-    K(FOLLOW_FLOW, flow)                                                     \
-    K(AVOID_OBSTACLES, avoid)                                                \
-    K(CONTAIN, contain) K(FOLLOW_WALL, contain)                              \
-    K(FOLLOW_LEADER, leader)                                                 \
-    K(AVOID_NEIGHBOURS, unaligned)
+    K(SEEK, 1, seek) K(FLEE, 2, seek) K(ARRIVE, 3, seek)                     \
+    K(PURSUE, 4, pursue) K(EVADE, 5, pursue) K(OFFSET_PURSUIT, 6, pursue)    \
+    K(WANDER_CIRCLE, 7, wander)                                              \
+    K(PATROL, 8, path) K(FOLLOW_PATH, 9, path)                               \
+    K(FOLLOW_FLOW, 10, flow)                                                 \
+    K(AVOID_OBSTACLES, 11, avoid)                                            \
+    K(CONTAIN, 12, contain) K(FOLLOW_WALL, 13, contain)                      \
+    K(FOLLOW_LEADER, 14, leader)                                             \
+    K(AVOID_NEIGHBOURS, 15, unaligned)
 
 #define THRONG_SCHEMA_STRUCTS(S)                                             \
     S(flocking, _flocking, FLOCKING, "flocking.", "")                        \
@@ -144,6 +146,10 @@
     S(unaligned_params, unaligned, PARAMS, "unaligned.",                     \
       "Unaligned collision avoidance.")                                      \
     S(behaviour, _common, BEHAVIOUR, "", "")
+
+#define SCHEMA_KIND_NUMBER(k, number, member) SCHEMA_KIND_##k = number,
+enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
+#undef SCHEMA_KIND_NUMBER
 
 #define SCHEMA_SEEKS (SCHEMA_KIND(SEEK) | SCHEMA_KIND(FLEE) | SCHEMA_KIND(ARRIVE))
 #define SCHEMA_PURSUES (SCHEMA_KIND(PURSUE) | SCHEMA_KIND(EVADE) |            \

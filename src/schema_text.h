@@ -30,7 +30,8 @@ static inline void schema_number(char *buf, size_t n, double v, int doc) {
         snprintf(buf, n, "2 pi");
     } else {
         double k = v / (double)SCHEMA_PI * 100.0;
-        if (v != 0.0 && fabs(k - floor(k + 0.5)) < 1e-4 && fabs(k) < 1e4)
+        if (floor(k + 0.5) != 0.0 && fabs(k - floor(k + 0.5)) < 1e-4 &&
+            fabs(k) < 1e4)
             snprintf(buf, n, "%g pi", floor(k + 0.5) / 100.0);
         else
             snprintf(buf, n, "%g", v);
