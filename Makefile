@@ -435,8 +435,8 @@ demo: $(RENDER)
 # library: the NumPy tests run when the interpreter has NumPy, the
 # memoryview path always (and once more in a child without NumPy).
 PYTHON ?= python3
-python-test: $(SHARED)
-	THRONG_LIBRARY=$(abspath $(SHARED)) $(PYTHON) -m unittest discover -s python/tests
+python-test: $(SHARED) $(BUILD)/schema-layout
+	THRONG_LIBRARY=$(abspath $(SHARED)) THRONG_SCHEMA_LAYOUT=$(abspath $(SCHEMA_LAYOUT)) $(PYTHON) -m unittest discover -s python/tests
 
 # The same tests against the AddressSanitizer build of the library (in
 # the folder `make SAN=address` uses). The interpreter is not built with
