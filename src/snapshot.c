@@ -396,6 +396,15 @@ static void io_object_handle(snap_codec *c, throng_object *o) {
     }
 }
 
+/* A field the format does not hold yet would be dropped on saving: every
+ * row's `since` is at most the version this library writes. */
+#define SINCE_OK(st, field, type, ctype, n, kinds, when, wv, wk, unit, lo,     \
+                 hi, flags, dflt, since, doc)                                  \
+    _Static_assert(since <= THRONG_SNAPSHOT_VERSION,                           \
+                   #st "." #field ": since is past THRONG_SNAPSHOT_VERSION");
+THRONG_SCHEMA_PARAMS(SINCE_OK)
+#undef SINCE_OK
+
 /* One field of the schema (schema.h) in the struct at base; a field that
  * the snapshot's format version does not hold reads as its default. */
 static void io_schema_field(snap_codec *c, const schema_field *f,
