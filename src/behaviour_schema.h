@@ -147,7 +147,7 @@
       "Unaligned collision avoidance.")                                      \
     S(behaviour, _common, BEHAVIOUR, "", "")
 
-#define SCHEMA_KIND_NUMBER(k, number, member) SCHEMA_KIND_##k = number,
+#define SCHEMA_KIND_NUMBER(k, number, member) SCHEMA_KIND_##k = (number),
 enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
 #undef SCHEMA_KIND_NUMBER
 

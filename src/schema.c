@@ -27,67 +27,72 @@ enum {
 };
 
 #define STRUCT_ID(name, member, set, prefix, doc) SCHEMA_S_##name,
-enum { THRONG_SCHEMA_STRUCTS(STRUCT_ID) SCHEMA_S_COUNT };
+enum {
+    THRONG_SCHEMA_STRUCTS(STRUCT_ID) SCHEMA_S_COUNT
+};
 #undef STRUCT_ID
 
-#define STRUCT_INFO(name_, member_, set_, prefix_, doc_)                      \
-    {.set = SCHEMA_SI_##set_ == SCHEMA_SI_PARAMS                              \
-                ? SCHEMA_SET_BEHAVIOUR                                        \
-                : (schema_set)SCHEMA_SI_##set_,                               \
-     .base = SCHEMA_SI_##set_ == SCHEMA_SI_PARAMS                             \
-                 ? offsetof(throng_behaviour, u)                              \
-                 : 0u,                                                        \
-     .name = #name_,                                                          \
-     .member = #member_,                                                      \
-     .prefix = prefix_},
-const schema_struct schema_structs[] = {THRONG_SCHEMA_STRUCTS(STRUCT_INFO)};
+#define STRUCT_INFO(name_, member_, set_, prefix_, doc_) \
+    { .set = SCHEMA_SI_##set_ == SCHEMA_SI_PARAMS        \
+                 ? SCHEMA_SET_BEHAVIOUR                  \
+                 : (schema_set)SCHEMA_SI_##set_,         \
+      .base = SCHEMA_SI_##set_ == SCHEMA_SI_PARAMS       \
+                  ? offsetof(throng_behaviour, u)        \
+                  : 0u,                                  \
+      .name = #name_,                                    \
+      .member = #member_,                                \
+      .prefix = (prefix_) },
+const schema_struct schema_structs[] = { THRONG_SCHEMA_STRUCTS(STRUCT_INFO) };
 const size_t schema_struct_count = SCHEMA_S_COUNT;
 #undef STRUCT_INFO
 
-#define FIELD_INFO(st, field_, type_, ctype_, n_, kinds_, when_, wv, wk,      \
-                   unit_, lo_, hi_, flags_, dflt_, since_, doc_)              \
-    {.strct = SCHEMA_S_##st,                                                  \
-     .type = type_,                                                           \
-     .n = n_,                                                                 \
-     .kinds = kinds_,                                                         \
-     .flags = flags_,                                                         \
-     .since = since_,                                                         \
-     .offset = offsetof(throng_##st, field_),                                 \
-     .size = sizeof(ctype_),                                                  \
-     .field = #field_,                                                        \
-     .ctype = #ctype_,                                                        \
-     .when = when_,                                                           \
-     .when_value = wv,                                                        \
-     .when_kinds = wk,                                                        \
-     .unit = unit_,                                                           \
-     .lo = lo_,                                                               \
-     .hi = hi_,                                                               \
-     .dflt = dflt_},
-const schema_field schema_fields[] = {THRONG_SCHEMA_PARAMS(FIELD_INFO)};
-const size_t schema_field_count = sizeof schema_fields / sizeof schema_fields[0];
+#define FIELD_INFO(st, field_, type_, ctype_, n_, kinds_, when_, wv, wk, \
+                   unit_, lo_, hi_, flags_, dflt_, since_, doc_)         \
+    { .strct = SCHEMA_S_##st,                                            \
+      .type = (type_),                                                   \
+      .n = (n_),                                                         \
+      .kinds = (kinds_),                                                 \
+      .flags = (flags_),                                                 \
+      .since = (since_),                                                 \
+      .offset = offsetof(throng_##st, field_),                           \
+      .size = sizeof(ctype_),                                            \
+      .field = #field_,                                                  \
+      .ctype = #ctype_,                                                  \
+      .when = (when_),                                                   \
+      .when_value = (wv),                                                \
+      .when_kinds = (wk),                                                \
+      .unit = (unit_),                                                   \
+      .lo = (lo_),                                                       \
+      .hi = (hi_),                                                       \
+      .dflt = (dflt_) },
+const schema_field schema_fields[] = { THRONG_SCHEMA_PARAMS(FIELD_INFO) };
+const size_t schema_field_count =
+    sizeof schema_fields / sizeof schema_fields[0];
 #undef FIELD_INFO
 
 /* The table's kind numbers are the header's, each a bit of a 16-bit
  * mask. */
-#define KIND_VALUE(k, number, member)                                         \
-    _Static_assert(THRONG_BEHAVIOUR_##k == number && number > 0 && number < 16, \
+#define KIND_VALUE(k, number, member)                                  \
+    _Static_assert(THRONG_BEHAVIOUR_##k == (number) && (number) > 0 && \
+                       (number) < 16,                                  \
                    #k);
 THRONG_SCHEMA_KINDS(KIND_VALUE)
 #undef KIND_VALUE
 
 #define KIND_NAME(k, number, member) [THRONG_BEHAVIOUR_##k] = #k,
-static const char *const kind_names[16] = {THRONG_SCHEMA_KINDS(KIND_NAME)};
+static const char *const kind_names[16] = { THRONG_SCHEMA_KINDS(KIND_NAME) };
 #undef KIND_NAME
 #define KIND_MEMBER(k, number, member) [THRONG_BEHAVIOUR_##k] = #member,
-static const char *const kind_members[16] = {THRONG_SCHEMA_KINDS(KIND_MEMBER)};
+static const char *const kind_members[16] = { THRONG_SCHEMA_KINDS(
+    KIND_MEMBER) };
 #undef KIND_MEMBER
 
 typedef struct enum_value {
     const char *type, *name;
     int number;
 } enum_value;
-#define ENUM_ROW(type, value, number, doc) {#type, #value, number},
-static const enum_value enum_values[] = {THRONG_SCHEMA_ENUMS(ENUM_ROW)};
+#define ENUM_ROW(type, value, number, doc) { #type, #value, number },
+static const enum_value enum_values[] = { THRONG_SCHEMA_ENUMS(ENUM_ROW) };
 #undef ENUM_ROW
 
 int schema_kind_known(int kind) {
@@ -131,12 +136,18 @@ static const char *enum_name(const schema_field *f, int number) {
 double schema_get(const schema_field *f, const void *base, int k) {
     const void *p = field_at(f, base, k);
     switch (f->type) {
-    case SCHEMA_F32: return (double)*(const float *)p;
-    case SCHEMA_I32: return (double)*(const int32_t *)p;
-    case SCHEMA_U32: return (double)*(const uint32_t *)p;
-    case SCHEMA_BOOL: return *(const bool *)p ? 1.0 : 0.0;
-    case SCHEMA_ENUM: return (double)*(const int *)p;
-    default: return (double)((const throng_object *)p)->id;
+    case SCHEMA_F32:
+        return (double)*(const float *)p;
+    case SCHEMA_I32:
+        return (double)*(const int32_t *)p;
+    case SCHEMA_U32:
+        return (double)*(const uint32_t *)p;
+    case SCHEMA_BOOL:
+        return *(const bool *)p ? 1.0 : 0.0;
+    case SCHEMA_ENUM:
+        return (double)*(const int *)p;
+    default:
+        return (double)((const throng_object *)p)->id;
     }
 }
 
@@ -144,12 +155,24 @@ void schema_field_default(const schema_field *f, void *base) {
     for (int k = 0; k < f->n; k++) {
         void *p = field_at(f, base, k);
         switch (f->type) {
-        case SCHEMA_F32: *(float *)p = (float)f->dflt; break;
-        case SCHEMA_I32: *(int32_t *)p = (int32_t)f->dflt; break;
-        case SCHEMA_U32: *(uint32_t *)p = (uint32_t)f->dflt; break;
-        case SCHEMA_BOOL: *(bool *)p = f->dflt != 0.0; break;
-        case SCHEMA_ENUM: *(int *)p = (int)f->dflt; break;
-        default: memset(p, 0, sizeof(throng_object)); break;
+        case SCHEMA_F32:
+            *(float *)p = (float)f->dflt;
+            break;
+        case SCHEMA_I32:
+            *(int32_t *)p = (int32_t)f->dflt;
+            break;
+        case SCHEMA_U32:
+            *(uint32_t *)p = (uint32_t)f->dflt;
+            break;
+        case SCHEMA_BOOL:
+            *(bool *)p = f->dflt != 0.0;
+            break;
+        case SCHEMA_ENUM:
+            *(int *)p = (int)f->dflt;
+            break;
+        default:
+            memset(p, 0, sizeof(throng_object));
+            break;
         }
     }
 }
@@ -158,7 +181,8 @@ static int is_default(const schema_field *f, const void *base) {
     for (int k = 0; k < f->n; k++) {
         if (f->type == SCHEMA_OBJECT) {
             static const throng_object null_object;
-            if (memcmp(field_at(f, base, k), &null_object, sizeof null_object))
+            if (memcmp(field_at(f, base, k), &null_object,
+                       sizeof null_object) != 0)
                 return 0;
         } else if (f->type == SCHEMA_F32) {
             if (!(*(const float *)field_at(f, base, k) == (float)f->dflt))
@@ -176,8 +200,8 @@ static int in_set(const schema_field *f, schema_set set) {
 
 int schema_part_of(const schema_field *f, int kind) {
     const schema_struct *s = struct_of(f);
-    return s->member[0] == '_' ||
-           (schema_kind_known(kind) && strcmp(s->member, kind_members[kind]) == 0);
+    return s->member[0] == '_' || (schema_kind_known(kind) &&
+                                   strcmp(s->member, kind_members[kind]) == 0);
 }
 
 int schema_reads(const schema_field *f, const void *base, int kind) {
@@ -321,9 +345,8 @@ static throng_status check_value(throng_world *w, const char *fn,
         char list[160];
         size_t len = 0;
         for (int v = (int)f->lo; v <= (int)f->hi && len < sizeof list; v++)
-            len += (size_t)snprintf(list + len, sizeof list - len,
-                                    "%s%s (%d)",
-                                    v == (int)f->lo ? ""
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s (%d)",
+                                    v == (int)f->lo   ? ""
                                     : v == (int)f->hi ? " or "
                                                       : ", ",
                                     enum_name(f, v), v);
@@ -332,8 +355,9 @@ static throng_status check_value(throng_world *w, const char *fn,
     }
     schema_range_phrase(range, sizeof range, f->type, f->lo, hi, f->flags,
                         f->unit, 0);
-    return world_fail(w, THRONG_ERR_OUT_OF_RANGE, "%s: %s must be %s%s, got %g%s",
-                      fn, name, range[0] == '>' ? "" : "in ", range, x,
+    return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                      "%s: %s must be %s%s, got %g%s", fn, name,
+                      range[0] == '>' ? "" : "in ", range, x,
                       hi < f->hi ? " (the upper bound is the world's "
                                    "neighbour radius)"
                                  : "");

@@ -27,17 +27,17 @@ typedef struct schema_struct {
 } schema_struct;
 
 typedef struct schema_field {
-    int strct;          /* index in schema_structs */
-    int type;           /* SCHEMA_F32 ... */
-    int n;              /* components */
-    uint32_t kinds;     /* SCHEMA_KIND bits that read it, 0: always */
-    uint32_t flags;     /* SCHEMA_LO_OPEN ... */
-    uint32_t since;     /* snapshot format version */
-    size_t offset;      /* in its set's struct */
-    size_t size;        /* of one component */
-    const char *field;  /* "point" */
-    const char *ctype;  /* "float", "throng_target_source" */
-    const char *when;   /* "" or the qualified name of the deciding field */
+    int strct;         /* index in schema_structs */
+    int type;          /* SCHEMA_F32 ... */
+    int n;             /* components */
+    uint32_t kinds;    /* SCHEMA_KIND bits that read it, 0: always */
+    uint32_t flags;    /* SCHEMA_LO_OPEN ... */
+    uint32_t since;    /* snapshot format version */
+    size_t offset;     /* in its set's struct */
+    size_t size;       /* of one component */
+    const char *field; /* "point" */
+    const char *ctype; /* "float", "throng_target_source" */
+    const char *when;  /* "" or the qualified name of the deciding field */
     double when_value;
     uint32_t when_kinds;
     const char *unit;

@@ -42,8 +42,8 @@ static inline void schema_number(char *buf, size_t n, double v, int doc) {
  * ">= 0 seconds", "in (0, 2 pi] radians"); `hi` is the upper bound in
  * force (the world's neighbour radius with SCHEMA_NBR in a sentence).
  * Empty when every value of the type is accepted. */
-static inline void schema_range_phrase(char *buf, size_t n, int type,
-                                       double lo, double hi, unsigned flags,
+static inline void schema_range_phrase(char *buf, size_t n, int type, double lo,
+                                       double hi, unsigned flags,
                                        const char *unit, int doc) {
     char a[48], b[48];
     const char *sp = unit[0] ? " " : "";
@@ -69,7 +69,8 @@ static inline void schema_range_phrase(char *buf, size_t n, int type,
         snprintf(b, sizeof b, "the world's neighbour radius");
     else
         schema_number(b, sizeof b, hi, doc);
-    snprintf(buf, n, "%s%c%s, %s%c%s%s", (flags & SCHEMA_ZERO) ? "0 or in " : "",
+    snprintf(buf, n, "%s%c%s, %s%c%s%s",
+             (flags & SCHEMA_ZERO) ? "0 or in " : "",
              (flags & SCHEMA_LO_OPEN) ? '(' : '[', a, b,
              (flags & SCHEMA_HI_OPEN) ? ')' : ']', sp, unit);
 }

@@ -400,7 +400,7 @@ static void io_object_handle(snap_codec *c, throng_object *o) {
  * row's `since` is at most the version this library writes. */
 #define SINCE_OK(st, field, type, ctype, n, kinds, when, wv, wk, unit, lo,     \
                  hi, flags, dflt, since, doc)                                  \
-    _Static_assert(since <= THRONG_SNAPSHOT_VERSION,                           \
+    _Static_assert((since) <= THRONG_SNAPSHOT_VERSION,                         \
                    #st "." #field ": since is past THRONG_SNAPSHOT_VERSION");
 THRONG_SCHEMA_PARAMS(SINCE_OK)
 #undef SINCE_OK

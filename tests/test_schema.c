@@ -35,11 +35,12 @@ static int schema_fixture_make(schema_fixture *f, int dims) {
     if (throng_world_create(&d, &f->w) != THRONG_OK)
         return 0;
     throng_group_def gd = throng_group_def_default();
-    static const float points[12] = {0, 0, 0, 5, 0, 0, 5, 5, 0, 0, 5, 0};
-    static const float vectors[24] = {1, 0, 0, 1, 1, 0, 0, 1,
-                                      1, 0, 0, 1, 1, 0, 0, 1};
-    throng_flow_field_def fd = {{0, 0, 0}, 1.0f, {2, 2, dims == 3 ? 2u : 1u},
-                                vectors};
+    static const float points[12] = { 0, 0, 0, 5, 0, 0, 5, 5, 0, 0, 5, 0 };
+    static const float vectors[24] = { 1, 0, 0, 1, 1, 0, 0, 1,
+                                       1, 0, 0, 1, 1, 0, 0, 1 };
+    throng_flow_field_def fd = {
+        { 0, 0, 0 }, 1.0f, { 2, 2, dims == 3 ? 2u : 1u }, vectors
+    };
     return throng_group_create(f->w, &gd, &f->group) == THRONG_OK &&
            throng_path_create(f->w, points, 4u, 1.0f, false, &f->path) ==
                THRONG_OK &&
@@ -64,8 +65,7 @@ static throng_status schema_call(schema_fixture *f, schema_set set,
         if (variant == 1)
             return throng_group_set_behaviour(f->w, f->group, 0u,
                                               &a->behaviour);
-        return throng_group_add_behaviour(f->w, f->group, &a->behaviour,
-                                          NULL);
+        return throng_group_add_behaviour(f->w, f->group, &a->behaviour, NULL);
     }
 }
 
@@ -124,8 +124,10 @@ static void schema_expect(schema_fixture *f, schema_set set,
         }
         schema_state_read(f, &after);
         if (memcmp(&before, &after, sizeof before) != 0)
-            runner_fail(__FILE__, __LINE__, "%dD %s: the refused call "
-                        "changed the group", f->dims, what);
+            runner_fail(__FILE__, __LINE__,
+                        "%dD %s: the refused call "
+                        "changed the group",
+                        f->dims, what);
         if (!strstr(throng_world_last_error(f->w), name))
             runner_fail(__FILE__, __LINE__, "%dD %s: \"%s\" does not name %s",
                         f->dims, what, throng_world_last_error(f->w), name);
@@ -190,7 +192,7 @@ static void schema_field_cases(schema_fixture *f, schema_set set,
         return; /* every value is in range */
     if (fl->type != SCHEMA_F32) {
         const double lo = fl->lo, hi = fl->hi;
-        const double values[4] = {lo, hi, lo - 1.0, hi + 1.0};
+        const double values[4] = { lo, hi, lo - 1.0, hi + 1.0 };
         for (int i = 0; i < 4; i++) {
             if (values[i] < -2147483648.0 || values[i] > SCHEMA_U32_MAX ||
                 (fl->type != SCHEMA_U32 && values[i] > 2147483647.0) ||
@@ -208,14 +210,13 @@ static void schema_field_cases(schema_fixture *f, schema_set set,
     }
     const int comps = fl->n > 1 ? f->dims : 1;
     for (int k = 0; k < comps; k++) {
-        const float bad[3] = {NAN, INFINITY, -INFINITY};
+        const float bad[3] = { NAN, INFINITY, -INFINITY };
         for (int i = 0; i < 3; i++) {
             a = *base;
             set_f32(fl, &a, k, bad[i]);
-            snprintf(what, sizeof what, "kind %d: %s[%d] = %g", kind, name,
-                     k, (double)bad[i]);
-            schema_expect(f, set, &a, base, THRONG_ERR_NOT_FINITE, name,
-                          what);
+            snprintf(what, sizeof what, "kind %d: %s[%d] = %g", kind, name, k,
+                     (double)bad[i]);
+            schema_expect(f, set, &a, base, THRONG_ERR_NOT_FINITE, name, what);
         }
         if (fl->n > 1) {
             if (!(fl->flags & SCHEMA_LT_NEXT))
@@ -238,14 +239,14 @@ static void schema_field_cases(schema_fixture *f, schema_set set,
             float x;
             throng_status want;
         } edge[4] = {
-            {lo, (fl->flags & SCHEMA_LO_OPEN) && !(lo == 0.0f &&
-                                                   (fl->flags & SCHEMA_ZERO))
-                     ? THRONG_ERR_OUT_OF_RANGE
-                     : THRONG_OK},
-            {nextafterf(lo, -INFINITY), THRONG_ERR_OUT_OF_RANGE},
-            {hi, (fl->flags & SCHEMA_HI_OPEN) ? THRONG_ERR_OUT_OF_RANGE
-                                              : THRONG_OK},
-            {nextafterf(hi, INFINITY), THRONG_ERR_OUT_OF_RANGE},
+            { lo, (fl->flags & SCHEMA_LO_OPEN) &&
+                          !(lo == 0.0f && (fl->flags & SCHEMA_ZERO))
+                      ? THRONG_ERR_OUT_OF_RANGE
+                      : THRONG_OK },
+            { nextafterf(lo, -INFINITY), THRONG_ERR_OUT_OF_RANGE },
+            { hi, (fl->flags & SCHEMA_HI_OPEN) ? THRONG_ERR_OUT_OF_RANGE
+                                               : THRONG_OK },
+            { nextafterf(hi, INFINITY), THRONG_ERR_OUT_OF_RANGE },
         };
         for (int i = 0; i < 4; i++) {
             if (isinf(edge[i].x))

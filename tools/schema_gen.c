@@ -22,7 +22,12 @@
 #include "behaviour_schema.h"
 #include "schema_text.h"
 
-enum { SET_FLOCKING, SET_WANDER, SET_PARAMS, SET_BEHAVIOUR };
+enum {
+    SET_FLOCKING,
+    SET_WANDER,
+    SET_PARAMS,
+    SET_BEHAVIOUR
+};
 
 typedef struct gen_struct {
     const char *name, *member, *prefix, *doc;
@@ -50,21 +55,22 @@ typedef struct gen_enum {
     int number;
 } gen_enum;
 
-#define STRUCT_ROW(name, member, set, prefix, doc)                            \
-    {#name, #member, prefix, doc, SET_##set},
-static const gen_struct structs[] = {THRONG_SCHEMA_STRUCTS(STRUCT_ROW)};
-#define FIELD_ROW(st, field, type, ctype, n, kinds, when, wv, wk, unit, lo,   \
-                  hi, flags, dflt, since, doc)                                \
-    {#st, #field, #ctype, when, unit, doc, type, n, kinds, wk, flags, since,  \
-     wv, lo, hi, dflt},
-static const gen_field fields[] = {THRONG_SCHEMA_PARAMS(FIELD_ROW)};
-#define KIND_ROW(k, number, member) {#k, #member, number},
-static const gen_kind kinds[] = {THRONG_SCHEMA_KINDS(KIND_ROW)};
-#define ENUM_TYPE_ROW(name, prefix, python, doc) {#name, #prefix, #python, doc},
-static const gen_enum_type enum_types[] = {
-    THRONG_SCHEMA_ENUM_TYPES(ENUM_TYPE_ROW)};
-#define ENUM_ROW(type, value, number, doc) {#type, #value, doc, number},
-static const gen_enum enums[] = {THRONG_SCHEMA_ENUMS(ENUM_ROW)};
+#define STRUCT_ROW(name, member, set, prefix, doc) \
+    { #name, #member, prefix, doc, SET_##set },
+static const gen_struct structs[] = { THRONG_SCHEMA_STRUCTS(STRUCT_ROW) };
+#define FIELD_ROW(st, field, type, ctype, n, kinds, when, wv, wk, unit, lo, \
+                  hi, flags, dflt, since, doc)                              \
+    { #st,   #field, #ctype, when,  unit, doc, type, n,                     \
+      kinds, wk,     flags,  since, wv,   lo,  hi,   dflt },
+static const gen_field fields[] = { THRONG_SCHEMA_PARAMS(FIELD_ROW) };
+#define KIND_ROW(k, number, member) { #k, #member, number },
+static const gen_kind kinds[] = { THRONG_SCHEMA_KINDS(KIND_ROW) };
+#define ENUM_TYPE_ROW(name, prefix, python, doc) \
+    { #name, #prefix, #python, doc },
+static const gen_enum_type enum_types[] = { THRONG_SCHEMA_ENUM_TYPES(
+    ENUM_TYPE_ROW) };
+#define ENUM_ROW(type, value, number, doc) { #type, #value, doc, number },
+static const gen_enum enums[] = { THRONG_SCHEMA_ENUMS(ENUM_ROW) };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -127,12 +133,12 @@ static void kind_list(unsigned mask, char *buf, size_t n) {
     int total = 0, done = 0;
     buf[0] = '\0';
     for (int k = 1; k < 16; k++)
-        total += (mask >> k) & 1u;
+        total += (int)((mask >> k) & 1u);
     for (int k = 1; k < 16 && len < n; k++)
         if (mask & (1u << k)) {
             done++;
             len += (size_t)snprintf(buf + len, n - len, "%s%s",
-                                    done == 1         ? ""
+                                    done == 1       ? ""
                                     : done == total ? " and "
                                                     : ", ",
                                     kind_name(k));
@@ -195,8 +201,8 @@ static void field_doc(const gen_field *f, int union_member, char *buf,
         snprintf(who, sizeof who, " Read by %s.", list);
     }
     snprintf(buf, n, "%s%s%s%s Default: %s.%s%s", f->doc,
-             range[0] ? " Range: " : "", range, range[0] ? "." : "", dflt,
-             who, when);
+             range[0] ? " Range: " : "", range, range[0] ? "." : "", dflt, who,
+             when);
 }
 
 static void c_decl(FILE *out, const gen_field *f) {
@@ -212,7 +218,7 @@ static void c_decl(FILE *out, const gen_field *f) {
 
 static void emit_enum_type(FILE *out, const char *name) {
     for (size_t t = 0; t < COUNT(enum_types); t++) {
-        if (strcmp(enum_types[t].name, name))
+        if (strcmp(enum_types[t].name, name) != 0)
             continue;
         comment(out, 0, enum_types[t].doc);
         fprintf(out, "typedef enum throng_%s {\n", name);
@@ -235,7 +241,7 @@ static void emit_struct(FILE *out, const gen_struct *s) {
         fprintf(out, "    throng_behaviour_kind kind;\n");
     for (size_t i = 0; i < COUNT(fields); i++) {
         const gen_field *f = &fields[i];
-        if (strcmp(f->strct, s->name))
+        if (strcmp(f->strct, s->name) != 0)
             continue;
         field_doc(f, s->set == SET_PARAMS, doc, sizeof doc);
         comment(out, 4, doc);
@@ -281,19 +287,18 @@ static void gen_kind_table(FILE *out) {
             "every field its default.");
     fprintf(out, "/*\n");
     for (size_t k = 0; k < COUNT(kinds); k++) {
-        size_t len = (size_t)snprintf(line, sizeof line, "%-17s",
-                                      kinds[k].name);
+        size_t len =
+            (size_t)snprintf(line, sizeof line, "%-17s", kinds[k].name);
         const char *sep = "";
         for (size_t i = 0; i < COUNT(fields); i++) {
             const gen_field *f = &fields[i];
             const gen_struct *s = struct_named(f->strct);
             if (!(f->kinds & (1u << kinds[k].value)))
                 continue;
-            if (s->set == SET_PARAMS && strcmp(s->member, kinds[k].member))
+            if (s->set == SET_PARAMS && strcmp(s->member, kinds[k].member) != 0)
                 continue;
-            if (s->set == SET_BEHAVIOUR && !(f->when[0] &&
-                                             (f->when_kinds &
-                                              (1u << kinds[k].value))))
+            if (s->set == SET_BEHAVIOUR &&
+                !(f->when[0] && (f->when_kinds & (1u << kinds[k].value))))
                 continue; /* every kind reads the common fields */
             char cond[96] = "";
             if (f->when[0] && (f->when_kinds & (1u << kinds[k].value))) {
@@ -393,18 +398,24 @@ static int gen_header(const char *path) {
 
 static const char *py_ctype(const gen_field *f) {
     switch (f->type) {
-    case SCHEMA_F32: return f->n == 3 ? "c_float3" : "ctypes.c_float";
-    case SCHEMA_I32: return "ctypes.c_int32";
-    case SCHEMA_U32: return "ctypes.c_uint32";
-    case SCHEMA_BOOL: return "ctypes.c_bool";
-    case SCHEMA_ENUM: return "_c_enum";
-    default: return "throng_object";
+    case SCHEMA_F32:
+        return f->n == 3 ? "c_float3" : "ctypes.c_float";
+    case SCHEMA_I32:
+        return "ctypes.c_int32";
+    case SCHEMA_U32:
+        return "ctypes.c_uint32";
+    case SCHEMA_BOOL:
+        return "ctypes.c_bool";
+    case SCHEMA_ENUM:
+        return "_c_enum";
+    default:
+        return "throng_object";
     }
 }
 
 static const char *py_type(int type) {
-    static const char *const names[] = {"f32", "i32", "u32",
-                                        "bool", "enum", "object"};
+    static const char *const names[] = { "f32",  "i32",  "u32",
+                                         "bool", "enum", "object" };
     return names[type];
 }
 
@@ -493,7 +504,8 @@ static int gen_python(void) {
     for (size_t k = 0; k < COUNT(kinds); k++)
         fprintf(out, "    BehaviourKind.%s: \"%s\",\n", kinds[k].name,
                 kinds[k].member);
-    fprintf(out, "}\n\n# The enum type of each enum field.\nENUM_OF_FIELD = {\n");
+    fprintf(out,
+            "}\n\n# The enum type of each enum field.\nENUM_OF_FIELD = {\n");
     for (size_t i = 0; i < COUNT(fields); i++)
         if (fields[i].type == SCHEMA_ENUM)
             for (size_t t = 0; t < COUNT(enum_types); t++)
@@ -547,7 +559,7 @@ static int gen_python(void) {
         py_float(out, f->dflt);
         fprintf(out, ", %u,\n          \"", f->since);
         for (const char *p = f->doc; *p; p++)
-            fputs(*p == '"' ? "\\\"" : (char[2]){*p, 0}, out);
+            fputs(*p == '"' ? "\\\"" : (char[2]){ *p, 0 }, out);
         fprintf(out, "\"),\n");
     }
     fprintf(out, ")\n");

@@ -10,10 +10,10 @@
 #include "throng.h"
 #include "behaviour_schema.h"
 
-#define STRUCT_SIZE(name, member, set, prefix, doc)                          \
+#define STRUCT_SIZE(name, member, set, prefix, doc) \
     printf("throng_%s size %zu\n", #name, sizeof(throng_##name));
-#define FIELD_OFFSET(st, field, type, ctype, n, kinds, when, wv, wk, unit,   \
-                     lo, hi, flags, dflt, since, doc)                        \
+#define FIELD_OFFSET(st, field, type, ctype, n, kinds, when, wv, wk, unit, lo, \
+                     hi, flags, dflt, since, doc)                              \
     printf("throng_%s.%s %zu\n", #st, #field, offsetof(throng_##st, field));
 
 int main(void) {
@@ -24,8 +24,7 @@ int main(void) {
     printf("throng_group_def size %zu\n", sizeof(throng_group_def));
     printf("throng_group_def.flocking %zu\n",
            offsetof(throng_group_def, flocking));
-    printf("throng_group_def.wander %zu\n",
-           offsetof(throng_group_def, wander));
+    printf("throng_group_def.wander %zu\n", offsetof(throng_group_def, wander));
     printf("throng_group_def.combine %zu\n",
            offsetof(throng_group_def, combine));
     return 0;
