@@ -540,8 +540,8 @@ demo: $(RENDER)
 # library: the NumPy tests run when the interpreter has NumPy, the
 # memoryview path always (and once more in a child without NumPy).
 PYTHON ?= python3
-python-test: $(SHARED)
-	THRONG_LIBRARY=$(abspath $(SHARED)) $(PYTHON) -m unittest discover -s python/tests
+python-test: $(SHARED) $(BUILD)/schema-layout
+	THRONG_LIBRARY=$(abspath $(SHARED)) THRONG_SCHEMA_LAYOUT=$(abspath $(SCHEMA_LAYOUT)) $(PYTHON) -m unittest discover -s python/tests
 
 # The same tests against the AddressSanitizer build of the library (in
 # the folder `make SAN=address` uses). The interpreter is not built with
@@ -891,3 +891,49 @@ cross-test:
 	    || { cat $$dir/cross-golden.txt; echo "cross-test: golden hashes differ on aarch64 $$name" >&2; exit 1; }; \
 	  echo "cross-test: aarch64 $$name golden: $$(tail -n 1 $$dir/cross-golden.txt)"; \
 	done
+
+# ------------------------------------------------------------------------
+# The behaviour schema (src/behaviour_schema.h)
+# ------------------------------------------------------------------------
+#
+#   make schema          write the parts of include/throng.h between the
+#                        schema:begin and schema:end comments, and
+#                        python/throng_schema.py, from the table
+#   make check-schema    fail when either checked-in file differs from what
+#                        the table writes, or when the Python mirror's
+#                        ctypes layout differs from the C compiler's
+#
+# tools/schema_gen.c reads only the table, never throng.h, so it builds
+# while the header lacks a newly added field. tools/schema_layout.c prints
+# the C layout (sizes and offsets) of every struct of the schema.
+
+SCHEMA_GEN := $(BUILD)/schema-gen
+SCHEMA_LAYOUT := $(BUILD)/schema-layout
+SCHEMA_DEPS := src/behaviour_schema.h src/schema_text.h
+
+.PHONY: schema check-schema
+$(SCHEMA_GEN): tools/schema_gen.c $(SCHEMA_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 $(WARNINGS) -Isrc -o $@ tools/schema_gen.c -lm
+
+$(SCHEMA_LAYOUT): tools/schema_layout.c $(SCHEMA_DEPS) include/throng.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 $(WARNINGS) -Iinclude -Isrc -o $@ tools/schema_layout.c
+
+schema: $(SCHEMA_GEN)
+	$(SCHEMA_GEN) header include/throng.h > $(BUILD)/throng.h.schema
+	$(SCHEMA_GEN) python > $(BUILD)/throng_schema.py
+	@cmp -s $(BUILD)/throng.h.schema include/throng.h || cp $(BUILD)/throng.h.schema include/throng.h
+	@cmp -s $(BUILD)/throng_schema.py python/throng_schema.py || cp $(BUILD)/throng_schema.py python/throng_schema.py
+	@echo "schema: include/throng.h and python/throng_schema.py follow src/behaviour_schema.h"
+
+check-schema: $(SCHEMA_GEN) $(SCHEMA_LAYOUT)
+	@$(SCHEMA_GEN) header include/throng.h > $(BUILD)/throng.h.schema
+	@$(SCHEMA_GEN) python > $(BUILD)/throng_schema.py
+	@set -e; for f in include/throng.h:throng.h.schema python/throng_schema.py:throng_schema.py; do \
+	  if ! diff -u $${f%%:*} $(BUILD)/$${f#*:}; then \
+	    echo "check-schema: $${f%%:*} differs from what src/behaviour_schema.h writes; run make schema" >&2; exit 1; fi; \
+	done
+	@$(SCHEMA_LAYOUT) > $(BUILD)/schema-layout.txt
+	@$(PYTHON) python/tests/schema_layout.py $(BUILD)/schema-layout.txt
+	@echo "check-schema: the header and the Python mirror follow the schema; ctypes layout = C layout"

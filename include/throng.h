@@ -85,8 +85,8 @@ typedef enum throng_status {
     THRONG_ERR_NULL = 1,
     /* A float argument or def field the call reads was NaN, +Inf or -Inf
      * (checked before its range). Components a world ignores (z in 2D)
-     * and behaviour fields the behaviour's kind does not read are not
-     * checked. Also a save (throng_world_save, throng_world_save_file)
+     * are not checked; behaviour fields the behaviour's kind does not
+     * read give THRONG_ERR_INVALID_ARG unless they keep their default. Also a save (throng_world_save, throng_world_save_file)
      * of a world holding a NaN or an infinity in an agent column or its
      * behaviour state, which only writing through the column pointers
      * can put there: nothing is written. */
@@ -152,6 +152,11 @@ typedef enum throng_status {
      * Nothing was done, and, unlike every other refusal, no sentence was
      * recorded: throng_world_last_error still holds the one from before. */
     THRONG_ERR_BUSY = 14,
+    /* A field the call would not read was set: a field of a behaviour that
+     * its kind, or the mode another of its fields chooses, does not read
+     * (seek.point with source AGENT_POINT, a box with use_box false) must
+     * keep its default value. The sentence names the field and why. */
+    THRONG_ERR_INVALID_ARG = 15,
     /* The library broke one of its own invariants: returned only by a
      * library built with VALIDATE=1, whose step sweeps the world before
      * and after each of its stages (grid against brute force, rows
@@ -160,7 +165,7 @@ typedef enum throng_status {
      * or the cell. A host writing NaN or infinity through the column
      * pointers gets it too. The world's state is then not trustworthy:
      * destroy it (and report the sentence). */
-    THRONG_ERR_INTERNAL = 15,
+    THRONG_ERR_INTERNAL = 16,
 } throng_status;
 
 /* The most agents and groups one world holds. */
@@ -671,17 +676,19 @@ THRONG_API throng_status throng_world_columns(const throng_world *world,
 /* Groups and flocking                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* schema:begin separation_mode (make schema writes this region from src/behaviour_schema.h) */
 /* How separation turns its neighbours into a desired velocity. */
 typedef enum throng_separation_mode {
     /* Seed 000: flee the average position of the neighbours at the target
      * speed; with no neighbour, brake: F = -m v / dt. */
     THRONG_SEPARATION_FLEE_AVERAGE = 0,
-    /* Seeds 001 and 004: desired direction is the average of
-     * (p - p_j) / |p - p_j|^2 over neighbours at a non-zero distance
-     * (closer than 1e-6 m counts as 1e-6 m), scaled to the target speed; no
-     * force when there is no such neighbour. */
+    /* Seeds 001 and 004: desired direction is the average of (p - p_j) / |p -
+     * p_j|^2 over neighbours at a non-zero distance (closer than 1e-6 m counts
+     * as 1e-6 m), scaled to the target speed; no force when there is no such
+     * neighbour. */
     THRONG_SEPARATION_INVERSE_DISTANCE = 1,
 } throng_separation_mode;
+/* schema:end separation_mode */
 
 /* How a group's behaviour forces fold into one force. */
 typedef enum throng_combine_mode {
@@ -715,29 +722,46 @@ typedef enum throng_combine_mode {
  * Target speeds are speed_factor * the agent's max speed. Alignment and
  * cohesion give no force without neighbours. A weight of 0 turns a rule
  * off. */
+/* schema:begin flocking (make schema writes this region from src/behaviour_schema.h) */
 typedef struct throng_flocking {
-    /* Radii in metres, [THRONG_MIN_LENGTH, neighbour_radius]. */
-    float separation_radius;  /* Default 0.5 */
-    float separation_weight;  /* >= 0, finite. Default 0 */
-    float alignment_radius;   /* Default 1 */
-    float alignment_weight;   /* >= 0, finite. Default 0 */
-    float cohesion_radius;    /* Default 1 */
-    float cohesion_weight;    /* >= 0, finite. Default 0 */
-    float field_of_view;      /* radians, (0, 2 pi]. Default 2 pi (all) */
-    float speed_factor;       /* target speed / max speed, [0, 1]. Default 1 */
-    throng_separation_mode separation_mode; /* Default FLEE_AVERAGE */
-    /* Order in THRONG_COMBINE_PRIORITY: higher first. Default 0. */
+    /* Separation's neighbour radius. Range: [THRONG_MIN_LENGTH, the world's
+     * neighbour radius] metres. Default: 0.5. */
+    float separation_radius;
+    /* Separation's weight. Range: >= 0, finite. Default: 0. */
+    float separation_weight;
+    /* Alignment's neighbour radius. Range: [THRONG_MIN_LENGTH, the world's
+     * neighbour radius] metres. Default: 1. */
+    float alignment_radius;
+    /* Alignment's weight. Range: >= 0, finite. Default: 0. */
+    float alignment_weight;
+    /* Cohesion's neighbour radius. Range: [THRONG_MIN_LENGTH, the world's
+     * neighbour radius] metres. Default: 1. */
+    float cohesion_radius;
+    /* Cohesion's weight. Range: >= 0, finite. Default: 0. */
+    float cohesion_weight;
+    /* The full angle of the cone around the heading the rules see (2 pi: all
+     * around). Range: (0, 2 pi] radians. Default: 2 pi. */
+    float field_of_view;
+    /* The rules' target speed / max speed. Range: [0, 1]. Default: 1. */
+    float speed_factor;
+    /* How separation steers. Default: FLEE_AVERAGE. */
+    throng_separation_mode separation_mode;
+    /* Separation's place in THRONG_COMBINE_PRIORITY, higher first. Default: 0.
+     */
     int32_t separation_priority;
+    /* Alignment's place in THRONG_COMBINE_PRIORITY. Default: 0. */
     int32_t alignment_priority;
+    /* Cohesion's place in THRONG_COMBINE_PRIORITY. Default: 0. */
     int32_t cohesion_priority;
-    /* The most neighbours the rules consider, 0 .. THRONG_MAX_NEIGHBOUR_CAP;
-     * 0 (default) for all. With a cap the K nearest within the neighbour
-     * radius are chosen (ties by the lower agent slot), before the field
-     * of view and the rules' radii are applied, so a dense knot costs at
-     * most K rule evaluations per agent. Every neighbour in range is
-     * still visited once to choose them. */
+    /* The most neighbours the rules consider, 0 for all. With a cap the K
+     * nearest within the neighbour radius are chosen (ties by the lower agent
+     * slot), before the field of view and the rules' radii are applied, so a
+     * dense knot costs at most K rule evaluations per agent; every neighbour in
+     * range is still visited once to choose them. Range: [0,
+     * THRONG_MAX_NEIGHBOUR_CAP]. Default: 0. */
     uint32_t max_neighbours;
 } throng_flocking;
+/* schema:end flocking */
 
 #define THRONG_MAX_NEIGHBOUR_CAP 1024u
 
@@ -749,13 +773,22 @@ typedef struct throng_flocking {
  * turns about the agent's up vector. Random numbers come from the world's
  * counter-based generator keyed by (seed, agent, step), so they do not
  * depend on threads. */
+/* schema:begin wander (make schema writes this region from src/behaviour_schema.h) */
 typedef struct throng_wander {
-    float weight;          /* >= 0, finite. Default 0 (off) */
-    float max_turn_rate;   /* theta, radians per step, [0, pi]. Default 0.1 pi */
-    float max_turn_change; /* phi, radians per step, [0, pi]. Default 0.01 pi */
-    float speed_factor;    /* target speed / max speed, [0, 1]. Default 1 */
-    int32_t priority;      /* see THRONG_COMBINE_PRIORITY. Default 0 */
+    /* Wander's weight, 0 for off. Range: >= 0, finite. Default: 0. */
+    float weight;
+    /* theta, the largest turn rate. Range: [0, pi] radians per step. Default:
+     * 0.1 pi. */
+    float max_turn_rate;
+    /* phi, the largest change of the turn rate in one step. Range: [0, pi]
+     * radians per step. Default: 0.01 pi. */
+    float max_turn_change;
+    /* Wander's target speed / max speed. Range: [0, 1]. Default: 1. */
+    float speed_factor;
+    /* Wander's place in THRONG_COMBINE_PRIORITY. Default: 0. */
+    int32_t priority;
 } throng_wander;
+/* schema:end wander */
 
 /* A group: agents sharing one steering recipe. */
 typedef struct throng_group_def {
@@ -1064,16 +1097,20 @@ typedef enum throng_behaviour_kind {
     THRONG_BEHAVIOUR_AVOID_NEIGHBOURS = 15,
 } throng_behaviour_kind;
 
+/* schema:begin behaviour (make schema writes this region from src/behaviour_schema.h) */
+/* Where seek, flee and arrive take their target from. */
 typedef enum throng_target_source {
-    THRONG_TARGET_AGENT_POINT = 0, /* the agent's own target point */
-    THRONG_TARGET_FIXED_POINT = 1, /* the behaviour's point */
+    /* The agent's own target point. */
+    THRONG_TARGET_AGENT_POINT = 0,
+    /* The behaviour's point. */
+    THRONG_TARGET_FIXED_POINT = 1,
 } throng_target_source;
 
 /* Arrive's speed inside the braking distance, x = d / D in [0, 1]. */
 typedef enum throng_arrive_ramp {
-    /* Seed 000: f(x) = s_t x (3 - x) / 2, smooth, f(0) = 0, f(1) = s_t,
-     * never above s_t sqrt(x), the fastest speed from which the agent can
-     * still stop at its max acceleration when D = v_max^2 / (2 a_max). */
+    /* Seed 000: f(x) = s_t x (3 - x) / 2, smooth, f(0) = 0, f(1) = s_t, never
+     * above s_t sqrt(x), the fastest speed from which the agent can still stop
+     * at its max acceleration when D = v_max^2 / (2 a_max). */
     THRONG_ARRIVE_SMOOTH = 0,
     /* Seeds 001-004: f(x) = s_t x. */
     THRONG_ARRIVE_LINEAR = 1,
@@ -1081,112 +1118,237 @@ typedef enum throng_arrive_ramp {
 
 /* Seek, flee, arrive. */
 typedef struct throng_seek_params {
-    throng_target_source source; /* Default AGENT_POINT */
-    float point[3];              /* the target for FIXED_POINT */
-    float flee_range;            /* flee: metres, >= 0; 0 (default): always */
-    /* arrive: D in metres, >= 0; 0 (default): seed 004's stopping
-     * distance v_max^2 / (2 a_max), a_max = max_force / mass, plus one
-     * step of travel v_max dt, the margin a step-wise agent needs. */
+    /* Where the target is. Default: AGENT_POINT. Read by SEEK, FLEE and ARRIVE.
+     */
+    throng_target_source source;
+    /* The target with source FIXED_POINT. Range: finite metres. Default: 0.
+     * Read by SEEK, FLEE and ARRIVE. They read it only while seek.source is
+     * FIXED_POINT. */
+    float point[3];
+    /* Flee only within this distance of the target; 0: always. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 0. Read by FLEE.
+     */
+    float flee_range;
+    /* D, where arrive starts to brake; 0: seed 004's stopping distance v_max^2
+     * / (2 a_max), a_max = max_force / mass, plus one step of travel v_max dt,
+     * the margin a step-wise agent needs. Range: 0 or in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 0. Read by ARRIVE. */
     float braking_distance;
-    throng_arrive_ramp ramp;     /* arrive. Default SMOOTH */
+    /* Arrive's speed inside D. Default: SMOOTH. Read by ARRIVE. */
+    throng_arrive_ramp ramp;
 } throng_seek_params;
 
 /* Pursue, evade, offset pursuit. The target is the agent's target agent. */
 typedef struct throng_pursue_params {
-    /* T in seconds, >= 0; 0 (default): T = distance / max speed (seed
-     * 004), capped at max_prediction when that is > 0. */
+    /* T, how far ahead the target's position is predicted; 0: T = distance /
+     * max speed (seed 004), capped at max_prediction. Range: >= 0 seconds,
+     * finite. Default: 0. Read by PURSUE, EVADE and OFFSET_PURSUIT. */
     float prediction_time;
-    float max_prediction;   /* seconds, >= 0. Default 0 (no cap) */
-    /* offset pursuit: metres along the target's forward, side and up
-     * vectors (throng_agent_get_basis; in 2D side is the heading turned
-     * 90 degrees clockwise and up is ignored). */
+    /* The cap on an automatic T; 0: no cap. Range: >= 0 seconds, finite.
+     * Default: 0. Read by PURSUE, EVADE and OFFSET_PURSUIT. They read it only
+     * while pursue.prediction_time is 0. */
+    float max_prediction;
+    /* The point to arrive at along the target's forward, side and up vectors
+     * (throng_agent_get_basis; in 2D side is the heading turned 90 degrees
+     * clockwise and up is ignored). Range: finite metres. Default: 0. Read by
+     * OFFSET_PURSUIT. */
     float offset[3];
-    float braking_distance; /* offset pursuit's arrive D; 0: default */
-    float evade_range;      /* evade: metres, >= 0; 0 (default): always */
+    /* Offset pursuit's arrive D; 0: as seek.braking_distance's. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 0. Read by
+     * OFFSET_PURSUIT. */
+    float braking_distance;
+    /* Evade only within this distance of the target; 0: always. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 0. Read by EVADE.
+     */
+    float evade_range;
 } throng_pursue_params;
 
+/* Projected-circle wander. */
 typedef struct throng_wander_circle_params {
-    float distance; /* metres ahead, >= 0. Default 2 */
-    float radius;   /* metres, > 0. Default 1 */
-    float jitter;   /* radians per step (2D), fraction of radius (3D),
-                     * [0, pi]. Default 0.3 */
+    /* How far ahead the circle is projected. Range: 0 or in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 2. Read by WANDER_CIRCLE. */
+    float distance;
+    /* The circle's radius. Range: [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]
+     * metres. Default: 1. Read by WANDER_CIRCLE. */
+    float radius;
+    /* The point's random step: radians per step (2D), a fraction of the radius
+     * (3D). Range: [0, pi]. Default: 0.3. Read by WANDER_CIRCLE. */
+    float jitter;
 } throng_wander_circle_params;
 
 /* Patrol and path following. */
 typedef struct throng_path_params {
+    /* The path (a live path object). Range: a live path. Default: the null
+     * object. Read by PATROL and FOLLOW_PATH. */
     throng_object path;
-    float prediction_time;  /* follow: seconds, >= 0. Default 0.5 */
-    float ahead;            /* follow: metres, >= 0. Default 1 */
-    uint32_t window;        /* follow: segments searched, >= 1. Default 4 */
-    bool loop;              /* patrol: start again after the last point
-                             * (default true); follow: wrap on closed paths
-                             * (always) */
-    float reach;            /* patrol: metres, > 0. Default 0.5 */
-    float braking_distance; /* patrol's arrive D; 0: default */
+    /* T in the predicted position q = p + v T. Range: >= 0 seconds, finite.
+     * Default: 0.5. Read by FOLLOW_PATH. */
+    float prediction_time;
+    /* How far along the path beyond q's nearest point to seek. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 1. Read by
+     * FOLLOW_PATH. */
+    float ahead;
+    /* How many segments from the agent's progress are searched. Range: >= 1
+     * segments. Default: 4. Read by FOLLOW_PATH. */
+    uint32_t window;
+    /* Start again after the last point (following wraps on closed paths
+     * always). Default: true. Read by PATROL. */
+    bool loop;
+    /* How near a checkpoint counts as reached. Range: [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 0.5. Read by PATROL. */
+    float reach;
+    /* Patrol's arrive D; 0: as seek.braking_distance's. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 0. Read by
+     * PATROL. */
+    float braking_distance;
 } throng_path_params;
 
+/* Flow field following. */
 typedef struct throng_flow_params {
+    /* The field (a live flow field object). Range: a live flow field. Default:
+     * the null object. Read by FOLLOW_FLOW. */
     throng_object field;
-    float prediction_time; /* seconds, >= 0. Default 0 */
-    bool raw;              /* v_d = the sample as is. Default false */
+    /* T: the field is sampled at p + v T. Range: >= 0 seconds, finite. Default:
+     * 0. Read by FOLLOW_FLOW. */
+    float prediction_time;
+    /* v_d = the sample as is (speed_factor unused), not scaled to s_t. Default:
+     * false. Read by FOLLOW_FLOW. */
+    bool raw;
 } throng_flow_params;
 
+/* Obstacle avoidance. */
 typedef struct throng_avoid_params {
-    float min_length;     /* metres, > 0. Default 2 */
-    float lookahead_time; /* seconds, >= 0. Default 1 */
+    /* The corridor's length at rest. Range: [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 2. Read by AVOID_OBSTACLES. */
+    float min_length;
+    /* The corridor grows by speed * lookahead_time. Range: >= 0 seconds,
+     * finite. Default: 1. Read by AVOID_OBSTACLES. */
+    float lookahead_time;
 } throng_avoid_params;
 
 /* Containment and wall following. */
 typedef struct throng_contain_params {
-    bool use_box;         /* contain: the box. Default false */
-    float box_min[3], box_max[3];
-    bool use_walls;       /* contain: the wall objects. Default true */
-    float range;          /* metres, > 0: contain's reaction range; follow
-                           * wall's detection range. Default 2 */
-    float distance;       /* follow wall: metres off the wall, >= 0.
-                           * Default 1 */
-    float ahead;          /* follow wall: metres, >= 0. Default 2 */
+    /* Contain in the box below. Default: false. Read by CONTAIN. */
+    bool use_box;
+    /* The box's low corner, below box_max on every axis. Range: finite metres.
+     * Default: 0. Read by CONTAIN. They read it only while contain.use_box is
+     * true. */
+    float box_min[3];
+    /* The box's high corner. Range: finite metres. Default: 0. Read by CONTAIN.
+     * They read it only while contain.use_box is true. */
+    float box_max[3];
+    /* Contain by the wall objects too. Default: true. Read by CONTAIN. */
+    bool use_walls;
+    /* Contain's reaction range; follow wall's detection range. Range:
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 2. Read by
+     * CONTAIN and FOLLOW_WALL. */
+    float range;
+    /* How far off the wall to keep. Range: 0 or in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 1. Read by FOLLOW_WALL. */
+    float distance;
+    /* How far along the wall the sought point lies. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 2. Read by
+     * FOLLOW_WALL. */
+    float ahead;
 } throng_contain_params;
 
+/* Leader following. */
 typedef struct throng_leader_params {
-    float behind;           /* metres, >= 0. Default 2 */
-    float clearance_length; /* metres, >= 0. Default 3 */
-    float clearance_width;  /* metres, >= 0. Default 1 */
-    float braking_distance; /* arrive D; 0: default */
+    /* How far behind the leader to arrive. Range: 0 or in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 2. Read by FOLLOW_LEADER. */
+    float behind;
+    /* The length of the corridor ahead of the leader to keep clear. Range: 0 or
+     * in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 3. Read by
+     * FOLLOW_LEADER. */
+    float clearance_length;
+    /* Its half width, to either side. Range: 0 or in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 1. Read by FOLLOW_LEADER. */
+    float clearance_width;
+    /* The arrive D; 0: as seek.braking_distance's. Range: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 0. Read by
+     * FOLLOW_LEADER. */
+    float braking_distance;
 } throng_leader_params;
 
+/* Unaligned collision avoidance. */
 typedef struct throng_unaligned_params {
-    /* metres, [0, neighbour_radius]; 0 (default): the neighbour radius */
+    /* How far neighbours are looked at; 0: the neighbour radius. Range: 0 or in
+     * [THRONG_MIN_LENGTH, the world's neighbour radius] metres. Default: 0.
+     * Read by AVOID_NEIGHBOURS. */
     float radius;
-    float horizon; /* seconds, > 0. Default 2 */
-    float margin;  /* metres, >= 0. Default 0 */
+    /* The latest time of closest approach that counts as a threat. Range: > 0
+     * seconds, finite. Default: 2. Read by AVOID_NEIGHBOURS. */
+    float horizon;
+    /* Added to the two radii: closer than r_i + r_j + margin is a threat.
+     * Range: 0 or in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] metres. Default: 0.
+     * Read by AVOID_NEIGHBOURS. */
+    float margin;
 } throng_unaligned_params;
 
 typedef struct throng_behaviour {
     throng_behaviour_kind kind;
-    float weight;       /* >= 0, finite. Default 1 */
-    int32_t priority;   /* THRONG_COMBINE_PRIORITY order. Default 0 */
-    float speed_factor; /* s_t / max speed, [0, 1]. Default 1 */
+    /* The behaviour's weight. Range: >= 0, finite. Default: 1. */
+    float weight;
+    /* Its place in THRONG_COMBINE_PRIORITY, higher first (other combine modes
+     * keep it for when the group switches). Default: 0. */
+    int32_t priority;
+    /* s_t / max speed. Range: [0, 1]. Default: 1. FOLLOW_FLOW reads it only
+     * while flow.raw is false. */
+    float speed_factor;
     union {
-        throng_seek_params seek;           /* SEEK, FLEE, ARRIVE */
-        throng_pursue_params pursue;       /* PURSUE, EVADE, OFFSET_PURSUIT */
+        throng_seek_params seek; /* SEEK, FLEE and ARRIVE */
+        throng_pursue_params pursue; /* PURSUE, EVADE and OFFSET_PURSUIT */
         throng_wander_circle_params wander; /* WANDER_CIRCLE */
-        throng_path_params path;           /* PATROL, FOLLOW_PATH */
-        throng_flow_params flow;           /* FOLLOW_FLOW */
-        throng_avoid_params avoid;         /* AVOID_OBSTACLES */
-        throng_contain_params contain;     /* CONTAIN, FOLLOW_WALL */
-        throng_leader_params leader;       /* FOLLOW_LEADER */
+        throng_path_params path; /* PATROL and FOLLOW_PATH */
+        throng_flow_params flow; /* FOLLOW_FLOW */
+        throng_avoid_params avoid; /* AVOID_OBSTACLES */
+        throng_contain_params contain; /* CONTAIN and FOLLOW_WALL */
+        throng_leader_params leader; /* FOLLOW_LEADER */
         throng_unaligned_params unaligned; /* AVOID_NEIGHBOURS */
     } u;
 } throng_behaviour;
 
+/* What each kind reads (generated from the schema). The group functions check
+ * every field a behaviour's kind reads against its range and refuse, with
+ * THRONG_ERR_INVALID_ARG and a sentence naming the field, any other field of
+ * its union member that does not keep its default: a field is either honoured
+ * or refused, never silently ignored. Fields of other union members are not
+ * part of the behaviour. throng_behaviour_default gives every field its
+ * default. */
+/*
+ * SEEK             seek.source, seek.point (while seek.source is FIXED_POINT)
+ * FLEE             seek.source, seek.point (while seek.source is FIXED_POINT),
+ *                  seek.flee_range
+ * ARRIVE           seek.source, seek.point (while seek.source is FIXED_POINT),
+ *                  seek.braking_distance, seek.ramp
+ * PURSUE           pursue.prediction_time, pursue.max_prediction (while
+ *                  pursue.prediction_time is 0)
+ * EVADE            pursue.prediction_time, pursue.max_prediction (while
+ *                  pursue.prediction_time is 0), pursue.evade_range
+ * OFFSET_PURSUIT   pursue.prediction_time, pursue.max_prediction (while
+ *                  pursue.prediction_time is 0), pursue.offset,
+ *                  pursue.braking_distance
+ * WANDER_CIRCLE    wander.distance, wander.radius, wander.jitter
+ * PATROL           path.path, path.loop, path.reach, path.braking_distance
+ * FOLLOW_PATH      path.path, path.prediction_time, path.ahead, path.window
+ * FOLLOW_FLOW      flow.field, flow.prediction_time, flow.raw, speed_factor
+ *                  (while flow.raw is false)
+ * AVOID_OBSTACLES  avoid.min_length, avoid.lookahead_time
+ * CONTAIN          contain.use_box, contain.box_min (while contain.use_box is
+ *                  true), contain.box_max (while contain.use_box is true),
+ *                  contain.use_walls, contain.range
+ * FOLLOW_WALL      contain.range, contain.distance, contain.ahead
+ * FOLLOW_LEADER    leader.behind, leader.clearance_length,
+ *                  leader.clearance_width, leader.braking_distance
+ * AVOID_NEIGHBOURS unaligned.radius, unaligned.horizon, unaligned.margin
+ * Every kind also reads weight, priority and speed_factor (FOLLOW_FLOW
+ * speed_factor only while flow.raw is false).
+ */
+/* schema:end behaviour */
+
 /* A behaviour of `kind` with every default filled in (kind 0 or unknown:
- * a struct whose kind the group functions refuse).
- * The group functions validate weight, speed_factor and the fields the
- * kind reads: PATROL reads path, reach and braking_distance of
- * throng_path_params, FOLLOW_PATH path, prediction_time, ahead and window;
- * CONTAIN and FOLLOW_WALL read box_min and box_max only with use_box.
- * Other fields are stored as given and never read. */
+ * a struct whose kind the group functions refuse). Change the fields its
+ * kind reads (see the table above); the others must keep these values. */
 THRONG_API throng_behaviour throng_behaviour_default(throng_behaviour_kind kind);
 
 /* Appends a behaviour to the group's list; *out_index (may be NULL) is its

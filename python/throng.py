@@ -70,7 +70,7 @@ __all__ = [
     "StaleHandleError", "UnknownGroupError", "DuplicateKeyError",
     "NotFoundError", "OutOfMemoryError", "CapacityError",
     "BadSnapshotError", "VersionError", "IOError_", "UnsupportedError",
-    "BusyError",
+    "BusyError", "InvalidArgError",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
     "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp", "Simd",
     "version", "status_string", "simd_best", "simd_supported",
@@ -108,9 +108,12 @@ class Status(enum.IntEnum):
     # Another call on the same world was running (a second thread, or a
     # callback of the running call).
     ERR_BUSY = 14
+    # A field the call would not read was set (a behaviour field its kind
+    # or mode does not read, left away from its default).
+    ERR_INVALID_ARG = 15
     # A library built with VALIDATE=1 found a broken internal invariant
     # during a step (the message names it).
-    ERR_INTERNAL = 15
+    ERR_INTERNAL = 16
 
 
 class Boundary(enum.IntEnum):
@@ -129,43 +132,24 @@ class Simd(enum.IntEnum):
     NEON = 5
 
 
-class SeparationMode(enum.IntEnum):
-    FLEE_AVERAGE = 0
-    INVERSE_DISTANCE = 1
+# The behaviour schema's enums and structs, generated from
+# src/behaviour_schema.h (make schema): SeparationMode, TargetSource,
+# ArriveRamp, BehaviourKind, throng_flocking, throng_wander, the behaviour
+# parameter structs and throng_behaviour.
+from throng_schema import (  # noqa: E402
+    ArriveRamp, BehaviourKind, SeparationMode, TargetSource,
+    throng_avoid_params, throng_behaviour, throng_contain_params,
+    throng_flocking, throng_flow_params, throng_leader_params,
+    throng_object, throng_path_params, throng_pursue_params,
+    throng_seek_params, throng_unaligned_params, throng_wander,
+    throng_wander_circle_params)
+import throng_schema as _schema  # noqa: E402
 
 
 class CombineMode(enum.IntEnum):
     WEIGHTED_AVERAGE = 0
     WEIGHTED_SUM = 1
     PRIORITY = 2
-
-
-class BehaviourKind(enum.IntEnum):
-    SEEK = 1
-    FLEE = 2
-    ARRIVE = 3
-    PURSUE = 4
-    EVADE = 5
-    OFFSET_PURSUIT = 6
-    WANDER_CIRCLE = 7
-    PATROL = 8
-    FOLLOW_PATH = 9
-    FOLLOW_FLOW = 10
-    AVOID_OBSTACLES = 11
-    CONTAIN = 12
-    FOLLOW_WALL = 13
-    FOLLOW_LEADER = 14
-    AVOID_NEIGHBOURS = 15
-
-
-class TargetSource(enum.IntEnum):
-    AGENT_POINT = 0
-    FIXED_POINT = 1
-
-
-class ArriveRamp(enum.IntEnum):
-    SMOOTH = 0
-    LINEAR = 1
 
 
 MAX_AGENTS = 1 << 28
@@ -179,9 +163,9 @@ MAX_FLOW_CELLS = 1 << 26
 # ctypes mirrors of the public structs, field for field
 # ------------------------------------------------------------------------
 
-c_float3 = ctypes.c_float * 3
+c_float3 = _schema.c_float3  # one class, so vectors pass between both
 c_uint32_3 = ctypes.c_uint32 * 3
-_c_enum = ctypes.c_int  # C enums here are int-sized (values 0..15)
+_c_enum = _schema._c_enum  # C enums here are int-sized (values 0..15)
 
 
 class throng_allocator(ctypes.Structure):
@@ -249,132 +233,15 @@ class throng_columns(ctypes.Structure):
                      "ux", "uy", "uz")]
 
 
-class throng_flocking(ctypes.Structure):
-    _fields_ = [("separation_radius", ctypes.c_float),
-                ("separation_weight", ctypes.c_float),
-                ("alignment_radius", ctypes.c_float),
-                ("alignment_weight", ctypes.c_float),
-                ("cohesion_radius", ctypes.c_float),
-                ("cohesion_weight", ctypes.c_float),
-                ("field_of_view", ctypes.c_float),
-                ("speed_factor", ctypes.c_float),
-                ("separation_mode", _c_enum),
-                ("separation_priority", ctypes.c_int32),
-                ("alignment_priority", ctypes.c_int32),
-                ("cohesion_priority", ctypes.c_int32),
-                ("max_neighbours", ctypes.c_uint32)]
-
-
-class throng_wander(ctypes.Structure):
-    _fields_ = [("weight", ctypes.c_float),
-                ("max_turn_rate", ctypes.c_float),
-                ("max_turn_change", ctypes.c_float),
-                ("speed_factor", ctypes.c_float),
-                ("priority", ctypes.c_int32)]
-
-
 class throng_group_def(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("flocking", throng_flocking),
                 ("wander", throng_wander), ("combine", _c_enum)]
-
-
-class throng_object(ctypes.Structure):
-    _fields_ = [("id", ctypes.c_uint32), ("generation", ctypes.c_uint32),
-                ("world", ctypes.c_uint64)]
 
 
 class throng_flow_field_def(ctypes.Structure):
     _fields_ = [("origin", c_float3), ("cell_size", ctypes.c_float),
                 ("size", c_uint32_3), ("vectors", _c_float_p)]
 
-
-class throng_seek_params(ctypes.Structure):
-    _fields_ = [("source", _c_enum), ("point", c_float3),
-                ("flee_range", ctypes.c_float),
-                ("braking_distance", ctypes.c_float), ("ramp", _c_enum)]
-
-
-class throng_pursue_params(ctypes.Structure):
-    _fields_ = [("prediction_time", ctypes.c_float),
-                ("max_prediction", ctypes.c_float), ("offset", c_float3),
-                ("braking_distance", ctypes.c_float),
-                ("evade_range", ctypes.c_float)]
-
-
-class throng_wander_circle_params(ctypes.Structure):
-    _fields_ = [("distance", ctypes.c_float), ("radius", ctypes.c_float),
-                ("jitter", ctypes.c_float)]
-
-
-class throng_path_params(ctypes.Structure):
-    _fields_ = [("path", throng_object),
-                ("prediction_time", ctypes.c_float),
-                ("ahead", ctypes.c_float), ("window", ctypes.c_uint32),
-                ("loop", ctypes.c_bool), ("reach", ctypes.c_float),
-                ("braking_distance", ctypes.c_float)]
-
-
-class throng_flow_params(ctypes.Structure):
-    _fields_ = [("field", throng_object),
-                ("prediction_time", ctypes.c_float), ("raw", ctypes.c_bool)]
-
-
-class throng_avoid_params(ctypes.Structure):
-    _fields_ = [("min_length", ctypes.c_float),
-                ("lookahead_time", ctypes.c_float)]
-
-
-class throng_contain_params(ctypes.Structure):
-    _fields_ = [("use_box", ctypes.c_bool), ("box_min", c_float3),
-                ("box_max", c_float3), ("use_walls", ctypes.c_bool),
-                ("range", ctypes.c_float), ("distance", ctypes.c_float),
-                ("ahead", ctypes.c_float)]
-
-
-class throng_leader_params(ctypes.Structure):
-    _fields_ = [("behind", ctypes.c_float),
-                ("clearance_length", ctypes.c_float),
-                ("clearance_width", ctypes.c_float),
-                ("braking_distance", ctypes.c_float)]
-
-
-class throng_unaligned_params(ctypes.Structure):
-    _fields_ = [("radius", ctypes.c_float), ("horizon", ctypes.c_float),
-                ("margin", ctypes.c_float)]
-
-
-class _throng_behaviour_u(ctypes.Union):
-    _fields_ = [("seek", throng_seek_params),
-                ("pursue", throng_pursue_params),
-                ("wander", throng_wander_circle_params),
-                ("path", throng_path_params), ("flow", throng_flow_params),
-                ("avoid", throng_avoid_params),
-                ("contain", throng_contain_params),
-                ("leader", throng_leader_params),
-                ("unaligned", throng_unaligned_params)]
-
-
-class throng_behaviour(ctypes.Structure):
-    _fields_ = [("kind", _c_enum), ("weight", ctypes.c_float),
-                ("priority", ctypes.c_int32),
-                ("speed_factor", ctypes.c_float),
-                ("u", _throng_behaviour_u)]
-
-
-# Which member of the union each kind uses.
-_PARAMS_OF_KIND = {
-    BehaviourKind.SEEK: "seek", BehaviourKind.FLEE: "seek",
-    BehaviourKind.ARRIVE: "seek",
-    BehaviourKind.PURSUE: "pursue", BehaviourKind.EVADE: "pursue",
-    BehaviourKind.OFFSET_PURSUIT: "pursue",
-    BehaviourKind.WANDER_CIRCLE: "wander",
-    BehaviourKind.PATROL: "path", BehaviourKind.FOLLOW_PATH: "path",
-    BehaviourKind.FOLLOW_FLOW: "flow",
-    BehaviourKind.AVOID_OBSTACLES: "avoid",
-    BehaviourKind.CONTAIN: "contain", BehaviourKind.FOLLOW_WALL: "contain",
-    BehaviourKind.FOLLOW_LEADER: "leader",
-    BehaviourKind.AVOID_NEIGHBOURS: "unaligned",
-}
 
 # ------------------------------------------------------------------------
 # Loading the library and declaring every function
@@ -631,6 +498,12 @@ class BusyError(ThrongError):
     status = Status.ERR_BUSY
 
 
+class InvalidArgError(ThrongError, ValueError):
+    """A field the call would not read was set away from its default (a
+    behaviour field its kind or mode does not read)."""
+    status = Status.ERR_INVALID_ARG
+
+
 class StaleColumnsError(RuntimeError):
     """A Columns object was read after an add, a remove or close changed
     the rows it describes."""
@@ -640,7 +513,7 @@ _ERROR_CLASS = {cls.status: cls for cls in (
     NullError, NotFiniteError, OutOfRangeError, StaleHandleError,
     UnknownGroupError, DuplicateKeyError, NotFoundError, OutOfMemoryError,
     CapacityError, BadSnapshotError, VersionError, IOError_,
-    UnsupportedError, BusyError)}
+    UnsupportedError, BusyError, InvalidArgError)}
 
 
 def _error(status, message):
@@ -977,10 +850,12 @@ class Group:
         kind: a BehaviourKind or its name ("seek", "arrive",
         "follow_path", ...). params: the fields of the kind's parameter
         struct (see throng.h), e.g. point=(x, y), ramp="linear",
-        path=<WorldObject>, offset=(..), box_min=(..). For seek, flee and
-        arrive, giving `point` without `source` selects source
-        "fixed_point" (the behaviour's own point). Unnamed fields keep
-        throng_behaviour_default's values."""
+        path=<WorldObject>, offset=(..), box_min=(..); each keyword sets
+        the field of that name and nothing else. Unnamed fields keep
+        throng_behaviour_default's values. A field the kind does not read
+        (flee_range for seek, point unless source="fixed_point", box_min
+        unless use_box=True) must keep its default, else InvalidArgError,
+        as in C."""
         b = _behaviour(self.world, kind, weight, priority, speed_factor,
                        params)
         index = _u32()
@@ -1051,6 +926,10 @@ def _fill_wander(wd, changes):
 
 
 def _behaviour(world, kind, weight, priority, speed_factor, params):
+    # Keywords map one to one onto the fields of throng_behaviour_default's
+    # struct, nothing switched behind the caller's back: the C library
+    # refuses a field the kind (or its mode, e.g. seek's source) does not
+    # read, exactly as it would from C.
     kind = _enum(BehaviourKind, kind, "behaviour kind")
     b = lib.throng_behaviour_default(kind)
     if weight is not None:
@@ -1059,11 +938,8 @@ def _behaviour(world, kind, weight, priority, speed_factor, params):
         b.priority = _i32v(priority, "priority")
     if speed_factor is not None:
         b.speed_factor = float(speed_factor)
-    member = _PARAMS_OF_KIND[kind]
+    member = _schema.PARAMS_OF_KIND[kind]
     p = getattr(b.u, member)
-    params = dict(params)
-    if member == "seek" and "point" in params and "source" not in params:
-        params["source"] = TargetSource.FIXED_POINT
     names = [n for n, _ in p._fields_]
     for key, value in params.items():
         if key not in names:
@@ -1071,7 +947,8 @@ def _behaviour(world, kind, weight, priority, speed_factor, params):
                             "speed_factor; got %r" % (
                                 kind.name.lower(), ", ".join(names), key))
         ctype = dict(p._fields_)[key]
-        if ctype is c_float3:
+        enum_cls = _schema.ENUM_OF_FIELD.get((type(p).__name__, key))
+        if ctype is _schema.c_float3:
             value = _vec3(value, world.dimensions, key)
         elif ctype is throng_object:
             if not isinstance(value, WorldObject):
@@ -1081,10 +958,8 @@ def _behaviour(world, kind, weight, priority, speed_factor, params):
                 raise StaleHandleError(
                     "%s: the object belongs to another world" % key)
             value = value._c
-        elif key == "source":
-            value = _enum(TargetSource, value, key)
-        elif key == "ramp":
-            value = _enum(ArriveRamp, value, key)
+        elif enum_cls is not None:
+            value = _enum(enum_cls, value, key)
         elif ctype is ctypes.c_uint32:
             value = _u32v(value, key)
         elif ctype is ctypes.c_bool:
@@ -1099,17 +974,16 @@ def _behaviour_dict(world, b):
     kind = BehaviourKind(b.kind)
     d = dict(kind=kind, weight=b.weight, priority=b.priority,
              speed_factor=b.speed_factor)
-    p = getattr(b.u, _PARAMS_OF_KIND[kind])
+    p = getattr(b.u, _schema.PARAMS_OF_KIND[kind])
     for name, ctype in p._fields_:
         value = getattr(p, name)
-        if ctype is c_float3:
+        enum_cls = _schema.ENUM_OF_FIELD.get((type(p).__name__, name))
+        if ctype is _schema.c_float3:
             value = tuple(value[:world.dimensions])
         elif ctype is throng_object:
             value = world._object(value.id, value.generation)
-        elif name == "source":
-            value = TargetSource(value)
-        elif name == "ramp":
-            value = ArriveRamp(value)
+        elif enum_cls is not None:
+            value = enum_cls(value)
         d[name] = value
     return d
 

@@ -11,20 +11,13 @@
 #include <string.h>
 
 #include "geometry.h"
+#include "schema.h"
 
+/* Defaults and checks come from the schema (behaviour_schema.h, walked
+ * by schema.c): every field of the kind's parameters at its default. */
 throng_behaviour throng_behaviour_default(throng_behaviour_kind kind) {
     throng_behaviour b;
-    memset(&b, 0, sizeof b);
-    b.kind = kind;
-    b.weight = 1.0f;
-    b.priority = 0;
-    b.speed_factor = 1.0f;
-    switch (behaviour_family(kind)) {
-    case 1: steer_agent_default(&b); break;
-    case 2: steer_route_default(&b); break;
-    case 3: steer_env_default(&b); break;
-    default: break;
-    }
+    schema_default(SCHEMA_SET_BEHAVIOUR, &b, (int)kind);
     return b;
 }
 
@@ -34,29 +27,7 @@ throng_behaviour throng_behaviour_default(throng_behaviour_kind kind) {
 
 static throng_status check_behaviour(throng_world *w, const char *fn,
                                      const throng_behaviour *b) {
-    int family = behaviour_family(b->kind);
-    if (!family)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: unknown behaviour kind %d", fn, (int)b->kind);
-    if (!is_finite_float(b->weight) || !is_finite_float(b->speed_factor))
-        return world_fail(w, THRONG_ERR_NOT_FINITE,
-                          "%s: behaviour weight or speed_factor is not "
-                          "finite",
-                          fn);
-    if (!(b->weight >= 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: behaviour weight must be >= 0, got %g", fn,
-                          (double)b->weight);
-    if (!(b->speed_factor >= 0.0f && b->speed_factor <= 1.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: behaviour speed_factor must be in [0, 1], got "
-                          "%g",
-                          fn, (double)b->speed_factor);
-    switch (family) {
-    case 1: return steer_agent_check(w, fn, b);
-    case 2: return steer_route_check(w, fn, b);
-    default: return steer_env_check(w, fn, b);
-    }
+    return schema_check(w, fn, SCHEMA_SET_BEHAVIOUR, b, 0);
 }
 
 /* Checks, then stores behaviour `index` (== count appends). */

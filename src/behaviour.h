@@ -37,21 +37,6 @@ int steer_route_force(const steer_ctx *a, const throng_behaviour *b,
 int steer_env_force(const steer_ctx *a, const throng_behaviour *b,
                     float F[3]);
 
-/* The families' parameter checks: THRONG_OK, or the refusal recorded with
- * world_fail (fn names the public function). Weight, priority and
- * speed_factor are checked before. */
-throng_status steer_agent_check(throng_world *w, const char *fn,
-                                const throng_behaviour *b);
-throng_status steer_route_check(throng_world *w, const char *fn,
-                                const throng_behaviour *b);
-throng_status steer_env_check(throng_world *w, const char *fn,
-                              const throng_behaviour *b);
-
-/* The families' defaults: fill b->u for b->kind. */
-void steer_agent_default(throng_behaviour *b);
-void steer_route_default(throng_behaviour *b);
-void steer_env_default(throng_behaviour *b);
-
 /* Which family a kind belongs to: 1 agent, 2 route, 3 env, 0 unknown.
  * Inline: the recipe finish asks once per behaviour per agent. */
 static inline int behaviour_family(throng_behaviour_kind kind) {

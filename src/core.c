@@ -119,6 +119,7 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_IO: return "input/output error";
     case THRONG_ERR_UNSUPPORTED: return "unsupported: this CPU or build does not offer what was asked for";
     case THRONG_ERR_BUSY: return "busy: another call on this world is running";
+    case THRONG_ERR_INVALID_ARG: return "invalid argument: a field the call would not read was set";
     case THRONG_ERR_INTERNAL: return "internal error: the library broke one of its own invariants";
     }
     return "unknown status";

@@ -11,6 +11,7 @@
 #include "behaviour.h"
 #include "core.h"
 #include "group.h"
+#include "schema.h"
 #include "tables.h"
 
 #include <math.h>
@@ -24,24 +25,17 @@
 
 #define TWO_PI_F 6.28318548f /* 2 pi rounded up to float */
 
+/* The defaults and checks of flocking and wander come from the schema
+ * (behaviour_schema.h, walked by schema.c). */
 throng_flocking throng_flocking_default(void) {
     throng_flocking f;
-    memset(&f, 0, sizeof f);
-    f.separation_radius = 0.5f;
-    f.alignment_radius = 1.0f;
-    f.cohesion_radius = 1.0f;
-    f.field_of_view = TWO_PI_F;
-    f.speed_factor = 1.0f;
-    f.separation_mode = THRONG_SEPARATION_FLEE_AVERAGE;
+    schema_default(SCHEMA_SET_FLOCKING, &f, 0);
     return f;
 }
 
 static throng_wander wander_default(void) {
     throng_wander wd;
-    memset(&wd, 0, sizeof wd);
-    wd.max_turn_rate = 0.1f * 3.14159265f;
-    wd.max_turn_change = 0.01f * 3.14159265f;
-    wd.speed_factor = 1.0f;
+    schema_default(SCHEMA_SET_WANDER, &wd, 0);
     return wd;
 }
 
@@ -108,76 +102,12 @@ void group_derive_params(throng_world *w, uint32_t group) {
 
 static throng_status check_flocking(throng_world *w, const char *fn,
                                     const throng_flocking *f) {
-    const float vals[] = {f->separation_radius, f->separation_weight,
-                          f->alignment_radius,  f->alignment_weight,
-                          f->cohesion_radius,   f->cohesion_weight,
-                          f->field_of_view,     f->speed_factor};
-    static const char *const names[] = {
-        "separation_radius", "separation_weight", "alignment_radius",
-        "alignment_weight",  "cohesion_radius",   "cohesion_weight",
-        "field_of_view",     "speed_factor"};
-    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-        if (!is_finite_float(vals[i]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: flocking.%s is not finite", fn, names[i]);
-    const float radii[] = {f->separation_radius, f->alignment_radius,
-                           f->cohesion_radius};
-    for (int i = 0; i < 3; i++)
-        if (!(radii[i] >= THRONG_MIN_LENGTH) || radii[i] > w->neighbour_radius)
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: flocking.%s must be in [%g, %g] metres "
-                              "(THRONG_MIN_LENGTH .. the world's neighbour "
-                              "radius), got %g",
-                              fn, names[2 * i], (double)THRONG_MIN_LENGTH,
-                              (double)w->neighbour_radius, (double)radii[i]);
-    const float weights[] = {f->separation_weight, f->alignment_weight,
-                             f->cohesion_weight};
-    for (int i = 0; i < 3; i++)
-        if (weights[i] < 0.0f)
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: flocking.%s must be >= 0, got %g", fn,
-                              names[2 * i + 1], (double)weights[i]);
-    if (!(f->field_of_view > 0.0f) || f->field_of_view > TWO_PI_F)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: flocking.field_of_view must be in (0, 2 pi] "
-                          "radians, got %g",
-                          fn, (double)f->field_of_view);
-    if (f->speed_factor < 0.0f || f->speed_factor > 1.0f)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: flocking.speed_factor must be in [0, 1], got %g",
-                          fn, (double)f->speed_factor);
-    if (f->separation_mode != THRONG_SEPARATION_FLEE_AVERAGE &&
-        f->separation_mode != THRONG_SEPARATION_INVERSE_DISTANCE)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: flocking.separation_mode %d is not a "
-                          "throng_separation_mode",
-                          fn, (int)f->separation_mode);
-    if (f->max_neighbours > THRONG_MAX_NEIGHBOUR_CAP)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: flocking.max_neighbours must be in [0, %u], "
-                          "got %u",
-                          fn, THRONG_MAX_NEIGHBOUR_CAP, f->max_neighbours);
-    return THRONG_OK;
+    return schema_check(w, fn, SCHEMA_SET_FLOCKING, f, 0);
 }
 
 static throng_status check_wander(throng_world *w, const char *fn,
                                   const throng_wander *wd) {
-    const float vals[] = {wd->weight, wd->max_turn_rate, wd->max_turn_change,
-                          wd->speed_factor};
-    static const char *const names[] = {"weight", "max_turn_rate",
-                                        "max_turn_change", "speed_factor"};
-    static const float hi[] = {3.402823466e38f, 3.14159274f, 3.14159274f,
-                               1.0f};
-    for (int i = 0; i < 4; i++) {
-        if (!is_finite_float(vals[i]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: wander.%s is not finite", fn, names[i]);
-        if (vals[i] < 0.0f || vals[i] > hi[i])
-            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                              "%s: wander.%s must be in [0, %g], got %g", fn,
-                              names[i], (double)hi[i], (double)vals[i]);
-    }
-    return THRONG_OK;
+    return schema_check(w, fn, SCHEMA_SET_WANDER, wd, 0);
 }
 
 static throng_status check_combine(throng_world *w, const char *fn,

@@ -57,6 +57,7 @@
 #include "internal.h"
 #include "busy.h"
 #include "behaviour.h"
+#include "schema.h"
 #include "geometry.h"
 
 #include <errno.h>
@@ -395,117 +396,68 @@ static void io_object_handle(snap_codec *c, throng_object *o) {
     }
 }
 
-/* A behaviour: the common fields, then the union member its kind uses. */
+/* A field the format does not hold yet would be dropped on saving: every
+ * row's `since` is at most the version this library writes. */
+#define SINCE_OK(st, field, type, ctype, n, kinds, when, wv, wk, unit, lo,     \
+                 hi, flags, dflt, since, doc)                                  \
+    _Static_assert((since) <= THRONG_SNAPSHOT_VERSION,                         \
+                   #st "." #field ": since is past THRONG_SNAPSHOT_VERSION");
+THRONG_SCHEMA_PARAMS(SINCE_OK)
+#undef SINCE_OK
+
+/* One field of the schema (schema.h) in the struct at base; a field that
+ * the snapshot's format version does not hold reads as its default. */
+static void io_schema_field(snap_codec *c, const schema_field *f,
+                            void *base) {
+    char *p = (char *)base + schema_structs[f->strct].base + f->offset;
+    if (c->version < f->since) {
+        if (c->reading)
+            schema_field_default(f, base);
+        return;
+    }
+    for (int k = 0; k < f->n; k++, p += f->size) {
+        switch (f->type) {
+        case SCHEMA_F32: io_f32(c, (float *)(void *)p); break;
+        case SCHEMA_I32: io_i32(c, (int32_t *)(void *)p); break;
+        case SCHEMA_U32: io_u32(c, (uint32_t *)(void *)p); break;
+        case SCHEMA_BOOL: io_bool(c, (bool *)(void *)p); break;
+        case SCHEMA_ENUM: IO_ENUM(c, *(int *)(void *)p, int); break;
+        default: io_object_handle(c, (throng_object *)(void *)p); break;
+        }
+    }
+}
+
+/* Every field of `set` in table order; for a behaviour, the common
+ * fields, then those of the union member its kind uses. */
+static void io_schema(snap_codec *c, schema_set set, void *base, int kind) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < schema_field_count; i++) {
+            const schema_field *f = &schema_fields[i];
+            const schema_struct *st = &schema_structs[f->strct];
+            if (st->set != set || (st->member[0] == '_') != (pass == 0) ||
+                (pass == 1 && !schema_part_of(f, kind)))
+                continue;
+            io_schema_field(c, f, base);
+        }
+}
+
+/* A behaviour: its kind, the common fields, then the union member its
+ * kind uses. */
 static void io_behaviour(snap_codec *c, throng_behaviour *b) {
     IO_ENUM(c, b->kind, throng_behaviour_kind);
-    if (c->reading && c->status == THRONG_OK && !behaviour_family(b->kind)) {
+    if (c->reading && c->status == THRONG_OK &&
+        !schema_kind_known((int)b->kind)) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown behaviour kind %u",
                   (unsigned)b->kind);
         return;
     }
-    io_f32(c, &b->weight);
-    io_i32(c, &b->priority);
-    io_f32(c, &b->speed_factor);
-    switch (b->kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE: {
-        throng_seek_params *p = &b->u.seek;
-        IO_ENUM(c, p->source, throng_target_source);
-        io_f32n(c, p->point, 3);
-        io_f32(c, &p->flee_range);
-        io_f32(c, &p->braking_distance);
-        IO_ENUM(c, p->ramp, throng_arrive_ramp);
-        break;
-    }
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT: {
-        throng_pursue_params *p = &b->u.pursue;
-        io_f32(c, &p->prediction_time);
-        io_f32(c, &p->max_prediction);
-        io_f32n(c, p->offset, 3);
-        io_f32(c, &p->braking_distance);
-        io_f32(c, &p->evade_range);
-        break;
-    }
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        io_f32(c, &b->u.wander.distance);
-        io_f32(c, &b->u.wander.radius);
-        io_f32(c, &b->u.wander.jitter);
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH: {
-        throng_path_params *p = &b->u.path;
-        io_object_handle(c, &p->path);
-        io_f32(c, &p->prediction_time);
-        io_f32(c, &p->ahead);
-        io_u32(c, &p->window);
-        io_bool(c, &p->loop);
-        io_f32(c, &p->reach);
-        io_f32(c, &p->braking_distance);
-        break;
-    }
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        io_object_handle(c, &b->u.flow.field);
-        io_f32(c, &b->u.flow.prediction_time);
-        io_bool(c, &b->u.flow.raw);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        io_f32(c, &b->u.avoid.min_length);
-        io_f32(c, &b->u.avoid.lookahead_time);
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL: {
-        throng_contain_params *p = &b->u.contain;
-        io_bool(c, &p->use_box);
-        io_f32n(c, p->box_min, 3);
-        io_f32n(c, p->box_max, 3);
-        io_bool(c, &p->use_walls);
-        io_f32(c, &p->range);
-        io_f32(c, &p->distance);
-        io_f32(c, &p->ahead);
-        break;
-    }
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER: {
-        throng_leader_params *p = &b->u.leader;
-        io_f32(c, &p->behind);
-        io_f32(c, &p->clearance_length);
-        io_f32(c, &p->clearance_width);
-        io_f32(c, &p->braking_distance);
-        break;
-    }
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        io_f32(c, &b->u.unaligned.radius);
-        io_f32(c, &b->u.unaligned.horizon);
-        io_f32(c, &b->u.unaligned.margin);
-        break;
-    }
+    io_schema(c, SCHEMA_SET_BEHAVIOUR, b, (int)b->kind);
 }
 
 static void io_group(snap_codec *c, group_record *g) {
     io_raw(c, g->name, sizeof g->name);
-    throng_flocking *f = &g->flocking;
-    io_f32(c, &f->separation_radius);
-    io_f32(c, &f->separation_weight);
-    io_f32(c, &f->alignment_radius);
-    io_f32(c, &f->alignment_weight);
-    io_f32(c, &f->cohesion_radius);
-    io_f32(c, &f->cohesion_weight);
-    io_f32(c, &f->field_of_view);
-    io_f32(c, &f->speed_factor);
-    IO_ENUM(c, f->separation_mode, throng_separation_mode);
-    io_i32(c, &f->separation_priority);
-    io_i32(c, &f->alignment_priority);
-    io_i32(c, &f->cohesion_priority);
-    if (c->version >= 2u)
-        io_u32(c, &f->max_neighbours);
-    throng_wander *wd = &g->wander;
-    io_f32(c, &wd->weight);
-    io_f32(c, &wd->max_turn_rate);
-    io_f32(c, &wd->max_turn_change);
-    io_f32(c, &wd->speed_factor);
-    io_i32(c, &wd->priority);
+    io_schema(c, SCHEMA_SET_FLOCKING, &g->flocking, 0);
+    io_schema(c, SCHEMA_SET_WANDER, &g->wander, 0);
     IO_ENUM(c, g->combine, throng_combine_mode);
     io_u32(c, &g->behaviour_count);
     if (c->reading && g->behaviour_count > THRONG_MAX_BEHAVIOURS) {
@@ -1260,32 +1212,13 @@ static void load_geometry(snap_codec *c, throng_world *w,
 }
 
 /* A behaviour passes the checks its group functions made, except that a
- * path or flow field it names may have been removed since: then the
- * behaviour is quiet, and the rest of its fields are never read. */
+ * path or flow field it names may have been removed since (then the
+ * behaviour is quiet). Fields its kind does not read are set to their
+ * defaults first: libraries before 0.5 stored them as given. */
 static throng_status check_loaded_behaviour(throng_world *w,
-                                            const throng_behaviour *b) {
-    static const char fn[] = "behaviour";
-    if (!is_finite_float(b->weight) || !is_finite_float(b->speed_factor) ||
-        !(b->weight >= 0.0f) ||
-        !(b->speed_factor >= 0.0f && b->speed_factor <= 1.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: weight %g or speed_factor %g out of range", fn,
-                          (double)b->weight, (double)b->speed_factor);
-    switch (behaviour_family(b->kind)) {
-    case 1:
-        return steer_agent_check(w, fn, b);
-    case 2: {
-        int flow = b->kind == THRONG_BEHAVIOUR_FOLLOW_FLOW;
-        throng_object o = flow ? b->u.flow.field : b->u.path.path;
-        if (!geo_lookup(w, o, GEO_MASK(flow ? GEO_FLOW : GEO_PATH)))
-            return THRONG_OK;
-        return steer_route_check(w, fn, b);
-    }
-    case 3:
-        return steer_env_check(w, fn, b);
-    }
-    return world_fail(w, THRONG_ERR_OUT_OF_RANGE, "%s: unknown kind %d", fn,
-                      (int)b->kind);
+                                            throng_behaviour *b) {
+    schema_normalise(b);
+    return schema_check(w, "behaviour", SCHEMA_SET_BEHAVIOUR, b, 1);
 }
 
 static void load_group(snap_codec *c, throng_world *w, uint32_t id) {

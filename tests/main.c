@@ -76,6 +76,7 @@ int main(int argc, char **argv)
     register_determinism_tests();
     register_golden_tests();
     register_wander_tests();
+    register_schema_tests();
     register_steer_agent_tests();
     register_steer_route_tests();
     register_steer_env_tests();

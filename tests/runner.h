@@ -51,6 +51,7 @@ void register_simd_tests(void);
 void register_determinism_tests(void);
 void register_golden_tests(void);
 void register_wander_tests(void);
+void register_schema_tests(void);
 void register_steer_agent_tests(void);
 void register_steer_route_tests(void);
 void register_steer_env_tests(void);

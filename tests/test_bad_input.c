@@ -350,31 +350,6 @@ static throng_status call_group_create(fixture *f, void *args, int variant)
     return throng_group_create(f->w, args, &f->u32);
 }
 
-static void fill_flocking(const fixture *f, const arg_table *t, void *args)
-{
-    (void)f;
-    (void)t;
-    *(throng_flocking *)args = throng_flocking_default();
-}
-
-static throng_status call_set_flocking(fixture *f, void *args, int variant)
-{
-    (void)variant;
-    return throng_group_set_flocking(f->w, f->group, args);
-}
-
-static void fill_wander(const fixture *f, const arg_table *t, void *args)
-{
-    (void)t;
-    throng_group_get_wander(f->w, f->group, args);
-}
-
-static throng_status call_set_wander(fixture *f, void *args, int variant)
-{
-    (void)variant;
-    return throng_group_set_wander(f->w, f->group, args);
-}
-
 /* A behaviour of kind t->param, every object it names live and right. */
 static void fill_behaviour(const fixture *f, const arg_table *t, void *args)
 {
@@ -389,7 +364,6 @@ static void fill_behaviour(const fixture *f, const arg_table *t, void *args)
         b->u.flow.field = f->flow;
         break;
     case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
         b->u.contain.use_box = true;
         for (int k = 0; k < 3; k++) {
             b->u.contain.box_min[k] = -10.0f;
@@ -670,10 +644,6 @@ TABLE(T_AGENT, "throng_agent_add", NULL, throng_agent_def, 0,
       fill_agent_def, call_agent_add, 0);
 TABLE(T_GROUP, "throng_group_create", NULL, throng_group_def, 0,
       fill_group_def, call_group_create, 0);
-TABLE(T_FLOCKING, "throng_group_set_flocking", NULL, throng_flocking, 0,
-      fill_flocking, call_set_flocking, 0);
-TABLE(T_WANDER, "throng_group_set_wander", NULL, throng_wander, 0,
-      fill_wander, call_set_wander, 0);
 TABLE(T_SPHERE, "throng_obstacle_add_sphere", NULL, sphere_args, 0,
       fill_sphere, call_sphere, 0);
 TABLE(T_BOX, "throng_obstacle_add_box", NULL, two_points, 0, fill_box,
@@ -756,68 +726,14 @@ static const float_field F_AGENT[] = {
     FF(throng_agent_def, radius, -1),
 };
 static const float_field F_GROUP[] = {
+    /* The recipe's fields are checked by the schema (test_schema.c); one
+     * of each struct shows group creation checks them. */
     FF(throng_group_def, flocking.separation_radius, -1),
-    FF(throng_group_def, flocking.separation_weight, -1),
-    FF(throng_group_def, flocking.alignment_radius, -1),
-    FF(throng_group_def, flocking.alignment_weight, -1),
-    FF(throng_group_def, flocking.cohesion_radius, -1),
-    FF(throng_group_def, flocking.cohesion_weight, -1),
-    FF(throng_group_def, flocking.field_of_view, -1),
-    FF(throng_group_def, flocking.speed_factor, -1),
     FF(throng_group_def, wander.weight, -1),
-    FF(throng_group_def, wander.max_turn_rate, -1),
-    FF(throng_group_def, wander.max_turn_change, -1),
-    FF(throng_group_def, wander.speed_factor, -1),
-};
-static const float_field F_FLOCKING[] = {
-    FF(throng_flocking, separation_radius, -1),
-    FF(throng_flocking, separation_weight, -1),
-    FF(throng_flocking, alignment_radius, -1),
-    FF(throng_flocking, alignment_weight, -1),
-    FF(throng_flocking, cohesion_radius, -1),
-    FF(throng_flocking, cohesion_weight, -1),
-    FF(throng_flocking, field_of_view, -1),
-    FF(throng_flocking, speed_factor, -1),
-};
-static const float_field F_WANDER[] = {
-    FF(throng_wander, weight, -1),
-    FF(throng_wander, max_turn_rate, -1),
-    FF(throng_wander, max_turn_change, -1),
-    FF(throng_wander, speed_factor, -1),
 };
 
-/* Behaviours: the fields every kind has, then those its kind reads. */
-#define FB(member, axis) FF(throng_behaviour, member, axis)
-#define FB_COMMON FB(weight, -1), FB(speed_factor, -1)
-static const float_field F_SEEK[] = {
-    FB_COMMON, FV3(throng_behaviour, u.seek.point),
-    FB(u.seek.flee_range, -1), FB(u.seek.braking_distance, -1)};
-static const float_field F_PURSUE[] = {
-    FB_COMMON, FB(u.pursue.prediction_time, -1),
-    FB(u.pursue.max_prediction, -1), FV3(throng_behaviour, u.pursue.offset),
-    FB(u.pursue.braking_distance, -1), FB(u.pursue.evade_range, -1)};
-static const float_field F_WANDER_CIRCLE[] = {
-    FB_COMMON, FB(u.wander.distance, -1), FB(u.wander.radius, -1),
-    FB(u.wander.jitter, -1)};
-static const float_field F_PATROL[] = {
-    FB_COMMON, FB(u.path.reach, -1), FB(u.path.braking_distance, -1)};
-static const float_field F_FOLLOW_PATH[] = {
-    FB_COMMON, FB(u.path.prediction_time, -1), FB(u.path.ahead, -1)};
-static const float_field F_FOLLOW_FLOW[] = {
-    FB_COMMON, FB(u.flow.prediction_time, -1)};
-static const float_field F_AVOID[] = {
-    FB_COMMON, FB(u.avoid.min_length, -1), FB(u.avoid.lookahead_time, -1)};
-static const float_field F_CONTAIN[] = {
-    FB_COMMON, FV3(throng_behaviour, u.contain.box_min),
-    FV3(throng_behaviour, u.contain.box_max), FB(u.contain.range, -1),
-    FB(u.contain.distance, -1), FB(u.contain.ahead, -1)};
-static const float_field F_LEADER[] = {
-    FB_COMMON, FB(u.leader.behind, -1), FB(u.leader.clearance_length, -1),
-    FB(u.leader.clearance_width, -1), FB(u.leader.braking_distance, -1)};
-static const float_field F_UNALIGNED[] = {
-    FB_COMMON, FB(u.unaligned.radius, -1), FB(u.unaligned.horizon, -1),
-    FB(u.unaligned.margin, -1)};
-
+/* Behaviours, flocking and wander: every field from the schema, in
+ * tests/test_schema.c. */
 static const float_field F_SPHERE[] = {FV3(sphere_args, center),
                                        FF(sphere_args, radius, -1)};
 static const float_field F_TWO_POINTS[] = {FV3(two_points, a),
@@ -857,26 +773,7 @@ static const float_target float_targets[] = {
     TARGET(T_WORLD_PERIODIC, 1, 0, F_WORLD_PERIODIC),
     TARGET(T_AGENT, 1, 0, F_AGENT),
     TARGET(T_GROUP, 1, 0, F_GROUP),
-    TARGET(T_FLOCKING, 1, 0, F_FLOCKING),
-    TARGET(T_WANDER, 1, 0, F_WANDER),
     TARGET(T_STEP_LIMITS, 1, 0, F_STEP_LIMITS),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_SEEK], 2, 0, F_SEEK),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_FLEE], 2, 0, F_SEEK),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_ARRIVE], 2, 0, F_SEEK),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_PURSUE], 2, 0, F_PURSUE),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_EVADE], 2, 0, F_PURSUE),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_OFFSET_PURSUIT], 2, 0, F_PURSUE),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_WANDER_CIRCLE], 2, 0,
-           F_WANDER_CIRCLE),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_PATROL], 2, 0, F_PATROL),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_FOLLOW_PATH], 2, 0, F_FOLLOW_PATH),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_FOLLOW_FLOW], 2, 0, F_FOLLOW_FLOW),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_AVOID_OBSTACLES], 2, 0, F_AVOID),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_CONTAIN], 2, 0, F_CONTAIN),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_FOLLOW_WALL], 2, 0, F_CONTAIN),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_FOLLOW_LEADER], 2, 0, F_LEADER),
-    TARGET(T_BEHAVIOUR[THRONG_BEHAVIOUR_AVOID_NEIGHBOURS], 2, 0,
-           F_UNALIGNED),
     TARGET(T_SPHERE, 1, 0, F_SPHERE),
     TARGET(T_BOX, 1, 0, F_TWO_POINTS),
     TARGET(T_SEGMENT, 1, 0, F_TWO_POINTS),
@@ -981,11 +878,6 @@ static const value_case value_cases[] = {
     VF(T_STEP_LIMITS, step_limits, max_dt, 11.0f, R),
     VI(T_STEP_LIMITS, step_limits, max_substeps, 0, R),
     VI(T_STEP_LIMITS, step_limits, max_substeps, 1001, R),
-    VI(T_FLOCKING, throng_flocking, max_neighbours,
-       THRONG_MAX_NEIGHBOUR_CAP + 1u, R),
-    VI(T_FLOCKING, throng_flocking, max_neighbours, UINT32_MAX, R),
-    VI(T_GROUP, throng_group_def, flocking.max_neighbours,
-       THRONG_MAX_NEIGHBOUR_CAP + 1u, R),
     VF(T_WORLD_PERIODIC, throng_world_def, box_size[0], 0.0f, R),
     VF(T_WORLD_PERIODIC, throng_world_def, box_size[1], -5.0f, R),
     VF(T_WORLD_PERIODIC, throng_world_def, box_size[0], 2.5f, R), /* < 3 r */
@@ -1039,95 +931,24 @@ static const value_case value_cases[] = {
     VI(T_COMBINE, one_int, i, -1, R),
 
     /* Group defs: radii, weights, cone, speed factors, enums, names. */
-    VF(T_GROUP, throng_group_def, flocking.separation_radius, 0.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.separation_radius, -1.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.separation_radius, 2.5f, R),
-    VF(T_GROUP, throng_group_def, flocking.alignment_radius, 0.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.alignment_radius, 2.5f, R),
-    VF(T_GROUP, throng_group_def, flocking.cohesion_radius, -0.5f, R),
-    VF(T_GROUP, throng_group_def, flocking.cohesion_radius, 2.5f, R),
-    VF(T_GROUP, throng_group_def, flocking.separation_weight, -1.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.alignment_weight, -1.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.cohesion_weight, -1.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.field_of_view, 0.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.field_of_view, 7.0f, R),
-    VF(T_GROUP, throng_group_def, flocking.speed_factor, -0.1f, R),
-    VF(T_GROUP, throng_group_def, flocking.speed_factor, 1.5f, R),
-    VI(T_GROUP, throng_group_def, flocking.separation_mode, 2, R),
-    VI(T_GROUP, throng_group_def, flocking.separation_mode, -1, R),
-    VF(T_GROUP, throng_group_def, wander.weight, -1.0f, R),
-    VF(T_GROUP, throng_group_def, wander.max_turn_rate, -0.1f, R),
-    VF(T_GROUP, throng_group_def, wander.max_turn_rate, 3.2f, R),
-    VF(T_GROUP, throng_group_def, wander.max_turn_change, 3.2f, R),
-    VF(T_GROUP, throng_group_def, wander.speed_factor, 1.5f, R),
     VI(T_GROUP, throng_group_def, combine, 3, R),
     VI(T_GROUP, throng_group_def, combine, -1, R),
-    VF(T_FLOCKING, throng_flocking, separation_radius, 0.0f, R),
-    VF(T_FLOCKING, throng_flocking, separation_radius, 1e-12f, R),
-    VF(T_FLOCKING, throng_flocking, alignment_radius, 3.0f, R),
-    VF(T_FLOCKING, throng_flocking, cohesion_weight, -1.0f, R),
-    VF(T_FLOCKING, throng_flocking, field_of_view, -1.0f, R),
-    VF(T_FLOCKING, throng_flocking, speed_factor, 2.0f, R),
-    VI(T_FLOCKING, throng_flocking, separation_mode, 7, R),
-    VF(T_WANDER, throng_wander, weight, -0.5f, R),
-    VF(T_WANDER, throng_wander, max_turn_rate, 4.0f, R),
-    VF(T_WANDER, throng_wander, max_turn_change, -1.0f, R),
-    VF(T_WANDER, throng_wander, speed_factor, -0.5f, R),
 
-    /* Behaviours: kinds, enums, ranges of every kind's fields. */
+    /* Behaviours: kinds and object handles (every field's range and the
+     * fields a kind does not read: tests/test_schema.c). */
     VBI(THRONG_BEHAVIOUR_SEEK, kind, 0, R),
     VBI(THRONG_BEHAVIOUR_SEEK, kind, 16, R),
     VBI(THRONG_BEHAVIOUR_SEEK, kind, -1, R),
-    VB(THRONG_BEHAVIOUR_SEEK, weight, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_SEEK, speed_factor, -0.1f, R),
-    VB(THRONG_BEHAVIOUR_SEEK, speed_factor, 1.1f, R),
-    VBI(THRONG_BEHAVIOUR_SEEK, u.seek.source, 2, R),
-    VBI(THRONG_BEHAVIOUR_SEEK, u.seek.source, -1, R),
-    VBI(THRONG_BEHAVIOUR_ARRIVE, u.seek.ramp, 2, R),
-    VBI(THRONG_BEHAVIOUR_ARRIVE, u.seek.ramp, -1, R),
-    VB(THRONG_BEHAVIOUR_FLEE, u.seek.flee_range, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FLEE, u.seek.flee_range, 1e-30f, R),
-    VB(THRONG_BEHAVIOUR_FLEE, u.seek.flee_range, 3e38f, R),
-    VB(THRONG_BEHAVIOUR_ARRIVE, u.seek.braking_distance, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_PURSUE, u.pursue.prediction_time, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_PURSUE, u.pursue.max_prediction, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_EVADE, u.pursue.evade_range, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_OFFSET_PURSUIT, u.pursue.braking_distance, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_WANDER_CIRCLE, u.wander.distance, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_WANDER_CIRCLE, u.wander.radius, 0.0f, R),
-    VB(THRONG_BEHAVIOUR_WANDER_CIRCLE, u.wander.jitter, -0.1f, R),
-    VB(THRONG_BEHAVIOUR_WANDER_CIRCLE, u.wander.jitter, 3.2f, R),
-    VB(THRONG_BEHAVIOUR_PATROL, u.path.reach, 0.0f, R),
-    VB(THRONG_BEHAVIOUR_PATROL, u.path.braking_distance, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.prediction_time, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.ahead, -1.0f, R),
-    VBI(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.window, 0, R),
     VBI(THRONG_BEHAVIOUR_PATROL, u.path.path.id, 999,
         THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.path.generation, 12345,
         THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.path.id, 0,
         THRONG_ERR_STALE_HANDLE),
-    VB(THRONG_BEHAVIOUR_FOLLOW_FLOW, u.flow.prediction_time, -1.0f, R),
     VBI(THRONG_BEHAVIOUR_FOLLOW_FLOW, u.flow.field.id, 999,
         THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_FOLLOW_FLOW, u.flow.field.generation, 0,
         THRONG_ERR_STALE_HANDLE),
-    VB(THRONG_BEHAVIOUR_AVOID_OBSTACLES, u.avoid.min_length, 0.0f, R),
-    VB(THRONG_BEHAVIOUR_AVOID_OBSTACLES, u.avoid.lookahead_time, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_CONTAIN, u.contain.range, 0.0f, R),
-    VB(THRONG_BEHAVIOUR_CONTAIN, u.contain.box_min[0], 10.0f, R),
-    VB(THRONG_BEHAVIOUR_CONTAIN, u.contain.box_max[1], -20.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_WALL, u.contain.distance, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_WALL, u.contain.ahead, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_LEADER, u.leader.behind, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_LEADER, u.leader.clearance_length, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_LEADER, u.leader.clearance_width, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_FOLLOW_LEADER, u.leader.braking_distance, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, u.unaligned.radius, -1.0f, R),
-    VB(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, u.unaligned.radius, 2.5f, R),
-    VB(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, u.unaligned.horizon, 0.0f, R),
-    VB(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, u.unaligned.margin, -1.0f, R),
 
     /* Geometry: sizes, degenerate shapes, overflowing counts. */
     VF(T_SPHERE, sphere_args, radius, 0.0f, R),
@@ -2550,7 +2371,7 @@ TEST(bad_input_values_without_status)
     CHECK(e != NULL && strstr(e, "throng_world_last_error") == e);
     throng_world_destroy(NULL);
     CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u, 1u}));
-    CHECK(strcmp(throng_status_string((throng_status)16), "unknown status") ==
+    CHECK(strcmp(throng_status_string((throng_status)17), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)-1), "unknown status") ==
           0);
@@ -2568,7 +2389,7 @@ TEST(bad_input_values_without_status)
     CHECK(simd == THRONG_SIMD_AVX2);
     cases += 20;
     /* Each code's sentence is distinct and not the unknown one. */
-    for (int s = 0; s <= (int)THRONG_ERR_BUSY; s++) {
+    for (int s = 0; s <= (int)THRONG_ERR_INVALID_ARG; s++) {
         const char *text = throng_status_string((throng_status)s);
         CHECK(text != NULL && strlen(text) > 1u &&
               strcmp(text, "unknown status") != 0);

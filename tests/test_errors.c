@@ -92,6 +92,7 @@ TEST(errors_status_strings)
         THRONG_ERR_IO,
         THRONG_ERR_UNSUPPORTED,
         THRONG_ERR_BUSY,
+        THRONG_ERR_INVALID_ARG,
         THRONG_ERR_INTERNAL,
     };
     int n = (int)(sizeof codes / sizeof codes[0]);

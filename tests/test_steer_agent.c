@@ -1307,7 +1307,7 @@ TEST(steer_agent_bad_input) {
         throng_agent h;
         REQUIRE_OK(throng_agent_add(w, &ad, &h));
         /* A valid behaviour to replace in place. */
-        throng_behaviour keep = kind_default(THRONG_BEHAVIOUR_SEEK);
+        throng_behaviour keep = kind_default(THRONG_BEHAVIOUR_FLEE);
         keep.u.seek.flee_range = 7.0f;
         REQUIRE_OK(throng_group_add_behaviour(w, g, &keep, NULL));
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1315,6 +1315,9 @@ TEST(steer_agent_bad_input) {
             if (c->dims && c->dims != dims)
                 continue;
             throng_behaviour b = kind_default(c->kind);
+            /* The point is read with a fixed source only. */
+            if (c->field == F_POINT0 || c->field == F_POINT2)
+                b.u.seek.source = THRONG_TARGET_FIXED_POINT;
             set_field(&b, c->field, c->value);
             uint64_t before = throng_world_hash(w);
             uint32_t count = 0, index = 99u;

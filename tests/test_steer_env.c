@@ -392,7 +392,7 @@ TEST(steer_env_behaviour_params) {
             {13, 0, 0, -2.0f, THRONG_ERR_OUT_OF_RANGE},
             {13, 1, 0, -inf, THRONG_ERR_NOT_FINITE},
             {13, 1, 0, -0.1f, THRONG_ERR_OUT_OF_RANGE},
-            {12, 2, 0, -0.1f, THRONG_ERR_OUT_OF_RANGE},
+            {12, 2, 0, -0.1f, THRONG_ERR_INVALID_ARG}, /* not read */
             {13, 2, 0, nan, THRONG_ERR_NOT_FINITE},
             {12, 3, 0, nan, THRONG_ERR_NOT_FINITE},
             {12, 3, 1, 10.0f, THRONG_ERR_OUT_OF_RANGE},  /* min == max */
@@ -404,7 +404,7 @@ TEST(steer_env_behaviour_params) {
             throng_behaviour b =
                 throng_behaviour_default((throng_behaviour_kind)cases[i].kind);
             b.u.contain.use_box = cases[i].kind == 12 && cases[i].field >= 3;
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < 3 && b.u.contain.use_box; k++) {
                 b.u.contain.box_min[k] = 0.0f;
                 b.u.contain.box_max[k] = 10.0f;
             }
@@ -432,9 +432,14 @@ TEST(steer_env_behaviour_params) {
             CHECK_OK(throng_group_behaviour_count(w, g, &count));
             CHECK_EQ_INT(count, count0);
         }
-        /* A box is not checked while it is off, and z is free in 2D. */
+        /* A box that is off is not read, so it must keep its default
+         * (else the call is refused, naming it); z is free in 2D. */
         throng_behaviour off = throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
         off.u.contain.box_min[0] = nan;
+        CHECK_STATUS(throng_group_set_behaviour(w, g, 0u, &off),
+                     THRONG_ERR_INVALID_ARG);
+        CHECK(strstr(throng_world_last_error(w), "contain.box_min") != NULL);
+        off.u.contain.box_min[0] = 0.0f;
         CHECK_OK(throng_group_set_behaviour(w, g, 0u, &off));
         if (dims == 2) {
             throng_behaviour flat = off;
@@ -630,7 +635,9 @@ TEST(steer_env_contain_2d) {
     /* A line through the origin with normal (1, 1), stored as (1, 1) /
      * sqrt 2: agent (1, 0), 0.7071 from it, v = (-1, 0): v.n = -0.7071,
      * v_d = v - (v.n) n + 2 n = (-0.5 + 1.4142, 0.5 + 1.4142). */
-    b.u.contain.use_box = false;
+    b.u.contain.use_box = false; /* and the box back to its default */
+    memset(b.u.contain.box_min, 0, sizeof b.u.contain.box_min);
+    memset(b.u.contain.box_max, 0, sizeof b.u.contain.box_max);
     const float origin[3] = {0.0f, 0.0f, 0.0f}, n11[3] = {1.0f, 1.0f, 0.0f};
     throng_object line = env_plane(w, origin, n11);
     const float p5[3] = {1.0f, 0.0f, 0.0f}, west[3] = {-1.0f, 0.0f, 0.0f};
@@ -671,6 +678,8 @@ TEST(steer_env_contain_2d) {
     const float n68[3] = {0.6f, 0.8f, 0.0f};
     env_plane(w, origin, n68);
     b.u.contain.use_box = true;
+    memcpy(b.u.contain.box_min, lo, sizeof lo);
+    memcpy(b.u.contain.box_max, hi, sizeof hi);
     const float p11[3] = {1.0f, 1.0f, 0.0f}, sw[3] = {-1.0f, -1.0f, 0.0f};
     const double vd11[3] = {1.52, 1.36, 0.0};
     env_expect(w, &b, p11, sw, 0.25f, vd11, "box faces, then a line");
@@ -691,7 +700,9 @@ TEST(steer_env_contain_3d) {
     env_expect(w, &b, p1, v1, 0.25f, vd1, "near z+");
     const float p2[3] = {5.0f, 5.0f, 5.0f};
     env_expect(w, &b, p2, v1, 0.25f, NULL, "middle");
-    b.u.contain.use_box = false;
+    b.u.contain.use_box = false; /* and the box back to its default */
+    memset(b.u.contain.box_min, 0, sizeof b.u.contain.box_min);
+    memset(b.u.contain.box_max, 0, sizeof b.u.contain.box_max);
     /* Plane z = 0, normal given as (0, 0, 2): at height 1 moving down,
      * v_d = (0, 0, 2); 5 m behind it moving along x: (1, 0, 2). */
     const float origin[3] = {0.0f, 0.0f, 0.0f}, nz[3] = {0.0f, 0.0f, 2.0f};
@@ -1284,7 +1295,7 @@ static int env_contain_run(int dims, int planes, int contain, int *reached) {
     c.u.contain.use_box = !planes;
     c.u.contain.use_walls = planes != 0;
     c.u.contain.range = range;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3 && !planes; k++) {
         c.u.contain.box_min[k] = 0.0f;
         c.u.contain.box_max[k] = size;
     }

@@ -416,12 +416,19 @@ TEST(steer_route_behaviour_refusals) {
     CHECK_OK(throng_group_behaviour_count(w, 0, &n));
     CHECK_EQ_INT(n, 0);
 
-    /* Fields the kind does not read are not checked. */
+    /* A field the kind does not read must keep its default: refused,
+     * with a sentence naming it, whatever its value. */
     b = follow;
     b.u.path.reach = 0.0f;
-    CHECK_OK(throng_group_add_behaviour(w, 0, &b, NULL));
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+                        THRONG_ERR_INVALID_ARG);
+    CHECK(strstr(throng_world_last_error(w), "path.reach is not read by "
+                                             "FOLLOW_PATH") != NULL);
     b = patrol;
     b.u.path.window = 0u;
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+                        THRONG_ERR_INVALID_ARG);
+    b.u.path.window = 4u;
     CHECK_OK(throng_group_add_behaviour(w, 0, &b, NULL));
     CHECK_OK(throng_group_add_behaviour(w, 0, &flow, NULL));
     throng_world_destroy(w);

@@ -233,7 +233,7 @@ class TestWorld(Case):
         (2, -1, 2) at distance 3, s_t = 1.5: v_d = (1, -0.5, 1)."""
         with throng.World(dimensions=3, threads=1) as w:
             g = w.create_group(combine="weighted_sum")
-            g.add_behaviour("seek", point=(2, -1, 2))
+            g.add_behaviour("seek", source="fixed_point", point=(2, -1, 2))
             b = g.get_behaviour(0)
             self.assertEqual(b["source"], throng.TargetSource.FIXED_POINT)
             a = w.add_agent(position=(0, 0, 0), velocity=(0, 0, 1),
@@ -882,7 +882,8 @@ class TestBehaviours(Case):
             g.set_combine(throng.CombineMode.WEIGHTED_SUM)
             with self.assertRaises(throng.OutOfRangeError):
                 g.set_flocking(cohesion_radius=5.0)  # > neighbour radius
-            g.add_behaviour("arrive", ramp="linear", point=(3, 4),
+            g.add_behaviour("arrive", ramp="linear", source="fixed_point",
+                            point=(3, 4),
                             weight=2, priority=-1, braking_distance=1.5)
             b = g.get_behaviour(0)
             self.assertEqual(b["kind"], throng.BehaviourKind.ARRIVE)
@@ -939,7 +940,7 @@ class TestBehaviours(Case):
                 if avoid:
                     g.add_behaviour("avoid_obstacles", priority=1,
                                     lookahead_time=1.5)
-                g.add_behaviour("seek", point=(20, 0))
+                g.add_behaviour("seek", source="fixed_point", point=(20, 0))
                 a = w.add_agent(velocity=(1.5, 0), max_speed=1.5,
                                 max_force=4, group=g)
                 closest = float("inf")
