@@ -36,7 +36,7 @@
  *
  * Why the rows move. After the sort, a step permutes every agent column
  * into cell order (a gather per column into a spare buffer, then the two
- * swap), except the columns whose rows all hold one value (world.c keeps
+ * swap), except the columns whose rows all hold one value (columns.c keeps
  * track: a crowd's mass, limits, radius, group and target are often one
  * value for everyone, and reordering equal values changes nothing). The dense rows are then in cell order: a neighbour walk reads
  * each neighbouring cell as one contiguous run of memory (a row of adjacent
