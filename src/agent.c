@@ -206,21 +206,26 @@ static throng_status check_agent_fields(throng_world *w, const char *fn,
         (st = check_scalar(w, fn, "max_speed", d->max_speed, 0)) != THRONG_OK ||
         (st = check_scalar(w, fn, "radius", d->radius, SCALAR_LENGTH)) !=
             THRONG_OK ||
-        (st = check_group(w, fn, d->group)) != THRONG_OK)
+        (st = check_group_id(w, fn, d->group)) != THRONG_OK)
         return st;
     return THRONG_OK;
 }
 
+/* Also resolves the def's group handle (null: the default group). */
 static throng_status check_agent_def(throng_world *w, const char *fn,
-                                     const throng_agent_def *d) {
+                                     const throng_agent_def *d,
+                                     uint32_t *out_group) {
     agent_fields f;
+    throng_status st = group_resolve(w, fn, d->group, 1, out_group);
+    if (st != THRONG_OK)
+        return st;
     memcpy(f.position, d->position, sizeof f.position);
     memcpy(f.velocity, d->velocity, sizeof f.velocity);
     f.mass = d->mass;
     f.max_force = d->max_force;
     f.max_speed = d->max_speed;
     f.radius = d->radius;
-    f.group = d->group;
+    f.group = *out_group;
     return check_agent_fields(w, fn, &f);
 }
 
@@ -412,7 +417,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (!d || !out)
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: def and out_agent must not be NULL", fn);
-    throng_status st = check_agent_def(w, fn, d);
+    uint32_t group = 0;
+    throng_status st = check_agent_def(w, fn, d, &group);
     if (st != THRONG_OK)
         return st;
     if (d->host_key != 0) {
@@ -471,6 +477,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
         w->slot_count++;
     }
     uint32_t i = w->count++;
+    w->keys_stale = 1; /* the rows' host keys (throng_world_columns) */
     w->slot_dense[slot] = i;
     agent_columns *c = &w->col;
     float p[3] = {d->position[0], d->position[1],
@@ -496,7 +503,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
             c->tz[i] = c->wy[i] = c->wz[i] = 0.0f;
         c->target_slot[i] = c->target_gen[i] = c->progress[i] = 0;
     }
-    c->group[i] = d->group;
+    c->group[i] = group;
     c->slot[i] = slot;
     /* Every UNIFORM_* column got a value for the new row; absent ones are
      * skipped by the note. */
@@ -553,6 +560,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
         w->free_slots[w->free_count++] = (uint32_t)s;
     }
     w->count--;
+    w->keys_stale = 1;
     if (w->count == 0) {
         w->uniform = UNIFORM_ALL;
         w->uniform_check = 0;
@@ -644,7 +652,7 @@ throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
     out->max_force = c->max_force[i];
     out->max_speed = c->max_speed[i];
     out->radius = c->radius[i];
-    out->group = c->group[i];
+    out->group = group_handle(w, c->group[i]);
     out->host_key = w->slots[c->slot[i]].host_key;
     return THRONG_OK;
 }
@@ -714,9 +722,9 @@ SCALAR_GETTER(max_speed, max_speed)
 SCALAR_GETTER(radius, radius)
 
 throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
-                                     uint32_t *out) {
+                                     throng_group *out) {
     GETTER_PROLOGUE("throng_agent_get_group");
-    *out = w->col.group[i];
+    *out = group_handle(w, w->col.group[i]);
     return THRONG_OK;
 }
 
@@ -797,14 +805,14 @@ SCALAR_SETTER(max_speed, max_speed, 0, UNIFORM_MAX_SPEED)
 SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
-                                     uint32_t group) {
+                                     throng_group handle) {
     WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_group";
     if (!w)
         return THRONG_ERR_NULL;
-    uint32_t i;
+    uint32_t i, group = 0;
     RESOLVE(w, fn, h, i);
-    throng_status st = check_group(w, fn, group);
+    throng_status st = group_resolve(w, fn, handle, 1, &group);
     if (st != THRONG_OK)
         return st;
     w->col.group[i] = group;
@@ -862,6 +870,7 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
         }
     }
     w->slots[w->col.slot[i]].host_key = key;
+    w->keys_stale = 1;
     return THRONG_OK;
 }
 

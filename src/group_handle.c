@@ -168,3 +168,16 @@ throng_status throng_group_rebind(const throng_world *cw, throng_group h,
     *out = here;
     return THRONG_OK;
 }
+
+throng_status check_group(throng_world *w, const char *fn, throng_group h,
+                          uint32_t *out_id) {
+    return group_resolve(w, fn, h, 0, out_id);
+}
+
+throng_status check_group_id(throng_world *w, const char *fn, uint32_t id) {
+    if (id < w->group_count && w->groups[id].live)
+        return THRONG_OK;
+    return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                      "%s: group id %u names no live group of this world", fn,
+                      id);
+}
