@@ -470,7 +470,7 @@ static throng_status unbounded_world_create(int dimensions,
 }
 
 /* Appends a behaviour; the first failure sticks in *status. */
-static void scene_add(throng_world *world, uint32_t group,
+static void scene_add(throng_world *world, throng_group group,
                       const throng_behaviour *b, throng_status *status) {
     if (*status == THRONG_OK)
         *status = throng_group_add_behaviour(world, group, b, NULL);
@@ -611,7 +611,7 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
                                              threads, seed, &world);
     if (st != THRONG_OK)
         return st;
-    uint32_t hunter_group = 0, prey_group = 0;
+    throng_group hunter_group = THRONG_NULL_GROUP, prey_group = THRONG_NULL_GROUP;
     st = throng_group_create(world, &hunters, &hunter_group);
     if (st == THRONG_OK)
         st = throng_group_create(world, &prey, &prey_group);
@@ -898,7 +898,8 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
                                              threads, seed, &world);
     if (st != THRONG_OK)
         return st;
-    uint32_t leader_group = 0, follower_group = 0;
+    throng_group leader_group = THRONG_NULL_GROUP;
+    throng_group follower_group = THRONG_NULL_GROUP;
     st = throng_group_create(world, &leaders, &leader_group);
     if (st == THRONG_OK)
         st = throng_group_create(world, &followers, &follower_group);
@@ -1034,7 +1035,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
 
     /* Groups. */
     enum { GROUPS = 6 };
-    uint32_t ids[GROUPS] = {0};
+    throng_group ids[GROUPS] = {THRONG_NULL_GROUP};
     const throng_combine_mode modes[GROUPS] = {
         THRONG_COMBINE_WEIGHTED_AVERAGE, THRONG_COMBINE_WEIGHTED_SUM,
         THRONG_COMBINE_PRIORITY,         THRONG_COMBINE_WEIGHTED_AVERAGE,

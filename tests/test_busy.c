@@ -170,7 +170,7 @@ static throng_world *scene_make(probe *p, int hooks, throng_agent *keep) {
         return NULL;
     throng_group_def gd = throng_group_def_default();
     gd.flocking = throng_flocking_default();
-    uint32_t group = 0u;
+    throng_group group = THRONG_NULL_GROUP;
     test_rng rng = test_rng_make(5u);
     throng_agent_def a = throng_agent_def_default();
     int ok = throng_group_create(w, &gd, &group) == THRONG_OK;

@@ -197,7 +197,7 @@ TEST(ranges_other_lengths_refused_outside)
     throng_agent_def a = throng_agent_def_default();
     throng_agent h;
     REQUIRE_OK(throng_agent_add(w, &a, &h));
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_group_def gd = throng_group_def_default();
     REQUIRE_OK(throng_group_create(w, &gd, &g));
     const uint64_t hash = throng_world_hash(w);
@@ -324,7 +324,7 @@ static int ranges_scene_make(ranges_scene *s, int dims, int periodic,
     gd.flocking.alignment_radius = radius;
     gd.flocking.cohesion_radius = radius;
     gd.flocking.cohesion_weight = 1.0f;
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     if (throng_group_create(s->w, &gd, &g) != THRONG_OK)
         return 0;
     test_rng rng = test_rng_make(seed);
@@ -482,7 +482,7 @@ TEST(ranges_far_agents_are_not_neighbours)
             REQUIRE_OK(throng_world_create(&d, &w));
             throng_group_def gd = throng_group_def_default();
             gd.flocking.cohesion_weight = 1.0f;
-            uint32_t g = 0;
+            throng_group g = THRONG_NULL_GROUP;
             REQUIRE_OK(throng_group_create(w, &gd, &g));
             const float xs[6] = {FLT_MAX, -FLT_MAX, 3e38f, -3e38f,
                                  FLT_MAX - 2e31f, -3e38f + 1e30f};

@@ -139,7 +139,7 @@ TEST(render_ppm_paints_agents_objects_and_background) {
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&wd, &w));
     throng_group_def gd = throng_group_def_default();
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     REQUIRE_OK(throng_group_create(w, &gd, &group));
     throng_agent_def ad = throng_agent_def_default();
     ad.group = group;

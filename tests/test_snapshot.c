@@ -243,7 +243,7 @@ typedef struct snap_mixed {
     uint32_t object_count;
 } snap_mixed;
 
-static void snap_mixed_add(snap_mixed *m, test_rng *rng, uint32_t group,
+static void snap_mixed_add(snap_mixed *m, test_rng *rng, throng_group group,
                            uint64_t key)
 {
     const float L = 36.0f;
@@ -344,7 +344,8 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
 
     /* Groups: flocking with wander, a behaviour list over the objects,
      * one that follows the line path (removed later), priority mode. */
-    uint32_t g[4] = {0u, 0u, 0u, 0u};
+    throng_group g[4] = {THRONG_NULL_GROUP, THRONG_NULL_GROUP,
+                         THRONG_NULL_GROUP, THRONG_NULL_GROUP};
     throng_group_def gd = throng_group_def_default();
     gd.name = "flockers";
     gd.flocking.separation_weight = 1.0f;
@@ -474,15 +475,17 @@ static void snap_test_mixed(int dims, bool periodic)
     CHECK_EQ_INT(valid, throng_world_agent_count(w));
     throng_agent none;
     CHECK_STATUS(throng_agent_find(copy, 1000u, &none), THRONG_ERR_NOT_FOUND);
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     CHECK_OK(throng_group_find(copy, "stale path", &group));
-    CHECK_EQ_INT(group, 3);
+    CHECK(group.id == 3u && group.generation == 1u &&
+          group.world == throng_world_id(copy));
     uint32_t behaviours = 0;
-    CHECK_OK(throng_group_behaviour_count(copy, 2u, &behaviours));
+    CHECK_OK(throng_group_behaviour_count(copy, first_group(copy, 2u),
+                                          &behaviours));
     CHECK_EQ_INT(behaviours, 6);
     throng_behaviour ba, bb;
-    CHECK_OK(throng_group_get_behaviour(w, 3u, 0u, &ba));
-    CHECK_OK(throng_group_get_behaviour(copy, 3u, 0u, &bb));
+    CHECK_OK(throng_group_get_behaviour(w, first_group(w, 3u), 0u, &ba));
+    CHECK_OK(throng_group_get_behaviour(copy, group, 0u, &bb));
     CHECK(ba.kind == bb.kind && ba.u.path.path.id == bb.u.path.path.id &&
           ba.u.path.path.generation == bb.u.path.path.generation);
     /* The behaviour's path is the copy's own. */

@@ -36,15 +36,15 @@ static throng_world *env_world(int dims) {
     return w;
 }
 
-static uint32_t env_group(throng_world *w, throng_combine_mode mode,
+static throng_group env_group(throng_world *w, throng_combine_mode mode,
                           const throng_behaviour *list, int n) {
     throng_group_def g = throng_group_def_default();
     g.combine = mode;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     if (throng_group_create(w, &g, &id) != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "group refused: %s",
                     throng_world_last_error(w));
-        return 0;
+        return THRONG_NULL_GROUP;
     }
     for (int i = 0; i < n; i++)
         if (throng_group_add_behaviour(w, id, &list[i], NULL) != THRONG_OK)
@@ -364,7 +364,7 @@ TEST(steer_env_behaviour_params) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = env_world(dims);
         REQUIRE(w != NULL);
-        uint32_t g = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, NULL, 0);
+        throng_group g = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, NULL, 0);
         throng_agent_def ad = throng_agent_def_default();
         ad.group = g;
         throng_agent h;
@@ -965,7 +965,7 @@ static void env_grid_compare(int dims) {
     }
     list[2] = env_behaviour(THRONG_BEHAVIOUR_FOLLOW_WALL);
     list[2].u.contain.range = 4.0f;
-    const uint32_t group = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, list, 3);
+    const throng_group group = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, list, 3);
     const uint32_t agents = 600;
     for (uint32_t i = 0; i < agents; i++) {
         throng_agent_def d = throng_agent_def_default();
@@ -1196,7 +1196,7 @@ static int env_field_run(int dims, int avoid, int *crossed) {
     }
     list[n] = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     n++;
-    uint32_t group = env_group(w, THRONG_COMBINE_PRIORITY, list, n);
+    throng_group group = env_group(w, THRONG_COMBINE_PRIORITY, list, n);
 
     test_rng rng = test_rng_make(5u);
     enum { AGENTS = 60 };
@@ -1300,7 +1300,7 @@ static int env_contain_run(int dims, int planes, int contain, int *reached) {
     s.u.seek.point[1] = -100.0f;
     s.u.seek.point[2] = 150.0f;
     throng_behaviour list[2] = {c, s};
-    uint32_t groups[2];
+    throng_group groups[2];
     for (int i = 0; i < 2; i++) {
         throng_group_def g = throng_group_def_default();
         g.combine = THRONG_COMBINE_PRIORITY;
@@ -1405,7 +1405,7 @@ TEST(steer_env_follow_wall_run) {
             throng_behaviour b =
                 throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_WALL);
             b.u.contain.range = 5.0f;
-            uint32_t g = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, &b, 1);
+            throng_group g = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, &b, 1);
             throng_agent_def d = throng_agent_def_default();
             d.group = g;
             const float sign = from_below ? -1.0f : 1.0f;

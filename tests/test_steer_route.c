@@ -67,10 +67,10 @@ static throng_world *route_world(int dims) {
 }
 
 /* A group whose only term is `b`, summed with weight 1. */
-static uint32_t route_group(throng_world *w, const throng_behaviour *b) {
+static throng_group route_group(throng_world *w, const throng_behaviour *b) {
     throng_group_def g = throng_group_def_default();
     g.combine = THRONG_COMBINE_WEIGHTED_SUM;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     if (throng_group_create(w, &g, &id) != THRONG_OK ||
         throng_group_add_behaviour(w, id, b, NULL) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "group refused: %s",
@@ -78,7 +78,7 @@ static uint32_t route_group(throng_world *w, const throng_behaviour *b) {
     return id;
 }
 
-static throng_agent route_agent(throng_world *w, uint32_t group,
+static throng_agent route_agent(throng_world *w, throng_group group,
                                 const float p[3], const float v[3],
                                 float mass, float max_force,
                                 float max_speed) {
@@ -172,7 +172,7 @@ TEST(steer_route_path_create_refusals) {
         REQUIRE(w != NULL);
         float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
         const float v0[3] = {0.5f, 0.0f, 0.0f};
-        route_agent(w, 0, p[0], v0, 1.0f, 10.0f, 1.0f);
+        route_agent(w, THRONG_NULL_GROUP, p[0], v0, 1.0f, 10.0f, 1.0f);
         throng_object o = {77u, 77u, 77u};
         const float *pts = &p[0][0];
         const float nan = nanf(""), inf = INFINITY;
@@ -270,7 +270,7 @@ TEST(steer_route_flow_create_refusals) {
         throng_world *w = route_world_with(dims, 1, &heap);
         REQUIRE(w != NULL);
         const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
-        route_agent(w, 0, p0, v0, 1.0f, 10.0f, 1.0f);
+        route_agent(w, THRONG_NULL_GROUP, p0, v0, 1.0f, 10.0f, 1.0f);
         float vectors[8 * 3];
         for (int i = 0; i < 8 * 3; i++)
             vectors[i] = (float)(i % 5) - 2.0f;
@@ -365,7 +365,7 @@ TEST(steer_route_behaviour_refusals) {
     throng_world *w = route_world(2);
     REQUIRE(w != NULL);
     const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
-    route_agent(w, 0, p0, v0, 1.0f, 10.0f, 1.0f);
+    route_agent(w, THRONG_NULL_GROUP, p0, v0, 1.0f, 10.0f, 1.0f);
     float pts[2][3] = {{0, 0, 0}, {5, 0, 0}};
     float vec[2] = {1.0f, 0.0f};
     throng_object path, field;
@@ -395,71 +395,71 @@ TEST(steer_route_behaviour_refusals) {
     /* The object must be live and of the right kind. */
     b = patrol;
     b.u.path.path = THRONG_NULL_OBJECT;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b.u.path.path = field;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b.u.path.path = (throng_object){path.id, path.generation + 1u, path.world};
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b = follow;
     b.u.path.path = (throng_object){99u, 1u, path.world};
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b = flow;
     b.u.flow.field = path;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
 
     b = patrol;
     b.u.path.reach = 0.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.path.reach = nanf("");
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     b = patrol;
     b.u.path.braking_distance = -1.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.path.braking_distance = INFINITY;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     b = follow;
     b.u.path.window = 0u;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b = follow;
     b.u.path.ahead = -0.5f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b = follow;
     b.u.path.prediction_time = -1.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.path.prediction_time = nanf("");
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     b = flow;
     b.u.flow.prediction_time = -0.1f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.flow.prediction_time = INFINITY;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     uint32_t n = 99u;
-    CHECK_OK(throng_group_behaviour_count(w, 0, &n));
+    CHECK_OK(throng_group_behaviour_count(w, default_group(w), &n));
     CHECK_EQ_INT(n, 0);
 
     /* Fields the kind does not read are not checked. */
     b = follow;
     b.u.path.reach = 0.0f;
-    CHECK_OK(throng_group_add_behaviour(w, 0, &b, NULL));
+    CHECK_OK(throng_group_add_behaviour(w, default_group(w), &b, NULL));
     b = patrol;
     b.u.path.window = 0u;
-    CHECK_OK(throng_group_add_behaviour(w, 0, &b, NULL));
-    CHECK_OK(throng_group_add_behaviour(w, 0, &flow, NULL));
+    CHECK_OK(throng_group_add_behaviour(w, default_group(w), &b, NULL));
+    CHECK_OK(throng_group_add_behaviour(w, default_group(w), &flow, NULL));
     throng_world_destroy(w);
 }
 
@@ -515,9 +515,9 @@ TEST(steer_route_object_removal) {
     CHECK_EQ_INT(throng_world_object_count(w), 0);
     CHECK_ROUTE_REFUSED(w, throng_object_remove(w, path),
                         THRONG_ERR_STALE_HANDLE);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[0], NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[0], NULL),
                         THRONG_ERR_STALE_HANDLE);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[2], NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[2], NULL),
                         THRONG_ERR_STALE_HANDLE);
 
     /* A new object may reuse the slot, with a new generation: the old
@@ -525,7 +525,7 @@ TEST(steer_route_object_removal) {
     throng_object again;
     REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &again));
     CHECK(again.id != path.id || again.generation != path.generation);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[1], NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[1], NULL),
                         THRONG_ERR_STALE_HANDLE);
 
     for (int s = 0; s < 10; s++)
@@ -1062,7 +1062,7 @@ TEST(steer_route_degenerate_finite) {
         const float at[3] = {0, 0, 0}, zero[3] = {0, 0, 0};
         const float off[3] = {2, 2, 0}, fast[3] = {0.5f, 0.5f, 0.5f};
         for (int i = 0; i < 2; i++) {
-            uint32_t g = route_group(w, &b[i]);
+            throng_group g = route_group(w, &b[i]);
             h[n++] = route_agent(w, g, at, zero, 1.0f, 10.0f, 1.0f);
             h[n++] = route_agent(w, g, off, fast, 1.0f, 0.0f, 1.0f);
             h[n++] = route_agent(w, g, off, fast, 1e-3f, 10.0f, 0.0f);
@@ -1180,7 +1180,7 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
     b.u.path.prediction_time = 0.5f;
     b.u.path.ahead = 2.0f;
     b.u.path.window = 4u;
-    uint32_t group = route_group(w, &b);
+    throng_group group = route_group(w, &b);
 
     double seg_start[64] = {0};
     double total = 0.0;
@@ -1315,7 +1315,7 @@ TEST(steer_route_flow_follow_run) {
             throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
         b.u.flow.field = field;
         b.speed_factor = 0.75f; /* s_t = 1.5 */
-        uint32_t g = route_group(w, &b);
+        throng_group g = route_group(w, &b);
         throng_agent h[16];
         double angle0[16];
         for (int i = 0; i < 16; i++) {
@@ -1385,7 +1385,7 @@ static uint64_t route_mixed_hash(int threads) {
     b[0].u.path.path = path;
     b[1].u.path.path = path;
     b[2].u.flow.field = field;
-    uint32_t g[3];
+    throng_group g[3];
     for (int i = 0; i < 3; i++)
         g[i] = route_group(w, &b[i]);
     test_rng rng = test_rng_make(5u);

@@ -227,7 +227,7 @@ static int rd_object(throng_object *out) {
 /* A group id: one the world created (or 0), or a made-up one. */
 static uint32_t rd_group(int *known) {
     uint8_t b = rd_u8();
-    uint32_t g;
+    throng_group g = THRONG_NULL_GROUP;
     if (b < 0x80u)
         g = b % (fz.group_count + 1u) == 0u ? 0u
                                             : fz.groups[b % (fz.group_count + 1u) - 1u];
@@ -638,7 +638,7 @@ static void op_group_create(void) {
     }
     if (fz.group_count >= MAX_GROUPS)
         return;
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     CALL(throng_group_create(fz.world, &def, &g));
     if (st == THRONG_OK) {
         REQUIRE(g != 0u);
@@ -646,7 +646,7 @@ static void op_group_create(void) {
             REQUIRE(fz.groups[k] != g);
         fz.groups[fz.group_count++] = g;
         if (def.name) {
-            uint32_t found = 0;
+            throng_group found = THRONG_NULL_GROUP;
             REQUIRE(throng_group_find(fz.world, def.name, &found) == THRONG_OK);
             REQUIRE(found == g);
         }

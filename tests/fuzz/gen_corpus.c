@@ -540,7 +540,7 @@ static void snapshots(const char *dir) {
     /* A periodic 2D flock with removed agents (free slots) and keys. */
     throng_agent h[40];
     w = make_world(2, 1, 12.0f);
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_group_def gd = throng_group_def_default();
     gd.name = "flock";
     gd.flocking.separation_weight = 1.5f;
@@ -585,7 +585,7 @@ static void snapshots(const char *dir) {
         must(throng_flow_field_add(w, &fd, &flow), "flow");
         must(throng_object_remove(w, gone), "object remove");
 
-        uint32_t groups[3];
+        throng_group groups[3];
         for (int k = 0; k < 3; k++) {
             throng_group_def d = throng_group_def_default();
             d.combine = (throng_combine_mode)k;
