@@ -232,7 +232,7 @@ typedef struct soak {
     uint64_t key_counter;
     throng_agent leaders[SOAK_LEADERS];
 
-    uint32_t groups[GROUPS];
+    throng_group groups[GROUPS];
     /* Objects: obstacles and walls churn one at a time; paths and the flow
      * field are replaced whole. */
     throng_object blockers[64];
@@ -567,7 +567,7 @@ static const throng_behaviour_kind recipes[GROUPS][6] = {
 };
 
 static void group_rebuild(soak *s, uint32_t g) {
-    uint32_t id = s->groups[g];
+    throng_group id = s->groups[g];
     expect_ok(s, throng_group_clear_behaviours(s->world, id), "clear group");
     if (g == GROUPS - 1) {
         uint32_t n = rng_below(THRONG_MAX_BEHAVIOURS + 1u);
@@ -587,7 +587,7 @@ static void group_rebuild(soak *s, uint32_t g) {
 }
 
 static void group_tweak(soak *s, uint32_t g) {
-    uint32_t id = s->groups[g];
+    throng_group id = s->groups[g];
     throng_flocking f = random_flocking();
     expect_ok(s, throng_group_set_flocking(s->world, id, &f), "set flocking");
     throng_wander w = random_wander();
@@ -619,7 +619,8 @@ static void group_tweak(soak *s, uint32_t g) {
 /* Points every path and flow behaviour at the current routes. */
 static void routes_refresh(soak *s) {
     for (uint32_t g = 0; g < GROUPS; ++g) {
-        uint32_t id = s->groups[g], count = 0;
+        throng_group id = s->groups[g];
+        uint32_t count = 0;
         expect_ok(s, throng_group_behaviour_count(s->world, id, &count),
                   "behaviour count");
         for (uint32_t k = 0; k < count; ++k) {
@@ -749,7 +750,7 @@ static void agent_add(soak *s) {
     for (int c = 0; c < 3; ++c)
         def.velocity[c] = (float)(speed * dir[c] / norm);
     uint32_t g = group_pick();
-    def.group = g == UINT32_MAX ? 0u : s->groups[g];
+    def.group = g == UINT32_MAX ? THRONG_NULL_GROUP : s->groups[g];
     uint64_t key;
     do
         key = key_from_counter(++s->key_counter);
@@ -858,7 +859,8 @@ static void mutate_agents(soak *s) {
             uint32_t g = group_pick();
             expect_ok(s,
                       throng_agent_set_group(
-                          s->world, a, g == UINT32_MAX ? 0u : s->groups[g]),
+                          s->world, a,
+                          g == UINT32_MAX ? THRONG_NULL_GROUP : s->groups[g]),
                       "set group");
             break;
         }
@@ -897,10 +899,11 @@ static void mutate_agents(soak *s) {
     if (s->step % EVERY_RETARGET == 0) {
         for (uint32_t k = 0; k < n && s->live_count > 0; ++k) {
             throng_agent a = s->live[rng_below(s->live_count)].handle;
-            uint32_t group = 0;
+            throng_group group = THRONG_NULL_GROUP;
             expect_ok(s, throng_agent_get_group(s->world, a, &group),
                       "get group");
-            set_target(s, a, pick_target(s, group == s->groups[5] ? 5u : 0u));
+            set_target(s, a,
+                       pick_target(s, group.id == s->groups[5].id ? 5u : 0u));
         }
     }
 }
@@ -980,6 +983,23 @@ static void check_columns(soak *s) {
                       wanted ? "missing" : "present in 2D");
             return;
         }
+    }
+    /* The group and host-key columns agree with the per-agent getters. */
+    for (uint32_t i = 0; i < c.count; ++i) {
+        throng_agent a;
+        throng_group g = THRONG_NULL_GROUP;
+        uint64_t key = 0;
+        if (!expect_ok(s, throng_agent_at(s->world, i, &a), "agent at") ||
+            !expect_ok(s, throng_agent_get_group(s->world, a, &g),
+                       "get group") ||
+            !expect_ok(s, throng_agent_get_host_key(s->world, a, &key),
+                       "get host key"))
+            return;
+        if (c.group[i] != g.id || c.host_key[i] != key)
+            violation(s, "row %u: columns say group %u key %llu, the agent "
+                      "group %u key %llu", i, c.group[i],
+                      (unsigned long long)c.host_key[i], g.id,
+                      (unsigned long long)key);
     }
     for (uint32_t i = 0; i < c.count; ++i) {
         for (int k = 0; k < 12; ++k) {
@@ -1224,6 +1244,20 @@ static void handles_carry(soak *s, throng_world *loaded) {
     s->open_path = object_carry(s, loaded, s->open_path, true);
     s->closed_path = object_carry(s, loaded, s->closed_path, true);
     s->field = object_carry(s, loaded, s->field, true);
+    /* Groups: each saved handle is refused as it is and rebinds to the
+     * same id and generation. */
+    for (uint32_t g = 0; g < GROUPS; ++g) {
+        throng_group here = THRONG_NULL_GROUP;
+        if (throng_group_valid(loaded, s->groups[g]))
+            violation(s, "the loaded world accepts group %u's saved handle",
+                      g);
+        throng_status st = throng_group_rebind(loaded, s->groups[g], &here);
+        if (st != THRONG_OK || here.id != s->groups[g].id ||
+            here.generation != s->groups[g].generation)
+            violation(s, "rebinding group %u: %s", g,
+                      throng_world_last_error(loaded));
+        s->groups[g] = here;
+    }
 }
 
 static void snapshot_cycle(soak *s) {

@@ -274,11 +274,15 @@ throng_status group_add(throng_world *w, const char *fn,
             }
         }
     }
+    /* Taken off the free stack (or counted) first: the record's link
+     * and generation are read before it is cleared. */
+    group_use_id(w, id);
     group_record *g = &w->groups[id];
-    const uint32_t generation = id < w->group_count ? g->generation : 1u;
+    const uint32_t generation = g->generation;
     memset(g, 0, sizeof *g);
     g->generation = generation;
-    group_use_id(w, id);
+    g->live = 1;
+    g->next_free = GROUP_NO_ID;
     g->flocking = def->flocking;
     g->wander = def->wander;
     g->combine = def->combine;

@@ -72,10 +72,10 @@ static void probe_run(probe *p) {
     probe_expect(p, throng_agent_remove(w, p->agent) == busy, "remove");
     probe_expect(p, throng_agent_set_mass(w, p->agent, 3.0f) == busy,
                  "set_mass");
-    uint32_t group = 12345u;
+    throng_group group = {12345u, 0u, 0u};
     throng_group_def gd = throng_group_def_default();
     probe_expect(p, throng_group_create(w, &gd, &group) == busy &&
-                        group == 12345u,
+                        group.id == 12345u,
                  "group_create");
     const float centre[3] = {0.0f, 0.0f, 0.0f};
     throng_object object = {0u, 0u};

@@ -120,7 +120,8 @@ TEST(errors_null_pointers)
     throng_agent_def ad = throng_agent_def_default();
     float v3[3] = {0.0f, 0.0f, 0.0f};
     float f = 0.0f;
-    throng_group u32 = THRONG_NULL_GROUP;
+    uint32_t u32 = 0;
+    throng_group grp = THRONG_NULL_GROUP;
     uint64_t u64 = 0;
     bool truncated = false;
     throng_step_stats stats;
@@ -159,12 +160,12 @@ TEST(errors_null_pointers)
     CHECK_STATUS(throng_agent_set_max_speed(NULL, a, 1.0f), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_get_radius(NULL, a, &f), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_radius(NULL, a, 1.0f), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_agent_get_group(NULL, a, &u32), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_agent_get_group(NULL, a, &grp), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_group(NULL, a, THRONG_NULL_GROUP), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_get_host_key(NULL, a, &u64), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_host_key(NULL, a, 1u), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_create(NULL, &gd, &u32), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_find(NULL, "default", &u32), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_create(NULL, &gd, &grp), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_find(NULL, "default", &grp), THRONG_ERR_NULL);
     CHECK_STATUS(throng_group_get_flocking(NULL, default_group(NULL), &fl), THRONG_ERR_NULL);
     CHECK_STATUS(throng_group_set_flocking(NULL, default_group(NULL), &fl), THRONG_ERR_NULL);
     CHECK_STATUS(throng_group_set_combine(NULL, default_group(NULL),
@@ -210,9 +211,9 @@ TEST(errors_null_pointers)
                   THRONG_ERR_NULL);
     CHECK_REFUSED(world, throng_agent_get_host_key(world, a, NULL),
                   THRONG_ERR_NULL);
-    CHECK_REFUSED(world, throng_group_create(world, NULL, &u32),
+    CHECK_REFUSED(world, throng_group_create(world, NULL, &grp),
                   THRONG_ERR_NULL);
-    CHECK_REFUSED(world, throng_group_find(world, NULL, &u32),
+    CHECK_REFUSED(world, throng_group_find(world, NULL, &grp),
                   THRONG_ERR_NULL);
     CHECK_REFUSED(world, throng_group_find(world, "default", NULL),
                   THRONG_ERR_NULL);
@@ -515,7 +516,8 @@ TEST(errors_stale_handle_everywhere)
     REQUIRE_OK(throng_agent_remove(world, gone));
     float v3[3] = {1.0f, 1.0f, 1.0f}, w3[3], x3[3];
     float f = 1.0f;
-    throng_group u32 = THRONG_NULL_GROUP;
+    uint32_t u32 = 0;
+    throng_group grp = THRONG_NULL_GROUP;
     uint64_t u64;
     throng_agent_def def;
     const throng_status S = THRONG_ERR_STALE_HANDLE;
@@ -536,7 +538,7 @@ TEST(errors_stale_handle_everywhere)
     CHECK_REFUSED(world, throng_agent_set_max_speed(world, gone, 1.0f), S);
     CHECK_REFUSED(world, throng_agent_get_radius(world, gone, &f), S);
     CHECK_REFUSED(world, throng_agent_set_radius(world, gone, 1.0f), S);
-    CHECK_REFUSED(world, throng_agent_get_group(world, gone, &u32), S);
+    CHECK_REFUSED(world, throng_agent_get_group(world, gone, &grp), S);
     CHECK_REFUSED(world, throng_agent_set_group(world, gone, THRONG_NULL_GROUP), S);
     CHECK_REFUSED(world, throng_agent_get_host_key(world, gone, &u64), S);
     CHECK_REFUSED(world, throng_agent_set_host_key(world, gone, 555u), S);

@@ -654,8 +654,19 @@ TEST(handles_previous_snapshot_format_loads)
     CHECK_STATUS(throng_agent_find(w, 103u, &t), THRONG_ERR_NOT_FOUND);
     throng_agent again = {4u, 2u, id};
     CHECK(throng_agent_valid(w, again));
+    /* A format before group handles: every saved group is live with
+     * generation 1, none free, so the next group takes a new id. */
+    throng_group g0 = THRONG_NULL_GROUP, g1 = {1u, 1u, id}, fresh;
+    CHECK_OK(throng_world_default_group(w, &g0));
+    CHECK(g0.id == 0u && g0.generation == 1u && g0.world == id);
+    CHECK(throng_group_valid(w, g1));
+    CHECK(!throng_group_valid(w, (throng_group){1u, 2u, id}));
+    throng_group_def gd = throng_group_def_default();
+    CHECK_OK(throng_group_create(w, &gd, &fresh));
+    CHECK(fresh.id == 2u && fresh.generation == 1u);
+    CHECK_OK(throng_group_remove(w, fresh));
     throng_behaviour b;
-    REQUIRE_OK(throng_group_get_behaviour(w, first_group(w, 1u), 1u, &b));
+    REQUIRE_OK(throng_group_get_behaviour(w, g1, 1u, &b));
     CHECK(b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH &&
           b.u.path.path.id == 1u && b.u.path.path.generation == 1u &&
           b.u.path.path.world == id);

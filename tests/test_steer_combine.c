@@ -222,7 +222,7 @@ TEST(combine_list_bad_input) {
 
 /* Per-agent state: defaults, round trips and refusals. */
 TEST(combine_agent_state) {
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_world *w = list_world(&g);
     REQUIRE(w);
     throng_agent a, other;

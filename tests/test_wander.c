@@ -178,9 +178,9 @@ TEST(wander_bad_input) {
         CHECK(throng_world_last_error(w)[0] != '\0');
         throng_group_def gd = throng_group_def_default();
         gd.wander = bad;
-        uint32_t id = 999u;
+        throng_group id = {999u, 0u, 0u};
         CHECK_STATUS(throng_group_create(w, &gd, &id), cases[i].want);
-        CHECK(id == 999u);
+        CHECK(id.id == 999u);
     }
     CHECK_STATUS(throng_group_set_wander(w, g, NULL), THRONG_ERR_NULL);
     /* A group id this world never handed out. */

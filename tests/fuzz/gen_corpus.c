@@ -513,7 +513,7 @@ static throng_world *make_world(int dims, int periodic, float box) {
 
 static uint64_t next_key = 100;
 
-static void add_agents(throng_world *w, uint32_t n, uint32_t group,
+static void add_agents(throng_world *w, uint32_t n, throng_group group,
                        throng_agent *out) {
     for (uint32_t k = 0; k < n; k++) {
         throng_agent_def d = throng_agent_def_default();
