@@ -94,6 +94,10 @@ throng_status handle_fail(throng_world *w, const char *fn, const char *what,
                       fn, what, index, generation, kind);
 }
 
+int64_t agent_slot(const throng_world *w, throng_agent h) {
+    return handle_slot(w, h);
+}
+
 static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
     return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
                        "agent");
@@ -211,21 +215,17 @@ static throng_status check_agent_fields(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-/* Also resolves the def's group handle (null: the default group). */
 static throng_status check_agent_def(throng_world *w, const char *fn,
                                      const throng_agent_def *d,
-                                     uint32_t *out_group) {
+                                     uint32_t group) {
     agent_fields f;
-    throng_status st = group_resolve(w, fn, d->group, 1, out_group);
-    if (st != THRONG_OK)
-        return st;
     memcpy(f.position, d->position, sizeof f.position);
     memcpy(f.velocity, d->velocity, sizeof f.velocity);
     f.mass = d->mass;
     f.max_force = d->max_force;
     f.max_speed = d->max_speed;
     f.radius = d->radius;
-    f.group = *out_group;
+    f.group = group;
     return check_agent_fields(w, fn, &f);
 }
 
@@ -417,9 +417,10 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (!d || !out)
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: def and out_agent must not be NULL", fn);
-    uint32_t group = 0;
-    throng_status st = check_agent_def(w, fn, d, &group);
-    if (st != THRONG_OK)
+    uint32_t group = 0; /* the def's group handle (null: the default) */
+    throng_status st = group_resolve(w, fn, d->group, 1, &group);
+    if (st != THRONG_OK ||
+        (st = check_agent_def(w, fn, d, group)) != THRONG_OK)
         return st;
     if (d->host_key != 0) {
         key_entry *found = NULL;
@@ -721,13 +722,6 @@ SCALAR_GETTER(max_force, max_force)
 SCALAR_GETTER(max_speed, max_speed)
 SCALAR_GETTER(radius, radius)
 
-throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
-                                     throng_group *out) {
-    GETTER_PROLOGUE("throng_agent_get_group");
-    *out = group_handle(w, w->col.group[i]);
-    return THRONG_OK;
-}
-
 throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
                                         uint64_t *out) {
     GETTER_PROLOGUE("throng_agent_get_host_key");
@@ -803,22 +797,6 @@ SCALAR_SETTER(mass, mass, 1, UNIFORM_MASS)
 SCALAR_SETTER(max_force, max_force, 0, UNIFORM_MAX_FORCE)
 SCALAR_SETTER(max_speed, max_speed, 0, UNIFORM_MAX_SPEED)
 SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
-
-throng_status throng_agent_set_group(throng_world *w, throng_agent h,
-                                     throng_group handle) {
-    WORLD_WRITE(w);
-    static const char fn[] = "throng_agent_set_group";
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i, group = 0;
-    RESOLVE(w, fn, h, i);
-    throng_status st = group_resolve(w, fn, handle, 1, &group);
-    if (st != THRONG_OK)
-        return st;
-    w->col.group[i] = group;
-    world_uniform_note(w, UNIFORM_GROUP, i);
-    return THRONG_OK;
-}
 
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {

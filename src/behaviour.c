@@ -194,7 +194,8 @@ throng_status throng_group_behaviour_count(const throng_world *cw,
     return THRONG_OK;
 }
 
-throng_status throng_group_clear_behaviours(throng_world *w, throng_group handle) {
+throng_status throng_group_clear_behaviours(throng_world *w,
+                                            throng_group handle) {
     WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
@@ -222,7 +223,8 @@ void recipe_derive(throng_world *w, uint32_t group) {
     k->uca = 0;
     for (uint32_t i = 0; i < g->behaviour_count; i++) {
         const throng_behaviour *b = &g->behaviours[i];
-        if (b->kind != THRONG_BEHAVIOUR_AVOID_NEIGHBOURS || !(k->list_w[i] > 0.0f))
+        if (b->kind != THRONG_BEHAVIOUR_AVOID_NEIGHBOURS ||
+            !(k->list_w[i] > 0.0f))
             continue;
         float r = b->u.unaligned.radius > 0.0f ? b->u.unaligned.radius
                                                : w->neighbour_radius;

@@ -347,7 +347,8 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
     return THRONG_OK;
 }
 
-throng_status throng_group_get_flocking(const throng_world *cw, throng_group handle,
+throng_status throng_group_get_flocking(const throng_world *cw,
+                                        throng_group handle,
                                         throng_flocking *out) {
     WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
@@ -357,7 +358,8 @@ throng_status throng_group_get_flocking(const throng_world *cw, throng_group han
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_get_flocking: out must not be NULL");
     uint32_t group = 0;
-    throng_status st = check_group(w, "throng_group_get_flocking", handle, &group);
+    throng_status st =
+        check_group(w, "throng_group_get_flocking", handle, &group);
     if (st != THRONG_OK)
         return st;
     *out = w->groups[group].flocking;
@@ -374,7 +376,8 @@ throng_status throng_group_set_flocking(throng_world *w, throng_group handle,
                           "throng_group_set_flocking: flocking must not be "
                           "NULL");
     uint32_t group = 0;
-    throng_status st = check_group(w, "throng_group_set_flocking", handle, &group);
+    throng_status st =
+        check_group(w, "throng_group_set_flocking", handle, &group);
     if (st == THRONG_OK)
         st = check_flocking(w, "throng_group_set_flocking", f);
     if (st != THRONG_OK)
@@ -390,7 +393,8 @@ throng_status throng_group_set_combine(throng_world *w, throng_group handle,
     if (!w)
         return THRONG_ERR_NULL;
     uint32_t group = 0;
-    throng_status st = check_group(w, "throng_group_set_combine", handle, &group);
+    throng_status st =
+        check_group(w, "throng_group_set_combine", handle, &group);
     if (st == THRONG_OK)
         st = check_combine(w, "throng_group_set_combine", mode);
     if (st != THRONG_OK)
@@ -400,8 +404,8 @@ throng_status throng_group_set_combine(throng_world *w, throng_group handle,
     return THRONG_OK;
 }
 
-throng_status throng_group_get_wander(const throng_world *cw, throng_group handle,
-                                      throng_wander *out) {
+throng_status throng_group_get_wander(const throng_world *cw,
+                                      throng_group handle, throng_wander *out) {
     WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -410,7 +414,8 @@ throng_status throng_group_get_wander(const throng_world *cw, throng_group handl
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_get_wander: out must not be NULL");
     uint32_t group = 0;
-    throng_status st = check_group(w, "throng_group_get_wander", handle, &group);
+    throng_status st =
+        check_group(w, "throng_group_get_wander", handle, &group);
     if (st != THRONG_OK)
         return st;
     *out = w->groups[group].wander;
@@ -426,7 +431,8 @@ throng_status throng_group_set_wander(throng_world *w, throng_group handle,
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_set_wander: wander must not be NULL");
     uint32_t group = 0;
-    throng_status st = check_group(w, "throng_group_set_wander", handle, &group);
+    throng_status st =
+        check_group(w, "throng_group_set_wander", handle, &group);
     if (st == THRONG_OK)
         st = check_wander(w, "throng_group_set_wander", wd);
     if (st != THRONG_OK)

@@ -181,3 +181,41 @@ throng_status check_group_id(throng_world *w, const char *fn, uint32_t id) {
                       "%s: group id %u names no live group of this world", fn,
                       id);
 }
+
+/* An agent's group, read and set here with the other group handles. */
+throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
+                                     throng_group *out) {
+    static const char fn[] = "throng_agent_get_group";
+    WORLD_READ(cw);
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL", fn);
+    const int64_t slot = agent_slot(w, h);
+    if (slot < 0)
+        return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
+                           "agent");
+    *out = group_handle(w, w->col.group[w->slot_dense[slot]]);
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_group(throng_world *w, throng_agent h,
+                                     throng_group handle) {
+    static const char fn[] = "throng_agent_set_group";
+    WORLD_WRITE(w);
+    if (!w)
+        return THRONG_ERR_NULL;
+    const int64_t slot = agent_slot(w, h);
+    if (slot < 0)
+        return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
+                           "agent");
+    uint32_t group = 0;
+    throng_status st = group_resolve(w, fn, handle, 1, &group);
+    if (st != THRONG_OK)
+        return st;
+    const uint32_t row = w->slot_dense[slot];
+    w->col.group[row] = group;
+    world_uniform_note(w, UNIFORM_GROUP, row);
+    return THRONG_OK;
+}

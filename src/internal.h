@@ -413,6 +413,9 @@ uint32_t group_take_id(throng_world *world);
 void group_use_id(throng_world *world, uint32_t id);
 /* Puts a removed group's id on top of the free stack. */
 void group_push_free(throng_world *world, uint32_t id);
+/* The slot of a live agent handle of this world, or -1 (agent.c); the
+ * slot links are brought up to date first. */
+int64_t agent_slot(const throng_world *world, throng_agent agent);
 /* Drops a group's name from the name table (group.c). */
 void group_forget_name(throng_world *world, uint32_t id);
 
