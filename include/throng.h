@@ -717,10 +717,14 @@ typedef struct throng_columns {
     /* Each row's host key, 0 for none. Host keys are kept per agent, not
      * per row, so this column is a copy that throng_world_columns brings
      * up to date when rows moved or keys changed since it last did (a
-     * pass over the rows; a step itself does not pay for it). */
+     * pass over the rows; a step itself does not pay for it). With
+     * stable columns its pointer stays too, but its rows are those of
+     * the last throng_world_columns call: call it again after a step. */
     const uint64_t *host_key;
 } throng_columns;
 
+/* THRONG_ERR_OUT_OF_MEMORY when the host-key copy (allocated by the first
+ * call, and again after the capacity grew) cannot be allocated. */
 THRONG_API throng_status throng_world_columns(const throng_world *world,
                                    throng_columns *out_columns);
 
