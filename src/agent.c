@@ -133,7 +133,8 @@ uint64_t throng_world_id(const throng_world *w) {
 throng_status rebind_world_check(throng_world *w, const char *fn,
                                  const char *what, uint32_t index,
                                  uint32_t generation, uint64_t world,
-                                 const uint32_t *at_save, uint32_t saved) {
+                                 const uint32_t *at_save, uint32_t first,
+                                 uint32_t saved) {
     if (world != 0u && world != w->id && world != w->origin)
         return world_fail(w, THRONG_ERR_STALE_HANDLE,
                           "%s: %s {%u, %u} belongs to another world (world "
@@ -150,8 +151,9 @@ throng_status rebind_world_check(throng_world *w, const char *fn,
      * and generation this world has given to another since: it was not
      * live at the save, and is refused. */
     uint32_t gen_at_save = 0u;
-    if (world != 0u && world == w->origin && index != 0u && index <= saved)
-        gen_at_save = at_save[index - 1u];
+    if (world != 0u && world == w->origin && index >= first &&
+        index - first < saved)
+        gen_at_save = at_save[index - first];
     if (world != 0u && world != w->id && gen_at_save != generation)
         return world_fail(w, THRONG_ERR_STALE_HANDLE,
                           "%s: %s {%u, %u} of the world this one was loaded "
@@ -172,7 +174,7 @@ throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
                           fn);
     throng_status st = rebind_world_check(w, fn, "handle", h.slot,
                                           h.generation, h.world, w->origin_gen,
-                                          w->origin_slots);
+                                          1u, w->origin_slots);
     if (st != THRONG_OK)
         return st;
     throng_agent here = h;

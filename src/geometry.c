@@ -135,7 +135,7 @@ throng_status throng_object_rebind(const throng_world *cw, throng_object h,
                           fn);
     throng_status st = rebind_world_check(w, fn, "object", h.id,
                                           h.generation, h.world,
-                                          w->origin_object_gen,
+                                          w->origin_object_gen, 1u,
                                           w->origin_objects);
     if (st != THRONG_OK)
         return st;

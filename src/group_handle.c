@@ -136,32 +136,13 @@ throng_status throng_group_rebind(const throng_world *cw, throng_group h,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
                           fn);
+    throng_status st = rebind_world_check(w, fn, "group", h.id, h.generation,
+                                          h.world, w->origin_group_gen, 0u,
+                                          w->origin_groups);
+    if (st != THRONG_OK)
+        return st;
     throng_group here = h;
-    if (h.world != 0u && h.world == w->origin && h.world != w->id) {
-        /* The loaded world keeps the saved ids and generations, so a
-         * handle live at the save names the same group here while it
-         * lives; one the saving world handed out after saving may carry
-         * an id and generation this world has used since, and is refused
-         * (it was not live at the save). */
-        const uint32_t at_save = h.id < w->origin_groups
-                                     ? w->origin_group_gen[h.id]
-                                     : 0u;
-        if (at_save != h.generation || at_save == 0u)
-            return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                              "%s: group {%u, %u} of the world this one was "
-                              "loaded from was not live when it was saved",
-                              fn, h.id, h.generation);
-        here.world = w->id;
-    } else if (h.world != w->id) {
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: group {%u, %u} belongs to another world "
-                          "(world id %llu), neither this one (id %llu) nor "
-                          "the one it was loaded from (id %llu, 0: none)",
-                          fn, h.id, h.generation,
-                          (unsigned long long)h.world,
-                          (unsigned long long)w->id,
-                          (unsigned long long)w->origin);
-    }
+    here.world = h.world != 0u ? w->id : 0u;
     if (!group_live(w, here))
         return handle_fail(w, fn, "group", h.id, h.generation, here.world,
                            "group");

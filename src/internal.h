@@ -469,14 +469,17 @@ static inline int length_in_range(float x) {
  * range, or 0 when zero_ok (THRONG_ERR_OUT_OF_RANGE with a sentence that
  * gives the range). THRONG_OK, or the refusal recorded with world_fail. */
 /* Rebinding's test of a handle's world (throng_agent_rebind,
- * throng_object_rebind): this world's own handles pass, and those of the
- * world it was loaded from with the generation they had at the save
- * (at_save[index - 1], `saved` entries); anything else is refused with
- * THRONG_ERR_STALE_HANDLE and a sentence naming `what`. */
+ * throng_group_rebind, throng_object_rebind): this world's own handles
+ * pass, and those of the world it was loaded from with the generation
+ * they had at the save (at_save[index - first], `saved` entries: first is
+ * 1 for slots and object ids, which count from 1, and 0 for group ids);
+ * anything else is refused with THRONG_ERR_STALE_HANDLE and a sentence
+ * naming `what`. */
 throng_status rebind_world_check(throng_world *w, const char *fn,
                                  const char *what, uint32_t index,
                                  uint32_t generation, uint64_t world,
-                                 const uint32_t *at_save, uint32_t saved);
+                                 const uint32_t *at_save, uint32_t first,
+                                 uint32_t saved);
 
 throng_status check_length_field(throng_world *world, const char *fn,
                                  const char *field, float x, int zero_ok);
