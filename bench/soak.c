@@ -172,7 +172,7 @@ typedef struct soak {
     uint64_t key_counter;
     throng_agent leaders[SOAK_LEADERS];
 
-    uint32_t groups[GROUPS];
+    throng_group groups[GROUPS];
     /* Objects: obstacles and walls churn one at a time; paths and the flow
      * field are replaced whole. */
     throng_object blockers[64];
@@ -271,13 +271,20 @@ static void blocker_add(soak *s) {
     throng_object obj;
     uint32_t kind = rng_below(s->opt.dims == 2 ? 4u : 3u);
     random_point(s, 0.05f, 0.95f, a);
+    throng_obstacle_def od = throng_obstacle_def_default();
+    throng_wall_def wd = throng_wall_def_default();
     if (kind == 0) {
-        st = throng_obstacle_add_sphere(s->world, a,
-                                        rng_range(0.5, 0.04 * (double)s->box), &obj);
+        memcpy(od.center, a, sizeof od.center);
+        od.radius = rng_range(0.5, 0.04 * (double)s->box);
+        st = throng_obstacle_add(s->world, &od, &obj);
     } else if (kind == 1) {
         for (int c = 0; c < 3; ++c)
             b[c] = a[c] + rng_range(0.5, 0.08 * (double)s->box);
-        st = throng_obstacle_add_box(s->world, a, b, &obj);
+        od.kind = THRONG_OBJECT_BOX;
+        od.radius = 0.0f;
+        memcpy(od.min, a, sizeof od.min);
+        memcpy(od.max, b, sizeof od.max);
+        st = throng_obstacle_add(s->world, &od, &obj);
     } else if (kind == 2) {
         /* A plane near one face, facing into the box. */
         int axis = (int)rng_below((uint32_t)s->opt.dims);
@@ -286,10 +293,15 @@ static void blocker_add(soak *s) {
         b[axis] = high ? -1.0f : 1.0f;
         b[(axis + 1) % s->opt.dims] = rng_range(-0.2, 0.2);
         a[axis] = high ? 0.97f * s->box : 0.03f * s->box;
-        st = throng_wall_add_plane(s->world, a, b, &obj);
+        wd.kind = THRONG_OBJECT_PLANE;
+        memcpy(wd.point, a, sizeof wd.point);
+        memcpy(wd.normal, b, sizeof wd.normal);
+        st = throng_wall_add(s->world, &wd, &obj);
     } else {
         random_point(s, 0.05f, 0.95f, b);
-        st = throng_wall_add_segment(s->world, a, b, &obj);
+        memcpy(wd.a, a, sizeof wd.a);
+        memcpy(wd.b, b, sizeof wd.b);
+        st = throng_wall_add(s->world, &wd, &obj);
     }
     if (expect_ok(s, st, "add obstacle or wall"))
         s->blockers[s->blocker_count++] = obj;
@@ -324,17 +336,18 @@ static throng_object path_make(soak *s, bool closed) {
         points[3 * k + 2] = rng_range(0.3 * (double)s->box, 0.7 * (double)s->box);
     }
     throng_object obj = THRONG_NULL_OBJECT;
-    expect_ok(s,
-              throng_path_create(s->world, points, count,
-                                 rng_range(0.5, 0.05 * (double)s->box), closed, &obj),
-              "create path");
+    throng_path_def pd = throng_path_def_default();
+    pd.points = points;
+    pd.point_count = count;
+    pd.radius = rng_range(0.5, 0.05 * (double)s->box);
+    pd.closed = closed;
+    expect_ok(s, throng_path_add(s->world, &pd, &obj), "add path");
     return obj;
 }
 
 static throng_object field_make(soak *s) {
     float vectors[6 * 6 * 6 * 3];
-    throng_flow_field_def def;
-    memset(&def, 0, sizeof def);
+    throng_flow_field_def def = throng_flow_field_def_default();
     uint32_t n = 1;
     for (int c = 0; c < 3; ++c) {
         def.size[c] = 1u + rng_below(6u);
@@ -347,8 +360,8 @@ static throng_object field_make(soak *s) {
         vectors[k] = rng_chance(0.1) ? 0.0f : rng_range(-2.0, 2.0);
     def.vectors = vectors;
     throng_object obj = THRONG_NULL_OBJECT;
-    expect_ok(s, throng_flow_field_create(s->world, &def, &obj),
-              "create flow field");
+    expect_ok(s, throng_flow_field_add(s->world, &def, &obj),
+              "add flow field");
     return obj;
 }
 
@@ -494,7 +507,7 @@ static const throng_behaviour_kind recipes[GROUPS][6] = {
 };
 
 static void group_rebuild(soak *s, uint32_t g) {
-    uint32_t id = s->groups[g];
+    throng_group id = s->groups[g];
     expect_ok(s, throng_group_clear_behaviours(s->world, id), "clear group");
     if (g == GROUPS - 1) {
         uint32_t n = rng_below(THRONG_MAX_BEHAVIOURS + 1u);
@@ -514,7 +527,7 @@ static void group_rebuild(soak *s, uint32_t g) {
 }
 
 static void group_tweak(soak *s, uint32_t g) {
-    uint32_t id = s->groups[g];
+    throng_group id = s->groups[g];
     throng_flocking f = random_flocking();
     expect_ok(s, throng_group_set_flocking(s->world, id, &f), "set flocking");
     throng_wander w = random_wander();
@@ -546,7 +559,8 @@ static void group_tweak(soak *s, uint32_t g) {
 /* Points every path and flow behaviour at the current routes. */
 static void routes_refresh(soak *s) {
     for (uint32_t g = 0; g < GROUPS; ++g) {
-        uint32_t id = s->groups[g], count = 0;
+        throng_group id = s->groups[g];
+        uint32_t count = 0;
         expect_ok(s, throng_group_behaviour_count(s->world, id, &count),
                   "behaviour count");
         for (uint32_t k = 0; k < count; ++k) {
@@ -676,7 +690,7 @@ static void agent_add(soak *s) {
     for (int c = 0; c < 3; ++c)
         def.velocity[c] = (float)(speed * dir[c] / norm);
     uint32_t g = group_pick();
-    def.group = g == UINT32_MAX ? 0u : s->groups[g];
+    def.group = g == UINT32_MAX ? THRONG_NULL_GROUP : s->groups[g];
     uint64_t key;
     do
         key = key_from_counter(++s->key_counter);
@@ -785,7 +799,8 @@ static void mutate_agents(soak *s) {
             uint32_t g = group_pick();
             expect_ok(s,
                       throng_agent_set_group(
-                          s->world, a, g == UINT32_MAX ? 0u : s->groups[g]),
+                          s->world, a,
+                          g == UINT32_MAX ? THRONG_NULL_GROUP : s->groups[g]),
                       "set group");
             break;
         }
@@ -824,10 +839,11 @@ static void mutate_agents(soak *s) {
     if (s->step % EVERY_RETARGET == 0) {
         for (uint32_t k = 0; k < n && s->live_count > 0; ++k) {
             throng_agent a = s->live[rng_below(s->live_count)].handle;
-            uint32_t group = 0;
+            throng_group group = THRONG_NULL_GROUP;
             expect_ok(s, throng_agent_get_group(s->world, a, &group),
                       "get group");
-            set_target(s, a, pick_target(s, group == s->groups[5] ? 5u : 0u));
+            set_target(s, a,
+                       pick_target(s, group.id == s->groups[5].id ? 5u : 0u));
         }
     }
 }
@@ -907,6 +923,23 @@ static void check_columns(soak *s) {
                       wanted ? "missing" : "present in 2D");
             return;
         }
+    }
+    /* The group and host-key columns agree with the per-agent getters. */
+    for (uint32_t i = 0; i < c.count; ++i) {
+        throng_agent a;
+        throng_group g = THRONG_NULL_GROUP;
+        uint64_t key = 0;
+        if (!expect_ok(s, throng_agent_at(s->world, i, &a), "agent at") ||
+            !expect_ok(s, throng_agent_get_group(s->world, a, &g),
+                       "get group") ||
+            !expect_ok(s, throng_agent_get_host_key(s->world, a, &key),
+                       "get host key"))
+            return;
+        if (c.group[i] != g.id || c.host_key[i] != key)
+            violation(s, "row %u: columns say group %u key %llu, the agent "
+                      "group %u key %llu", i, c.group[i],
+                      (unsigned long long)c.host_key[i], g.id,
+                      (unsigned long long)key);
     }
     for (uint32_t i = 0; i < c.count; ++i) {
         for (int k = 0; k < 12; ++k) {
@@ -1151,6 +1184,20 @@ static void handles_carry(soak *s, throng_world *loaded) {
     s->open_path = object_carry(s, loaded, s->open_path, true);
     s->closed_path = object_carry(s, loaded, s->closed_path, true);
     s->field = object_carry(s, loaded, s->field, true);
+    /* Groups: each saved handle is refused as it is and rebinds to the
+     * same id and generation. */
+    for (uint32_t g = 0; g < GROUPS; ++g) {
+        throng_group here = THRONG_NULL_GROUP;
+        if (throng_group_valid(loaded, s->groups[g]))
+            violation(s, "the loaded world accepts group %u's saved handle",
+                      g);
+        throng_status st = throng_group_rebind(loaded, s->groups[g], &here);
+        if (st != THRONG_OK || here.id != s->groups[g].id ||
+            here.generation != s->groups[g].generation)
+            violation(s, "rebinding group %u: %s", g,
+                      throng_world_last_error(loaded));
+        s->groups[g] = here;
+    }
 }
 
 static void snapshot_cycle(soak *s) {

@@ -72,26 +72,8 @@ static inline int64_t handle_slot(const throng_world *w, throng_agent h) {
     return (int64_t)(h.slot - 1);
 }
 
-throng_status handle_fail(throng_world *w, const char *fn, const char *what,
-                          uint32_t index, uint32_t generation,
-                          uint64_t handle_world, const char *kind) {
-    if (handle_world != 0u && handle_world == w->origin)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: %s {%u, %u} belongs to another world, the one "
-                          "this world was loaded from (world id %llu): "
-                          "rebind it first",
-                          fn, what, index, generation,
-                          (unsigned long long)handle_world);
-    if (handle_world != 0u && handle_world != w->id)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: %s {%u, %u} belongs to another world (world "
-                          "id %llu; this world's id is %llu)",
-                          fn, what, index, generation,
-                          (unsigned long long)handle_world,
-                          (unsigned long long)w->id);
-    return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                      "%s: %s {%u, %u} does not name a live %s of this world",
-                      fn, what, index, generation, kind);
+int64_t agent_slot(const throng_world *w, throng_agent h) {
+    return handle_slot(w, h);
 }
 
 static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
@@ -126,36 +108,6 @@ uint64_t throng_world_id(const throng_world *w) {
     return w ? w->id : 0u;
 }
 
-throng_status rebind_world_check(throng_world *w, const char *fn,
-                                 const char *what, uint32_t index,
-                                 uint32_t generation, uint64_t world,
-                                 const uint32_t *at_save, uint32_t saved) {
-    if (world != 0u && world != w->id && world != w->origin)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: %s {%u, %u} belongs to another world (world "
-                          "id %llu), neither this one (id %llu) nor the one "
-                          "it was loaded from (id %llu, 0: none)",
-                          fn, what, index, generation,
-                          (unsigned long long)world,
-                          (unsigned long long)w->id,
-                          (unsigned long long)w->origin);
-    /* A loaded world holds the saved slots (object ids) and generations
-     * as they were, so a handle that named something live when the
-     * snapshot was saved names the same thing here, for as long as it
-     * lives. One the saved world handed out after saving may carry a slot
-     * and generation this world has given to another since: it was not
-     * live at the save, and is refused. */
-    uint32_t gen_at_save = 0u;
-    if (world != 0u && world == w->origin && index != 0u && index <= saved)
-        gen_at_save = at_save[index - 1u];
-    if (world != 0u && world != w->id && gen_at_save != generation)
-        return world_fail(w, THRONG_ERR_STALE_HANDLE,
-                          "%s: %s {%u, %u} of the world this one was loaded "
-                          "from was not live when it was saved",
-                          fn, what, index, generation);
-    return THRONG_OK;
-}
-
 throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
                                   throng_agent *out) {
     static const char fn[] = "throng_agent_rebind";
@@ -168,7 +120,7 @@ throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
                           fn);
     throng_status st = rebind_world_check(w, fn, "handle", h.slot,
                                           h.generation, h.world, w->origin_gen,
-                                          w->origin_slots);
+                                          1u, w->origin_slots);
     if (st != THRONG_OK)
         return st;
     throng_agent here = h;
@@ -206,13 +158,14 @@ static throng_status check_agent_fields(throng_world *w, const char *fn,
         (st = check_scalar(w, fn, "max_speed", d->max_speed, 0)) != THRONG_OK ||
         (st = check_scalar(w, fn, "radius", d->radius, SCALAR_LENGTH)) !=
             THRONG_OK ||
-        (st = check_group(w, fn, d->group)) != THRONG_OK)
+        (st = check_group_id(w, fn, d->group)) != THRONG_OK)
         return st;
     return THRONG_OK;
 }
 
 static throng_status check_agent_def(throng_world *w, const char *fn,
-                                     const throng_agent_def *d) {
+                                     const throng_agent_def *d,
+                                     uint32_t group) {
     agent_fields f;
     memcpy(f.position, d->position, sizeof f.position);
     memcpy(f.velocity, d->velocity, sizeof f.velocity);
@@ -220,7 +173,7 @@ static throng_status check_agent_def(throng_world *w, const char *fn,
     f.max_force = d->max_force;
     f.max_speed = d->max_speed;
     f.radius = d->radius;
-    f.group = d->group;
+    f.group = group;
     return check_agent_fields(w, fn, &f);
 }
 
@@ -412,8 +365,10 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (!d || !out)
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: def and out_agent must not be NULL", fn);
-    throng_status st = check_agent_def(w, fn, d);
-    if (st != THRONG_OK)
+    uint32_t group = 0; /* the def's group handle (null: the default) */
+    throng_status st = group_resolve(w, fn, d->group, 1, &group);
+    if (st != THRONG_OK ||
+        (st = check_agent_def(w, fn, d, group)) != THRONG_OK)
         return st;
     if (d->host_key != 0) {
         key_entry *found = NULL;
@@ -471,6 +426,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
         w->slot_count++;
     }
     uint32_t i = w->count++;
+    w->keys_stale = 1; /* the rows' host keys (throng_world_columns) */
     w->slot_dense[slot] = i;
     agent_columns *c = &w->col;
     float p[3] = {d->position[0], d->position[1],
@@ -496,7 +452,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
             c->tz[i] = c->wy[i] = c->wz[i] = 0.0f;
         c->target_slot[i] = c->target_gen[i] = c->progress[i] = 0;
     }
-    c->group[i] = d->group;
+    c->group[i] = group;
     c->slot[i] = slot;
     /* Every UNIFORM_* column got a value for the new row; absent ones are
      * skipped by the note. */
@@ -553,6 +509,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
         w->free_slots[w->free_count++] = (uint32_t)s;
     }
     w->count--;
+    w->keys_stale = 1;
     if (w->count == 0) {
         w->uniform = UNIFORM_ALL;
         w->uniform_check = 0;
@@ -644,7 +601,7 @@ throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
     out->max_force = c->max_force[i];
     out->max_speed = c->max_speed[i];
     out->radius = c->radius[i];
-    out->group = c->group[i];
+    out->group = group_handle(w, c->group[i]);
     out->host_key = w->slots[c->slot[i]].host_key;
     return THRONG_OK;
 }
@@ -712,13 +669,6 @@ SCALAR_GETTER(mass, mass)
 SCALAR_GETTER(max_force, max_force)
 SCALAR_GETTER(max_speed, max_speed)
 SCALAR_GETTER(radius, radius)
-
-throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
-                                     uint32_t *out) {
-    GETTER_PROLOGUE("throng_agent_get_group");
-    *out = w->col.group[i];
-    return THRONG_OK;
-}
 
 throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
                                         uint64_t *out) {
@@ -796,22 +746,6 @@ SCALAR_SETTER(max_force, max_force, 0, UNIFORM_MAX_FORCE)
 SCALAR_SETTER(max_speed, max_speed, 0, UNIFORM_MAX_SPEED)
 SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 
-throng_status throng_agent_set_group(throng_world *w, throng_agent h,
-                                     uint32_t group) {
-    WORLD_WRITE(w);
-    static const char fn[] = "throng_agent_set_group";
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    throng_status st = check_group(w, fn, group);
-    if (st != THRONG_OK)
-        return st;
-    w->col.group[i] = group;
-    world_uniform_note(w, UNIFORM_GROUP, i);
-    return THRONG_OK;
-}
-
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
     WORLD_WRITE(w);
@@ -862,6 +796,7 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
         }
     }
     w->slots[w->col.slot[i]].host_key = key;
+    w->keys_stale = 1;
     return THRONG_OK;
 }
 
@@ -996,5 +931,42 @@ throng_status throng_agent_get_progress(const throng_world *cw, throng_agent h,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
     *out = w->behaviour_state ? w->col.progress[i] : 0;
+    return THRONG_OK;
+}
+
+throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
+                                     throng_group *out) {
+    static const char fn[] = "throng_agent_get_group";
+    WORLD_READ(cw);
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out)
+        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL", fn);
+    const int64_t slot = agent_slot(w, h);
+    if (slot < 0)
+        return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
+                           "agent");
+    *out = group_handle(w, w->col.group[w->slot_dense[slot]]);
+    return THRONG_OK;
+}
+
+throng_status throng_agent_set_group(throng_world *w, throng_agent h,
+                                     throng_group handle) {
+    static const char fn[] = "throng_agent_set_group";
+    WORLD_WRITE(w);
+    if (!w)
+        return THRONG_ERR_NULL;
+    const int64_t slot = agent_slot(w, h);
+    if (slot < 0)
+        return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
+                           "agent");
+    uint32_t group = 0;
+    throng_status st = group_resolve(w, fn, handle, 1, &group);
+    if (st != THRONG_OK)
+        return st;
+    const uint32_t row = w->slot_dense[slot];
+    w->col.group[row] = group;
+    world_uniform_note(w, UNIFORM_GROUP, row);
     return THRONG_OK;
 }

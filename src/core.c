@@ -108,7 +108,7 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_NULL: return "invalid argument: a required pointer is NULL";
     case THRONG_ERR_NOT_FINITE: return "invalid argument: a number is NaN or infinite";
     case THRONG_ERR_OUT_OF_RANGE: return "invalid argument: a value is out of its range";
-    case THRONG_ERR_STALE_HANDLE: return "stale handle: no live agent or object of this world has it";
+    case THRONG_ERR_STALE_HANDLE: return "stale handle: no live agent, group or object of this world has it";
     case THRONG_ERR_UNKNOWN_GROUP: return "unknown group";
     case THRONG_ERR_DUPLICATE_KEY: return "duplicate key: the key or name is already in use";
     case THRONG_ERR_NOT_FOUND: return "not found";
@@ -119,7 +119,7 @@ const char *throng_status_string(throng_status status) {
     case THRONG_ERR_IO: return "input/output error";
     case THRONG_ERR_UNSUPPORTED: return "unsupported: this CPU or build does not offer what was asked for";
     case THRONG_ERR_BUSY: return "busy: another call on this world is running";
-    case THRONG_ERR_INVALID_ARG: return "invalid argument: a field the call would not read was set";
+    case THRONG_ERR_INVALID_ARG: return "invalid argument: a field the call would not read is set, or the group is in use";
     case THRONG_ERR_INTERNAL: return "internal error: the library broke one of its own invariants";
     }
     return "unknown status";

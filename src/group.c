@@ -121,14 +121,6 @@ static throng_status check_combine(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-throng_status check_group(throng_world *w, const char *fn, uint32_t group) {
-    if (group >= w->group_count)
-        return world_fail(w, THRONG_ERR_UNKNOWN_GROUP,
-                          "%s: group %u does not exist (this world has %u)",
-                          fn, group, w->group_count);
-    return THRONG_OK;
-}
-
 static int reserve_groups(throng_world *w, uint32_t want) {
     if (want <= w->group_capacity)
         return 0;
@@ -180,11 +172,13 @@ throng_status group_add(throng_world *w, const char *fn,
                               "%s: a group named \"%s\" already exists", fn,
                               def->name);
     }
-    if (w->group_count >= THRONG_MAX_GROUPS)
+    /* A removed group's id is reused before a new one is taken. */
+    const uint32_t id = group_take_id(w);
+    if (id >= THRONG_MAX_GROUPS)
         return world_fail(w, THRONG_ERR_CAPACITY,
                           "%s: a world holds at most %u groups", fn,
                           THRONG_MAX_GROUPS);
-    if (reserve_groups(w, w->group_count + 1))
+    if (reserve_groups(w, id + 1u))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for another group", fn);
     name_entry *e = NULL;
@@ -195,7 +189,7 @@ throng_status group_add(throng_world *w, const char *fn,
                               "%s: no memory for the group's name", fn);
         memset(e, 0, sizeof *e);
         memcpy(e->name, def->name, name_len);
-        e->group = w->group_count;
+        e->group = id;
         throng_world *hash_world = w;
         int hash_oom = 0;
         HASH_ADD(hh, w->names, name, (unsigned)name_len, e);
@@ -210,9 +204,15 @@ throng_status group_add(throng_world *w, const char *fn,
             }
         }
     }
-    uint32_t id = w->group_count++;
+    /* Taken off the free stack (or counted) first: the record's link
+     * and generation are read before it is cleared. */
+    group_use_id(w, id);
     group_record *g = &w->groups[id];
+    const uint32_t generation = g->generation;
     memset(g, 0, sizeof *g);
+    g->generation = generation;
+    g->live = 1;
+    g->next_free = GROUP_NO_ID;
     g->flocking = def->flocking;
     g->wander = def->wander;
     g->combine = def->combine;
@@ -225,7 +225,7 @@ throng_status group_add(throng_world *w, const char *fn,
 }
 
 throng_status throng_group_create(throng_world *w, const throng_group_def *def,
-                                  uint32_t *out_group) {
+                                  throng_group *out_group) {
     WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
@@ -233,11 +233,30 @@ throng_status throng_group_create(throng_world *w, const throng_group_def *def,
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_create: def and out_group must not "
                           "be NULL");
-    return group_add(w, "throng_group_create", def, out_group);
+    uint32_t id = 0;
+    throng_status st = group_add(w, "throng_group_create", def, &id);
+    if (st == THRONG_OK)
+        *out_group = group_handle(w, id);
+    return st;
+}
+
+void group_forget_name(throng_world *w, uint32_t id) {
+    const group_record *g = &w->groups[id];
+    const size_t len = strnlen(g->name, sizeof g->name);
+    name_entry *found = NULL;
+    if (len == 0)
+        return;
+    HASH_FIND(hh, w->names, g->name, (unsigned)len, found);
+    if (!found)
+        return;
+    throng_world *hash_world = w;
+    HASH_DEL(w->names, found);
+    (void)hash_world;
+    world_free(w, found, sizeof *found);
 }
 
 throng_status throng_group_find(const throng_world *cw, const char *name,
-                                uint32_t *out_group) {
+                                throng_group *out_group) {
     WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -254,11 +273,12 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
         return world_fail(w, THRONG_ERR_NOT_FOUND,
                           "throng_group_find: no group is named \"%.63s\"",
                           name);
-    *out_group = found->group;
+    *out_group = group_handle(w, found->group);
     return THRONG_OK;
 }
 
-throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
+throng_status throng_group_get_flocking(const throng_world *cw,
+                                        throng_group handle,
                                         throng_flocking *out) {
     WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
@@ -267,14 +287,16 @@ throng_status throng_group_get_flocking(const throng_world *cw, uint32_t group,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_get_flocking: out must not be NULL");
-    throng_status st = check_group(w, "throng_group_get_flocking", group);
+    uint32_t group = 0;
+    throng_status st =
+        check_group(w, "throng_group_get_flocking", handle, &group);
     if (st != THRONG_OK)
         return st;
     *out = w->groups[group].flocking;
     return THRONG_OK;
 }
 
-throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
+throng_status throng_group_set_flocking(throng_world *w, throng_group handle,
                                         const throng_flocking *f) {
     WORLD_WRITE(w);
     if (!w)
@@ -283,7 +305,9 @@ throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_set_flocking: flocking must not be "
                           "NULL");
-    throng_status st = check_group(w, "throng_group_set_flocking", group);
+    uint32_t group = 0;
+    throng_status st =
+        check_group(w, "throng_group_set_flocking", handle, &group);
     if (st == THRONG_OK)
         st = check_flocking(w, "throng_group_set_flocking", f);
     if (st != THRONG_OK)
@@ -293,12 +317,14 @@ throng_status throng_group_set_flocking(throng_world *w, uint32_t group,
     return THRONG_OK;
 }
 
-throng_status throng_group_set_combine(throng_world *w, uint32_t group,
+throng_status throng_group_set_combine(throng_world *w, throng_group handle,
                                        throng_combine_mode mode) {
     WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
-    throng_status st = check_group(w, "throng_group_set_combine", group);
+    uint32_t group = 0;
+    throng_status st =
+        check_group(w, "throng_group_set_combine", handle, &group);
     if (st == THRONG_OK)
         st = check_combine(w, "throng_group_set_combine", mode);
     if (st != THRONG_OK)
@@ -308,8 +334,8 @@ throng_status throng_group_set_combine(throng_world *w, uint32_t group,
     return THRONG_OK;
 }
 
-throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
-                                      throng_wander *out) {
+throng_status throng_group_get_wander(const throng_world *cw,
+                                      throng_group handle, throng_wander *out) {
     WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
     if (!w)
@@ -317,14 +343,16 @@ throng_status throng_group_get_wander(const throng_world *cw, uint32_t group,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_get_wander: out must not be NULL");
-    throng_status st = check_group(w, "throng_group_get_wander", group);
+    uint32_t group = 0;
+    throng_status st =
+        check_group(w, "throng_group_get_wander", handle, &group);
     if (st != THRONG_OK)
         return st;
     *out = w->groups[group].wander;
     return THRONG_OK;
 }
 
-throng_status throng_group_set_wander(throng_world *w, uint32_t group,
+throng_status throng_group_set_wander(throng_world *w, throng_group handle,
                                       const throng_wander *wd) {
     WORLD_WRITE(w);
     if (!w)
@@ -332,7 +360,9 @@ throng_status throng_group_set_wander(throng_world *w, uint32_t group,
     if (!wd)
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_set_wander: wander must not be NULL");
-    throng_status st = check_group(w, "throng_group_set_wander", group);
+    uint32_t group = 0;
+    throng_status st =
+        check_group(w, "throng_group_set_wander", handle, &group);
     if (st == THRONG_OK)
         st = check_wander(w, "throng_group_set_wander", wd);
     if (st != THRONG_OK)
@@ -391,4 +421,46 @@ void recipe_derive(throng_world *w, uint32_t group) {
             k->order[j] = t;
         }
     k->term_count = (uint8_t)n;
+}
+
+throng_status throng_group_remove(throng_world *w, throng_group h) {
+    static const char fn[] = "throng_group_remove";
+    WORLD_WRITE(w);
+    if (!w)
+        return THRONG_ERR_NULL;
+    uint32_t id = 0u;
+    throng_status st = group_resolve(w, fn, h, 0, &id);
+    if (st != THRONG_OK)
+        return st;
+    if (id == 0u)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: the default group cannot be removed", fn);
+    uint32_t members = 0u;
+    const uint32_t *group = w->col.group;
+    for (uint32_t i = 0; i < w->count; i++)
+        members += group[i] == id;
+    if (members)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: %u agent%s still belong%s to group {%u, %u}; "
+                          "move them to another group "
+                          "(throng_agent_set_group) or remove them first",
+                          fn, members, members == 1u ? "" : "s",
+                          members == 1u ? "s" : "", h.id, h.generation);
+    group_forget_name(w, id);
+    group_record *g = &w->groups[id];
+    const uint32_t gen = g->generation;
+    const throng_group_def def = throng_group_def_default();
+    memset(g, 0, sizeof *g);
+    g->flocking = def.flocking;
+    g->wander = def.wander;
+    g->combine = def.combine;
+    g->generation = gen;
+    g->next_free = GROUP_NO_ID;
+    group_derive_params(w, id);
+    /* Past its last generation the id is retired: free, never reused. */
+    if (gen != SLOT_LAST_GENERATION) {
+        g->generation = gen + 1u;
+        group_push_free(w, id);
+    }
+    return THRONG_OK;
 }

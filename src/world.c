@@ -335,6 +335,9 @@ void throng_world_destroy(throng_world *w) {
     world_free(w, w->origin_gen, (size_t)w->origin_slots * sizeof(uint32_t));
     world_free(w, w->origin_object_gen,
                (size_t)w->origin_objects * sizeof(uint32_t));
+    world_free(w, w->origin_group_gen,
+               (size_t)w->origin_groups * sizeof(uint32_t));
+    column_free(w, w->key_rows, w->key_rows_capacity, sizeof(uint64_t));
     world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
     world_free(w, w->group_params,
                (size_t)w->group_capacity * sizeof(group_kernel_params));
@@ -485,7 +488,11 @@ size_t throng_world_bytes(const throng_world *w) {
     bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL,
                         sizeof(name_entry));
     bytes += geometry_bytes(w);
-    bytes += ((size_t)w->origin_slots + w->origin_objects) * sizeof(uint32_t);
+    bytes += ((size_t)w->origin_slots + w->origin_objects + w->origin_groups) *
+             sizeof(uint32_t);
+    if (w->key_rows)
+        bytes += ((size_t)w->key_rows_capacity + COLUMN_PAD) *
+                 sizeof(uint64_t);
     return bytes;
 }
 
@@ -503,6 +510,42 @@ throng_status throng_world_stats(const throng_world *cw,
     return THRONG_OK;
 }
 
+/* Brings the rows' copy of the host keys up to date (world->key_rows):
+ * allocated at the world's capacity when it is not yet, rewritten from
+ * the slots when rows moved or keys changed since the last time. As
+ * world_links, it changes no observable state, so the read-only
+ * throng_world_columns may call it; concurrent readers take turns. 1 when
+ * out of memory (the old copy, if any, is kept). */
+static int key_rows_update(throng_world *w) {
+    if (w->key_rows && w->key_rows_capacity == w->capacity &&
+        !atomic_load_explicit(&w->keys_stale, memory_order_acquire))
+        return 0;
+    int failed = 0;
+    shared_write_lock(w);
+    if (!w->key_rows || w->key_rows_capacity != w->capacity) {
+        uint64_t *rows = column_alloc(w, w->capacity, sizeof(uint64_t));
+        if (rows) {
+            column_free(w, w->key_rows, w->key_rows_capacity,
+                        sizeof(uint64_t));
+            w->key_rows = rows;
+            w->key_rows_capacity = w->capacity;
+            atomic_store_explicit(&w->keys_stale, 1, memory_order_relaxed);
+        } else {
+            failed = 1;
+        }
+    }
+    if (!failed && atomic_load_explicit(&w->keys_stale, memory_order_relaxed)) {
+        const uint32_t *restrict slot = w->col.slot;
+        const slot_entry *restrict slots = w->slots;
+        uint64_t *restrict rows = w->key_rows;
+        for (uint32_t r = 0; r < w->count; r++)
+            rows[r] = slots[slot[r]].host_key;
+        atomic_store_explicit(&w->keys_stale, 0, memory_order_release);
+    }
+    shared_write_unlock(w);
+    return failed;
+}
+
 throng_status throng_world_columns(const throng_world *cw,
                                    throng_columns *out) {
     WORLD_READ(cw);
@@ -512,12 +555,19 @@ throng_status throng_world_columns(const throng_world *cw,
     if (!out)
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_world_columns: out must not be NULL");
+    if (key_rows_update(w) != 0)
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "throng_world_columns: no memory for the host key "
+                          "column of %u agents",
+                          w->capacity);
     const agent_columns *c = &w->col;
     out->count = w->count;
     out->px = c->px; out->py = c->py; out->pz = c->pz;
     out->vx = c->vx; out->vy = c->vy; out->vz = c->vz;
     out->fx = c->fx; out->fy = c->fy; out->fz = c->fz;
     out->ux = c->ux; out->uy = c->uy; out->uz = c->uz;
+    out->group = c->group;
+    out->host_key = w->key_rows;
     return THRONG_OK;
 }
 

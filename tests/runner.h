@@ -25,6 +25,26 @@
 #include "throng.h"
 #include "../testsupport/support.h"
 
+/* The handle of the world's default group (the null group when the world
+ * is NULL or busy). */
+static inline throng_group default_group(const throng_world *w) {
+    throng_group g = THRONG_NULL_GROUP;
+    (void)throng_world_default_group(w, &g);
+    return g;
+}
+
+/* The handle of group `id` in a world that never removed a group (every
+ * id then has generation 1). */
+static inline throng_group first_group(const throng_world *w, uint32_t id) {
+    throng_group g = {id, 1u, throng_world_id(w)};
+    return g;
+}
+
+/* Two group handles name the same group of the same world. */
+static inline bool same_group(throng_group a, throng_group b) {
+    return a.id == b.id && a.generation == b.generation && a.world == b.world;
+}
+
 typedef void (*runner_test_fn)(void);
 
 #if defined(__GNUC__)
@@ -63,6 +83,7 @@ void register_bench_json_tests(void);
 void register_degenerate_tests(void);
 void register_alloc_fail_tests(void);
 void register_bad_input_tests(void);
+void register_groups_tests(void);
 void register_tasks_tests(void);
 void register_handles_tests(void);
 void register_ranges_tests(void);

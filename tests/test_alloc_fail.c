@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -121,7 +122,7 @@ static throng_world_def af_world_def(const af_scene *s)
 }
 
 static throng_status af_add_agent(throng_world *w, int dims, uint32_t i,
-                                  uint32_t group, uint64_t key,
+                                  throng_group group, uint64_t key,
                                   throng_agent *out)
 {
     throng_agent_def a = throng_agent_def_default();
@@ -139,7 +140,7 @@ static throng_status af_add_sphere(throng_world *w, uint32_t i)
     float c[3];
     af_position(9000u + i, 3, c);
     throng_object o;
-    return throng_obstacle_add_sphere(w, c, 0.5f, &o);
+    return add_sphere(w, c, 0.5f, &o);
 }
 
 /* The path and flow field every_kind adds, also used by the operations. */
@@ -186,19 +187,20 @@ static throng_world *af_build(const af_scene *s)
         gd.flocking.alignment_weight = 0.5f;
         gd.flocking.cohesion_weight = 0.25f;
         gd.wander.weight = 0.5f;
-        uint32_t id = 0;
+        throng_group id = THRONG_NULL_GROUP;
         AF_TRY(throng_group_create(w, &gd, &id));
     }
     if (s->list) {
         throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
-        AF_TRY(throng_group_add_behaviour(w, 0, &b, NULL));
+        AF_TRY(throng_group_add_behaviour(w, default_group(w), &b, NULL));
     }
     throng_agent first = THRONG_NULL_AGENT, third = THRONG_NULL_AGENT;
     for (uint32_t i = 0; i < s->agents; i++) {
         throng_agent h;
         uint64_t key = i < s->keyed ? AF_KEY0 + i : 0u;
-        AF_TRY(af_add_agent(w, s->dims, i, s->groups ? i % (s->groups + 1u)
-                                                     : 0u,
+        AF_TRY(af_add_agent(w, s->dims, i,
+                            first_group(w, s->groups ? i % (s->groups + 1u)
+                                                     : 0u),
                             key, &h));
         if (i == 0)
             first = h;
@@ -216,21 +218,21 @@ static throng_world *af_build(const af_scene *s)
         const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
         const float p[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
         throng_object box, plane, path, flow;
-        AF_TRY(throng_obstacle_add_box(w, lo, hi, &box));
-        AF_TRY(throng_wall_add_plane(w, p, n, &plane));
+        AF_TRY(add_box(w, lo, hi, &box));
+        AF_TRY(add_plane(w, p, n, &plane));
         if (s->dims == 2) {
             const float a[3] = {1.0f, 19.0f, 0.0f}, b[3] = {19.0f, 19.0f, 0.0f};
             throng_object seg;
-            AF_TRY(throng_wall_add_segment(w, a, b, &seg));
+            AF_TRY(add_segment(w, a, b, &seg));
         }
-        AF_TRY(throng_path_create(w, af_path_points, 4, 1.0f, true, &path));
+        AF_TRY(add_path(w, af_path_points, 4, 1.0f, true, &path));
         throng_flow_field_def fd = af_flow_def();
-        AF_TRY(throng_flow_field_create(w, &fd, &flow));
+        AF_TRY(throng_flow_field_add(w, &fd, &flow));
         AF_TRY(af_add_sphere(w, 777u));
         doomed = box;
         /* Behaviours that read every kind, in the first named group (or
          * the default one). */
-        uint32_t g = s->groups ? 1u : 0u;
+        throng_group g = first_group(w, s->groups ? 1u : 0u);
         throng_behaviour b =
             throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
         b.u.path.path = path;
@@ -253,14 +255,15 @@ static throng_world *af_build(const af_scene *s)
         AF_TRY(throng_world_step(w, AF_DT));
     for (uint32_t i = 0; i < s->agents_after; i++) {
         throng_agent h;
-        AF_TRY(af_add_agent(w, s->dims, s->agents + i, 0u, 0u, &h));
+        AF_TRY(af_add_agent(w, s->dims, s->agents + i, THRONG_NULL_GROUP, 0u,
+                            &h));
     }
     if (s->threads_after)
         AF_TRY(throng_world_set_threads(w, s->threads_after));
     if (s->objects_after) {
         const float lo[3] = {14.0f, 4.0f, 4.0f}, hi[3] = {15.0f, 6.0f, 6.0f};
         throng_object box;
-        AF_TRY(throng_obstacle_add_box(w, lo, hi, &box));
+        AF_TRY(add_box(w, lo, hi, &box));
     }
     return w;
 }
@@ -297,20 +300,20 @@ static uint64_t af_fingerprint(throng_world *w)
     h = af_mix(h, throng_world_step_count(w));
     uint32_t groups = 0;
     throng_flocking f;
-    while (throng_group_get_flocking(w, groups, &f) == THRONG_OK) {
+    while (throng_group_get_flocking(w, first_group(w, groups), &f) == THRONG_OK) {
         throng_wander wd;
         memset(&wd, 0, sizeof wd);
-        throng_group_get_wander(w, groups, &wd);
+        throng_group_get_wander(w, first_group(w, groups), &wd);
         h = af_mix_bytes(h, &f, sizeof f);
         h = af_mix_bytes(h, &wd, sizeof wd);
         uint32_t n = 0;
-        if (throng_group_behaviour_count(w, groups, &n) != THRONG_OK)
+        if (throng_group_behaviour_count(w, first_group(w, groups), &n) != THRONG_OK)
             n = UINT32_MAX;
         h = af_mix(h, n);
         for (uint32_t b = 0; b < n && b < THRONG_MAX_BEHAVIOURS; b++) {
             throng_behaviour be;
             memset(&be, 0, sizeof be);
-            throng_group_get_behaviour(w, groups, b, &be);
+            throng_group_get_behaviour(w, first_group(w, groups), b, &be);
             h = af_mix_bytes(h, &be, sizeof be);
         }
         groups++;
@@ -319,10 +322,11 @@ static uint64_t af_fingerprint(throng_world *w)
     for (uint32_t g = 0; g <= groups + 1u; g++) {
         char name[16];
         snprintf(name, sizeof name, "g%u", g);
-        uint32_t id = UINT32_MAX;
+        throng_group id = THRONG_NULL_GROUP;
         if (throng_group_find(w, name, &id) != THRONG_OK)
-            id = UINT32_MAX;
-        h = af_mix(h, id);
+            id.id = UINT32_MAX;
+        h = af_mix(h, id.id);
+        h = af_mix(h, id.generation);
     }
     for (uint32_t i = 0; i < objects; i++) {
         throng_object o = THRONG_NULL_OBJECT;
@@ -591,7 +595,8 @@ static throng_status af_op_add(throng_world **w, const af_case *c,
     throng_agent h = THRONG_NULL_AGENT;
     uint32_t index = c->scene.agents + c->scene.agents_after;
     uint64_t key = c->param ? AF_KEY0 + index : 0u;
-    throng_status st = af_add_agent(*w, c->scene.dims, index, 0u, key, &h);
+    throng_status st = af_add_agent(*w, c->scene.dims, index,
+                                      THRONG_NULL_GROUP, key, &h);
     *result = af_handle_bits(h);
     return st;
 }
@@ -631,9 +636,9 @@ static throng_status af_op_group(throng_world **w, const af_case *c,
     throng_group_def gd = throng_group_def_default();
     gd.name = c->param ? name : NULL;
     gd.flocking.separation_weight = 1.0f;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     throng_status st = throng_group_create(*w, &gd, &id);
-    *result = id;
+    *result = ((uint64_t)id.generation << 32) | id.id;
     return st;
 }
 
@@ -643,7 +648,7 @@ static throng_status af_op_behaviour(throng_world **w, const af_case *c,
     (void)c;
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     uint32_t index = UINT32_MAX;
-    throng_status st = throng_group_add_behaviour(*w, 0, &b, &index);
+    throng_status st = throng_group_add_behaviour(*w, default_group(*w), &b, &index);
     *result = index;
     return st;
 }
@@ -665,23 +670,23 @@ static throng_status af_op_object(throng_world **w, const af_case *c,
     const float a[3] = {7.0f, 8.0f, 9.0f}, b[3] = {9.0f, 9.0f, 10.0f};
     switch (c->param) {
     case AF_SPHERE:
-        st = throng_obstacle_add_sphere(*w, a, 1.5f, &o);
+        st = add_sphere(*w, a, 1.5f, &o);
         break;
     case AF_BOX_OBJ:
-        st = throng_obstacle_add_box(*w, a, b, &o);
+        st = add_box(*w, a, b, &o);
         break;
     case AF_SEGMENT:
-        st = throng_wall_add_segment(*w, a, b, &o);
+        st = add_segment(*w, a, b, &o);
         break;
     case AF_PLANE:
-        st = throng_wall_add_plane(*w, a, b, &o);
+        st = add_plane(*w, a, b, &o);
         break;
     case AF_PATH:
-        st = throng_path_create(*w, af_path_points, 4, 0.5f, false, &o);
+        st = add_path(*w, af_path_points, 4, 0.5f, false, &o);
         break;
     case AF_FLOW: {
         throng_flow_field_def fd = af_flow_def();
-        st = throng_flow_field_create(*w, &fd, &o);
+        st = throng_flow_field_add(*w, &fd, &o);
         break;
     }
     }
@@ -921,9 +926,9 @@ TEST(alloc_fail_group_add_behaviour)
 TEST(alloc_fail_geometry)
 {
     static const char *const names[] = {
-        "throng_obstacle_add_sphere", "throng_obstacle_add_box",
-        "throng_wall_add_segment",    "throng_wall_add_plane",
-        "throng_path_create",         "throng_flow_field_create"};
+        "throng_obstacle_add (sphere)", "throng_obstacle_add (box)",
+        "throng_wall_add (segment)",    "throng_wall_add (plane)",
+        "throng_path_add",              "throng_flow_field_add"};
     for (uint64_t kind = AF_SPHERE; kind <= AF_FLOW; kind++) {
         for (int dims = 2; dims <= 3; dims++) {
             if (kind == AF_SEGMENT && dims == 3)
@@ -1138,7 +1143,7 @@ static throng_world *af_moving_scene(int dims, int periodic, int cells)
     gd.flocking.cohesion_weight = 0.25f;
     gd.flocking.max_neighbours = 4;
     gd.wander.weight = 0.5f;
-    uint32_t capped = 0, listed = 0;
+    throng_group capped = THRONG_NULL_GROUP, listed = THRONG_NULL_GROUP;
     AF_TRY(throng_group_create(w, &gd, &capped));
     gd = throng_group_def_default();
     gd.combine = THRONG_COMBINE_PRIORITY;
@@ -1157,16 +1162,18 @@ static throng_world *af_moving_scene(int dims, int periodic, int cells)
     const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
     const float pt[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
     throng_object o;
-    AF_TRY(throng_obstacle_add_box(w, lo, hi, &o));
-    AF_TRY(throng_wall_add_plane(w, pt, n, &o));
+    AF_TRY(add_box(w, lo, hi, &o));
+    AF_TRY(add_plane(w, pt, n, &o));
     if (dims == 2) {
         const float a[3] = {1.0f, 19.0f, 0.0f}, c[3] = {19.0f, 19.0f, 0.0f};
-        AF_TRY(throng_wall_add_segment(w, a, c, &o));
+        AF_TRY(add_segment(w, a, c, &o));
     }
     for (uint32_t i = 0; i < 60; i++) {
         throng_agent_def a = throng_agent_def_default();
         af_position(i, dims, a.position);
-        const uint32_t group = i % 3 == 0 ? 0u : i % 3 == 1 ? capped : listed;
+        const throng_group group = i % 3 == 0   ? THRONG_NULL_GROUP
+                                   : i % 3 == 1 ? capped
+                                                : listed;
         a.group = group;
         a.max_speed = 2.0f;
         for (int k = 0; k < dims; k++)

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -42,11 +43,19 @@ typedef struct fixture {
     int dims;
     throng_world *w;
     throng_world *other; /* alive at the same time, for foreign handles */
-    uint32_t group;      /* "walkers": a behaviour list of 4 entries */
-    uint32_t full;       /* holds THRONG_MAX_BEHAVIOURS behaviours */
+    throng_group group;  /* "walkers": a behaviour list of 4 entries */
+    throng_group full;   /* holds THRONG_MAX_BEHAVIOURS behaviours */
+    throng_group gone_group; /* a removed group: its id is free */
     throng_agent agent, second, removed, foreign;
     throng_object sphere, box, wall, plane, path, flow, gone, foreign_object;
     throng_object foreign_path; /* same id and kind as `path`, other world */
+    /* Valid defs of each kind (a 2D segment, a sphere), for the cases
+     * that change one thing. */
+    throng_obstacle_def obstacle_def;
+    throng_wall_def wall_def;
+    throng_path_def path_def;
+    throng_flow_field_def flow_def;
+    throng_group out_group;
     /* Scratch outputs the calls write to. */
     throng_agent out_agent;
     throng_object out_object;
@@ -60,7 +69,7 @@ typedef struct fixture {
     char load_error[256];
 } fixture;
 
-static int fixture_agent(throng_world *w, float x, float y, uint32_t group,
+static int fixture_agent(throng_world *w, float x, float y, throng_group group,
                          uint64_t key, throng_agent *out)
 {
     throng_agent_def d = throng_agent_def_default();
@@ -99,20 +108,31 @@ static int fixture_objects(throng_world *w, int dims, fixture *f)
     throng_object *path = f ? &f->path : &scratch;
     throng_object *flow = f ? &f->flow : &scratch;
     const float n2[3] = {1, 0, 0};
-    return throng_obstacle_add_sphere(w, c, 1.0f, sphere) == THRONG_OK &&
-           throng_obstacle_add_box(w, lo, hi, box) == THRONG_OK &&
-           (dims == 2 ? throng_wall_add_segment(w, a, b, wall)
-                      : throng_wall_add_plane(w, a, n2, wall)) == THRONG_OK &&
-           throng_wall_add_plane(w, p, n, plane) == THRONG_OK &&
-           throng_path_create(w, fix_path_points, 4u, 1.0f, false, path) ==
-               THRONG_OK &&
-           throng_flow_field_create(w, &fd, flow) == THRONG_OK;
+    return add_sphere(w, c, 1.0f, sphere) == THRONG_OK &&
+           add_box(w, lo, hi, box) == THRONG_OK &&
+           (dims == 2 ? add_segment(w, a, b, wall)
+                      : add_plane(w, a, n2, wall)) == THRONG_OK &&
+           add_plane(w, p, n, plane) == THRONG_OK &&
+           add_path(w, fix_path_points, 4u, 1.0f, false, path) == THRONG_OK &&
+           throng_flow_field_add(w, &fd, flow) == THRONG_OK;
 }
 
 static int fixture_make(fixture *f, int dims)
 {
     memset(f, 0, sizeof *f);
     f->dims = dims;
+    f->obstacle_def = throng_obstacle_def_default();
+    f->obstacle_def.center[0] = 7.0f;
+    f->wall_def = throng_wall_def_default();
+    f->wall_def.a[0] = -7.0f;
+    f->wall_def.b[0] = -7.0f;
+    f->wall_def.b[1] = 3.0f;
+    f->path_def = throng_path_def_default();
+    f->path_def.points = fix_path_points;
+    f->path_def.point_count = 4u;
+    f->flow_def = throng_flow_field_def_default();
+    f->flow_def.size[0] = f->flow_def.size[1] = f->flow_def.size[2] = 2u;
+    f->flow_def.vectors = fix_flow_vectors;
     throng_world_def wd = throng_world_def_default();
     wd.dimensions = dims;
     wd.neighbour_radius = FIX_NEIGHBOUR_RADIUS;
@@ -122,8 +142,8 @@ static int fixture_make(fixture *f, int dims)
     /* The other world holds more objects than the fixture's, so its last
      * handle names nothing here. */
     throng_agent oa;
-    if (!fixture_agent(f->other, 1, 1, 0, 0, &f->foreign) ||
-        !fixture_agent(f->other, 2, 1, 0, 0, &oa) ||
+    if (!fixture_agent(f->other, 1, 1, THRONG_NULL_GROUP, 0, &f->foreign) ||
+        !fixture_agent(f->other, 2, 1, THRONG_NULL_GROUP, 0, &oa) ||
         !fixture_objects(f->other, dims, NULL) ||
         !fixture_objects(f->other, dims, NULL) ||
         throng_world_object_at(f->other, 11u, &f->foreign_object) !=
@@ -146,16 +166,21 @@ static int fixture_make(fixture *f, int dims)
     gd.name = "full";
     if (throng_group_create(w, &gd, &f->full) != THRONG_OK)
         return 0;
+    /* A removed group: its handle is stale, its id free. */
+    gd.name = "gone";
+    if (throng_group_create(w, &gd, &f->gone_group) != THRONG_OK ||
+        throng_group_remove(w, f->gone_group) != THRONG_OK)
+        return 0;
     if (!fixture_objects(w, dims, f) || f->foreign_path.id != f->path.id)
         return 0;
     /* A removed object, and a removed agent. */
     const float gc[3] = {20, 20, 0};
-    if (throng_obstacle_add_sphere(w, gc, 1.0f, &f->gone) != THRONG_OK ||
+    if (add_sphere(w, gc, 1.0f, &f->gone) != THRONG_OK ||
         throng_object_remove(w, f->gone) != THRONG_OK)
         return 0;
     if (!fixture_agent(w, 0, 0, f->group, 11u, &f->agent) ||
         !fixture_agent(w, 1, 0, f->group, 12u, &f->second) ||
-        !fixture_agent(w, 0, 1, 0, 0u, &oa) ||
+        !fixture_agent(w, 0, 1, THRONG_NULL_GROUP, 0u, &oa) ||
         !fixture_agent(w, 3, 3, f->group, 13u, &f->removed) ||
         throng_agent_remove(w, f->removed) != THRONG_OK ||
         !fixture_agent(w, -2, 1, f->full, 14u, &oa))
@@ -257,7 +282,7 @@ typedef struct bad_case {
     /* Handle and group sweeps. */
     throng_status (*call_agent)(fixture *f, throng_agent h);
     throng_status (*call_object)(fixture *f, throng_object h);
-    throng_status (*call_group)(fixture *f, uint32_t group);
+    throng_status (*call_group)(fixture *f, throng_group group);
     int which; /* the handle or id kind of a sweep */
     /* The handle belongs to another world: the sentence must say so. */
     int foreign;
@@ -347,7 +372,7 @@ static void fill_group_def(const fixture *f, const arg_table *t, void *args)
 static throng_status call_group_create(fixture *f, void *args, int variant)
 {
     (void)variant;
-    return throng_group_create(f->w, args, &f->u32);
+    return throng_group_create(f->w, args, &f->out_group);
 }
 
 /* A behaviour of kind t->param, every object it names live and right. */
@@ -411,8 +436,7 @@ static throng_status call_sphere(fixture *f, void *args, int variant)
 {
     (void)variant;
     sphere_args *a = args;
-    return throng_obstacle_add_sphere(f->w, a->center, a->radius,
-                                      &f->out_object);
+    return add_sphere(f->w, a->center, a->radius, &f->out_object);
 }
 
 /* Box, segment and plane: two points. */
@@ -432,7 +456,7 @@ static throng_status call_box(fixture *f, void *args, int variant)
 {
     (void)variant;
     two_points *a = args;
-    return throng_obstacle_add_box(f->w, a->a, a->b, &f->out_object);
+    return add_box(f->w, a->a, a->b, &f->out_object);
 }
 
 static void fill_segment(const fixture *f, const arg_table *t, void *args)
@@ -446,7 +470,7 @@ static throng_status call_segment(fixture *f, void *args, int variant)
 {
     (void)variant;
     two_points *a = args;
-    return throng_wall_add_segment(f->w, a->a, a->b, &f->out_object);
+    return add_segment(f->w, a->a, a->b, &f->out_object);
 }
 
 static void fill_plane(const fixture *f, const arg_table *t, void *args)
@@ -460,7 +484,7 @@ static throng_status call_plane(fixture *f, void *args, int variant)
 {
     (void)variant;
     two_points *a = args;
-    return throng_wall_add_plane(f->w, a->a, a->b, &f->out_object);
+    return add_plane(f->w, a->a, a->b, &f->out_object);
 }
 
 typedef struct path_args {
@@ -482,8 +506,8 @@ static void fill_path(const fixture *f, const arg_table *t, void *args)
 static throng_status call_path(fixture *f, void *args, int variant)
 {
     path_args *a = args;
-    return throng_path_create(f->w, a->points, a->count, a->radius,
-                              variant == 1, &f->out_object);
+    return add_path(f->w, a->points, a->count, a->radius, variant == 1,
+                    &f->out_object);
 }
 
 typedef struct flow_args {
@@ -508,7 +532,7 @@ static throng_status call_flow(fixture *f, void *args, int variant)
     (void)variant;
     flow_args *a = args;
     a->def.vectors = a->vectors;
-    return throng_flow_field_create(f->w, &a->def, &f->out_object);
+    return throng_flow_field_add(f->w, &a->def, &f->out_object);
 }
 
 /* Vector setters of an agent: variant 0 position, 1 velocity, 2 target
@@ -625,12 +649,6 @@ static throng_status call_combine(fixture *f, void *args, int variant)
                                     (throng_combine_mode)((one_int *)args)->i);
 }
 
-static throng_status call_set_group(fixture *f, void *args, int variant)
-{
-    (void)variant;
-    return throng_agent_set_group(f->w, f->agent,
-                                  (uint32_t)((one_int *)args)->i);
-}
 
 #define TABLE(id, fn, fn1, type, param, fill, call, flags)                 \
     static const arg_table id = {fn, fn1, sizeof(type), param, fill, call,  \
@@ -644,17 +662,17 @@ TABLE(T_AGENT, "throng_agent_add", NULL, throng_agent_def, 0,
       fill_agent_def, call_agent_add, 0);
 TABLE(T_GROUP, "throng_group_create", NULL, throng_group_def, 0,
       fill_group_def, call_group_create, 0);
-TABLE(T_SPHERE, "throng_obstacle_add_sphere", NULL, sphere_args, 0,
+TABLE(T_SPHERE, "throng_obstacle_add", NULL, sphere_args, 0,
       fill_sphere, call_sphere, 0);
-TABLE(T_BOX, "throng_obstacle_add_box", NULL, two_points, 0, fill_box,
+TABLE(T_BOX, "throng_obstacle_add", NULL, two_points, 0, fill_box,
       call_box, 0);
-TABLE(T_SEGMENT, "throng_wall_add_segment", NULL, two_points, 0,
+TABLE(T_SEGMENT, "throng_wall_add", NULL, two_points, 0,
       fill_segment, call_segment, IN_2D);
-TABLE(T_PLANE, "throng_wall_add_plane", NULL, two_points, 0, fill_plane,
+TABLE(T_PLANE, "throng_wall_add", NULL, two_points, 0, fill_plane,
       call_plane, 0);
-TABLE(T_PATH, "throng_path_create", "throng_path_create", path_args, 0,
+TABLE(T_PATH, "throng_path_add", "throng_path_add", path_args, 0,
       fill_path, call_path, 0);
-TABLE(T_FLOW, "throng_flow_field_create", NULL, flow_args, 0, fill_flow,
+TABLE(T_FLOW, "throng_flow_field_add", NULL, flow_args, 0, fill_flow,
       call_flow, 0);
 TABLE(T_POSITION, "throng_agent_set_position", NULL, vec_args, 0, fill_vec,
       call_vec, 0);
@@ -680,8 +698,6 @@ TABLE(T_STEP_LIMITS, "throng_world_set_step_limits", NULL, step_limits, 0,
       fill_step_limits, call_step_limits, 0);
 TABLE(T_COMBINE, "throng_group_set_combine", NULL, one_int, 0, fill_one_int,
       call_combine, 0);
-TABLE(T_SET_GROUP, "throng_agent_set_group", NULL, one_int, 0, fill_one_int,
-      call_set_group, 0);
 
 /* One behaviour table per kind, indexed by kind. */
 #define BEHAVIOUR_TABLE(kind)                                              \
@@ -900,11 +916,6 @@ static const value_case value_cases[] = {
     VF(T_AGENT, throng_agent_def, radius, -0.25f, R),
     VF(T_AGENT, throng_agent_def, radius, 1e-12f, R),
     VF(T_AGENT, throng_agent_def, radius, 2e9f, R),
-    VI(T_AGENT, throng_agent_def, group, FIX_GROUP_COUNT,
-       THRONG_ERR_UNKNOWN_GROUP),
-    VI(T_AGENT, throng_agent_def, group, 4096, THRONG_ERR_UNKNOWN_GROUP),
-    VI(T_AGENT, throng_agent_def, group, UINT32_MAX,
-       THRONG_ERR_UNKNOWN_GROUP),
     VI(T_AGENT, throng_agent_def, host_key, 12, THRONG_ERR_DUPLICATE_KEY),
 
     /* Agent setters. */
@@ -913,8 +924,6 @@ static const value_case value_cases[] = {
     VFV(T_MAX_FORCE, one_float, x, -1.0f, R, 1),
     VFV(T_MAX_SPEED, one_float, x, -1.0f, R, 2),
     VFV(T_RADIUS, one_float, x, -1.0f, R, 3),
-    VI(T_SET_GROUP, one_int, i, FIX_GROUP_COUNT, THRONG_ERR_UNKNOWN_GROUP),
-    VI(T_SET_GROUP, one_int, i, -1, THRONG_ERR_UNKNOWN_GROUP),
 
     /* The step: dt <= 0 (NaN and infinities come from the injection). */
     VF(T_STEP, one_float, x, 0.0f, R),
@@ -999,7 +1008,6 @@ static const value_case value_cases[] = {
     }
 
 static const float fix_point[3] = {0.5f, 0.5f, 0.5f};
-static const float fix_unit_x[3] = {1.0f, 0.0f, 0.0f};
 
 /* A NULL world, every function that takes one. */
 BAD(nw_step, throng_world_step(NULL, 0.05f))
@@ -1032,8 +1040,8 @@ BAD(nw_get_max_speed, throng_agent_get_max_speed(NULL, f->agent, &f->f))
 BAD(nw_set_max_speed, throng_agent_set_max_speed(NULL, f->agent, 1.0f))
 BAD(nw_get_radius, throng_agent_get_radius(NULL, f->agent, &f->f))
 BAD(nw_set_radius, throng_agent_set_radius(NULL, f->agent, 1.0f))
-BAD(nw_get_group, throng_agent_get_group(NULL, f->agent, &f->u32))
-BAD(nw_set_group, throng_agent_set_group(NULL, f->agent, 0u))
+BAD(nw_get_group, throng_agent_get_group(NULL, f->agent, &f->out_group))
+BAD(nw_set_group, throng_agent_set_group(NULL, f->agent, THRONG_NULL_GROUP))
 BAD(nw_get_host_key, throng_agent_get_host_key(NULL, f->agent, &f->u64))
 BAD(nw_set_host_key, throng_agent_set_host_key(NULL, f->agent, 5u))
 BAD(nw_set_target_point, throng_agent_set_target_point(NULL, f->agent,
@@ -1047,39 +1055,34 @@ BAD(nw_get_target_agent, throng_agent_get_target_agent(NULL, f->agent,
 BAD(nw_set_progress, throng_agent_set_progress(NULL, f->agent, 1u))
 BAD(nw_get_progress, throng_agent_get_progress(NULL, f->agent, &f->u32))
 BAD(nw_group_create, throng_group_create(NULL, &(throng_group_def){0},
-                                         &f->u32))
-BAD(nw_group_find, throng_group_find(NULL, "walkers", &f->u32))
-BAD(nw_get_flocking, throng_group_get_flocking(NULL, 0u,
+                                         &f->out_group))
+BAD(nw_group_find, throng_group_find(NULL, "walkers", &f->out_group))
+BAD(nw_get_flocking, throng_group_get_flocking(NULL, default_group(NULL),
                                                &(throng_flocking){0}))
-BAD(nw_set_flocking, throng_group_set_flocking(NULL, 0u,
+BAD(nw_set_flocking, throng_group_set_flocking(NULL, default_group(NULL),
                                                &(throng_flocking){0}))
-BAD(nw_set_combine, throng_group_set_combine(NULL, 0u,
+BAD(nw_set_combine, throng_group_set_combine(NULL, default_group(NULL),
                                              THRONG_COMBINE_WEIGHTED_SUM))
-BAD(nw_get_wander, throng_group_get_wander(NULL, 0u, &(throng_wander){0}))
-BAD(nw_set_wander, throng_group_set_wander(NULL, 0u, &(throng_wander){0}))
-BAD(nw_add_behaviour, throng_group_add_behaviour(NULL, 0u,
+BAD(nw_get_wander, throng_group_get_wander(NULL, default_group(NULL), &(throng_wander){0}))
+BAD(nw_set_wander, throng_group_set_wander(NULL, default_group(NULL), &(throng_wander){0}))
+BAD(nw_add_behaviour, throng_group_add_behaviour(NULL, default_group(NULL),
                                                  &(throng_behaviour){0},
                                                  NULL))
-BAD(nw_set_behaviour, throng_group_set_behaviour(NULL, 0u, 0u,
+BAD(nw_set_behaviour, throng_group_set_behaviour(NULL, default_group(NULL), 0u,
                                                  &(throng_behaviour){0}))
-BAD(nw_get_behaviour, throng_group_get_behaviour(NULL, 0u, 0u,
+BAD(nw_get_behaviour, throng_group_get_behaviour(NULL, default_group(NULL), 0u,
                                                  &(throng_behaviour){0}))
-BAD(nw_behaviour_count, throng_group_behaviour_count(NULL, 0u, &f->u32))
-BAD(nw_clear_behaviours, throng_group_clear_behaviours(NULL, 0u))
+BAD(nw_behaviour_count, throng_group_behaviour_count(NULL, default_group(NULL), &f->u32))
+BAD(nw_clear_behaviours, throng_group_clear_behaviours(NULL, default_group(NULL)))
 BAD(nw_query, throng_world_query_radius(NULL, fix_point, 1.0f, f->agents,
                                         4u, &f->u32, NULL))
-BAD(nw_sphere, throng_obstacle_add_sphere(NULL, fix_point, 1.0f,
-                                          &f->out_object))
-BAD(nw_box, throng_obstacle_add_box(NULL, fix_point, fix_point,
-                                    &f->out_object))
-BAD(nw_segment, throng_wall_add_segment(NULL, fix_point, fix_unit_x,
-                                        &f->out_object))
-BAD(nw_plane, throng_wall_add_plane(NULL, fix_point, fix_unit_x,
-                                    &f->out_object))
-BAD(nw_path, throng_path_create(NULL, fix_path_points, 4u, 1.0f, false,
-                                &f->out_object))
-BAD(nw_flow, throng_flow_field_create(NULL, &(throng_flow_field_def){0},
-                                      &f->out_object))
+BAD(nw_obstacle, throng_obstacle_add(NULL, &f->obstacle_def, &f->out_object))
+BAD(nw_wall, throng_wall_add(NULL, &f->wall_def, &f->out_object))
+BAD(nw_path, throng_path_add(NULL, &f->path_def, &f->out_object))
+BAD(nw_flow, throng_flow_field_add(NULL, &f->flow_def, &f->out_object))
+BAD(nw_default_group, throng_world_default_group(NULL, &f->out_group))
+BAD(nw_group_remove, throng_group_remove(NULL, f->group))
+BAD(nw_group_rebind, throng_group_rebind(NULL, f->group, &f->out_group))
 BAD(nw_object_remove, throng_object_remove(NULL, f->sphere))
 BAD(nw_object_get, throng_object_get(NULL, f->sphere,
                                      &(throng_object_info){0}))
@@ -1125,10 +1128,10 @@ BAD(np_get_target_point, throng_agent_get_target_point(f->w, f->agent,
 BAD(np_get_target_agent, throng_agent_get_target_agent(f->w, f->agent,
                                                        NULL))
 BAD(np_get_progress, throng_agent_get_progress(f->w, f->agent, NULL))
-BAD(np_group_create_def, throng_group_create(f->w, NULL, &f->u32))
+BAD(np_group_create_def, throng_group_create(f->w, NULL, &f->out_group))
 BAD(np_group_create_out, throng_group_create(f->w, &(throng_group_def){0},
                                              NULL))
-BAD(np_group_find_name, throng_group_find(f->w, NULL, &f->u32))
+BAD(np_group_find_name, throng_group_find(f->w, NULL, &f->out_group))
 BAD(np_group_find_out, throng_group_find(f->w, "walkers", NULL))
 BAD(np_get_flocking, throng_group_get_flocking(f->w, f->group, NULL))
 BAD(np_set_flocking, throng_group_set_flocking(f->w, f->group, NULL))
@@ -1145,37 +1148,25 @@ BAD(np_query_count, throng_world_query_radius(f->w, fix_point, 1.0f,
                                               f->agents, 4u, NULL, NULL))
 BAD(np_query_out, throng_world_query_radius(f->w, fix_point, 1.0f, NULL,
                                             4u, &f->u32, NULL))
-BAD(np_sphere_center, throng_obstacle_add_sphere(f->w, NULL, 1.0f,
-                                                 &f->out_object))
-BAD(np_sphere_out, throng_obstacle_add_sphere(f->w, fix_point, 1.0f, NULL))
-BAD(np_box_min, throng_obstacle_add_box(f->w, NULL, fix_point,
-                                        &f->out_object))
-BAD(np_box_max, throng_obstacle_add_box(f->w, fix_point, NULL,
-                                        &f->out_object))
-BAD(np_box_out, throng_obstacle_add_box(f->w, fix_unit_x, fix_point, NULL))
-BAD(np_segment_a, throng_wall_add_segment(f->w, NULL, fix_unit_x,
-                                          &f->out_object))
-BAD(np_segment_b, throng_wall_add_segment(f->w, fix_point, NULL,
-                                          &f->out_object))
-BAD(np_segment_out, throng_wall_add_segment(f->w, fix_point, fix_unit_x,
-                                            NULL))
-BAD(np_plane_point, throng_wall_add_plane(f->w, NULL, fix_unit_x,
-                                          &f->out_object))
-BAD(np_plane_normal, throng_wall_add_plane(f->w, fix_point, NULL,
-                                           &f->out_object))
-BAD(np_plane_out, throng_wall_add_plane(f->w, fix_point, fix_unit_x, NULL))
-BAD(np_path_points, throng_path_create(f->w, NULL, 4u, 1.0f, false,
-                                       &f->out_object))
-BAD(np_path_out, throng_path_create(f->w, fix_path_points, 4u, 1.0f, false,
-                                    NULL))
-BAD(np_flow_def, throng_flow_field_create(f->w, NULL, &f->out_object))
+BAD(np_obstacle_def, throng_obstacle_add(f->w, NULL, &f->out_object))
+BAD(np_obstacle_out, throng_obstacle_add(f->w, &f->obstacle_def, NULL))
+BAD(np_wall_def, throng_wall_add(f->w, NULL, &f->out_object))
+BAD(np_wall_out, throng_wall_add(f->w, &f->wall_def, NULL))
+BAD(np_path_def, throng_path_add(f->w, NULL, &f->out_object))
+BAD(np_path_points,
+    throng_path_add(f->w, &(throng_path_def){.point_count = 4u, .radius = 1.0f},
+                    &f->out_object))
+BAD(np_path_out, throng_path_add(f->w, &f->path_def, NULL))
+BAD(np_flow_def, throng_flow_field_add(f->w, NULL, &f->out_object))
 BAD(np_flow_vectors,
-    throng_flow_field_create(f->w,
-                             &(throng_flow_field_def){.cell_size = 1.0f,
-                                                      .size = {2, 2, 2}},
-                             &f->out_object))
+    throng_flow_field_add(f->w,
+                          &(throng_flow_field_def){.cell_size = 1.0f,
+                                                   .size = {2, 2, 2}},
+                          &f->out_object))
+BAD(np_default_group, throng_world_default_group(f->w, NULL))
+BAD(np_group_rebind, throng_group_rebind(f->w, f->group, NULL))
 BAD(np_flow_out,
-    throng_flow_field_create(f->w,
+    throng_flow_field_add(f->w,
                              &(throng_flow_field_def){
                                  .cell_size = 1.0f,
                                  .size = {2, 2, 2},
@@ -1201,8 +1192,9 @@ BAD(ix_get_behaviour, throng_group_get_behaviour(f->w, f->group, 4u,
 BAD(ix_get_behaviour_max,
     throng_group_get_behaviour(f->w, f->group, UINT32_MAX,
                                &(throng_behaviour){0}))
-BAD(ix_get_behaviour_empty, throng_group_get_behaviour(
-                                f->w, 0u, 0u, &(throng_behaviour){0}))
+BAD(ix_get_behaviour_empty,
+    throng_group_get_behaviour(f->w, default_group(f->w), 0u,
+                               &(throng_behaviour){0}))
 static throng_status ix_set_behaviour(fixture *f)
 {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
@@ -1251,7 +1243,7 @@ static throng_status ix_group_name_empty(fixture *f)
 {
     throng_group_def d = throng_group_def_default();
     d.name = "";
-    return throng_group_create(f->w, &d, &f->u32);
+    return throng_group_create(f->w, &d, &f->out_group);
 }
 static const char name64[] =
     "a-name-of-sixty-four-bytes-which-is-one-more-than-a-group-holds!";
@@ -1259,30 +1251,87 @@ static throng_status ix_group_name_long(fixture *f)
 {
     throng_group_def d = throng_group_def_default();
     d.name = name64;
-    return throng_group_create(f->w, &d, &f->u32);
+    return throng_group_create(f->w, &d, &f->out_group);
 }
 static throng_status ix_group_name_taken(fixture *f)
 {
     throng_group_def d = throng_group_def_default();
     d.name = "walkers";
-    return throng_group_create(f->w, &d, &f->u32);
+    return throng_group_create(f->w, &d, &f->out_group);
 }
 static throng_status ix_group_name_default(fixture *f)
 {
     throng_group_def d = throng_group_def_default();
     d.name = "default";
-    return throng_group_create(f->w, &d, &f->u32);
+    return throng_group_create(f->w, &d, &f->out_group);
 }
-BAD(ix_group_find_unknown, throng_group_find(f->w, "runners", &f->u32))
-BAD(ix_group_find_empty, throng_group_find(f->w, "", &f->u32))
-BAD(ix_group_find_long, throng_group_find(f->w, name64, &f->u32))
+BAD(ix_group_find_unknown, throng_group_find(f->w, "runners", &f->out_group))
+BAD(ix_group_find_empty, throng_group_find(f->w, "", &f->out_group))
+BAD(ix_group_find_long, throng_group_find(f->w, name64, &f->out_group))
 BAD(ix_agent_find_unknown, throng_agent_find(f->w, 999u, &f->out_agent))
 BAD(ix_agent_find_zero, throng_agent_find(f->w, 0u, &f->out_agent))
 BAD(ix_agent_find_removed, throng_agent_find(f->w, 13u, &f->out_agent))
 BAD(ix_host_key_taken, throng_agent_set_host_key(f->w, f->agent, 12u))
 BAD(ix_target_self, throng_agent_set_target_agent(f->w, f->agent, f->agent))
-BAD(ix_segment_in_3d, throng_wall_add_segment(f->w, fix_point, fix_unit_x,
-                                              &f->out_object))
+BAD(ix_segment_in_3d, throng_wall_add(f->w, &f->wall_def, &f->out_object))
+/* Groups that cannot be removed. */
+BAD(ix_remove_default, throng_group_remove(f->w, default_group(f->w)))
+BAD(ix_remove_in_use, throng_group_remove(f->w, f->group))
+/* Def fields the def's kind does not read, set. */
+static throng_status unread_obstacle(fixture *f, int box, int field)
+{
+    throng_obstacle_def d = f->obstacle_def;
+    if (box) {
+        d.kind = THRONG_OBJECT_BOX;
+        d.radius = 0.0f;
+        d.min[0] = d.min[1] = d.min[2] = -1.0f;
+        d.max[0] = d.max[1] = d.max[2] = 1.0f;
+        if (field == 0)
+            d.center[1] = 0.5f;
+        else
+            d.radius = 1.0f;
+    } else if (field == 0) {
+        d.min[2] = -0.5f;
+    } else {
+        d.max[0] = 2.0f;
+    }
+    return throng_obstacle_add(f->w, &d, &f->out_object);
+}
+static throng_status unread_wall(fixture *f, int plane, int field)
+{
+    throng_wall_def d = f->wall_def;
+    if (plane) {
+        memset(d.a, 0, sizeof d.a);
+        memset(d.b, 0, sizeof d.b);
+        d.kind = THRONG_OBJECT_PLANE;
+        d.normal[1] = 1.0f;
+        if (field == 0)
+            d.a[0] = 1.0f;
+        else
+            d.b[1] = -1.0f;
+    } else if (field == 0) {
+        d.point[0] = 3.0f;
+    } else {
+        d.normal[2] = 1.0f;
+    }
+    return throng_wall_add(f->w, &d, &f->out_object);
+}
+BAD(ux_sphere_min, unread_obstacle(f, 0, 0))
+BAD(ux_sphere_max, unread_obstacle(f, 0, 1))
+BAD(ux_box_center, unread_obstacle(f, 1, 0))
+BAD(ux_box_radius, unread_obstacle(f, 1, 1))
+BAD(ux_segment_point, unread_wall(f, 0, 0))
+BAD(ux_segment_normal, unread_wall(f, 0, 1))
+BAD(ux_plane_a, unread_wall(f, 1, 0))
+BAD(ux_plane_b, unread_wall(f, 1, 1))
+BAD(ux_obstacle_kind,
+    throng_obstacle_add(f->w,
+                        &(throng_obstacle_def){.kind = THRONG_OBJECT_PLANE,
+                                               .radius = 1.0f},
+                        &f->out_object))
+BAD(ux_wall_kind,
+    throng_wall_add(f->w, &(throng_wall_def){.kind = THRONG_OBJECT_SPHERE},
+                    &f->out_object))
 
 /* Snapshots: buffers too small, unwritable paths. */
 BAD(sv_zero_capacity, throng_world_save(f->w, NULL, 0u, &f->bytes))
@@ -1621,12 +1670,13 @@ static const bad_case hand_cases[] = {
     NW("throng_group_behaviour_count", nw_behaviour_count),
     NW("throng_group_clear_behaviours", nw_clear_behaviours),
     NW("throng_world_query_radius", nw_query),
-    NW("throng_obstacle_add_sphere", nw_sphere),
-    NW("throng_obstacle_add_box", nw_box),
-    NW("throng_wall_add_segment", nw_segment),
-    NW("throng_wall_add_plane", nw_plane),
-    NW("throng_path_create", nw_path),
-    NW("throng_flow_field_create", nw_flow),
+    NW("throng_obstacle_add", nw_obstacle),
+    NW("throng_wall_add", nw_wall),
+    NW("throng_path_add", nw_path),
+    NW("throng_flow_field_add", nw_flow),
+    NW("throng_world_default_group", nw_default_group),
+    NW("throng_group_remove", nw_group_remove),
+    NW("throng_group_rebind", nw_group_rebind),
     NW("throng_object_remove", nw_object_remove),
     NW("throng_object_get", nw_object_get),
     NW("throng_world_object_at", nw_object_at),
@@ -1676,22 +1726,18 @@ static const bad_case hand_cases[] = {
     NP("point", "throng_world_query_radius", np_query_point),
     NP("out_count", "throng_world_query_radius", np_query_count),
     NP("out (capacity 4)", "throng_world_query_radius", np_query_out),
-    NP("center", "throng_obstacle_add_sphere", np_sphere_center),
-    NP("out_object", "throng_obstacle_add_sphere", np_sphere_out),
-    NP("min", "throng_obstacle_add_box", np_box_min),
-    NP("max", "throng_obstacle_add_box", np_box_max),
-    NP("out_object", "throng_obstacle_add_box", np_box_out),
-    NP("a", "throng_wall_add_segment", np_segment_a),
-    NP("b", "throng_wall_add_segment", np_segment_b),
-    NP("out_object", "throng_wall_add_segment", np_segment_out),
-    NP("point", "throng_wall_add_plane", np_plane_point),
-    NP("normal", "throng_wall_add_plane", np_plane_normal),
-    NP("out_object", "throng_wall_add_plane", np_plane_out),
-    NP("points", "throng_path_create", np_path_points),
-    NP("out_object", "throng_path_create", np_path_out),
-    NP("def", "throng_flow_field_create", np_flow_def),
-    NP("def->vectors", "throng_flow_field_create", np_flow_vectors),
-    NP("out_object", "throng_flow_field_create", np_flow_out),
+    NP("def", "throng_obstacle_add", np_obstacle_def),
+    NP("out_object", "throng_obstacle_add", np_obstacle_out),
+    NP("def", "throng_wall_add", np_wall_def),
+    NP("out_object", "throng_wall_add", np_wall_out),
+    NP("def", "throng_path_add", np_path_def),
+    NP("def->points", "throng_path_add", np_path_points),
+    NP("out_object", "throng_path_add", np_path_out),
+    NP("def", "throng_flow_field_add", np_flow_def),
+    NP("def->vectors", "throng_flow_field_add", np_flow_vectors),
+    NP("out_object", "throng_flow_field_add", np_flow_out),
+    NP("out_group", "throng_world_default_group", np_default_group),
+    NP("out", "throng_group_rebind", np_group_rebind),
     NP("out", "throng_object_get", np_object_get),
     NP("out", "throng_world_object_at", np_object_at),
     NP("out_bytes", "throng_world_snapshot_size", np_snapshot_size),
@@ -1747,8 +1793,31 @@ static const bad_case hand_cases[] = {
       THRONG_ERR_DUPLICATE_KEY, IN_BOTH),
     H("the agent itself", "throng_agent_set_target_agent", ix_target_self, R,
       IN_BOTH),
-    H("a segment in 3D", "throng_wall_add_segment", ix_segment_in_3d, R,
-      IN_3D),
+    H("a segment in 3D", "throng_wall_add", ix_segment_in_3d, R, IN_3D),
+    H("the default group", "throng_group_remove", ix_remove_default,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("a group agents belong to", "throng_group_remove", ix_remove_in_use,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("a sphere's min", "throng_obstacle_add", ux_sphere_min,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("a sphere's max", "throng_obstacle_add", ux_sphere_max,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("a box's center", "throng_obstacle_add", ux_box_center,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("a box's radius", "throng_obstacle_add", ux_box_radius,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("a segment's point", "throng_wall_add", ux_segment_point,
+      THRONG_ERR_INVALID_ARG, IN_2D),
+    H("a segment's normal", "throng_wall_add", ux_segment_normal,
+      THRONG_ERR_INVALID_ARG, IN_2D),
+    H("a plane's a", "throng_wall_add", ux_plane_a, THRONG_ERR_INVALID_ARG,
+      IN_BOTH),
+    H("a plane's b", "throng_wall_add", ux_plane_b, THRONG_ERR_INVALID_ARG,
+      IN_BOTH),
+    H("a plane as an obstacle's kind", "throng_obstacle_add",
+      ux_obstacle_kind, R, IN_BOTH),
+    H("a sphere as a wall's kind", "throng_wall_add", ux_wall_kind, R,
+      IN_BOTH),
 
     H("capacity 0", "throng_world_save", sv_zero_capacity,
       THRONG_ERR_CAPACITY, IN_BOTH),
@@ -1856,8 +1925,8 @@ AGENT_FN(ah_get_max_speed, throng_agent_get_max_speed(f->w, h, &f->f))
 AGENT_FN(ah_set_max_speed, throng_agent_set_max_speed(f->w, h, 2.0f))
 AGENT_FN(ah_get_radius, throng_agent_get_radius(f->w, h, &f->f))
 AGENT_FN(ah_set_radius, throng_agent_set_radius(f->w, h, 2.0f))
-AGENT_FN(ah_get_group, throng_agent_get_group(f->w, h, &f->u32))
-AGENT_FN(ah_set_group, throng_agent_set_group(f->w, h, 0u))
+AGENT_FN(ah_get_group, throng_agent_get_group(f->w, h, &f->out_group))
+AGENT_FN(ah_set_group, throng_agent_set_group(f->w, h, THRONG_NULL_GROUP))
 AGENT_FN(ah_get_host_key, throng_agent_get_host_key(f->w, h, &f->u64))
 AGENT_FN(ah_set_host_key, throng_agent_set_host_key(f->w, h, 55u))
 AGENT_FN(ah_set_target_point, throng_agent_set_target_point(f->w, h,
@@ -2031,63 +2100,72 @@ static throng_object bad_object(const fixture *f, int which)
 /* Every function that takes a group id. */
 typedef struct group_fn {
     const char *fn;
-    throng_status (*call)(fixture *f, uint32_t group);
+    throng_status (*call)(fixture *f, throng_group group);
 } group_fn;
 
-static throng_status gh_get_flocking(fixture *f, uint32_t g)
+static throng_status gh_get_flocking(fixture *f, throng_group g)
 {
     return throng_group_get_flocking(f->w, g, &(throng_flocking){0});
 }
-static throng_status gh_set_flocking(fixture *f, uint32_t g)
+static throng_status gh_set_flocking(fixture *f, throng_group g)
 {
     throng_flocking fl = throng_flocking_default();
     return throng_group_set_flocking(f->w, g, &fl);
 }
-static throng_status gh_set_combine(fixture *f, uint32_t g)
+static throng_status gh_set_combine(fixture *f, throng_group g)
 {
     return throng_group_set_combine(f->w, g, THRONG_COMBINE_PRIORITY);
 }
-static throng_status gh_get_wander(fixture *f, uint32_t g)
+static throng_status gh_get_wander(fixture *f, throng_group g)
 {
     return throng_group_get_wander(f->w, g, &(throng_wander){0});
 }
-static throng_status gh_set_wander(fixture *f, uint32_t g)
+static throng_status gh_set_wander(fixture *f, throng_group g)
 {
     throng_wander wd;
-    throng_group_get_wander(f->w, 0u, &wd);
+    throng_group_get_wander(f->w, default_group(f->w), &wd);
     return throng_group_set_wander(f->w, g, &wd);
 }
-static throng_status gh_add_behaviour(fixture *f, uint32_t g)
+static throng_status gh_add_behaviour(fixture *f, throng_group g)
 {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     return throng_group_add_behaviour(f->w, g, &b, NULL);
 }
-static throng_status gh_set_behaviour(fixture *f, uint32_t g)
+static throng_status gh_set_behaviour(fixture *f, throng_group g)
 {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     return throng_group_set_behaviour(f->w, g, 0u, &b);
 }
-static throng_status gh_get_behaviour(fixture *f, uint32_t g)
+static throng_status gh_get_behaviour(fixture *f, throng_group g)
 {
     return throng_group_get_behaviour(f->w, g, 0u, &(throng_behaviour){0});
 }
-static throng_status gh_behaviour_count(fixture *f, uint32_t g)
+static throng_status gh_behaviour_count(fixture *f, throng_group g)
 {
     return throng_group_behaviour_count(f->w, g, &f->u32);
 }
-static throng_status gh_clear_behaviours(fixture *f, uint32_t g)
+static throng_status gh_clear_behaviours(fixture *f, throng_group g)
 {
     return throng_group_clear_behaviours(f->w, g);
 }
-static throng_status gh_agent_add(fixture *f, uint32_t g)
+static throng_status gh_agent_add(fixture *f, throng_group g)
 {
     throng_agent_def d = throng_agent_def_default();
     d.group = g;
     return throng_agent_add(f->w, &d, &f->out_agent);
 }
-static throng_status gh_set_group(fixture *f, uint32_t g)
+static throng_status gh_set_group(fixture *f, throng_group g)
 {
     return throng_agent_set_group(f->w, f->agent, g);
+}
+static throng_status gh_remove(fixture *f, throng_group g)
+{
+    return throng_group_remove(f->w, g);
+}
+static throng_status gh_rebind(fixture *f, throng_group g)
+{
+    throng_group out;
+    return throng_group_rebind(f->w, g, &out);
 }
 
 static const group_fn group_fns[] = {
@@ -2103,10 +2181,36 @@ static const group_fn group_fns[] = {
     {"throng_group_clear_behaviours", gh_clear_behaviours},
     {"throng_agent_add", gh_agent_add},
     {"throng_agent_set_group", gh_set_group},
+    {"throng_group_remove", gh_remove},
+    {"throng_group_rebind", gh_rebind},
 };
 
-static const uint32_t bad_groups[] = {FIX_GROUP_COUNT, 4095u, 4096u,
-                                      UINT32_MAX};
+/* The group handles every group function refuses with
+ * THRONG_ERR_STALE_HANDLE: a removed group's, an id never handed out, a
+ * live id with the wrong generation, ids at and past THRONG_MAX_GROUPS,
+ * a live id without its world, another world's default group, and the
+ * null handle (which agents read as the default group: not for them). */
+#define BAD_GROUP_COUNT 8
+#define BAD_GROUP_NULL 7
+static const char *const bad_group_names[BAD_GROUP_COUNT] = {
+    "removed group", "id never handed out", "wrong generation",
+    "id THRONG_MAX_GROUPS", "id UINT32_MAX", "world 0",
+    "another world's group", "null group"};
+
+static throng_group bad_group(const fixture *f, int which)
+{
+    const throng_group g = f->group;
+    switch (which) {
+    case 0: return f->gone_group;
+    case 1: return (throng_group){FIX_GROUP_COUNT + 1u, 1u, g.world};
+    case 2: return (throng_group){g.id, g.generation + 1u, g.world};
+    case 3: return (throng_group){THRONG_MAX_GROUPS, 1u, g.world};
+    case 4: return (throng_group){UINT32_MAX, 1u, g.world};
+    case 5: return (throng_group){g.id, g.generation, 0u};
+    case 6: return default_group(f->other);
+    default: return THRONG_NULL_GROUP;
+    }
+}
 
 /* ------------------------------------------------------------------------ */
 /* Building and running the cases                                           */
@@ -2227,12 +2331,15 @@ static void build_cases(case_list *l)
             push(l, &c);
         }
     for (size_t i = 0; i < COUNT(group_fns); i++)
-        for (size_t which = 0; which < COUNT(bad_groups); which++) {
+        for (int which = 0; which < BAD_GROUP_COUNT; which++) {
+            if (which == BAD_GROUP_NULL &&
+                strncmp(group_fns[i].fn, "throng_agent_", 13) == 0)
+                continue;
             bad_case c;
             memset(&c, 0, sizeof c);
-            c.what = "unknown group";
+            c.what = bad_group_names[which];
             c.fn = group_fns[i].fn;
-            c.want = THRONG_ERR_UNKNOWN_GROUP;
+            c.want = THRONG_ERR_STALE_HANDLE;
             c.flags = IN_BOTH;
             c.call_group = group_fns[i].call;
             c.which = (int)which;
@@ -2249,7 +2356,7 @@ static throng_status perform(fixture *f, const bad_case *c)
     if (c->call_object)
         return c->call_object(f, bad_object(f, c->which));
     if (c->call_group)
-        return c->call_group(f, bad_groups[c->which]);
+        return c->call_group(f, bad_group(f, c->which));
     union {
         max_align_t align;
         unsigned char bytes[512];
@@ -2269,9 +2376,6 @@ static void describe(const bad_case *c, int dims, char *out, size_t size)
         static const char *const names[3] = {"NaN", "+Inf", "-Inf"};
         snprintf(out, size, "%s (%dD, variant %d): %s = %s", c->fn, dims,
                  c->variant, c->what, names[c->which]);
-    } else if (c->call_group) {
-        snprintf(out, size, "%s (%dD): %s %u", c->fn, dims, c->what,
-                 bad_groups[c->which]);
     } else {
         snprintf(out, size, "%s (%dD): %s", c->fn, dims, c->what);
     }
@@ -2373,6 +2477,7 @@ TEST(bad_input_values_without_status)
     CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u, 1u}));
     CHECK(strcmp(throng_status_string((throng_status)17), "unknown status") ==
           0);
+    CHECK(!throng_group_valid(NULL, (throng_group){0u, 1u, 1u}));
     CHECK(strcmp(throng_status_string((throng_status)-1), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)INT32_MAX),
@@ -2425,25 +2530,33 @@ TEST(bad_input_group_capacity)
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&d, &w));
     throng_group_def gd = throng_group_def_default();
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     for (uint32_t i = 1; i < THRONG_MAX_GROUPS; i++)
         REQUIRE_OK(throng_group_create(w, &gd, &id));
-    CHECK_EQ_INT(id, THRONG_MAX_GROUPS - 1u);
+    CHECK(id.id == THRONG_MAX_GROUPS - 1u && id.generation == 1u);
     size_t size = 0;
     REQUIRE_OK(throng_world_snapshot_size(w, &size));
     uint64_t hash = throng_world_hash(w);
-    id = 777u;
-    CHECK_STATUS(throng_group_create(w, &gd, &id), THRONG_ERR_CAPACITY);
-    CHECK(id == 777u);
+    const throng_group before = {777u, 7u, 7u};
+    throng_group got = before;
+    CHECK_STATUS(throng_group_create(w, &gd, &got), THRONG_ERR_CAPACITY);
+    CHECK(same_group(got, before));
     CHECK(strncmp(throng_world_last_error(w), "throng_group_create: ", 21) ==
           0);
     size_t after = 0;
     REQUIRE_OK(throng_world_snapshot_size(w, &after));
     CHECK(after == size);
     CHECK_EQ_U64(throng_world_hash(w), hash);
-    CHECK_STATUS(throng_group_get_flocking(w, THRONG_MAX_GROUPS,
-                                           &(throng_flocking){0}),
-                 THRONG_ERR_UNKNOWN_GROUP);
+    const throng_group past = {THRONG_MAX_GROUPS, 1u, throng_world_id(w)};
+    CHECK_STATUS(throng_group_get_flocking(w, past, &(throng_flocking){0}),
+                 THRONG_ERR_STALE_HANDLE);
+    /* A full world takes a group again once one is removed: the freed id,
+     * one generation on. */
+    const throng_group middle = first_group(w, 1000u);
+    CHECK_OK(throng_group_remove(w, middle));
+    CHECK_OK(throng_group_create(w, &gd, &got));
+    CHECK(got.id == 1000u && got.generation == 2u);
+    CHECK(!throng_group_valid(w, middle) && throng_group_valid(w, got));
     throng_world_destroy(w);
     bad_input_total += 2u;
 }
@@ -2502,8 +2615,17 @@ TEST(bad_input_controls_accepted)
                             : f.path));
         CHECK_OK(oh_remove(&f, f.sphere));
         CHECK_OK(ah_set_target_agent(&f, f.agent));
+        /* Removal last: the group must be empty, so it gets one of its
+         * own; removing it is the control. */
         for (size_t i = 0; i < COUNT(group_fns); i++)
-            CHECK_OK(group_fns[i].call(&f, f.group));
+            if (group_fns[i].call != gh_remove)
+                CHECK_OK(group_fns[i].call(&f, f.group));
+        throng_group_def gd = throng_group_def_default();
+        throng_group empty = THRONG_NULL_GROUP;
+        CHECK_OK(throng_group_create(f.w, &gd, &empty));
+        CHECK(empty.id == f.gone_group.id &&
+              empty.generation == f.gone_group.generation + 1u);
+        CHECK_OK(gh_remove(&f, empty));
         CHECK_OK(ah_remove(&f, f.agent));
         fixture_free(&f);
     }

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -71,14 +72,14 @@ static void probe_run(probe *p) {
     probe_expect(p, throng_agent_remove(w, p->agent) == busy, "remove");
     probe_expect(p, throng_agent_set_mass(w, p->agent, 3.0f) == busy,
                  "set_mass");
-    uint32_t group = 12345u;
+    throng_group group = {12345u, 0u, 0u};
     throng_group_def gd = throng_group_def_default();
     probe_expect(p, throng_group_create(w, &gd, &group) == busy &&
-                        group == 12345u,
+                        group.id == 12345u,
                  "group_create");
     const float centre[3] = {0.0f, 0.0f, 0.0f};
     throng_object object = THRONG_NULL_OBJECT;
-    probe_expect(p, throng_obstacle_add_sphere(w, centre, 1.0f, &object) ==
+    probe_expect(p, add_sphere(w, centre, 1.0f, &object) ==
                         busy && object.id == 0u,
                  "obstacle");
     throng_agent hits[4];
@@ -169,7 +170,7 @@ static throng_world *scene_make(probe *p, int hooks, throng_agent *keep) {
         return NULL;
     throng_group_def gd = throng_group_def_default();
     gd.flocking = throng_flocking_default();
-    uint32_t group = 0u;
+    throng_group group = THRONG_NULL_GROUP;
     test_rng rng = test_rng_make(5u);
     throng_agent_def a = throng_agent_def_default();
     int ok = throng_group_create(w, &gd, &group) == THRONG_OK;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 #include "internal.h" /* world_select_kernel: force a kernel path */
 
@@ -56,7 +57,7 @@ static throng_world *degenerate_world(int dims, bool periodic, float box,
 }
 
 /* A group with every neighbour rule on (and wander), the given cap. */
-static uint32_t degenerate_flock_group(throng_world *w, uint32_t cap,
+static throng_group degenerate_flock_group(throng_world *w, uint32_t cap,
                                        throng_separation_mode mode)
 {
     throng_group_def g = throng_group_def_default();
@@ -66,9 +67,9 @@ static uint32_t degenerate_flock_group(throng_world *w, uint32_t cap,
     g.flocking.separation_mode = mode;
     g.flocking.max_neighbours = cap;
     g.wander.weight = 0.5f;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     if (throng_group_create(w, &g, &id) != THRONG_OK)
-        return UINT32_MAX;
+        return THRONG_NULL_GROUP;
     return id;
 }
 
@@ -92,7 +93,7 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
     g.flocking.cohesion_radius = R;
     g.flocking.max_neighbours = cap;
     g.combine = THRONG_COMBINE_WEIGHTED_SUM;
-    uint32_t gid = 0;
+    throng_group gid = THRONG_NULL_GROUP;
     REQUIRE_OK(throng_group_create(w, &g, &gid));
 
     enum { N = 400 };
@@ -212,9 +213,9 @@ static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
         throng_world_destroy(w);
         return 1; /* this CPU or build lacks the path */
     }
-    uint32_t capped = degenerate_flock_group(
+    throng_group capped = degenerate_flock_group(
         w, cap, THRONG_SEPARATION_INVERSE_DISTANCE);
-    uint32_t free_group = degenerate_flock_group(w, 0,
+    throng_group free_group = degenerate_flock_group(w, 0,
                                                  THRONG_SEPARATION_FLEE_AVERAGE);
     test_rng rng = test_rng_make(99u + (uint64_t)dims);
     for (int i = 0; i < 3000; i++) {
@@ -272,15 +273,15 @@ TEST(degenerate_cap_refused_above_limit)
     uint64_t before = throng_world_hash(w);
     throng_group_def g = throng_group_def_default();
     g.flocking.max_neighbours = THRONG_MAX_NEIGHBOUR_CAP + 1u;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     CHECK_STATUS(throng_group_create(w, &g, &id), THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "max_neighbours") != NULL);
     throng_flocking f = throng_flocking_default();
     f.max_neighbours = UINT32_MAX;
-    CHECK_STATUS(throng_group_set_flocking(w, 0, &f), THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(throng_group_set_flocking(w, default_group(w), &f), THRONG_ERR_OUT_OF_RANGE);
     CHECK_EQ_U64(throng_world_hash(w), before);
     throng_flocking got;
-    REQUIRE_OK(throng_group_get_flocking(w, 0, &got));
+    REQUIRE_OK(throng_group_get_flocking(w, default_group(w), &got));
     CHECK_EQ_U64(got.max_neighbours, 0u);
     throng_world_destroy(w);
 }
@@ -296,8 +297,8 @@ static void one_spot(int dims, uint32_t n, float spread, uint32_t cap,
 {
     throng_world *w = degenerate_world(dims, false, 0.0f, 1.0f);
     REQUIRE(w != NULL);
-    uint32_t gid = degenerate_flock_group(w, cap, mode);
-    REQUIRE(gid != UINT32_MAX);
+    throng_group gid = degenerate_flock_group(w, cap, mode);
+    REQUIRE(gid.generation != 0u);
     test_rng rng = test_rng_make(n);
     for (uint32_t i = 0; i < n; i++) {
         throng_agent_def a = throng_agent_def_default();
@@ -369,7 +370,7 @@ TEST(degenerate_far_outside_periodic_box)
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = degenerate_world(dims, true, 20.0f, 1.0f);
         REQUIRE(w != NULL);
-        uint32_t gid = degenerate_flock_group(w, 0,
+        throng_group gid = degenerate_flock_group(w, 0,
                                               THRONG_SEPARATION_FLEE_AVERAGE);
         const float far[] = {1e6f, -1e6f, 3e38f, -3e38f, 20.0f, -20.0f,
                              1e-30f, -1e-30f, 123456.7f, -0.0f};
@@ -410,7 +411,7 @@ TEST(degenerate_near_float_limits)
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = degenerate_world(dims, false, 0.0f, 1.0f);
         REQUIRE(w != NULL);
-        uint32_t gid = degenerate_flock_group(w, 0,
+        throng_group gid = degenerate_flock_group(w, 0,
                                               THRONG_SEPARATION_INVERSE_DISTANCE);
         const float spots[] = {FLT_MAX, -FLT_MAX, 3e38f, -3e38f, 1e30f,
                                -1e30f, 16777216.0f, 0.0f};
@@ -455,7 +456,7 @@ TEST(degenerate_float_limits_every_path)
                 throng_world_destroy(w);
                 continue; /* not on this machine or build */
             }
-            uint32_t gid = degenerate_flock_group(w, 0,
+            throng_group gid = degenerate_flock_group(w, 0,
                                                   THRONG_SEPARATION_FLEE_AVERAGE);
             throng_agent h[48];
             for (int i = 0; i < 48; i++) {
@@ -464,7 +465,7 @@ TEST(degenerate_float_limits_every_path)
                 int pair = i / 2; /* both signs on each line */
                 a.position[1] = (float)pair * 3.0f;
                 a.velocity[0] = i % 3 == 0 ? 0.0f : (i % 2 ? 1.0f : -1.0f);
-                a.group = i % 4 ? gid : 0;
+                a.group = i % 4 ? gid : THRONG_NULL_GROUP;
                 REQUIRE_OK(throng_agent_add(w, &a, &h[i]));
             }
             for (int s = 0; s < 20; s++)
@@ -496,7 +497,7 @@ TEST(degenerate_empty_and_single)
         for (int p = 0; p < 2; p++) {
             throng_world *w = degenerate_world(dims, p == 1, 10.0f, 1.0f);
             REQUIRE(w != NULL);
-            uint32_t gid = degenerate_flock_group(
+            throng_group gid = degenerate_flock_group(
                 w, 5, THRONG_SEPARATION_INVERSE_DISTANCE);
             for (int s = 0; s < 10; s++)
                 REQUIRE_OK(throng_world_step(w, 0.05f));
@@ -580,7 +581,7 @@ static throng_world *dt_world(uint64_t seed, float max_dt, uint32_t substeps)
     throng_world *w = NULL;
     if (throng_world_create(&d, &w) != THRONG_OK)
         return NULL;
-    uint32_t gid = degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
+    throng_group gid = degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
     test_rng rng = test_rng_make(seed);
     for (int i = 0; i < 500; i++) {
         throng_agent_def a = throng_agent_def_default();
@@ -671,7 +672,7 @@ TEST(degenerate_dt_varying)
     throng_group_def g = throng_group_def_default();
     g.flocking.separation_weight = 1.0f;
     g.combine = THRONG_COMBINE_PRIORITY;
-    uint32_t gid = 0;
+    throng_group gid = THRONG_NULL_GROUP;
     REQUIRE_OK(throng_group_create(w, &g, &gid));
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     arrive.u.seek.source = THRONG_TARGET_FIXED_POINT;
@@ -686,7 +687,7 @@ TEST(degenerate_dt_varying)
     const float ob[][3] = {{3, 0, 0}, {-3, 2, 0}, {0, -4, 0}, {6, 6, 0}};
     for (int i = 0; i < 4; i++) {
         throng_object o;
-        REQUIRE_OK(throng_obstacle_add_sphere(w, ob[i], 1.0f, &o));
+        REQUIRE_OK(add_sphere(w, ob[i], 1.0f, &o));
     }
     test_rng rng = test_rng_make(17);
     for (int i = 0; i < 300; i++) {

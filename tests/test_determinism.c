@@ -113,7 +113,7 @@ static uint64_t run_mixed(int dims, const char *path, int threads) {
     g.flocking.alignment_weight = 1.0f;
     g.flocking.cohesion_weight = 0.5f;
     g.wander.weight = 0.3f;
-    uint32_t plain, coned;
+    throng_group plain = THRONG_NULL_GROUP, coned = THRONG_NULL_GROUP;
     throng_group_create(w, &g, &plain);
     g.flocking.field_of_view = 2.0944f;
     g.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;

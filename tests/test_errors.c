@@ -122,6 +122,7 @@ TEST(errors_null_pointers)
     float v3[3] = {0.0f, 0.0f, 0.0f};
     float f = 0.0f;
     uint32_t u32 = 0;
+    throng_group grp = THRONG_NULL_GROUP;
     uint64_t u64 = 0;
     bool truncated = false;
     throng_step_stats stats;
@@ -160,15 +161,15 @@ TEST(errors_null_pointers)
     CHECK_STATUS(throng_agent_set_max_speed(NULL, a, 1.0f), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_get_radius(NULL, a, &f), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_radius(NULL, a, 1.0f), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_agent_get_group(NULL, a, &u32), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_agent_set_group(NULL, a, 0u), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_agent_get_group(NULL, a, &grp), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_agent_set_group(NULL, a, THRONG_NULL_GROUP), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_get_host_key(NULL, a, &u64), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_host_key(NULL, a, 1u), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_create(NULL, &gd, &u32), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_find(NULL, "default", &u32), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_get_flocking(NULL, 0u, &fl), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_set_flocking(NULL, 0u, &fl), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_set_combine(NULL, 0u,
+    CHECK_STATUS(throng_group_create(NULL, &gd, &grp), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_find(NULL, "default", &grp), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_get_flocking(NULL, default_group(NULL), &fl), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_set_flocking(NULL, default_group(NULL), &fl), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_set_combine(NULL, default_group(NULL),
                                           THRONG_COMBINE_WEIGHTED_SUM),
                  THRONG_ERR_NULL);
     CHECK_STATUS(throng_world_query_radius(NULL, v3, 1.0f, out, 4u, &u32,
@@ -211,15 +212,15 @@ TEST(errors_null_pointers)
                   THRONG_ERR_NULL);
     CHECK_REFUSED(world, throng_agent_get_host_key(world, a, NULL),
                   THRONG_ERR_NULL);
-    CHECK_REFUSED(world, throng_group_create(world, NULL, &u32),
+    CHECK_REFUSED(world, throng_group_create(world, NULL, &grp),
                   THRONG_ERR_NULL);
-    CHECK_REFUSED(world, throng_group_find(world, NULL, &u32),
+    CHECK_REFUSED(world, throng_group_find(world, NULL, &grp),
                   THRONG_ERR_NULL);
     CHECK_REFUSED(world, throng_group_find(world, "default", NULL),
                   THRONG_ERR_NULL);
-    CHECK_REFUSED(world, throng_group_get_flocking(world, 0u, NULL),
+    CHECK_REFUSED(world, throng_group_get_flocking(world, default_group(world), NULL),
                   THRONG_ERR_NULL);
-    CHECK_REFUSED(world, throng_group_set_flocking(world, 0u, NULL),
+    CHECK_REFUSED(world, throng_group_set_flocking(world, default_group(world), NULL),
                   THRONG_ERR_NULL);
     CHECK_REFUSED(world,
                   throng_world_query_radius(world, NULL, 1.0f, out, 4u, &u32,
@@ -438,9 +439,9 @@ TEST(errors_agent_def)
 
     /* Unknown group and duplicate key. */
     throng_agent_def def = throng_agent_def_default();
-    def.group = 3u;
+    def.group = first_group(world, 3u);
     CHECK_REFUSED(world, throng_agent_add(world, &def, &out),
-                  THRONG_ERR_UNKNOWN_GROUP);
+                  THRONG_ERR_STALE_HANDLE);
     def = throng_agent_def_default();
     def.host_key = 102u;
     CHECK_REFUSED(world, throng_agent_add(world, &def, &out),
@@ -497,8 +498,8 @@ TEST(errors_setters)
                   THRONG_ERR_OUT_OF_RANGE);
     CHECK_REFUSED(world, throng_agent_set_radius(world, a, -3.0f),
                   THRONG_ERR_OUT_OF_RANGE);
-    CHECK_REFUSED(world, throng_agent_set_group(world, a, 1u),
-                  THRONG_ERR_UNKNOWN_GROUP);
+    CHECK_REFUSED(world, throng_agent_set_group(world, a, first_group(world, 1u)),
+                  THRONG_ERR_STALE_HANDLE);
     CHECK_REFUSED(world, throng_agent_set_host_key(world, a, other_key),
                   THRONG_ERR_DUPLICATE_KEY);
     uint64_t key = 0;
@@ -516,7 +517,8 @@ TEST(errors_stale_handle_everywhere)
     REQUIRE_OK(throng_agent_remove(world, gone));
     float v3[3] = {1.0f, 1.0f, 1.0f}, w3[3], x3[3];
     float f = 1.0f;
-    uint32_t u32;
+    uint32_t u32 = 0;
+    throng_group grp = THRONG_NULL_GROUP;
     uint64_t u64;
     throng_agent_def def;
     const throng_status S = THRONG_ERR_STALE_HANDLE;
@@ -537,8 +539,8 @@ TEST(errors_stale_handle_everywhere)
     CHECK_REFUSED(world, throng_agent_set_max_speed(world, gone, 1.0f), S);
     CHECK_REFUSED(world, throng_agent_get_radius(world, gone, &f), S);
     CHECK_REFUSED(world, throng_agent_set_radius(world, gone, 1.0f), S);
-    CHECK_REFUSED(world, throng_agent_get_group(world, gone, &u32), S);
-    CHECK_REFUSED(world, throng_agent_set_group(world, gone, 0u), S);
+    CHECK_REFUSED(world, throng_agent_get_group(world, gone, &grp), S);
+    CHECK_REFUSED(world, throng_agent_set_group(world, gone, THRONG_NULL_GROUP), S);
     CHECK_REFUSED(world, throng_agent_get_host_key(world, gone, &u64), S);
     CHECK_REFUSED(world, throng_agent_set_host_key(world, gone, 555u), S);
     CHECK_REFUSED(world, throng_agent_set_host_key(world, gone, 0u), S);
@@ -634,7 +636,7 @@ static void flocking_set_field(throng_flocking *fl, int field, float value)
 }
 
 /* Both entry points must refuse `fl` with `want`, changing nothing. */
-static void check_flocking_refused(throng_world *world, uint32_t group,
+static void check_flocking_refused(throng_world *world, throng_group group,
                                    const throng_flocking *fl,
                                    throng_status want, const char *what,
                                    int line)
@@ -659,7 +661,7 @@ static void check_flocking_refused(throng_world *world, uint32_t group,
     throng_group_def gd = throng_group_def_default();
     gd.name = "refused-group";
     gd.flocking = *fl;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     got = throng_group_create(world, &gd, &id);
     if (got != want)
         runner_fail(__FILE__, line, "%s: group_create got %s, want %s", what,
@@ -679,7 +681,7 @@ TEST(errors_flocking)
     REQUIRE_OK(throng_world_create(&wd, &world));
     throng_group_def gd = throng_group_def_default();
     gd.flocking.separation_weight = 1.0f;
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     REQUIRE_OK(throng_group_create(world, &gd, &group));
     char what[96];
 
@@ -720,7 +722,7 @@ TEST(errors_flocking)
     /* Combine mode. */
     gd = throng_group_def_default();
     gd.combine = (throng_combine_mode)5;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     CHECK_STATUS(throng_group_create(world, &gd, &id),
                  THRONG_ERR_OUT_OF_RANGE);
     CHECK_STATUS(throng_group_set_combine(world, group,

@@ -27,7 +27,7 @@
 #include "runner.h"
 
 typedef struct flock_group {
-    uint32_t id;
+    throng_group id; /* its handle; id.id is the agents' group column */
     throng_flocking flocking;
     throng_combine_mode combine;
 } flock_group;
@@ -54,7 +54,7 @@ typedef struct flock_world {
 static const flock_group *flock_find_group(const flock_world *fw, uint32_t id)
 {
     for (int g = 0; g < fw->group_count; g++)
-        if (fw->groups[g].id == id)
+        if (fw->groups[g].id.id == id)
             return &fw->groups[g];
     return NULL;
 }
@@ -77,7 +77,7 @@ static bool flock_snapshot(flock_world *fw)
         a->mass = def.mass;
         a->max_force = def.max_force;
         a->max_speed = def.max_speed;
-        a->group = def.group;
+        a->group = def.group.id;
         if (fw->dims == 2)
             a->p[2] = a->v[2] = a->f[2] = 0.0f;
     }
@@ -359,8 +359,8 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
                     throng_status_string(st));
         return false;
     }
-    fw->groups[0].id = 0u;
-    if (throng_group_get_flocking(fw->world, 0u, &fw->groups[0].flocking) !=
+    fw->groups[0].id = default_group(fw->world);
+    if (throng_group_get_flocking(fw->world, default_group(fw->world), &fw->groups[0].flocking) !=
         THRONG_OK)
         return false;
     fw->groups[0].combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
@@ -413,7 +413,7 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
         if (i % 17 == 5)
             memset(ad.velocity, 0, sizeof ad.velocity); /* at rest */
         if ((int)test_rng_below(&rng, 100u) < sc->default_share)
-            ad.group = 0u;
+            ad.group = THRONG_NULL_GROUP;
         else
             ad.group = fw->groups[1 + (int)test_rng_below(
                                           &rng, (uint32_t)sc->group_count)]
@@ -454,7 +454,7 @@ static flock_group flock_make_group(throng_flocking fl,
                                     throng_combine_mode combine)
 {
     flock_group g;
-    g.id = 0u;
+    g.id = THRONG_NULL_GROUP;
     g.flocking = fl;
     g.combine = combine;
     return g;
@@ -708,8 +708,8 @@ TEST(flock_hand_worked)
         def.dimensions = 2;
         REQUIRE_OK(throng_world_create(&def, &fw.world));
         fw.dims = 2;
-        fw.groups[0].id = 0u;
-        REQUIRE_OK(throng_group_get_flocking(fw.world, 0u,
+        fw.groups[0].id = default_group(fw.world);
+        REQUIRE_OK(throng_group_get_flocking(fw.world, default_group(fw.world),
                                              &fw.groups[0].flocking));
         fw.groups[1] = flock_make_group(hc->flocking, hc->combine);
         throng_group_def gd = throng_group_def_default();

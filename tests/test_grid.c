@@ -702,7 +702,7 @@ static throng_world *uniform_world(int dims, uint32_t n, throng_agent *h) {
     throng_group_def g = throng_group_def_default();
     g.flocking = throng_flocking_default();
     g.wander.weight = 1.0f;
-    uint32_t flock = 0, hunt = 0;
+    throng_group flock = THRONG_NULL_GROUP, hunt = THRONG_NULL_GROUP;
     throng_group_create(w, &g, &flock);
     throng_group_def g2 = throng_group_def_default();
     throng_group_create(w, &g2, &hunt);
@@ -768,13 +768,15 @@ static void uniform_check(int dims) {
     throng_agent_get_max_force(a, ha[7], &force);
     throng_agent_get_max_speed(a, ha[7], &speed);
     throng_agent_get_radius(a, ha[7], &radius);
-    uint32_t group;
+    throng_group group = THRONG_NULL_GROUP;
     throng_agent_get_group(a, ha[7], &group);
+    /* Both worlds have the default group and a second one, id 1. */
+    const throng_group next_a = first_group(a, group.id + 1u);
     CHECK(throng_agent_set_mass(a, ha[7], 2.0f * mass) == THRONG_OK);
     CHECK(throng_agent_set_max_force(a, ha[7], 2.0f * force) == THRONG_OK);
     CHECK(throng_agent_set_max_speed(a, ha[7], 2.0f * speed) == THRONG_OK);
     CHECK(throng_agent_set_radius(a, ha[7], 2.0f * radius) == THRONG_OK);
-    CHECK(throng_agent_set_group(a, ha[7], group + 1) == THRONG_OK);
+    CHECK(throng_agent_set_group(a, ha[7], next_a) == THRONG_OK);
     CHECK(throng_agent_set_target_point(a, ha[7], other) == THRONG_OK);
     CHECK(throng_agent_set_target_agent(a, ha[7], ha[8]) == THRONG_OK);
     CHECK((a->uniform & all) == 0);
@@ -806,7 +808,7 @@ static void uniform_check(int dims) {
         throng_agent_set_max_speed(w, h[13], 0.25f);
         throng_agent_set_radius(w, h[14], 0.7f);
         for (int i = 20; i < 80; i++)
-            throng_agent_set_group(w, h[i], group + 1);
+            throng_agent_set_group(w, h[i], first_group(w, group.id + 1u));
         throng_agent_set_target_point(w, h[21], other);
         throng_agent_set_target_agent(w, h[22], h[23]);
     }
@@ -980,7 +982,7 @@ static uint32_t stable_rows_differ(const throng_world *twin,
 }
 
 static void stable_add(throng_world *w, test_rng *rng, int dims, float box,
-                       uint32_t group) {
+                       throng_group group) {
     throng_agent_def a = throng_agent_def_default();
     for (int k = 0; k < dims; k++) {
         a.position[k] = test_rng_range(rng, 0.0f, box);
@@ -1008,7 +1010,7 @@ TEST(grid_stable_columns) {
             g.flocking.alignment_weight = 1.0f;
             g.flocking.cohesion_weight = 1.0f;
             g.wander.weight = 0.3f; /* the turn rates are permuted too */
-            uint32_t group = 0;
+            throng_group group = THRONG_NULL_GROUP;
             REQUIRE(throng_group_create(ws[k], &g, &group) == THRONG_OK);
             test_rng rng = test_rng_make(0x57ab1eull + (uint64_t)dims);
             for (int i = 0; i < N; i++)
@@ -1051,7 +1053,7 @@ TEST(grid_stable_columns) {
         for (int k = 0; k < 2; k++) {
             test_rng rng = test_rng_make(0x9a0ull + (uint64_t)dims);
             for (int i = 0; i < N; i++)
-                stable_add(ws[k], &rng, dims, box, 1u);
+                stable_add(ws[k], &rng, dims, box, first_group(ws[k], 1u));
         }
         stable_pointers(a, now);
         CHECK(!stable_same_pointers(held, now));

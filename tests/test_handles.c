@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "object_defs.h"
 #include "runner.h"
 #include "snapshot_v2.h"
 
@@ -51,7 +52,7 @@ static throng_world *handles_copy(const throng_world *w)
 }
 
 static throng_agent handles_add(throng_world *w, float x, float y,
-                                uint32_t group)
+                                throng_group group)
 {
     throng_agent_def d = throng_agent_def_default();
     d.position[0] = x;
@@ -67,14 +68,14 @@ static throng_agent handles_add(throng_world *w, float x, float y,
 
 /* A group whose only behaviour is `kind` (no flocking, no wander), so an
  * agent's velocity changes exactly when that behaviour acts. */
-static uint32_t handles_group(throng_world *w, const throng_behaviour *b)
+static throng_group handles_group(throng_world *w, const throng_behaviour *b)
 {
     throng_group_def gd = throng_group_def_default();
     gd.flocking.separation_weight = 0.0f;
     gd.flocking.alignment_weight = 0.0f;
     gd.flocking.cohesion_weight = 0.0f;
     gd.wander.weight = 0.0f;
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     if (throng_group_create(w, &gd, &group) != THRONG_OK ||
         throng_group_add_behaviour(w, group, b, NULL) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "group refused: %s",
@@ -115,8 +116,8 @@ TEST(handles_slot_retired_after_last_generation)
     REQUIRE(w != NULL);
     throng_behaviour pursue =
         throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
-    uint32_t hunters = handles_group(w, &pursue);
-    throng_agent first = handles_add(w, 0.0f, 0.0f, 0u);
+    throng_group hunters = handles_group(w, &pursue);
+    throng_agent first = handles_add(w, 0.0f, 0.0f, THRONG_NULL_GROUP);
     throng_agent hunter = handles_add(w, 50.0f, 0.0f, hunters);
     REQUIRE(first.slot == 1u && first.generation == 1u);
     REQUIRE_OK(throng_agent_set_target_agent(w, hunter, first));
@@ -131,7 +132,7 @@ TEST(handles_slot_retired_after_last_generation)
     int old_count = 0;
     old[old_count++] = first;
     for (uint32_t k = 0; k < 4u; k++) {
-        throng_agent x = handles_add(w, -30.0f, 20.0f, 0u);
+        throng_agent x = handles_add(w, -30.0f, 20.0f, THRONG_NULL_GROUP);
         CHECK_EQ_INT(x.slot, first.slot);
         CHECK_EQ_U64(x.generation, (uint64_t)UINT32_MAX - 3u + k);
         CHECK_EQ_INT(handles_refused(w, old, old_count), 0);
@@ -145,7 +146,7 @@ TEST(handles_slot_retired_after_last_generation)
     throng_agent keep = THRONG_NULL_AGENT;
     unsigned reused = 0, accepted = 0, revived = 0;
     for (uint32_t k = 0; k < 2000u; k++) {
-        throng_agent x = handles_add(w, -30.0f, 20.0f, 0u);
+        throng_agent x = handles_add(w, -30.0f, 20.0f, THRONG_NULL_GROUP);
         reused += x.slot == first.slot;
         accepted += handles_refused(w, old, old_count);
         throng_agent t;
@@ -172,8 +173,8 @@ TEST(handles_slot_retired_after_last_generation)
     throng_world *copy = handles_copy(w);
     REQUIRE(copy != NULL);
     CHECK_EQ_U64(throng_world_hash(copy), throng_world_hash(w));
-    throng_agent a = handles_add(w, 1.0f, 1.0f, 0u);
-    throng_agent b = handles_add(copy, 1.0f, 1.0f, 0u);
+    throng_agent a = handles_add(w, 1.0f, 1.0f, THRONG_NULL_GROUP);
+    throng_agent b = handles_add(copy, 1.0f, 1.0f, THRONG_NULL_GROUP);
     CHECK(a.slot == b.slot && a.generation == b.generation &&
           a.slot != first.slot);
     CHECK_EQ_U64(throng_world_hash(copy), throng_world_hash(w));
@@ -195,12 +196,12 @@ TEST(handles_object_id_retired_after_last_generation)
     static const float square[12] = {0, 0, 0, 10, 0, 0, 10, 10, 0, 0, 10, 0};
     static const float far[12] = {-60, 0, 0, -50, 0, 0, -50, 10, 0, -60, 10, 0};
     throng_object path = THRONG_NULL_OBJECT;
-    REQUIRE_OK(throng_path_create(w, square, 4u, 1.0f, true, &path));
+    REQUIRE_OK(add_path(w, square, 4u, 1.0f, true, &path));
     REQUIRE(path.id == 1u && path.generation == 1u);
     throng_behaviour follow =
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     follow.u.path.path = path;
-    uint32_t walkers = handles_group(w, &follow);
+    throng_group walkers = handles_group(w, &follow);
     throng_agent walker = handles_add(w, 30.0f, 30.0f, walkers);
     REQUIRE_OK(throng_object_remove(w, path));
     REQUIRE(world_test_set_object_generation(w, path.id, UINT32_MAX - 2u) ==
@@ -213,7 +214,7 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_object_info info;
     for (uint32_t k = 0; k < 3u; k++) {
         throng_object x = THRONG_NULL_OBJECT;
-        REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &x));
+        REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &x));
         CHECK_EQ_INT(x.id, path.id);
         CHECK_EQ_U64(x.generation, (uint64_t)UINT32_MAX - 2u + k);
         for (int i = 0; i < old_count; i++) {
@@ -229,7 +230,7 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_object keep = THRONG_NULL_OBJECT;
     for (uint32_t k = 0; k < 200u; k++) {
         throng_object x = THRONG_NULL_OBJECT;
-        REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &x));
+        REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &x));
         reused += x.id == path.id;
         for (int i = 0; i < old_count; i++)
             accepted += throng_object_get(w, old[i], &info) !=
@@ -261,8 +262,8 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_world *copy = handles_copy(w);
     REQUIRE(copy != NULL);
     throng_object oa = THRONG_NULL_OBJECT, ob = THRONG_NULL_OBJECT;
-    REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &oa));
-    REQUIRE_OK(throng_path_create(copy, far, 4u, 1.0f, true, &ob));
+    REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &oa));
+    REQUIRE_OK(add_path(copy, far, 4u, 1.0f, true, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation &&
           oa.id != path.id);
     throng_world_destroy(copy);
@@ -277,7 +278,7 @@ TEST(handles_one_slot_reused_past_2_to_24)
 {
     throng_world *w = handles_world();
     REQUIRE(w != NULL);
-    throng_agent first = handles_add(w, 0.0f, 0.0f, 0u);
+    throng_agent first = handles_add(w, 0.0f, 0.0f, THRONG_NULL_GROUP);
     REQUIRE_OK(throng_agent_remove(w, first));
     uint32_t cycles = (1u << 24) + 16u;
     uint32_t next = 2u; /* the generation the next add gets */
@@ -345,9 +346,9 @@ TEST(handles_other_worlds_refused)
     throng_world *first = handles_world();
     REQUIRE(first != NULL);
     const float centre[3] = {1.0f, 1.0f, 0.0f};
-    throng_agent a1 = handles_add(first, 0.0f, 0.0f, 0u);
+    throng_agent a1 = handles_add(first, 0.0f, 0.0f, THRONG_NULL_GROUP);
     throng_object o1 = THRONG_NULL_OBJECT;
-    REQUIRE_OK(throng_obstacle_add_sphere(first, centre, 0.5f, &o1));
+    REQUIRE_OK(add_sphere(first, centre, 0.5f, &o1));
     uint64_t *ids = handles_world_ids;
     throng_world *kept[HANDLES_KEPT];
     throng_agent kept_agent[HANDLES_KEPT];
@@ -361,7 +362,7 @@ TEST(handles_other_worlds_refused)
         throng_agent a = THRONG_NULL_AGENT;
         throng_object o = THRONG_NULL_OBJECT;
         REQUIRE_OK(throng_agent_add(w, &d, &a));
-        REQUIRE_OK(throng_obstacle_add_sphere(w, centre, 0.5f, &o));
+        REQUIRE_OK(add_sphere(w, centre, 0.5f, &o));
         /* Only the world id tells the handles apart. */
         same_bits += a.slot == a1.slot && a.generation == a1.generation &&
                      o.id == o1.id && o.generation == o1.generation;
@@ -473,14 +474,14 @@ static void handles_scene_make(handles_scene *s)
     if (!s->w)
         return;
     for (int i = 0; i < 6; i++)
-        s->live[i] = handles_add(s->w, (float)i, 0.5f * (float)i, 0u);
+        s->live[i] = handles_add(s->w, (float)i, 0.5f * (float)i, THRONG_NULL_GROUP);
     for (int i = 0; i < 2; i++) {
-        s->removed[i] = handles_add(s->w, 9.0f, (float)i, 0u);
+        s->removed[i] = handles_add(s->w, 9.0f, (float)i, THRONG_NULL_GROUP);
         (void)throng_agent_remove(s->w, s->removed[i]);
     }
     const float c[3] = {4.0f, 4.0f, 0.0f};
-    (void)throng_obstacle_add_sphere(s->w, c, 1.0f, &s->gone);
-    (void)throng_obstacle_add_sphere(s->w, c, 2.0f, &s->sphere);
+    (void)add_sphere(s->w, c, 1.0f, &s->gone);
+    (void)add_sphere(s->w, c, 2.0f, &s->sphere);
     (void)throng_object_remove(s->w, s->gone);
 }
 
@@ -653,8 +654,19 @@ TEST(handles_previous_snapshot_format_loads)
     CHECK_STATUS(throng_agent_find(w, 103u, &t), THRONG_ERR_NOT_FOUND);
     throng_agent again = {4u, 2u, id};
     CHECK(throng_agent_valid(w, again));
+    /* A format before group handles: every saved group is live with
+     * generation 1, none free, so the next group takes a new id. */
+    throng_group g0 = THRONG_NULL_GROUP, g1 = {1u, 1u, id}, fresh;
+    CHECK_OK(throng_world_default_group(w, &g0));
+    CHECK(g0.id == 0u && g0.generation == 1u && g0.world == id);
+    CHECK(throng_group_valid(w, g1));
+    CHECK(!throng_group_valid(w, (throng_group){1u, 2u, id}));
+    throng_group_def gd = throng_group_def_default();
+    CHECK_OK(throng_group_create(w, &gd, &fresh));
+    CHECK(fresh.id == 2u && fresh.generation == 1u);
+    CHECK_OK(throng_group_remove(w, fresh));
     throng_behaviour b;
-    REQUIRE_OK(throng_group_get_behaviour(w, 1u, 1u, &b));
+    REQUIRE_OK(throng_group_get_behaviour(w, g1, 1u, &b));
     CHECK(b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH &&
           b.u.path.path.id == 1u && b.u.path.path.generation == 1u &&
           b.u.path.path.world == id);

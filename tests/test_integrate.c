@@ -36,7 +36,7 @@ typedef struct vehicle_case {
 } vehicle_case;
 
 static throng_status add_vehicle(throng_world *world, const vehicle_case *c,
-                                 uint32_t group, throng_agent *out)
+                                 throng_group group, throng_agent *out)
 {
     throng_agent_def def = throng_agent_def_default();
     memcpy(def.position, c->position, sizeof def.position);
@@ -129,11 +129,11 @@ TEST(integrate_coast)
     vehicle_case rest = {{100, 100, 0}, {0, 0, 0}, 1, 10, 1};
     vehicle_case no_force = {{-100, 40, 0}, {0.25f, 0.5f, 0}, 3, 0, 1};
     throng_agent a_slow, a_fast, a_frozen, a_rest, a_no_force;
-    REQUIRE_OK(add_vehicle(world, &slow, 0u, &a_slow));
-    REQUIRE_OK(add_vehicle(world, &fast, 0u, &a_fast));
-    REQUIRE_OK(add_vehicle(world, &frozen, 0u, &a_frozen));
-    REQUIRE_OK(add_vehicle(world, &rest, 0u, &a_rest));
-    REQUIRE_OK(add_vehicle(world, &no_force, 0u, &a_no_force));
+    REQUIRE_OK(add_vehicle(world, &slow, THRONG_NULL_GROUP, &a_slow));
+    REQUIRE_OK(add_vehicle(world, &fast, THRONG_NULL_GROUP, &a_fast));
+    REQUIRE_OK(add_vehicle(world, &frozen, THRONG_NULL_GROUP, &a_frozen));
+    REQUIRE_OK(add_vehicle(world, &rest, THRONG_NULL_GROUP, &a_rest));
+    REQUIRE_OK(add_vehicle(world, &no_force, THRONG_NULL_GROUP, &a_no_force));
 
     REQUIRE_OK(throng_world_step(world, 0.5f));
     /* slow: speed 0.5 <= 1, p += v dt. */
@@ -178,8 +178,8 @@ TEST(integrate_coast)
     vehicle_case c3 = {{1, 2, 3}, {0, 3, 4}, 1, 1, 10};
     vehicle_case c3fast = {{-50, 0, 50}, {2, -6, 3}, 1, 1, 3.5f};
     throng_agent a3, a3fast;
-    REQUIRE_OK(add_vehicle(world, &c3, 0u, &a3));
-    REQUIRE_OK(add_vehicle(world, &c3fast, 0u, &a3fast));
+    REQUIRE_OK(add_vehicle(world, &c3, THRONG_NULL_GROUP, &a3));
+    REQUIRE_OK(add_vehicle(world, &c3fast, THRONG_NULL_GROUP, &a3fast));
     REQUIRE_OK(throng_world_step(world, 0.25f));
     expect_state(world, a3, (double[3]){1, 2.75, 4},
                  (double[3]){0, 3, 4}, __LINE__);
@@ -194,7 +194,7 @@ TEST(integrate_coast)
     throng_world_destroy(world);
 }
 
-static uint32_t alignment_group(throng_world *world)
+static throng_group alignment_group(throng_world *world)
 {
     throng_group_def gd = throng_group_def_default();
     gd.flocking.alignment_weight = 1.0f;
@@ -203,9 +203,9 @@ static uint32_t alignment_group(throng_world *world)
     gd.flocking.cohesion_weight = 0.0f;
     gd.flocking.field_of_view = TEST_TWO_PI;
     gd.combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     if (throng_group_create(world, &gd, &group) != THRONG_OK)
-        return 0;
+        return THRONG_NULL_GROUP;
     return group;
 }
 
@@ -281,8 +281,8 @@ TEST(integrate_alignment_pairs)
         const pair_case *c = &cases[i];
         throng_world *world = integrate_world(c->dims, false, 0.0f);
         REQUIRE(world != NULL);
-        uint32_t group = alignment_group(world);
-        REQUIRE(group != 0u);
+        throng_group group = alignment_group(world);
+        REQUIRE(group.id != 0u);
         throng_agent a, b;
         REQUIRE_OK(add_vehicle(world, &c->a, group, &a));
         REQUIRE_OK(add_vehicle(world, &c->b, group, &b));
@@ -365,7 +365,7 @@ TEST(integrate_basis_3d)
     REQUIRE(world != NULL);
     vehicle_case c = {{0, 0, 0}, {1, 0, 0}, 1, 10, 100};
     throng_agent a;
-    REQUIRE_OK(add_vehicle(world, &c, 0u, &a));
+    REQUIRE_OK(add_vehicle(world, &c, THRONG_NULL_GROUP, &a));
     check_basis(world, a, __LINE__);
     expect_forward(world, a, (double[3]){1, 0, 0}, __LINE__);
 
@@ -424,7 +424,7 @@ TEST(integrate_basis_3d)
                            test_rng_range(&rng, -1, 1),
                            test_rng_range(&rng, -1, 1)},
                           1, 10, 100};
-        REQUIRE_OK(add_vehicle(world, &r, 0u, &many[i]));
+        REQUIRE_OK(add_vehicle(world, &r, THRONG_NULL_GROUP, &many[i]));
     }
     for (int step = 0; step < 20; step++) {
         for (int i = 0; i < 64; i++) {
@@ -451,7 +451,7 @@ TEST(integrate_basis_2d)
     REQUIRE(world != NULL);
     vehicle_case c = {{0, 0, 0}, {0, 0, 0}, 1, 10, 100};
     throng_agent a;
-    REQUIRE_OK(add_vehicle(world, &c, 0u, &a));
+    REQUIRE_OK(add_vehicle(world, &c, THRONG_NULL_GROUP, &a));
     const float turns[][3] = {{0, 1, 0},        {-3, 0, 0},
                               {1, -1, 0},       {0, 0, 0},
                               {1e-30f, 0, 0},   {0.6f, 0.8f, 0},
@@ -493,13 +493,13 @@ TEST(integrate_periodic)
         vehicle_case tiny_neg = {{0, 7, 7}, {-1e-6f, 0, 0}, 1, 10, 2};
         vehicle_case tiny_pos = {{9.999999f, 1, 1}, {1e-3f, 0, 0}, 1, 10, 2};
         throng_agent a_right, a_left, a_up, a_down, a_deep, a_neg, a_pos;
-        REQUIRE_OK(add_vehicle(world, &right, 0u, &a_right));
-        REQUIRE_OK(add_vehicle(world, &left, 0u, &a_left));
-        REQUIRE_OK(add_vehicle(world, &up, 0u, &a_up));
-        REQUIRE_OK(add_vehicle(world, &down, 0u, &a_down));
-        REQUIRE_OK(add_vehicle(world, &deep, 0u, &a_deep));
-        REQUIRE_OK(add_vehicle(world, &tiny_neg, 0u, &a_neg));
-        REQUIRE_OK(add_vehicle(world, &tiny_pos, 0u, &a_pos));
+        REQUIRE_OK(add_vehicle(world, &right, THRONG_NULL_GROUP, &a_right));
+        REQUIRE_OK(add_vehicle(world, &left, THRONG_NULL_GROUP, &a_left));
+        REQUIRE_OK(add_vehicle(world, &up, THRONG_NULL_GROUP, &a_up));
+        REQUIRE_OK(add_vehicle(world, &down, THRONG_NULL_GROUP, &a_down));
+        REQUIRE_OK(add_vehicle(world, &deep, THRONG_NULL_GROUP, &a_deep));
+        REQUIRE_OK(add_vehicle(world, &tiny_neg, THRONG_NULL_GROUP, &a_neg));
+        REQUIRE_OK(add_vehicle(world, &tiny_pos, THRONG_NULL_GROUP, &a_pos));
 
         REQUIRE_OK(throng_world_step(world, 0.1f));
         float p[3];
@@ -549,7 +549,7 @@ TEST(integrate_periodic)
             vehicle_case w = {{0, 0, 0}, {0, 0, 0}, 1, 10, 2};
             memcpy(w.position, wraps[i].in, sizeof w.position);
             throng_agent h;
-            REQUIRE_OK(add_vehicle(world, &w, 0u, &h));
+            REQUIRE_OK(add_vehicle(world, &w, THRONG_NULL_GROUP, &h));
             CHECK_OK(throng_agent_get_position(world, h, p));
             for (int k = 0; k < dims; k++) {
                 CHECK(p[k] >= 0.0f && p[k] < L);
@@ -577,7 +577,7 @@ TEST(integrate_periodic)
             float speed = i % 3 == 0 ? 25.0f : 3.0f;
             for (int k = 0; k < 3; k++)
                 r.velocity[k] = test_rng_range(&rng, -speed, speed);
-            REQUIRE_OK(add_vehicle(world, &r, 0u, &hs[i]));
+            REQUIRE_OK(add_vehicle(world, &r, THRONG_NULL_GROUP, &hs[i]));
         }
         for (int step = 0; step < 30 && runner_failures() == 0u; step++) {
             double before[N][3], vel[N][3];
@@ -629,7 +629,7 @@ TEST(integrate_tiny_mass)
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *world = integrate_world(dims, false, 0.0f);
         REQUIRE(world != NULL);
-        uint32_t seekers = 0;
+        throng_group seekers = THRONG_NULL_GROUP;
         throng_group_def gd = throng_group_def_default();
         REQUIRE(throng_group_create(world, &gd, &seekers) == THRONG_OK);
         throng_behaviour seek = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
@@ -737,7 +737,7 @@ static throng_world *hard_rows_world(bool periodic, const char *path,
         throng_world_destroy(world);
         return NULL;
     }
-    uint32_t seekers = 0;
+    throng_group seekers = THRONG_NULL_GROUP;
     throng_group_def gd = throng_group_def_default();
     throng_group_create(world, &gd, &seekers);
     throng_behaviour seek = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
@@ -753,7 +753,7 @@ static throng_world *hard_rows_world(bool periodic, const char *path,
             d.position[k] = test_rng_range(&rng, 0.0f, 20.0f);
             d.velocity[k] = test_rng_range(&rng, -1.0f, 1.0f);
         }
-        d.group = i % 2 ? seekers : 0;
+        d.group = i % 2 ? seekers : THRONG_NULL_GROUP;
         switch (i % 9) {
         case 1: /* squares subnormal or vanishing */
             d.velocity[0] = 3e-20f;

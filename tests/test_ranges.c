@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -196,7 +197,7 @@ TEST(ranges_other_lengths_refused_outside)
     throng_agent_def a = throng_agent_def_default();
     throng_agent h;
     REQUIRE_OK(throng_agent_add(w, &a, &h));
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_group_def gd = throng_group_def_default();
     REQUIRE_OK(throng_group_create(w, &gd, &g));
     const uint64_t hash = throng_world_hash(w);
@@ -214,11 +215,11 @@ TEST(ranges_other_lengths_refused_outside)
         CHECK_STATUS(throng_agent_add(w, &a, &h), THRONG_ERR_OUT_OF_RANGE);
         a.radius = 0.25f;
         const float c[3] = {0.0f, 0.0f, 0.0f};
-        CHECK_STATUS(throng_obstacle_add_sphere(w, c, x, &o),
+        CHECK_STATUS(add_sphere(w, c, x, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "sphere", want);
         const float pts[6] = {0.0f, 0.0f, 0.0f, 5.0f, 0.0f, 0.0f};
-        CHECK_STATUS(throng_path_create(w, pts, 2, x, false, &o),
+        CHECK_STATUS(add_path(w, pts, 2, x, false, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "path", want);
         float vectors[2] = {1.0f, 0.0f};
@@ -227,7 +228,7 @@ TEST(ranges_other_lengths_refused_outside)
         fd.cell_size = x;
         fd.size[0] = fd.size[1] = fd.size[2] = 1;
         fd.vectors = vectors;
-        CHECK_STATUS(throng_flow_field_create(w, &fd, &o),
+        CHECK_STATUS(throng_flow_field_add(w, &fd, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "flow", want);
         throng_flocking f = throng_flocking_default();
@@ -323,7 +324,7 @@ static int ranges_scene_make(ranges_scene *s, int dims, int periodic,
     gd.flocking.alignment_radius = radius;
     gd.flocking.cohesion_radius = radius;
     gd.flocking.cohesion_weight = 1.0f;
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     if (throng_group_create(s->w, &gd, &g) != THRONG_OK)
         return 0;
     test_rng rng = test_rng_make(seed);
@@ -481,7 +482,7 @@ TEST(ranges_far_agents_are_not_neighbours)
             REQUIRE_OK(throng_world_create(&d, &w));
             throng_group_def gd = throng_group_def_default();
             gd.flocking.cohesion_weight = 1.0f;
-            uint32_t g = 0;
+            throng_group g = THRONG_NULL_GROUP;
             REQUIRE_OK(throng_group_create(w, &gd, &g));
             const float xs[6] = {FLT_MAX, -FLT_MAX, 3e38f, -3e38f,
                                  FLT_MAX - 2e31f, -3e38f + 1e30f};

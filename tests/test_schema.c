@@ -18,7 +18,7 @@
 
 typedef struct schema_fixture {
     throng_world *w;
-    uint32_t group;
+    throng_group group;
     throng_object path, flow;
     int dims;
     int cases;
@@ -38,13 +38,19 @@ static int schema_fixture_make(schema_fixture *f, int dims) {
     static const float points[12] = { 0, 0, 0, 5, 0, 0, 5, 5, 0, 0, 5, 0 };
     static const float vectors[24] = { 1, 0, 0, 1, 1, 0, 0, 1,
                                        1, 0, 0, 1, 1, 0, 0, 1 };
-    throng_flow_field_def fd = {
-        { 0, 0, 0 }, 1.0f, { 2, 2, dims == 3 ? 2u : 1u }, vectors
-    };
+    throng_flow_field_def fd = throng_flow_field_def_default();
+    fd.cell_size = 1.0f;
+    fd.size[0] = 2u;
+    fd.size[1] = 2u;
+    fd.size[2] = dims == 3 ? 2u : 1u;
+    fd.vectors = vectors;
+    throng_path_def pd = throng_path_def_default();
+    pd.points = points;
+    pd.point_count = 4u;
     return throng_group_create(f->w, &gd, &f->group) == THRONG_OK &&
-           throng_path_create(f->w, points, 4u, 1.0f, false, &f->path) ==
+           throng_path_add(f->w, &pd, &f->path) ==
                THRONG_OK &&
-           throng_flow_field_create(f->w, &fd, &f->flow) == THRONG_OK;
+           throng_flow_field_add(f->w, &fd, &f->flow) == THRONG_OK;
 }
 
 /* The struct a set's calls take. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../bench/scenarios.h"
+#include "object_defs.h"
 #include "runner.h"
 
 /* The header layout throng.h documents. */
@@ -242,7 +243,7 @@ typedef struct snap_mixed {
     uint32_t object_count;
 } snap_mixed;
 
-static void snap_mixed_add(snap_mixed *m, test_rng *rng, uint32_t group,
+static void snap_mixed_add(snap_mixed *m, test_rng *rng, throng_group group,
                            uint64_t key)
 {
     const float L = 36.0f;
@@ -319,31 +320,32 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
     flow.vectors = vectors;
     throng_object *o = m->objects;
     if (st == THRONG_OK)
-        st = throng_obstacle_add_sphere(w, c1, 2.0f, &o[0]);
+        st = add_sphere(w, c1, 2.0f, &o[0]);
     if (st == THRONG_OK)
-        st = throng_obstacle_add_sphere(w, c2, 1.5f, &o[1]);
+        st = add_sphere(w, c2, 1.5f, &o[1]);
     if (st == THRONG_OK)
-        st = throng_obstacle_add_box(w, lo, hi, &o[2]);
+        st = add_box(w, lo, hi, &o[2]);
     if (st == THRONG_OK)
-        st = throng_path_create(w, ring, 6u, 1.0f, true, &o[3]);
+        st = add_path(w, ring, 6u, 1.0f, true, &o[3]);
     if (st == THRONG_OK)
-        st = throng_path_create(w, line, 4u, 0.8f, false, &o[4]);
+        st = add_path(w, line, 4u, 0.8f, false, &o[4]);
     if (st == THRONG_OK)
-        st = throng_flow_field_create(w, &flow, &o[5]);
+        st = throng_flow_field_add(w, &flow, &o[5]);
     if (dims == 2) {
         float a[3] = {2.0f, 33.0f, 0.0f}, b[3] = {34.0f, 33.0f, 0.0f};
         if (st == THRONG_OK)
-            st = throng_wall_add_segment(w, a, b, &o[6]);
+            st = add_segment(w, a, b, &o[6]);
     } else {
         float p[3] = {0.0f, 0.0f, 1.0f}, nrm[3] = {0.0f, 0.0f, 1.0f};
         if (st == THRONG_OK)
-            st = throng_wall_add_plane(w, p, nrm, &o[6]);
+            st = add_plane(w, p, nrm, &o[6]);
     }
     m->object_count = 7u;
 
     /* Groups: flocking with wander, a behaviour list over the objects,
      * one that follows the line path (removed later), priority mode. */
-    uint32_t g[4] = {0u, 0u, 0u, 0u};
+    throng_group g[4] = {THRONG_NULL_GROUP, THRONG_NULL_GROUP,
+                         THRONG_NULL_GROUP, THRONG_NULL_GROUP};
     throng_group_def gd = throng_group_def_default();
     gd.name = "flockers";
     gd.flocking.separation_weight = 1.0f;
@@ -473,15 +475,17 @@ static void snap_test_mixed(int dims, bool periodic)
     CHECK_EQ_INT(valid, throng_world_agent_count(w));
     throng_agent none;
     CHECK_STATUS(throng_agent_find(copy, 1000u, &none), THRONG_ERR_NOT_FOUND);
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     CHECK_OK(throng_group_find(copy, "stale path", &group));
-    CHECK_EQ_INT(group, 3);
+    CHECK(group.id == 3u && group.generation == 1u &&
+          group.world == throng_world_id(copy));
     uint32_t behaviours = 0;
-    CHECK_OK(throng_group_behaviour_count(copy, 2u, &behaviours));
+    CHECK_OK(throng_group_behaviour_count(copy, first_group(copy, 2u),
+                                          &behaviours));
     CHECK_EQ_INT(behaviours, 6);
     throng_behaviour ba, bb;
-    CHECK_OK(throng_group_get_behaviour(w, 3u, 0u, &ba));
-    CHECK_OK(throng_group_get_behaviour(copy, 3u, 0u, &bb));
+    CHECK_OK(throng_group_get_behaviour(w, first_group(w, 3u), 0u, &ba));
+    CHECK_OK(throng_group_get_behaviour(copy, group, 0u, &bb));
     CHECK(ba.kind == bb.kind && ba.u.path.path.id == bb.u.path.path.id &&
           ba.u.path.path.generation == bb.u.path.path.generation);
     /* The behaviour's path is the copy's own. */
@@ -523,8 +527,8 @@ static void snap_test_mixed(int dims, bool periodic)
                  THRONG_ERR_STALE_HANDLE);
     float centre[3] = {30.0f, 5.0f, 5.0f};
     throng_object oa, ob;
-    CHECK_OK(throng_obstacle_add_sphere(w, centre, 1.0f, &oa));
-    CHECK_OK(throng_obstacle_add_sphere(copy, centre, 1.0f, &ob));
+    CHECK_OK(add_sphere(w, centre, 1.0f, &oa));
+    CHECK_OK(add_sphere(copy, centre, 1.0f, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation);
     CHECK_STATUS(throng_object_rebind(copy, oa, &(throng_object){0}),
                  THRONG_ERR_STALE_HANDLE);

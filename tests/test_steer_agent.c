@@ -28,10 +28,10 @@ static throng_world *make_world(int dims, uint64_t seed, float radius) {
 
 /* A group steered by `b` alone: with WEIGHTED_SUM and weight 1 the force
  * is exactly the behaviour's. */
-static uint32_t make_group(throng_world *w, const throng_behaviour *b) {
+static throng_group make_group(throng_world *w, const throng_behaviour *b) {
     throng_group_def g = throng_group_def_default();
     g.combine = THRONG_COMBINE_WEIGHTED_SUM;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     if (throng_group_create(w, &g, &id) != THRONG_OK ||
         throng_group_add_behaviour(w, id, b, NULL) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "group refused: %s",
@@ -51,7 +51,7 @@ static agent_spec spec(float px, float py, float pz, float vx, float vy,
     return s;
 }
 
-static throng_agent add(throng_world *w, uint32_t group, agent_spec s) {
+static throng_agent add(throng_world *w, throng_group group, agent_spec s) {
     throng_agent_def d = throng_agent_def_default();
     memcpy(d.position, s.p, sizeof s.p);
     memcpy(d.velocity, s.v, sizeof s.v);
@@ -140,7 +140,7 @@ TEST(steer_agent_seek_flee_2d) {
             throng_behaviour b = kind_default(kinds[k]);
             b.speed_factor = 0.5f;
             b.u.seek.flee_range = ranges[r];
-            uint32_t g = make_group(w, &b);
+            throng_group g = make_group(w, &b);
             throng_agent h = add(w, g, spec(1, 2, 0, 0.5f, 0, 0, 2));
             const float target[3] = {4.0f, 6.0f, 0.0f};
             REQUIRE_OK(throng_agent_set_target_point(w, h, target));
@@ -173,7 +173,7 @@ TEST(steer_agent_seek_flee_3d) {
         b.u.seek.point[0] = 2.0f;
         b.u.seek.point[1] = -1.0f;
         b.u.seek.point[2] = 2.0f;
-        uint32_t g = make_group(w, &b);
+        throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(0, 0, 0, 0, 0, 1, 1.5f));
         REQUIRE_OK(throng_world_step(w, DT));
         double s = k ? -1.0 : 1.0;
@@ -190,7 +190,7 @@ TEST(steer_agent_seek_truncated) {
     throng_world *w = make_world(2, 1u, 1.0f);
     REQUIRE(w != NULL);
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_SEEK);
-    uint32_t g = make_group(w, &b);
+    throng_group g = make_group(w, &b);
     agent_spec s = spec(0, 0, 0, 0, 0, 0, 1);
     s.max_force = 1.0f;
     throng_agent h = add(w, g, s);
@@ -231,9 +231,9 @@ TEST(steer_agent_periodic) {
             b.u.leader.braking_distance = 1.0f;
             b.u.leader.clearance_width = 0.5f; /* the follower is 1 m aside */
         }
-        uint32_t g = make_group(w, &b);
+        throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(9.5f, 5, 0, 0, 0, 0, 1));
-        throng_agent t = add(w, 0, spec(0.5f, 5, 0, 0, 1e-3f, 0, 1));
+        throng_agent t = add(w, THRONG_NULL_GROUP, spec(0.5f, 5, 0, 0, 1e-3f, 0, 1));
         const float target[3] = {0.5f, 5.0f, 0.0f};
         REQUIRE_OK(throng_agent_set_target_point(w, h, target));
         REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
@@ -290,7 +290,7 @@ TEST(steer_agent_arrive_hand_worked) {
             throng_behaviour b = kind_default(THRONG_BEHAVIOUR_ARRIVE);
             b.u.seek.ramp = c->ramp;
             b.u.seek.braking_distance = c->D;
-            uint32_t g = make_group(w, &b);
+            throng_group g = make_group(w, &b);
             /* In 3D the same case, lifted to z = 5 (target too). */
             float z = dims == 3 ? 5.0f : 0.0f;
             agent_spec s = spec(0, 0, z, c->vx, c->vy, 0, 2);
@@ -339,9 +339,9 @@ TEST(steer_agent_pursue_evade_2d) {
         b.u.pursue.prediction_time = c->T;
         b.u.pursue.max_prediction = c->cap;
         b.u.pursue.evade_range = c->range;
-        uint32_t g = make_group(w, &b);
+        throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(0, 0, 0, 0, 0, 0, 2));
-        throng_agent t = add(w, 0, spec(4, 0, 0, 0, 1, 0, 1));
+        throng_agent t = add(w, THRONG_NULL_GROUP, spec(4, 0, 0, 0, 1, 0, 1));
         REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
         REQUIRE_OK(throng_world_step(w, DT));
         double n = sqrt(c->px * c->px + c->py * c->py);
@@ -363,9 +363,9 @@ TEST(steer_agent_pursue_evade_3d) {
         REQUIRE(w != NULL);
         throng_behaviour b = kind_default(k ? THRONG_BEHAVIOUR_EVADE
                                             : THRONG_BEHAVIOUR_PURSUE);
-        uint32_t g = make_group(w, &b);
+        throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(0, 0, 0, 0, 0, 0, 1.5f));
-        throng_agent t = add(w, 0, spec(0, 3, 0, 0, 0, 1.5f, 2));
+        throng_agent t = add(w, THRONG_NULL_GROUP, spec(0, 3, 0, 0, 0, 1.5f, 2));
         REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
         REQUIRE_OK(throng_world_step(w, DT));
         double s = (k ? -1.0 : 1.0) * 1.5 / sqrt(2.0);
@@ -388,9 +388,9 @@ TEST(steer_agent_offset_pursuit_2d) {
     b.u.pursue.offset[1] = 2.0f;
     b.u.pursue.offset[2] = 99.0f; /* up: ignored in 2D */
     b.u.pursue.braking_distance = 12.0f;
-    uint32_t g = make_group(w, &b);
+    throng_group g = make_group(w, &b);
     throng_agent h = add(w, g, spec(7, 0, 0, 0, 0, 0, 2));
-    throng_agent t = add(w, 0, spec(5, 5, 0, 0, 1, 0, 1));
+    throng_agent t = add(w, THRONG_NULL_GROUP, spec(5, 5, 0, 0, 1, 0, 1));
     REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
     REQUIRE_OK(throng_world_step(w, DT));
     CHECK_V(w, h, 0.0, 1.25, 0.0);
@@ -408,9 +408,9 @@ TEST(steer_agent_offset_pursuit_3d) {
     const float o[3] = {1.0f, -2.0f, 3.0f};
     memcpy(b.u.pursue.offset, o, sizeof o);
     b.u.pursue.prediction_time = 0.5f;
-    uint32_t g = make_group(w, &b);
+    throng_group g = make_group(w, &b);
     throng_agent h = add(w, g, spec(-4, 1, 2, 0, 0, 0, 2));
-    throng_agent t = add(w, 0, spec(3, 2, 1, 0.6f, 0.0f, 0.8f, 1));
+    throng_agent t = add(w, THRONG_NULL_GROUP, spec(3, 2, 1, 0.6f, 0.0f, 0.8f, 1));
     REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
     float f[3], up[3], side[3];
     REQUIRE_OK(throng_agent_get_basis(w, t, f, up, side));
@@ -442,7 +442,7 @@ TEST(steer_agent_wander_circle_2d_hand) {
         REQUIRE(w != NULL);
         throng_behaviour b = kind_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
         b.u.wander.jitter = jitters[j];
-        uint32_t g = make_group(w, &b);
+        throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(0, 0, 0, 0, 1, 0, 1));
         REQUIRE_OK(throng_world_step(w, DT));
         double a = (double)(jitters[j] *
@@ -482,7 +482,7 @@ TEST(steer_agent_wander_circle_3d_hand) {
         throng_behaviour b = kind_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
         b.u.wander.jitter = jitters[j];
         b.u.wander.radius = 0.5f;
-        uint32_t g = make_group(w, &b);
+        throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(1, 1, 1, 0, 0, 1, 1));
         REQUIRE_OK(throng_world_step(w, DT));
         const uint32_t streams[3] = {RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y,
@@ -530,10 +530,10 @@ TEST(steer_agent_follow_leader_hand) {
             REQUIRE(w != NULL);
             throng_behaviour b = kind_default(THRONG_BEHAVIOUR_FOLLOW_LEADER);
             b.u.leader.braking_distance = 1.0f;
-            uint32_t g = make_group(w, &b);
+            throng_group g = make_group(w, &b);
             throng_agent h =
                 add(w, g, spec(cases[i].x, cases[i].y, 0, 0, 0, 0, 2));
-            throng_agent l = add(w, 0, spec(0, 0, 0, 1, 0, 0, 1));
+            throng_agent l = add(w, THRONG_NULL_GROUP, spec(0, 0, 0, 1, 0, 0, 1));
             REQUIRE_OK(throng_agent_set_target_agent(w, h, l));
             REQUIRE_OK(throng_world_step(w, DT));
             double x[2];
@@ -589,7 +589,7 @@ TEST(steer_agent_avoid_neighbours_hand) {
             throng_behaviour b =
                 kind_default(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS);
             b.u.unaligned.horizon = cases[i].horizon;
-            uint32_t g = make_group(w, &b);
+            throng_group g = make_group(w, &b);
             throng_agent A = add(w, g, spec(0, 0, 0, 1, 0, 0, 1));
             throng_agent B = add(w, g, spec(4, cases[i].by, 0, -1, 0, 0, 1));
             REQUIRE_OK(throng_world_step(w, DT));
@@ -642,12 +642,12 @@ TEST(steer_agent_degenerate_inputs) {
                 b.u.wander.radius = 1.0f;
                 b.u.wander.jitter = 0.0f;
             }
-            uint32_t g = make_group(w, &b);
+            throng_group g = make_group(w, &b);
             agent_spec sp = spec(c->px, c->py, 0, c->vx, c->vy, 0, 1);
             sp.mass = c->mass;
             throng_agent h = add(w, g, sp);
             if (c->target_agent) {
-                throng_agent t = add(w, 0, spec(c->px, c->py, 0, 0, 0, 0, 1));
+                throng_agent t = add(w, THRONG_NULL_GROUP, spec(c->px, c->py, 0, 0, 0, 0, 1));
                 REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
             } else {
                 const float tp[3] = {c->tx, c->ty, 0.0f};
@@ -690,7 +690,7 @@ static void arrive_run(int dims, throng_arrive_ramp ramp, float D,
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_ARRIVE);
     b.u.seek.ramp = ramp;
     b.u.seek.braking_distance = D;
-    uint32_t g = make_group(w, &b);
+    throng_group g = make_group(w, &b);
     /* Direction of approach u = (0.6, 0.8, 0) in 2D, (0.48, 0.64, 0.6) in
      * 3D; the agent starts 10 m before the target. */
     const double u[3] = {dims == 3 ? 0.48 : 0.6, dims == 3 ? 0.64 : 0.8,
@@ -763,12 +763,12 @@ static void chase(uint64_t seed, int *pursue_steps, int *seek_steps) {
     gd.wander.weight = 1.0f;
     gd.wander.max_turn_rate = 0.005f * 3.14159265f;
     gd.wander.max_turn_change = 0.001f * 3.14159265f;
-    uint32_t wander = 0;
+    throng_group wander = THRONG_NULL_GROUP;
     throng_group_create(w, &gd, &wander);
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_PURSUE);
-    uint32_t gp = make_group(w, &b);
+    throng_group gp = make_group(w, &b);
     b = kind_default(THRONG_BEHAVIOUR_SEEK);
-    uint32_t gs = make_group(w, &b);
+    throng_group gs = make_group(w, &b);
     agent_spec ts = spec(8, 0, 0, 0, 1, 0, 1);
     ts.max_force = 2.0f;
     throng_agent t = add(w, wander, ts);
@@ -823,9 +823,9 @@ TEST(steer_agent_evade_keeps_distance) {
             throng_world *w = make_world(dims, 1u, 1.0f);
             REQUIRE(w != NULL);
             throng_behaviour b = kind_default(THRONG_BEHAVIOUR_EVADE);
-            uint32_t ge = evading ? make_group(w, &b) : 0u;
+            throng_group ge = evading ? make_group(w, &b) : THRONG_NULL_GROUP;
             b = kind_default(THRONG_BEHAVIOUR_PURSUE);
-            uint32_t gp = make_group(w, &b);
+            throng_group gp = make_group(w, &b);
             agent_spec es = spec(0, 0, 0, 0, 0, 0, 1);
             es.max_force = 2.0f;
             agent_spec ps = spec(-3, 0, dims == 3 ? 0.5f : 0.0f, 0, 0, 0,
@@ -878,7 +878,7 @@ static long crossing(int avoid, int threads, double *progress,
     gd.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
     gd.flocking.separation_weight = 0.5f;
     gd.flocking.separation_radius = 0.8f;
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_group_create(w, &gd, &g);
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS);
     b.u.unaligned.horizon = 4.0f;
@@ -960,10 +960,10 @@ TEST(steer_agent_removed_target_quiet) {
         throng_world *w = make_world(dims, 1u, 1.0f);
         REQUIRE(w != NULL);
         throng_agent h[4], lonely[4];
-        throng_agent target = add(w, 0, spec(5, 5, 1, 0.3f, 0, 0, 1));
+        throng_agent target = add(w, THRONG_NULL_GROUP, spec(5, 5, 1, 0.3f, 0, 0, 1));
         for (int k = 0; k < 4; k++) {
             throng_behaviour b = kind_default(kinds[k]);
-            uint32_t g = make_group(w, &b);
+            throng_group g = make_group(w, &b);
             h[k] = add(w, g, spec((float)k, 0, 0, 0.2f, 0.1f, 0, 1));
             lonely[k] = add(w, g, spec((float)k, -3, 0, 0.1f, 0.2f, 0, 1));
             REQUIRE_OK(throng_agent_set_target_agent(w, h[k], target));
@@ -976,7 +976,7 @@ TEST(steer_agent_removed_target_quiet) {
             CHECK(fabs(v[0] - 0.2) + fabs(v[1] - 0.1) > 1e-3);
         }
         REQUIRE_OK(throng_agent_remove(w, target));
-        throng_agent reuse = add(w, 0, spec(1, 1, 0, 0, 0, 0, 1));
+        throng_agent reuse = add(w, THRONG_NULL_GROUP, spec(1, 1, 0, 0, 0, 0, 1));
         CHECK_EQ_INT(reuse.slot, target.slot); /* the slot came back */
         double v0[4][3];
         for (int k = 0; k < 4; k++)
@@ -1011,11 +1011,11 @@ TEST(steer_agent_offset_pursuit_end_to_end) {
         b.u.seek.source = THRONG_TARGET_FIXED_POINT;
         b.u.seek.point[0] = b.u.seek.point[1] = 10.0f;
         b.u.seek.point[2] = dims == 3 ? 10.0f : 0.0f;
-        uint32_t gt = make_group(w, &b);
+        throng_group gt = make_group(w, &b);
         b = kind_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
         const float o[3] = {-1.0f, 2.0f, 0.5f};
         memcpy(b.u.pursue.offset, o, sizeof o);
-        uint32_t gf = make_group(w, &b);
+        throng_group gf = make_group(w, &b);
         agent_spec ts = spec(0, 0, 0, 0.5f, 0.5f, dims == 3 ? 0.5f : 0.0f, 1);
         ts.max_force = 2.0f;
         throng_agent t = add(w, gt, ts);
@@ -1058,13 +1058,13 @@ TEST(steer_agent_follow_leader_end_to_end) {
         throng_behaviour b = kind_default(THRONG_BEHAVIOUR_SEEK);
         b.u.seek.source = THRONG_TARGET_FIXED_POINT;
         b.u.seek.point[0] = 1000.0f;
-        uint32_t gl = make_group(w, &b);
+        throng_group gl = make_group(w, &b);
         throng_group_def gd = throng_group_def_default();
         gd.combine = THRONG_COMBINE_WEIGHTED_SUM;
         gd.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
         gd.flocking.separation_weight = 0.3f;
         gd.flocking.separation_radius = 0.8f;
-        uint32_t gf = 0;
+        throng_group gf = THRONG_NULL_GROUP;
         REQUIRE_OK(throng_group_create(w, &gd, &gf));
         b = kind_default(THRONG_BEHAVIOUR_FOLLOW_LEADER);
         REQUIRE_OK(throng_group_add_behaviour(w, gf, &b, NULL));
@@ -1123,7 +1123,7 @@ static uint64_t wander_run(int dims, uint64_t seed, int threads,
     throng_world_set_threads(w, threads);
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
     b.u.wander.jitter = 0.5f;
-    uint32_t g = make_group(w, &b);
+    throng_group g = make_group(w, &b);
     enum { N = 16 };
     throng_agent h[N];
     for (int i = 0; i < N; i++) {
@@ -1300,7 +1300,7 @@ TEST(steer_agent_bad_input) {
         throng_world *w = make_world(dims, 1u, 2.0f);
         REQUIRE(w != NULL);
         throng_group_def gd = throng_group_def_default();
-        uint32_t g = 0;
+        throng_group g = THRONG_NULL_GROUP;
         REQUIRE_OK(throng_group_create(w, &gd, &g));
         throng_agent_def ad = throng_agent_def_default();
         ad.group = g;
@@ -1368,9 +1368,9 @@ TEST(steer_agent_bad_input) {
 TEST(steer_agent_set_target_agent_refusals) {
     throng_world *w = make_world(2, 1u, 1.0f);
     REQUIRE(w != NULL);
-    throng_agent a = add(w, 0, spec(0, 0, 0, 0, 0, 0, 1));
-    throng_agent b = add(w, 0, spec(1, 0, 0, 0, 0, 0, 1));
-    throng_agent gone = add(w, 0, spec(2, 0, 0, 0, 0, 0, 1));
+    throng_agent a = add(w, THRONG_NULL_GROUP, spec(0, 0, 0, 0, 0, 0, 1));
+    throng_agent b = add(w, THRONG_NULL_GROUP, spec(1, 0, 0, 0, 0, 0, 1));
+    throng_agent gone = add(w, THRONG_NULL_GROUP, spec(2, 0, 0, 0, 0, 0, 1));
     REQUIRE_OK(throng_agent_remove(w, gone));
     struct refusal {
         throng_agent agent, target;

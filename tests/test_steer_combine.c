@@ -114,7 +114,7 @@ TEST(combine_priority) {
     CHECK_NEAR(F[0], -5.0f / sqrtf(2.0f), 2e-4);
 }
 
-static throng_world *list_world(uint32_t *group) {
+static throng_world *list_world(throng_group *group) {
     throng_world_def wd = throng_world_def_default();
     wd.dimensions = 2;
     throng_world *w = NULL;
@@ -138,9 +138,11 @@ static throng_world *list_world(uint32_t *group) {
 /* Every refusal of the list functions: the exact code, a sentence, and
  * the world as it was. */
 TEST(combine_list_bad_input) {
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_world *w = list_world(&g);
     REQUIRE(w);
+    /* A group id this world never handed out. */
+    const throng_group bogus = {77u, 1u, throng_world_id(w)};
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     uint64_t before = throng_world_hash(w);
     uint32_t index = 99, count = 99;
@@ -149,8 +151,8 @@ TEST(combine_list_bad_input) {
                  THRONG_ERR_NULL);
     CHECK_STATUS(throng_group_add_behaviour(w, g, NULL, &index),
                  THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_add_behaviour(w, 77, &b, &index),
-                 THRONG_ERR_UNKNOWN_GROUP);
+    CHECK_STATUS(throng_group_add_behaviour(w, bogus, &b, &index),
+                 THRONG_ERR_STALE_HANDLE);
     CHECK(strlen(throng_world_last_error(w)) > 0);
     throng_behaviour bad = b;
     bad.kind = (throng_behaviour_kind)0;
@@ -185,10 +187,10 @@ TEST(combine_list_bad_input) {
     CHECK_STATUS(throng_group_get_behaviour(w, g, 0, &out),
                  THRONG_ERR_OUT_OF_RANGE);
     CHECK_STATUS(throng_group_get_behaviour(w, g, 0, NULL), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_behaviour_count(w, 77, &count),
-                 THRONG_ERR_UNKNOWN_GROUP);
-    CHECK_STATUS(throng_group_clear_behaviours(w, 77),
-                 THRONG_ERR_UNKNOWN_GROUP);
+    CHECK_STATUS(throng_group_behaviour_count(w, bogus, &count),
+                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_group_clear_behaviours(w, bogus),
+                 THRONG_ERR_STALE_HANDLE);
 
     /* The list holds THRONG_MAX_BEHAVIOURS, then says so. */
     for (uint32_t i = 0; i < THRONG_MAX_BEHAVIOURS; i++) {
@@ -220,7 +222,7 @@ TEST(combine_list_bad_input) {
 
 /* Per-agent state: defaults, round trips and refusals. */
 TEST(combine_agent_state) {
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     throng_world *w = list_world(&g);
     REQUIRE(w);
     throng_agent a, other;

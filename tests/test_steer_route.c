@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -31,10 +32,10 @@ static throng_world *route_world(int dims) {
 }
 
 /* A group whose only term is `b`, summed with weight 1. */
-static uint32_t route_group(throng_world *w, const throng_behaviour *b) {
+static throng_group route_group(throng_world *w, const throng_behaviour *b) {
     throng_group_def g = throng_group_def_default();
     g.combine = THRONG_COMBINE_WEIGHTED_SUM;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     if (throng_group_create(w, &g, &id) != THRONG_OK ||
         throng_group_add_behaviour(w, id, b, NULL) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "group refused: %s",
@@ -42,7 +43,7 @@ static uint32_t route_group(throng_world *w, const throng_behaviour *b) {
     return id;
 }
 
-static throng_agent route_agent(throng_world *w, uint32_t group,
+static throng_agent route_agent(throng_world *w, throng_group group,
                                 const float p[3], const float v[3],
                                 float mass, float max_force,
                                 float max_speed) {
@@ -136,46 +137,46 @@ TEST(steer_route_path_create_refusals) {
         REQUIRE(w != NULL);
         float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
         const float v0[3] = {0.5f, 0.0f, 0.0f};
-        route_agent(w, 0, p[0], v0, 1.0f, 10.0f, 1.0f);
+        route_agent(w, THRONG_NULL_GROUP, p[0], v0, 1.0f, 10.0f, 1.0f);
         throng_object o = {77u, 77u, 77u};
         const float *pts = &p[0][0];
         const float nan = nanf(""), inf = INFINITY;
 
-        CHECK_STATUS(throng_path_create(NULL, pts, 4, 1.0f, false, &o),
+        CHECK_STATUS(add_path(NULL, pts, 4, 1.0f, false, &o),
                      THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, NULL, 4, 1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, NULL, 4, 1.0f, false, &o),
                             THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 1.0f, false, NULL),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 1.0f, false, NULL),
                             THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 0, 1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 0, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 1, 1.0f, true, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 1, 1.0f, true, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Refused on the count alone: the 4 points must not be read past
          * (ASan would see it). */
         CHECK_ROUTE_REFUSED(w,
-                            throng_path_create(w, pts,
+                            add_path(w, pts,
                                                THRONG_MAX_PATH_POINTS + 1u,
                                                1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 0.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 0.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, -1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, -1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, nan, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, nan, false, &o),
                             THRONG_ERR_NOT_FINITE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, inf, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, inf, false, &o),
                             THRONG_ERR_NOT_FINITE);
 
         float bad[4][3];
         memcpy(bad, p, sizeof bad);
         bad[2][0] = nan;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_NOT_FINITE);
         memcpy(bad, p, sizeof bad);
         bad[3][1] = -inf;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_NOT_FINITE);
         /* Consecutive points 5e-7 m apart, then equal ones. */
@@ -184,23 +185,23 @@ TEST(steer_route_path_create_refusals) {
         bad[2][1] = 5e-7f;
         bad[1][0] = 1.0f;
         bad[1][1] = 0.0f;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         memcpy(bad, p, sizeof bad);
         memcpy(bad[3], bad[2], sizeof bad[3]);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Last back to first counts only for a closed path. */
         memcpy(bad, p, sizeof bad);
         memcpy(bad[3], bad[0], sizeof bad[3]);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   true, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Longer than a float can measure. */
         float far[2][3] = {{-3e38f, 0, 0}, {3e38f, 0, 0}};
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &far[0][0], 2, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &far[0][0], 2, 1.0f,
                                                   false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         CHECK(o.id == 77u && o.generation == 77u); /* untouched */
@@ -208,19 +209,19 @@ TEST(steer_route_path_create_refusals) {
         /* Out of memory: refused, and nothing kept. */
         size_t before = heap.live;
         heap.refuse_all = true;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_MEMORY);
         heap.refuse_all = false;
         CHECK(heap.live == before);
 
         /* What is allowed: the open path whose last point is its first,
          * points 2e-6 m apart, and (2D) a NaN z, which is ignored. */
-        CHECK_OK(throng_path_create(w, &bad[0][0], 4, 1.0f, false, &o));
+        CHECK_OK(add_path(w, &bad[0][0], 4, 1.0f, false, &o));
         float near[2][3] = {{0, 0, 0}, {2e-6f, 0, 0}};
-        CHECK_OK(throng_path_create(w, &near[0][0], 2, 1.0f, false, &o));
+        CHECK_OK(add_path(w, &near[0][0], 2, 1.0f, false, &o));
         if (dims == 2) {
             float flat[2][3] = {{0, 0, nan}, {1, 0, inf}};
-            CHECK_OK(throng_path_create(w, &flat[0][0], 2, 1.0f, true, &o));
+            CHECK_OK(add_path(w, &flat[0][0], 2, 1.0f, true, &o));
         }
         CHECK_EQ_INT(throng_world_object_count(w), dims == 2 ? 3 : 2);
         throng_world_destroy(w);
@@ -234,7 +235,7 @@ TEST(steer_route_flow_create_refusals) {
         throng_world *w = route_world_with(dims, 1, &heap);
         REQUIRE(w != NULL);
         const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
-        route_agent(w, 0, p0, v0, 1.0f, 10.0f, 1.0f);
+        route_agent(w, THRONG_NULL_GROUP, p0, v0, 1.0f, 10.0f, 1.0f);
         float vectors[8 * 3];
         for (int i = 0; i < 8 * 3; i++)
             vectors[i] = (float)(i % 5) - 2.0f;
@@ -248,63 +249,63 @@ TEST(steer_route_flow_create_refusals) {
         throng_flow_field_def d;
         throng_object o = {77u, 77u, 77u};
 
-        CHECK_STATUS(throng_flow_field_create(NULL, &good, &o),
+        CHECK_STATUS(throng_flow_field_add(NULL, &good, &o),
                      THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, NULL, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, NULL, &o),
                             THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, NULL),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, NULL),
                             THRONG_ERR_NULL);
         d = good;
         d.vectors = NULL;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_NULL);
         d = good;
         d.origin[1] = nanf("");
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_NOT_FINITE);
         d = good;
         d.cell_size = INFINITY;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_NOT_FINITE);
         d = good;
         d.cell_size = 0.0f;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         d = good;
         d.cell_size = -2.0f;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         d = good;
         d.size[1] = 0;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Too many cells, refused before the 8 vectors are read past. */
         d = good;
         d.size[0] = 1u << 14;
         d.size[1] = 1u << 13;
         d.size[2] = 1;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         d.size[0] = d.size[1] = d.size[2] = UINT32_MAX;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* The last component of the last vector: 2 x 2 (x 2) of them. */
         const int last = dims == 2 ? 4 * 2 - 1 : 8 * 3 - 1;
         vectors[last] = nanf("");
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, &o),
                             THRONG_ERR_NOT_FINITE);
         vectors[last] = 1.0f;
         if (dims == 3) {
             d = good;
             d.size[2] = 0;
-            CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+            CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                                 THRONG_ERR_OUT_OF_RANGE);
         }
         CHECK(o.id == 77u && o.generation == 77u);
 
         size_t before = heap.live;
         heap.refuse_all = true;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, &o),
                             THRONG_ERR_OUT_OF_MEMORY);
         heap.refuse_all = false;
         CHECK(heap.live == before);
@@ -315,7 +316,7 @@ TEST(steer_route_flow_create_refusals) {
             d.size[2] = 0;
             d.origin[2] = nanf("");
         }
-        CHECK_OK(throng_flow_field_create(w, &d, &o));
+        CHECK_OK(throng_flow_field_add(w, &d, &o));
         CHECK(o.id != 0u);
         CHECK_EQ_INT(throng_world_object_count(w), 1);
         throng_world_destroy(w);
@@ -329,17 +330,17 @@ TEST(steer_route_behaviour_refusals) {
     throng_world *w = route_world(2);
     REQUIRE(w != NULL);
     const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
-    route_agent(w, 0, p0, v0, 1.0f, 10.0f, 1.0f);
+    route_agent(w, THRONG_NULL_GROUP, p0, v0, 1.0f, 10.0f, 1.0f);
     float pts[2][3] = {{0, 0, 0}, {5, 0, 0}};
     float vec[2] = {1.0f, 0.0f};
     throng_object path, field;
-    REQUIRE_OK(throng_path_create(w, &pts[0][0], 2, 1.0f, false, &path));
+    REQUIRE_OK(add_path(w, &pts[0][0], 2, 1.0f, false, &path));
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.cell_size = 1.0f;
     fd.size[0] = fd.size[1] = 1;
     fd.vectors = vec;
-    REQUIRE_OK(throng_flow_field_create(w, &fd, &field));
+    REQUIRE_OK(throng_flow_field_add(w, &fd, &field));
 
     throng_behaviour patrol = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     CHECK(patrol.u.path.reach == 0.5f && patrol.u.path.loop);
@@ -359,78 +360,78 @@ TEST(steer_route_behaviour_refusals) {
     /* The object must be live and of the right kind. */
     b = patrol;
     b.u.path.path = THRONG_NULL_OBJECT;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b.u.path.path = field;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b.u.path.path = (throng_object){path.id, path.generation + 1u, path.world};
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b = follow;
     b.u.path.path = (throng_object){99u, 1u, path.world};
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
     b = flow;
     b.u.flow.field = path;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_STALE_HANDLE);
 
     b = patrol;
     b.u.path.reach = 0.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.path.reach = nanf("");
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     b = patrol;
     b.u.path.braking_distance = -1.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.path.braking_distance = INFINITY;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     b = follow;
     b.u.path.window = 0u;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b = follow;
     b.u.path.ahead = -0.5f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b = follow;
     b.u.path.prediction_time = -1.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.path.prediction_time = nanf("");
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     b = flow;
     b.u.flow.prediction_time = -0.1f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_OUT_OF_RANGE);
     b.u.flow.prediction_time = INFINITY;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_NOT_FINITE);
     uint32_t n = 99u;
-    CHECK_OK(throng_group_behaviour_count(w, 0, &n));
+    CHECK_OK(throng_group_behaviour_count(w, default_group(w), &n));
     CHECK_EQ_INT(n, 0);
 
     /* A field the kind does not read must keep its default: refused,
      * with a sentence naming it, whatever its value. */
     b = follow;
     b.u.path.reach = 0.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_INVALID_ARG);
     CHECK(strstr(throng_world_last_error(w), "path.reach is not read by "
                                              "FOLLOW_PATH") != NULL);
     b = patrol;
     b.u.path.window = 0u;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &b, NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
                         THRONG_ERR_INVALID_ARG);
     b.u.path.window = 4u;
-    CHECK_OK(throng_group_add_behaviour(w, 0, &b, NULL));
-    CHECK_OK(throng_group_add_behaviour(w, 0, &flow, NULL));
+    CHECK_OK(throng_group_add_behaviour(w, default_group(w), &b, NULL));
+    CHECK_OK(throng_group_add_behaviour(w, default_group(w), &flow, NULL));
     throng_world_destroy(w);
 }
 
@@ -444,13 +445,13 @@ TEST(steer_route_object_removal) {
     float pts[3][3] = {{0, 0, 0}, {5, 0, 0}, {5, 5, 0}};
     float vec[4 * 2] = {1, 0, 1, 0, 0, 1, 0, 1};
     throng_object path, field;
-    REQUIRE_OK(throng_path_create(w, &pts[0][0], 3, 1.0f, false, &path));
+    REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &path));
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.cell_size = 2.0f;
     fd.size[0] = fd.size[1] = 2;
     fd.vectors = vec;
-    REQUIRE_OK(throng_flow_field_create(w, &fd, &field));
+    REQUIRE_OK(throng_flow_field_add(w, &fd, &field));
     CHECK_EQ_INT(throng_world_object_count(w), 2);
 
     throng_behaviour kinds[3] = {
@@ -486,17 +487,17 @@ TEST(steer_route_object_removal) {
     CHECK_EQ_INT(throng_world_object_count(w), 0);
     CHECK_ROUTE_REFUSED(w, throng_object_remove(w, path),
                         THRONG_ERR_STALE_HANDLE);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[0], NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[0], NULL),
                         THRONG_ERR_STALE_HANDLE);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[2], NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[2], NULL),
                         THRONG_ERR_STALE_HANDLE);
 
     /* A new object may reuse the slot, with a new generation: the old
      * handle still names nothing. */
     throng_object again;
-    REQUIRE_OK(throng_path_create(w, &pts[0][0], 3, 1.0f, false, &again));
+    REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &again));
     CHECK(again.id != path.id || again.generation != path.generation);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[1], NULL),
+    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[1], NULL),
                         THRONG_ERR_STALE_HANDLE);
 
     for (int s = 0; s < 10; s++)
@@ -535,7 +536,7 @@ static void patrol_step(const patrol_case *c, float dt, double v1[3],
                         uint32_t *progress) {
     throng_world *w = route_world(2);
     throng_object path;
-    throng_path_create(w, &patrol_points[0][0], 3, 1.0f, false, &path);
+    add_path(w, &patrol_points[0][0], 3, 1.0f, false, &path);
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     b.u.path.path = path;
     b.u.path.loop = c->loop;
@@ -671,7 +672,7 @@ typedef struct follow_case {
 static void follow_step(throng_world *w, const follow_case *c, double v1[3],
                         uint32_t *progress) {
     throng_object path;
-    if (throng_path_create(w, c->points, c->count, 1.0f, c->closed, &path) !=
+    if (add_path(w, c->points, c->count, 1.0f, c->closed, &path) !=
         THRONG_OK)
         runner_fail(__FILE__, __LINE__, "path refused: %s",
                     throng_world_last_error(w));
@@ -790,7 +791,7 @@ TEST(steer_route_follow_path_window) {
                               {4, 0, 0}};
     throng_world *w = route_world(2);
     throng_object path;
-    REQUIRE_OK(throng_path_create(w, &line[0][0], 5, 0.5f, false, &path));
+    REQUIRE_OK(add_path(w, &line[0][0], 5, 0.5f, false, &path));
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     b.u.path.path = path;
     b.u.path.window = 1u;
@@ -882,7 +883,7 @@ static void flow_step(int dims, const throng_flow_field_def *def, bool raw,
                       double v1[3]) {
     throng_world *w = route_world(dims);
     throng_object field;
-    if (throng_flow_field_create(w, def, &field) != THRONG_OK)
+    if (throng_flow_field_add(w, def, &field) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "field refused: %s",
                     throng_world_last_error(w));
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
@@ -1018,7 +1019,7 @@ TEST(steer_route_degenerate_finite) {
         const float pts[2][3] = {{0, 0, 0}, {0, 0, 3}};
         const float flat[2][3] = {{0, 0, 0}, {3, 0, 0}};
         throng_object path;
-        REQUIRE_OK(throng_path_create(w, dims == 3 ? &pts[0][0] : &flat[0][0],
+        REQUIRE_OK(add_path(w, dims == 3 ? &pts[0][0] : &flat[0][0],
                                       2, 0.5f, false, &path));
         throng_behaviour b[2] = {
             throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
@@ -1033,7 +1034,7 @@ TEST(steer_route_degenerate_finite) {
         const float at[3] = {0, 0, 0}, zero[3] = {0, 0, 0};
         const float off[3] = {2, 2, 0}, fast[3] = {0.5f, 0.5f, 0.5f};
         for (int i = 0; i < 2; i++) {
-            uint32_t g = route_group(w, &b[i]);
+            throng_group g = route_group(w, &b[i]);
             h[n++] = route_agent(w, g, at, zero, 1.0f, 10.0f, 1.0f);
             h[n++] = route_agent(w, g, off, fast, 1.0f, 0.0f, 1.0f);
             h[n++] = route_agent(w, g, off, fast, 1e-3f, 10.0f, 0.0f);
@@ -1071,7 +1072,7 @@ static void patrol_run(bool loop, uint32_t *order, int *order_count,
     }
     throng_world *w = route_world(2);
     throng_object path;
-    throng_path_create(w, &pts[0][0], 5, 1.0f, true, &path);
+    add_path(w, &pts[0][0], 5, 1.0f, true, &path);
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     b.u.path.path = path;
     b.u.path.loop = loop;
@@ -1140,7 +1141,7 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
     if (!w)
         return 0;
     throng_object path;
-    if (throng_path_create(w, pts, count, radius, true, &path) != THRONG_OK) {
+    if (add_path(w, pts, count, radius, true, &path) != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "path refused: %s",
                     throng_world_last_error(w));
         throng_world_destroy(w);
@@ -1151,7 +1152,7 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
     b.u.path.prediction_time = 0.5f;
     b.u.path.ahead = 2.0f;
     b.u.path.window = 4u;
-    uint32_t group = route_group(w, &b);
+    throng_group group = route_group(w, &b);
 
     double seg_start[64] = {0};
     double total = 0.0;
@@ -1281,12 +1282,12 @@ TEST(steer_route_flow_follow_run) {
         d.size[0] = d.size[1] = N;
         d.vectors = which ? swirl : uniform;
         throng_object field;
-        REQUIRE_OK(throng_flow_field_create(w, &d, &field));
+        REQUIRE_OK(throng_flow_field_add(w, &d, &field));
         throng_behaviour b =
             throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
         b.u.flow.field = field;
         b.speed_factor = 0.75f; /* s_t = 1.5 */
-        uint32_t g = route_group(w, &b);
+        throng_group g = route_group(w, &b);
         throng_agent h[16];
         double angle0[16];
         for (int i = 0; i < 16; i++) {
@@ -1340,7 +1341,7 @@ static uint64_t route_mixed_hash(int threads) {
         ring[i][2] = 0.0f;
     }
     throng_object path, field;
-    throng_path_create(w, &ring[0][0], 24, 1.0f, true, &path);
+    add_path(w, &ring[0][0], 24, 1.0f, true, &path);
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.origin[0] = fd.origin[1] = -4.0f;
@@ -1348,7 +1349,7 @@ static uint64_t route_mixed_hash(int threads) {
     fd.size[0] = 3;
     fd.size[1] = 2;
     fd.vectors = flow_2d;
-    throng_flow_field_create(w, &fd, &field);
+    throng_flow_field_add(w, &fd, &field);
     throng_behaviour b[3] = {
         throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH),
@@ -1356,7 +1357,7 @@ static uint64_t route_mixed_hash(int threads) {
     b[0].u.path.path = path;
     b[1].u.path.path = path;
     b[2].u.flow.field = field;
-    uint32_t g[3];
+    throng_group g[3];
     for (int i = 0; i < 3; i++)
         g[i] = route_group(w, &b[i]);
     test_rng rng = test_rng_make(5u);

@@ -17,12 +17,12 @@ static throng_world *wander_world(int dims, uint64_t seed) {
 }
 
 /* A group steered by wander alone. */
-static uint32_t wander_group(throng_world *w, float theta, float phi) {
+static throng_group wander_group(throng_world *w, float theta, float phi) {
     throng_group_def g = throng_group_def_default();
     g.wander.weight = 1.0f;
     g.wander.max_turn_rate = theta;
     g.wander.max_turn_change = phi;
-    uint32_t id = 0;
+    throng_group id = THRONG_NULL_GROUP;
     if (throng_group_create(w, &g, &id) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "group refused: %s",
                     throng_world_last_error(w));
@@ -143,7 +143,7 @@ TEST(wander_seeded) {
 TEST(wander_bad_input) {
     throng_world *w = wander_world(2, 1u);
     REQUIRE(w != NULL);
-    uint32_t g = wander_group(w, 0.3f, 0.1f);
+    throng_group g = wander_group(w, 0.3f, 0.1f);
     throng_agent_def a = throng_agent_def_default();
     a.group = g;
     throng_agent h;
@@ -173,17 +173,19 @@ TEST(wander_bad_input) {
         CHECK(throng_world_last_error(w)[0] != '\0');
         throng_group_def gd = throng_group_def_default();
         gd.wander = bad;
-        uint32_t id = 999u;
+        throng_group id = {999u, 0u, 0u};
         CHECK_STATUS(throng_group_create(w, &gd, &id), cases[i].want);
-        CHECK(id == 999u);
+        CHECK(id.id == 999u);
     }
     CHECK_STATUS(throng_group_set_wander(w, g, NULL), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_group_set_wander(w, 77u, &good),
-                 THRONG_ERR_UNKNOWN_GROUP);
+    /* A group id this world never handed out. */
+    const throng_group bogus = {77u, 1u, throng_world_id(w)};
+    CHECK_STATUS(throng_group_set_wander(w, bogus, &good),
+                 THRONG_ERR_STALE_HANDLE);
     CHECK_STATUS(throng_group_get_wander(w, g, NULL), THRONG_ERR_NULL);
     throng_wander out;
-    CHECK_STATUS(throng_group_get_wander(w, 77u, &out),
-                 THRONG_ERR_UNKNOWN_GROUP);
+    CHECK_STATUS(throng_group_get_wander(w, bogus, &out),
+                 THRONG_ERR_STALE_HANDLE);
     CHECK_STATUS(throng_group_set_wander(NULL, g, &good), THRONG_ERR_NULL);
 
     throng_wander again;

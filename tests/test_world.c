@@ -53,7 +53,7 @@ TEST(world_defaults)
     CHECK(ad.max_force == 10.0f);
     CHECK(ad.max_speed == 1.0f);
     CHECK(ad.radius == 0.25f);
-    CHECK_EQ_INT(ad.group, 0);
+    CHECK(same_group(ad.group, THRONG_NULL_GROUP));
     CHECK_EQ_U64(ad.host_key, 0u);
 
     throng_flocking fl = throng_flocking_default();
@@ -571,9 +571,9 @@ TEST(world_getters_setters_roundtrip)
         throng_world *world = world_make(dims);
         REQUIRE(world != NULL);
         throng_group_def gd = throng_group_def_default();
-        uint32_t group = 0;
+        throng_group group = THRONG_NULL_GROUP;
         REQUIRE_OK(throng_group_create(world, &gd, &group));
-        CHECK(group > 0u);
+        CHECK(group.id > 0u && group.generation == 1u);
 
         throng_agent_def def = throng_agent_def_default();
         def.position[0] = 1.5f;
@@ -600,7 +600,7 @@ TEST(world_getters_setters_roundtrip)
         CHECK(got.velocity[2] == 4.0f * zw);
         CHECK(got.mass == 2.5f && got.max_force == 7.0f);
         CHECK(got.max_speed == 1.5f && got.radius == 0.75f);
-        CHECK_EQ_INT(got.group, group);
+        CHECK(same_group(got.group, group));
         CHECK_EQ_U64(got.host_key, 0xABCDEF0123ull);
 
         /* Initial heading: the velocity's direction. */
@@ -649,13 +649,15 @@ TEST(world_getters_setters_roundtrip)
         CHECK_OK(throng_agent_set_radius(world, a, 2.0f));
         CHECK_OK(throng_agent_get_radius(world, a, &x));
         CHECK(x == 2.0f);
-        uint32_t g = 77u;
-        CHECK_OK(throng_agent_set_group(world, a, 0u));
+        throng_group g = {77u, 77u, 77u};
+        CHECK_OK(throng_agent_set_group(world, a, THRONG_NULL_GROUP));
         CHECK_OK(throng_agent_get_group(world, a, &g));
-        CHECK_EQ_INT(g, 0);
+        CHECK(same_group(g, default_group(world)));
+        CHECK(g.id == 0u && g.generation == 1u &&
+              g.world == throng_world_id(world));
         CHECK_OK(throng_agent_set_group(world, a, group));
         CHECK_OK(throng_agent_get_group(world, a, &g));
-        CHECK_EQ_INT(g, group);
+        CHECK(same_group(g, group));
         uint64_t key = 0;
         CHECK_OK(throng_agent_set_host_key(world, a, 5u));
         CHECK_OK(throng_agent_get_host_key(world, a, &key));
@@ -665,7 +667,7 @@ TEST(world_getters_setters_roundtrip)
         CHECK(got.position[0] == -4.0f && got.velocity[1] == -0.5f);
         CHECK(got.mass == 0.125f && got.max_force == 123.5f);
         CHECK(got.max_speed == 9.75f && got.radius == 2.0f);
-        CHECK_EQ_INT(got.group, group);
+        CHECK(same_group(got.group, group));
         CHECK_EQ_U64(got.host_key, 5u);
 
         /* An agent added at rest faces +x. */
@@ -682,9 +684,10 @@ TEST(world_groups)
 {
     throng_world *world = world_make(3);
     REQUIRE(world != NULL);
-    uint32_t id = 99u;
+    throng_group id = {99u, 99u, 99u};
     CHECK_OK(throng_group_find(world, "default", &id));
-    CHECK_EQ_INT(id, 0);
+    CHECK(id.id == 0u && id.generation == 1u &&
+          id.world == throng_world_id(world));
 
     throng_group_def gd = throng_group_def_default();
     gd.name = "birds";
@@ -694,31 +697,31 @@ TEST(world_groups)
     gd.flocking.speed_factor = 0.5f;
     gd.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
     gd.combine = THRONG_COMBINE_WEIGHTED_SUM;
-    uint32_t birds = 0, fish = 0, anon1 = 0, anon2 = 0;
+    throng_group birds = THRONG_NULL_GROUP, fish = THRONG_NULL_GROUP;
+    throng_group anon1 = THRONG_NULL_GROUP, anon2 = THRONG_NULL_GROUP;
     REQUIRE_OK(throng_group_create(world, &gd, &birds));
-    CHECK(birds > 0u);
+    CHECK(birds.id == 1u && birds.generation == 1u);
     char name[8];
     strcpy(name, "fish");
     gd.name = name;
     REQUIRE_OK(throng_group_create(world, &gd, &fish));
     strcpy(name, "XXXX"); /* the name was copied */
-    CHECK(fish > 0u && fish != birds);
+    CHECK(fish.id == 2u && fish.generation == 1u);
 
     gd.name = NULL;
     CHECK_OK(throng_group_create(world, &gd, &anon1));
     CHECK_OK(throng_group_create(world, &gd, &anon2));
-    CHECK(anon1 != anon2 && anon1 > 0u && anon2 > 0u);
-    CHECK(anon1 != birds && anon1 != fish && anon2 != birds && anon2 != fish);
+    CHECK(anon1.id == 3u && anon2.id == 4u);
 
     CHECK_OK(throng_group_find(world, "birds", &id));
-    CHECK_EQ_INT(id, birds);
+    CHECK(same_group(id, birds));
     CHECK_OK(throng_group_find(world, "fish", &id));
-    CHECK_EQ_INT(id, fish);
+    CHECK(same_group(id, fish));
     CHECK_STATUS(throng_group_find(world, "XXXX", &id), THRONG_ERR_NOT_FOUND);
     CHECK_STATUS(throng_group_find(world, "bird", &id), THRONG_ERR_NOT_FOUND);
 
     /* Duplicate names refused, "default" included. */
-    uint32_t dup = 12345u;
+    throng_group dup = {12345u, 0u, 0u};
     gd.name = "birds";
     CHECK_STATUS(throng_group_create(world, &gd, &dup),
                  THRONG_ERR_DUPLICATE_KEY);
@@ -731,10 +734,10 @@ TEST(world_groups)
     memset(long_name, 'n', sizeof long_name);
     long_name[63] = '\0';
     gd.name = long_name;
-    uint32_t long_id = 0;
+    throng_group long_id = THRONG_NULL_GROUP;
     CHECK_OK(throng_group_create(world, &gd, &long_id));
     CHECK_OK(throng_group_find(world, long_name, &id));
-    CHECK_EQ_INT(id, long_id);
+    CHECK(same_group(id, long_id));
     long_name[63] = 'm';
     long_name[64] = '\0';
     CHECK_STATUS(throng_group_create(world, &gd, &dup),
@@ -756,43 +759,51 @@ TEST(world_groups)
     CHECK_OK(throng_group_set_combine(world, birds,
                                       THRONG_COMBINE_WEIGHTED_AVERAGE));
     /* The default group has no behaviour. */
-    CHECK_OK(throng_group_get_flocking(world, 0u, &fl));
+    CHECK_OK(throng_group_get_flocking(world, default_group(world), &fl));
     CHECK(fl.separation_weight == 0.0f && fl.alignment_weight == 0.0f &&
           fl.cohesion_weight == 0.0f);
 
     /* Unknown groups are refused everywhere. */
-    uint32_t unknown[] = {long_id + 1u, long_id + 100u, THRONG_MAX_GROUPS,
-                          UINT32_MAX};
+    /* Ids never handed out, a live id with a wrong generation, the null
+     * handle, and another world's id. */
+    const uint64_t here = throng_world_id(world);
+    throng_group unknown[] = {{long_id.id + 1u, 1u, here},
+                              {long_id.id + 100u, 1u, here},
+                              {THRONG_MAX_GROUPS, 1u, here},
+                              {UINT32_MAX, 1u, here},
+                              {long_id.id, 2u, here},
+                              {long_id.id, 0u, here},
+                              {long_id.id, 1u, here + 1000u}};
     throng_agent a;
     throng_agent_def ad = throng_agent_def_default();
     REQUIRE_OK(throng_agent_add(world, &ad, &a));
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         CHECK_STATUS(throng_group_get_flocking(world, unknown[i], &fl),
-                     THRONG_ERR_UNKNOWN_GROUP);
+                     THRONG_ERR_STALE_HANDLE);
         CHECK_STATUS(throng_group_set_flocking(world, unknown[i], &back),
-                     THRONG_ERR_UNKNOWN_GROUP);
+                     THRONG_ERR_STALE_HANDLE);
         CHECK_STATUS(throng_group_set_combine(world, unknown[i],
                                               THRONG_COMBINE_WEIGHTED_SUM),
-                     THRONG_ERR_UNKNOWN_GROUP);
+                     THRONG_ERR_STALE_HANDLE);
         CHECK_STATUS(throng_agent_set_group(world, a, unknown[i]),
-                     THRONG_ERR_UNKNOWN_GROUP);
+                     THRONG_ERR_STALE_HANDLE);
         throng_agent_def bad = throng_agent_def_default();
         bad.group = unknown[i];
         throng_agent b;
         CHECK_STATUS(throng_agent_add(world, &bad, &b),
-                     THRONG_ERR_UNKNOWN_GROUP);
+                     THRONG_ERR_STALE_HANDLE);
     }
     CHECK_EQ_INT(throng_world_agent_count(world), 1);
-    uint32_t g = 99u;
+    throng_group g = {99u, 99u, 99u};
     CHECK_OK(throng_agent_get_group(world, a, &g));
-    CHECK_EQ_INT(g, 0);
+    CHECK(same_group(g, default_group(world)));
 
     /* Groups are per world. */
     throng_world *other = world_make(3);
     REQUIRE(other != NULL);
     CHECK_STATUS(throng_group_find(other, "birds", &id), THRONG_ERR_NOT_FOUND);
     CHECK_STATUS(throng_group_get_flocking(other, birds, &fl),
-                 THRONG_ERR_UNKNOWN_GROUP);
+                 THRONG_ERR_STALE_HANDLE);
     throng_world_destroy(other);
     throng_world_destroy(world);
 }

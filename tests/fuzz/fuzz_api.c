@@ -76,7 +76,9 @@ typedef struct fuzz_state {
     uint32_t alive;
     object_record objects[MAX_OBJECTS];
     uint32_t object_count, objects_alive;
-    uint32_t groups[MAX_GROUPS];
+    /* The groups created, removed ones included (group_alive 0). */
+    throng_group groups[MAX_GROUPS];
+    int group_alive[MAX_GROUPS];
     uint32_t group_count;
     uint32_t steps;
     /* The world's heap; armed (by FUZZ_OP_FAIL_ALLOC) for one operation,
@@ -192,18 +194,43 @@ static int rd_object(throng_object *out) {
     return -1;
 }
 
-/* A group id: one the world created (or 0), or a made-up one. */
-static uint32_t rd_group(int *known) {
+/* The handle of the world's default group. */
+static throng_group default_group(const throng_world *w) {
+    throng_group g = THRONG_NULL_GROUP;
+    REQUIRE(throng_world_default_group(w, &g) == THRONG_OK);
+    return g;
+}
+
+/* A group handle: the null one (the default group where an agent takes
+ * it, refused elsewhere), one the world created (perhaps removed since), or
+ * a made-up one. *known says whether the call may accept it; null_ok when
+ * the null handle names the default group. */
+static throng_group rd_group(int *known, int null_ok) {
     uint8_t b = rd_u8();
-    uint32_t g;
-    if (b < 0x80u)
-        g = b % (fz.group_count + 1u) == 0u ? 0u
-                                            : fz.groups[b % (fz.group_count + 1u) - 1u];
-    else
-        g = b == 0xFFu ? rd_u32() : b - 0x80u;
-    *known = g == 0u;
+    const uint64_t world = throng_world_id(fz.world);
+    throng_group g = THRONG_NULL_GROUP;
+    *known = 0;
+    if (b < 0x80u) {
+        uint32_t k = b % (fz.group_count + 2u);
+        if (k == 0u) {
+            *known = null_ok;
+            return g;
+        }
+        if (k == 1u) {
+            g = (throng_group){0u, 1u, world};
+            *known = 1;
+            return g;
+        }
+        *known = fz.group_alive[k - 2u];
+        return fz.groups[k - 2u];
+    }
+    g.id = b == 0xFFu ? rd_u32() : b - 0x80u;
+    g.generation = rd_u8();
+    g.world = (rd_u8() & 7u) ? world : world + 1u;
+    *known = g.world == world && g.id == 0u && g.generation == 1u;
     for (uint32_t k = 0; k < fz.group_count; k++)
-        if (fz.groups[k] == g)
+        if (fz.group_alive[k] && fz.groups[k].id == g.id &&
+            fz.groups[k].generation == g.generation && g.world == world)
             *known = 1;
     return g;
 }
@@ -217,7 +244,7 @@ static void rd_agent_def(throng_agent_def *d) {
     d->max_speed = rd_float();
     d->radius = rd_float();
     int known;
-    d->group = rd_group(&known);
+    d->group = rd_group(&known, 1);
     d->host_key = rd_u8();
 }
 
@@ -387,10 +414,11 @@ static void dump_world(void) {
                 (double)d.position[1], (double)d.position[2],
                 (double)d.velocity[0], (double)d.velocity[1],
                 (double)d.velocity[2], (double)d.mass, (double)d.max_force,
-                (double)d.max_speed, (double)d.radius, d.group);
+                (double)d.max_speed, (double)d.radius, d.group.id);
     }
     for (uint32_t k = 0; k <= fz.group_count; k++) {
-        uint32_t g = k == 0u ? 0u : fz.groups[k - 1u], count = 0;
+        throng_group g = k == 0u ? default_group(fz.world) : fz.groups[k - 1u];
+        uint32_t count = 0;
         throng_flocking f;
         throng_wander w;
         if (throng_group_get_flocking(fz.world, g, &f) != THRONG_OK ||
@@ -399,7 +427,7 @@ static void dump_world(void) {
         fprintf(stderr,
                 "  group %u: sep %g/%g ali %g/%g coh %g/%g fov %g sf %g "
                 "mode %d; wander %g rate %g change %g sf %g\n",
-                g, (double)f.separation_radius, (double)f.separation_weight,
+                g.id, (double)f.separation_radius, (double)f.separation_weight,
                 (double)f.alignment_radius, (double)f.alignment_weight,
                 (double)f.cohesion_radius, (double)f.cohesion_weight,
                 (double)f.field_of_view, (double)f.speed_factor,
@@ -564,14 +592,16 @@ static void op_set_group(void) {
     throng_agent h;
     int known;
     int r = rd_agent(&h);
-    uint32_t g = rd_group(&known);
+    throng_group g = rd_group(&known, 1);
     CALL(throng_agent_set_group(fz.world, h, g));
     expect_for(r, st);
     if (st == THRONG_OK) {
-        uint32_t back = ~0u;
+        throng_group back = THRONG_NULL_GROUP;
         REQUIRE(known);
         REQUIRE(throng_agent_get_group(fz.world, h, &back) == THRONG_OK);
-        REQUIRE(back == g);
+        REQUIRE(back.id == g.id && back.world == throng_world_id(fz.world));
+    } else if (r >= 0 && fz.records[r].alive) {
+        REQUIRE(!known);
     }
 }
 
@@ -606,25 +636,54 @@ static void op_group_create(void) {
     }
     if (fz.group_count >= MAX_GROUPS)
         return;
-    uint32_t g = 0;
+    throng_group g = THRONG_NULL_GROUP;
     CALL(throng_group_create(fz.world, &def, &g));
     if (st == THRONG_OK) {
-        REQUIRE(g != 0u);
-        for (uint32_t k = 0; k < fz.group_count; k++)
-            REQUIRE(fz.groups[k] != g);
+        REQUIRE(g.id != 0u && g.generation >= 1u);
+        /* A reused id comes back one generation on. */
+        for (uint32_t k = 0; k < fz.group_count; k++) {
+            REQUIRE(!fz.group_alive[k] || fz.groups[k].id != g.id);
+            if (fz.groups[k].id == g.id)
+                REQUIRE(g.generation > fz.groups[k].generation);
+        }
+        fz.group_alive[fz.group_count] = 1;
         fz.groups[fz.group_count++] = g;
         if (def.name) {
-            uint32_t found = 0;
+            throng_group found = THRONG_NULL_GROUP;
             REQUIRE(throng_group_find(fz.world, def.name, &found) == THRONG_OK);
-            REQUIRE(found == g);
+            REQUIRE(found.id == g.id && found.generation == g.generation);
         }
+    }
+}
+
+/* Removes a group: refused while agents belong to it (a count the fuzzer
+ * takes from the group column), and for the default group. */
+static void op_group_remove(void) {
+    throng_status st;
+    int known;
+    throng_group g = rd_group(&known, 0);
+    uint32_t members = 0;
+    throng_columns c;
+    REQUIRE(throng_world_columns(fz.world, &c) == THRONG_OK);
+    for (uint32_t i = 0; i < c.count; i++)
+        members += known && c.group[i] == g.id;
+    CALL(throng_group_remove(fz.world, g));
+    if (!known)
+        REQUIRE(st == THRONG_ERR_STALE_HANDLE);
+    else if (g.id == 0u || members)
+        REQUIRE(st == THRONG_ERR_INVALID_ARG);
+    if (st == THRONG_OK) {
+        REQUIRE(!throng_group_valid(fz.world, g));
+        for (uint32_t k = 0; k < fz.group_count; k++)
+            if (fz.groups[k].id == g.id)
+                fz.group_alive[k] = 0;
     }
 }
 
 static void op_group_setting(uint8_t op) {
     throng_status st = THRONG_OK;
     int known;
-    uint32_t g = rd_group(&known);
+    throng_group g = rd_group(&known, 0);
     switch (op) {
     case FUZZ_OP_SET_FLOCKING: {
         throng_flocking f;
@@ -634,7 +693,8 @@ static void op_group_setting(uint8_t op) {
     }
     case FUZZ_OP_SET_WANDER: {
         throng_wander w;
-        REQUIRE(throng_group_get_wander(fz.world, 0u, &w) == THRONG_OK);
+        REQUIRE(throng_group_get_wander(fz.world, default_group(fz.world),
+                                        &w) == THRONG_OK);
         rd_wander(&w);
         CALL(throng_group_set_wander(fz.world, g, &w));
         break;
@@ -704,17 +764,30 @@ static void op_shape(uint8_t op) {
     throng_object o = THRONG_NULL_OBJECT;
     float a[3], b[3];
     rd_vec(a);
+    throng_obstacle_def od = throng_obstacle_def_default();
+    throng_wall_def wd = throng_wall_def_default();
     if (op == FUZZ_OP_SPHERE) {
-        float radius = rd_float();
-        CALL(throng_obstacle_add_sphere(fz.world, a, radius, &o));
+        memcpy(od.center, a, sizeof od.center);
+        od.radius = rd_float();
+        CALL(throng_obstacle_add(fz.world, &od, &o));
     } else {
         rd_vec(b);
-        if (op == FUZZ_OP_BOX)
-            CALL(throng_obstacle_add_box(fz.world, a, b, &o));
-        else if (op == FUZZ_OP_SEGMENT)
-            CALL(throng_wall_add_segment(fz.world, a, b, &o));
-        else
-            CALL(throng_wall_add_plane(fz.world, a, b, &o));
+        if (op == FUZZ_OP_BOX) {
+            od.kind = THRONG_OBJECT_BOX;
+            od.radius = 0.0f;
+            memcpy(od.min, a, sizeof od.min);
+            memcpy(od.max, b, sizeof od.max);
+            CALL(throng_obstacle_add(fz.world, &od, &o));
+        } else if (op == FUZZ_OP_SEGMENT) {
+            memcpy(wd.a, a, sizeof wd.a);
+            memcpy(wd.b, b, sizeof wd.b);
+            CALL(throng_wall_add(fz.world, &wd, &o));
+        } else {
+            wd.kind = THRONG_OBJECT_PLANE;
+            memcpy(wd.point, a, sizeof wd.point);
+            memcpy(wd.normal, b, sizeof wd.normal);
+            CALL(throng_wall_add(fz.world, &wd, &o));
+        }
     }
     add_object(st, o);
 }
@@ -731,8 +804,12 @@ static void op_path(void) {
     memset(points, 0, sizeof points);
     for (uint32_t k = 0; k < count && !null_points; k++)
         rd_vec(&points[3 * k]);
-    CALL(throng_path_create(fz.world, null_points ? NULL : points, count,
-                            radius, closed, &o));
+    throng_path_def pd = throng_path_def_default();
+    pd.points = null_points ? NULL : points;
+    pd.point_count = count;
+    pd.radius = radius;
+    pd.closed = closed;
+    CALL(throng_path_add(fz.world, &pd, &o));
     if (null_points || count < 2u)
         REQUIRE(st != THRONG_OK);
     add_object(st, o);
@@ -771,7 +848,7 @@ static void op_flow(void) {
     for (uint32_t k = 0; k < points * (uint32_t)fz.dims; k++)
         vectors[k] = rd_float();
     def.vectors = mode == 0xFEu ? NULL : vectors;
-    CALL(throng_flow_field_create(fz.world, &def, &o));
+    CALL(throng_flow_field_add(fz.world, &def, &o));
     if (huge || def.vectors == NULL)
         REQUIRE(st != THRONG_OK);
     add_object(st, o);
@@ -943,6 +1020,16 @@ static void rebind_books(throng_world *loaded) {
                     back.world == id);
         o->world = id;
     }
+    for (uint32_t k = 0; k < fz.group_count; k++) {
+        throng_group *g = &fz.groups[k], back = THRONG_NULL_GROUP;
+        REQUIRE(!throng_group_valid(loaded, *g));
+        throng_status st = throng_group_rebind(loaded, *g, &back);
+        REQUIRE((st == THRONG_OK) == (fz.group_alive[k] != 0));
+        if (st == THRONG_OK)
+            REQUIRE(back.id == g->id && back.generation == g->generation &&
+                    back.world == id);
+        g->world = id;
+    }
 }
 
 static void op_save_load(void) {
@@ -1047,9 +1134,26 @@ static void op_read(void) {
     REQUIRE((st == THRONG_OK) == (ro >= 0 && fz.objects[ro].alive));
     throng_step_stats stats;
     REQUIRE(throng_world_stats(fz.world, &stats) == THRONG_OK);
+    throng_columns cols;
+    REQUIRE(throng_world_columns(fz.world, &cols) == THRONG_OK);
+    for (uint32_t i = 0; i < cols.count; i++) {
+        throng_agent a;
+        throng_group g;
+        uint64_t key = 0;
+        REQUIRE(throng_agent_at(fz.world, i, &a) == THRONG_OK);
+        REQUIRE(throng_agent_get_group(fz.world, a, &g) == THRONG_OK);
+        REQUIRE(throng_agent_get_host_key(fz.world, a, &key) == THRONG_OK);
+        REQUIRE(cols.group[i] == g.id && cols.host_key[i] == key);
+    }
     for (uint32_t k = 0; k <= fz.group_count; k++) {
-        uint32_t g = k == 0u ? 0u : fz.groups[k - 1u], count = 0;
+        throng_group g = k == 0u ? default_group(fz.world) : fz.groups[k - 1u];
+        uint32_t count = 0;
         throng_flocking fl;
+        if (k > 0u && !fz.group_alive[k - 1u]) {
+            REQUIRE(throng_group_get_flocking(fz.world, g, &fl) ==
+                    THRONG_ERR_STALE_HANDLE);
+            continue;
+        }
         REQUIRE(throng_group_get_flocking(fz.world, g, &fl) == THRONG_OK);
         REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
                 THRONG_OK);
@@ -1133,6 +1237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case FUZZ_OP_SET_GROUP: op_set_group(); break;
         case FUZZ_OP_SET_HOST_KEY: op_set_host_key(); break;
         case FUZZ_OP_GROUP_CREATE: op_group_create(); break;
+        case FUZZ_OP_GROUP_REMOVE: op_group_remove(); break;
         case FUZZ_OP_SET_FLOCKING:
         case FUZZ_OP_SET_WANDER:
         case FUZZ_OP_SET_COMBINE:

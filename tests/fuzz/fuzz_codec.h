@@ -52,6 +52,7 @@ enum fuzz_op {
     FUZZ_OP_THREADS,
     FUZZ_OP_READ,
     FUZZ_OP_FAIL_ALLOC,
+    FUZZ_OP_GROUP_REMOVE, /* added in 0.5: last, so older seeds keep theirs */
     FUZZ_OP_COUNT
 };
 
