@@ -54,6 +54,7 @@ import ctypes
 import ctypes.util
 import enum
 import os
+import struct
 import threading
 import weakref
 from collections import namedtuple
@@ -114,6 +115,16 @@ class Boundary(enum.IntEnum):
     PERIODIC = 1
 
 
+class ObjectKind(enum.IntEnum):
+    """What a static object is (throng_object_kind)."""
+    SPHERE = 1
+    BOX = 2
+    SEGMENT = 3
+    PLANE = 4
+    PATH = 5
+    FLOW = 6
+
+
 class Simd(enum.IntEnum):
     """The kernels' instruction set (throng_simd). AUTO: the widest this
     CPU and the library's build offer."""
@@ -170,6 +181,12 @@ MAX_BEHAVIOURS = 16
 MAX_OBJECTS = 1 << 24
 MAX_PATH_POINTS = 1 << 20
 MAX_FLOW_CELLS = 1 << 26
+MAX_GRID_CELLS = 1 << 24
+MAX_WORKERS = 1024
+MAX_NEIGHBOUR_CAP = 1024
+MIN_LENGTH = 1e-9
+MAX_LENGTH = 1e9
+SNAPSHOT_VERSION = 3
 
 # ------------------------------------------------------------------------
 # ctypes mirrors of the public structs, field for field
@@ -197,8 +214,8 @@ class throng_world_def(ctypes.Structure):
                 ("max_dt", ctypes.c_float),
                 ("max_substeps", ctypes.c_uint32),
                 ("simd", _c_enum),
-                # The host's task hooks: mirrored for the layout only; the
-                # binding leaves them NULL (steps run on OpenMP threads).
+                # The host's task hooks: a TaskPool's (World(task_pool=)),
+                # else NULL (steps run on OpenMP threads).
                 ("enqueue_task", ctypes.c_void_p),
                 ("finish_task", ctypes.c_void_p),
                 ("task_context", ctypes.c_void_p),
@@ -282,6 +299,20 @@ class throng_object(ctypes.Structure):
 class throng_flow_field_def(ctypes.Structure):
     _fields_ = [("origin", c_float3), ("cell_size", ctypes.c_float),
                 ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_object_info(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("a", c_float3), ("b", c_float3),
+                ("radius", ctypes.c_float),
+                ("point_count", ctypes.c_uint32), ("points", _c_float_p),
+                ("closed", ctypes.c_bool), ("cell_size", ctypes.c_float),
+                ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_world_load_def(ctypes.Structure):
+    _fields_ = [("allocator", throng_allocator),
+                ("error", ctypes.c_char_p),
+                ("error_capacity", ctypes.c_size_t)]
 
 
 class throng_seek_params(ctypes.Structure):
@@ -485,6 +516,23 @@ _SIGNATURES = {
     "throng_flow_field_create": (_st, [_w, _P(throng_flow_field_def),
                                        _P(throng_object)]),
     "throng_object_remove": (_st, [_w, throng_object]),
+    "throng_object_rebind": (_st, [_w, throng_object, _P(throng_object)]),
+    "throng_object_get": (_st, [_w, throng_object, _P(throng_object_info)]),
+    "throng_world_object_at": (_st, [_w, _u32, _P(throng_object)]),
+    "throng_agent_rebind": (_st, [_w, throng_agent, _P(throng_agent)]),
+    # Function pointers go as addresses (see TaskPool).
+    "throng_world_set_task_hooks": (_st, [_w, ctypes.c_void_p,
+                                          ctypes.c_void_p, ctypes.c_void_p,
+                                          _u32]),
+    "throng_world_snapshot_size": (_st, [_w, _P(ctypes.c_size_t)]),
+    "throng_world_save": (_st, [_w, ctypes.c_void_p, ctypes.c_size_t,
+                                _P(ctypes.c_size_t)]),
+    "throng_world_save_file": (_st, [_w, ctypes.c_char_p]),
+    "throng_world_load_def_default": (throng_world_load_def, []),
+    "throng_world_load": (_st, [ctypes.c_void_p, ctypes.c_size_t,
+                                _P(throng_world_load_def), _P(_w)]),
+    "throng_world_load_file": (_st, [ctypes.c_char_p,
+                                     _P(throng_world_load_def), _P(_w)]),
 }
 # The per-agent getters and setters of one value: float[3], float, u32, u64.
 for _name, _ctype in (("position", c_float3), ("velocity", c_float3),
@@ -541,6 +589,30 @@ def simd_supported(simd):
     """True when a world can run the path `simd`, a name ("avx512") or a
     Simd value; "auto" always can (throng_simd_supported)."""
     return bool(lib.throng_simd_supported(_enum(Simd, simd, "simd")))
+
+
+def simd_from_name(name):
+    """The Simd of a path's name exactly as the library spells it ("avx2",
+    "auto"; throng_simd_from_name); NotFoundError for any other name."""
+    if not isinstance(name, str):
+        raise TypeError("simd_from_name: expected a str, got %r" % (name,))
+    out = _c_enum()
+    encoded = name.encode("utf-8")
+    status = (Status.ERR_NOT_FOUND if b"\0" in encoded else
+              lib.throng_simd_from_name(encoded, ctypes.byref(out)))
+    if status != Status.OK:
+        raise _error(status, "throng_simd_from_name: no SIMD path is named "
+                     "%r" % name)
+    return Simd(out.value)
+
+
+def flocking_default():
+    """throng_flocking_default() as a dict (the flocking a group gets when
+    create_group is given none, before its radii are clamped to the
+    world's neighbour radius)."""
+    d = _struct_to_dict(lib.throng_flocking_default())
+    d["separation_mode"] = SeparationMode(d["separation_mode"])
+    return d
 
 # ------------------------------------------------------------------------
 # Errors
@@ -1106,23 +1178,116 @@ def _behaviour_dict(world, b):
     return d
 
 
+# WorldObject.kind's names of the ObjectKind values.
+_OBJECT_KIND_NAMES = {
+    ObjectKind.SPHERE: "sphere", ObjectKind.BOX: "box",
+    ObjectKind.SEGMENT: "segment", ObjectKind.PLANE: "plane",
+    ObjectKind.PATH: "path", ObjectKind.FLOW: "flow_field",
+}
+
+
+def _floats(pointer, count):
+    """A copy of `count` C floats: a float32 NumPy array, else a list."""
+    if not pointer or count == 0:
+        return _np.empty(0, dtype=_np.float32) if _np is not None else []
+    if _np is not None:
+        return _np.ctypeslib.as_array(pointer, shape=(count,)).copy()
+    return list(pointer[:count])
+
+
+def _object_info_dict(world, info):
+    """throng_object_info as a dict with the fields of its kind, named as
+    the world methods that make such an object name them; arrays are
+    copies ((n, dims) float32 arrays with NumPy, else lists of tuples)."""
+    kind = ObjectKind(info.kind)
+    n = world.dimensions
+    a, b = tuple(info.a[:n]), tuple(info.b[:n])
+    if kind == ObjectKind.SPHERE:
+        return dict(kind="sphere", center=a, radius=info.radius)
+    if kind == ObjectKind.BOX:
+        return dict(kind="box", min=a, max=b)
+    if kind == ObjectKind.SEGMENT:
+        return dict(kind="segment", a=a, b=b)
+    if kind == ObjectKind.PLANE:
+        return dict(kind="plane", point=a, normal=b)
+    if kind == ObjectKind.PATH:
+        flat = _floats(info.points, 3 * info.point_count)
+        if _np is not None:
+            points = flat.reshape(-1, 3)[:, :n].copy()
+        else:
+            points = [tuple(flat[3 * i:3 * i + n])
+                      for i in range(info.point_count)]
+        return dict(kind="path", points=points, radius=info.radius,
+                    closed=bool(info.closed))
+    size = tuple(info.size[:n])
+    cells = 1
+    for s in size:
+        cells *= s
+    flat = _floats(info.vectors, cells * n)
+    if _np is not None:
+        vectors = flat.reshape(tuple(reversed(size)) + (n,))
+    else:
+        vectors = [tuple(flat[n * i:n * i + n]) for i in range(cells)]
+    return dict(kind="flow_field", origin=a, cell_size=info.cell_size,
+                size=size, vectors=vectors)
+
+
 class WorldObject:
     """A handle to a static object: an obstacle, a wall, a path or a flow
-    field. `kind` says which ("sphere", "box", "segment", "plane", "path",
-    "flow_field"; None when the object was not made through this
-    binding's world)."""
+    field. `kind` says which: "sphere", "box", "segment", "plane", "path"
+    or "flow_field" (asked of the world for objects this binding did not
+    make, such as those of a loaded snapshot; None once removed)."""
 
-    __slots__ = ("world", "id", "generation", "kind")
+    __slots__ = ("world", "id", "generation", "_kind")
 
-    def __init__(self, world, object_id, generation, kind):
+    def __init__(self, world, object_id, generation, kind=None):
         self.world = world
         self.id = object_id
         self.generation = generation
-        self.kind = kind
+        self._kind = kind
 
     @property
     def _c(self):
         return throng_object(self.id, self.generation, self.world._id)
+
+    @property
+    def c_handle(self):
+        """The C handle (a throng_object: id, generation and the world's
+        id), e.g. to keep across a save and rebind later."""
+        return self._c
+
+    @property
+    def kind(self):
+        if self._kind is None:
+            try:
+                self._kind = self.info()["kind"]
+            except (ThrongError, ValueError):
+                return None
+        return self._kind
+
+    def info(self):
+        """The object's shape as the world holds it (throng_object_get):
+        a dict with `kind` and that kind's fields (sphere: center, radius;
+        box: min, max; segment: a, b; plane: point, normal (unit); path:
+        points, radius, closed; flow_field: origin, cell_size, size,
+        vectors shaped (size[-1], ..., size[0], dims) with NumPy). Arrays
+        are copies. StaleHandleError once the object is removed."""
+        out = throng_object_info()
+        with self.world._lock:
+            self.world._call(lib.throng_object_get, self._c,
+                             ctypes.byref(out))
+            return _object_info_dict(self.world, out)
+
+    @property
+    def valid(self):
+        """True while the object lives in an open world."""
+        w = self.world
+        if w._ptr is None:
+            return False
+        out = throng_object_info()
+        with w._lock:
+            return lib.throng_object_get(w._handle(), self._c,
+                                         ctypes.byref(out)) == Status.OK
 
     def __eq__(self, other):
         return (isinstance(other, WorldObject) and
@@ -1365,6 +1530,214 @@ for _name in _COLUMN_NAMES:
                      doc="zero-copy column %s" % _name))
 del _name
 
+# ------------------------------------------------------------------------
+# Task pools: a step's parallel loops on Python's threads
+# ------------------------------------------------------------------------
+#
+# throng_world_set_task_hooks hands every parallel loop of a step (and of a
+# query that rebuilds the grid) to the host as one task over items
+# [0, n): enqueue_task splits it into ranges and runs them on the host's
+# workers, finish_task waits for them. Each range is one call back into C
+# (a ctypes call, so the GIL is released while it runs and the ranges run
+# in parallel). The result is the same, to the bit, as on any number of
+# OpenMP threads.
+
+_TASK_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32,
+                            ctypes.c_uint32, ctypes.c_void_p)
+_ENQUEUE_FN = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_uint32, ctypes.c_uint32,
+                               ctypes.c_void_p, ctypes.c_void_p)
+_FINISH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+
+class TaskPoolError(RuntimeError):
+    """The task pool's executor failed during a step (or a query): its
+    cause is the executor's exception. The call itself completed, with
+    the same result as ever: the ranges the executor did not run ran on
+    the calling thread."""
+
+
+class TaskPool:
+    """Runs a world's parallel loops on Python threads instead of the
+    library's OpenMP threads (throng_world_set_task_hooks).
+
+    workers: the most ranges that run at once, 1 .. MAX_WORKERS (default
+      os.cpu_count()); each running range has its own worker index below
+      it, as the library requires. 1 runs everything inline on the thread
+      that steps.
+    executor: a concurrent.futures.Executor to run ranges on (at most
+      workers - 1 at a time; the stepping thread runs ranges too, so a
+      step called from inside the executor cannot deadlock it). Default:
+      the pool's own ThreadPoolExecutor, made on first use and shut down
+      by close().
+
+    Give it to World(task_pool=) or world.task_pool; one pool may serve
+    several worlds. A world holds its pool (and the C callbacks) while the
+    hooks are installed, so neither can be collected under it. Nothing
+    the executor does can reach C: a submit that raises, or a future that
+    fails or is cancelled, leaves its ranges to the stepping thread, and
+    the step then raises TaskPoolError after completing."""
+
+    def __init__(self, workers=None, executor=None):
+        if workers is None:
+            workers = os.cpu_count() or 1
+        self.workers = _int_in(workers, 1, MAX_WORKERS, "workers")
+        self._executor = executor
+        self._own = None
+        self._own_lock = threading.Lock()
+
+    def __repr__(self):
+        return "<throng.TaskPool workers=%d%s>" % (
+            self.workers, "" if self._executor is None else " executor=%r"
+            % (self._executor,))
+
+    def executor(self):
+        """The executor ranges run on (None with one worker)."""
+        if self.workers == 1:
+            return None
+        if self._executor is not None:
+            return self._executor
+        with self._own_lock:
+            if self._own is None:
+                import concurrent.futures
+                self._own = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=self.workers - 1,
+                    thread_name_prefix="throng-task")
+            return self._own
+
+    def close(self):
+        """Shuts down the pool's own executor (not one it was given)."""
+        with self._own_lock:
+            own, self._own = self._own, None
+        if own is not None:
+            own.shutdown(wait=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class _TaskJob:
+    """One loop handed over by enqueue_task: its ranges, claimed one at a
+    time by whoever runs drain(), each with a free worker index."""
+
+    def __init__(self, fn, ranges, context, indices):
+        self.fn = fn
+        self.ranges = ranges
+        self.next = 0
+        self.context = context
+        self.indices = indices
+        self.lock = threading.Lock()
+        self.futures = []
+
+    def _claim(self):
+        with self.lock:
+            if self.next == len(self.ranges):
+                return None
+            r = self.ranges[self.next]
+            self.next += 1
+            return r
+
+    def drain(self):
+        worker = self.indices.get()
+        try:
+            while True:
+                r = self._claim()
+                if r is None:
+                    return
+                self.fn(r[0], r[1], worker, self.context)
+        finally:
+            self.indices.put(worker)
+
+
+class _TaskHooks:
+    """A world's C callbacks onto a TaskPool. The callbacks never raise
+    into C: whatever goes wrong is kept in `error` and reported by the
+    world after the call (World._call)."""
+
+    def __init__(self, pool):
+        import queue
+        if not isinstance(pool, TaskPool):
+            raise TypeError("task_pool must be a throng.TaskPool, got %r"
+                            % (pool,))
+        self.pool = pool
+        self.error = None
+        self.jobs = {}
+        self.next_id = 1
+        self.fns = {}
+        self.indices = queue.LifoQueue()
+        for i in reversed(range(pool.workers)):
+            self.indices.put(i)
+
+        def enqueue(task, item_count, min_range, context, user):
+            try:
+                return self._enqueue(task, item_count, min_range, context)
+            except BaseException as exc:  # noqa: B902 (nothing may reach C)
+                # Items may be unrun: C counts them and refuses the step.
+                self.error = self.error or exc
+                return None
+
+        def finish(handle, user):
+            try:
+                self._finish(handle)
+            except BaseException as exc:  # noqa: B902
+                self.error = self.error or exc
+
+        self._enqueue_c = _ENQUEUE_FN(enqueue)
+        self._finish_c = _FINISH_FN(finish)
+
+    def addresses(self):
+        return (ctypes.cast(self._enqueue_c, ctypes.c_void_p).value,
+                ctypes.cast(self._finish_c, ctypes.c_void_p).value)
+
+    def _enqueue(self, task, item_count, min_range, context):
+        fn = self.fns.get(task)
+        if fn is None:
+            fn = self.fns[task] = _TASK_FN(task)
+        workers = self.pool.workers
+        # About four ranges per worker, so a slow one holds no one up.
+        size = max(min_range, 1, -(-item_count // (4 * workers)))
+        ranges = [(b, min(b + size, item_count))
+                  for b in range(0, item_count, size)]
+        job = _TaskJob(fn, ranges, context, self.indices)
+        executor = self.pool.executor()
+        if executor is None or len(ranges) < 2:
+            job.drain()
+            return None
+        for _ in range(min(workers - 1, len(ranges) - 1)):
+            try:
+                job.futures.append(executor.submit(job.drain))
+            except BaseException as exc:  # noqa: B902
+                self.error = self.error or exc
+                break
+        handle = self.next_id
+        self.next_id += 1
+        self.jobs[handle] = job
+        return handle
+
+    def _finish(self, handle):
+        import concurrent.futures
+        job = self.jobs.pop(handle)
+        # The stepping thread is a worker too; whatever is left when it
+        # runs out of ranges is being run, or was never started.
+        job.drain()
+        for f in job.futures:
+            f.cancel()
+        concurrent.futures.wait(job.futures)
+        for f in job.futures:
+            if not f.cancelled() and f.exception() is not None:
+                self.error = self.error or f.exception()
+        # A future that failed before draining left ranges behind.
+        job.drain()
+
+    def take_error(self):
+        error, self.error = self.error, None
+        return error
+
+
 StepStats = namedtuple("StepStats", [n for n, _ in throng_step_stats._fields_])
 StepStats.__doc__ = ("What the last step did (throng_step_stats): times in "
                      "wall-clock seconds, simd the kernel path's name.")
@@ -1397,20 +1770,8 @@ class World:
     def __init__(self, dimensions=2, boundary="unbounded", box=None,
                  neighbour_radius=1.0, cell_size=0.0, threads=0, seed=1,
                  initial_capacity=0, max_dt=None, max_substeps=None,
-                 simd="auto"):
-        self._ptr = None
-        self._id = 0
-        self._lock = threading.RLock()
-        self._epoch = 0
-        self._group_names = {0: "default"}
-        self._object_kinds = {}
-        # The world's memory (see "The world's memory" above), the live
-        # column views (their _Pin objects), whether steps keep the
-        # columns in place, and where the views' columns are.
-        self._heap = _Heap()
-        self._views = weakref.WeakSet()
-        self._stable = False
-        self._columns_at = None
+                 simd="auto", task_pool=None):
+        self._init_state()
         d = lib.throng_world_def_default()
         self._heap.fill(d.allocator)
         d.dimensions = _int_in(dimensions, -0x80000000, 0x7FFFFFFF,
@@ -1433,6 +1794,11 @@ class World:
         if max_substeps is not None:
             d.max_substeps = _u32v(max_substeps, "max_substeps")
         d.simd = _enum(Simd, simd, "simd")
+        hooks = None
+        if task_pool is not None:
+            hooks = _TaskHooks(task_pool)
+            d.enqueue_task, d.finish_task = hooks.addresses()
+            d.worker_count = task_pool.workers
         ptr = _w()
         why = ctypes.create_string_buffer(256)
         d.error = ctypes.cast(why, ctypes.c_char_p)
@@ -1452,15 +1818,39 @@ class World:
                              tuple(d.box_size[:d.dimensions]),
                              d.neighbour_radius, d.cell_size, d.threads,
                              d.initial_capacity, Simd(d.simd).name.lower()))
-        self._ptr = ptr.value
+        self._hooks = hooks
+        self._adopt(ptr.value, d.boundary, d.box_size, d.neighbour_radius,
+                    d.seed, d.threads)
+
+    def _init_state(self):
+        """The Python side of a world, before it has a C world."""
+        self._ptr = None
+        self._id = 0
+        self._lock = threading.RLock()
+        self._epoch = 0
+        self._group_names = {0: "default"}
+        self._object_kinds = {}
+        # The world's memory (see "The world's memory" above), the live
+        # column views (their _Pin objects), whether steps keep the
+        # columns in place, and where the views' columns are.
+        self._heap = _Heap()
+        self._views = weakref.WeakSet()
+        self._stable = False
+        self._columns_at = None
+        # The installed task pool's hooks (held while C holds them).
+        self._hooks = None
+
+    def _adopt(self, ptr, boundary, box, neighbour_radius, seed, threads):
+        """Takes ownership of a created or loaded C world."""
+        self._ptr = ptr
         # Every handle of this world carries it (throng_world_id).
-        self._id = lib.throng_world_id(self._ptr)
-        self.dimensions = d.dimensions
-        self.boundary = Boundary(d.boundary)
-        self.box = tuple(d.box_size[:d.dimensions])
-        self.neighbour_radius = d.neighbour_radius
-        self.seed = d.seed
-        self._threads = d.threads
+        self._id = lib.throng_world_id(ptr)
+        self.dimensions = lib.throng_world_dimensions(ptr)
+        self.boundary = None if boundary is None else Boundary(boundary)
+        self.box = tuple(box[:self.dimensions])
+        self.neighbour_radius = neighbour_radius
+        self.seed = seed
+        self._threads = threads
         # The path the world runs ("auto" resolved), fixed at creation.
         self.simd = self.stats().simd
 
@@ -1478,6 +1868,8 @@ class World:
                 ptr, self._ptr = self._ptr, None
                 self._epoch += 1
                 _destroy(ptr)
+                # C holds the task hooks no more.
+                self._hooks = None
                 # The library has freed every block; any it had not is no
                 # longer used by anyone but views.
                 self._heap.blocks.clear()
@@ -1509,12 +1901,21 @@ class World:
         the world's last error when it refuses."""
         with self._lock:
             status = fn(self._handle(), *args)
+            hook_error = (self._hooks.take_error()
+                          if self._hooks is not None else None)
             if status == Status.ERR_BUSY:  # no sentence was recorded
                 raise _error(status, "")
             if status != 0:
                 detail = lib.throng_world_last_error(self._ptr)
                 raise _error(status, detail.decode("utf-8", "replace")
-                             if detail else "")
+                             if detail else "") from hook_error
+            if hook_error is not None:
+                raise TaskPoolError(
+                    "%s: the task pool failed (%s: %s); the ranges it did "
+                    "not run ran on the calling thread, and the call "
+                    "completed" % (getattr(fn, "__name__", "throng"),
+                                   type(hook_error).__name__, hook_error)
+                ) from hook_error
 
     def __repr__(self):
         if self._ptr is None:
@@ -1562,6 +1963,30 @@ class World:
         value = _int_in(value, -0x80000000, 0x7FFFFFFF, "threads")
         self._call(lib.throng_world_set_threads, value)
         self._threads = value
+
+    @property
+    def task_pool(self):
+        """The TaskPool whose threads run the steps' parallel loops, or
+        None (OpenMP threads, `threads` of them). Setting it installs the
+        pool's hooks (throng_world_set_task_hooks); None removes them.
+        Results are the same, to the bit, either way."""
+        return None if self._hooks is None else self._hooks.pool
+
+    @task_pool.setter
+    def task_pool(self, pool):
+        with self._lock:
+            self._handle()
+            if pool is None:
+                self._call(lib.throng_world_set_task_hooks, None, None, None,
+                           0)
+                self._hooks = None
+                return
+            hooks = _TaskHooks(pool)
+            enqueue, finish = hooks.addresses()
+            self._call(lib.throng_world_set_task_hooks, enqueue, finish,
+                       None, pool.workers)
+            # Held from here on: C calls them at every step.
+            self._hooks = hooks
 
     # Stepping -----------------------------------------------------------
 
@@ -1877,6 +2302,131 @@ class World:
         self._call(lib.throng_object_remove, obj._c)
         self._object_kinds.pop((obj.id, obj.generation), None)
 
+    def object_at(self, index):
+        """The index-th live object (0 .. object_count - 1), in the order
+        objects were first given their ids (throng_world_object_at)."""
+        out = throng_object()
+        self._call(lib.throng_world_object_at, _u32v(index, "index"),
+                   ctypes.byref(out))
+        return self._object(out.id, out.generation)
+
+    def objects(self):
+        """Every live object, as WorldObject handles."""
+        with self._lock:
+            return [self.object_at(i) for i in range(self.object_count)]
+
+    # Snapshots and rebinding --------------------------------------------
+
+    @property
+    def snapshot_size(self):
+        """The size in bytes of the world's snapshot as it is now."""
+        out = ctypes.c_size_t()
+        self._call(lib.throng_world_snapshot_size, ctypes.byref(out))
+        return out.value
+
+    def to_bytes(self):
+        """The world's snapshot (throng_world_save) as bytes: its whole
+        state, which World.load continues bit for bit. A NaN or infinity
+        in an agent column raises NotFiniteError and nothing is made."""
+        with self._lock:
+            size = self.snapshot_size
+            buf = ctypes.create_string_buffer(max(size, 1))
+            written = ctypes.c_size_t()
+            self._call(lib.throng_world_save, buf, size,
+                       ctypes.byref(written))
+            return buf.raw[:written.value]
+
+    def save(self, path):
+        """Writes the world's snapshot to the file at `path` (a str, bytes
+        or os.PathLike), replacing it whole (throng_world_save_file: a
+        temporary file beside it, fsync, rename): the file holds its old
+        contents or the complete snapshot, never a part. IOError_ (also
+        an OSError) with the step that failed and the system's reason."""
+        encoded = _path_bytes(path)
+        self._call(lib.throng_world_save_file, encoded)
+
+    def __reduce__(self):
+        # pickle and copy.deepcopy go through a snapshot.
+        return (World.load, (self.to_bytes(),))
+
+    @classmethod
+    def load(cls, source, task_pool=None):
+        """A new world from a snapshot: `source` is the bytes (bytes,
+        bytearray, memoryview, any buffer) of World.to_bytes, or the path
+        (str or os.PathLike) of a file World.save wrote (throng_world_load,
+        throng_world_load_file). A refused snapshot raises
+        BadSnapshotError (truncated, wrong checksum, contents no world
+        could have), VersionError (a newer format) or IOError_ (a file
+        that cannot be read), with the library's reason, and makes no
+        world.
+
+        The new world has its own id: handles of the saved world are
+        refused by it; world.rebind(handle) translates them. It runs
+        Simd "auto" and has no task pool unless one is given here (hooks
+        are not saved)."""
+        world = cls.__new__(cls)
+        world._init_state()
+        d = lib.throng_world_load_def_default()
+        world._heap.fill(d.allocator)
+        why = ctypes.create_string_buffer(256)
+        d.error = ctypes.cast(why, ctypes.c_char_p)
+        d.error_capacity = ctypes.sizeof(why)
+        ptr = _w()
+        if isinstance(source, (str, os.PathLike)):
+            encoded = _path_bytes(source)
+            status = lib.throng_world_load_file(encoded, ctypes.byref(d),
+                                                ctypes.byref(ptr))
+            head = b""
+            if status == Status.OK:
+                with open(encoded, "rb") as f:
+                    head = f.read(_SNAPSHOT_HEAD.size + 40)
+            what = "throng_world_load_file"
+        else:
+            try:
+                view = memoryview(source).cast("B")
+            except TypeError:
+                raise TypeError("World.load: expected snapshot bytes or a "
+                                "path, got %r" % (source,))
+            data = source if isinstance(source, bytes) else view.tobytes()
+            status = lib.throng_world_load(data, len(data), ctypes.byref(d),
+                                           ctypes.byref(ptr))
+            head = data[:_SNAPSHOT_HEAD.size + 40]
+            what = "throng_world_load"
+        if status != Status.OK:
+            raise _error(status, why.value.decode("utf-8", "replace") or
+                         "%s: %s" % (what, status_string(status)))
+        settings = _snapshot_settings(head)
+        world._adopt(ptr.value, settings["boundary"], settings["box"],
+                     settings["neighbour_radius"], settings["seed"],
+                     settings["threads"])
+        if task_pool is not None:
+            world.task_pool = task_pool
+        return world
+
+    def rebind(self, handle):
+        """This world's handle of the agent or object that `handle` named
+        in the world this one was loaded from (throng_agent_rebind,
+        throng_object_rebind): an Agent or WorldObject of that World
+        (closed or not), or a C handle (throng_agent, throng_object, as
+        .c_handle gives) kept from it, in this process or another. A
+        handle of this world that is live comes back as it is. Anything
+        else, and an agent or object that no longer lives here, raises
+        StaleHandleError."""
+        if isinstance(handle, Agent):
+            handle = handle._c
+        elif isinstance(handle, WorldObject):
+            handle = handle._c
+        if isinstance(handle, throng_agent):
+            out = throng_agent()
+            self._call(lib.throng_agent_rebind, handle, ctypes.byref(out))
+            return Agent(self, out.slot, out.generation)
+        if isinstance(handle, throng_object):
+            out = throng_object()
+            self._call(lib.throng_object_rebind, handle, ctypes.byref(out))
+            return self._object(out.id, out.generation)
+        raise TypeError("rebind: expected an Agent, a WorldObject or a C "
+                        "handle, got %r" % (handle,))
+
     # Queries ------------------------------------------------------------
 
     # The first result buffer of a query, in handles.
@@ -1963,6 +2513,39 @@ class World:
 
     def headings_copy(self):
         return self._copy(("fx", "fy", "fz"))
+
+
+def _path_bytes(path):
+    """A file path for C: str, bytes or os.PathLike, without NUL."""
+    try:
+        encoded = os.fsencode(path)
+    except TypeError:
+        raise TypeError("expected a path (str, bytes or os.PathLike), got "
+                        "%r" % (path,))
+    if b"\0" in encoded:
+        raise OutOfRangeError("a path must not contain NUL")
+    return encoded
+
+
+# The start of a snapshot's settings (after its 40-byte header; throng.h,
+# src/snapshot.c), the same in every format version up to 3: dimensions,
+# boundary, box, neighbour radius, the grid's edge, reach and cells,
+# threads, seed. The C API has no getters for these, and a loaded World
+# reports them as attributes as a created one does.
+_SNAPSHOT_HEAD = struct.Struct("<II3ff3f3i3iiQ")
+
+
+def _snapshot_settings(head):
+    version = struct.unpack_from("<I", head, 8)[0]
+    if version > SNAPSHOT_VERSION or len(head) < 40 + _SNAPSHOT_HEAD.size:
+        # A newer format than this binding knows: C read it, Python
+        # cannot say what the settings are.
+        return dict(dimensions=None, boundary=None, box=(), seed=None,
+                    neighbour_radius=None, threads=0)
+    fields = _SNAPSHOT_HEAD.unpack_from(head, 40)
+    return dict(dimensions=fields[0], boundary=fields[1],
+                box=fields[2:5], neighbour_radius=fields[5],
+                threads=fields[15], seed=fields[16])
 
 
 def _flatten(values):

@@ -98,6 +98,9 @@ STRUCTS = {
     "throng_leader_params": throng.throng_leader_params,
     "throng_unaligned_params": throng.throng_unaligned_params,
     "throng_behaviour": throng.throng_behaviour,
+    "throng_allocator": throng.throng_allocator,
+    "throng_object_info": throng.throng_object_info,
+    "throng_world_load_def": throng.throng_world_load_def,
 }
 
 
