@@ -807,6 +807,12 @@ class Agent:
         # The C handle carries the world's id (throng_world_id).
         return throng_agent(self.slot, self.generation, self.world._id)
 
+    @property
+    def c_handle(self):
+        """The C handle (a throng_agent: slot, generation and the world's
+        id), e.g. to keep across a save and rebind later."""
+        return self._c
+
     def __eq__(self, other):
         return (isinstance(other, Agent) and other.world is self.world and
                 other.slot == self.slot and
@@ -1724,11 +1730,13 @@ class _TaskHooks:
         # The stepping thread is a worker too; whatever is left when it
         # runs out of ranges is being run, or was never started.
         job.drain()
-        for f in job.futures:
-            f.cancel()
-        concurrent.futures.wait(job.futures)
-        for f in job.futures:
-            if not f.cancelled() and f.exception() is not None:
+        # A future cancelled before it started is not waited for (wait()
+        # would wait for the executor to notice, and the executor may be
+        # the thread that steps); the others are running or done.
+        started = [f for f in job.futures if not f.cancel()]
+        concurrent.futures.wait(started)
+        for f in started:
+            if f.exception() is not None:
                 self.error = self.error or f.exception()
         # A future that failed before draining left ranges behind.
         job.drain()
