@@ -714,7 +714,12 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     if (st != THRONG_OK)
         return st;
     throng_object path;
-    st = throng_path_create(world, xy, points, corridor, true, &path);
+    throng_path_def pd = throng_path_def_default();
+    pd.points = xy;
+    pd.point_count = points;
+    pd.radius = corridor;
+    pd.closed = true;
+    st = throng_path_add(world, &pd, &path);
     follow.u.path.path = path;
     if (st == THRONG_OK)
         st = throng_group_create(world, &group, &agent.group);
@@ -816,7 +821,10 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
                     jitter * (2.0 * rng_unit(&rng) - 1.0) * 0.5),
             0.0f};
         throng_object obstacle;
-        st = throng_obstacle_add_sphere(world, centre, obstacle_r, &obstacle);
+        throng_obstacle_def od = throng_obstacle_def_default();
+        memcpy(od.center, centre, sizeof od.center);
+        od.radius = obstacle_r;
+        st = throng_obstacle_add(world, &od, &obstacle);
     }
     /* Agents on the lattice lines between the obstacles' cells, which no
      * obstacle reaches. */
@@ -965,21 +973,34 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     /* Geometry. */
     /* Null until created: a failed step above still hands them on. */
     throng_object path = {0}, field = {0}, obstacle;
-    float centre[3] = {0.25f * L, 0.25f * L, 0.5f * L};
-    st = throng_obstacle_add_sphere(world, centre, 0.05f * L, &obstacle);
-    float lo[3] = {0.6f * L, 0.6f * L, 0.4f * L};
-    float hi[3] = {0.7f * L, 0.8f * L, 0.6f * L};
+    throng_obstacle_def sphere = throng_obstacle_def_default();
+    sphere.center[0] = 0.25f * L;
+    sphere.center[1] = 0.25f * L;
+    sphere.center[2] = 0.5f * L;
+    sphere.radius = 0.05f * L;
+    st = throng_obstacle_add(world, &sphere, &obstacle);
+    throng_obstacle_def box = throng_obstacle_def_default();
+    box.kind = THRONG_OBJECT_BOX;
+    box.radius = 0.0f;
+    const float lo[3] = {0.6f * L, 0.6f * L, 0.4f * L};
+    const float hi[3] = {0.7f * L, 0.8f * L, 0.6f * L};
+    memcpy(box.min, lo, sizeof lo);
+    memcpy(box.max, hi, sizeof hi);
     if (st == THRONG_OK)
-        st = throng_obstacle_add_box(world, lo, hi, &obstacle);
+        st = throng_obstacle_add(world, &box, &obstacle);
+    throng_wall_def wall = throng_wall_def_default();
     if (dims == 2) {
-        float a[3] = {0.1f * L, 0.9f * L, 0.0f}, b[3] = {0.9f * L, 0.9f * L, 0.0f};
-        if (st == THRONG_OK)
-            st = throng_wall_add_segment(world, a, b, &obstacle);
+        wall.a[0] = 0.1f * L;
+        wall.a[1] = 0.9f * L;
+        wall.b[0] = 0.9f * L;
+        wall.b[1] = 0.9f * L;
     } else {
-        float p[3] = {0.0f, 0.0f, 0.05f * L}, nrm[3] = {0.0f, 0.0f, 1.0f};
-        if (st == THRONG_OK)
-            st = throng_wall_add_plane(world, p, nrm, &obstacle);
+        wall.kind = THRONG_OBJECT_PLANE;
+        wall.point[2] = 0.05f * L;
+        wall.normal[2] = 1.0f;
     }
+    if (st == THRONG_OK)
+        st = throng_wall_add(world, &wall, &obstacle);
     float ring[16 * 3];
     for (int k = 0; k < 16; ++k) {
         double angle = 2.0 * SCENARIO_PI * k / 16.0, sin_a, cos_a;
@@ -988,8 +1009,13 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
         ring[3 * k + 1] = (float)(0.5 * (double)L + 0.3 * (double)L * sin_a);
         ring[3 * k + 2] = 0.5f * L;
     }
+    throng_path_def ring_def = throng_path_def_default();
+    ring_def.points = ring;
+    ring_def.point_count = 16;
+    ring_def.radius = 0.05f * L;
+    ring_def.closed = true;
     if (st == THRONG_OK)
-        st = throng_path_create(world, ring, 16, 0.05f * L, true, &path);
+        st = throng_path_add(world, &ring_def, &path);
     float vectors[4 * 4 * 4 * 3];
     for (int k = 0; k < 4 * 4 * 4; ++k) {
         /* A swirl about the box centre, the same on every layer. */
@@ -1004,7 +1030,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     flow.size[0] = flow.size[1] = flow.size[2] = 4;
     flow.vectors = vectors;
     if (st == THRONG_OK)
-        st = throng_flow_field_create(world, &flow, &field);
+        st = throng_flow_field_add(world, &flow, &field);
 
     /* Groups. */
     enum { GROUPS = 6 };

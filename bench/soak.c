@@ -331,13 +331,20 @@ static void blocker_add(soak *s) {
     throng_object obj;
     uint32_t kind = rng_below(s->opt.dims == 2 ? 4u : 3u);
     random_point(s, 0.05f, 0.95f, a);
+    throng_obstacle_def od = throng_obstacle_def_default();
+    throng_wall_def wd = throng_wall_def_default();
     if (kind == 0) {
-        st = throng_obstacle_add_sphere(s->world, a,
-                                        rng_range(0.5, 0.04 * (double)s->box), &obj);
+        memcpy(od.center, a, sizeof od.center);
+        od.radius = rng_range(0.5, 0.04 * (double)s->box);
+        st = throng_obstacle_add(s->world, &od, &obj);
     } else if (kind == 1) {
         for (int c = 0; c < 3; ++c)
             b[c] = a[c] + rng_range(0.5, 0.08 * (double)s->box);
-        st = throng_obstacle_add_box(s->world, a, b, &obj);
+        od.kind = THRONG_OBJECT_BOX;
+        od.radius = 0.0f;
+        memcpy(od.min, a, sizeof od.min);
+        memcpy(od.max, b, sizeof od.max);
+        st = throng_obstacle_add(s->world, &od, &obj);
     } else if (kind == 2) {
         /* A plane near one face, facing into the box. */
         int axis = (int)rng_below((uint32_t)s->opt.dims);
@@ -346,10 +353,15 @@ static void blocker_add(soak *s) {
         b[axis] = high ? -1.0f : 1.0f;
         b[(axis + 1) % s->opt.dims] = rng_range(-0.2, 0.2);
         a[axis] = high ? 0.97f * s->box : 0.03f * s->box;
-        st = throng_wall_add_plane(s->world, a, b, &obj);
+        wd.kind = THRONG_OBJECT_PLANE;
+        memcpy(wd.point, a, sizeof wd.point);
+        memcpy(wd.normal, b, sizeof wd.normal);
+        st = throng_wall_add(s->world, &wd, &obj);
     } else {
         random_point(s, 0.05f, 0.95f, b);
-        st = throng_wall_add_segment(s->world, a, b, &obj);
+        memcpy(wd.a, a, sizeof wd.a);
+        memcpy(wd.b, b, sizeof wd.b);
+        st = throng_wall_add(s->world, &wd, &obj);
     }
     if (expect_ok(s, st, "add obstacle or wall"))
         s->blockers[s->blocker_count++] = obj;
@@ -384,17 +396,18 @@ static throng_object path_make(soak *s, bool closed) {
         points[3 * k + 2] = rng_range(0.3 * (double)s->box, 0.7 * (double)s->box);
     }
     throng_object obj = THRONG_NULL_OBJECT;
-    expect_ok(s,
-              throng_path_create(s->world, points, count,
-                                 rng_range(0.5, 0.05 * (double)s->box), closed, &obj),
-              "create path");
+    throng_path_def pd = throng_path_def_default();
+    pd.points = points;
+    pd.point_count = count;
+    pd.radius = rng_range(0.5, 0.05 * (double)s->box);
+    pd.closed = closed;
+    expect_ok(s, throng_path_add(s->world, &pd, &obj), "add path");
     return obj;
 }
 
 static throng_object field_make(soak *s) {
     float vectors[6 * 6 * 6 * 3];
-    throng_flow_field_def def;
-    memset(&def, 0, sizeof def);
+    throng_flow_field_def def = throng_flow_field_def_default();
     uint32_t n = 1;
     for (int c = 0; c < 3; ++c) {
         def.size[c] = 1u + rng_below(6u);
@@ -407,8 +420,8 @@ static throng_object field_make(soak *s) {
         vectors[k] = rng_chance(0.1) ? 0.0f : rng_range(-2.0, 2.0);
     def.vectors = vectors;
     throng_object obj = THRONG_NULL_OBJECT;
-    expect_ok(s, throng_flow_field_create(s->world, &def, &obj),
-              "create flow field");
+    expect_ok(s, throng_flow_field_add(s->world, &def, &obj),
+              "add flow field");
     return obj;
 }
 

@@ -55,7 +55,7 @@ int main(void) {
     gd.flocking.alignment_weight = 1.0f;
     gd.flocking.cohesion_weight = 1.0f;
     gd.wander.weight = 0.3f;
-    uint32_t group = 0;
+    throng_group group = THRONG_NULL_GROUP;
     if (throng_group_create(world, &gd, &group) != THRONG_OK) {
         fprintf(stderr, "%s\n", throng_world_last_error(world));
         throng_world_destroy(world);

@@ -32,12 +32,12 @@ int main(void) {
     flock_def.flocking.separation_weight = 1.5f;
     flock_def.flocking.alignment_weight = 1.0f;
     flock_def.flocking.cohesion_weight = 1.0f;
-    uint32_t flock = 0;
+    throng_group flock = THRONG_NULL_GROUP;
     /* Seekers: arrive at their own target point, keeping apart. */
     throng_group_def seek_def = throng_group_def_default();
     seek_def.name = "seekers";
     seek_def.flocking.separation_weight = 1.0f;
-    uint32_t seekers = 0;
+    throng_group seekers = THRONG_NULL_GROUP;
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     if (!check(world, throng_group_create(world, &flock_def, &flock), "flock") ||
         !check(world, throng_group_create(world, &seek_def, &seekers), "seekers") ||
@@ -58,7 +58,7 @@ int main(void) {
             throng_world_destroy(world);
             return 1;
         }
-        if (ad.group == seekers) {
+        if (i >= 90) {
             const float goal[3] = {20.0f, 5.0f, 0.0f};
             check(world, throng_agent_set_target_point(world, agent, goal),
                   "target");

@@ -48,7 +48,7 @@ static uint64_t run_flock(task_pool *pool) {
     gd.flocking.alignment_weight = 1.0f;
     gd.flocking.cohesion_weight = 1.0f;
     gd.wander.weight = 0.2f;
-    uint32_t flock = 0;
+    throng_group flock = THRONG_NULL_GROUP;
     int ok = check(world, throng_group_create(world, &gd, &flock), "group");
     throng_agent_def ad = throng_agent_def_default();
     ad.group = flock;

@@ -13,9 +13,19 @@
  * Conventions used throughout this header:
  * - Units are SI-like and left to the host: "metres" and "seconds" stand for
  *   whatever length and time unit the host uses consistently.
- * - Every function returns a throng_status; THRONG_OK is 0. A call that
+ * - Most functions return a throng_status; THRONG_OK is 0. A call that
  *   refuses its input leaves the world exactly as it was and records a
  *   sentence describing the refusal, read with throng_world_last_error().
+ *   The others return their answer directly and say what they give for a
+ *   NULL or busy world: the validity checks (throng_agent_valid,
+ *   throng_group_valid) a bool; the counts, ids, sizes and hashes
+ *   (throng_world_agent_count, throng_world_dimensions, throng_world_id,
+ *   throng_world_step_count, throng_world_bytes, throng_world_hash,
+ *   throng_world_object_count, throng_simd_supported) a number; the
+ *   strings (throng_version, throng_status_string, throng_simd_name,
+ *   throng_world_last_error) a static or world-owned string, never NULL;
+ *   throng_simd_best a path; the _default() functions a filled def
+ *   struct; throng_world_destroy nothing.
  * - The library never prints, never exits and never aborts on user input.
  * - One call at a time changes a world. A call that changes it (step,
  *   add, remove, every setter, group, behaviour and object call, the
@@ -47,7 +57,7 @@ extern "C" {
 /* The library's version: the one place it is written. The shared library
  * is libthrong.so.MAJOR.MINOR.PATCH with soname libthrong.so.MAJOR. */
 #define THRONG_VERSION_MAJOR 0
-#define THRONG_VERSION_MINOR 4
+#define THRONG_VERSION_MINOR 5
 #define THRONG_VERSION_PATCH 0
 
 /* Marks the public API. The library is built with hidden visibility, so
@@ -58,7 +68,7 @@ extern "C" {
 #define THRONG_API
 #endif
 
-/* The version as "MAJOR.MINOR.PATCH", e.g. "0.4.0" (a static string). */
+/* The version as "MAJOR.MINOR.PATCH", e.g. "0.5.0" (a static string). */
 THRONG_API const char *throng_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -102,15 +112,16 @@ typedef enum throng_status {
      * more than 63 bytes; an agent targeting itself; a wall segment in a
      * 3D world. */
     THRONG_ERR_OUT_OF_RANGE = 3,
-    /* An agent or object handle that names no live agent or object of
-     * this world: the null handle, a removed one (removing twice gives
-     * this), a forged one, or one from another world (handles carry the
-     * world's id, and the sentence then says the handle belongs to another
-     * world). Also an object handle naming an object of the wrong kind for
-     * the call (a sphere given as a path). */
+    /* An agent, group or object handle that names no live agent, group or
+     * object of this world: the null handle, a removed one (removing twice
+     * gives this), a forged one, or one from another world (handles carry
+     * the world's id, and the sentence then says the handle belongs to
+     * another world). Also an object handle naming an object of the wrong
+     * kind for the call (a sphere given as a path). */
     THRONG_ERR_STALE_HANDLE = 4,
-    /* A group id that this world never created (ids are 0 .. the number
-     * of groups - 1). */
+    /* No longer returned: group handles (throng_group) that name no live
+     * group are refused with THRONG_ERR_STALE_HANDLE. Kept so the codes
+     * that follow keep their values. */
     THRONG_ERR_UNKNOWN_GROUP = 5,
     /* A non-zero host key already held by another agent, or a group name
      * already in use ("default" included). */
@@ -150,6 +161,12 @@ typedef enum throng_status {
      * Nothing was done, and, unlike every other refusal, no sentence was
      * recorded: throng_world_last_error still holds the one from before. */
     THRONG_ERR_BUSY = 14,
+    /* Arguments that are each valid but cannot be used together or in
+     * the world's present state: a def field that the def's kind does not
+     * read set to anything but 0 (a sphere's min, a plane's a), or the
+     * removal of a group that agents still belong to (the sentence says
+     * how many). */
+    THRONG_ERR_INVALID_ARG = 15,
 } throng_status;
 
 /* The most agents and groups one world holds. */
@@ -508,12 +525,46 @@ THRONG_API throng_status throng_world_stats(const throng_world *world,
  * one, even while its slot and generation happen to match a live agent
  * here. The all-zero handle is the null handle and is never valid. */
 typedef struct throng_agent {
-    uint32_t slot;       /* slot in the world's handle table, plus one */
-    uint32_t generation; /* counts the slot's agents, >= 1 */
-    uint64_t world;      /* throng_world_id of the world it belongs to */
+    /* The slot in the world's handle table, plus one: 1 for the first
+     * agent a world adds, and so on; a removed agent's slot is given to a
+     * later agent. 0 only in the null handle. It is not the agent's row
+     * in the columns (throng_agent_index gives that). */
+    uint32_t slot;
+    /* How many agents the slot has held, this one included: 1 for a
+     * slot's first agent, 2 for the next, up to 2^32 - 1. A plain count:
+     * no bits of it mean anything else. */
+    uint32_t generation;
+    /* throng_world_id of the world it belongs to, never 0 in a live
+     * handle. */
+    uint64_t world;
 } throng_agent;
 
 #define THRONG_NULL_AGENT ((throng_agent){0u, 0u, 0u})
+
+/* A handle to a group (see "Groups and flocking" below). It names the same
+ * group until that group is removed (throng_group_remove); then it is
+ * refused with THRONG_ERR_STALE_HANDLE forever after, as a removed agent's
+ * handle is, and the id is given to a later group with the next
+ * generation. A handle of another world is refused by every function of
+ * this one. The all-zero handle is the null group: it names no group, and
+ * where a call takes a group for an agent (throng_agent_def.group,
+ * throng_agent_set_group) it stands for the default group. */
+typedef struct throng_group {
+    /* The group's row in the world's group table, from 0: the value
+     * throng_columns.group holds for the group's agents. The default
+     * group is id 0 (with generation 1). */
+    uint32_t id;
+    /* How many groups the id has named, this one included: 1 for the
+     * first, then 2, ... up to 2^32 - 1 (an id removed at its last
+     * generation is retired, never reused). A plain count, no other bits;
+     * 0 only in the null group. */
+    uint32_t generation;
+    /* throng_world_id of the world it belongs to. */
+    uint64_t world;
+} throng_group;
+
+/* The null group handle: all zero, never a live group. */
+#define THRONG_NULL_GROUP ((throng_group){0u, 0u, 0u})
 
 typedef struct throng_agent_def {
     /* Metres, finite. In a periodic world it is wrapped into the box. */
@@ -530,8 +581,10 @@ typedef struct throng_agent_def {
     /* Body radius, metres: 0 or in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH].
      * Default 0.25. */
     float radius;
-    /* Group id from throng_group_create, or 0, the default group. */
-    uint32_t group;
+    /* A group handle from throng_group_create, throng_group_find or
+     * throng_world_default_group; the null group (THRONG_NULL_GROUP, the
+     * default) means the world's default group. */
+    throng_group group;
     /* The host's own id for this agent; 0 (default) means none. Non-zero
      * keys are unique within a world and found with throng_agent_find. */
     uint64_t host_key;
@@ -618,11 +671,17 @@ THRONG_API throng_status throng_agent_get_radius(const throng_world *world,
                                       throng_agent agent, float *out);
 THRONG_API throng_status throng_agent_set_radius(throng_world *world, throng_agent agent,
                                       float radius);
+/* The handle of the agent's group (the default group's, for an agent in
+ * it). */
 THRONG_API throng_status throng_agent_get_group(const throng_world *world,
-                                     throng_agent agent, uint32_t *out);
-/* O(1). */
-THRONG_API throng_status throng_agent_set_group(throng_world *world, throng_agent agent,
-                                     uint32_t group);
+                                                throng_agent agent,
+                                                throng_group *out);
+/* O(1). The null group (THRONG_NULL_GROUP) moves the agent to the default
+ * group; a stale, removed, forged or other world's group handle is
+ * refused with THRONG_ERR_STALE_HANDLE. */
+THRONG_API throng_status throng_agent_set_group(throng_world *world,
+                                                throng_agent agent,
+                                                throng_group group);
 THRONG_API throng_status throng_agent_get_host_key(const throng_world *world,
                                         throng_agent agent, uint64_t *out);
 /* 0 clears the key; a key held by another agent is refused. */
@@ -651,6 +710,15 @@ typedef struct throng_columns {
     const float *vx, *vy, *vz;
     const float *fx, *fy, *fz; /* unit forward (heading) vector */
     const float *ux, *uy, *uz; /* unit up vector, 3D only (else NULL) */
+    /* Each row's group id: the `id` of its throng_group handle (0 for the
+     * default group), so a renderer colours by group without a call per
+     * agent. */
+    const uint32_t *group;
+    /* Each row's host key, 0 for none. Host keys are kept per agent, not
+     * per row, so this column is a copy that throng_world_columns brings
+     * up to date when rows moved or keys changed since it last did (a
+     * pass over the rows; a step itself does not pay for it). */
+    const uint64_t *host_key;
 } throng_columns;
 
 THRONG_API throng_status throng_world_columns(const throng_world *world,
@@ -759,29 +827,64 @@ typedef struct throng_group_def {
 THRONG_API throng_group_def throng_group_def_default(void);
 THRONG_API throng_flocking throng_flocking_default(void);
 
-/* Creates a group; *out_group is its id (> 0). Group 0 always exists, has
- * the default recipe (no behaviour: agents coast) and is named "default". */
+/* Creates a group; *out_group is its handle. The default group (id 0,
+ * generation 1) always exists, has the default recipe (no behaviour:
+ * agents coast), is named "default" and cannot be removed. A new group
+ * takes the id of the group removed last, with that id's next
+ * generation, or else the next unused id. */
 THRONG_API throng_status throng_group_create(throng_world *world,
-                                  const throng_group_def *def,
-                                  uint32_t *out_group);
+                                             const throng_group_def *def,
+                                             throng_group *out_group);
 
-/* Finds a group by name. */
-THRONG_API throng_status throng_group_find(const throng_world *world, const char *name,
-                                uint32_t *out_group);
+/* Finds a live group by name. */
+THRONG_API throng_status throng_group_find(const throng_world *world,
+                                           const char *name,
+                                           throng_group *out_group);
+
+/* The handle of the world's default group. */
+THRONG_API throng_status throng_world_default_group(const throng_world *world,
+                                                    throng_group *out_group);
+
+/* True when the handle names a live group of this world. */
+THRONG_API bool throng_group_valid(const throng_world *world,
+                                   throng_group group);
+
+/* Removes a group: its name is free again, its handles are refused from
+ * then on, and its id goes to a later group with the next generation.
+ * Refused with THRONG_ERR_INVALID_ARG while any agent belongs to it (the
+ * sentence says how many: move or remove them first), and for the
+ * default group; a stale, forged, null or other world's handle gives
+ * THRONG_ERR_STALE_HANDLE. Costs a pass over the agents' group column.
+ * Behaviour lists do not refer to groups, so nothing else changes. */
+THRONG_API throng_status throng_group_remove(throng_world *world,
+                                             throng_group group);
+
+/* As throng_agent_rebind, for group handles: a handle of the world whose
+ * snapshot this world was loaded from, naming a group that was live at
+ * the save and still is, becomes this world's handle of it; a live
+ * handle of this world is returned as it is; anything else is refused
+ * with THRONG_ERR_STALE_HANDLE and *out_group is not written. */
+THRONG_API throng_status throng_group_rebind(const throng_world *world,
+                                             throng_group group,
+                                             throng_group *out_group);
 
 THRONG_API throng_status throng_group_get_flocking(const throng_world *world,
-                                        uint32_t group,
-                                        throng_flocking *out_flocking);
+                                                   throng_group group,
+                                                   throng_flocking *out_flocking);
 /* Validated as in throng_group_create; radii above the world's neighbour
  * radius are refused. */
-THRONG_API throng_status throng_group_set_flocking(throng_world *world, uint32_t group,
-                                        const throng_flocking *flocking);
-THRONG_API throng_status throng_group_set_combine(throng_world *world, uint32_t group,
-                                       throng_combine_mode mode);
+THRONG_API throng_status throng_group_set_flocking(throng_world *world,
+                                                   throng_group group,
+                                                   const throng_flocking *flocking);
+THRONG_API throng_status throng_group_set_combine(throng_world *world,
+                                                  throng_group group,
+                                                  throng_combine_mode mode);
 THRONG_API throng_status throng_group_get_wander(const throng_world *world,
-                                      uint32_t group, throng_wander *out);
-THRONG_API throng_status throng_group_set_wander(throng_world *world, uint32_t group,
-                                      const throng_wander *wander);
+                                                 throng_group group,
+                                                 throng_wander *out);
+THRONG_API throng_status throng_group_set_wander(throng_world *world,
+                                                 throng_group group,
+                                                 const throng_wander *wander);
 
 /* ------------------------------------------------------------------------ */
 /* Static geometry                                                          */
@@ -795,10 +898,15 @@ THRONG_API throng_status throng_group_set_wander(throng_world *world, uint32_t g
  * so an agent only looks at the few near it. Objects are not wrapped in a
  * periodic world: give coordinates inside the box. */
 typedef struct throng_object {
-    uint32_t id;         /* 1-based; 0 is the null object */
-    /* Counts the objects given this id, >= 1; never wraps (as agents'). */
+    /* The object's place in the world's object table, plus one: 1 for the
+     * first object added; a removed object's id is given to a later one.
+     * 0 only in the null object. */
+    uint32_t id;
+    /* How many objects the id has named, this one included: 1 for the
+     * first, up to 2^32 - 1, never wrapping (as agents'). A plain count,
+     * no other bits. */
     uint32_t generation;
-    uint64_t world;      /* throng_world_id of the world it belongs to */
+    uint64_t world; /* throng_world_id of the world it belongs to */
 } throng_object;
 
 /* The null object handle: all zero, never valid. */
@@ -810,50 +918,113 @@ typedef struct throng_object {
 #define THRONG_MAX_PATH_POINTS (1u << 20)
 #define THRONG_MAX_FLOW_CELLS (1u << 26)
 
-/* A circle (2D) or sphere (3D) obstacle: radius in [THRONG_MIN_LENGTH,
- * THRONG_MAX_LENGTH]. */
-THRONG_API throng_status throng_obstacle_add_sphere(throng_world *world,
-                                         const float center[3], float radius,
+/* What an object is (throng_obstacle_def.kind, throng_wall_def.kind,
+ * throng_object_info.kind). */
+typedef enum throng_object_kind {
+    THRONG_OBJECT_SPHERE = 1,  /* obstacle */
+    THRONG_OBJECT_BOX = 2,     /* obstacle */
+    THRONG_OBJECT_SEGMENT = 3, /* wall */
+    THRONG_OBJECT_PLANE = 4,   /* wall */
+    THRONG_OBJECT_PATH = 5,    /* throng_path_add */
+    THRONG_OBJECT_FLOW = 6,    /* throng_flow_field_add */
+} throng_object_kind;
+
+/* Each kind of object is added with a def struct filled by its _default()
+ * function, like agents and groups; the def is copied, never retained.
+ * A def field that the def's kind does not read (a sphere's min and max,
+ * a box's center and radius, a segment's point and normal, a plane's a
+ * and b) must be left 0, as the default leaves it: anything else is
+ * refused with THRONG_ERR_INVALID_ARG and a sentence naming the field and
+ * the kind, rather than silently ignored. Components a 2D world lacks (z)
+ * are ignored. */
+
+/* An obstacle that avoid-obstacles steers around. */
+typedef struct throng_obstacle_def {
+    /* THRONG_OBJECT_SPHERE (default) or THRONG_OBJECT_BOX. */
+    throng_object_kind kind;
+    /* Sphere: the centre, metres. Default 0. */
+    float center[3];
+    /* Sphere: metres, [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. Default 1. */
+    float radius;
+    /* Box: the corners of an axis-aligned rectangle (2D) or box (3D),
+     * min < max on every axis of the world. Default 0. */
+    float min[3], max[3];
+} throng_obstacle_def;
+
+/* A sphere of radius 1 at the origin; for a box set kind, min and max and
+ * clear radius. */
+THRONG_API throng_obstacle_def throng_obstacle_def_default(void);
+
+/* Adds an obstacle; *out_object is its handle. */
+THRONG_API throng_status throng_obstacle_add(throng_world *world,
+                                             const throng_obstacle_def *def,
+                                             throng_object *out_object);
+
+/* A wall that containment and wall following react to. */
+typedef struct throng_wall_def {
+    /* THRONG_OBJECT_SEGMENT (default) or THRONG_OBJECT_PLANE. */
+    throng_object_kind kind;
+    /* Segment: a two-sided wall from a to b, 2D worlds only; the ends at
+     * least 1e-6 m apart. Default 0. */
+    float a[3], b[3];
+    /* Plane: a one-sided wall through `point` whose `normal` (at least
+     * 1e-6 long, stored normalised) points to the side agents belong on:
+     * an infinite plane in 3D, a line in 2D. Default 0. */
+    float point[3], normal[3];
+} throng_wall_def;
+
+/* A segment with both ends at the origin (set a and b before adding). */
+THRONG_API throng_wall_def throng_wall_def_default(void);
+
+/* Adds a wall; *out_object is its handle. */
+THRONG_API throng_status throng_wall_add(throng_world *world,
+                                         const throng_wall_def *def,
                                          throng_object *out_object);
-/* An axis-aligned rectangle (2D) or box (3D) obstacle: min < max on every
- * axis of the world. */
-THRONG_API throng_status throng_obstacle_add_box(throng_world *world, const float min[3],
-                                      const float max[3],
-                                      throng_object *out_object);
-/* A two-sided wall segment from a to b, 2D worlds only; a and b at least
- * 1e-6 m apart. */
-THRONG_API throng_status throng_wall_add_segment(throng_world *world, const float a[3],
-                                      const float b[3],
-                                      throng_object *out_object);
-/* A one-sided wall through `point` whose `normal` (at least 1e-6 long,
- * normalised on creation) points to the side agents belong on: an
- * infinite plane in 3D, a line in 2D. */
-THRONG_API throng_status throng_wall_add_plane(throng_world *world, const float point[3],
-                                    const float normal[3],
-                                    throng_object *out_object);
-/* A polyline path through `count` >= 2 points (3 floats each, z ignored in
- * 2D), consecutive points at least 1e-6 m apart, with a corridor `radius`
- * in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. A closed path also runs
- * from the last point back to the first. The points double as a
- * patrol's checkpoints. */
-THRONG_API throng_status throng_path_create(throng_world *world, const float *points,
-                                 uint32_t count, float radius, bool closed,
-                                 throng_object *out_object);
+
+/* A polyline path for patrol and path following. */
+typedef struct throng_path_def {
+    /* point_count points, 3 floats each (z ignored in 2D), consecutive
+     * points at least 1e-6 m apart; copied. The points double as a
+     * patrol's checkpoints. Default NULL. */
+    const float *points;
+    /* 2 .. THRONG_MAX_PATH_POINTS. Default 0. */
+    uint32_t point_count;
+    /* The corridor's radius, metres, [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH]. Default 1. */
+    float radius;
+    /* A closed path also runs from the last point back to the first.
+     * Default false. */
+    bool closed;
+} throng_path_def;
+
+THRONG_API throng_path_def throng_path_def_default(void);
+
+/* Adds a path; *out_object is its handle. */
+THRONG_API throng_status throng_path_add(throng_world *world,
+                                         const throng_path_def *def,
+                                         throng_object *out_object);
 
 /* A uniform grid of vectors: cell (i, j, k) holds the vector at the point
  * origin + cell_size * (i, j, k); vectors are sampled with bilinear (2D) or
  * trilinear (3D) interpolation, clamped at the edges. */
 typedef struct throng_flow_field_def {
-    float origin[3];
-    float cell_size;       /* [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] */
-    uint32_t size[3];      /* points per axis, >= 1 (size[2] ignored in 2D) */
+    float origin[3];       /* metres. Default 0 */
+    /* [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. Default 1. */
+    float cell_size;
+    /* Points per axis, >= 1 (size[2] ignored in 2D), at most
+     * THRONG_MAX_FLOW_CELLS in all. Default {1, 1, 1}. */
+    uint32_t size[3];
     /* size[0] * size[1] (* size[2]) vectors of `dims` floats each, x
-     * fastest; copied. */
+     * fastest; copied. Default NULL. */
     const float *vectors;
 } throng_flow_field_def;
-THRONG_API throng_status throng_flow_field_create(throng_world *world,
-                                       const throng_flow_field_def *def,
-                                       throng_object *out_object);
+
+THRONG_API throng_flow_field_def throng_flow_field_def_default(void);
+
+/* Adds a flow field; *out_object is its handle. */
+THRONG_API throng_status throng_flow_field_add(throng_world *world,
+                                               const throng_flow_field_def *def,
+                                               throng_object *out_object);
 
 /* Removes any object. A removed, forged, null or other world's handle
  * (object handles carry the world's id, as agent handles do) is refused
@@ -876,16 +1047,6 @@ THRONG_API uint32_t throng_world_object_count(const throng_world *world);
 /* ------------------------------------------------------------------------ */
 /* Reading objects                                                          */
 /* ------------------------------------------------------------------------ */
-
-/* What an object is, as throng_object_get reports it. */
-typedef enum throng_object_kind {
-    THRONG_OBJECT_SPHERE = 1,  /* throng_obstacle_add_sphere */
-    THRONG_OBJECT_BOX = 2,     /* throng_obstacle_add_box */
-    THRONG_OBJECT_SEGMENT = 3, /* throng_wall_add_segment */
-    THRONG_OBJECT_PLANE = 4,   /* throng_wall_add_plane */
-    THRONG_OBJECT_PATH = 5,    /* throng_path_create */
-    THRONG_OBJECT_FLOW = 6,    /* throng_flow_field_create */
-} throng_object_kind;
 
 /* An object's shape as the world holds it: the values it was created
  * with, after validation (z components 0 in a 2D world; a plane's normal
@@ -1181,19 +1342,21 @@ THRONG_API throng_behaviour throng_behaviour_default(throng_behaviour_kind kind)
 /* Appends a behaviour to the group's list; *out_index (may be NULL) is its
  * place. Validated in full (objects must be live and of the right kind);
  * THRONG_ERR_CAPACITY past THRONG_MAX_BEHAVIOURS. */
-THRONG_API throng_status throng_group_add_behaviour(throng_world *world, uint32_t group,
-                                         const throng_behaviour *behaviour,
-                                         uint32_t *out_index);
-THRONG_API throng_status throng_group_set_behaviour(throng_world *world, uint32_t group,
-                                         uint32_t index,
-                                         const throng_behaviour *behaviour);
+THRONG_API throng_status throng_group_add_behaviour(
+    throng_world *world, throng_group group, const throng_behaviour *behaviour,
+    uint32_t *out_index);
+THRONG_API throng_status throng_group_set_behaviour(
+    throng_world *world, throng_group group, uint32_t index,
+    const throng_behaviour *behaviour);
 THRONG_API throng_status throng_group_get_behaviour(const throng_world *world,
-                                         uint32_t group, uint32_t index,
-                                         throng_behaviour *out);
+                                                    throng_group group,
+                                                    uint32_t index,
+                                                    throng_behaviour *out);
 THRONG_API throng_status throng_group_behaviour_count(const throng_world *world,
-                                           uint32_t group, uint32_t *out);
+                                                      throng_group group,
+                                                      uint32_t *out);
 THRONG_API throng_status throng_group_clear_behaviours(throng_world *world,
-                                            uint32_t group);
+                                                       throng_group group);
 
 /* ------------------------------------------------------------------------ */
 /* Spatial queries                                                          */
@@ -1226,7 +1389,8 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * boundary, box, neighbour radius, grid cells, threads, seed), the step
  * count, every agent's columns in dense order (behaviour state included),
  * the handle table (generations, host keys, free slots in order), the
- * groups with their behaviour lists, and every object, removed ones'
+ * groups with their behaviour lists and generations (removed groups'
+ * free ids in order included), and every object, removed ones'
  * generations included. Loading it creates a new world that continues
  * bit for bit as the saved one does: stepping both N times gives equal
  * throng_world_hash values (on the same build, for any thread count).
@@ -1234,8 +1398,9 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * Handles: a loaded world is a new world with its own throng_world_id, so
  * it refuses the saved world's handles, and the saved world refuses its
  * handles. The snapshot keeps the saving world's id, and the loaded world
- * keeps the slots, object ids and generations: throng_agent_rebind and
- * throng_object_rebind turn each handle the host held when it saved (in
+ * keeps the slots, group and object ids and generations:
+ * throng_agent_rebind, throng_group_rebind and throng_object_rebind turn
+ * each handle the host held when it saved (in
  * this process or another) into the loaded world's handle of the same
  * agent or object (roll back by loading, then rebind your handles). Agent
  * handles inside the world (targets) and the object handles of behaviour
@@ -1250,8 +1415,9 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
  * reads the same on any machine:
  *     offset  0  "THRNGSNP", the magic
- *             8  u32 format version (3; versions 1 and 2, written by
- *                library 0.3 and before, still load)
+ *             8  u32 format version (4; versions 1 to 3, written by
+ *                library 0.4 and before, still load: their groups
+ *                get generation 1 and none is free)
  *            12  u16 major, minor, patch of the library that wrote it,
  *                u16 0
  *            20  u32 0, reserved
@@ -1270,7 +1436,7 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * steps keep true (an agent's heading of unit length within 1e-5, in 3D
  * its up vector perpendicular to it within 1e-3, positions inside a
  * periodic box). A refused load creates no world. */
-#define THRONG_SNAPSHOT_VERSION 3u
+#define THRONG_SNAPSHOT_VERSION 4u
 
 /* The size in bytes of the world's snapshot as it is now. */
 THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,

@@ -110,7 +110,7 @@ static throng_status put_behaviour(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-throng_status throng_group_add_behaviour(throng_world *w, uint32_t group,
+throng_status throng_group_add_behaviour(throng_world *w, throng_group handle,
                                          const throng_behaviour *b,
                                          uint32_t *out_index) {
     WORLD_WRITE(w);
@@ -119,7 +119,8 @@ throng_status throng_group_add_behaviour(throng_world *w, uint32_t group,
         return THRONG_ERR_NULL;
     if (!b)
         return world_fail(w, THRONG_ERR_NULL, "%s: behaviour is NULL", fn);
-    throng_status st = check_group(w, fn, group);
+    uint32_t group = 0;
+    throng_status st = check_group(w, fn, handle, &group);
     if (st != THRONG_OK)
         return st;
     uint32_t n = w->groups[group].behaviour_count;
@@ -134,7 +135,7 @@ throng_status throng_group_add_behaviour(throng_world *w, uint32_t group,
     return st;
 }
 
-throng_status throng_group_set_behaviour(throng_world *w, uint32_t group,
+throng_status throng_group_set_behaviour(throng_world *w, throng_group handle,
                                          uint32_t index,
                                          const throng_behaviour *b) {
     WORLD_WRITE(w);
@@ -143,7 +144,8 @@ throng_status throng_group_set_behaviour(throng_world *w, uint32_t group,
         return THRONG_ERR_NULL;
     if (!b)
         return world_fail(w, THRONG_ERR_NULL, "%s: behaviour is NULL", fn);
-    throng_status st = check_group(w, fn, group);
+    uint32_t group = 0;
+    throng_status st = check_group(w, fn, handle, &group);
     if (st != THRONG_OK)
         return st;
     if (index >= w->groups[group].behaviour_count)
@@ -154,7 +156,7 @@ throng_status throng_group_set_behaviour(throng_world *w, uint32_t group,
 }
 
 throng_status throng_group_get_behaviour(const throng_world *cw,
-                                         uint32_t group, uint32_t index,
+                                         throng_group handle, uint32_t index,
                                          throng_behaviour *out) {
     WORLD_READ(cw);
     static const char fn[] = "throng_group_get_behaviour";
@@ -163,7 +165,8 @@ throng_status throng_group_get_behaviour(const throng_world *cw,
         return THRONG_ERR_NULL;
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
-    throng_status st = check_group(w, fn, group);
+    uint32_t group = 0;
+    throng_status st = check_group(w, fn, handle, &group);
     if (st != THRONG_OK)
         return st;
     if (index >= w->groups[group].behaviour_count)
@@ -175,7 +178,7 @@ throng_status throng_group_get_behaviour(const throng_world *cw,
 }
 
 throng_status throng_group_behaviour_count(const throng_world *cw,
-                                           uint32_t group, uint32_t *out) {
+                                           throng_group handle, uint32_t *out) {
     WORLD_READ(cw);
     static const char fn[] = "throng_group_behaviour_count";
     throng_world *w = (throng_world *)(uintptr_t)cw;
@@ -183,19 +186,21 @@ throng_status throng_group_behaviour_count(const throng_world *cw,
         return THRONG_ERR_NULL;
     if (!out)
         return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
-    throng_status st = check_group(w, fn, group);
+    uint32_t group = 0;
+    throng_status st = check_group(w, fn, handle, &group);
     if (st != THRONG_OK)
         return st;
     *out = w->groups[group].behaviour_count;
     return THRONG_OK;
 }
 
-throng_status throng_group_clear_behaviours(throng_world *w, uint32_t group) {
+throng_status throng_group_clear_behaviours(throng_world *w, throng_group handle) {
     WORLD_WRITE(w);
     if (!w)
         return THRONG_ERR_NULL;
+    uint32_t group = 0;
     throng_status st =
-        check_group(w, "throng_group_clear_behaviours", group);
+        check_group(w, "throng_group_clear_behaviours", handle, &group);
     if (st != THRONG_OK)
         return st;
     w->groups[group].behaviour_count = 0;

@@ -1,10 +1,9 @@
 /*
  * The object table behind static geometry: handles, add and remove, and
  * the one check of every kind of object. The kinds themselves are created
- * in steer_env.c (obstacles, walls) and steer_route.c (paths, flow
- * fields); both, and the snapshot loader, check what they would store
- * with geo_object_check, so an object a snapshot holds passes exactly the
- * checks its creation made.
+ * in objects_add.c; it, and the snapshot loader, check what they would
+ * store with geo_object_check, so an object a snapshot holds passes
+ * exactly the checks its creation made.
  */
 #include "geometry.h"
 #include "busy.h"
@@ -386,7 +385,7 @@ throng_status geo_object_check(throng_world *w, const char *fn,
         if (w->dims != 2)
             return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                               "%s: wall segments exist in 2D worlds only; use "
-                              "throng_wall_add_plane in 3D",
+                              "a plane (THRONG_OBJECT_PLANE) in 3D",
                               fn);
         if ((st = check_point(w, fn, "a", o->a)) != THRONG_OK ||
             (st = check_point(w, fn, "b", o->b)) != THRONG_OK)

@@ -36,7 +36,7 @@
  *
  * Why the rows move. After the sort, a step permutes every agent column
  * into cell order (a gather per column into a spare buffer, then the two
- * swap), except the columns whose rows all hold one value (world.c keeps
+ * swap), except the columns whose rows all hold one value (columns.c keeps
  * track: a crowd's mass, limits, radius, group and target are often one
  * value for everyone, and reordering equal values changes nothing). The dense rows are then in cell order: a neighbour walk reads
  * each neighbouring cell as one contiguous run of memory (a row of adjacent
@@ -482,7 +482,8 @@ static int column_shown(const throng_world *w, void *const *col) {
     const agent_columns *c = &w->col;
     const void *const shown[] = {&c->px, &c->py, &c->pz, &c->vx,
                                  &c->vy, &c->vz, &c->fx, &c->fy,
-                                 &c->fz, &c->ux, &c->uy, &c->uz};
+                                 &c->fz, &c->ux, &c->uy, &c->uz,
+                                 &c->group};
     for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
         if (shown[k] == (const void *)col)
             return 1;
@@ -526,10 +527,13 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
                 return;
         }
     }
-    /* The slots' links to their rows are now out of date; they are
-     * rewritten when something next reads them (world_links). */
-    if (n > 0)
+    /* The slots' links to their rows, and the rows' copy of the host
+     * keys, are now out of date; they are rewritten when something next
+     * reads them (world_links, throng_world_columns). */
+    if (n > 0) {
         w->links_stale = 1;
+        w->keys_stale = 1;
+    }
 }
 
 /* The bounding box of the agents' cells, per part of the agent range. */

@@ -81,7 +81,19 @@ typedef struct group_record {
     char name[64];
     uint32_t behaviour_count;
     throng_behaviour behaviours[THRONG_MAX_BEHAVIOURS];
+    /* The handle's generation: how many groups this id has named (>= 1
+     * once handed out; a free id holds the generation its next group
+     * gets). */
+    uint32_t generation;
+    /* 1 while a group holds the id; 0 for a removed group's hole, which
+     * keeps the default recipe. */
+    int live;
+    /* A hole on the free stack: the id below it, or GROUP_NO_ID. */
+    uint32_t next_free;
 } group_record;
+
+/* No group id: the end of the free stack. */
+#define GROUP_NO_ID UINT32_MAX
 
 /* The terms a recipe combines: the three flocking rules, turn-rate wander,
  * then the behaviour list. */
@@ -189,6 +201,9 @@ struct throng_world {
     uint32_t origin_slots;
     uint32_t *origin_object_gen;
     uint32_t origin_objects;
+    /* The same for group ids (0-based: entry id), origin_groups long. */
+    uint32_t *origin_group_gen;
+    uint32_t origin_groups;
 
     uint32_t count;
     uint32_t capacity;
@@ -207,12 +222,26 @@ struct throng_world {
     uint32_t free_count;
 
     key_entry *keys; /* uthash: host key -> slot */
+    /* Each row's host key, for throng_columns.host_key: a copy of the
+     * slots' keys in row order, key_rows_capacity long (allocated by the
+     * first throng_world_columns, and again when the capacity grew), and
+     * rewritten by throng_world_columns while keys_stale says rows moved
+     * or keys changed since (every writer of rows or keys sets it), so a
+     * step pays nothing for it. */
+    uint64_t *key_rows;
+    uint32_t key_rows_capacity;
+    _Atomic int keys_stale;
 
     group_record *groups;
     group_kernel_params *group_params;
     uint32_t group_count;
     uint32_t group_capacity;
     name_entry *names; /* uthash: group name -> group id */
+    /* Removed groups' ids, a stack threaded through the records
+     * (group_record.next_free): its top and length. An id removed at its
+     * last generation is retired: a hole, never on the stack. */
+    uint32_t group_free_head;
+    uint32_t group_free_count;
     int wander_used;   /* some group has had a wander weight (sticky) */
     uint32_t uniform;  /* UNIFORM_* bits: those columns hold one value */
     uint32_t uniform_check; /* UNIFORM_* bits to look at again */
@@ -361,8 +390,31 @@ throng_status world_fail(throng_world *world, throng_status status,
                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* THRONG_ERR_UNKNOWN_GROUP, recorded, unless the group exists. */
-throng_status check_group(throng_world *world, const char *fn, uint32_t group);
+/* Group handles (group_handle.c). check_group: *out_id is the id of the
+ * live group the handle names, else THRONG_ERR_STALE_HANDLE, recorded
+ * (the null handle included). group_resolve: the same, but with
+ * null_is_default the null handle names the default group (id 0), as an
+ * agent's group does. group_handle: this world's handle of the group
+ * holding `id`. group_live: the handle names a live group here. */
+throng_status check_group(throng_world *world, const char *fn,
+                          throng_group group, uint32_t *out_id);
+throng_status group_resolve(throng_world *world, const char *fn,
+                            throng_group group, int null_is_default,
+                            uint32_t *out_id);
+throng_group group_handle(const throng_world *world, uint32_t id);
+/* THRONG_ERR_STALE_HANDLE, recorded, unless `id` holds a live group (an
+ * agent row's group, as a load reads it). */
+throng_status check_group_id(throng_world *world, const char *fn,
+                             uint32_t id);
+int group_live(const throng_world *world, throng_group group);
+/* The id the next group takes (the free stack's top, else a new one),
+ * and taking it once the group is stored (generation and stack kept). */
+uint32_t group_take_id(throng_world *world);
+void group_use_id(throng_world *world, uint32_t id);
+/* Puts a removed group's id on top of the free stack. */
+void group_push_free(throng_world *world, uint32_t id);
+/* Drops a group's name from the name table (group.c). */
+void group_forget_name(throng_world *world, uint32_t id);
 
 /* Threads a step uses: the host's worker count when it gave task hooks,
  * else world->threads, or the OpenMP default. */

@@ -10,7 +10,11 @@
  *   objects   every id handed out: kind, generation, shape, path points
  *             and lengths, flow vectors; then the free ids in stack order
  *             (a free id not listed is retired)
- *   groups    name, flocking, wander, combine mode, behaviour list
+ *   groups    every id handed out: generation and whether a group holds
+ *             it (version 4 on), then a live group's name, flocking,
+ *             wander, combine mode and behaviour list; then the removed
+ *             groups' free ids in stack order (a free id not listed is
+ *             retired)
  *   slots     generation and host key of every slot; then the free slots
  *             in stack order (a free slot not listed is retired)
  *   agents    every column the world has, in dense row order
@@ -92,6 +96,9 @@
 /* The version whose generations are whole 32-bit counts and whose
  * settings carry the saving world's 64-bit id. */
 #define SNAP_VERSION_WORLD_ID 3u
+/* The version whose groups have generations and free ids (group
+ * handles); before, every saved group is live with generation 1. */
+#define SNAP_VERSION_GROUP_HANDLES 4u
 
 /* The fewest payload bytes each counted item takes, to refuse counts the
  * snapshot cannot hold before allocating for them: a slot is a generation
@@ -344,6 +351,7 @@ typedef struct snap_settings {
     float max_dt;
     uint32_t max_substeps;
     float cell_size; /* as the world's def asked */
+    uint32_t group_free; /* version 4 on: removed groups' ids listed */
 } snap_settings;
 
 static void io_settings(snap_codec *c, snap_settings *s) {
@@ -381,6 +389,8 @@ static void io_settings(snap_codec *c, snap_settings *s) {
         s->max_substeps = THRONG_DEFAULT_MAX_SUBSTEPS;
         s->cell_size = s->edge[0];
     }
+    if (c->version >= SNAP_VERSION_GROUP_HANDLES)
+        io_u32(c, &s->group_free);
 }
 
 /* An object handle of a behaviour: its id and generation; read back, it
@@ -688,6 +698,7 @@ static void settings_of(const throng_world *w, snap_settings *s) {
     s->wander_used = w->wander_used ? 1u : 0u;
     s->behaviour_state = w->behaviour_state ? 1u : 0u;
     s->group_count = w->group_count;
+    s->group_free = w->group_free_count;
     s->has_geometry = w->geo ? 1u : 0u;
     s->object_count = w->geo ? w->geo->count : 0u;
     s->object_free = w->geo ? w->geo->free_count : 0u;
@@ -715,8 +726,16 @@ static uint64_t snap_encode(throng_world *w, uint8_t *out) {
             io_object(&c, w, &w->geo->objects[i]);
         io_u32s(&c, w->geo->free_ids, w->geo->free_count);
     }
-    for (uint32_t g = 0; g < w->group_count; g++)
-        io_group(&c, &w->groups[g]);
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        uint32_t live = (uint32_t)w->groups[g].live;
+        io_u32(&c, &w->groups[g].generation);
+        io_u32(&c, &live);
+        if (live)
+            io_group(&c, &w->groups[g]);
+    }
+    for (uint32_t g = w->group_free_head, k = 0; k < w->group_free_count;
+         k++, g = w->groups[g].next_free)
+        io_u32(&c, &g);
     for (uint32_t i = 0; i < w->slot_count; i++) {
         io_u32(&c, &w->slots[i].generation);
         io_u64(&c, &w->slots[i].host_key);
@@ -1092,6 +1111,7 @@ static void check_settings(snap_codec *c, const snap_settings *s) {
         s->slot_free > s->slot_count - s->agent_count ||
         s->object_count > THRONG_MAX_OBJECTS ||
         s->object_free > s->object_count ||
+        s->group_free > s->group_count - 1u ||
         (!s->has_geometry && s->object_count != 0u)) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                   "inconsistent counts: %u groups, %u slots (%u free), %u "
@@ -1100,7 +1120,11 @@ static void check_settings(snap_codec *c, const snap_settings *s) {
                   s->agent_count, s->object_count, s->object_free);
         return;
     }
-    uint64_t least = (uint64_t)s->group_count * SNAP_MIN_GROUP_BYTES +
+    /* From version 4 a removed group is its generation and flag alone. */
+    const uint64_t group_bytes =
+        c->version >= SNAP_VERSION_GROUP_HANDLES ? 8u : SNAP_MIN_GROUP_BYTES;
+    uint64_t least = (uint64_t)s->group_count * group_bytes +
+                     (uint64_t)s->group_free * 4u +
                      (uint64_t)s->object_count * SNAP_MIN_OBJECT_BYTES +
                      (uint64_t)s->object_free * 4u +
                      (uint64_t)s->slot_count * SNAP_MIN_SLOT_BYTES +
@@ -1310,22 +1334,23 @@ static void load_group(snap_codec *c, throng_world *w, uint32_t id) {
     throng_status st;
     if (id == 0u) {
         /* Group 0 exists in every world: give it the saved recipe. */
-        st = throng_group_set_flocking(w, 0u, &rec.flocking);
+        const throng_group g0 = group_handle(w, 0u);
+        st = throng_group_set_flocking(w, g0, &rec.flocking);
         if (st == THRONG_OK)
-            st = throng_group_set_wander(w, 0u, &rec.wander);
+            st = throng_group_set_wander(w, g0, &rec.wander);
         if (st == THRONG_OK)
-            st = throng_group_set_combine(w, 0u, rec.combine);
+            st = throng_group_set_combine(w, g0, rec.combine);
     } else {
         throng_group_def def = throng_group_def_default();
         def.name = len ? rec.name : NULL;
         def.flocking = rec.flocking;
         def.wander = rec.wander;
         def.combine = rec.combine;
-        uint32_t got = 0;
+        throng_group got = THRONG_NULL_GROUP;
         st = throng_group_create(w, &def, &got);
-        if (st == THRONG_OK && got != id) {
+        if (st == THRONG_OK && got.id != id) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
-                      "group %u was created as %u", id, got);
+                      "group %u was created as %u", id, got.id);
             return;
         }
     }
@@ -1339,6 +1364,76 @@ static void load_group(snap_codec *c, throng_world *w, uint32_t id) {
     memcpy(g->behaviours, rec.behaviours, sizeof rec.behaviours);
     g->behaviour_count = rec.behaviour_count;
     group_derive_params(w, id);
+}
+
+/* A removed group's id: held, while loading, by an unnamed group with the
+ * default recipe, which load_groups turns into a hole. */
+static void load_hole(snap_codec *c, throng_world *w, uint32_t id) {
+    throng_group_def def = throng_group_def_default();
+    throng_group got = THRONG_NULL_GROUP;
+    throng_status st = throng_group_create(w, &def, &got);
+    if (st != THRONG_OK)
+        snap_refused(c, w, st, "a removed group");
+    else if (got.id != id)
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "group %u was created as %u",
+                  id, got.id);
+}
+
+/* Every group id with its generation, the live groups' recipes, then the
+ * free stack: each listed id a hole, listed once; a hole not listed is
+ * retired, which only its last generation allows. */
+static void load_groups(snap_codec *c, throng_world *w,
+                        const snap_settings *s) {
+    const int handles = c->version >= SNAP_VERSION_GROUP_HANDLES;
+    /* Per id: 0 live, 1 a hole, 2 a hole listed as free. */
+    uint8_t hole[THRONG_MAX_GROUPS];
+    uint32_t free_ids[THRONG_MAX_GROUPS];
+    for (uint32_t g = 0; g < s->group_count && c->status == THRONG_OK; g++) {
+        uint32_t generation = 1u, live = 1u;
+        if (handles) {
+            io_u32(c, &generation);
+            io_u32(c, &live);
+        }
+        if (c->status == THRONG_OK &&
+            (generation == 0u || live > 1u || (g == 0u && !live))) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "group %u: generation %u, live flag %u", g, generation,
+                      live);
+            return;
+        }
+        hole[g] = live ? 0u : 1u;
+        if (live)
+            load_group(c, w, g);
+        else
+            load_hole(c, w, g);
+        if (c->status == THRONG_OK)
+            w->groups[g].generation = generation;
+    }
+    for (uint32_t k = 0; k < s->group_free && c->status == THRONG_OK; k++) {
+        io_u32(c, &free_ids[k]);
+        const uint32_t id = free_ids[k];
+        if (c->status == THRONG_OK &&
+            (id >= s->group_count || hole[id] != 1u)) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "free group id %u is not a removed group's, or is "
+                      "listed twice",
+                      id);
+            return;
+        }
+        hole[id] = 2u;
+    }
+    for (uint32_t g = 0; g < s->group_count && c->status == THRONG_OK; g++) {
+        if (hole[g] == 1u && w->groups[g].generation != SLOT_LAST_GENERATION) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "group id %u is neither live, free nor retired", g);
+            return;
+        }
+        if (hole[g])
+            w->groups[g].live = 0;
+    }
+    /* Back on the stack bottom first, so its order is kept. */
+    for (uint32_t k = s->group_free; k-- > 0u && c->status == THRONG_OK;)
+        group_push_free(w, free_ids[k]);
 }
 
 /* The slot table and the columns, then the checks that tie them together:
@@ -1451,18 +1546,23 @@ static void load_agents(snap_codec *c, throng_world *w,
 static void record_origin(snap_codec *c, throng_world *w) {
     uint32_t slots = w->slot_count;
     uint32_t objects = w->geo ? w->geo->count : 0u;
+    uint32_t groups = w->group_count;
     w->origin_gen = world_alloc(w, (size_t)slots * sizeof(uint32_t));
     w->origin_object_gen = world_alloc(w, (size_t)objects * sizeof(uint32_t));
-    if ((slots && !w->origin_gen) || (objects && !w->origin_object_gen)) {
+    w->origin_group_gen = world_alloc(w, (size_t)groups * sizeof(uint32_t));
+    /* Sized as allocated, so destroying the world frees them. */
+    w->origin_slots = w->origin_gen ? slots : 0u;
+    w->origin_objects = w->origin_object_gen ? objects : 0u;
+    w->origin_groups = w->origin_group_gen ? groups : 0u;
+    if ((slots && !w->origin_gen) || (objects && !w->origin_object_gen) ||
+        !w->origin_group_gen) {
         snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
                   "no memory to record the saved handles");
-        /* Sized as allocated, so destroying the world frees them. */
-        w->origin_slots = w->origin_gen ? slots : 0u;
-        w->origin_objects = w->origin_object_gen ? objects : 0u;
         return;
     }
-    w->origin_slots = slots;
-    w->origin_objects = objects;
+    for (uint32_t i = 0; i < groups; i++)
+        w->origin_group_gen[i] =
+            w->groups[i].live ? w->groups[i].generation : 0u;
     for (uint32_t i = 0; i < slots; i++)
         w->origin_gen[i] =
             w->slot_dense[i] != SLOT_FREE ? w->slots[i].generation : 0u;
@@ -1526,8 +1626,7 @@ static void snap_decode(snap_codec *c, const throng_world_load_def *d,
     restore_grid_plan(c, w, &s);
     if (c->status == THRONG_OK && s.has_geometry)
         load_geometry(c, w, &s);
-    for (uint32_t g = 0; g < s.group_count && c->status == THRONG_OK; g++)
-        load_group(c, w, g);
+    load_groups(c, w, &s);
     if (c->status == THRONG_OK) {
         int any_list = 0;
         for (uint32_t g = 0; g < w->group_count; g++)

@@ -6,9 +6,7 @@
  * the cumulative length at each point, so "a point so many metres further
  * along" is a binary search rather than a walk over every segment. A flow
  * field is one block of vectors, `dims` floats each, x fastest. Both are
- * checked in full (geo_object_check, which loading a snapshot shares)
- * before the object table is touched, so a refusal leaves the world as it
- * was.
+ * added by objects_add.c.
  *
  * The kernels read the object and their own agent only, and write only
  * their own agent's force and progress. Path following searches a short
@@ -22,105 +20,6 @@
 
 #include <math.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------------ */
-/* Creation                                                                 */
-/* ------------------------------------------------------------------------ */
-
-throng_status throng_path_create(throng_world *w, const float *points,
-                                 uint32_t count, float radius, bool closed,
-                                 throng_object *out) {
-    WORLD_WRITE(w);
-    static const char fn[] = "throng_path_create";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!points || !out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "%s: points and out_object must not be NULL", fn);
-    /* The count comes first: it bounds every read of `points` below. */
-    throng_status st = geo_path_count_check(w, fn, count);
-    if (st != THRONG_OK)
-        return st;
-    /* The path is built as it would be stored, then checked: the checks
-     * live with the object table (geometry.c), and a snapshot's paths
-     * pass the same ones. */
-    const size_t lengths = (size_t)count + (closed ? 1u : 0u);
-    const size_t floats = 3u * (size_t)count + lengths;
-    const size_t bytes = size_mul(floats, sizeof(float));
-    float *block = bytes ? world_alloc(w, bytes) : NULL;
-    if (!block)
-        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                          "%s: no memory for a path of %u points", fn, count);
-    geo_object o;
-    memset(&o, 0, sizeof o);
-    o.kind = GEO_PATH;
-    o.points = block;
-    o.length_at = block + 3u * (size_t)count;
-    o.count = count;
-    o.closed = closed ? 1 : 0;
-    o.r = radius;
-    o.data = block;
-    o.data_bytes = bytes;
-    const int dims = w->dims;
-    for (uint32_t i = 0; i < count; i++)
-        for (int k = 0; k < 3; k++)
-            o.points[3u * i + (uint32_t)k] =
-                k < dims ? points[3u * i + (uint32_t)k] : 0.0f;
-    geo_path_lengths(dims, &o);
-    st = geo_object_check(w, fn, &o);
-    if (st == THRONG_OK)
-        st = geo_reserve(w, fn);
-    if (st != THRONG_OK) {
-        world_free(w, block, bytes);
-        return st;
-    }
-    geo_commit(w, &o, out);
-    return THRONG_OK;
-}
-
-throng_status throng_flow_field_create(throng_world *w,
-                                       const throng_flow_field_def *def,
-                                       throng_object *out) {
-    WORLD_WRITE(w);
-    static const char fn[] = "throng_flow_field_create";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!def || !out || !def->vectors)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "%s: def, def->vectors and out_object must not be "
-                          "NULL",
-                          fn);
-    const int dims = w->dims;
-    geo_object o;
-    memset(&o, 0, sizeof o);
-    o.kind = GEO_FLOW;
-    for (int k = 0; k < 3; k++) {
-        o.origin[k] = k < dims ? def->origin[k] : 0.0f;
-        o.size[k] = k < dims ? def->size[k] : 1u;
-    }
-    o.cell = def->cell_size;
-    /* Checked in place, as it would be stored (geometry.c): the stored
-     * vectors are a copy of these. The check only reads them. */
-    o.vectors = (float *)(uintptr_t)def->vectors;
-    throng_status st = geo_object_check(w, fn, &o);
-    if (st == THRONG_OK)
-        st = geo_reserve(w, fn);
-    if (st != THRONG_OK)
-        return st;
-    uint64_t cells = (uint64_t)o.size[0] * o.size[1] * o.size[2];
-    const size_t bytes = size_mul((size_t)cells * (size_t)dims, sizeof(float));
-    float *block = bytes ? world_alloc(w, bytes) : NULL;
-    if (!block)
-        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                          "%s: no memory for a field of %llu cells", fn,
-                          (unsigned long long)cells);
-    memcpy(block, def->vectors, bytes);
-    o.vectors = block;
-    o.data = block;
-    o.data_bytes = bytes;
-    geo_commit(w, &o, out);
-    return THRONG_OK;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Defaults and checks                                                      */

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -259,7 +260,7 @@ static throng_status af_add_sphere(throng_world *w, uint32_t i)
     float c[3];
     af_position(9000u + i, 3, c);
     throng_object o;
-    return throng_obstacle_add_sphere(w, c, 0.5f, &o);
+    return add_sphere(w, c, 0.5f, &o);
 }
 
 /* The path and flow field every_kind adds, also used by the operations. */
@@ -336,16 +337,16 @@ static throng_world *af_build(const af_scene *s)
         const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
         const float p[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
         throng_object box, plane, path, flow;
-        AF_TRY(throng_obstacle_add_box(w, lo, hi, &box));
-        AF_TRY(throng_wall_add_plane(w, p, n, &plane));
+        AF_TRY(add_box(w, lo, hi, &box));
+        AF_TRY(add_plane(w, p, n, &plane));
         if (s->dims == 2) {
             const float a[3] = {1.0f, 19.0f, 0.0f}, b[3] = {19.0f, 19.0f, 0.0f};
             throng_object seg;
-            AF_TRY(throng_wall_add_segment(w, a, b, &seg));
+            AF_TRY(add_segment(w, a, b, &seg));
         }
-        AF_TRY(throng_path_create(w, af_path_points, 4, 1.0f, true, &path));
+        AF_TRY(add_path(w, af_path_points, 4, 1.0f, true, &path));
         throng_flow_field_def fd = af_flow_def();
-        AF_TRY(throng_flow_field_create(w, &fd, &flow));
+        AF_TRY(throng_flow_field_add(w, &fd, &flow));
         AF_TRY(af_add_sphere(w, 777u));
         doomed = box;
         /* Behaviours that read every kind, in the first named group (or
@@ -380,7 +381,7 @@ static throng_world *af_build(const af_scene *s)
     if (s->objects_after) {
         const float lo[3] = {14.0f, 4.0f, 4.0f}, hi[3] = {15.0f, 6.0f, 6.0f};
         throng_object box;
-        AF_TRY(throng_obstacle_add_box(w, lo, hi, &box));
+        AF_TRY(add_box(w, lo, hi, &box));
     }
     return w;
 }
@@ -785,23 +786,23 @@ static throng_status af_op_object(throng_world **w, const af_case *c,
     const float a[3] = {7.0f, 8.0f, 9.0f}, b[3] = {9.0f, 9.0f, 10.0f};
     switch (c->param) {
     case AF_SPHERE:
-        st = throng_obstacle_add_sphere(*w, a, 1.5f, &o);
+        st = add_sphere(*w, a, 1.5f, &o);
         break;
     case AF_BOX_OBJ:
-        st = throng_obstacle_add_box(*w, a, b, &o);
+        st = add_box(*w, a, b, &o);
         break;
     case AF_SEGMENT:
-        st = throng_wall_add_segment(*w, a, b, &o);
+        st = add_segment(*w, a, b, &o);
         break;
     case AF_PLANE:
-        st = throng_wall_add_plane(*w, a, b, &o);
+        st = add_plane(*w, a, b, &o);
         break;
     case AF_PATH:
-        st = throng_path_create(*w, af_path_points, 4, 0.5f, false, &o);
+        st = add_path(*w, af_path_points, 4, 0.5f, false, &o);
         break;
     case AF_FLOW: {
         throng_flow_field_def fd = af_flow_def();
-        st = throng_flow_field_create(*w, &fd, &o);
+        st = throng_flow_field_add(*w, &fd, &o);
         break;
     }
     }
@@ -1041,9 +1042,9 @@ TEST(alloc_fail_group_add_behaviour)
 TEST(alloc_fail_geometry)
 {
     static const char *const names[] = {
-        "throng_obstacle_add_sphere", "throng_obstacle_add_box",
-        "throng_wall_add_segment",    "throng_wall_add_plane",
-        "throng_path_create",         "throng_flow_field_create"};
+        "throng_obstacle_add (sphere)", "throng_obstacle_add (box)",
+        "throng_wall_add (segment)",    "throng_wall_add (plane)",
+        "throng_path_add",              "throng_flow_field_add"};
     for (uint64_t kind = AF_SPHERE; kind <= AF_FLOW; kind++) {
         for (int dims = 2; dims <= 3; dims++) {
             if (kind == AF_SEGMENT && dims == 3)
@@ -1277,11 +1278,11 @@ static throng_world *af_moving_scene(int dims, int periodic, int cells)
     const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
     const float pt[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
     throng_object o;
-    AF_TRY(throng_obstacle_add_box(w, lo, hi, &o));
-    AF_TRY(throng_wall_add_plane(w, pt, n, &o));
+    AF_TRY(add_box(w, lo, hi, &o));
+    AF_TRY(add_plane(w, pt, n, &o));
     if (dims == 2) {
         const float a[3] = {1.0f, 19.0f, 0.0f}, c[3] = {19.0f, 19.0f, 0.0f};
-        AF_TRY(throng_wall_add_segment(w, a, c, &o));
+        AF_TRY(add_segment(w, a, c, &o));
     }
     for (uint32_t i = 0; i < 60; i++) {
         throng_agent_def a = throng_agent_def_default();

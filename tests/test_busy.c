@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -78,7 +79,7 @@ static void probe_run(probe *p) {
                  "group_create");
     const float centre[3] = {0.0f, 0.0f, 0.0f};
     throng_object object = {0u, 0u};
-    probe_expect(p, throng_obstacle_add_sphere(w, centre, 1.0f, &object) ==
+    probe_expect(p, add_sphere(w, centre, 1.0f, &object) ==
                         busy && object.id == 0u,
                  "obstacle");
     throng_agent hits[4];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 #include "internal.h" /* world_select_kernel: force a kernel path */
 
@@ -692,7 +693,7 @@ TEST(degenerate_dt_varying)
     const float ob[][3] = {{3, 0, 0}, {-3, 2, 0}, {0, -4, 0}, {6, 6, 0}};
     for (int i = 0; i < 4; i++) {
         throng_object o;
-        REQUIRE_OK(throng_obstacle_add_sphere(w, ob[i], 1.0f, &o));
+        REQUIRE_OK(add_sphere(w, ob[i], 1.0f, &o));
     }
     test_rng rng = test_rng_make(17);
     for (int i = 0; i < 300; i++) {

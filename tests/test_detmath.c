@@ -124,7 +124,7 @@ TEST(detmath_sincos_edges) {
     CHECK(s == FLT_TRUE_MIN && c == 1.0f);
     detmath_sincosf(1e-20f, &s, &c);
     CHECK(s == 1e-20f && c == 1.0f);
-    /* The half view cone of a full circle, as world.c computes it. */
+    /* The half view cone of a full circle, as group.c computes it. */
     CHECK(detmath_cosf(0.5f * 6.2831855f) == -1.0f);
     const float bad[] = {NAN, -NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "object_defs.h"
 #include "runner.h"
 #include "snapshot_v2.h"
 
@@ -195,7 +196,7 @@ TEST(handles_object_id_retired_after_last_generation)
     static const float square[12] = {0, 0, 0, 10, 0, 0, 10, 10, 0, 0, 10, 0};
     static const float far[12] = {-60, 0, 0, -50, 0, 0, -50, 10, 0, -60, 10, 0};
     throng_object path = THRONG_NULL_OBJECT;
-    REQUIRE_OK(throng_path_create(w, square, 4u, 1.0f, true, &path));
+    REQUIRE_OK(add_path(w, square, 4u, 1.0f, true, &path));
     REQUIRE(path.id == 1u && path.generation == 1u);
     throng_behaviour follow =
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
@@ -213,7 +214,7 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_object_info info;
     for (uint32_t k = 0; k < 3u; k++) {
         throng_object x = THRONG_NULL_OBJECT;
-        REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &x));
+        REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &x));
         CHECK_EQ_INT(x.id, path.id);
         CHECK_EQ_U64(x.generation, (uint64_t)UINT32_MAX - 2u + k);
         for (int i = 0; i < old_count; i++) {
@@ -229,7 +230,7 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_object keep = THRONG_NULL_OBJECT;
     for (uint32_t k = 0; k < 200u; k++) {
         throng_object x = THRONG_NULL_OBJECT;
-        REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &x));
+        REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &x));
         reused += x.id == path.id;
         for (int i = 0; i < old_count; i++)
             accepted += throng_object_get(w, old[i], &info) !=
@@ -261,8 +262,8 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_world *copy = handles_copy(w);
     REQUIRE(copy != NULL);
     throng_object oa = THRONG_NULL_OBJECT, ob = THRONG_NULL_OBJECT;
-    REQUIRE_OK(throng_path_create(w, far, 4u, 1.0f, true, &oa));
-    REQUIRE_OK(throng_path_create(copy, far, 4u, 1.0f, true, &ob));
+    REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &oa));
+    REQUIRE_OK(add_path(copy, far, 4u, 1.0f, true, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation &&
           oa.id != path.id);
     throng_world_destroy(copy);
@@ -347,7 +348,7 @@ TEST(handles_other_worlds_refused)
     const float centre[3] = {1.0f, 1.0f, 0.0f};
     throng_agent a1 = handles_add(first, 0.0f, 0.0f, 0u);
     throng_object o1 = THRONG_NULL_OBJECT;
-    REQUIRE_OK(throng_obstacle_add_sphere(first, centre, 0.5f, &o1));
+    REQUIRE_OK(add_sphere(first, centre, 0.5f, &o1));
     uint64_t *ids = handles_world_ids;
     throng_world *kept[HANDLES_KEPT];
     throng_agent kept_agent[HANDLES_KEPT];
@@ -361,7 +362,7 @@ TEST(handles_other_worlds_refused)
         throng_agent a = THRONG_NULL_AGENT;
         throng_object o = THRONG_NULL_OBJECT;
         REQUIRE_OK(throng_agent_add(w, &d, &a));
-        REQUIRE_OK(throng_obstacle_add_sphere(w, centre, 0.5f, &o));
+        REQUIRE_OK(add_sphere(w, centre, 0.5f, &o));
         /* Only the world id tells the handles apart. */
         same_bits += a.slot == a1.slot && a.generation == a1.generation &&
                      o.id == o1.id && o.generation == o1.generation;
@@ -479,8 +480,8 @@ static void handles_scene_make(handles_scene *s)
         (void)throng_agent_remove(s->w, s->removed[i]);
     }
     const float c[3] = {4.0f, 4.0f, 0.0f};
-    (void)throng_obstacle_add_sphere(s->w, c, 1.0f, &s->gone);
-    (void)throng_obstacle_add_sphere(s->w, c, 2.0f, &s->sphere);
+    (void)add_sphere(s->w, c, 1.0f, &s->gone);
+    (void)add_sphere(s->w, c, 2.0f, &s->sphere);
     (void)throng_object_remove(s->w, s->gone);
 }
 

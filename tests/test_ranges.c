@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -214,11 +215,11 @@ TEST(ranges_other_lengths_refused_outside)
         CHECK_STATUS(throng_agent_add(w, &a, &h), THRONG_ERR_OUT_OF_RANGE);
         a.radius = 0.25f;
         const float c[3] = {0.0f, 0.0f, 0.0f};
-        CHECK_STATUS(throng_obstacle_add_sphere(w, c, x, &o),
+        CHECK_STATUS(add_sphere(w, c, x, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "sphere", want);
         const float pts[6] = {0.0f, 0.0f, 0.0f, 5.0f, 0.0f, 0.0f};
-        CHECK_STATUS(throng_path_create(w, pts, 2, x, false, &o),
+        CHECK_STATUS(add_path(w, pts, 2, x, false, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "path", want);
         float vectors[2] = {1.0f, 0.0f};
@@ -227,7 +228,7 @@ TEST(ranges_other_lengths_refused_outside)
         fd.cell_size = x;
         fd.size[0] = fd.size[1] = fd.size[2] = 1;
         fd.vectors = vectors;
-        CHECK_STATUS(throng_flow_field_create(w, &fd, &o),
+        CHECK_STATUS(throng_flow_field_add(w, &fd, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "flow", want);
         throng_flocking f = throng_flocking_default();

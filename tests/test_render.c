@@ -13,6 +13,7 @@
 
 #include "../bench/scenarios.h"
 #include "../tools/render_frame.h"
+#include "object_defs.h"
 #include "runner.h"
 
 /* FNV-1a, 64 bits: tiny, and any changed byte changes it. */
@@ -147,7 +148,7 @@ TEST(render_ppm_paints_agents_objects_and_background) {
     REQUIRE_OK(throng_agent_add(w, &ad, &agent));
     float centre[3] = {6.0f, 0.0f, 0.0f};
     throng_object sphere;
-    REQUIRE_OK(throng_obstacle_add_sphere(w, centre, 2.0f, &sphere));
+    REQUIRE_OK(add_sphere(w, centre, 2.0f, &sphere));
 
     render_options o = render_options_default();
     o.size = 200u;
@@ -256,15 +257,15 @@ TEST(object_getters_report_every_kind) {
     throng_object h[6];
     /* z is given but ignored in 2D: the getter reports 0. */
     float centre[3] = {1.0f, 2.0f, 5.0f};
-    REQUIRE_OK(throng_obstacle_add_sphere(w, centre, 0.5f, &h[0]));
+    REQUIRE_OK(add_sphere(w, centre, 0.5f, &h[0]));
     float lo[3] = {-3.0f, -2.0f, 0.0f}, hi[3] = {-1.0f, 4.0f, 0.0f};
-    REQUIRE_OK(throng_obstacle_add_box(w, lo, hi, &h[1]));
+    REQUIRE_OK(add_box(w, lo, hi, &h[1]));
     float a[3] = {0.0f, 10.0f, 0.0f}, b[3] = {8.0f, 10.0f, 0.0f};
-    REQUIRE_OK(throng_wall_add_segment(w, a, b, &h[2]));
+    REQUIRE_OK(add_segment(w, a, b, &h[2]));
     float point[3] = {0.0f, -5.0f, 0.0f}, normal[3] = {0.0f, 2.0f, 0.0f};
-    REQUIRE_OK(throng_wall_add_plane(w, point, normal, &h[3]));
+    REQUIRE_OK(add_plane(w, point, normal, &h[3]));
     float pts[9] = {0.0f, 0.0f, 0.0f, 4.0f, 0.0f, 0.0f, 4.0f, 3.0f, 0.0f};
-    REQUIRE_OK(throng_path_create(w, pts, 3, 1.5f, true, &h[4]));
+    REQUIRE_OK(add_path(w, pts, 3, 1.5f, true, &h[4]));
     float vec[8] = {1.0f, 0.0f, 0.0f, 1.0f, -1.0f, 0.0f, 0.0f, -1.0f};
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
@@ -274,7 +275,7 @@ TEST(object_getters_report_every_kind) {
     fd.size[0] = 2u;
     fd.size[1] = 2u;
     fd.vectors = vec;
-    REQUIRE_OK(throng_flow_field_create(w, &fd, &h[5]));
+    REQUIRE_OK(throng_flow_field_add(w, &fd, &h[5]));
     REQUIRE(throng_world_object_count(w) == 6u);
 
     const throng_object_kind kinds[6] = {
@@ -318,7 +319,7 @@ TEST(object_getters_report_every_kind) {
     /* The id reused by the next object carries a new generation, so the
      * old handle stays refused while the new one reads. */
     throng_object again;
-    REQUIRE_OK(throng_obstacle_add_sphere(w, centre, 1.0f, &again));
+    REQUIRE_OK(add_sphere(w, centre, 1.0f, &again));
     CHECK(again.id == h[1].id && again.generation != h[1].generation);
     CHECK_STATUS(throng_object_get(w, h[1], &gone), THRONG_ERR_STALE_HANDLE);
     CHECK_OK(throng_object_get(w, again, &gone));
@@ -350,7 +351,7 @@ TEST(object_getters_in_3d) {
     REQUIRE_OK(throng_world_create(&wd, &w));
     float point[3] = {1.0f, 2.0f, 3.0f}, normal[3] = {0.0f, 3.0f, 4.0f};
     throng_object plane;
-    REQUIRE_OK(throng_wall_add_plane(w, point, normal, &plane));
+    REQUIRE_OK(add_plane(w, point, normal, &plane));
     throng_object_info in;
     REQUIRE_OK(throng_object_get(w, plane, &in));
     CHECK_EQ_INT(in.kind, THRONG_OBJECT_PLANE);

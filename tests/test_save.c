@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "object_defs.h"
 #include "runner.h"
 
 /* The header layout throng.h documents. */
@@ -659,11 +660,11 @@ static throng_world *save_test_shapes(int dims)
     const float p[3] = {21.5f, 22.5f, 0.0f}, n[3] = {0.0f, 2.0f, 0.0f};
     const float path[9] = {31.5f, 32.5f, 0.0f, 33.5f, 34.5f,
                            0.0f,  35.5f, 36.5f, 0.0f};
-    int ok = throng_obstacle_add_sphere(w, c, 1.25f, &o) == THRONG_OK &&
-             throng_obstacle_add_box(w, lo, hi, &o) == THRONG_OK &&
-             throng_wall_add_plane(w, p, n, &o) == THRONG_OK &&
-             throng_path_create(w, path, 3u, 1.5f, false, &o) == THRONG_OK &&
-             (dims == 3 || throng_wall_add_segment(w, a, b, &o) == THRONG_OK);
+    int ok = add_sphere(w, c, 1.25f, &o) == THRONG_OK &&
+             add_box(w, lo, hi, &o) == THRONG_OK &&
+             add_plane(w, p, n, &o) == THRONG_OK &&
+             add_path(w, path, 3u, 1.5f, false, &o) == THRONG_OK &&
+             (dims == 3 || add_segment(w, a, b, &o) == THRONG_OK);
     throng_agent_def ad = throng_agent_def_default();
     ad.position[0] = 41.5f;
     ad.position[1] = 42.5f;
@@ -689,17 +690,17 @@ static void save_test_creation_refuses(void)
     const float a2[3] = {11.5f, 12.5000005f, 0.0f};
     const float zero[3] = {0.0f, 0.0f, 0.0f};
     const float path[6] = {31.5f, 32.5f, 0.0f, 31.5f, 32.5f, 0.0f};
-    CHECK_STATUS(throng_wall_add_segment(w, a, a, &o), THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(add_segment(w, a, a, &o), THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "1e-6 m apart") != NULL);
-    CHECK_STATUS(throng_wall_add_segment(w, a, a2, &o),
+    CHECK_STATUS(add_segment(w, a, a2, &o),
                  THRONG_ERR_OUT_OF_RANGE);
-    CHECK_STATUS(throng_wall_add_plane(w, a, zero, &o),
+    CHECK_STATUS(add_plane(w, a, zero, &o),
                  THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "normal") != NULL);
-    CHECK_STATUS(throng_path_create(w, path, 2u, 1.0f, false, &o),
+    CHECK_STATUS(add_path(w, path, 2u, 1.0f, false, &o),
                  THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "apart") != NULL);
-    CHECK_STATUS(throng_obstacle_add_sphere(w, a, 0.0f, &o),
+    CHECK_STATUS(add_sphere(w, a, 0.0f, &o),
                  THRONG_ERR_OUT_OF_RANGE);
     throng_world_destroy(w);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../bench/scenarios.h"
+#include "object_defs.h"
 #include "runner.h"
 
 /* The header layout throng.h documents. */
@@ -319,25 +320,25 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
     flow.vectors = vectors;
     throng_object *o = m->objects;
     if (st == THRONG_OK)
-        st = throng_obstacle_add_sphere(w, c1, 2.0f, &o[0]);
+        st = add_sphere(w, c1, 2.0f, &o[0]);
     if (st == THRONG_OK)
-        st = throng_obstacle_add_sphere(w, c2, 1.5f, &o[1]);
+        st = add_sphere(w, c2, 1.5f, &o[1]);
     if (st == THRONG_OK)
-        st = throng_obstacle_add_box(w, lo, hi, &o[2]);
+        st = add_box(w, lo, hi, &o[2]);
     if (st == THRONG_OK)
-        st = throng_path_create(w, ring, 6u, 1.0f, true, &o[3]);
+        st = add_path(w, ring, 6u, 1.0f, true, &o[3]);
     if (st == THRONG_OK)
-        st = throng_path_create(w, line, 4u, 0.8f, false, &o[4]);
+        st = add_path(w, line, 4u, 0.8f, false, &o[4]);
     if (st == THRONG_OK)
-        st = throng_flow_field_create(w, &flow, &o[5]);
+        st = throng_flow_field_add(w, &flow, &o[5]);
     if (dims == 2) {
         float a[3] = {2.0f, 33.0f, 0.0f}, b[3] = {34.0f, 33.0f, 0.0f};
         if (st == THRONG_OK)
-            st = throng_wall_add_segment(w, a, b, &o[6]);
+            st = add_segment(w, a, b, &o[6]);
     } else {
         float p[3] = {0.0f, 0.0f, 1.0f}, nrm[3] = {0.0f, 0.0f, 1.0f};
         if (st == THRONG_OK)
-            st = throng_wall_add_plane(w, p, nrm, &o[6]);
+            st = add_plane(w, p, nrm, &o[6]);
     }
     m->object_count = 7u;
 
@@ -523,8 +524,8 @@ static void snap_test_mixed(int dims, bool periodic)
                  THRONG_ERR_STALE_HANDLE);
     float centre[3] = {30.0f, 5.0f, 5.0f};
     throng_object oa, ob;
-    CHECK_OK(throng_obstacle_add_sphere(w, centre, 1.0f, &oa));
-    CHECK_OK(throng_obstacle_add_sphere(copy, centre, 1.0f, &ob));
+    CHECK_OK(add_sphere(w, centre, 1.0f, &oa));
+    CHECK_OK(add_sphere(copy, centre, 1.0f, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation);
     CHECK_STATUS(throng_object_rebind(copy, oa, &(throng_object){0}),
                  THRONG_ERR_STALE_HANDLE);

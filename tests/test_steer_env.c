@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 #include "behaviour.h"
@@ -117,7 +118,7 @@ static throng_object env_sphere(throng_world *w, float x, float y, float z,
                                 float r) {
     float c[3] = {x, y, z};
     throng_object o = THRONG_NULL_OBJECT;
-    if (throng_obstacle_add_sphere(w, c, r, &o) != THRONG_OK)
+    if (add_sphere(w, c, r, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "sphere refused: %s",
                     throng_world_last_error(w));
     return o;
@@ -126,7 +127,7 @@ static throng_object env_sphere(throng_world *w, float x, float y, float z,
 static throng_object env_box(throng_world *w, const float lo[3],
                              const float hi[3]) {
     throng_object o = THRONG_NULL_OBJECT;
-    if (throng_obstacle_add_box(w, lo, hi, &o) != THRONG_OK)
+    if (add_box(w, lo, hi, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "box refused: %s",
                     throng_world_last_error(w));
     return o;
@@ -136,7 +137,7 @@ static throng_object env_segment(throng_world *w, float ax, float ay,
                                  float bx, float by) {
     float a[3] = {ax, ay, 0.0f}, b[3] = {bx, by, 0.0f};
     throng_object o = THRONG_NULL_OBJECT;
-    if (throng_wall_add_segment(w, a, b, &o) != THRONG_OK)
+    if (add_segment(w, a, b, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "segment refused: %s",
                     throng_world_last_error(w));
     return o;
@@ -145,7 +146,7 @@ static throng_object env_segment(throng_world *w, float ax, float ay,
 static throng_object env_plane(throng_world *w, const float point[3],
                                const float normal[3]) {
     throng_object o = THRONG_NULL_OBJECT;
-    if (throng_wall_add_plane(w, point, normal, &o) != THRONG_OK)
+    if (add_plane(w, point, normal, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "plane refused: %s",
                     throng_world_last_error(w));
     return o;
@@ -195,94 +196,94 @@ TEST(steer_env_create_refusals) {
         const float bad_x[3] = {nan, 0.0f, 0.0f}, bad_y[3] = {0.0f, inf, 0.0f};
         const float up[3] = {0.0f, 1.0f, 0.0f};
 
-        CHECK_STATUS(throng_obstacle_add_sphere(NULL, ok, 1.0f, &out),
+        CHECK_STATUS(add_sphere(NULL, ok, 1.0f, &out),
                      THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, NULL, 1.0f, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, NULL, 1.0f, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, ok, 1.0f, NULL),
+        CHECK_ENV_REFUSED(w, add_sphere(w, ok, 1.0f, NULL),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, bad_x, 1.0f, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, bad_x, 1.0f, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, bad_y, 1.0f, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, bad_y, 1.0f, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, ok, nan, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, ok, nan, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, ok, -inf, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, ok, -inf, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, ok, 0.0f, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, ok, 0.0f, &out),
                           THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, ok, -1.0f, &out),
+        CHECK_ENV_REFUSED(w, add_sphere(w, ok, -1.0f, &out),
                           THRONG_ERR_OUT_OF_RANGE);
 
-        CHECK_STATUS(throng_obstacle_add_box(NULL, ok, hi, &out),
+        CHECK_STATUS(add_box(NULL, ok, hi, &out),
                      THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, NULL, hi, &out),
+        CHECK_ENV_REFUSED(w, add_box(w, NULL, hi, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, ok, NULL, &out),
+        CHECK_ENV_REFUSED(w, add_box(w, ok, NULL, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, ok, hi, NULL),
+        CHECK_ENV_REFUSED(w, add_box(w, ok, hi, NULL),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, bad_x, hi, &out),
+        CHECK_ENV_REFUSED(w, add_box(w, bad_x, hi, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, ok, bad_y, &out),
+        CHECK_ENV_REFUSED(w, add_box(w, ok, bad_y, &out),
                           THRONG_ERR_NOT_FINITE);
         /* min >= max on each axis of the world in turn. */
         for (int k = 0; k < dims; k++) {
             float flat[3] = {2.0f, 3.0f, 4.0f}, inverted[3] = {2.0f, 3.0f, 4.0f};
             flat[k] = ok[k];
             inverted[k] = ok[k] - 0.5f;
-            CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, ok, flat, &out),
+            CHECK_ENV_REFUSED(w, add_box(w, ok, flat, &out),
                               THRONG_ERR_OUT_OF_RANGE);
-            CHECK_ENV_REFUSED(w, throng_obstacle_add_box(w, ok, inverted, &out),
+            CHECK_ENV_REFUSED(w, add_box(w, ok, inverted, &out),
                               THRONG_ERR_OUT_OF_RANGE);
         }
 
-        CHECK_STATUS(throng_wall_add_segment(NULL, ok, hi, &out),
+        CHECK_STATUS(add_segment(NULL, ok, hi, &out),
                      THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, NULL, hi, &out),
+        CHECK_ENV_REFUSED(w, add_segment(w, NULL, hi, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, ok, NULL, &out),
+        CHECK_ENV_REFUSED(w, add_segment(w, ok, NULL, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, ok, hi, NULL),
+        CHECK_ENV_REFUSED(w, add_segment(w, ok, hi, NULL),
                           THRONG_ERR_NULL);
         if (dims == 3) {
             /* A good segment is still refused in 3D. */
-            CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, ok, hi, &out),
+            CHECK_ENV_REFUSED(w, add_segment(w, ok, hi, &out),
                               THRONG_ERR_OUT_OF_RANGE);
         } else {
             const float near[3] = {1.0f + 4e-7f, 2.0f + 4e-7f, 0.0f};
-            CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, bad_x, hi, &out),
+            CHECK_ENV_REFUSED(w, add_segment(w, bad_x, hi, &out),
                               THRONG_ERR_NOT_FINITE);
-            CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, ok, bad_y, &out),
+            CHECK_ENV_REFUSED(w, add_segment(w, ok, bad_y, &out),
                               THRONG_ERR_NOT_FINITE);
-            CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, ok, ok, &out),
+            CHECK_ENV_REFUSED(w, add_segment(w, ok, ok, &out),
                               THRONG_ERR_OUT_OF_RANGE);
             /* (4e-7, 4e-7) apart: 5.7e-7 m < 1e-6 m. */
-            CHECK_ENV_REFUSED(w, throng_wall_add_segment(w, ok, near, &out),
+            CHECK_ENV_REFUSED(w, add_segment(w, ok, near, &out),
                               THRONG_ERR_OUT_OF_RANGE);
         }
 
         const float zero[3] = {0.0f, 0.0f, 0.0f};
         const float tiny[3] = {5e-7f, 5e-7f, 0.0f}; /* 7.1e-7 long */
         const float z_only[3] = {0.0f, 0.0f, 1.0f};
-        CHECK_STATUS(throng_wall_add_plane(NULL, ok, up, &out),
+        CHECK_STATUS(add_plane(NULL, ok, up, &out),
                      THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, NULL, up, &out),
+        CHECK_ENV_REFUSED(w, add_plane(w, NULL, up, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, ok, NULL, &out),
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, NULL, &out),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, ok, up, NULL),
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, up, NULL),
                           THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, bad_x, up, &out),
+        CHECK_ENV_REFUSED(w, add_plane(w, bad_x, up, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, ok, bad_y, &out),
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, bad_y, &out),
                           THRONG_ERR_NOT_FINITE);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, ok, zero, &out),
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, zero, &out),
                           THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, ok, tiny, &out),
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, tiny, &out),
                           THRONG_ERR_OUT_OF_RANGE);
         if (dims == 2) /* z is ignored in 2D, so this normal is zero */
-            CHECK_ENV_REFUSED(w, throng_wall_add_plane(w, ok, z_only, &out),
+            CHECK_ENV_REFUSED(w, add_plane(w, ok, z_only, &out),
                               THRONG_ERR_OUT_OF_RANGE);
         /* No refusal wrote the handle. */
         CHECK(out.id == 77u && out.generation == 77u);
@@ -1494,10 +1495,10 @@ TEST(steer_env_out_of_memory) {
     state.fail = 1;
     const float c[3] = {3.0f, 0.3f, 0.0f};
     throng_object o;
-    CHECK_ENV_REFUSED(w, throng_obstacle_add_sphere(w, c, 0.5f, &o),
+    CHECK_ENV_REFUSED(w, add_sphere(w, c, 0.5f, &o),
                       THRONG_ERR_OUT_OF_MEMORY);
     state.fail = 0;
-    REQUIRE_OK(throng_obstacle_add_sphere(w, c, 0.5f, &o));
+    REQUIRE_OK(add_sphere(w, c, 0.5f, &o));
     state.fail = 1;
     CHECK_ENV_REFUSED(w, throng_world_step(w, 0.05f),
                       THRONG_ERR_OUT_OF_MEMORY);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------------------ */
@@ -176,41 +177,41 @@ TEST(steer_route_path_create_refusals) {
         const float *pts = &p[0][0];
         const float nan = nanf(""), inf = INFINITY;
 
-        CHECK_STATUS(throng_path_create(NULL, pts, 4, 1.0f, false, &o),
+        CHECK_STATUS(add_path(NULL, pts, 4, 1.0f, false, &o),
                      THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, NULL, 4, 1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, NULL, 4, 1.0f, false, &o),
                             THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 1.0f, false, NULL),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 1.0f, false, NULL),
                             THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 0, 1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 0, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 1, 1.0f, true, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 1, 1.0f, true, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Refused on the count alone: the 4 points must not be read past
          * (ASan would see it). */
         CHECK_ROUTE_REFUSED(w,
-                            throng_path_create(w, pts,
+                            add_path(w, pts,
                                                THRONG_MAX_PATH_POINTS + 1u,
                                                1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 0.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 0.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, -1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, -1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, nan, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, nan, false, &o),
                             THRONG_ERR_NOT_FINITE);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, inf, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, inf, false, &o),
                             THRONG_ERR_NOT_FINITE);
 
         float bad[4][3];
         memcpy(bad, p, sizeof bad);
         bad[2][0] = nan;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_NOT_FINITE);
         memcpy(bad, p, sizeof bad);
         bad[3][1] = -inf;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_NOT_FINITE);
         /* Consecutive points 5e-7 m apart, then equal ones. */
@@ -219,23 +220,23 @@ TEST(steer_route_path_create_refusals) {
         bad[2][1] = 5e-7f;
         bad[1][0] = 1.0f;
         bad[1][1] = 0.0f;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         memcpy(bad, p, sizeof bad);
         memcpy(bad[3], bad[2], sizeof bad[3]);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Last back to first counts only for a closed path. */
         memcpy(bad, p, sizeof bad);
         memcpy(bad[3], bad[0], sizeof bad[3]);
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &bad[0][0], 4, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
                                                   true, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Longer than a float can measure. */
         float far[2][3] = {{-3e38f, 0, 0}, {3e38f, 0, 0}};
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, &far[0][0], 2, 1.0f,
+        CHECK_ROUTE_REFUSED(w, add_path(w, &far[0][0], 2, 1.0f,
                                                   false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         CHECK(o.id == 77u && o.generation == 77u); /* untouched */
@@ -243,19 +244,19 @@ TEST(steer_route_path_create_refusals) {
         /* Out of memory: refused, and nothing kept. */
         size_t before = heap.live;
         heap.fail = 1;
-        CHECK_ROUTE_REFUSED(w, throng_path_create(w, pts, 4, 1.0f, false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_MEMORY);
         heap.fail = 0;
         CHECK(heap.live == before);
 
         /* What is allowed: the open path whose last point is its first,
          * points 2e-6 m apart, and (2D) a NaN z, which is ignored. */
-        CHECK_OK(throng_path_create(w, &bad[0][0], 4, 1.0f, false, &o));
+        CHECK_OK(add_path(w, &bad[0][0], 4, 1.0f, false, &o));
         float near[2][3] = {{0, 0, 0}, {2e-6f, 0, 0}};
-        CHECK_OK(throng_path_create(w, &near[0][0], 2, 1.0f, false, &o));
+        CHECK_OK(add_path(w, &near[0][0], 2, 1.0f, false, &o));
         if (dims == 2) {
             float flat[2][3] = {{0, 0, nan}, {1, 0, inf}};
-            CHECK_OK(throng_path_create(w, &flat[0][0], 2, 1.0f, true, &o));
+            CHECK_OK(add_path(w, &flat[0][0], 2, 1.0f, true, &o));
         }
         CHECK_EQ_INT(throng_world_object_count(w), dims == 2 ? 3 : 2);
         throng_world_destroy(w);
@@ -283,63 +284,63 @@ TEST(steer_route_flow_create_refusals) {
         throng_flow_field_def d;
         throng_object o = {77u, 77u, 77u};
 
-        CHECK_STATUS(throng_flow_field_create(NULL, &good, &o),
+        CHECK_STATUS(throng_flow_field_add(NULL, &good, &o),
                      THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, NULL, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, NULL, &o),
                             THRONG_ERR_NULL);
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, NULL),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, NULL),
                             THRONG_ERR_NULL);
         d = good;
         d.vectors = NULL;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_NULL);
         d = good;
         d.origin[1] = nanf("");
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_NOT_FINITE);
         d = good;
         d.cell_size = INFINITY;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_NOT_FINITE);
         d = good;
         d.cell_size = 0.0f;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         d = good;
         d.cell_size = -2.0f;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         d = good;
         d.size[1] = 0;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Too many cells, refused before the 8 vectors are read past. */
         d = good;
         d.size[0] = 1u << 14;
         d.size[1] = 1u << 13;
         d.size[2] = 1;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         d.size[0] = d.size[1] = d.size[2] = UINT32_MAX;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* The last component of the last vector: 2 x 2 (x 2) of them. */
         const int last = dims == 2 ? 4 * 2 - 1 : 8 * 3 - 1;
         vectors[last] = nanf("");
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, &o),
                             THRONG_ERR_NOT_FINITE);
         vectors[last] = 1.0f;
         if (dims == 3) {
             d = good;
             d.size[2] = 0;
-            CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &d, &o),
+            CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &d, &o),
                                 THRONG_ERR_OUT_OF_RANGE);
         }
         CHECK(o.id == 77u && o.generation == 77u);
 
         size_t before = heap.live;
         heap.fail = 1;
-        CHECK_ROUTE_REFUSED(w, throng_flow_field_create(w, &good, &o),
+        CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, &o),
                             THRONG_ERR_OUT_OF_MEMORY);
         heap.fail = 0;
         CHECK(heap.live == before);
@@ -350,7 +351,7 @@ TEST(steer_route_flow_create_refusals) {
             d.size[2] = 0;
             d.origin[2] = nanf("");
         }
-        CHECK_OK(throng_flow_field_create(w, &d, &o));
+        CHECK_OK(throng_flow_field_add(w, &d, &o));
         CHECK(o.id != 0u);
         CHECK_EQ_INT(throng_world_object_count(w), 1);
         throng_world_destroy(w);
@@ -368,13 +369,13 @@ TEST(steer_route_behaviour_refusals) {
     float pts[2][3] = {{0, 0, 0}, {5, 0, 0}};
     float vec[2] = {1.0f, 0.0f};
     throng_object path, field;
-    REQUIRE_OK(throng_path_create(w, &pts[0][0], 2, 1.0f, false, &path));
+    REQUIRE_OK(add_path(w, &pts[0][0], 2, 1.0f, false, &path));
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.cell_size = 1.0f;
     fd.size[0] = fd.size[1] = 1;
     fd.vectors = vec;
-    REQUIRE_OK(throng_flow_field_create(w, &fd, &field));
+    REQUIRE_OK(throng_flow_field_add(w, &fd, &field));
 
     throng_behaviour patrol = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     CHECK(patrol.u.path.reach == 0.5f && patrol.u.path.loop);
@@ -472,13 +473,13 @@ TEST(steer_route_object_removal) {
     float pts[3][3] = {{0, 0, 0}, {5, 0, 0}, {5, 5, 0}};
     float vec[4 * 2] = {1, 0, 1, 0, 0, 1, 0, 1};
     throng_object path, field;
-    REQUIRE_OK(throng_path_create(w, &pts[0][0], 3, 1.0f, false, &path));
+    REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &path));
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.cell_size = 2.0f;
     fd.size[0] = fd.size[1] = 2;
     fd.vectors = vec;
-    REQUIRE_OK(throng_flow_field_create(w, &fd, &field));
+    REQUIRE_OK(throng_flow_field_add(w, &fd, &field));
     CHECK_EQ_INT(throng_world_object_count(w), 2);
 
     throng_behaviour kinds[3] = {
@@ -522,7 +523,7 @@ TEST(steer_route_object_removal) {
     /* A new object may reuse the slot, with a new generation: the old
      * handle still names nothing. */
     throng_object again;
-    REQUIRE_OK(throng_path_create(w, &pts[0][0], 3, 1.0f, false, &again));
+    REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &again));
     CHECK(again.id != path.id || again.generation != path.generation);
     CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, 0, &kinds[1], NULL),
                         THRONG_ERR_STALE_HANDLE);
@@ -563,7 +564,7 @@ static void patrol_step(const patrol_case *c, float dt, double v1[3],
                         uint32_t *progress) {
     throng_world *w = route_world(2);
     throng_object path;
-    throng_path_create(w, &patrol_points[0][0], 3, 1.0f, false, &path);
+    add_path(w, &patrol_points[0][0], 3, 1.0f, false, &path);
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     b.u.path.path = path;
     b.u.path.loop = c->loop;
@@ -699,7 +700,7 @@ typedef struct follow_case {
 static void follow_step(throng_world *w, const follow_case *c, double v1[3],
                         uint32_t *progress) {
     throng_object path;
-    if (throng_path_create(w, c->points, c->count, 1.0f, c->closed, &path) !=
+    if (add_path(w, c->points, c->count, 1.0f, c->closed, &path) !=
         THRONG_OK)
         runner_fail(__FILE__, __LINE__, "path refused: %s",
                     throng_world_last_error(w));
@@ -818,7 +819,7 @@ TEST(steer_route_follow_path_window) {
                               {4, 0, 0}};
     throng_world *w = route_world(2);
     throng_object path;
-    REQUIRE_OK(throng_path_create(w, &line[0][0], 5, 0.5f, false, &path));
+    REQUIRE_OK(add_path(w, &line[0][0], 5, 0.5f, false, &path));
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     b.u.path.path = path;
     b.u.path.window = 1u;
@@ -910,7 +911,7 @@ static void flow_step(int dims, const throng_flow_field_def *def, bool raw,
                       double v1[3]) {
     throng_world *w = route_world(dims);
     throng_object field;
-    if (throng_flow_field_create(w, def, &field) != THRONG_OK)
+    if (throng_flow_field_add(w, def, &field) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "field refused: %s",
                     throng_world_last_error(w));
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
@@ -1046,7 +1047,7 @@ TEST(steer_route_degenerate_finite) {
         const float pts[2][3] = {{0, 0, 0}, {0, 0, 3}};
         const float flat[2][3] = {{0, 0, 0}, {3, 0, 0}};
         throng_object path;
-        REQUIRE_OK(throng_path_create(w, dims == 3 ? &pts[0][0] : &flat[0][0],
+        REQUIRE_OK(add_path(w, dims == 3 ? &pts[0][0] : &flat[0][0],
                                       2, 0.5f, false, &path));
         throng_behaviour b[2] = {
             throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
@@ -1099,7 +1100,7 @@ static void patrol_run(bool loop, uint32_t *order, int *order_count,
     }
     throng_world *w = route_world(2);
     throng_object path;
-    throng_path_create(w, &pts[0][0], 5, 1.0f, true, &path);
+    add_path(w, &pts[0][0], 5, 1.0f, true, &path);
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     b.u.path.path = path;
     b.u.path.loop = loop;
@@ -1168,7 +1169,7 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
     if (!w)
         return 0;
     throng_object path;
-    if (throng_path_create(w, pts, count, radius, true, &path) != THRONG_OK) {
+    if (add_path(w, pts, count, radius, true, &path) != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "path refused: %s",
                     throng_world_last_error(w));
         throng_world_destroy(w);
@@ -1309,7 +1310,7 @@ TEST(steer_route_flow_follow_run) {
         d.size[0] = d.size[1] = N;
         d.vectors = which ? swirl : uniform;
         throng_object field;
-        REQUIRE_OK(throng_flow_field_create(w, &d, &field));
+        REQUIRE_OK(throng_flow_field_add(w, &d, &field));
         throng_behaviour b =
             throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
         b.u.flow.field = field;
@@ -1368,7 +1369,7 @@ static uint64_t route_mixed_hash(int threads) {
         ring[i][2] = 0.0f;
     }
     throng_object path, field;
-    throng_path_create(w, &ring[0][0], 24, 1.0f, true, &path);
+    add_path(w, &ring[0][0], 24, 1.0f, true, &path);
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.origin[0] = fd.origin[1] = -4.0f;
@@ -1376,7 +1377,7 @@ static uint64_t route_mixed_hash(int threads) {
     fd.size[0] = 3;
     fd.size[1] = 2;
     fd.vectors = flow_2d;
-    throng_flow_field_create(w, &fd, &field);
+    throng_flow_field_add(w, &fd, &field);
     throng_behaviour b[3] = {
         throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH),

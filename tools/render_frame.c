@@ -149,7 +149,8 @@ static void bounds_add(bounds *b, double x, double y, double pad) {
 
 /* Whether the group's list seeks or arrives at the agent's own target
  * point, which is then where its agents are heading. */
-static bool group_heads_for_target(const throng_world *w, uint32_t group) {
+static bool group_heads_for_target(const throng_world *w,
+                                   throng_group group) {
     uint32_t count = 0;
     if (throng_group_behaviour_count(w, group, &count) != THRONG_OK)
         return false;
@@ -176,17 +177,24 @@ static int fit_agents(const throng_world *w, bounds *b) {
     int status = 0;
     for (uint32_t i = 0; i < col.count; i++) {
         bounds_add(b, (double)col.px[i], (double)col.py[i], 0.0);
+        /* The group column names the row's group; its handle is asked
+         * for once per group. */
+        const uint32_t g = col.group[i];
+        if (g >= THRONG_MAX_GROUPS)
+            continue;
         throng_agent a;
-        uint32_t g = 0;
-        if (throng_agent_at(w, i, &a) != THRONG_OK ||
-            throng_agent_get_group(w, a, &g) != THRONG_OK) {
+        throng_group gh;
+        if (throng_agent_at(w, i, &a) != THRONG_OK) {
             status = -1;
             break;
         }
-        if (g >= THRONG_MAX_GROUPS)
-            continue;
-        if (heads[g] == 0)
-            heads[g] = group_heads_for_target(w, g) ? 2 : 1;
+        if (heads[g] == 0) {
+            if (throng_agent_get_group(w, a, &gh) != THRONG_OK) {
+                status = -1;
+                break;
+            }
+            heads[g] = group_heads_for_target(w, gh) ? 2 : 1;
+        }
         float target[3];
         if (heads[g] == 2 &&
             throng_agent_get_target_point(w, a, target) == THRONG_OK)
@@ -704,17 +712,9 @@ static int draw_agents(const throng_world *w, const render_options *o,
         free(xy);
         return -1;
     }
-    for (uint32_t i = 0; i < col.count; i++) {
-        throng_agent a;
-        uint32_t g = 0;
-        if (throng_agent_at(w, i, &a) != THRONG_OK ||
-            throng_agent_get_group(w, a, &g) != THRONG_OK) {
-            free(colour);
-            free(xy);
-            return -1;
-        }
-        colour[i] = (uint8_t)palette_index(g);
-    }
+    /* Coloured by the group column: no call per agent. */
+    for (uint32_t i = 0; i < col.count; i++)
+        colour[i] = (uint8_t)palette_index(col.group[i]);
     double length = o->agent_pixels > 0.0f ? (double)o->agent_pixels
                                             : (double)o->size / 100.0;
     double width = 0.55 * length;

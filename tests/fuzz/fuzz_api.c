@@ -736,17 +736,30 @@ static void op_shape(uint8_t op) {
     throng_object o = THRONG_NULL_OBJECT;
     float a[3], b[3];
     rd_vec(a);
+    throng_obstacle_def od = throng_obstacle_def_default();
+    throng_wall_def wd = throng_wall_def_default();
     if (op == FUZZ_OP_SPHERE) {
-        float radius = rd_float();
-        CALL(throng_obstacle_add_sphere(fz.world, a, radius, &o));
+        memcpy(od.center, a, sizeof od.center);
+        od.radius = rd_float();
+        CALL(throng_obstacle_add(fz.world, &od, &o));
     } else {
         rd_vec(b);
-        if (op == FUZZ_OP_BOX)
-            CALL(throng_obstacle_add_box(fz.world, a, b, &o));
-        else if (op == FUZZ_OP_SEGMENT)
-            CALL(throng_wall_add_segment(fz.world, a, b, &o));
-        else
-            CALL(throng_wall_add_plane(fz.world, a, b, &o));
+        if (op == FUZZ_OP_BOX) {
+            od.kind = THRONG_OBJECT_BOX;
+            od.radius = 0.0f;
+            memcpy(od.min, a, sizeof od.min);
+            memcpy(od.max, b, sizeof od.max);
+            CALL(throng_obstacle_add(fz.world, &od, &o));
+        } else if (op == FUZZ_OP_SEGMENT) {
+            memcpy(wd.a, a, sizeof wd.a);
+            memcpy(wd.b, b, sizeof wd.b);
+            CALL(throng_wall_add(fz.world, &wd, &o));
+        } else {
+            wd.kind = THRONG_OBJECT_PLANE;
+            memcpy(wd.point, a, sizeof wd.point);
+            memcpy(wd.normal, b, sizeof wd.normal);
+            CALL(throng_wall_add(fz.world, &wd, &o));
+        }
     }
     add_object(st, o);
 }
@@ -763,8 +776,12 @@ static void op_path(void) {
     memset(points, 0, sizeof points);
     for (uint32_t k = 0; k < count && !null_points; k++)
         rd_vec(&points[3 * k]);
-    CALL(throng_path_create(fz.world, null_points ? NULL : points, count,
-                            radius, closed, &o));
+    throng_path_def pd = throng_path_def_default();
+    pd.points = null_points ? NULL : points;
+    pd.point_count = count;
+    pd.radius = radius;
+    pd.closed = closed;
+    CALL(throng_path_add(fz.world, &pd, &o));
     if (null_points || count < 2u)
         REQUIRE(st != THRONG_OK);
     add_object(st, o);
@@ -803,7 +820,7 @@ static void op_flow(void) {
     for (uint32_t k = 0; k < points * (uint32_t)fz.dims; k++)
         vectors[k] = rd_float();
     def.vectors = mode == 0xFEu ? NULL : vectors;
-    CALL(throng_flow_field_create(fz.world, &def, &o));
+    CALL(throng_flow_field_add(fz.world, &def, &o));
     if (huge || def.vectors == NULL)
         REQUIRE(st != THRONG_OK);
     add_object(st, o);

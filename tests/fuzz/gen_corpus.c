@@ -18,6 +18,7 @@
 
 #include "throng.h"
 #include "fuzz_codec.h"
+#include "../object_defs.h"
 #include "../snapshot_v2.h"
 
 /* ------------------------------------------------------------------------ */
@@ -562,17 +563,17 @@ static void snapshots(const char *dir) {
         throng_object sphere, box, plane, path, flow, gone;
         float c[3] = {8, 8, 1}, lo[3] = {3, 3, 0}, hi[3] = {5, 4, 2};
         float n[3] = {0, 1, 0}, p0[3] = {0, 0.5f, 0};
-        must(throng_obstacle_add_sphere(w, c, 1.5f, &sphere), "sphere");
-        must(throng_obstacle_add_box(w, lo, hi, &box), "box");
-        must(throng_wall_add_plane(w, p0, n, &plane), "plane");
-        must(throng_obstacle_add_sphere(w, lo, 0.5f, &gone), "sphere");
+        must(add_sphere(w, c, 1.5f, &sphere), "sphere");
+        must(add_box(w, lo, hi, &box), "box");
+        must(add_plane(w, p0, n, &plane), "plane");
+        must(add_sphere(w, lo, 0.5f, &gone), "sphere");
         if (dims == 2) {
             float a[3] = {12, 0, 0}, b[3] = {12, 6, 0};
             throng_object seg;
-            must(throng_wall_add_segment(w, a, b, &seg), "segment");
+            must(add_segment(w, a, b, &seg), "segment");
         }
         float pts[12] = {2, 2, 1, 10, 2, 1, 10, 10, 1, 2, 10, 1};
-        must(throng_path_create(w, pts, 4, 1.0f, true, &path), "path");
+        must(add_path(w, pts, 4, 1.0f, true, &path), "path");
         float vec[2 * 2 * 2 * 3];
         for (unsigned k = 0; k < sizeof vec / sizeof vec[0]; k++)
             vec[k] = k % 2u ? 0.5f : -0.25f;
@@ -581,7 +582,7 @@ static void snapshots(const char *dir) {
         fd.cell_size = 5.0f;
         fd.size[0] = fd.size[1] = fd.size[2] = 2;
         fd.vectors = vec;
-        must(throng_flow_field_create(w, &fd, &flow), "flow");
+        must(throng_flow_field_add(w, &fd, &flow), "flow");
         must(throng_object_remove(w, gone), "object remove");
 
         uint32_t groups[3];
