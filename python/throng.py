@@ -52,6 +52,7 @@ libthrong.so (ctypes.util.find_library). The path in use is
 
 import ctypes
 import ctypes.util
+import dataclasses
 import enum
 import os
 import struct
@@ -70,7 +71,9 @@ __all__ = [
     "StaleHandleError", "UnknownGroupError", "DuplicateKeyError",
     "NotFoundError", "OutOfMemoryError", "CapacityError",
     "BadSnapshotError", "VersionError", "IOError_", "UnsupportedError",
-    "BusyError",
+    "BusyError", "InvalidArgError", "TaskPool", "TaskPoolError",
+    "ObjectKind", "ObstacleDef", "WallDef", "PathDef", "FlowFieldDef",
+    "simd_from_name", "flocking_default",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
     "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp", "Simd",
     "version", "status_string", "simd_best", "simd_supported",
@@ -79,9 +82,9 @@ __all__ = [
 
 have_numpy = _np is not None
 
-# The header this binding mirrors: 0.4.x (structs as of that version).
+# The header this binding mirrors: 0.5.x (structs as of that version).
 _ABI_MAJOR = 0
-_ABI_MIN_MINOR = 4
+_ABI_MIN_MINOR = 5
 
 # ------------------------------------------------------------------------
 # Enums (names as in throng.h without the prefix; values are the C ones)
@@ -108,6 +111,8 @@ class Status(enum.IntEnum):
     # Another call on the same world was running (a second thread, or a
     # callback of the running call).
     ERR_BUSY = 14
+    # A field the call would ignore is set, or the group is in use.
+    ERR_INVALID_ARG = 15
 
 
 class Boundary(enum.IntEnum):
@@ -186,7 +191,7 @@ MAX_WORKERS = 1024
 MAX_NEIGHBOUR_CAP = 1024
 MIN_LENGTH = 1e-9
 MAX_LENGTH = 1e9
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4
 
 # ------------------------------------------------------------------------
 # ctypes mirrors of the public structs, field for field
@@ -245,11 +250,16 @@ class throng_agent(ctypes.Structure):
                 ("world", ctypes.c_uint64)]
 
 
+class throng_group(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint32), ("generation", ctypes.c_uint32),
+                ("world", ctypes.c_uint64)]
+
+
 class throng_agent_def(ctypes.Structure):
     _fields_ = [("position", c_float3), ("velocity", c_float3),
                 ("mass", ctypes.c_float), ("max_force", ctypes.c_float),
                 ("max_speed", ctypes.c_float), ("radius", ctypes.c_float),
-                ("group", ctypes.c_uint32), ("host_key", ctypes.c_uint64)]
+                ("group", throng_group), ("host_key", ctypes.c_uint64)]
 
 
 _c_float_p = ctypes.POINTER(ctypes.c_float)
@@ -259,7 +269,9 @@ class throng_columns(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint32)] + [
         (name, _c_float_p)
         for name in ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
-                     "ux", "uy", "uz")]
+                     "ux", "uy", "uz")] + [
+        ("group", ctypes.POINTER(ctypes.c_uint32)),
+        ("host_key", ctypes.POINTER(ctypes.c_uint64))]
 
 
 class throng_flocking(ctypes.Structure):
@@ -299,6 +311,22 @@ class throng_object(ctypes.Structure):
 class throng_flow_field_def(ctypes.Structure):
     _fields_ = [("origin", c_float3), ("cell_size", ctypes.c_float),
                 ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_obstacle_def(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("center", c_float3),
+                ("radius", ctypes.c_float), ("min", c_float3),
+                ("max", c_float3)]
+
+
+class throng_wall_def(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("a", c_float3), ("b", c_float3),
+                ("point", c_float3), ("normal", c_float3)]
+
+
+class throng_path_def(ctypes.Structure):
+    _fields_ = [("points", _c_float_p), ("point_count", ctypes.c_uint32),
+                ("radius", ctypes.c_float), ("closed", ctypes.c_bool)]
 
 
 class throng_object_info(ctypes.Structure):
@@ -488,33 +516,38 @@ _SIGNATURES = {
     "throng_behaviour_default": (throng_behaviour, [_c_enum]),
     "throng_flocking_default": (throng_flocking, []),
     "throng_group_def_default": (throng_group_def, []),
-    "throng_group_create": (_st, [_w, _P(throng_group_def), _P(_u32)]),
-    "throng_group_find": (_st, [_w, ctypes.c_char_p, _P(_u32)]),
-    "throng_group_get_flocking": (_st, [_w, _u32, _P(throng_flocking)]),
-    "throng_group_set_flocking": (_st, [_w, _u32, _P(throng_flocking)]),
-    "throng_group_set_combine": (_st, [_w, _u32, _c_enum]),
-    "throng_group_get_wander": (_st, [_w, _u32, _P(throng_wander)]),
-    "throng_group_set_wander": (_st, [_w, _u32, _P(throng_wander)]),
-    "throng_group_add_behaviour": (_st, [_w, _u32, _P(throng_behaviour),
-                                         _P(_u32)]),
-    "throng_group_set_behaviour": (_st, [_w, _u32, _u32,
+    "throng_group_create": (_st, [_w, _P(throng_group_def),
+                                  _P(throng_group)]),
+    "throng_group_find": (_st, [_w, ctypes.c_char_p, _P(throng_group)]),
+    "throng_world_default_group": (_st, [_w, _P(throng_group)]),
+    "throng_group_valid": (ctypes.c_bool, [_w, throng_group]),
+    "throng_group_remove": (_st, [_w, throng_group]),
+    "throng_group_rebind": (_st, [_w, throng_group, _P(throng_group)]),
+    "throng_group_get_flocking": (_st, [_w, throng_group,
+                                        _P(throng_flocking)]),
+    "throng_group_set_flocking": (_st, [_w, throng_group,
+                                        _P(throng_flocking)]),
+    "throng_group_set_combine": (_st, [_w, throng_group, _c_enum]),
+    "throng_group_get_wander": (_st, [_w, throng_group, _P(throng_wander)]),
+    "throng_group_set_wander": (_st, [_w, throng_group, _P(throng_wander)]),
+    "throng_group_add_behaviour": (_st, [_w, throng_group,
+                                         _P(throng_behaviour), _P(_u32)]),
+    "throng_group_set_behaviour": (_st, [_w, throng_group, _u32,
                                          _P(throng_behaviour)]),
-    "throng_group_get_behaviour": (_st, [_w, _u32, _u32,
+    "throng_group_get_behaviour": (_st, [_w, throng_group, _u32,
                                          _P(throng_behaviour)]),
-    "throng_group_behaviour_count": (_st, [_w, _u32, _P(_u32)]),
-    "throng_group_clear_behaviours": (_st, [_w, _u32]),
-    "throng_obstacle_add_sphere": (_st, [_w, c_float3, _f,
-                                         _P(throng_object)]),
-    "throng_obstacle_add_box": (_st, [_w, c_float3, c_float3,
-                                      _P(throng_object)]),
-    "throng_wall_add_segment": (_st, [_w, c_float3, c_float3,
-                                      _P(throng_object)]),
-    "throng_wall_add_plane": (_st, [_w, c_float3, c_float3,
+    "throng_group_behaviour_count": (_st, [_w, throng_group, _P(_u32)]),
+    "throng_group_clear_behaviours": (_st, [_w, throng_group]),
+    "throng_obstacle_def_default": (throng_obstacle_def, []),
+    "throng_obstacle_add": (_st, [_w, _P(throng_obstacle_def),
+                                  _P(throng_object)]),
+    "throng_wall_def_default": (throng_wall_def, []),
+    "throng_wall_add": (_st, [_w, _P(throng_wall_def), _P(throng_object)]),
+    "throng_path_def_default": (throng_path_def, []),
+    "throng_path_add": (_st, [_w, _P(throng_path_def), _P(throng_object)]),
+    "throng_flow_field_def_default": (throng_flow_field_def, []),
+    "throng_flow_field_add": (_st, [_w, _P(throng_flow_field_def),
                                     _P(throng_object)]),
-    "throng_path_create": (_st, [_w, _c_float_p, _u32, _f, ctypes.c_bool,
-                                 _P(throng_object)]),
-    "throng_flow_field_create": (_st, [_w, _P(throng_flow_field_def),
-                                       _P(throng_object)]),
     "throng_object_remove": (_st, [_w, throng_object]),
     "throng_object_rebind": (_st, [_w, throng_object, _P(throng_object)]),
     "throng_object_get": (_st, [_w, throng_object, _P(throng_object_info)]),
@@ -538,7 +571,7 @@ _SIGNATURES = {
 for _name, _ctype in (("position", c_float3), ("velocity", c_float3),
                       ("target_point", c_float3), ("mass", _f),
                       ("max_force", _f), ("max_speed", _f), ("radius", _f),
-                      ("group", _u32), ("progress", _u32),
+                      ("group", throng_group), ("progress", _u32),
                       ("host_key", _u64)):
     _out = _ctype if _ctype is c_float3 else _P(_ctype)
     _SIGNATURES["throng_agent_get_" + _name] = (_st, [_w, throng_agent, _out])
@@ -689,6 +722,12 @@ class UnsupportedError(ThrongError):
     status = Status.ERR_UNSUPPORTED
 
 
+class InvalidArgError(ThrongError, ValueError):
+    """A field the call would ignore is set (a sphere's min, a plane's
+    a), or a group to remove is in use."""
+    status = Status.ERR_INVALID_ARG
+
+
 class BusyError(ThrongError):
     """Another call on the world was running. The C library records no
     sentence for it, so the message is the status's own."""
@@ -704,7 +743,7 @@ _ERROR_CLASS = {cls.status: cls for cls in (
     NullError, NotFiniteError, OutOfRangeError, StaleHandleError,
     UnknownGroupError, DuplicateKeyError, NotFoundError, OutOfMemoryError,
     CapacityError, BadSnapshotError, VersionError, IOError_,
-    UnsupportedError, BusyError)}
+    UnsupportedError, BusyError, InvalidArgError)}
 
 
 def _error(status, message):
@@ -854,7 +893,9 @@ class Agent:
         return dict(position=tuple(d.position[:n]),
                     velocity=tuple(d.velocity[:n]), mass=d.mass,
                     max_force=d.max_force, max_speed=d.max_speed,
-                    radius=d.radius, group=d.group, host_key=d.host_key)
+                    radius=d.radius,
+                    group=self.world._group(d.group),
+                    host_key=d.host_key)
 
     def _get_vec(self, name):
         out = c_float3()
@@ -910,12 +951,16 @@ class Agent:
 
     @property
     def group(self):
-        """The agent's Group; set it with a Group, a group id or a name."""
-        return self.world.group(self._get_scalar("group", _u32))
+        """The agent's Group; set it with a Group, a group name or None
+        (the default group)."""
+        out = throng_group()
+        self.world._call(lib.throng_agent_get_group, self._c,
+                         ctypes.byref(out))
+        return self.world._group(out)
 
     @group.setter
     def group(self, value):
-        self._set_scalar("group", self.world._group_id(value))
+        self._set_scalar("group", self.world._group_c(value))
 
     @property
     def target_agent(self):
@@ -963,36 +1008,61 @@ def _agent_c(value, world, what):
 
 
 class Group:
-    """A steering recipe that agents name. Group 0 (world.default_group)
-    always exists and makes agents coast."""
+    """A handle to a group, a steering recipe that agents name: its `id`
+    (the row value agents of the group carry in the columns' `group`; the
+    default group, world.default_group, is id 0 and always exists),
+    `generation` (counts the groups given this id, from 1) and `world`.
+    It names the same group until the group is removed; then it is
+    refused (StaleHandleError), as is a Group of another world."""
 
-    __slots__ = ("world", "id")
+    __slots__ = ("world", "id", "generation")
 
-    def __init__(self, world, group_id):
+    def __init__(self, world, group_id, generation):
         self.world = world
         self.id = group_id
+        self.generation = generation
+
+    @property
+    def _c(self):
+        return throng_group(self.id, self.generation, self.world._id)
+
+    @property
+    def c_handle(self):
+        """The C handle (a throng_group: id, generation, the world's id)."""
+        return self._c
 
     def __eq__(self, other):
         return (isinstance(other, Group) and other.world is self.world and
-                other.id == self.id)
+                other.id == self.id and other.generation == self.generation)
 
     def __hash__(self):
-        return hash((id(self.world), self.id))
-
-    def __int__(self):
-        return self.id
-
-    def __index__(self):
-        return self.id
+        return hash((id(self.world), self.id, self.generation))
 
     @property
     def name(self):
         """The name given at creation (or found by), None if unknown."""
-        return self.world._group_names.get(self.id)
+        return self.world._group_names.get((self.id, self.generation))
 
     def __repr__(self):
-        return "<throng.Group %d%s>" % (
-            self.id, " %r" % self.name if self.name else "")
+        return "<throng.Group %d generation=%d%s>" % (
+            self.id, self.generation,
+            " %r" % self.name if self.name else "")
+
+    @property
+    def valid(self):
+        """True while the group lives in an open world."""
+        w = self.world
+        if w._ptr is None:
+            return False
+        with w._lock:
+            return bool(lib.throng_group_valid(w._handle(), self._c))
+
+    def remove(self):
+        """Removes the group (throng_group_remove): InvalidArgError while
+        any agent belongs to it (the sentence says how many) and for the
+        default group. Its name is free again; its id goes to a later
+        group with the next generation."""
+        self.world.remove_group(self)
 
     # Flocking, wander and combination ----------------------------------
 
@@ -1000,7 +1070,7 @@ class Group:
     def flocking(self):
         """The flocking rules as a dict (enum fields as enum members)."""
         f = throng_flocking()
-        self.world._call(lib.throng_group_get_flocking, self.id,
+        self.world._call(lib.throng_group_get_flocking, self._c,
                          ctypes.byref(f))
         d = _struct_to_dict(f)
         d["separation_mode"] = SeparationMode(d["separation_mode"])
@@ -1009,33 +1079,33 @@ class Group:
     def set_flocking(self, **changes):
         """Changes the named flocking fields, keeping the others."""
         f = throng_flocking()
-        self.world._call(lib.throng_group_get_flocking, self.id,
+        self.world._call(lib.throng_group_get_flocking, self._c,
                          ctypes.byref(f))
         _fill_flocking(f, changes)
-        self.world._call(lib.throng_group_set_flocking, self.id,
+        self.world._call(lib.throng_group_set_flocking, self._c,
                          ctypes.byref(f))
 
     @property
     def wander(self):
         """Seed 000's turn-rate wander as a dict."""
         wd = throng_wander()
-        self.world._call(lib.throng_group_get_wander, self.id,
+        self.world._call(lib.throng_group_get_wander, self._c,
                          ctypes.byref(wd))
         return _struct_to_dict(wd)
 
     def set_wander(self, **changes):
         """Changes the named wander fields, keeping the others."""
         wd = throng_wander()
-        self.world._call(lib.throng_group_get_wander, self.id,
+        self.world._call(lib.throng_group_get_wander, self._c,
                          ctypes.byref(wd))
         _fill_wander(wd, changes)
-        self.world._call(lib.throng_group_set_wander, self.id,
+        self.world._call(lib.throng_group_set_wander, self._c,
                          ctypes.byref(wd))
 
     def set_combine(self, mode):
         """Sets the combination mode: "weighted_average",
         "weighted_sum" or "priority" (or a CombineMode)."""
-        self.world._call(lib.throng_group_set_combine, self.id,
+        self.world._call(lib.throng_group_set_combine, self._c,
                          _enum(CombineMode, mode, "combine"))
 
     # The behaviour list -------------------------------------------------
@@ -1054,7 +1124,7 @@ class Group:
         b = _behaviour(self.world, kind, weight, priority, speed_factor,
                        params)
         index = _u32()
-        self.world._call(lib.throng_group_add_behaviour, self.id,
+        self.world._call(lib.throng_group_add_behaviour, self._c,
                          ctypes.byref(b), ctypes.byref(index))
         return index.value
 
@@ -1063,21 +1133,21 @@ class Group:
         """Replaces behaviour `index` (as add_behaviour builds it)."""
         b = _behaviour(self.world, kind, weight, priority, speed_factor,
                        params)
-        self.world._call(lib.throng_group_set_behaviour, self.id,
+        self.world._call(lib.throng_group_set_behaviour, self._c,
                          _u32v(index, "index"), ctypes.byref(b))
 
     def get_behaviour(self, index):
         """Behaviour `index` as a dict: kind, weight, priority,
         speed_factor and its parameters (objects as WorldObject)."""
         b = throng_behaviour()
-        self.world._call(lib.throng_group_get_behaviour, self.id,
+        self.world._call(lib.throng_group_get_behaviour, self._c,
                          _u32v(index, "index"), ctypes.byref(b))
         return _behaviour_dict(self.world, b)
 
     @property
     def behaviour_count(self):
         out = _u32()
-        self.world._call(lib.throng_group_behaviour_count, self.id,
+        self.world._call(lib.throng_group_behaviour_count, self._c,
                          ctypes.byref(out))
         return out.value
 
@@ -1087,7 +1157,7 @@ class Group:
         return [self.get_behaviour(i) for i in range(self.behaviour_count)]
 
     def clear_behaviours(self):
-        self.world._call(lib.throng_group_clear_behaviours, self.id)
+        self.world._call(lib.throng_group_clear_behaviours, self._c)
 
 
 def _fill(struct, changes, what, enums=None):
@@ -1404,39 +1474,47 @@ class _Pin:
 # ------------------------------------------------------------------------
 
 _COLUMN_NAMES = ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
-                 "ux", "uy", "uz")
+                 "ux", "uy", "uz", "group", "host_key")
 
 
-def _empty_view(use_numpy):
+# The element type of each column: float32, but the group ids (uint32) and
+# host keys (uint64); (ctypes type, NumPy dtype name, memoryview format).
+_COLUMN_TYPES = {"group": (ctypes.c_uint32, "uint32", "I"),
+                 "host_key": (ctypes.c_uint64, "uint64", "Q")}
+_FLOAT_COLUMN = (ctypes.c_float, "float32", "f")
+
+
+def _empty_view(use_numpy, kind=_FLOAT_COLUMN):
     if use_numpy:
-        a = _np.empty(0, dtype=_np.float32)
+        a = _np.empty(0, dtype=kind[1])
         a.flags.writeable = False
         return a
-    return memoryview(b"").cast("f")
+    return memoryview(b"").cast(kind[2])
 
 
-def _view(world, pointer, count, use_numpy):
+def _view(world, pointer, count, use_numpy, kind=_FLOAT_COLUMN):
     """A read-only 1-D view of `count` C floats at `pointer`, sharing the
     memory (no copy). Its base holds the _Block the column lives in, so
     the memory stays valid as long as the view (see "The world's memory"
     above), and a _Pin that the world counts: while a view is alive, the
     world's steps keep the columns in place (World._sync_stable)."""
     if not pointer or count == 0:
-        return _empty_view(use_numpy)
+        return _empty_view(use_numpy, kind)
+    ctype, dtype, fmt = kind
     address = ctypes.cast(pointer, ctypes.c_void_p).value
     block = world._heap.blocks.get(address)
-    if block is None or count * ctypes.sizeof(ctypes.c_float) > block.size:
+    if block is None or count * ctypes.sizeof(ctype) > block.size:
         raise RuntimeError("throng: a column at 0x%x is not a block of the "
                            "binding's allocator" % address)
-    base = (ctypes.c_float * count).from_address(address)
+    base = (ctype * count).from_address(address)
     base._throng_block = block
     base._throng_pin = pin = _Pin()
     world._views.add(pin)
     if use_numpy:
-        a = _np.frombuffer(base, dtype=_np.float32, count=count)
+        a = _np.frombuffer(base, dtype=dtype, count=count)
         a.flags.writeable = False
         return a
-    return memoryview(base).cast("B").cast("f").toreadonly()
+    return memoryview(base).cast("B").cast(fmt).toreadonly()
 
 
 class Columns:
@@ -1481,16 +1559,18 @@ class Columns:
         self._addresses = {}
         for name in _COLUMN_NAMES:
             pointer = getattr(c, name)
+            kind = _COLUMN_TYPES.get(name, _FLOAT_COLUMN)
             if pointer:
                 self._addresses[name] = ctypes.cast(
                     pointer, ctypes.c_void_p).value
-                self._views[name] = _view(world, pointer, c.count, use_numpy)
+                self._views[name] = _view(world, pointer, c.count, use_numpy,
+                                          kind)
             elif self.dims == 2 and (name[1] == "z" or name[0] == "u"):
                 self._addresses[name] = None  # absent in 2D
                 self._views[name] = None
             else:  # an empty world may hand out NULL columns
                 self._addresses[name] = None
-                self._views[name] = _empty_view(use_numpy)
+                self._views[name] = _empty_view(use_numpy, kind)
         world._columns_at = self._addresses["px"]
 
     @property
@@ -1836,7 +1916,7 @@ class World:
         self._id = 0
         self._lock = threading.RLock()
         self._epoch = 0
-        self._group_names = {0: "default"}
+        self._group_names = {}
         self._object_kinds = {}
         # The world's memory (see "The world's memory" above), the live
         # column views (their _Pin objects), whether steps keep the
@@ -2051,7 +2131,8 @@ class World:
         """Adds an agent and returns its Agent handle. Unnamed fields take
         throng_agent_def_default's values (mass 1 kg, max_force 10 N,
         max_speed 1 m/s, radius 0.25 m, group 0, at rest at the origin).
-        group: a Group, a group id or a group name. target_point,
+        group: a Group, a group name, or None for the default group.
+        target_point,
         target_agent and progress, when given, are set right after; if
         one is refused the agent is removed again, so a refused call adds
         nothing. Column views taken before keep showing the live columns
@@ -2071,8 +2152,7 @@ class World:
             d.max_speed = float(max_speed)
         if radius is not None:
             d.radius = float(radius)
-        if group is not None:
-            d.group = self._group_id(group)
+        d.group = self._group_c(group)
         if host_key is not None:
             d.host_key = _u64v(host_key, "host_key")
         out = throng_agent()
@@ -2128,11 +2208,20 @@ class World:
 
     @property
     def default_group(self):
-        return Group(self, 0)
+        """The default group (id 0): agents added without a group."""
+        out = throng_group()
+        self._call(lib.throng_world_default_group, ctypes.byref(out))
+        return self._group(out, "default")
+
+    def _group(self, c, name=None):
+        group = Group(self, c.id, c.generation)
+        if name is not None:
+            self._group_names[(c.id, c.generation)] = name
+        return group
 
     def create_group(self, name=None, flocking=None, wander=None,
                      combine=None):
-        """Creates a group and returns it.
+        """Creates a group and returns its Group handle.
 
         name: optional, unique, at most 63 bytes of UTF-8.
         flocking: dict of throng_flocking fields (separation_weight,
@@ -2161,43 +2250,58 @@ class World:
             if b"\0" in encoded:
                 raise OutOfRangeError("group name must not contain NUL")
             d.name = encoded
-        out = _u32()
+        out = throng_group()
         self._call(lib.throng_group_create, ctypes.byref(d),
                    ctypes.byref(out))
-        if name is not None:
-            self._group_names[out.value] = name
-        return Group(self, out.value)
+        return self._group(out, name)
 
     def group(self, key):
-        """The Group of an id (int) or a name (str): NotFoundError for an
-        unknown name, UnknownGroupError for an id never created (or a
-        Group of another world)."""
+        """The Group named `key` (a str; throng_group_find: NotFoundError
+        when none is), or `key` itself when it is a live Group of this
+        world (StaleHandleError for a removed one or another world's)."""
         if isinstance(key, Group):
-            if key.world is not self:
-                raise UnknownGroupError("the group belongs to another world")
+            self._check_group(key, "group")
             return key
-        if isinstance(key, str):
-            out = _u32()
-            encoded = key.encode("utf-8")
-            if b"\0" in encoded:
-                raise NotFoundError("no group is named %r" % key)
-            self._call(lib.throng_group_find, encoded, ctypes.byref(out))
-            self._group_names[out.value] = key
-            return Group(self, out.value)
-        gid = _u32v(key, "group")
-        # Checks that the id exists (the C call refuses unknown ids).
-        f = throng_flocking()
-        self._call(lib.throng_group_get_flocking, gid, ctypes.byref(f))
-        return Group(self, gid)
+        if not isinstance(key, str):
+            raise TypeError("group: expected a name or a throng.Group, got "
+                            "%r" % (key,))
+        out = throng_group()
+        encoded = key.encode("utf-8")
+        if b"\0" in encoded:
+            raise NotFoundError("no group is named %r" % key)
+        self._call(lib.throng_group_find, encoded, ctypes.byref(out))
+        return self._group(out, key)
 
-    def _group_id(self, value):
-        if isinstance(value, Group):
-            if value.world is not self:
-                raise UnknownGroupError("the group belongs to another world")
-            return value.id
+    def _check_group(self, group, what):
+        if group.world is not self:
+            raise StaleHandleError("%s: the group belongs to another world"
+                                   % what)
+        with self._lock:
+            if not lib.throng_group_valid(self._handle(), group._c):
+                raise StaleHandleError("%s: the group was removed" % what)
+
+    def _group_c(self, value, what="group"):
+        """The C handle of a Group of this world, a group name, or None
+        (the null handle: the default group)."""
+        if value is None:
+            return throng_group()
         if isinstance(value, str):
-            return self.group(value).id
-        return _u32v(value, "group")
+            return self.group(value)._c
+        if not isinstance(value, Group):
+            raise TypeError("%s: expected a throng.Group, a group name or "
+                            "None, got %r" % (what, value))
+        if value.world is not self:
+            raise StaleHandleError("%s: the group belongs to another world"
+                                   % what)
+        return value._c
+
+    def remove_group(self, group):
+        """Removes a group (see Group.remove)."""
+        handle = self._group_c(group, "remove_group")
+        if group is None:
+            raise TypeError("remove_group: expected a throng.Group")
+        self._call(lib.throng_group_remove, handle)
+        self._group_names.pop((handle.id, handle.generation), None)
 
     # Static objects -----------------------------------------------------
 
@@ -2213,91 +2317,131 @@ class World:
         return WorldObject(self, object_id, generation,
                            self._object_kinds.get((object_id, generation)))
 
-    def add_obstacle_sphere(self, center, radius):
-        """A circle (2D) or sphere (3D) obstacle; radius > 0 metres."""
+    def add_obstacle(self, definition=None, **fields):
+        """Adds an obstacle (throng_obstacle_add) from an ObstacleDef or
+        its fields as keywords: a sphere (circle in 2D; the default kind)
+        with center and radius, or kind="box" with min and max. A field
+        the kind does not read must be left out (else InvalidArgError,
+        as C says: "min is for boxes")."""
+        d = _object_def(ObstacleDef, definition, fields)
+        c = lib.throng_obstacle_def_default()
+        _fill_def(c, d, self.dimensions)
+        if c.kind == ObjectKind.BOX and d.radius is None:
+            c.radius = 0.0  # a box has no radius; the default is a sphere's
+        return self._new_object(lib.throng_obstacle_add,
+                                _OBJECT_KIND_NAMES.get(c.kind),
+                                ctypes.byref(c))
+
+    def add_wall(self, definition=None, **fields):
+        """Adds a wall (throng_wall_add) from a WallDef or its fields: a
+        two-sided segment from a to b (2D worlds only; the default kind),
+        or kind="plane" through point with normal towards the side agents
+        belong on (a line in 2D)."""
+        d = _object_def(WallDef, definition, fields)
+        c = lib.throng_wall_def_default()
+        _fill_def(c, d, self.dimensions)
+        return self._new_object(lib.throng_wall_add,
+                                _OBJECT_KIND_NAMES.get(c.kind),
+                                ctypes.byref(c))
+
+    def add_path(self, definition=None, **fields):
+        """Adds a polyline path (throng_path_add) from a PathDef or its
+        fields: points (each `dimensions` numbers, or an (n, dims) NumPy
+        array), radius (the corridor, default 1) and closed."""
+        d = _object_def(PathDef, definition, fields)
+        c = lib.throng_path_def_default()
         n = self.dimensions
-        return self._new_object(lib.throng_obstacle_add_sphere, "sphere",
-                                _vec3(center, n, "center"), float(radius))
+        keep = None
+        if d.points is not None:
+            try:
+                rows = [_vec3(p, n, "path point") for p in d.points]
+            except TypeError:
+                raise TypeError("points must be a sequence of points")
+            keep = (ctypes.c_float * max(3 * len(rows), 1))()
+            for i, row in enumerate(rows):
+                keep[3 * i:3 * i + 3] = list(row)
+            c.points = ctypes.cast(keep, _c_float_p)
+            c.point_count = _u32v(len(rows), "point count")
+        if d.radius is not None:
+            c.radius = float(d.radius)
+        if d.closed is not None:
+            c.closed = bool(d.closed)
+        return self._new_object(lib.throng_path_add, "path",
+                                ctypes.byref(c))
+
+    def add_flow_field(self, definition=None, **fields):
+        """Adds a flow field (throng_flow_field_add) from a FlowFieldDef
+        or its fields: a grid of vectors sampled bilinearly (2D) or
+        trilinearly (3D), cell (i, j[, k]) holding the vector at origin +
+        cell_size * (i, j, k). size: points per axis (`dimensions` ints).
+        vectors: size[0] * size[1] (* size[2]) vectors of `dimensions`
+        floats, x fastest, as a flat sequence, nested sequences or any
+        NumPy array of that many floats (e.g. shaped (ny, nx, 2)).
+        Copied."""
+        d = _object_def(FlowFieldDef, definition, fields)
+        n = self.dimensions
+        c = lib.throng_flow_field_def_default()
+        if d.origin is not None:
+            c.origin = _vec3(d.origin, n, "origin")
+        if d.cell_size is not None:
+            c.cell_size = float(d.cell_size)
+        if d.size is not None:
+            size = list(d.size)
+            if len(size) != n:
+                raise OutOfRangeError("size must have %d entries, got %d"
+                                      % (n, len(size)))
+            for a, v in enumerate(size):
+                c.size[a] = _u32v(v, "size[%d]" % a)
+        cells = 1
+        for a in range(n):
+            cells *= c.size[a]
+        keep = None
+        if d.vectors is not None:
+            want = cells * n
+            if _np is not None and not isinstance(d.vectors, (list, tuple)):
+                keep = _np.ascontiguousarray(d.vectors, dtype=_np.float32)
+                keep = keep.reshape(-1)
+                got = keep.size
+                pointer = keep.ctypes.data_as(_c_float_p)
+            else:
+                flat = list(_flatten(d.vectors))
+                got = len(flat)
+                keep = (ctypes.c_float * max(got, 1))(*flat)
+                pointer = ctypes.cast(keep, _c_float_p)
+            if got != want:
+                raise OutOfRangeError(
+                    "a flow field of size %s needs %d floats, got %d"
+                    % (tuple(c.size[:n]), want, got))
+            c.vectors = pointer
+        return self._new_object(lib.throng_flow_field_add, "flow_field",
+                                ctypes.byref(c))
+
+    # The spellings of 0.4, kept as short forms of the verbs above.
+
+    def add_obstacle_sphere(self, center, radius):
+        """add_obstacle(center=center, radius=radius)."""
+        return self.add_obstacle(center=center, radius=radius)
 
     def add_obstacle_box(self, min, max):  # noqa: A002 (the C names)
-        """An axis-aligned rectangle (2D) or box (3D): min < max."""
-        n = self.dimensions
-        return self._new_object(lib.throng_obstacle_add_box, "box",
-                                _vec3(min, n, "min"), _vec3(max, n, "max"))
+        """add_obstacle(kind="box", min=min, max=max)."""
+        return self.add_obstacle(kind="box", min=min, max=max)
 
     def add_wall_segment(self, a, b):
-        """A two-sided wall segment (2D worlds only)."""
-        n = self.dimensions
-        return self._new_object(lib.throng_wall_add_segment, "segment",
-                                _vec3(a, n, "a"), _vec3(b, n, "b"))
+        """add_wall(a=a, b=b)."""
+        return self.add_wall(a=a, b=b)
 
     def add_wall_plane(self, point, normal):
-        """A one-sided wall (a line in 2D, a plane in 3D) whose normal
-        points to the side agents belong on."""
-        n = self.dimensions
-        return self._new_object(lib.throng_wall_add_plane, "plane",
-                                _vec3(point, n, "point"),
-                                _vec3(normal, n, "normal"))
+        """add_wall(kind="plane", point=point, normal=normal)."""
+        return self.add_wall(kind="plane", point=point, normal=normal)
 
     def create_path(self, points, radius, closed=False):
-        """A polyline path through `points` (each `dimensions` numbers; a
-        NumPy (n, dims) array works too) with corridor `radius`."""
-        n = self.dimensions
-        try:
-            rows = [_vec3(p, n, "path point") for p in points]
-        except TypeError:
-            raise TypeError("points must be a sequence of points")
-        flat = (ctypes.c_float * (3 * len(rows)))()
-        for i, row in enumerate(rows):
-            flat[3 * i:3 * i + 3] = list(row)
-        return self._new_object(lib.throng_path_create, "path",
-                                ctypes.cast(flat, _c_float_p),
-                                _u32v(len(rows), "point count"),
-                                float(radius), bool(closed))
+        """add_path(points=points, radius=radius, closed=closed)."""
+        return self.add_path(points=points, radius=radius, closed=closed)
 
     def create_flow_field(self, origin, cell_size, size, vectors):
-        """A grid of vectors sampled bilinearly (2D) or trilinearly (3D):
-        cell (i, j[, k]) holds the vector at origin + cell_size * (i, j,
-        k). size: points per axis (`dimensions` ints). vectors: the
-        size[0] * size[1] (* size[2]) vectors of `dimensions` floats, x
-        fastest, as a flat sequence, nested sequences or any NumPy array
-        of that many floats (e.g. shaped (ny, nx, 2)). Copied."""
-        n = self.dimensions
-        d = throng_flow_field_def()
-        d.origin = _vec3(origin, n, "origin")
-        d.cell_size = float(cell_size)
-        size = list(size)
-        if len(size) != n:
-            raise OutOfRangeError("size must have %d entries, got %d"
-                                  % (n, len(size)))
-        cells = 1
-        for a, s in enumerate(size):
-            d.size[a] = _u32v(s, "size[%d]" % a)
-            cells *= d.size[a]
-        if n == 2:
-            d.size[2] = 1
-        want = cells * n
-        if _np is not None and not isinstance(vectors, (list, tuple)):
-            arr = _np.ascontiguousarray(vectors, dtype=_np.float32)
-            arr = arr.reshape(-1)
-            if arr.size != want:
-                raise OutOfRangeError(
-                    "a flow field of size %s needs %d floats, got %d"
-                    % (tuple(size), want, arr.size))
-            d.vectors = arr.ctypes.data_as(_c_float_p)
-            keep = arr
-        else:
-            flat = list(_flatten(vectors))
-            if len(flat) != want:
-                raise OutOfRangeError(
-                    "a flow field of size %s needs %d floats, got %d"
-                    % (tuple(size), want, len(flat)))
-            keep = (ctypes.c_float * max(want, 1))(*flat)
-            d.vectors = ctypes.cast(keep, _c_float_p)
-        obj = self._new_object(lib.throng_flow_field_create, "flow_field",
-                               ctypes.byref(d))
-        del keep  # C copied the vectors
-        return obj
+        """add_flow_field(origin=, cell_size=, size=, vectors=)."""
+        return self.add_flow_field(origin=origin, cell_size=cell_size,
+                                   size=size, vectors=vectors)
 
     def remove_object(self, obj):
         """Removes a static object; behaviours naming it go quiet. An
@@ -2420,10 +2564,12 @@ class World:
         handle of this world that is live comes back as it is. Anything
         else, and an agent or object that no longer lives here, raises
         StaleHandleError."""
-        if isinstance(handle, Agent):
+        if isinstance(handle, (Agent, WorldObject, Group)):
             handle = handle._c
-        elif isinstance(handle, WorldObject):
-            handle = handle._c
+        if isinstance(handle, throng_group):
+            out = throng_group()
+            self._call(lib.throng_group_rebind, handle, ctypes.byref(out))
+            return self._group(out)
         if isinstance(handle, throng_agent):
             out = throng_agent()
             self._call(lib.throng_agent_rebind, handle, ctypes.byref(out))
@@ -2432,7 +2578,8 @@ class World:
             out = throng_object()
             self._call(lib.throng_object_rebind, handle, ctypes.byref(out))
             return self._object(out.id, out.generation)
-        raise TypeError("rebind: expected an Agent, a WorldObject or a C "
+        raise TypeError("rebind: expected an Agent, a WorldObject, a Group "
+                        "or a C "
                         "handle, got %r" % (handle,))
 
     # Queries ------------------------------------------------------------
@@ -2521,6 +2668,75 @@ class World:
 
     def headings_copy(self):
         return self._copy(("fx", "fy", "fz"))
+
+
+@dataclasses.dataclass
+class ObstacleDef:
+    """throng_obstacle_def. None leaves a field at
+    throng_obstacle_def_default's value (a sphere of radius 1 at the
+    origin, everything else 0), but a box's radius at 0. kind: "sphere"
+    or "box" (or an ObjectKind)."""
+    kind: object = None
+    center: object = None
+    radius: object = None
+    min: object = None
+    max: object = None
+
+
+@dataclasses.dataclass
+class WallDef:
+    """throng_wall_def. kind: "segment" (default; a, b) or "plane"
+    (point, normal)."""
+    kind: object = None
+    a: object = None
+    b: object = None
+    point: object = None
+    normal: object = None
+
+
+@dataclasses.dataclass
+class PathDef:
+    """throng_path_def: points (copied), radius (default 1), closed."""
+    points: object = None
+    radius: object = None
+    closed: object = None
+
+
+@dataclasses.dataclass
+class FlowFieldDef:
+    """throng_flow_field_def: origin (default 0), cell_size (default 1),
+    size (points per axis, default 1 each), vectors (copied)."""
+    origin: object = None
+    cell_size: object = None
+    size: object = None
+    vectors: object = None
+
+
+def _object_def(cls, definition, fields):
+    if definition is None:
+        return cls(**fields)
+    if fields:
+        raise TypeError("give a %s or keywords, not both" % cls.__name__)
+    if not isinstance(definition, cls):
+        raise TypeError("expected a throng.%s, got %r"
+                        % (cls.__name__, definition))
+    return definition
+
+
+def _fill_def(c, d, dims):
+    """The fields of an ObstacleDef or WallDef that are not None into its
+    C struct: vectors of `dims` numbers, kinds by name or ObjectKind."""
+    for name, ctype in c._fields_:
+        value = getattr(d, name)
+        if value is None:
+            continue
+        if name == "kind":
+            value = _enum(ObjectKind, value, "kind")
+        elif ctype is c_float3:
+            value = _vec3(value, dims, name)
+        else:
+            value = float(value)
+        setattr(c, name, value)
 
 
 def _path_bytes(path):
