@@ -25,8 +25,7 @@ Shape of the binding:
   destroys it; __del__ does the same for a world that was never closed.
   Agent, Group and WorldObject are small handles that keep their world
   alive; after close() any call through them raises ValueError. A handle
-  given to another world's method raises StaleHandleError (agents,
-  objects) or UnknownGroupError (groups).
+  given to another world's method raises StaleHandleError.
 - The world's memory comes from the binding's allocator, in blocks that
   Python owns; a column view holds the block it reads, so no view ever
   reads freed memory: not after close(), not after a growth, not after a
