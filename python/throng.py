@@ -25,8 +25,7 @@ Shape of the binding:
   destroys it; __del__ does the same for a world that was never closed.
   Agent, Group and WorldObject are small handles that keep their world
   alive; after close() any call through them raises ValueError. A handle
-  given to another world's method raises StaleHandleError (agents,
-  objects) or UnknownGroupError (groups).
+  given to another world's method raises StaleHandleError.
 - The world's memory comes from the binding's allocator, in blocks that
   Python owns; a column view holds the block it reads, so no view ever
   reads freed memory: not after close(), not after a growth, not after a
@@ -45,7 +44,7 @@ Shape of the binding:
 
 Finding the library: the environment variable THRONG_LIBRARY (a path to the
 .so) when set; else ../build/libthrong.so relative to this file (the
-repository's default build); else the system's libthrong.so.0.4 (the
+repository's default build); else the system's libthrong.so.0.5 (the
 soname of the ABI this binding mirrors) or libthrong.so
 (ctypes.util.find_library). The path in use is
 `throng.library_path`.
@@ -53,8 +52,10 @@ soname of the ABI this binding mirrors) or libthrong.so
 
 import ctypes
 import ctypes.util
+import dataclasses
 import enum
 import os
+import struct
 import threading
 import weakref
 from collections import namedtuple
@@ -70,7 +71,9 @@ __all__ = [
     "StaleHandleError", "UnknownGroupError", "DuplicateKeyError",
     "NotFoundError", "OutOfMemoryError", "CapacityError",
     "BadSnapshotError", "VersionError", "IOError_", "UnsupportedError",
-    "BusyError", "InvalidArgError",
+    "BusyError", "InvalidArgError", "TaskPool", "TaskPoolError",
+    "ObjectKind", "ObstacleDef", "WallDef", "PathDef", "FlowFieldDef",
+    "simd_from_name", "flocking_default",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
     "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp", "Simd",
     "version", "status_string", "simd_best", "simd_supported",
@@ -79,9 +82,9 @@ __all__ = [
 
 have_numpy = _np is not None
 
-# The header this binding mirrors: 0.4.x (structs as of that version).
+# The header this binding mirrors: 0.5.x (structs as of that version).
 _ABI_MAJOR = 0
-_ABI_MIN_MINOR = 4
+_ABI_MIN_MINOR = 5
 
 # ------------------------------------------------------------------------
 # Enums (names as in throng.h without the prefix; values are the C ones)
@@ -121,6 +124,16 @@ class Boundary(enum.IntEnum):
     PERIODIC = 1
 
 
+class ObjectKind(enum.IntEnum):
+    """What a static object is (throng_object_kind)."""
+    SPHERE = 1
+    BOX = 2
+    SEGMENT = 3
+    PLANE = 4
+    PATH = 5
+    FLOW = 6
+
+
 class Simd(enum.IntEnum):
     """The kernels' instruction set (throng_simd). AUTO: the widest this
     CPU and the library's build offer."""
@@ -158,6 +171,12 @@ MAX_BEHAVIOURS = 16
 MAX_OBJECTS = 1 << 24
 MAX_PATH_POINTS = 1 << 20
 MAX_FLOW_CELLS = 1 << 26
+MAX_GRID_CELLS = 1 << 24
+MAX_WORKERS = 1024
+MAX_NEIGHBOUR_CAP = 1024
+MIN_LENGTH = 1e-9
+MAX_LENGTH = 1e9
+SNAPSHOT_VERSION = 4
 
 # ------------------------------------------------------------------------
 # ctypes mirrors of the public structs, field for field
@@ -185,8 +204,8 @@ class throng_world_def(ctypes.Structure):
                 ("max_dt", ctypes.c_float),
                 ("max_substeps", ctypes.c_uint32),
                 ("simd", _c_enum),
-                # The host's task hooks: mirrored for the layout only; the
-                # binding leaves them NULL (steps run on OpenMP threads).
+                # The host's task hooks: a TaskPool's (World(task_pool=)),
+                # else NULL (steps run on OpenMP threads).
                 ("enqueue_task", ctypes.c_void_p),
                 ("finish_task", ctypes.c_void_p),
                 ("task_context", ctypes.c_void_p),
@@ -216,11 +235,16 @@ class throng_agent(ctypes.Structure):
                 ("world", ctypes.c_uint64)]
 
 
+class throng_group(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint32), ("generation", ctypes.c_uint32),
+                ("world", ctypes.c_uint64)]
+
+
 class throng_agent_def(ctypes.Structure):
     _fields_ = [("position", c_float3), ("velocity", c_float3),
                 ("mass", ctypes.c_float), ("max_force", ctypes.c_float),
                 ("max_speed", ctypes.c_float), ("radius", ctypes.c_float),
-                ("group", ctypes.c_uint32), ("host_key", ctypes.c_uint64)]
+                ("group", throng_group), ("host_key", ctypes.c_uint64)]
 
 
 _c_float_p = ctypes.POINTER(ctypes.c_float)
@@ -230,7 +254,9 @@ class throng_columns(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint32)] + [
         (name, _c_float_p)
         for name in ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
-                     "ux", "uy", "uz")]
+                     "ux", "uy", "uz")] + [
+        ("group", ctypes.POINTER(ctypes.c_uint32)),
+        ("host_key", ctypes.POINTER(ctypes.c_uint64))]
 
 
 class throng_group_def(ctypes.Structure):
@@ -241,6 +267,36 @@ class throng_group_def(ctypes.Structure):
 class throng_flow_field_def(ctypes.Structure):
     _fields_ = [("origin", c_float3), ("cell_size", ctypes.c_float),
                 ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_obstacle_def(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("center", c_float3),
+                ("radius", ctypes.c_float), ("min", c_float3),
+                ("max", c_float3)]
+
+
+class throng_wall_def(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("a", c_float3), ("b", c_float3),
+                ("point", c_float3), ("normal", c_float3)]
+
+
+class throng_path_def(ctypes.Structure):
+    _fields_ = [("points", _c_float_p), ("point_count", ctypes.c_uint32),
+                ("radius", ctypes.c_float), ("closed", ctypes.c_bool)]
+
+
+class throng_object_info(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("a", c_float3), ("b", c_float3),
+                ("radius", ctypes.c_float),
+                ("point_count", ctypes.c_uint32), ("points", _c_float_p),
+                ("closed", ctypes.c_bool), ("cell_size", ctypes.c_float),
+                ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_world_load_def(ctypes.Structure):
+    _fields_ = [("allocator", throng_allocator),
+                ("error", ctypes.c_char_p),
+                ("error_capacity", ctypes.c_size_t)]
 
 
 # ------------------------------------------------------------------------
@@ -332,40 +388,62 @@ _SIGNATURES = {
     "throng_behaviour_default": (throng_behaviour, [_c_enum]),
     "throng_flocking_default": (throng_flocking, []),
     "throng_group_def_default": (throng_group_def, []),
-    "throng_group_create": (_st, [_w, _P(throng_group_def), _P(_u32)]),
-    "throng_group_find": (_st, [_w, ctypes.c_char_p, _P(_u32)]),
-    "throng_group_get_flocking": (_st, [_w, _u32, _P(throng_flocking)]),
-    "throng_group_set_flocking": (_st, [_w, _u32, _P(throng_flocking)]),
-    "throng_group_set_combine": (_st, [_w, _u32, _c_enum]),
-    "throng_group_get_wander": (_st, [_w, _u32, _P(throng_wander)]),
-    "throng_group_set_wander": (_st, [_w, _u32, _P(throng_wander)]),
-    "throng_group_add_behaviour": (_st, [_w, _u32, _P(throng_behaviour),
-                                         _P(_u32)]),
-    "throng_group_set_behaviour": (_st, [_w, _u32, _u32,
+    "throng_group_create": (_st, [_w, _P(throng_group_def),
+                                  _P(throng_group)]),
+    "throng_group_find": (_st, [_w, ctypes.c_char_p, _P(throng_group)]),
+    "throng_world_default_group": (_st, [_w, _P(throng_group)]),
+    "throng_group_valid": (ctypes.c_bool, [_w, throng_group]),
+    "throng_group_remove": (_st, [_w, throng_group]),
+    "throng_group_rebind": (_st, [_w, throng_group, _P(throng_group)]),
+    "throng_group_get_flocking": (_st, [_w, throng_group,
+                                        _P(throng_flocking)]),
+    "throng_group_set_flocking": (_st, [_w, throng_group,
+                                        _P(throng_flocking)]),
+    "throng_group_set_combine": (_st, [_w, throng_group, _c_enum]),
+    "throng_group_get_wander": (_st, [_w, throng_group, _P(throng_wander)]),
+    "throng_group_set_wander": (_st, [_w, throng_group, _P(throng_wander)]),
+    "throng_group_add_behaviour": (_st, [_w, throng_group,
+                                         _P(throng_behaviour), _P(_u32)]),
+    "throng_group_set_behaviour": (_st, [_w, throng_group, _u32,
                                          _P(throng_behaviour)]),
-    "throng_group_get_behaviour": (_st, [_w, _u32, _u32,
+    "throng_group_get_behaviour": (_st, [_w, throng_group, _u32,
                                          _P(throng_behaviour)]),
-    "throng_group_behaviour_count": (_st, [_w, _u32, _P(_u32)]),
-    "throng_group_clear_behaviours": (_st, [_w, _u32]),
-    "throng_obstacle_add_sphere": (_st, [_w, c_float3, _f,
-                                         _P(throng_object)]),
-    "throng_obstacle_add_box": (_st, [_w, c_float3, c_float3,
-                                      _P(throng_object)]),
-    "throng_wall_add_segment": (_st, [_w, c_float3, c_float3,
-                                      _P(throng_object)]),
-    "throng_wall_add_plane": (_st, [_w, c_float3, c_float3,
+    "throng_group_behaviour_count": (_st, [_w, throng_group, _P(_u32)]),
+    "throng_group_clear_behaviours": (_st, [_w, throng_group]),
+    "throng_obstacle_def_default": (throng_obstacle_def, []),
+    "throng_obstacle_add": (_st, [_w, _P(throng_obstacle_def),
+                                  _P(throng_object)]),
+    "throng_wall_def_default": (throng_wall_def, []),
+    "throng_wall_add": (_st, [_w, _P(throng_wall_def), _P(throng_object)]),
+    "throng_path_def_default": (throng_path_def, []),
+    "throng_path_add": (_st, [_w, _P(throng_path_def), _P(throng_object)]),
+    "throng_flow_field_def_default": (throng_flow_field_def, []),
+    "throng_flow_field_add": (_st, [_w, _P(throng_flow_field_def),
                                     _P(throng_object)]),
-    "throng_path_create": (_st, [_w, _c_float_p, _u32, _f, ctypes.c_bool,
-                                 _P(throng_object)]),
-    "throng_flow_field_create": (_st, [_w, _P(throng_flow_field_def),
-                                       _P(throng_object)]),
     "throng_object_remove": (_st, [_w, throng_object]),
+    "throng_object_rebind": (_st, [_w, throng_object, _P(throng_object)]),
+    "throng_object_get": (_st, [_w, throng_object, _P(throng_object_info)]),
+    "throng_world_object_at": (_st, [_w, _u32, _P(throng_object)]),
+    "throng_agent_rebind": (_st, [_w, throng_agent, _P(throng_agent)]),
+    # Function pointers go as addresses (see TaskPool).
+    "throng_world_set_task_hooks": (_st, [_w, ctypes.c_void_p,
+                                          ctypes.c_void_p, ctypes.c_void_p,
+                                          _u32]),
+    "throng_world_snapshot_size": (_st, [_w, _P(ctypes.c_size_t)]),
+    "throng_world_save": (_st, [_w, ctypes.c_void_p, ctypes.c_size_t,
+                                _P(ctypes.c_size_t)]),
+    "throng_world_save_file": (_st, [_w, ctypes.c_char_p]),
+    "throng_world_load_def_default": (throng_world_load_def, []),
+    "throng_world_load": (_st, [ctypes.c_void_p, ctypes.c_size_t,
+                                _P(throng_world_load_def), _P(_w)]),
+    "throng_world_load_file": (_st, [ctypes.c_char_p,
+                                     _P(throng_world_load_def), _P(_w)]),
 }
 # The per-agent getters and setters of one value: float[3], float, u32, u64.
 for _name, _ctype in (("position", c_float3), ("velocity", c_float3),
                       ("target_point", c_float3), ("mass", _f),
                       ("max_force", _f), ("max_speed", _f), ("radius", _f),
-                      ("group", _u32), ("progress", _u32),
+                      ("group", throng_group), ("progress", _u32),
                       ("host_key", _u64)):
     _out = _ctype if _ctype is c_float3 else _P(_ctype)
     _SIGNATURES["throng_agent_get_" + _name] = (_st, [_w, throng_agent, _out])
@@ -416,6 +494,30 @@ def simd_supported(simd):
     """True when a world can run the path `simd`, a name ("avx512") or a
     Simd value; "auto" always can (throng_simd_supported)."""
     return bool(lib.throng_simd_supported(_enum(Simd, simd, "simd")))
+
+
+def simd_from_name(name):
+    """The Simd of a path's name exactly as the library spells it ("avx2",
+    "auto"; throng_simd_from_name); NotFoundError for any other name."""
+    if not isinstance(name, str):
+        raise TypeError("simd_from_name: expected a str, got %r" % (name,))
+    out = _c_enum()
+    encoded = name.encode("utf-8")
+    status = (Status.ERR_NOT_FOUND if b"\0" in encoded else
+              lib.throng_simd_from_name(encoded, ctypes.byref(out)))
+    if status != Status.OK:
+        raise _error(status, "throng_simd_from_name: no SIMD path is named "
+                     "%r" % name)
+    return Simd(out.value)
+
+
+def flocking_default():
+    """throng_flocking_default() as a dict (the flocking a group gets when
+    create_group is given none, before its radii are clamped to the
+    world's neighbour radius)."""
+    d = _struct_to_dict(lib.throng_flocking_default())
+    d["separation_mode"] = SeparationMode(d["separation_mode"])
+    return d
 
 # ------------------------------------------------------------------------
 # Errors
@@ -490,6 +592,12 @@ class IOError_(ThrongError, OSError):
 
 class UnsupportedError(ThrongError):
     status = Status.ERR_UNSUPPORTED
+
+
+class InvalidArgError(ThrongError, ValueError):
+    """A field the call would ignore is set (a sphere's min, a plane's
+    a), or a group to remove is in use."""
+    status = Status.ERR_INVALID_ARG
 
 
 class BusyError(ThrongError):
@@ -616,6 +724,12 @@ class Agent:
         # The C handle carries the world's id (throng_world_id).
         return throng_agent(self.slot, self.generation, self.world._id)
 
+    @property
+    def c_handle(self):
+        """The C handle (a throng_agent: slot, generation and the world's
+        id), e.g. to keep across a save and rebind later."""
+        return self._c
+
     def __eq__(self, other):
         return (isinstance(other, Agent) and other.world is self.world and
                 other.slot == self.slot and
@@ -657,7 +771,9 @@ class Agent:
         return dict(position=tuple(d.position[:n]),
                     velocity=tuple(d.velocity[:n]), mass=d.mass,
                     max_force=d.max_force, max_speed=d.max_speed,
-                    radius=d.radius, group=d.group, host_key=d.host_key)
+                    radius=d.radius,
+                    group=self.world._group(d.group),
+                    host_key=d.host_key)
 
     def _get_vec(self, name):
         out = c_float3()
@@ -713,12 +829,16 @@ class Agent:
 
     @property
     def group(self):
-        """The agent's Group; set it with a Group, a group id or a name."""
-        return self.world.group(self._get_scalar("group", _u32))
+        """The agent's Group; set it with a Group, a group name or None
+        (the default group)."""
+        out = throng_group()
+        self.world._call(lib.throng_agent_get_group, self._c,
+                         ctypes.byref(out))
+        return self.world._group(out)
 
     @group.setter
     def group(self, value):
-        self._set_scalar("group", self.world._group_id(value))
+        self._set_scalar("group", self.world._group_c(value))
 
     @property
     def target_agent(self):
@@ -766,36 +886,61 @@ def _agent_c(value, world, what):
 
 
 class Group:
-    """A steering recipe that agents name. Group 0 (world.default_group)
-    always exists and makes agents coast."""
+    """A handle to a group, a steering recipe that agents name: its `id`
+    (the row value agents of the group carry in the columns' `group`; the
+    default group, world.default_group, is id 0 and always exists),
+    `generation` (counts the groups given this id, from 1) and `world`.
+    It names the same group until the group is removed; then it is
+    refused (StaleHandleError), as is a Group of another world."""
 
-    __slots__ = ("world", "id")
+    __slots__ = ("world", "id", "generation")
 
-    def __init__(self, world, group_id):
+    def __init__(self, world, group_id, generation):
         self.world = world
         self.id = group_id
+        self.generation = generation
+
+    @property
+    def _c(self):
+        return throng_group(self.id, self.generation, self.world._id)
+
+    @property
+    def c_handle(self):
+        """The C handle (a throng_group: id, generation, the world's id)."""
+        return self._c
 
     def __eq__(self, other):
         return (isinstance(other, Group) and other.world is self.world and
-                other.id == self.id)
+                other.id == self.id and other.generation == self.generation)
 
     def __hash__(self):
-        return hash((id(self.world), self.id))
-
-    def __int__(self):
-        return self.id
-
-    def __index__(self):
-        return self.id
+        return hash((id(self.world), self.id, self.generation))
 
     @property
     def name(self):
         """The name given at creation (or found by), None if unknown."""
-        return self.world._group_names.get(self.id)
+        return self.world._group_names.get((self.id, self.generation))
 
     def __repr__(self):
-        return "<throng.Group %d%s>" % (
-            self.id, " %r" % self.name if self.name else "")
+        return "<throng.Group %d generation=%d%s>" % (
+            self.id, self.generation,
+            " %r" % self.name if self.name else "")
+
+    @property
+    def valid(self):
+        """True while the group lives in an open world."""
+        w = self.world
+        if w._ptr is None:
+            return False
+        with w._lock:
+            return bool(lib.throng_group_valid(w._handle(), self._c))
+
+    def remove(self):
+        """Removes the group (throng_group_remove): InvalidArgError while
+        any agent belongs to it (the sentence says how many) and for the
+        default group. Its name is free again; its id goes to a later
+        group with the next generation."""
+        self.world.remove_group(self)
 
     # Flocking, wander and combination ----------------------------------
 
@@ -803,7 +948,7 @@ class Group:
     def flocking(self):
         """The flocking rules as a dict (enum fields as enum members)."""
         f = throng_flocking()
-        self.world._call(lib.throng_group_get_flocking, self.id,
+        self.world._call(lib.throng_group_get_flocking, self._c,
                          ctypes.byref(f))
         d = _struct_to_dict(f)
         d["separation_mode"] = SeparationMode(d["separation_mode"])
@@ -812,33 +957,33 @@ class Group:
     def set_flocking(self, **changes):
         """Changes the named flocking fields, keeping the others."""
         f = throng_flocking()
-        self.world._call(lib.throng_group_get_flocking, self.id,
+        self.world._call(lib.throng_group_get_flocking, self._c,
                          ctypes.byref(f))
         _fill_flocking(f, changes)
-        self.world._call(lib.throng_group_set_flocking, self.id,
+        self.world._call(lib.throng_group_set_flocking, self._c,
                          ctypes.byref(f))
 
     @property
     def wander(self):
         """Seed 000's turn-rate wander as a dict."""
         wd = throng_wander()
-        self.world._call(lib.throng_group_get_wander, self.id,
+        self.world._call(lib.throng_group_get_wander, self._c,
                          ctypes.byref(wd))
         return _struct_to_dict(wd)
 
     def set_wander(self, **changes):
         """Changes the named wander fields, keeping the others."""
         wd = throng_wander()
-        self.world._call(lib.throng_group_get_wander, self.id,
+        self.world._call(lib.throng_group_get_wander, self._c,
                          ctypes.byref(wd))
         _fill_wander(wd, changes)
-        self.world._call(lib.throng_group_set_wander, self.id,
+        self.world._call(lib.throng_group_set_wander, self._c,
                          ctypes.byref(wd))
 
     def set_combine(self, mode):
         """Sets the combination mode: "weighted_average",
         "weighted_sum" or "priority" (or a CombineMode)."""
-        self.world._call(lib.throng_group_set_combine, self.id,
+        self.world._call(lib.throng_group_set_combine, self._c,
                          _enum(CombineMode, mode, "combine"))
 
     # The behaviour list -------------------------------------------------
@@ -859,7 +1004,7 @@ class Group:
         b = _behaviour(self.world, kind, weight, priority, speed_factor,
                        params)
         index = _u32()
-        self.world._call(lib.throng_group_add_behaviour, self.id,
+        self.world._call(lib.throng_group_add_behaviour, self._c,
                          ctypes.byref(b), ctypes.byref(index))
         return index.value
 
@@ -868,21 +1013,21 @@ class Group:
         """Replaces behaviour `index` (as add_behaviour builds it)."""
         b = _behaviour(self.world, kind, weight, priority, speed_factor,
                        params)
-        self.world._call(lib.throng_group_set_behaviour, self.id,
+        self.world._call(lib.throng_group_set_behaviour, self._c,
                          _u32v(index, "index"), ctypes.byref(b))
 
     def get_behaviour(self, index):
         """Behaviour `index` as a dict: kind, weight, priority,
         speed_factor and its parameters (objects as WorldObject)."""
         b = throng_behaviour()
-        self.world._call(lib.throng_group_get_behaviour, self.id,
+        self.world._call(lib.throng_group_get_behaviour, self._c,
                          _u32v(index, "index"), ctypes.byref(b))
         return _behaviour_dict(self.world, b)
 
     @property
     def behaviour_count(self):
         out = _u32()
-        self.world._call(lib.throng_group_behaviour_count, self.id,
+        self.world._call(lib.throng_group_behaviour_count, self._c,
                          ctypes.byref(out))
         return out.value
 
@@ -892,7 +1037,7 @@ class Group:
         return [self.get_behaviour(i) for i in range(self.behaviour_count)]
 
     def clear_behaviours(self):
-        self.world._call(lib.throng_group_clear_behaviours, self.id)
+        self.world._call(lib.throng_group_clear_behaviours, self._c)
 
 
 def _fill(struct, changes, what, enums=None):
@@ -988,23 +1133,116 @@ def _behaviour_dict(world, b):
     return d
 
 
+# WorldObject.kind's names of the ObjectKind values.
+_OBJECT_KIND_NAMES = {
+    ObjectKind.SPHERE: "sphere", ObjectKind.BOX: "box",
+    ObjectKind.SEGMENT: "segment", ObjectKind.PLANE: "plane",
+    ObjectKind.PATH: "path", ObjectKind.FLOW: "flow_field",
+}
+
+
+def _floats(pointer, count):
+    """A copy of `count` C floats: a float32 NumPy array, else a list."""
+    if not pointer or count == 0:
+        return _np.empty(0, dtype=_np.float32) if _np is not None else []
+    if _np is not None:
+        return _np.ctypeslib.as_array(pointer, shape=(count,)).copy()
+    return list(pointer[:count])
+
+
+def _object_info_dict(world, info):
+    """throng_object_info as a dict with the fields of its kind, named as
+    the world methods that make such an object name them; arrays are
+    copies ((n, dims) float32 arrays with NumPy, else lists of tuples)."""
+    kind = ObjectKind(info.kind)
+    n = world.dimensions
+    a, b = tuple(info.a[:n]), tuple(info.b[:n])
+    if kind == ObjectKind.SPHERE:
+        return dict(kind="sphere", center=a, radius=info.radius)
+    if kind == ObjectKind.BOX:
+        return dict(kind="box", min=a, max=b)
+    if kind == ObjectKind.SEGMENT:
+        return dict(kind="segment", a=a, b=b)
+    if kind == ObjectKind.PLANE:
+        return dict(kind="plane", point=a, normal=b)
+    if kind == ObjectKind.PATH:
+        flat = _floats(info.points, 3 * info.point_count)
+        if _np is not None:
+            points = flat.reshape(-1, 3)[:, :n].copy()
+        else:
+            points = [tuple(flat[3 * i:3 * i + n])
+                      for i in range(info.point_count)]
+        return dict(kind="path", points=points, radius=info.radius,
+                    closed=bool(info.closed))
+    size = tuple(info.size[:n])
+    cells = 1
+    for s in size:
+        cells *= s
+    flat = _floats(info.vectors, cells * n)
+    if _np is not None:
+        vectors = flat.reshape(tuple(reversed(size)) + (n,))
+    else:
+        vectors = [tuple(flat[n * i:n * i + n]) for i in range(cells)]
+    return dict(kind="flow_field", origin=a, cell_size=info.cell_size,
+                size=size, vectors=vectors)
+
+
 class WorldObject:
     """A handle to a static object: an obstacle, a wall, a path or a flow
-    field. `kind` says which ("sphere", "box", "segment", "plane", "path",
-    "flow_field"; None when the object was not made through this
-    binding's world)."""
+    field. `kind` says which: "sphere", "box", "segment", "plane", "path"
+    or "flow_field" (asked of the world for objects this binding did not
+    make, such as those of a loaded snapshot; None once removed)."""
 
-    __slots__ = ("world", "id", "generation", "kind")
+    __slots__ = ("world", "id", "generation", "_kind")
 
-    def __init__(self, world, object_id, generation, kind):
+    def __init__(self, world, object_id, generation, kind=None):
         self.world = world
         self.id = object_id
         self.generation = generation
-        self.kind = kind
+        self._kind = kind
 
     @property
     def _c(self):
         return throng_object(self.id, self.generation, self.world._id)
+
+    @property
+    def c_handle(self):
+        """The C handle (a throng_object: id, generation and the world's
+        id), e.g. to keep across a save and rebind later."""
+        return self._c
+
+    @property
+    def kind(self):
+        if self._kind is None:
+            try:
+                self._kind = self.info()["kind"]
+            except (ThrongError, ValueError):
+                return None
+        return self._kind
+
+    def info(self):
+        """The object's shape as the world holds it (throng_object_get):
+        a dict with `kind` and that kind's fields (sphere: center, radius;
+        box: min, max; segment: a, b; plane: point, normal (unit); path:
+        points, radius, closed; flow_field: origin, cell_size, size,
+        vectors shaped (size[-1], ..., size[0], dims) with NumPy). Arrays
+        are copies. StaleHandleError once the object is removed."""
+        out = throng_object_info()
+        with self.world._lock:
+            self.world._call(lib.throng_object_get, self._c,
+                             ctypes.byref(out))
+            return _object_info_dict(self.world, out)
+
+    @property
+    def valid(self):
+        """True while the object lives in an open world."""
+        w = self.world
+        if w._ptr is None:
+            return False
+        out = throng_object_info()
+        with w._lock:
+            return lib.throng_object_get(w._handle(), self._c,
+                                         ctypes.byref(out)) == Status.OK
 
     def __eq__(self, other):
         return (isinstance(other, WorldObject) and
@@ -1115,39 +1353,47 @@ class _Pin:
 # ------------------------------------------------------------------------
 
 _COLUMN_NAMES = ("px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz",
-                 "ux", "uy", "uz")
+                 "ux", "uy", "uz", "group", "host_key")
 
 
-def _empty_view(use_numpy):
+# The element type of each column: float32, but the group ids (uint32) and
+# host keys (uint64); (ctypes type, NumPy dtype name, memoryview format).
+_COLUMN_TYPES = {"group": (ctypes.c_uint32, "uint32", "I"),
+                 "host_key": (ctypes.c_uint64, "uint64", "Q")}
+_FLOAT_COLUMN = (ctypes.c_float, "float32", "f")
+
+
+def _empty_view(use_numpy, kind=_FLOAT_COLUMN):
     if use_numpy:
-        a = _np.empty(0, dtype=_np.float32)
+        a = _np.empty(0, dtype=kind[1])
         a.flags.writeable = False
         return a
-    return memoryview(b"").cast("f")
+    return memoryview(b"").cast(kind[2])
 
 
-def _view(world, pointer, count, use_numpy):
+def _view(world, pointer, count, use_numpy, kind=_FLOAT_COLUMN):
     """A read-only 1-D view of `count` C floats at `pointer`, sharing the
     memory (no copy). Its base holds the _Block the column lives in, so
     the memory stays valid as long as the view (see "The world's memory"
     above), and a _Pin that the world counts: while a view is alive, the
     world's steps keep the columns in place (World._sync_stable)."""
     if not pointer or count == 0:
-        return _empty_view(use_numpy)
+        return _empty_view(use_numpy, kind)
+    ctype, dtype, fmt = kind
     address = ctypes.cast(pointer, ctypes.c_void_p).value
     block = world._heap.blocks.get(address)
-    if block is None or count * ctypes.sizeof(ctypes.c_float) > block.size:
+    if block is None or count * ctypes.sizeof(ctype) > block.size:
         raise RuntimeError("throng: a column at 0x%x is not a block of the "
                            "binding's allocator" % address)
-    base = (ctypes.c_float * count).from_address(address)
+    base = (ctype * count).from_address(address)
     base._throng_block = block
     base._throng_pin = pin = _Pin()
     world._views.add(pin)
     if use_numpy:
-        a = _np.frombuffer(base, dtype=_np.float32, count=count)
+        a = _np.frombuffer(base, dtype=dtype, count=count)
         a.flags.writeable = False
         return a
-    return memoryview(base).cast("B").cast("f").toreadonly()
+    return memoryview(base).cast("B").cast(fmt).toreadonly()
 
 
 class Columns:
@@ -1192,16 +1438,18 @@ class Columns:
         self._addresses = {}
         for name in _COLUMN_NAMES:
             pointer = getattr(c, name)
+            kind = _COLUMN_TYPES.get(name, _FLOAT_COLUMN)
             if pointer:
                 self._addresses[name] = ctypes.cast(
                     pointer, ctypes.c_void_p).value
-                self._views[name] = _view(world, pointer, c.count, use_numpy)
+                self._views[name] = _view(world, pointer, c.count, use_numpy,
+                                          kind)
             elif self.dims == 2 and (name[1] == "z" or name[0] == "u"):
                 self._addresses[name] = None  # absent in 2D
                 self._views[name] = None
             else:  # an empty world may hand out NULL columns
                 self._addresses[name] = None
-                self._views[name] = _empty_view(use_numpy)
+                self._views[name] = _empty_view(use_numpy, kind)
         world._columns_at = self._addresses["px"]
 
     @property
@@ -1247,6 +1495,216 @@ for _name in _COLUMN_NAMES:
                      doc="zero-copy column %s" % _name))
 del _name
 
+# ------------------------------------------------------------------------
+# Task pools: a step's parallel loops on Python's threads
+# ------------------------------------------------------------------------
+#
+# throng_world_set_task_hooks hands every parallel loop of a step (and of a
+# query that rebuilds the grid) to the host as one task over items
+# [0, n): enqueue_task splits it into ranges and runs them on the host's
+# workers, finish_task waits for them. Each range is one call back into C
+# (a ctypes call, so the GIL is released while it runs and the ranges run
+# in parallel). The result is the same, to the bit, as on any number of
+# OpenMP threads.
+
+_TASK_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32,
+                            ctypes.c_uint32, ctypes.c_void_p)
+_ENQUEUE_FN = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_uint32, ctypes.c_uint32,
+                               ctypes.c_void_p, ctypes.c_void_p)
+_FINISH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+
+class TaskPoolError(RuntimeError):
+    """The task pool's executor failed during a step (or a query): its
+    cause is the executor's exception. The call itself completed, with
+    the same result as ever: the ranges the executor did not run ran on
+    the calling thread."""
+
+
+class TaskPool:
+    """Runs a world's parallel loops on Python threads instead of the
+    library's OpenMP threads (throng_world_set_task_hooks).
+
+    workers: the most ranges that run at once, 1 .. MAX_WORKERS (default
+      os.cpu_count()); each running range has its own worker index below
+      it, as the library requires. 1 runs everything inline on the thread
+      that steps.
+    executor: a concurrent.futures.Executor to run ranges on (at most
+      workers - 1 at a time; the stepping thread runs ranges too, so a
+      step called from inside the executor cannot deadlock it). Default:
+      the pool's own ThreadPoolExecutor, made on first use and shut down
+      by close().
+
+    Give it to World(task_pool=) or world.task_pool; one pool may serve
+    several worlds. A world holds its pool (and the C callbacks) while the
+    hooks are installed, so neither can be collected under it. Nothing
+    the executor does can reach C: a submit that raises, or a future that
+    fails or is cancelled, leaves its ranges to the stepping thread, and
+    the step then raises TaskPoolError after completing."""
+
+    def __init__(self, workers=None, executor=None):
+        if workers is None:
+            workers = os.cpu_count() or 1
+        self.workers = _int_in(workers, 1, MAX_WORKERS, "workers")
+        self._executor = executor
+        self._own = None
+        self._own_lock = threading.Lock()
+
+    def __repr__(self):
+        return "<throng.TaskPool workers=%d%s>" % (
+            self.workers, "" if self._executor is None else " executor=%r"
+            % (self._executor,))
+
+    def executor(self):
+        """The executor ranges run on (None with one worker)."""
+        if self.workers == 1:
+            return None
+        if self._executor is not None:
+            return self._executor
+        with self._own_lock:
+            if self._own is None:
+                import concurrent.futures
+                self._own = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=self.workers - 1,
+                    thread_name_prefix="throng-task")
+            return self._own
+
+    def close(self):
+        """Shuts down the pool's own executor (not one it was given)."""
+        with self._own_lock:
+            own, self._own = self._own, None
+        if own is not None:
+            own.shutdown(wait=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class _TaskJob:
+    """One loop handed over by enqueue_task: its ranges, claimed one at a
+    time by whoever runs drain(), each with a free worker index."""
+
+    def __init__(self, fn, ranges, context, indices):
+        self.fn = fn
+        self.ranges = ranges
+        self.next = 0
+        self.context = context
+        self.indices = indices
+        self.lock = threading.Lock()
+        self.futures = []
+
+    def _claim(self):
+        with self.lock:
+            if self.next == len(self.ranges):
+                return None
+            r = self.ranges[self.next]
+            self.next += 1
+            return r
+
+    def drain(self):
+        worker = self.indices.get()
+        try:
+            while True:
+                r = self._claim()
+                if r is None:
+                    return
+                self.fn(r[0], r[1], worker, self.context)
+        finally:
+            self.indices.put(worker)
+
+
+class _TaskHooks:
+    """A world's C callbacks onto a TaskPool. The callbacks never raise
+    into C: whatever goes wrong is kept in `error` and reported by the
+    world after the call (World._call)."""
+
+    def __init__(self, pool):
+        import queue
+        if not isinstance(pool, TaskPool):
+            raise TypeError("task_pool must be a throng.TaskPool, got %r"
+                            % (pool,))
+        self.pool = pool
+        self.error = None
+        self.jobs = {}
+        self.next_id = 1
+        self.fns = {}
+        self.indices = queue.LifoQueue()
+        for i in reversed(range(pool.workers)):
+            self.indices.put(i)
+
+        def enqueue(task, item_count, min_range, context, user):
+            try:
+                return self._enqueue(task, item_count, min_range, context)
+            except BaseException as exc:  # noqa: B902 (nothing may reach C)
+                # Items may be unrun: C counts them and refuses the step.
+                self.error = self.error or exc
+                return None
+
+        def finish(handle, user):
+            try:
+                self._finish(handle)
+            except BaseException as exc:  # noqa: B902
+                self.error = self.error or exc
+
+        self._enqueue_c = _ENQUEUE_FN(enqueue)
+        self._finish_c = _FINISH_FN(finish)
+
+    def addresses(self):
+        return (ctypes.cast(self._enqueue_c, ctypes.c_void_p).value,
+                ctypes.cast(self._finish_c, ctypes.c_void_p).value)
+
+    def _enqueue(self, task, item_count, min_range, context):
+        fn = self.fns.get(task)
+        if fn is None:
+            fn = self.fns[task] = _TASK_FN(task)
+        workers = self.pool.workers
+        # About four ranges per worker, so a slow one holds no one up.
+        size = max(min_range, 1, -(-item_count // (4 * workers)))
+        ranges = [(b, min(b + size, item_count))
+                  for b in range(0, item_count, size)]
+        job = _TaskJob(fn, ranges, context, self.indices)
+        executor = self.pool.executor()
+        if executor is None or len(ranges) < 2:
+            job.drain()
+            return None
+        for _ in range(min(workers - 1, len(ranges) - 1)):
+            try:
+                job.futures.append(executor.submit(job.drain))
+            except BaseException as exc:  # noqa: B902
+                self.error = self.error or exc
+                break
+        handle = self.next_id
+        self.next_id += 1
+        self.jobs[handle] = job
+        return handle
+
+    def _finish(self, handle):
+        import concurrent.futures
+        job = self.jobs.pop(handle)
+        # The stepping thread is a worker too; whatever is left when it
+        # runs out of ranges is being run, or was never started.
+        job.drain()
+        # A future cancelled before it started is not waited for (wait()
+        # would wait for the executor to notice, and the executor may be
+        # the thread that steps); the others are running or done.
+        started = [f for f in job.futures if not f.cancel()]
+        concurrent.futures.wait(started)
+        for f in started:
+            if f.exception() is not None:
+                self.error = self.error or f.exception()
+        # A future that failed before draining left ranges behind.
+        job.drain()
+
+    def take_error(self):
+        error, self.error = self.error, None
+        return error
+
+
 StepStats = namedtuple("StepStats", [n for n, _ in throng_step_stats._fields_])
 StepStats.__doc__ = ("What the last step did (throng_step_stats): times in "
                      "wall-clock seconds, simd the kernel path's name.")
@@ -1279,20 +1737,8 @@ class World:
     def __init__(self, dimensions=2, boundary="unbounded", box=None,
                  neighbour_radius=1.0, cell_size=0.0, threads=0, seed=1,
                  initial_capacity=0, max_dt=None, max_substeps=None,
-                 simd="auto"):
-        self._ptr = None
-        self._id = 0
-        self._lock = threading.RLock()
-        self._epoch = 0
-        self._group_names = {0: "default"}
-        self._object_kinds = {}
-        # The world's memory (see "The world's memory" above), the live
-        # column views (their _Pin objects), whether steps keep the
-        # columns in place, and where the views' columns are.
-        self._heap = _Heap()
-        self._views = weakref.WeakSet()
-        self._stable = False
-        self._columns_at = None
+                 simd="auto", task_pool=None):
+        self._init_state()
         d = lib.throng_world_def_default()
         self._heap.fill(d.allocator)
         d.dimensions = _int_in(dimensions, -0x80000000, 0x7FFFFFFF,
@@ -1315,6 +1761,11 @@ class World:
         if max_substeps is not None:
             d.max_substeps = _u32v(max_substeps, "max_substeps")
         d.simd = _enum(Simd, simd, "simd")
+        hooks = None
+        if task_pool is not None:
+            hooks = _TaskHooks(task_pool)
+            d.enqueue_task, d.finish_task = hooks.addresses()
+            d.worker_count = task_pool.workers
         ptr = _w()
         why = ctypes.create_string_buffer(256)
         d.error = ctypes.cast(why, ctypes.c_char_p)
@@ -1334,15 +1785,39 @@ class World:
                              tuple(d.box_size[:d.dimensions]),
                              d.neighbour_radius, d.cell_size, d.threads,
                              d.initial_capacity, Simd(d.simd).name.lower()))
-        self._ptr = ptr.value
+        self._hooks = hooks
+        self._adopt(ptr.value, d.boundary, d.box_size, d.neighbour_radius,
+                    d.seed, d.threads)
+
+    def _init_state(self):
+        """The Python side of a world, before it has a C world."""
+        self._ptr = None
+        self._id = 0
+        self._lock = threading.RLock()
+        self._epoch = 0
+        self._group_names = {}
+        self._object_kinds = {}
+        # The world's memory (see "The world's memory" above), the live
+        # column views (their _Pin objects), whether steps keep the
+        # columns in place, and where the views' columns are.
+        self._heap = _Heap()
+        self._views = weakref.WeakSet()
+        self._stable = False
+        self._columns_at = None
+        # The installed task pool's hooks (held while C holds them).
+        self._hooks = None
+
+    def _adopt(self, ptr, boundary, box, neighbour_radius, seed, threads):
+        """Takes ownership of a created or loaded C world."""
+        self._ptr = ptr
         # Every handle of this world carries it (throng_world_id).
-        self._id = lib.throng_world_id(self._ptr)
-        self.dimensions = d.dimensions
-        self.boundary = Boundary(d.boundary)
-        self.box = tuple(d.box_size[:d.dimensions])
-        self.neighbour_radius = d.neighbour_radius
-        self.seed = d.seed
-        self._threads = d.threads
+        self._id = lib.throng_world_id(ptr)
+        self.dimensions = lib.throng_world_dimensions(ptr)
+        self.boundary = None if boundary is None else Boundary(boundary)
+        self.box = tuple(box[:self.dimensions])
+        self.neighbour_radius = neighbour_radius
+        self.seed = seed
+        self._threads = threads
         # The path the world runs ("auto" resolved), fixed at creation.
         self.simd = self.stats().simd
 
@@ -1360,6 +1835,8 @@ class World:
                 ptr, self._ptr = self._ptr, None
                 self._epoch += 1
                 _destroy(ptr)
+                # C holds the task hooks no more.
+                self._hooks = None
                 # The library has freed every block; any it had not is no
                 # longer used by anyone but views.
                 self._heap.blocks.clear()
@@ -1391,12 +1868,21 @@ class World:
         the world's last error when it refuses."""
         with self._lock:
             status = fn(self._handle(), *args)
+            hook_error = (self._hooks.take_error()
+                          if self._hooks is not None else None)
             if status == Status.ERR_BUSY:  # no sentence was recorded
                 raise _error(status, "")
             if status != 0:
                 detail = lib.throng_world_last_error(self._ptr)
                 raise _error(status, detail.decode("utf-8", "replace")
-                             if detail else "")
+                             if detail else "") from hook_error
+            if hook_error is not None:
+                raise TaskPoolError(
+                    "%s: the task pool failed (%s: %s); the ranges it did "
+                    "not run ran on the calling thread, and the call "
+                    "completed" % (getattr(fn, "__name__", "throng"),
+                                   type(hook_error).__name__, hook_error)
+                ) from hook_error
 
     def __repr__(self):
         if self._ptr is None:
@@ -1444,6 +1930,30 @@ class World:
         value = _int_in(value, -0x80000000, 0x7FFFFFFF, "threads")
         self._call(lib.throng_world_set_threads, value)
         self._threads = value
+
+    @property
+    def task_pool(self):
+        """The TaskPool whose threads run the steps' parallel loops, or
+        None (OpenMP threads, `threads` of them). Setting it installs the
+        pool's hooks (throng_world_set_task_hooks); None removes them.
+        Results are the same, to the bit, either way."""
+        return None if self._hooks is None else self._hooks.pool
+
+    @task_pool.setter
+    def task_pool(self, pool):
+        with self._lock:
+            self._handle()
+            if pool is None:
+                self._call(lib.throng_world_set_task_hooks, None, None, None,
+                           0)
+                self._hooks = None
+                return
+            hooks = _TaskHooks(pool)
+            enqueue, finish = hooks.addresses()
+            self._call(lib.throng_world_set_task_hooks, enqueue, finish,
+                       None, pool.workers)
+            # Held from here on: C calls them at every step.
+            self._hooks = hooks
 
     # Stepping -----------------------------------------------------------
 
@@ -1500,7 +2010,8 @@ class World:
         """Adds an agent and returns its Agent handle. Unnamed fields take
         throng_agent_def_default's values (mass 1 kg, max_force 10 N,
         max_speed 1 m/s, radius 0.25 m, group 0, at rest at the origin).
-        group: a Group, a group id or a group name. target_point,
+        group: a Group, a group name, or None for the default group.
+        target_point,
         target_agent and progress, when given, are set right after; if
         one is refused the agent is removed again, so a refused call adds
         nothing. Column views taken before keep showing the live columns
@@ -1520,8 +2031,7 @@ class World:
             d.max_speed = float(max_speed)
         if radius is not None:
             d.radius = float(radius)
-        if group is not None:
-            d.group = self._group_id(group)
+        d.group = self._group_c(group)
         if host_key is not None:
             d.host_key = _u64v(host_key, "host_key")
         out = throng_agent()
@@ -1577,11 +2087,20 @@ class World:
 
     @property
     def default_group(self):
-        return Group(self, 0)
+        """The default group (id 0): agents added without a group."""
+        out = throng_group()
+        self._call(lib.throng_world_default_group, ctypes.byref(out))
+        return self._group(out, "default")
+
+    def _group(self, c, name=None):
+        group = Group(self, c.id, c.generation)
+        if name is not None:
+            self._group_names[(c.id, c.generation)] = name
+        return group
 
     def create_group(self, name=None, flocking=None, wander=None,
                      combine=None):
-        """Creates a group and returns it.
+        """Creates a group and returns its Group handle.
 
         name: optional, unique, at most 63 bytes of UTF-8.
         flocking: dict of throng_flocking fields (separation_weight,
@@ -1610,43 +2129,58 @@ class World:
             if b"\0" in encoded:
                 raise OutOfRangeError("group name must not contain NUL")
             d.name = encoded
-        out = _u32()
+        out = throng_group()
         self._call(lib.throng_group_create, ctypes.byref(d),
                    ctypes.byref(out))
-        if name is not None:
-            self._group_names[out.value] = name
-        return Group(self, out.value)
+        return self._group(out, name)
 
     def group(self, key):
-        """The Group of an id (int) or a name (str): NotFoundError for an
-        unknown name, UnknownGroupError for an id never created (or a
-        Group of another world)."""
+        """The Group named `key` (a str; throng_group_find: NotFoundError
+        when none is), or `key` itself when it is a live Group of this
+        world (StaleHandleError for a removed one or another world's)."""
         if isinstance(key, Group):
-            if key.world is not self:
-                raise UnknownGroupError("the group belongs to another world")
+            self._check_group(key, "group")
             return key
-        if isinstance(key, str):
-            out = _u32()
-            encoded = key.encode("utf-8")
-            if b"\0" in encoded:
-                raise NotFoundError("no group is named %r" % key)
-            self._call(lib.throng_group_find, encoded, ctypes.byref(out))
-            self._group_names[out.value] = key
-            return Group(self, out.value)
-        gid = _u32v(key, "group")
-        # Checks that the id exists (the C call refuses unknown ids).
-        f = throng_flocking()
-        self._call(lib.throng_group_get_flocking, gid, ctypes.byref(f))
-        return Group(self, gid)
+        if not isinstance(key, str):
+            raise TypeError("group: expected a name or a throng.Group, got "
+                            "%r" % (key,))
+        out = throng_group()
+        encoded = key.encode("utf-8")
+        if b"\0" in encoded:
+            raise NotFoundError("no group is named %r" % key)
+        self._call(lib.throng_group_find, encoded, ctypes.byref(out))
+        return self._group(out, key)
 
-    def _group_id(self, value):
-        if isinstance(value, Group):
-            if value.world is not self:
-                raise UnknownGroupError("the group belongs to another world")
-            return value.id
+    def _check_group(self, group, what):
+        if group.world is not self:
+            raise StaleHandleError("%s: the group belongs to another world"
+                                   % what)
+        with self._lock:
+            if not lib.throng_group_valid(self._handle(), group._c):
+                raise StaleHandleError("%s: the group was removed" % what)
+
+    def _group_c(self, value, what="group"):
+        """The C handle of a Group of this world, a group name, or None
+        (the null handle: the default group)."""
+        if value is None:
+            return throng_group()
         if isinstance(value, str):
-            return self.group(value).id
-        return _u32v(value, "group")
+            return self.group(value)._c
+        if not isinstance(value, Group):
+            raise TypeError("%s: expected a throng.Group, a group name or "
+                            "None, got %r" % (what, value))
+        if value.world is not self:
+            raise StaleHandleError("%s: the group belongs to another world"
+                                   % what)
+        return value._c
+
+    def remove_group(self, group):
+        """Removes a group (see Group.remove)."""
+        handle = self._group_c(group, "remove_group")
+        if group is None:
+            raise TypeError("remove_group: expected a throng.Group")
+        self._call(lib.throng_group_remove, handle)
+        self._group_names.pop((handle.id, handle.generation), None)
 
     # Static objects -----------------------------------------------------
 
@@ -1662,91 +2196,131 @@ class World:
         return WorldObject(self, object_id, generation,
                            self._object_kinds.get((object_id, generation)))
 
-    def add_obstacle_sphere(self, center, radius):
-        """A circle (2D) or sphere (3D) obstacle; radius > 0 metres."""
+    def add_obstacle(self, definition=None, **fields):
+        """Adds an obstacle (throng_obstacle_add) from an ObstacleDef or
+        its fields as keywords: a sphere (circle in 2D; the default kind)
+        with center and radius, or kind="box" with min and max. A field
+        the kind does not read must be left out (else InvalidArgError,
+        as C says: "min is for boxes")."""
+        d = _object_def(ObstacleDef, definition, fields)
+        c = lib.throng_obstacle_def_default()
+        _fill_def(c, d, self.dimensions)
+        if c.kind == ObjectKind.BOX and d.radius is None:
+            c.radius = 0.0  # a box has no radius; the default is a sphere's
+        return self._new_object(lib.throng_obstacle_add,
+                                _OBJECT_KIND_NAMES.get(c.kind),
+                                ctypes.byref(c))
+
+    def add_wall(self, definition=None, **fields):
+        """Adds a wall (throng_wall_add) from a WallDef or its fields: a
+        two-sided segment from a to b (2D worlds only; the default kind),
+        or kind="plane" through point with normal towards the side agents
+        belong on (a line in 2D)."""
+        d = _object_def(WallDef, definition, fields)
+        c = lib.throng_wall_def_default()
+        _fill_def(c, d, self.dimensions)
+        return self._new_object(lib.throng_wall_add,
+                                _OBJECT_KIND_NAMES.get(c.kind),
+                                ctypes.byref(c))
+
+    def add_path(self, definition=None, **fields):
+        """Adds a polyline path (throng_path_add) from a PathDef or its
+        fields: points (each `dimensions` numbers, or an (n, dims) NumPy
+        array), radius (the corridor, default 1) and closed."""
+        d = _object_def(PathDef, definition, fields)
+        c = lib.throng_path_def_default()
         n = self.dimensions
-        return self._new_object(lib.throng_obstacle_add_sphere, "sphere",
-                                _vec3(center, n, "center"), float(radius))
+        keep = None
+        if d.points is not None:
+            try:
+                rows = [_vec3(p, n, "path point") for p in d.points]
+            except TypeError:
+                raise TypeError("points must be a sequence of points")
+            keep = (ctypes.c_float * max(3 * len(rows), 1))()
+            for i, row in enumerate(rows):
+                keep[3 * i:3 * i + 3] = list(row)
+            c.points = ctypes.cast(keep, _c_float_p)
+            c.point_count = _u32v(len(rows), "point count")
+        if d.radius is not None:
+            c.radius = float(d.radius)
+        if d.closed is not None:
+            c.closed = bool(d.closed)
+        return self._new_object(lib.throng_path_add, "path",
+                                ctypes.byref(c))
+
+    def add_flow_field(self, definition=None, **fields):
+        """Adds a flow field (throng_flow_field_add) from a FlowFieldDef
+        or its fields: a grid of vectors sampled bilinearly (2D) or
+        trilinearly (3D), cell (i, j[, k]) holding the vector at origin +
+        cell_size * (i, j, k). size: points per axis (`dimensions` ints).
+        vectors: size[0] * size[1] (* size[2]) vectors of `dimensions`
+        floats, x fastest, as a flat sequence, nested sequences or any
+        NumPy array of that many floats (e.g. shaped (ny, nx, 2)).
+        Copied."""
+        d = _object_def(FlowFieldDef, definition, fields)
+        n = self.dimensions
+        c = lib.throng_flow_field_def_default()
+        if d.origin is not None:
+            c.origin = _vec3(d.origin, n, "origin")
+        if d.cell_size is not None:
+            c.cell_size = float(d.cell_size)
+        if d.size is not None:
+            size = list(d.size)
+            if len(size) != n:
+                raise OutOfRangeError("size must have %d entries, got %d"
+                                      % (n, len(size)))
+            for a, v in enumerate(size):
+                c.size[a] = _u32v(v, "size[%d]" % a)
+        cells = 1
+        for a in range(n):
+            cells *= c.size[a]
+        keep = None
+        if d.vectors is not None:
+            want = cells * n
+            if _np is not None and not isinstance(d.vectors, (list, tuple)):
+                keep = _np.ascontiguousarray(d.vectors, dtype=_np.float32)
+                keep = keep.reshape(-1)
+                got = keep.size
+                pointer = keep.ctypes.data_as(_c_float_p)
+            else:
+                flat = list(_flatten(d.vectors))
+                got = len(flat)
+                keep = (ctypes.c_float * max(got, 1))(*flat)
+                pointer = ctypes.cast(keep, _c_float_p)
+            if got != want:
+                raise OutOfRangeError(
+                    "a flow field of size %s needs %d floats, got %d"
+                    % (tuple(c.size[:n]), want, got))
+            c.vectors = pointer
+        return self._new_object(lib.throng_flow_field_add, "flow_field",
+                                ctypes.byref(c))
+
+    # The spellings of 0.4, kept as short forms of the verbs above.
+
+    def add_obstacle_sphere(self, center, radius):
+        """add_obstacle(center=center, radius=radius)."""
+        return self.add_obstacle(center=center, radius=radius)
 
     def add_obstacle_box(self, min, max):  # noqa: A002 (the C names)
-        """An axis-aligned rectangle (2D) or box (3D): min < max."""
-        n = self.dimensions
-        return self._new_object(lib.throng_obstacle_add_box, "box",
-                                _vec3(min, n, "min"), _vec3(max, n, "max"))
+        """add_obstacle(kind="box", min=min, max=max)."""
+        return self.add_obstacle(kind="box", min=min, max=max)
 
     def add_wall_segment(self, a, b):
-        """A two-sided wall segment (2D worlds only)."""
-        n = self.dimensions
-        return self._new_object(lib.throng_wall_add_segment, "segment",
-                                _vec3(a, n, "a"), _vec3(b, n, "b"))
+        """add_wall(a=a, b=b)."""
+        return self.add_wall(a=a, b=b)
 
     def add_wall_plane(self, point, normal):
-        """A one-sided wall (a line in 2D, a plane in 3D) whose normal
-        points to the side agents belong on."""
-        n = self.dimensions
-        return self._new_object(lib.throng_wall_add_plane, "plane",
-                                _vec3(point, n, "point"),
-                                _vec3(normal, n, "normal"))
+        """add_wall(kind="plane", point=point, normal=normal)."""
+        return self.add_wall(kind="plane", point=point, normal=normal)
 
     def create_path(self, points, radius, closed=False):
-        """A polyline path through `points` (each `dimensions` numbers; a
-        NumPy (n, dims) array works too) with corridor `radius`."""
-        n = self.dimensions
-        try:
-            rows = [_vec3(p, n, "path point") for p in points]
-        except TypeError:
-            raise TypeError("points must be a sequence of points")
-        flat = (ctypes.c_float * (3 * len(rows)))()
-        for i, row in enumerate(rows):
-            flat[3 * i:3 * i + 3] = list(row)
-        return self._new_object(lib.throng_path_create, "path",
-                                ctypes.cast(flat, _c_float_p),
-                                _u32v(len(rows), "point count"),
-                                float(radius), bool(closed))
+        """add_path(points=points, radius=radius, closed=closed)."""
+        return self.add_path(points=points, radius=radius, closed=closed)
 
     def create_flow_field(self, origin, cell_size, size, vectors):
-        """A grid of vectors sampled bilinearly (2D) or trilinearly (3D):
-        cell (i, j[, k]) holds the vector at origin + cell_size * (i, j,
-        k). size: points per axis (`dimensions` ints). vectors: the
-        size[0] * size[1] (* size[2]) vectors of `dimensions` floats, x
-        fastest, as a flat sequence, nested sequences or any NumPy array
-        of that many floats (e.g. shaped (ny, nx, 2)). Copied."""
-        n = self.dimensions
-        d = throng_flow_field_def()
-        d.origin = _vec3(origin, n, "origin")
-        d.cell_size = float(cell_size)
-        size = list(size)
-        if len(size) != n:
-            raise OutOfRangeError("size must have %d entries, got %d"
-                                  % (n, len(size)))
-        cells = 1
-        for a, s in enumerate(size):
-            d.size[a] = _u32v(s, "size[%d]" % a)
-            cells *= d.size[a]
-        if n == 2:
-            d.size[2] = 1
-        want = cells * n
-        if _np is not None and not isinstance(vectors, (list, tuple)):
-            arr = _np.ascontiguousarray(vectors, dtype=_np.float32)
-            arr = arr.reshape(-1)
-            if arr.size != want:
-                raise OutOfRangeError(
-                    "a flow field of size %s needs %d floats, got %d"
-                    % (tuple(size), want, arr.size))
-            d.vectors = arr.ctypes.data_as(_c_float_p)
-            keep = arr
-        else:
-            flat = list(_flatten(vectors))
-            if len(flat) != want:
-                raise OutOfRangeError(
-                    "a flow field of size %s needs %d floats, got %d"
-                    % (tuple(size), want, len(flat)))
-            keep = (ctypes.c_float * max(want, 1))(*flat)
-            d.vectors = ctypes.cast(keep, _c_float_p)
-        obj = self._new_object(lib.throng_flow_field_create, "flow_field",
-                               ctypes.byref(d))
-        del keep  # C copied the vectors
-        return obj
+        """add_flow_field(origin=, cell_size=, size=, vectors=)."""
+        return self.add_flow_field(origin=origin, cell_size=cell_size,
+                                   size=size, vectors=vectors)
 
     def remove_object(self, obj):
         """Removes a static object; behaviours naming it go quiet. An
@@ -1758,6 +2332,134 @@ class World:
                 "remove_object: the object belongs to another world")
         self._call(lib.throng_object_remove, obj._c)
         self._object_kinds.pop((obj.id, obj.generation), None)
+
+    def object_at(self, index):
+        """The index-th live object (0 .. object_count - 1), in the order
+        objects were first given their ids (throng_world_object_at)."""
+        out = throng_object()
+        self._call(lib.throng_world_object_at, _u32v(index, "index"),
+                   ctypes.byref(out))
+        return self._object(out.id, out.generation)
+
+    def objects(self):
+        """Every live object, as WorldObject handles."""
+        with self._lock:
+            return [self.object_at(i) for i in range(self.object_count)]
+
+    # Snapshots and rebinding --------------------------------------------
+
+    @property
+    def snapshot_size(self):
+        """The size in bytes of the world's snapshot as it is now."""
+        out = ctypes.c_size_t()
+        self._call(lib.throng_world_snapshot_size, ctypes.byref(out))
+        return out.value
+
+    def to_bytes(self):
+        """The world's snapshot (throng_world_save) as bytes: its whole
+        state, which World.load continues bit for bit. A NaN or infinity
+        in an agent column raises NotFiniteError and nothing is made."""
+        with self._lock:
+            size = self.snapshot_size
+            buf = ctypes.create_string_buffer(max(size, 1))
+            written = ctypes.c_size_t()
+            self._call(lib.throng_world_save, buf, size,
+                       ctypes.byref(written))
+            return buf.raw[:written.value]
+
+    def save(self, path):
+        """Writes the world's snapshot to the file at `path` (a str, bytes
+        or os.PathLike), replacing it whole (throng_world_save_file: a
+        temporary file beside it, fsync, rename): the file holds its old
+        contents or the complete snapshot, never a part. IOError_ (also
+        an OSError) with the step that failed and the system's reason."""
+        encoded = _path_bytes(path)
+        self._call(lib.throng_world_save_file, encoded)
+
+    def __reduce__(self):
+        # pickle and copy.deepcopy go through a snapshot.
+        return (World.load, (self.to_bytes(),))
+
+    @classmethod
+    def load(cls, source, task_pool=None):
+        """A new world from a snapshot: `source` is the bytes (bytes,
+        bytearray, memoryview, any buffer) of World.to_bytes, or the path
+        (str or os.PathLike) of a file World.save wrote (throng_world_load,
+        throng_world_load_file). A refused snapshot raises
+        BadSnapshotError (truncated, wrong checksum, contents no world
+        could have), VersionError (a newer format) or IOError_ (a file
+        that cannot be read), with the library's reason, and makes no
+        world.
+
+        The new world has its own id: handles of the saved world are
+        refused by it; world.rebind(handle) translates them. It runs
+        Simd "auto" and has no task pool unless one is given here (hooks
+        are not saved)."""
+        world = cls.__new__(cls)
+        world._init_state()
+        d = lib.throng_world_load_def_default()
+        world._heap.fill(d.allocator)
+        why = ctypes.create_string_buffer(256)
+        d.error = ctypes.cast(why, ctypes.c_char_p)
+        d.error_capacity = ctypes.sizeof(why)
+        ptr = _w()
+        if isinstance(source, (str, os.PathLike)):
+            encoded = _path_bytes(source)
+            status = lib.throng_world_load_file(encoded, ctypes.byref(d),
+                                                ctypes.byref(ptr))
+            head = b""
+            if status == Status.OK:
+                with open(encoded, "rb") as f:
+                    head = f.read(_SNAPSHOT_HEAD.size + 40)
+            what = "throng_world_load_file"
+        else:
+            try:
+                view = memoryview(source).cast("B")
+            except TypeError:
+                raise TypeError("World.load: expected snapshot bytes or a "
+                                "path, got %r" % (source,))
+            data = source if isinstance(source, bytes) else view.tobytes()
+            status = lib.throng_world_load(data, len(data), ctypes.byref(d),
+                                           ctypes.byref(ptr))
+            head = data[:_SNAPSHOT_HEAD.size + 40]
+            what = "throng_world_load"
+        if status != Status.OK:
+            raise _error(status, why.value.decode("utf-8", "replace") or
+                         "%s: %s" % (what, status_string(status)))
+        settings = _snapshot_settings(head)
+        world._adopt(ptr.value, settings["boundary"], settings["box"],
+                     settings["neighbour_radius"], settings["seed"],
+                     settings["threads"])
+        if task_pool is not None:
+            world.task_pool = task_pool
+        return world
+
+    def rebind(self, handle):
+        """This world's handle of the agent or object that `handle` named
+        in the world this one was loaded from (throng_agent_rebind,
+        throng_object_rebind): an Agent or WorldObject of that World
+        (closed or not), or a C handle (throng_agent, throng_object, as
+        .c_handle gives) kept from it, in this process or another. A
+        handle of this world that is live comes back as it is. Anything
+        else, and an agent or object that no longer lives here, raises
+        StaleHandleError."""
+        if isinstance(handle, (Agent, WorldObject, Group)):
+            handle = handle._c
+        if isinstance(handle, throng_group):
+            out = throng_group()
+            self._call(lib.throng_group_rebind, handle, ctypes.byref(out))
+            return self._group(out)
+        if isinstance(handle, throng_agent):
+            out = throng_agent()
+            self._call(lib.throng_agent_rebind, handle, ctypes.byref(out))
+            return Agent(self, out.slot, out.generation)
+        if isinstance(handle, throng_object):
+            out = throng_object()
+            self._call(lib.throng_object_rebind, handle, ctypes.byref(out))
+            return self._object(out.id, out.generation)
+        raise TypeError("rebind: expected an Agent, a WorldObject, a Group "
+                        "or a C "
+                        "handle, got %r" % (handle,))
 
     # Queries ------------------------------------------------------------
 
@@ -1845,6 +2547,108 @@ class World:
 
     def headings_copy(self):
         return self._copy(("fx", "fy", "fz"))
+
+
+@dataclasses.dataclass
+class ObstacleDef:
+    """throng_obstacle_def. None leaves a field at
+    throng_obstacle_def_default's value (a sphere of radius 1 at the
+    origin, everything else 0), but a box's radius at 0. kind: "sphere"
+    or "box" (or an ObjectKind)."""
+    kind: object = None
+    center: object = None
+    radius: object = None
+    min: object = None
+    max: object = None
+
+
+@dataclasses.dataclass
+class WallDef:
+    """throng_wall_def. kind: "segment" (default; a, b) or "plane"
+    (point, normal)."""
+    kind: object = None
+    a: object = None
+    b: object = None
+    point: object = None
+    normal: object = None
+
+
+@dataclasses.dataclass
+class PathDef:
+    """throng_path_def: points (copied), radius (default 1), closed."""
+    points: object = None
+    radius: object = None
+    closed: object = None
+
+
+@dataclasses.dataclass
+class FlowFieldDef:
+    """throng_flow_field_def: origin (default 0), cell_size (default 1),
+    size (points per axis, default 1 each), vectors (copied)."""
+    origin: object = None
+    cell_size: object = None
+    size: object = None
+    vectors: object = None
+
+
+def _object_def(cls, definition, fields):
+    if definition is None:
+        return cls(**fields)
+    if fields:
+        raise TypeError("give a %s or keywords, not both" % cls.__name__)
+    if not isinstance(definition, cls):
+        raise TypeError("expected a throng.%s, got %r"
+                        % (cls.__name__, definition))
+    return definition
+
+
+def _fill_def(c, d, dims):
+    """The fields of an ObstacleDef or WallDef that are not None into its
+    C struct: vectors of `dims` numbers, kinds by name or ObjectKind."""
+    for name, ctype in c._fields_:
+        value = getattr(d, name)
+        if value is None:
+            continue
+        if name == "kind":
+            value = _enum(ObjectKind, value, "kind")
+        elif ctype is c_float3:
+            value = _vec3(value, dims, name)
+        else:
+            value = float(value)
+        setattr(c, name, value)
+
+
+def _path_bytes(path):
+    """A file path for C: str, bytes or os.PathLike, without NUL."""
+    try:
+        encoded = os.fsencode(path)
+    except TypeError:
+        raise TypeError("expected a path (str, bytes or os.PathLike), got "
+                        "%r" % (path,))
+    if b"\0" in encoded:
+        raise OutOfRangeError("a path must not contain NUL")
+    return encoded
+
+
+# The start of a snapshot's settings (after its 40-byte header; throng.h,
+# src/snapshot.c), the same in every format version up to 3: dimensions,
+# boundary, box, neighbour radius, the grid's edge, reach and cells,
+# threads, seed. The C API has no getters for these, and a loaded World
+# reports them as attributes as a created one does.
+_SNAPSHOT_HEAD = struct.Struct("<II3ff3f3i3iiQ")
+
+
+def _snapshot_settings(head):
+    version = struct.unpack_from("<I", head, 8)[0]
+    if version > SNAPSHOT_VERSION or len(head) < 40 + _SNAPSHOT_HEAD.size:
+        # A newer format than this binding knows: C read it, Python
+        # cannot say what the settings are.
+        return dict(dimensions=None, boundary=None, box=(), seed=None,
+                    neighbour_radius=None, threads=0)
+    fields = _SNAPSHOT_HEAD.unpack_from(head, 40)
+    return dict(dimensions=fields[0], boundary=fields[1],
+                box=fields[2:5], neighbour_radius=fields[5],
+                threads=fields[15], seed=fields[16])
 
 
 def _flatten(values):

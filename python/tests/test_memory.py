@@ -390,7 +390,7 @@ class TestCrossWorld(unittest.TestCase):
                     self.w.add_agent(group=g, target_agent=self.b[2])
                 self.assertIn("another world", str(cm.exception))
                 self.assertEqual(self.w.agent_count, count)
-                self.assertEqual(g, self.w.group(g.id))
+                self.assertEqual(g, self.w.group(g))
 
     def test_add_agent_with_target(self):
         self.refused(lambda: self.w.add_agent(target_agent=self.b[0]))
@@ -398,10 +398,8 @@ class TestCrossWorld(unittest.TestCase):
     def test_objects_and_groups(self):
         self.refused(lambda: self.w.remove_object(self.other_obj))
         self.assertEqual(self.w.object_count, 1)
-        self.refused(lambda: self.w.group(self.other_group),
-                     throng.UnknownGroupError)
-        self.refused(lambda: self.w.add_agent(group=self.other_group),
-                     throng.UnknownGroupError)
+        self.refused(lambda: self.w.group(self.other_group))
+        self.refused(lambda: self.w.add_agent(group=self.other_group))
         g = self.w.create_group()
         self.refused(lambda: g.add_behaviour("follow_path",
                                              path=self.other_obj))

@@ -98,6 +98,13 @@ STRUCTS = {
     "throng_leader_params": throng.throng_leader_params,
     "throng_unaligned_params": throng.throng_unaligned_params,
     "throng_behaviour": throng.throng_behaviour,
+    "throng_allocator": throng.throng_allocator,
+    "throng_object_info": throng.throng_object_info,
+    "throng_world_load_def": throng.throng_world_load_def,
+    "throng_group": throng.throng_group,
+    "throng_obstacle_def": throng.throng_obstacle_def,
+    "throng_wall_def": throng.throng_wall_def,
+    "throng_path_def": throng.throng_path_def,
 }
 
 
@@ -174,7 +181,8 @@ class TestWorld(Case):
             self.assertEqual(d, dict(position=(0.0, 0.0),
                                      velocity=(0.0, 0.0), mass=1.0,
                                      max_force=10.0, max_speed=1.0,
-                                     radius=0.25, group=0, host_key=0))
+                                     radius=0.25, group=w.default_group,
+                                     host_key=0))
             self.assertEqual(len(w), 1)
             self.assertEqual(a.group, w.default_group)
             self.assertEqual(w.default_group.name, "default")
@@ -258,7 +266,8 @@ class TestWorld(Case):
             a.group = "walkers"
             self.assertEqual(a.group, g)
             self.assertEqual(a.group.name, "walkers")
-            a.group = 0
+            a.group = None
+            self.assertEqual(a.group, w.default_group)
             a.group = g
             self.assertEqual(w.group("walkers"), g)
             self.assertEqual(w.find_agent(42), a)
@@ -460,9 +469,11 @@ class TestErrors(Case):
             self.assertRefused(w, throng.NotFoundError,
                                throng.Status.ERR_NOT_FOUND, "",
                                w.find_agent, 10)
-            self.assertRefused(w, throng.UnknownGroupError,
-                               throng.Status.ERR_UNKNOWN_GROUP, "group",
-                               w.add_agent, group=77)
+            gone = w.create_group()
+            gone.remove()
+            self.assertRefused(w, throng.StaleHandleError,
+                               throng.Status.ERR_STALE_HANDLE, "group",
+                               w.add_agent, group=gone)
             w.create_group(name="g")
             self.assertRefused(w, throng.DuplicateKeyError, 6, "",
                                w.create_group, name="g")
