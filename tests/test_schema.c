@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,6 +368,7 @@ static void schema_table(int dims) {
         schema_set_cases(&f, SCHEMA_SET_BEHAVIOUR, kind);
     }
     CHECK(f.cases > 500);
+    printf("schema bad input, %d-D: %d cases\n", dims, f.cases);
     throng_world_destroy(f.w);
 }
 
