@@ -29,7 +29,7 @@
 
 #define AGENT_PI 3.14159265358979f
 #define AGENT_TWO_PI 6.28318530717959f
-#define AGENT_FLOAT_MAX 3.402823466e38f
+
 
 /* ------------------------------------------------------------------------ */
 /* Shared pieces                                                            */
@@ -46,7 +46,7 @@ static float length3(const float x[3]) {
     if (!finite3(x))
         return INFINITY;
     float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-    if (len2 <= AGENT_FLOAT_MAX)
+    if (len2 <= FLT_MAX)
         return sqrtf(len2);
     float big = fmaxf(fabsf(x[0]), fmaxf(fabsf(x[1]), fabsf(x[2])));
     float u[3] = {x[0] / big, x[1] / big, x[2] / big};
@@ -108,7 +108,7 @@ static float default_braking(const steer_ctx *a) {
     double v = (double)a->max_speed;
     double D = v * v * (double)a->mass / (2.0 * (double)a->max_force) +
                v * (double)a->dt;
-    return D <= (double)AGENT_FLOAT_MAX ? (float)D : INFINITY;
+    return D <= (double)FLT_MAX ? (float)D : INFINITY;
 }
 
 /* Arrive at the point at offset x: seek speed outside D; inside, s_t f(d /
@@ -117,7 +117,7 @@ static float default_braking(const steer_ctx *a) {
 int steer_arrive(const steer_ctx *a, const float x[3], float speed,
                  float braking, throng_arrive_ramp ramp, float F[3]) {
     float d = length3(x);
-    if (!(d <= AGENT_FLOAT_MAX)) /* farther than any float: just seek */
+    if (!(d <= FLT_MAX)) /* farther than any float: just seek */
         return seek_offset(a, x, speed, F);
     float vd[3] = {0.0f, 0.0f, 0.0f};
     if (d > 0.0f) {
@@ -168,8 +168,8 @@ static void load_other(const throng_world *w, uint32_t row, other_agent *o) {
  * for an agent that cannot move), capped at `cap` when that is > 0. */
 static float auto_prediction(const steer_ctx *a, float distance, float cap) {
     float T = a->max_speed > 0.0f ? distance / a->max_speed : 0.0f;
-    if (!(T <= AGENT_FLOAT_MAX))
-        T = AGENT_FLOAT_MAX;
+    if (!(T <= FLT_MAX))
+        T = FLT_MAX;
     if (cap > 0.0f && T > cap)
         T = cap;
     return T;
@@ -272,7 +272,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
     } else {
         float u[3] = {w->col.wx[row], w->col.wy[row], w->col.wz[row]};
         float len = length3(u);
-        if (!(len > 0.0f && len <= AGENT_FLOAT_MAX))
+        if (!(len > 0.0f && len <= FLT_MAX))
             memcpy(u, a->f, sizeof u); /* first step: straight ahead */
         static const uint32_t stream[3] = {
             RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y, RNG_STREAM_CIRCLE_Z};
@@ -280,7 +280,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
             u[k] += p->jitter * rng_symmetric(w->seed, agent, w->step,
                                               stream[k]);
         len = length3(u);
-        if (len > 0.0f && len <= AGENT_FLOAT_MAX)
+        if (len > 0.0f && len <= FLT_MAX)
             for (int k = 0; k < 3; k++)
                 c[k] = u[k] / len;
         else
