@@ -1599,7 +1599,7 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  *            24  u64 total length in bytes, this header included
  *            32  u64 checksum: 64-bit FNV-1a over every byte but these 8
  *            40  payload: settings and counts, objects, groups, slots,
- *                agent columns (see src/snapshot.c)
+ *                agent columns (see src/snapshot_codec.c)
  * A newer format version is refused with THRONG_ERR_VERSION; a snapshot
  * that is truncated, longer than its header says, fails its checksum (any
  * single changed byte does) or is inconsistent within is refused with

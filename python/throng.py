@@ -2631,7 +2631,7 @@ def _path_bytes(path):
 
 
 # The start of a snapshot's settings (after its 40-byte header; throng.h,
-# src/snapshot.c), the same in every format version up to 3: dimensions,
+# src/snapshot_codec.c), the same in every format version up to 3: dimensions,
 # boundary, box, neighbour radius, the grid's edge, reach and cells,
 # threads, seed. The C API has no getters for these, and a loaded World
 # reports them as attributes as a created one does.

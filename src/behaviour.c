@@ -44,6 +44,10 @@ static throng_status put_behaviour(throng_world *w, const char *fn,
                           fn, w->capacity);
     group_record *g = &w->groups[group];
     g->behaviours[index] = *b;
+    /* A field the kind does not read passed the check equal to its
+     * default; store the default's own bits (not a -0 for a 0), so the
+     * group reads back, saves and loads the same. */
+    schema_normalise(&g->behaviours[index]);
     if (index == g->behaviour_count)
         g->behaviour_count++;
     group_derive_params(w, group);

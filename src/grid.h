@@ -1,7 +1,8 @@
 /*
  * The uniform spatial grid: agents counting-sorted by cell, cell ranges, and
  * (for a step) the agent columns themselves permuted into cell order. See
- * grid.c for why it is shaped this way.
+ * grid.c for why it is shaped this way. grid.c builds it, grid_plan.c
+ * plans its cells (grid_plan.h), grid_query.c reads it (grid_query.h).
  */
 #ifndef THRONG_GRID_H
 #define THRONG_GRID_H
@@ -74,16 +75,6 @@ typedef struct grid {
     int permuted;      /* the rows themselves are in cell order, so bucket
                           ranges index the columns directly */
 } grid;
-
-/* Sets up the grid's geometry. The world validated the arguments. */
-void grid_init(grid *g, int dims, int periodic, const float box[3],
-               float neighbour_radius, float cell_size);
-
-/* The cells per axis, cell edges and reach per axis a geometry gives.
- * Returns 0 when a periodic box is narrower than three neighbour radii. */
-int grid_plan(int dims, int periodic, const float box[3],
-              float neighbour_radius, float cell_size, int32_t n[3],
-              float edge[3], int reach[3]);
 
 void grid_release(throng_world *world, grid *g);
 
@@ -172,30 +163,5 @@ static inline void grid_cell_of_bucket(const grid *g, uint32_t b,
     c[1] = g->origin[1] + (int32_t)(b / nx % ny);
     c[2] = g->origin[2] + (int32_t)(b / nx / ny);
 }
-
-/* The candidate ranges of the cell (cx, cy, cz) in the last build: every
- * cell within the reach on each axis, in a fixed order (z, then y, then x,
- * each ascending), each bucket once. Returns how many ranges were written
- * to `out` (at most GRID_MAX_RANGES). */
-int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
-                cell_range *out);
-
-/* The same for a span of cells cx_first .. cx_last of one row: the union
- * of their blocks, row by row, x ascending. Each cell's own ranges appear
- * in it in the same relative order, so a walk over the union meets every
- * candidate of every cell in that cell's order. Dense grids only: periodic
- * ones with
- * (cx_last - cx_first) + 2 reach + 1 <= cells along x (the union must not
- * wrap onto itself); in a dense unbounded grid any span. Hashed grids
- * would reorder collided buckets. */
-int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
-                     int32_t cy, int32_t cz, cell_range *out);
-
-/* The same, cell by cell: every cell of the block in turn, its bucket, its
- * rows, merged with the previous range where they continue it. Hashed
- * grids use it; for dense ones it is the reference the arithmetic of
- * grid_ranges_span() is tested against. */
-int grid_ranges_walk(const grid *g, int32_t cx_first, int32_t cx_last,
-                     int32_t cy, int32_t cz, cell_range *out);
 
 #endif /* THRONG_GRID_H */

@@ -13,6 +13,7 @@
 #define THRONG_STEER_FLOCK_H
 
 #include "internal.h"
+#include "grid_query.h"
 
 /* What one agent saw in its neighbourhood. Offsets are relative to the
  * agent (nearest periodic image), so sums stay small and exact-ish however

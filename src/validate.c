@@ -37,7 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "grid.h"
+#include "grid_query.h"
 
 void (*validate_test_hook)(throng_world *world, validate_stage stage);
 

@@ -14,6 +14,7 @@
 #include "behaviour.h"
 #include "core.h"
 #include "columns.h"
+#include "grid_plan.h"
 #include "group.h"
 #include "tables.h"
 

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grid_plan.h"
+#include "grid_query.h"
 #include "runner.h"
 
 typedef struct grid_config {

@@ -19,7 +19,7 @@
 #define SNAP_TEST_HEADER TEST_SNAPSHOT_HEADER
 #define SNAP_TEST_VERSION_AT 8u
 #define SNAP_TEST_CHECKSUM_AT TEST_SNAPSHOT_CHECKSUM_AT
-/* The settings section starts the payload (src/snapshot.c). */
+/* The settings section starts the payload (src/snapshot_codec.c). */
 #define SNAP_TEST_DIMS_AT 40u
 #define SNAP_TEST_WORLD_ID_AT 112u
 #define SNAP_TEST_AGENT_COUNT_AT 160u

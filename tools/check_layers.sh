@@ -20,7 +20,7 @@ set -eu
 LAYERS='
 1 core        core handles simd parallel
 2 storage     columns
-3 spatial     grid obstacle_grid
+3 spatial     grid grid_plan grid_query obstacle_grid
 4 model       group_handle geometry schema group agent world objects_read objects_add
 5 steer       steer
 6 behaviours  steer_agent steer_route steer_env behaviour
@@ -28,7 +28,7 @@ LAYERS='
 8 neighbours  steer_flock steer_flock_sse2 steer_flock_avx2 steer_flock_avx512 steer_flock_neon
 9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon
 10 step       kernel_paths validate step
-11 outside    snapshot snapshot_codec snapshot_write snapshot_read
+11 outside    snapshot_codec snapshot_write snapshot_read snapshot_restore
 '
 
 NM=${NM:-nm}

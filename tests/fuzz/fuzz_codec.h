@@ -68,7 +68,7 @@ enum fuzz_op {
 #define FUZZ_SELECT_NULL 0xFFu
 
 /* Where a snapshot keeps its checksum and the saving world's id (format
- * version 3, throng.h and src/snapshot.c). */
+ * version 3, throng.h and src/snapshot_codec.c). */
 #define FUZZ_SNAP_CHECKSUM_AT 32u
 #define FUZZ_SNAP_WORLD_ID_AT 112u
 
