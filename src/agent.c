@@ -518,9 +518,14 @@ throng_status throng_agent_at(const throng_world *cw, uint32_t index,
 }
 
 /* Getters share one shape: check the world and out pointer, resolve the
- * handle, copy. */
+ * handle, copy. Setters: check the world, resolve the handle to row i. */
 #define GETTER_PROLOGUE(fn)                                                   \
     READ_ENTRY(cw, w, fn, out, "out");                                        \
+    uint32_t i;                                                               \
+    RESOLVE(w, fn, h, i)
+
+#define SETTER_PROLOGUE(fn)                                                   \
+    WRITE_ENTRY(w);                                                           \
     uint32_t i;                                                               \
     RESOLVE(w, fn, h, i)
 
@@ -627,48 +632,47 @@ static throng_status vector_arg(throng_world *w, const char *fn,
     return check_vec(w, fn, what, v);
 }
 
+/* Sets an agent's position or velocity: vector_arg's checks, then the
+ * vector (a position wrapped into the periodic box first) in the columns
+ * x, y and, in 3D, z. */
+static throng_status set_vector(throng_world *w, const char *fn,
+                                throng_agent h, const float *v,
+                                const char *what, int position, float *x,
+                                float *y, float *z) {
+    uint32_t i;
+    throng_status st = vector_arg(w, fn, h, v, what, &i);
+    if (st != THRONG_OK)
+        return st;
+    float p[3] = {v[0], v[1], w->dims == 3 ? v[2] : 0.0f};
+    if (position)
+        world_wrap_position(w, p);
+    x[i] = p[0];
+    y[i] = p[1];
+    if (w->dims == 3)
+        z[i] = p[2];
+    w->grid.valid = 0;
+    return THRONG_OK;
+}
+
 throng_status throng_agent_set_position(throng_world *w, throng_agent h,
                                         const float position[3]) {
     WRITE_ENTRY(w);
-    uint32_t i;
-    throng_status st = vector_arg(w, "throng_agent_set_position", h, position,
-                                  "position", &i);
-    if (st != THRONG_OK)
-        return st;
-    float p[3] = {position[0], position[1],
-                  w->dims == 3 ? position[2] : 0.0f};
-    world_wrap_position(w, p);
-    w->col.px[i] = p[0];
-    w->col.py[i] = p[1];
-    if (w->dims == 3)
-        w->col.pz[i] = p[2];
-    w->grid.valid = 0;
-    return THRONG_OK;
+    return set_vector(w, "throng_agent_set_position", h, position, "position",
+                      1, w->col.px, w->col.py, w->col.pz);
 }
 
 throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                                         const float velocity[3]) {
     WRITE_ENTRY(w);
-    uint32_t i;
-    throng_status st = vector_arg(w, "throng_agent_set_velocity", h, velocity,
-                                  "velocity", &i);
-    if (st != THRONG_OK)
-        return st;
-    w->col.vx[i] = velocity[0];
-    w->col.vy[i] = velocity[1];
-    if (w->dims == 3)
-        w->col.vz[i] = velocity[2];
-    w->grid.valid = 0;
-    return THRONG_OK;
+    return set_vector(w, "throng_agent_set_velocity", h, velocity, "velocity",
+                      0, w->col.vx, w->col.vy, w->col.vz);
 }
 
 #define SCALAR_SETTER(name, column, positive, bit)                            \
     throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
                                           float value) {                      \
         static const char fn[] = "throng_agent_set_" #name;                   \
-        WRITE_ENTRY(w);                                                       \
-        uint32_t i;                                                           \
-        RESOLVE(w, fn, h, i);                                                 \
+        SETTER_PROLOGUE(fn);                                                  \
         throng_status st = check_scalar(w, fn, #name, value, positive);       \
         if (st != THRONG_OK)                                                  \
             return st;                                                        \
@@ -685,9 +689,7 @@ SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
     static const char fn[] = "throng_agent_set_host_key";
-    WRITE_ENTRY(w);
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
+    SETTER_PROLOGUE(fn);
     uint64_t old = w->slots[w->col.slot[i]].host_key;
     if (key == old)
         return THRONG_OK;
@@ -779,9 +781,7 @@ throng_status throng_agent_get_target_point(const throng_world *cw,
 throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
                                             throng_agent target) {
     static const char fn[] = "throng_agent_set_target_agent";
-    WRITE_ENTRY(w);
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
+    SETTER_PROLOGUE(fn);
     int none = target.slot == 0 && target.generation == 0 &&
                target.world == 0;
     if (!none) {
@@ -820,9 +820,7 @@ throng_status throng_agent_get_target_agent(const throng_world *cw,
 throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
                                         uint32_t progress) {
     static const char fn[] = "throng_agent_set_progress";
-    WRITE_ENTRY(w);
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
+    SETTER_PROLOGUE(fn);
     throng_status st = need_state(w, fn);
     if (st != THRONG_OK)
         return st;
@@ -849,14 +847,12 @@ throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
                                      throng_group handle) {
     static const char fn[] = "throng_agent_set_group";
-    WRITE_ENTRY(w);
-    uint32_t row;
-    RESOLVE(w, fn, h, row);
+    SETTER_PROLOGUE(fn);
     uint32_t group = 0;
     throng_status st = group_resolve(w, fn, handle, 1, &group);
     if (st != THRONG_OK)
         return st;
-    w->col.group[row] = group;
-    world_uniform_note(w, UNIFORM_GROUP, row);
+    w->col.group[i] = group;
+    world_uniform_note(w, UNIFORM_GROUP, i);
     return THRONG_OK;
 }

@@ -509,6 +509,15 @@ static inline float periodic_wrap(float x, float L) {
     return r >= 0.0f && r < L ? r : 0.0f;
 }
 
+/* The periodic box's nearest image of an offset d along an edge L (both
+ * points inside the box): d, or d - L or d + L when more than half a box
+ * away. */
+static inline float periodic_offset(float d, float L) {
+    if (d > 0.5f * L)
+        return d - L;
+    return d < -0.5f * L ? d + L : d;
+}
+
 /* A length in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] (throng.h says why
  * every length the API takes lies there). NaN is not. */
 static inline int length_in_range(float x) {

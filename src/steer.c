@@ -21,13 +21,8 @@ void steer_offset(const throng_world *w, const float from[3],
                   const float to[3], float out[3]) {
     for (int k = 0; k < 3; k++) {
         float d = k < w->dims ? to[k] - from[k] : 0.0f;
-        if (w->boundary == THRONG_BOUNDARY_PERIODIC && k < w->dims) {
-            float L = w->box[k];
-            if (d > 0.5f * L)
-                d -= L;
-            else if (d < -0.5f * L)
-                d += L;
-        }
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC && k < w->dims)
+            d = periodic_offset(d, w->box[k]);
         out[k] = d;
     }
 }

@@ -145,23 +145,7 @@ typedef struct other_agent {
 } other_agent;
 
 static void load_other(const throng_world *w, uint32_t row, other_agent *o) {
-    const agent_columns *c = &w->col;
-    const int three = w->dims == 3;
-    o->p[0] = c->px[row];
-    o->p[1] = c->py[row];
-    o->p[2] = three ? c->pz[row] : 0.0f;
-    o->v[0] = c->vx[row];
-    o->v[1] = c->vy[row];
-    o->v[2] = three ? c->vz[row] : 0.0f;
-    o->f[0] = c->fx[row];
-    o->f[1] = c->fy[row];
-    o->f[2] = three ? c->fz[row] : 0.0f;
-    o->up[0] = three ? c->ux[row] : 0.0f;
-    o->up[1] = three ? c->uy[row] : 0.0f;
-    o->up[2] = three ? c->uz[row] : 1.0f;
-    o->side[0] = o->f[1] * o->up[2] - o->f[2] * o->up[1];
-    o->side[1] = o->f[2] * o->up[0] - o->f[0] * o->up[2];
-    o->side[2] = o->f[0] * o->up[1] - o->f[1] * o->up[0];
+    steer_load_frame(w, row, o->p, o->v, o->f, o->up, o->side);
 }
 
 /* Seed 004's look-ahead: the time to cover `distance` at max speed (none
