@@ -639,7 +639,7 @@ static throng_status set_vector(throng_world *w, const char *fn,
                                 throng_agent h, const float *v,
                                 const char *what, int position, float *x,
                                 float *y, float *z) {
-    uint32_t i;
+    uint32_t i = 0;
     throng_status st = vector_arg(w, fn, h, v, what, &i);
     if (st != THRONG_OK)
         return st;
@@ -752,7 +752,7 @@ throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
                                             const float point[3]) {
     static const char fn[] = "throng_agent_set_target_point";
     WRITE_ENTRY(w);
-    uint32_t i;
+    uint32_t i = 0;
     throng_status st = vector_arg(w, fn, h, point, "point", &i);
     if (st != THRONG_OK || (st = need_state(w, fn)) != THRONG_OK)
         return st;

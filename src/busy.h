@@ -134,8 +134,8 @@ static inline void busy_release(const busy_hold *hold) {
  * with null_fail's sentence naming it `out_name`. */
 #define READ_ENTRY(cw, w, fn, out, out_name)                                  \
     WORLD_READ(cw);                                                           \
-    throng_world *w = (throng_world *)(uintptr_t)(cw);                        \
-    if (!w)                                                                   \
+    throng_world *(w) = (throng_world *)(uintptr_t)(cw);                      \
+    if (!(w))                                                                 \
         return THRONG_ERR_NULL;                                               \
     if (!(out))                                                               \
     return null_fail(w, (fn), (out_name))

@@ -340,7 +340,7 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                 for (int64_t x = lo[0]; x <= hi[0]; x++) {
                     int64_t c[3] = { x, y, z };
                     if (g->periodic) {
-                        for (int a = 0; a < w->dims; a++) {
+                        for (int a = 0; a < w->dims && a < 3; a++) {
                             if (whole[a])
                                 continue;
                             c[a] %= g->n[a];

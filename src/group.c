@@ -277,7 +277,9 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
 
 /* A group's flocking and wander settings are read and written whole: the
  * setter checks the new value (check_flocking, check_wander) and derives
- * the group's kernel constants again. */
+ * the group's kernel constants again. `type` names a type, which no
+ * parentheses may enclose. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define GROUP_SETTING(name, type, check)                                      \
     throng_status throng_group_get_##name(const throng_world *cw,             \
                                           throng_group handle, type *out) {   \
@@ -306,6 +308,8 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
         group_derive_params(w, group);                                        \
         return THRONG_OK;                                                     \
     }
+
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 GROUP_SETTING(flocking, throng_flocking, check_flocking)
 GROUP_SETTING(wander, throng_wander, check_wander)

@@ -556,7 +556,9 @@ throng_status handle_rebind(throng_world *w, const char *fn, const char *what,
 
 /* Defines throng_<kind>_rebind for a handle type whose index field is
  * `index`: READ_ENTRY (busy.h), then handle_rebind with the world's
- * generations at the save (w->at_save, w->saved entries from `first`). */
+ * generations at the save (w->at_save, w->saved entries from `first`).
+ * `type` names a type, which no parentheses may enclose. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define DEFINE_REBIND(name, type, index, what, kind, at_save, first, saved,   \
                       live)                                                   \
     throng_status name(const throng_world *cw, type h, type *out) {           \
@@ -569,6 +571,7 @@ throng_status handle_rebind(throng_world *w, const char *fn, const char *what,
             *out = h;                                                         \
         return st;                                                            \
     }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 throng_status check_length_field(throng_world *world, const char *fn,
                                  const char *field, float x, int zero_ok);
