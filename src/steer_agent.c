@@ -334,27 +334,31 @@ static int avoid_neighbours_force(const steer_ctx *a, const flock_sums *s,
     return seek_offset(a, away, speed, F);
 }
 
+/* Seek, flee and arrive: one target (seek_target), three answers to it. */
+static int seek_family_force(const steer_ctx *a, const throng_behaviour *b,
+                             float speed, float F[3]) {
+    const throng_seek_params *sp = &b->u.seek;
+    float x[3];
+    seek_target(a, sp, x);
+    if (b->kind == THRONG_BEHAVIOUR_SEEK)
+        return seek_offset(a, x, speed, F);
+    if (b->kind == THRONG_BEHAVIOUR_ARRIVE)
+        return steer_arrive(a, x, speed, sp->braking_distance, sp->ramp, F);
+    if (sp->flee_range > 0.0f && length3(x) > sp->flee_range)
+        return 0;
+    return flee_offset(a, x, speed, F);
+}
+
 int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,
                       const flock_sums *s, float F[3]) {
     const float speed = b->speed_factor * a->max_speed;
-    float x[3];
     int on = 0;
     F[0] = F[1] = F[2] = 0.0f;
     switch (b->kind) {
     case THRONG_BEHAVIOUR_SEEK:
-        seek_target(a, &b->u.seek, x);
-        on = seek_offset(a, x, speed, F);
-        break;
     case THRONG_BEHAVIOUR_FLEE:
-        seek_target(a, &b->u.seek, x);
-        if (b->u.seek.flee_range > 0.0f && length3(x) > b->u.seek.flee_range)
-            break;
-        on = flee_offset(a, x, speed, F);
-        break;
     case THRONG_BEHAVIOUR_ARRIVE:
-        seek_target(a, &b->u.seek, x);
-        on = steer_arrive(a, x, speed, b->u.seek.braking_distance,
-                           b->u.seek.ramp, F);
+        on = seek_family_force(a, b, speed, F);
         break;
     case THRONG_BEHAVIOUR_PURSUE:
     case THRONG_BEHAVIOUR_EVADE:
