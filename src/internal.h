@@ -19,6 +19,8 @@
 
 #include "throng.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 
@@ -34,11 +36,33 @@
 /* The slot table marks a free slot with this dense row. */
 #define SLOT_FREE UINT32_MAX
 
-/* The last generation a slot or object id is given. Removing the agent or
- * object that holds it retires the slot or id instead of bumping it past
- * the end: a free slot with this generation that is not on the free list
- * is retired for good. One slot in four billion reuses is the cost. */
+/* The handle layout, one for agents, objects and groups: {index,
+ * generation, world}. The index is a slot (agents) or an id (objects
+ * count from 1, groups from 0); the generation starts at
+ * HANDLE_FIRST_GENERATION when the index is first handed out and is
+ * bumped each time what holds it is removed (generation_release); the
+ * world is the id of the world that handed it out, 0 only in the null
+ * handle. A handle names something live when its world is this world's id
+ * and its generation is the one its index holds now (handle_rebind and
+ * handle_fail, handles.c, word the refusals).
+ *
+ * The last generation a slot or id is given is SLOT_LAST_GENERATION.
+ * Removing the agent, object or group that holds it retires the slot or id
+ * instead of bumping it past the end: a free slot with this generation
+ * that is not on the free list is retired for good. One slot in four
+ * billion reuses is the cost. */
+#define HANDLE_FIRST_GENERATION 1u
 #define SLOT_LAST_GENERATION UINT32_MAX
+
+/* A slot or id is freed: bumps its generation so old handles go stale.
+ * 1 when it may be handed out again (back on its free list), 0 when it
+ * held its last generation and is retired. */
+static inline int generation_release(uint32_t *generation) {
+    if (*generation == SLOT_LAST_GENERATION)
+        return 0;
+    ++*generation;
+    return 1;
+}
 
 /* A slot never moves, so the agent's cold data lives here rather than in
  * a column the step would permute: the host key is read only by lookups.
@@ -394,6 +418,11 @@ throng_status world_fail(throng_world *world, throng_status status,
                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Records that a pointer argument the call needs (`what`) is NULL, in the
+ * one wording "fn: what must not be NULL"; returns THRONG_ERR_NULL. */
+throng_status null_fail(throng_world *world, const char *fn,
+                        const char *what);
+
 /* Group handles (group_handle.c). check_group: *out_id is the id of the
  * live group the handle names, else THRONG_ERR_STALE_HANDLE, recorded
  * (the null handle included). group_resolve: the same, but with
@@ -460,7 +489,33 @@ int world_test_set_object_generation(throng_world *world, uint32_t id,
 static inline int is_finite_float(float x) {
     /* Written without <math.h> macros so -ffinite-math could never fold
      * it away: NaN fails x == x, infinities fail the range test. */
-    return x == x && x <= 3.402823466e38f && x >= -3.402823466e38f;
+    return x == x && x <= FLT_MAX && x >= -FLT_MAX;
+}
+
+/* The one periodic wrap: x into [0, L) for a box edge L > 0. A position
+ * a step moved past one edge comes back with one addition or subtraction;
+ * a jump of more than a box (a huge dt or speed, or a position the host
+ * set far outside) takes the slow, exact way; and where rounding would
+ * land on L itself (or outside, for huge |x|) the answer is 0. Inline:
+ * the integration calls it for every coordinate of every agent. */
+static inline float periodic_wrap(float x, float L) {
+    if (x < 0.0f)
+        x += L;
+    else if (x >= L)
+        x -= L;
+    if (x >= 0.0f && x < L)
+        return x;
+    float r = x - L * floorf(x / L);
+    return r >= 0.0f && r < L ? r : 0.0f;
+}
+
+/* The periodic box's nearest image of an offset d along an edge L (both
+ * points inside the box): d, or d - L or d + L when more than half a box
+ * away. */
+static inline float periodic_offset(float d, float L) {
+    if (d > 0.5f * L)
+        return d - L;
+    return d < -0.5f * L ? d + L : d;
 }
 
 /* A length in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] (throng.h says why
@@ -485,14 +540,62 @@ throng_status rebind_world_check(throng_world *w, const char *fn,
                                  const uint32_t *at_save, uint32_t first,
                                  uint32_t saved);
 
+/* Whether {index, generation} of this world names something live. */
+typedef int (*handle_live_fn)(const throng_world *w, uint32_t index,
+                              uint32_t generation);
+
+/* The rebinding every kind of handle shares: rebind_world_check, then the
+ * handle taken as this world's must name something live (`live`), else
+ * handle_fail with `what` and `kind`. On THRONG_OK *world is this world's
+ * id (0 stays 0: the null handle never rebinds to a live one). */
+throng_status handle_rebind(throng_world *w, const char *fn, const char *what,
+                            const char *kind, uint32_t index,
+                            uint32_t generation, uint64_t *world,
+                            const uint32_t *at_save, uint32_t first,
+                            uint32_t saved, handle_live_fn live);
+
+/* Defines throng_<kind>_rebind for a handle type whose index field is
+ * `index`: READ_ENTRY (busy.h), then handle_rebind with the world's
+ * generations at the save (w->at_save, w->saved entries from `first`).
+ * `type` names a type, which no parentheses may enclose. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
+#define DEFINE_REBIND(name, type, index, what, kind, at_save, first, saved,   \
+                      live)                                                   \
+    throng_status name(const throng_world *cw, type h, type *out) {           \
+        static const char fn[] = #name;                                       \
+        READ_ENTRY(cw, w, fn, out, "out");                                    \
+        throng_status st =                                                    \
+            handle_rebind(w, fn, what, kind, h.index, h.generation, &h.world, \
+                          w->at_save, first, w->saved, live);                 \
+        if (st == THRONG_OK)                                                  \
+            *out = h;                                                         \
+        return st;                                                            \
+    }
+/* NOLINTEND(bugprone-macro-parentheses) */
+
 throng_status check_length_field(throng_world *world, const char *fn,
                                  const char *field, float x, int zero_ok);
 
-/* Wraps a position into the periodic box (no-op when unbounded). */
+/* Wraps a position into the periodic box with periodic_wrap (no-op when
+ * unbounded). */
 void world_wrap_position(const throng_world *world, float p[3]);
 
 /* A unit up vector perpendicular to the unit forward f, closest to hint. */
 void basis_up(const float f[3], const float hint[3], float up[3]);
+
+/* Row i's 3D basis: the unit forward f and the up vector basis_up makes
+ * of it and `hint`. */
+static inline void basis_store_3d(agent_columns *c, uint32_t i,
+                                  const float f[3], const float hint[3]) {
+    float up[3];
+    basis_up(f, hint, up);
+    c->fx[i] = f[0];
+    c->fy[i] = f[1];
+    c->fz[i] = f[2];
+    c->ux[i] = up[0];
+    c->uy[i] = up[1];
+    c->uz[i] = up[2];
+}
 
 /* Derives a group's kernel constants from its recipe. */
 void group_derive_params(throng_world *world, uint32_t group);
