@@ -5,14 +5,14 @@
 # still hide). The table below is the one place the layers are written;
 # the README's layout section names them too.
 #
-#   tools/check_layers.sh OBJDIR     check the objects of a build
+#   tools/check_layers.sh OBJ...     check the objects of a build
 #                                    (build/obj/src), exit 1 on a breach
 #   tools/check_layers.sh --self-test
 #                                    plants an upward call and a circle in
 #                                    objects of its own and fails unless
 #                                    both are found
 #
-# Every object in OBJDIR must be in the table, so a new file gets a layer
+# Every object named must be in the table, so a new file gets a layer
 # when it is added. Uses nm (binutils) and tsort (coreutils).
 set -eu
 
@@ -38,14 +38,15 @@ layer_of() {
         '{for (i = 3; i <= NF; i++) if ($i == f) {print $1; exit}}'
 }
 
-# check OBJDIR [TABLE]: prints each breach, returns 1 when there is one.
+# check OBJ...: prints each breach, returns 1 when there is one. The
+# objects are named, not found in a folder, so one left from a removed
+# source file does not count.
 check() {
-    dir=$1
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     bad=0
     : >"$work/defs"
-    for o in "$dir"/*.o; do
+    for o in "$@"; do
         f=$(basename "$o" .o)
         if [ -z "$(layer_of "$f")" ]; then
             echo "check-layers: $f.o is in no layer (tools/check_layers.sh)" >&2
@@ -56,7 +57,7 @@ check() {
     done
     sort -u -k1,1 "$work/defs" >"$work/defs.sorted"
     : >"$work/edges"
-    for o in "$dir"/*.o; do
+    for o in "$@"; do
         f=$(basename "$o" .o)
         $NM -u "$o" | awk '{print $NF}' | sort -u |
             join - "$work/defs.sorted" |
@@ -80,7 +81,7 @@ check() {
         bad=1
     fi
     if [ "$bad" = 0 ]; then
-        echo "check-layers: $(ls "$dir"/*.o | wc -l) objects," \
+        echo "check-layers: $# objects," \
             "$(awk '{print $1, $2}' "$work/edges" | sort -u | wc -l)" \
             "file-to-file uses, all down or across, no circle"
     fi
@@ -100,7 +101,7 @@ self_test() {
     for f in core step agent group; do
         $CC -c -o "$t/$f.o" "$t/$f.c"
     done
-    out=$(check "$t" 2>&1) && status=0 || status=$?
+    out=$(check "$t"/*.o 2>&1) && status=0 || status=$?
     rm -rf "$t"
     if [ "$status" = 0 ] ||
         ! printf '%s\n' "$out" | grep -q 'core.o (layer 1) calls up into step.o' ||
@@ -114,6 +115,6 @@ self_test() {
 
 case "${1:-}" in
 --self-test) self_test ;;
-'') echo "usage: $0 OBJDIR | --self-test" >&2; exit 2 ;;
-*) check "$1" ;;
+'') echo "usage: $0 OBJ... | --self-test" >&2; exit 2 ;;
+*) check "$@" ;;
 esac
