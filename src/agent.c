@@ -23,6 +23,9 @@
 
 #include "detmath.h"
 #include "parallel.h"
+#include "agent.h"
+#include "group_handle.h"
+#include "handles.h"
 
 throng_agent_def throng_agent_def_default(void) {
     throng_agent_def d;

@@ -12,6 +12,10 @@
 
 #include "geometry.h"
 #include "schema.h"
+#include "columns.h"
+#include "core.h"
+#include "group.h"
+#include "group_handle.h"
 
 /* Defaults and checks come from the schema (behaviour_schema.h, walked
  * by schema.c): every field of the kind's parameters at its default. */

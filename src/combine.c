@@ -15,6 +15,9 @@
  */
 #include "behaviour.h"
 #include "combine.h"
+#include "steer_agent.h"
+#include "steer_env.h"
+#include "steer_route.h"
 
 #include <math.h>
 #include <string.h>

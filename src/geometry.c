@@ -9,6 +9,7 @@
 #include "obstacle_grid.h"
 #include "busy.h"
 #include "core.h"
+#include "handles.h"
 
 #include <math.h>
 #include <string.h>

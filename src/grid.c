@@ -59,6 +59,8 @@
 #include "internal.h"
 #include "check.h"
 #include "parallel.h"
+#include "columns.h"
+#include "core.h"
 
 /* Below this many agents per part the sort runs in fewer parts: a part's
  * histogram row costs as much to clear and scan as its agents to count. */

@@ -22,6 +22,7 @@
 
 #include "detmath.h"
 #include "parallel.h"
+#include "group_handle.h"
 
 #define TWO_PI_F 6.28318548f /* 2 pi rounded up to float */
 

@@ -11,8 +11,11 @@
  * generation is retired: a hole never reused, so no handle ever names a
  * second group.
  */
+#include "group_handle.h"
 #include "internal.h"
 #include "busy.h"
+#include "core.h"
+#include "handles.h"
 
 #include <string.h>
 

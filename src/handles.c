@@ -6,7 +6,9 @@
  * objects and groups all use them, so the wording is one and lives below
  * every model module. The layout they share is written in internal.h.
  */
+#include "handles.h"
 #include "internal.h"
+#include "core.h"
 
 throng_status handle_fail(throng_world *w, const char *fn, const char *what,
                           uint32_t index, uint32_t generation,

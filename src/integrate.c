@@ -22,11 +22,13 @@
  * and _neon.c), takes whole vectors of rows and hands every row it cannot
  * take whole to integrate_row_2d/3d here, so both give the same bits.
  */
+#include "integrate.h"
 #include <math.h>
 
 #include "internal.h"
 #include "check.h"
 #include "parallel.h"
+#include "agent.h"
 
 #define INTEGRATE_GRAIN 8192u
 

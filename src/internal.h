@@ -1,5 +1,8 @@
 /*
- * The world's private layout, shared by the library's modules.
+ * The world's private layout, shared by the library's modules: types,
+ * constants and a few inline helpers. Functions are declared in the
+ * header of the file that defines them (agent.h, columns.h, core.h, ...;
+ * make check-layers checks it).
  *
  * Agents are rows of structure-of-arrays columns in dense order: rows
  * 0 .. count-1 are live, with no holes, so every kernel is a plain loop over
@@ -184,8 +187,6 @@ typedef struct thread_counters {
 #define THRONG_MIN_TICK 1e-6f
 #define THRONG_MAX_TICK 10.0f
 #define THRONG_MAX_SUBSTEPS 1000u
-/* max_dt and max_substeps are in range (max_dt known finite). */
-int step_limits_valid(float max_dt, uint32_t max_substeps);
 
 struct throng_world {
     /* The busy guard (busy.h): BUSY_WRITER while a call that changes the
@@ -317,22 +318,6 @@ struct throng_world {
 #define U32_COLUMN_COUNT 5
 #define COLUMN4_MAX (FLOAT_COLUMN_COUNT + U32_COLUMN_COUNT)
 
-/* Brings slot_dense up to date after a step moved the rows. A step
- * permutes every column into cell order but leaves the slots' links
- * alone: one write per agent into the slot table, scattered over it (slot
- * numbers follow the order agents were added, rows follow space), which
- * at a million agents costs more than a tenth of the grid stage. Most
- * steps are followed by another step, or by reads of the columns, which
- * need no links; the first handle lookup after a step pays for them
- * (every reader of a live slot's row calls this first). It changes no
- * observable state, so const entry points may call it. */
-void world_links(const throng_world *world);
-
-/* Fills `out` with the addresses of the 4-byte column pointers a step must
- * permute (floats, then integers, the slot column last) and returns how
- * many. */
-int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
-
 /* Columns that only the API writes, one row at a time, and a step never
  * does. While every row of such a column holds the same bits, its bit is
  * set in world->uniform and a step does not permute it: reordering equal
@@ -358,34 +343,6 @@ int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
 #define UNIFORM_COLUMNS 10
 #define UNIFORM_ALL ((1u << UNIFORM_COLUMNS) - 1u)
 
-/* Row `row` of the column with bit `bit` was just written: keeps the bit
- * only while the row equals the others. */
-void world_uniform_note(throng_world *world, uint32_t bit, uint32_t row);
-
-/* Sets every uniform bit from the columns' contents (after a load); the
- * step does the same for the columns marked in world->uniform_check. */
-void world_uniform_scan(throng_world *world);
-
-/* Checks row `row` as adding an agent, the setters and every step keep
- * it: the fields throng_agent_add checks (the same code), a position
- * inside a periodic box, a finite unit heading (and in 3D an up vector
- * perpendicular to it), finite behaviour state and a target that is none
- * or another slot. Records the refusal under `fn`; the snapshot loader
- * runs it on every row it reads. */
-throng_status world_check_row(throng_world *world, const char *fn,
-                              uint32_t row);
-
-/* Looks for a NaN or an infinity in the world's float columns (behaviour
- * state included) in one pass: returns 1 and the first one's column name,
- * dense row and value, or 0 when every value is finite. Checked calls and steps
- * never store one; a host writing through the column pointers can. */
-int world_non_finite(const throng_world *world, const char **out_column,
-                     uint32_t *out_row, float *out_value);
-
-/* Allocates the behaviour-state columns when they do not exist yet;
- * nonzero when out of memory (the world is unchanged). */
-int world_enable_behaviour_state(throng_world *world);
-
 /* Every 4-byte column holds this many elements past its capacity, so a
  * kernel may load a full vector (16 lanes) from any row below the count
  * without leaving the allocation; masks discard the extra lanes. Rows at
@@ -397,93 +354,10 @@ int world_enable_behaviour_state(throng_world *world);
  * memory. */
 #define COLUMN_PAD 16u
 
-/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
- * step's force columns. */
-void world_zero_tails(throng_world *world);
-
-/* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its
- * free. */
-void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
-void column_free(const throng_world *world, void *ptr, uint32_t capacity,
-                 size_t elem);
-
-/* Allocation through the world's allocator, aligned to THRONG_ALIGN. */
-void *world_alloc(const throng_world *world, size_t size);
-void world_free(const throng_world *world, void *ptr, size_t size);
-/* size = count * elem, or 0 when that overflows. */
-size_t size_mul(size_t count, size_t elem);
-
-/* Records the detail of a refusal and returns the status. */
-throng_status world_fail(throng_world *world, throng_status status,
-                         const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Records that a pointer argument the call needs (`what`) is NULL, in the
- * one wording "fn: what must not be NULL"; returns THRONG_ERR_NULL. */
-throng_status null_fail(throng_world *world, const char *fn,
-                        const char *what);
-
-/* Group handles (group_handle.c). check_group: *out_id is the id of the
- * live group the handle names, else THRONG_ERR_STALE_HANDLE, recorded
- * (the null handle included). group_resolve: the same, but with
- * null_is_default the null handle names the default group (id 0), as an
- * agent's group does. group_handle: this world's handle of the group
- * holding `id`. group_live: the handle names a live group here. */
-throng_status check_group(throng_world *world, const char *fn,
-                          throng_group group, uint32_t *out_id);
-throng_status group_resolve(throng_world *world, const char *fn,
-                            throng_group group, int null_is_default,
-                            uint32_t *out_id);
-throng_group group_handle(const throng_world *world, uint32_t id);
-/* THRONG_ERR_STALE_HANDLE, recorded, unless `id` holds a live group (an
- * agent row's group, as a load reads it). */
-throng_status check_group_id(throng_world *world, const char *fn,
-                             uint32_t id);
-int group_live(const throng_world *world, throng_group group);
-/* The id the next group takes (the free stack's top, else a new one),
- * and taking it once the group is stored (generation and stack kept). */
-uint32_t group_take_id(throng_world *world);
-void group_use_id(throng_world *world, uint32_t id);
-/* Puts a removed group's id on top of the free stack. */
-void group_push_free(throng_world *world, uint32_t id);
-/* The slot of a live agent handle of this world, or -1 (agent.c); the
- * slot links are brought up to date first. */
-int64_t agent_slot(const throng_world *world, throng_agent agent);
-/* Drops a group's name from the name table (group.c). */
-void group_forget_name(throng_world *world, uint32_t id);
-
-/* Threads a step uses: the host's worker count when it gave task hooks,
- * else world->threads, or the OpenMP default. */
-int world_thread_count(const throng_world *world);
-
-/* The scheduler of a step or query: the host's hooks, or OpenMP threads
- * (parallel.h). */
-parallel_sched world_scheduler(throng_world *world);
-
 /* The sentence of a refused step whose hooks broke their contract. */
 #define TASK_HOOKS_BROKEN                                                     \
     "the task hooks did not run every item exactly once on a worker below "  \
     "worker_count"
-
-/* Records the refusal of a handle {index, generation, world} that names
- * nothing live of `kind` ("agent", "path") here. The sentence says when
- * the handle belongs to another world; `what` is how it names the handle
- * ("handle", "target", "object"). Returns THRONG_ERR_STALE_HANDLE. */
-throng_status handle_fail(throng_world *world, const char *fn,
-                          const char *what, uint32_t index,
-                          uint32_t generation, uint64_t handle_world,
-                          const char *kind);
-
-/* Test hooks, for driving a slot or object id through its whole range of
- * generations without four billion adds: they set the generation the
- * slot (1-based, as in handles) or object id holds, whether free or live
- * (a live one's handles then change). Nonzero, and nothing changed, when
- * the slot or id was never handed out or the generation is 0. Not part
- * of the API: the shared library does not export them. */
-int world_test_set_slot_generation(throng_world *world, uint32_t slot,
-                                   uint32_t generation);
-int world_test_set_object_generation(throng_world *world, uint32_t id,
-                                     uint32_t generation);
 
 /* Float checks shared by validation. */
 static inline int is_finite_float(float x) {
@@ -523,107 +397,5 @@ static inline float periodic_offset(float d, float L) {
 static inline int length_in_range(float x) {
     return x >= THRONG_MIN_LENGTH && x <= THRONG_MAX_LENGTH;
 }
-
-/* Checks a length field: finite (THRONG_ERR_NOT_FINITE), then in the
- * range, or 0 when zero_ok (THRONG_ERR_OUT_OF_RANGE with a sentence that
- * gives the range). THRONG_OK, or the refusal recorded with world_fail. */
-/* Rebinding's test of a handle's world (throng_agent_rebind,
- * throng_group_rebind, throng_object_rebind): this world's own handles
- * pass, and those of the world it was loaded from with the generation
- * they had at the save (at_save[index - first], `saved` entries: first is
- * 1 for slots and object ids, which count from 1, and 0 for group ids);
- * anything else is refused with THRONG_ERR_STALE_HANDLE and a sentence
- * naming `what`. */
-throng_status rebind_world_check(throng_world *w, const char *fn,
-                                 const char *what, uint32_t index,
-                                 uint32_t generation, uint64_t world,
-                                 const uint32_t *at_save, uint32_t first,
-                                 uint32_t saved);
-
-/* Whether {index, generation} of this world names something live. */
-typedef int (*handle_live_fn)(const throng_world *w, uint32_t index,
-                              uint32_t generation);
-
-/* The rebinding every kind of handle shares: rebind_world_check, then the
- * handle taken as this world's must name something live (`live`), else
- * handle_fail with `what` and `kind`. On THRONG_OK *world is this world's
- * id (0 stays 0: the null handle never rebinds to a live one). */
-throng_status handle_rebind(throng_world *w, const char *fn, const char *what,
-                            const char *kind, uint32_t index,
-                            uint32_t generation, uint64_t *world,
-                            const uint32_t *at_save, uint32_t first,
-                            uint32_t saved, handle_live_fn live);
-
-/* Defines throng_<kind>_rebind for a handle type whose index field is
- * `index`: READ_ENTRY (busy.h), then handle_rebind with the world's
- * generations at the save (w->at_save, w->saved entries from `first`).
- * `type` names a type, which no parentheses may enclose. */
-/* NOLINTBEGIN(bugprone-macro-parentheses) */
-#define DEFINE_REBIND(name, type, index, what, kind, at_save, first, saved,   \
-                      live)                                                   \
-    throng_status name(const throng_world *cw, type h, type *out) {           \
-        static const char fn[] = #name;                                       \
-        READ_ENTRY(cw, w, fn, out, "out");                                    \
-        throng_status st =                                                    \
-            handle_rebind(w, fn, what, kind, h.index, h.generation, &h.world, \
-                          w->at_save, first, w->saved, live);                 \
-        if (st == THRONG_OK)                                                  \
-            *out = h;                                                         \
-        return st;                                                            \
-    }
-/* NOLINTEND(bugprone-macro-parentheses) */
-
-throng_status check_length_field(throng_world *world, const char *fn,
-                                 const char *field, float x, int zero_ok);
-
-/* Wraps a position into the periodic box with periodic_wrap (no-op when
- * unbounded). */
-void world_wrap_position(const throng_world *world, float p[3]);
-
-/* A unit up vector perpendicular to the unit forward f, closest to hint. */
-void basis_up(const float f[3], const float hint[3], float up[3]);
-
-/* Row i's 3D basis: the unit forward f and the up vector basis_up makes
- * of it and `hint`. */
-static inline void basis_store_3d(agent_columns *c, uint32_t i,
-                                  const float f[3], const float hint[3]) {
-    float up[3];
-    basis_up(f, hint, up);
-    c->fx[i] = f[0];
-    c->fy[i] = f[1];
-    c->fz[i] = f[2];
-    c->ux[i] = up[0];
-    c->uy[i] = up[1];
-    c->uz[i] = up[2];
-}
-
-/* Derives a group's kernel constants from its recipe. */
-void group_derive_params(throng_world *world, uint32_t group);
-
-/* The step stages (step.c, steer_flock.c, integrate.c), on the step's
- * scheduler. */
-void steer_flock(throng_world *world, parallel_sched *sched, float dt);
-void integrate(throng_world *world, parallel_sched *sched, float dt);
-/* The exact scalar integration of one 2D row, every case handled. */
-void integrate_row_2d(throng_world *world, uint32_t row, float dt);
-void integrate_row_3d(throng_world *world, uint32_t row, float dt);
-
-/* 1 when simd is one of the enum's values (supported here or not). */
-int simd_in_range(throng_simd simd);
-
-/* The path a request runs on here (THRONG_SIMD_AUTO: the widest), or
- * THRONG_SIMD_AUTO when the request is outside the enum or cannot run
- * (simd.c). */
-throng_simd simd_resolve(throng_simd simd);
-
-/* Points the world's kernels at a path (THRONG_SIMD_AUTO: the widest the
- * CPU and build offer). Returns nonzero, changing nothing, when the value
- * is outside the enum or the path cannot run here. */
-int world_use_simd(throng_world *world, throng_simd simd);
-
-/* The same by name, for tests that switch a built world's path: "auto" or
- * NULL for the widest, else a name as throng_simd_name spells it. Nothing
- * here reads the environment: a world's path comes from its def. */
-int world_select_kernel(throng_world *world, const char *name);
 
 #endif /* THRONG_INTERNAL_H */

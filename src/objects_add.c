@@ -12,6 +12,7 @@
  */
 #include "geometry.h"
 #include "busy.h"
+#include "core.h"
 
 #include <float.h>
 #include <math.h>

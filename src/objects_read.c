@@ -10,6 +10,8 @@
  */
 #include "geometry.h"
 #include "busy.h"
+#include "core.h"
+#include "handles.h"
 
 #include <string.h>
 

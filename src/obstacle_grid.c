@@ -32,6 +32,7 @@
  */
 #include "obstacle_grid.h"
 #include "detmath.h"
+#include "core.h"
 
 #include <float.h>
 

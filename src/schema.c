@@ -14,6 +14,7 @@
 #include "core.h"
 #include "geometry.h"
 #include "schema_text.h"
+#include "handles.h"
 
 /* ------------------------------------------------------------------------ */
 /* The descriptors                                                          */

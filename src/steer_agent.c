@@ -19,6 +19,7 @@
  * follower exactly on its leader's path, or two agents predicted to meet
  * at one point, step aside along a side vector.
  */
+#include "steer_agent.h"
 #include "behaviour.h"
 
 #include <math.h>

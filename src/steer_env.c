@@ -7,6 +7,7 @@
  * the difference or square of two of them can overflow a float but not a
  * double, so no input, however far out, produces infinity or NaN.
  */
+#include "steer_env.h"
 #include "behaviour.h"
 #include "busy.h"
 #include "detmath.h"

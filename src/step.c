@@ -30,6 +30,11 @@
 #include "obstacle_grid.h"
 #include "parallel.h"
 #include "validate.h"
+#include "agent.h"
+#include "columns.h"
+#include "integrate.h"
+#include "kernel_paths.h"
+#include "steer_flock.h"
 
 /* The sweep after a stage, in a validating build; nothing otherwise. A
  * failed sweep ends the tick: the grid no longer describes anything the

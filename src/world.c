@@ -26,6 +26,9 @@
 
 #include "detmath.h"
 #include "parallel.h"
+#include "agent.h"
+#include "simd.h"
+#include "world.h"
 
 /* The task hooks' fields as a whole: both hooks and 1 .. max workers, or
  * neither and 0 (THRONG_OK), else the status that refuses them. */

@@ -2,7 +2,8 @@
 # The library's layers point one way: an object file of src/ may use the
 # symbols of its own layer or a lower one, never a higher one, and no
 # files call each other in a circle (within a layer, where a circle could
-# still hide). The table below is the one place the layers are written;
+# still hide), and a header declares only functions its own file (or that
+# file's vector twins) defines. The table below is the one place the layers are written;
 # the README's layout section names them too.
 #
 #   tools/check_layers.sh OBJ...     check the objects of a build
@@ -15,6 +16,8 @@
 # Every object named must be in the table, so a new file gets a layer
 # when it is added. Uses nm (binutils) and tsort (coreutils).
 set -eu
+# join and sort must agree on the order.
+export LC_ALL=C
 
 # layer number, name, then the files (object names without .o).
 LAYERS='
@@ -72,6 +75,20 @@ check() {
             bad=1
         fi
     done <"$work/edges"
+    # A header declares only what its own file defines: a function declared
+    # at the start of a line in X.h and defined in some object must be
+    # defined in X.o or one of its vector twins, X_sse2.o ... X_neon.o
+    # (headers of HEADERS, when set).
+    for h in ${HEADERS:-}; do
+        hb=$(basename "$h" .h)
+        sed -n 's/^[A-Za-z_][A-Za-z_0-9 *]*[ *]\([a-z_][a-z_0-9]*\)(.*/\1/p' "$h" |
+            sort -u | join - "$work/defs.sorted" |
+            awk -v h="$hb" '$2 != h && $2 !~ ("^" h "_(sse2|avx2|avx512|neon)$") {print $1, $2}' >"$work/elsewhere"
+        while read -r sym def; do
+            echo "check-layers: $hb.h declares $sym, which $def.o defines" >&2
+            bad=1
+        done <"$work/elsewhere"
+    done
     # A circle among files: tsort names the files on it.
     if ! awk '{print $1, $2}' "$work/edges" | sort -u |
         tsort >/dev/null 2>"$work/loops"; then
@@ -81,7 +98,7 @@ check() {
         bad=1
     fi
     if [ "$bad" = 0 ]; then
-        echo "check-layers: $# objects," \
+        echo "check-layers: $# objects, $(echo ${HEADERS:-} | wc -w) headers," \
             "$(awk '{print $1, $2}' "$work/edges" | sort -u | wc -l)" \
             "file-to-file uses, all down or across, no circle"
     fi
@@ -98,19 +115,22 @@ self_test() {
     printf 'int core_thing(void);\nint step_thing(void) { return 1; }\n' >"$t/step.c"
     printf 'int group_thing(void);\nint agent_thing(void) { return group_thing(); }\n' >"$t/agent.c"
     printf 'int agent_thing(void);\nint group_thing(void) { return agent_thing(); }\n' >"$t/group.c"
+    # and step.h declares what core.c defines.
+    printf 'int core_thing(void);\n' >"$t/step.h"
     for f in core step agent group; do
         $CC -c -o "$t/$f.o" "$t/$f.c"
     done
-    out=$(check "$t"/*.o 2>&1) && status=0 || status=$?
+    out=$(HEADERS="$t/step.h" check "$t"/*.o 2>&1) && status=0 || status=$?
     rm -rf "$t"
     if [ "$status" = 0 ] ||
         ! printf '%s\n' "$out" | grep -q 'core.o (layer 1) calls up into step.o' ||
-        ! printf '%s\n' "$out" | grep -q 'circle'; then
+        ! printf '%s\n' "$out" | grep -q 'circle' ||
+        ! printf '%s\n' "$out" | grep -q 'step.h declares core_thing'; then
         echo "check-layers self-test: a planted breach went unreported:" >&2
         printf '%s\n' "$out" >&2
         exit 1
     fi
-    echo "check-layers self-test: the planted upward call and circle are found"
+    echo "check-layers self-test: the planted upward call, circle and stray declaration are found"
 }
 
 case "${1:-}" in
