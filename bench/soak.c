@@ -46,6 +46,7 @@
 
 #include "cli.h"
 #include "throng.h"
+#include "schema.h"
 #include "../testsupport/support.h"
 
 #define SOAK_PI 3.14159265358979323846
@@ -369,120 +370,119 @@ static throng_object field_make(soak *s) {
 /* Groups                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static throng_flocking random_flocking(void) {
-    throng_flocking f = throng_flocking_default();
-    f.separation_radius = rng_range(0.2, 1.0);
-    f.separation_weight = rng_chance(0.2) ? 0.0f : rng_range(0.0, 2.0);
-    f.alignment_radius = rng_range(0.2, 1.0);
-    f.alignment_weight = rng_chance(0.4) ? 0.0f : rng_range(0.0, 1.0);
-    f.cohesion_radius = rng_range(0.2, 1.0);
-    f.cohesion_weight = rng_chance(0.4) ? 0.0f : rng_range(0.0, 1.0);
-    f.field_of_view = rng_chance(0.5) ? (float)(2.0 * SOAK_PI)
-                                      : rng_range(0.5, 6.0);
-    f.speed_factor = rng_range(0.3, 1.0);
-    f.separation_mode = rng_chance(0.5) ? THRONG_SEPARATION_INVERSE_DISTANCE
-                                        : THRONG_SEPARATION_FLEE_AVERAGE;
-    f.separation_priority = (int32_t)rng_below(4u);
-    f.alignment_priority = (int32_t)rng_below(4u);
-    f.cohesion_priority = (int32_t)rng_below(4u);
+/* Random recipes come from the behaviour schema (src/behaviour_schema.h):
+ * every field of the struct (a behaviour: the common fields and its
+ * kind's) is drawn inside its range, so a parameter added to the table is
+ * soaked with no change here. The draw keeps to a scene-sized part of
+ * each range: up to four times the default (or 4 units when it is 0),
+ * the neighbour radius for SCHEMA_NBR fields, often the default itself
+ * when that is 0 (which means "off" or "derive it"); a vector of
+ * unbounded metres is a point in the box, and a pair with SCHEMA_LT_NEXT
+ * (a box's corners) a box inside the world's. Object fields name the
+ * soak's routes by their unit. */
+static float random_scalar(const schema_field *f) {
+    double lo = f->lo, hi = f->hi;
+    double top = f->dflt > 0.0 ? 4.0 * f->dflt : 4.0;
+    if (f->flags & SCHEMA_NBR)
+        top = 1.0; /* the soak's neighbour radius */
+    if (hi > top)
+        hi = top;
+    if ((f->flags & SCHEMA_LO_OPEN) || ((f->flags & SCHEMA_ZERO) && lo > 0.0))
+        lo = lo > 0.0 ? lo : 0.05 * hi;
+    if ((f->flags & SCHEMA_ZERO) || f->dflt == 0.0)
+        if (rng_chance(0.3))
+            return (float)f->dflt;
+    if (lo < -top)
+        lo = -top;
+    if (hi < lo)
+        hi = lo;
+    double x = lo + (hi - lo) * rng_unit();
+    float v = (float)x;
+    if ((f->flags & SCHEMA_HI_OPEN) && (double)v >= f->hi)
+        v = (float)lo;
+    return v;
+}
+
+static void random_field(const soak *s, const schema_field *f, void *base,
+                         int after_lt_next) {
+    if (f->type == SCHEMA_F32 && f->n == 3 && f->lo < -1e30) {
+        float *v = schema_field_at(f, base, 0);
+        if (f->flags & SCHEMA_LT_NEXT)
+            random_point(s, 0.05f, 0.3f, v);
+        else if (after_lt_next)
+            random_point(s, 0.7f, 0.95f, v);
+        else
+            random_point(s, 0.1f, 0.9f, v);
+        if (after_lt_next && s->opt.dims == 2)
+            v[2] = 1.0f; /* above the lower corner's 0 */
+        return;
+    }
+    for (int k = 0; k < f->n; k++) {
+        void *p = schema_field_at(f, base, k);
+        switch (f->type) {
+        case SCHEMA_F32:
+            *(float *)p = random_scalar(f);
+            break;
+        case SCHEMA_I32:
+        case SCHEMA_U32: {
+            double span = f->hi - f->lo;
+            double x = f->lo + (double)rng_below(span < 7.0 ? (uint32_t)span + 1u
+                                                           : 8u);
+            if (f->type == SCHEMA_I32)
+                *(int32_t *)p = (int32_t)x;
+            else
+                *(uint32_t *)p = (uint32_t)x;
+            break;
+        }
+        case SCHEMA_BOOL:
+            *(bool *)p = rng_chance(0.5);
+            break;
+        case SCHEMA_ENUM:
+            *(int *)p = (int)f->lo + (int)rng_below((uint32_t)(f->hi - f->lo) + 1u);
+            break;
+        default:
+            *(throng_object *)p =
+                strcmp(f->unit, "flow field") == 0 ? s->field
+                : rng_chance(0.5)                  ? s->open_path
+                                                   : s->closed_path;
+            break;
+        }
+    }
+}
+
+static void random_struct(const soak *s, schema_set set, void *base,
+                          int kind) {
+    schema_default(set, base, kind);
+    int after_lt_next = 0;
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (schema_structs[f->strct].set != set || !schema_part_of(f, kind))
+            continue;
+        random_field(s, f, base, after_lt_next);
+        after_lt_next = (f->flags & SCHEMA_LT_NEXT) != 0u;
+    }
+}
+
+static throng_flocking random_flocking(const soak *s) {
+    throng_flocking f;
+    random_struct(s, SCHEMA_SET_FLOCKING, &f, 0);
     return f;
 }
 
-static throng_wander random_wander(void) {
+static throng_wander random_wander(const soak *s) {
     throng_wander w;
-    w.weight = rng_chance(0.4) ? 0.0f : rng_range(0.0, 1.0);
-    w.max_turn_rate = rng_range(0.0, SOAK_PI);
-    w.max_turn_change = rng_range(0.0, 0.1 * SOAK_PI);
-    w.speed_factor = rng_range(0.2, 1.0);
-    w.priority = (int32_t)rng_below(4u);
+    random_struct(s, SCHEMA_SET_WANDER, &w, 0);
     return w;
 }
 
 /* A behaviour of `kind` with randomised parameters, naming the current
- * routes. */
+ * routes; fields its kind does not read (as drawn) go back to their
+ * defaults. */
 static throng_behaviour random_behaviour(const soak *s,
                                          throng_behaviour_kind kind) {
-    throng_behaviour b = throng_behaviour_default(kind);
-    b.weight = rng_range(0.1, 2.0);
-    b.priority = (int32_t)rng_below(6u);
-    b.speed_factor = rng_range(0.3, 1.0);
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-        if (rng_chance(0.5)) {
-            b.u.seek.source = THRONG_TARGET_FIXED_POINT;
-            random_point(s, 0.1f, 0.9f, b.u.seek.point);
-        }
-        b.u.seek.flee_range = rng_chance(0.5) ? 0.0f : rng_range(1.0, 10.0);
-        b.u.seek.braking_distance = rng_chance(0.5) ? 0.0f
-                                                    : rng_range(0.1, 5.0);
-        b.u.seek.ramp = rng_chance(0.5) ? THRONG_ARRIVE_LINEAR
-                                        : THRONG_ARRIVE_SMOOTH;
-        break;
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        b.u.pursue.prediction_time = rng_chance(0.5) ? 0.0f
-                                                     : rng_range(0.0, 2.0);
-        b.u.pursue.max_prediction = rng_chance(0.5) ? 0.0f
-                                                    : rng_range(0.1, 3.0);
-        for (int c = 0; c < 3; ++c)
-            b.u.pursue.offset[c] = rng_range(-2.0, 2.0);
-        b.u.pursue.braking_distance = rng_chance(0.5) ? 0.0f
-                                                      : rng_range(0.1, 3.0);
-        b.u.pursue.evade_range = rng_chance(0.5) ? 0.0f : rng_range(1.0, 8.0);
-        break;
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        b.u.wander.distance = rng_range(0.0, 3.0);
-        b.u.wander.radius = rng_range(0.1, 2.0);
-        b.u.wander.jitter = rng_range(0.0, SOAK_PI);
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        b.u.path.path = rng_chance(0.5) ? s->open_path : s->closed_path;
-        b.u.path.prediction_time = rng_range(0.0, 1.0);
-        b.u.path.ahead = rng_range(0.0, 3.0);
-        b.u.path.window = 1u + rng_below(8u);
-        b.u.path.loop = rng_chance(0.5);
-        b.u.path.reach = rng_range(0.1, 2.0);
-        b.u.path.braking_distance = rng_chance(0.5) ? 0.0f
-                                                    : rng_range(0.1, 3.0);
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        b.u.flow.field = s->field;
-        b.u.flow.prediction_time = rng_range(0.0, 1.0);
-        b.u.flow.raw = rng_chance(0.3);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        b.u.avoid.min_length = rng_range(0.5, 3.0);
-        b.u.avoid.lookahead_time = rng_range(0.0, 2.0);
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        b.u.contain.use_box = rng_chance(0.5);
-        for (int c = 0; c < 3; ++c) {
-            b.u.contain.box_min[c] = 0.1f * s->box;
-            b.u.contain.box_max[c] = 0.9f * s->box;
-        }
-        b.u.contain.use_walls = rng_chance(0.7);
-        b.u.contain.range = rng_range(0.5, 4.0);
-        b.u.contain.distance = rng_range(0.0, 2.0);
-        b.u.contain.ahead = rng_range(0.0, 3.0);
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        b.u.leader.behind = rng_range(0.0, 3.0);
-        b.u.leader.clearance_length = rng_range(0.0, 4.0);
-        b.u.leader.clearance_width = rng_range(0.0, 2.0);
-        b.u.leader.braking_distance = rng_chance(0.5) ? 0.0f
-                                                      : rng_range(0.1, 3.0);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        b.u.unaligned.radius = rng_chance(0.5) ? 0.0f : rng_range(0.1, 1.0);
-        b.u.unaligned.horizon = rng_range(0.1, 3.0);
-        b.u.unaligned.margin = rng_range(0.0, 0.5);
-        break;
-    }
+    throng_behaviour b;
+    random_struct(s, SCHEMA_SET_BEHAVIOUR, &b, (int)kind);
+    schema_normalise(&b);
     return b;
 }
 
@@ -528,9 +528,9 @@ static void group_rebuild(soak *s, uint32_t g) {
 
 static void group_tweak(soak *s, uint32_t g) {
     throng_group id = s->groups[g];
-    throng_flocking f = random_flocking();
+    throng_flocking f = random_flocking(s);
     expect_ok(s, throng_group_set_flocking(s->world, id, &f), "set flocking");
-    throng_wander w = random_wander();
+    throng_wander w = random_wander(s);
     expect_ok(s, throng_group_set_wander(s->world, id, &w), "set wander");
     expect_ok(s,
               throng_group_set_combine(s->world, id,
@@ -544,9 +544,14 @@ static void group_tweak(soak *s, uint32_t g) {
         throng_behaviour b;
         if (expect_ok(s, throng_group_get_behaviour(s->world, id, k, &b),
                       "get behaviour")) {
-            b.weight = rng_range(0.0, 2.0);
-            b.priority = (int32_t)rng_below(6u);
-            b.speed_factor = rng_range(0.0, 1.0);
+            /* The common fields drawn again (those its kind reads). */
+            for (size_t i = 0; i < schema_field_count; i++) {
+                const schema_field *f = &schema_fields[i];
+                if (schema_structs[f->strct].set == SCHEMA_SET_BEHAVIOUR &&
+                    schema_structs[f->strct].member[0] == '_')
+                    random_field(s, f, &b, 0);
+            }
+            schema_normalise(&b);
             /* Setting a behaviour validates its objects afresh: a stale
              * route is refused, so only live ones are written back. */
             throng_status st = throng_group_set_behaviour(s->world, id, k, &b);
@@ -1294,8 +1299,8 @@ static void world_build(soak *s) {
     s->field = field_make(s);
     for (uint32_t g = 0; g < GROUPS; ++g) {
         throng_group_def gd = throng_group_def_default();
-        gd.flocking = random_flocking();
-        gd.wander = random_wander();
+        gd.flocking = random_flocking(s);
+        gd.wander = random_wander(s);
         gd.combine = (throng_combine_mode)(g % 3u);
         expect_ok(s, throng_group_create(s->world, &gd, &s->groups[g]),
                   "create group");

@@ -104,7 +104,7 @@ static const schema_struct *struct_of(const schema_field *f) {
     return &schema_structs[f->strct];
 }
 
-static void *field_at(const schema_field *f, const void *base, int k) {
+void *schema_field_at(const schema_field *f, const void *base, int k) {
     return (char *)(uintptr_t)base + struct_of(f)->base + f->offset +
            (size_t)k * f->size;
 }
@@ -135,7 +135,7 @@ static const char *enum_name(const schema_field *f, int number) {
 }
 
 double schema_get(const schema_field *f, const void *base, int k) {
-    const void *p = field_at(f, base, k);
+    const void *p = schema_field_at(f, base, k);
     switch (f->type) {
     case SCHEMA_F32:
         return (double)*(const float *)p;
@@ -154,7 +154,7 @@ double schema_get(const schema_field *f, const void *base, int k) {
 
 void schema_field_default(const schema_field *f, void *base) {
     for (int k = 0; k < f->n; k++) {
-        void *p = field_at(f, base, k);
+        void *p = schema_field_at(f, base, k);
         switch (f->type) {
         case SCHEMA_F32:
             *(float *)p = (float)f->dflt;
@@ -182,11 +182,11 @@ static int is_default(const schema_field *f, const void *base) {
     for (int k = 0; k < f->n; k++) {
         if (f->type == SCHEMA_OBJECT) {
             static const throng_object null_object;
-            if (memcmp(field_at(f, base, k), &null_object,
+            if (memcmp(schema_field_at(f, base, k), &null_object,
                        sizeof null_object) != 0)
                 return 0;
         } else if (f->type == SCHEMA_F32) {
-            if (!(*(const float *)field_at(f, base, k) == (float)f->dflt))
+            if (!(*(const float *)schema_field_at(f, base, k) == (float)f->dflt))
                 return 0;
         } else if (schema_get(f, base, k) != f->dflt) {
             return 0;
@@ -300,7 +300,7 @@ static throng_status check_value(throng_world *w, const char *fn,
     char name[64], range[160];
     qualified(f, name, sizeof name);
     if (f->type == SCHEMA_OBJECT) {
-        const throng_object *h = field_at(f, base, 0);
+        const throng_object *h = schema_field_at(f, base, 0);
         uint32_t mask = strcmp(f->unit, "path") == 0 ? GEO_MASK(GEO_PATH)
                                                      : GEO_MASK(GEO_FLOW);
         if (geo_lookup(w, *h, mask) || loaded)
@@ -311,7 +311,7 @@ static throng_status check_value(throng_world *w, const char *fn,
     if (f->type == SCHEMA_BOOL || f->type == SCHEMA_I32)
         return THRONG_OK;
     if (f->type == SCHEMA_F32 && f->n > 1) {
-        throng_status st = check_vec(w, fn, name, field_at(f, base, 0));
+        throng_status st = check_vec(w, fn, name, schema_field_at(f, base, 0));
         if (st != THRONG_OK || !(f->flags & SCHEMA_LT_NEXT))
             return st;
         const schema_field *next = f + 1;

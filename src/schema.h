@@ -49,6 +49,9 @@ extern const size_t schema_struct_count;
 extern const schema_field schema_fields[];
 extern const size_t schema_field_count;
 
+/* The address of component k of field f in the struct at base. */
+void *schema_field_at(const schema_field *f, const void *base, int k);
+
 /* The value of component k of field f in the struct at base, as a double
  * (a handle: its id). */
 double schema_get(const schema_field *f, const void *base, int k);

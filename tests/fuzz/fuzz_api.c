@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "throng.h"
+#include "schema.h"
 #include "fuzz_codec.h"
 #include "../../testsupport/support.h"
 
@@ -248,105 +249,129 @@ static void rd_agent_def(throng_agent_def *d) {
     d->host_key = rd_u8();
 }
 
+/* Behaviour, flocking and wander parameters come from the behaviour
+ * schema (src/behaviour_schema.h): every field its set holds (a
+ * behaviour: the common fields and its kind's), so a parameter added to
+ * the table is fuzzed with no change here. A value is drawn around the
+ * field's range: inside it, on a bound, just past one, or any float
+ * (NaN, infinities, huge, tiny) from rd_float. */
+static double rd_in_range(const schema_field *f) {
+    double lo = f->lo, hi = f->hi;
+    uint8_t how = rd_u8();
+    switch (how % 8u) {
+    case 0: return lo;
+    case 1: return hi;
+    case 2: return f->dflt;
+    case 3: /* just below the range, or just above */
+        return how & 8u ? nextafter(lo, -HUGE_VAL) : nextafter(hi, HUGE_VAL);
+    default: {
+        /* Inside: a fraction of the way from lo to hi, on a scale that
+         * stays small where the range is unbounded. */
+        double a = lo < -1e3 ? -1e3 : lo, z = hi > 1e3 ? 1e3 : hi;
+        if (z < a)
+            z = a;
+        return a + (z - a) * (double)rd_u8() / 255.0;
+    }
+    }
+}
+
+static void rd_field(const schema_field *f, void *base) {
+    for (int k = 0; k < f->n; k++) {
+        void *p = schema_field_at(f, base, k);
+        uint8_t how = rd_u8();
+        switch (f->type) {
+        case SCHEMA_F32: {
+            float x = how < 64u ? rd_float() : (float)rd_in_range(f);
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        case SCHEMA_I32: {
+            int32_t x = how < 32u ? (int32_t)rd_u32()
+                                  : (int32_t)(int8_t)rd_u8();
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        case SCHEMA_U32: {
+            uint32_t x = how < 32u ? rd_u32() : rd_u8();
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        case SCHEMA_BOOL: {
+            bool x = (how & 1u) != 0u;
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        case SCHEMA_ENUM: {
+            /* One past the last value now and then. */
+            int x = (int)f->lo + (int)(how % (uint8_t)(f->hi - f->lo + 2.0));
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        default: {
+            throng_object o;
+            rd_object(&o);
+            memcpy(p, &o, sizeof o);
+            break;
+        }
+        }
+    }
+}
+
+/* Fills the struct of `set` at base (defaults first). A field the kind
+ * does not read is put back to its default, but now and then left as
+ * drawn: then *unread is set and the call must refuse the struct. */
+static void rd_schema(schema_set set, void *base, int kind, int *unread) {
+    schema_default(set, base, kind);
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (schema_structs[f->strct].set == set && schema_part_of(f, kind) &&
+            rd_u8() != 0u)
+            rd_field(f, base);
+    }
+    *unread = 0;
+    if (set != SCHEMA_SET_BEHAVIOUR)
+        return;
+    int keep = rd_u8() < 16u;
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (schema_structs[f->strct].set != set ||
+            schema_reads(f, base, kind) != 0)
+            continue;
+        if (!keep) {
+            schema_field_default(f, base);
+            continue;
+        }
+        /* Left as drawn: refused unless it equals the default anyway. */
+        static const throng_object null_object;
+        int same = 1;
+        for (int k = 0; k < f->n; k++)
+            same &= f->type == SCHEMA_OBJECT
+                        ? memcmp(schema_field_at(f, base, 0), &null_object,
+                                 sizeof null_object) == 0
+                        : schema_get(f, base, k) == f->dflt;
+        *unread |= !same;
+    }
+}
+
 static void rd_flocking(throng_flocking *f) {
-    *f = throng_flocking_default();
-    f->separation_radius = rd_float();
-    f->separation_weight = rd_float();
-    f->alignment_radius = rd_float();
-    f->alignment_weight = rd_float();
-    f->cohesion_radius = rd_float();
-    f->cohesion_weight = rd_float();
-    f->field_of_view = rd_float();
-    f->speed_factor = rd_float();
-    f->separation_mode = (throng_separation_mode)(rd_u8() % 3u);
-    f->separation_priority = (int8_t)rd_u8();
-    f->alignment_priority = (int8_t)rd_u8();
-    f->cohesion_priority = (int8_t)rd_u8();
+    int unread;
+    rd_schema(SCHEMA_SET_FLOCKING, f, 0, &unread);
 }
 
 static void rd_wander(throng_wander *w) {
-    w->weight = rd_float();
-    w->max_turn_rate = rd_float();
-    w->max_turn_change = rd_float();
-    w->speed_factor = rd_float();
-    w->priority = (int8_t)rd_u8();
+    int unread;
+    rd_schema(SCHEMA_SET_WANDER, w, 0, &unread);
 }
 
-static void rd_behaviour(throng_behaviour *b) {
-    throng_behaviour_kind kind = (throng_behaviour_kind)(rd_u8() % 17u);
-    *b = throng_behaviour_default(kind);
-    if (rd_u8() == 0u)
+/* A behaviour of any kind (and now and then an unknown one); *unread as
+ * rd_schema. */
+static void rd_behaviour(throng_behaviour *b, int *unread) {
+    int kind = (int)(rd_u8() % 17u);
+    *unread = 0;
+    *b = throng_behaviour_default((throng_behaviour_kind)kind);
+    if (rd_u8() == 0u || !schema_kind_known(kind))
         return; /* the defaults */
-    b->weight = rd_float();
-    b->priority = (int8_t)rd_u8();
-    b->speed_factor = rd_float();
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-        b->u.seek.source = (throng_target_source)(rd_u8() % 3u);
-        rd_vec(b->u.seek.point);
-        b->u.seek.flee_range = rd_float();
-        b->u.seek.braking_distance = rd_float();
-        b->u.seek.ramp = (throng_arrive_ramp)(rd_u8() % 3u);
-        break;
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        b->u.pursue.prediction_time = rd_float();
-        b->u.pursue.max_prediction = rd_float();
-        rd_vec(b->u.pursue.offset);
-        b->u.pursue.braking_distance = rd_float();
-        b->u.pursue.evade_range = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        b->u.wander.distance = rd_float();
-        b->u.wander.radius = rd_float();
-        b->u.wander.jitter = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        rd_object(&b->u.path.path);
-        b->u.path.prediction_time = rd_float();
-        b->u.path.ahead = rd_float();
-        b->u.path.window = rd_u8();
-        b->u.path.loop = (rd_u8() & 1u) != 0u;
-        b->u.path.reach = rd_float();
-        b->u.path.braking_distance = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        rd_object(&b->u.flow.field);
-        b->u.flow.prediction_time = rd_float();
-        b->u.flow.raw = (rd_u8() & 1u) != 0u;
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        b->u.avoid.min_length = rd_float();
-        b->u.avoid.lookahead_time = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        b->u.contain.use_box = (rd_u8() & 1u) != 0u;
-        rd_vec(b->u.contain.box_min);
-        rd_vec(b->u.contain.box_max);
-        b->u.contain.use_walls = (rd_u8() & 1u) != 0u;
-        b->u.contain.range = rd_float();
-        b->u.contain.distance = rd_float();
-        b->u.contain.ahead = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        b->u.leader.behind = rd_float();
-        b->u.leader.clearance_length = rd_float();
-        b->u.leader.clearance_width = rd_float();
-        b->u.leader.braking_distance = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        b->u.unaligned.radius = rd_float();
-        b->u.unaligned.horizon = rd_float();
-        b->u.unaligned.margin = rd_float();
-        break;
-    default:
-        break;
-    }
+    rd_schema(SCHEMA_SET_BEHAVIOUR, b, kind, unread);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -719,8 +744,11 @@ static void op_group_setting(uint8_t op) {
     case FUZZ_OP_ADD_BEHAVIOUR: {
         throng_behaviour b;
         uint32_t index = ~0u, count = 0;
-        rd_behaviour(&b);
+        int unread;
+        rd_behaviour(&b, &unread);
         CALL(throng_group_add_behaviour(fz.world, g, &b, &index));
+        /* A field the kind would ignore is never accepted. */
+        REQUIRE(!unread || st != THRONG_OK);
         if (st == THRONG_OK) {
             REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
                     THRONG_OK);
@@ -731,8 +759,10 @@ static void op_group_setting(uint8_t op) {
     case FUZZ_OP_SET_BEHAVIOUR: {
         throng_behaviour b;
         uint32_t index = rd_u8() % (THRONG_MAX_BEHAVIOURS + 2u);
-        rd_behaviour(&b);
+        int unread;
+        rd_behaviour(&b, &unread);
         CALL(throng_group_set_behaviour(fz.world, g, index, &b));
+        REQUIRE(!unread || st != THRONG_OK);
         if (st == THRONG_OK) {
             throng_behaviour back;
             REQUIRE(throng_group_get_behaviour(fz.world, g, index, &back) ==

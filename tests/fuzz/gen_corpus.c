@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "throng.h"
+#include "schema.h"
 #include "fuzz_codec.h"
 #include "../object_defs.h"
 #include "../snapshot_v2.h"
@@ -66,6 +67,49 @@ static void put_v(program *p, float x, float y, float z) {
     put_f(p, z);
 }
 
+/* Encodes the struct of `set` at base as fuzz_api's rd_schema reads it:
+ * the behaviour schema's fields in table order, each taken and each
+ * component given exactly (a float through put_f, small integers as a
+ * byte; an object field's id is the object selector byte, see SEL_*),
+ * then, for a behaviour, "put fields its kind does not read back". So a
+ * parameter added to the table is encoded at its default with no change
+ * here. */
+static void put_schema(program *p, schema_set set, const void *base,
+                       int kind) {
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (schema_structs[f->strct].set != set || !schema_part_of(f, kind))
+            continue;
+        put_u8(p, 1); /* taken */
+        for (int k = 0; k < f->n; k++) {
+            double v = schema_get(f, base, k);
+            switch (f->type) {
+            case SCHEMA_F32:
+                put_u8(p, 0); /* any float */
+                put_f(p, *(const float *)schema_field_at(f, base, k));
+                break;
+            case SCHEMA_I32:
+            case SCHEMA_U32:
+                put_u8(p, 32); /* a byte */
+                put_u8(p, (unsigned)(int)v & 0xFFu);
+                break;
+            case SCHEMA_BOOL:
+                put_u8(p, v != 0.0 ? 1u : 0u);
+                break;
+            case SCHEMA_ENUM:
+                put_u8(p, (unsigned)(v - f->lo));
+                break;
+            default:
+                put_u8(p, 0);
+                put_u8(p, (unsigned)v); /* the selector */
+                break;
+            }
+        }
+    }
+    if (set == SCHEMA_SET_BEHAVIOUR)
+        put_u8(p, 255); /* unread fields back to their defaults */
+}
+
 static void header(program *p, int dims, int periodic) {
     p->size = 0;
     put_u8(p, (dims == 3 ? FUZZ_WORLD_3D : 0u) |
@@ -103,23 +147,24 @@ static void group_create(program *p, unsigned name) {
     put_u8(p, FUZZ_OP_GROUP_CREATE);
     put_u8(p, name);
     put_u8(p, 1);
-    put_f(p, 1.0f);
-    put_f(p, 1.5f);
-    put_f(p, 2.0f);
-    put_f(p, 1.0f);
-    put_f(p, 2.0f);
-    put_f(p, 0.5f);
-    put_f(p, 3.14159274f);
-    put_f(p, 1.0f);
-    put_u8(p, 1);
-    put_u8(p, 0);
-    put_u8(p, 0);
-    put_u8(p, 0);
-    put_f(p, 0.5f); /* wander */
-    put_f(p, 0.25f);
-    put_f(p, 0.1f);
-    put_f(p, 1.0f);
-    put_u8(p, 0);
+    throng_flocking f = throng_flocking_default();
+    f.separation_radius = 1.0f;
+    f.separation_weight = 1.5f;
+    f.alignment_radius = 2.0f;
+    f.alignment_weight = 1.0f;
+    f.cohesion_radius = 2.0f;
+    f.cohesion_weight = 0.5f;
+    f.field_of_view = 3.14159274f;
+    f.speed_factor = 1.0f;
+    f.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    put_schema(p, SCHEMA_SET_FLOCKING, &f, 0);
+    throng_wander w;
+    schema_default(SCHEMA_SET_WANDER, &w, 0);
+    w.weight = 0.5f;
+    w.max_turn_rate = 0.25f;
+    w.max_turn_change = 0.1f;
+    w.speed_factor = 1.0f;
+    put_schema(p, SCHEMA_SET_WANDER, &w, 0);
     put_u8(p, 2); /* priority combine */
 }
 
@@ -172,76 +217,73 @@ static void objects(program *p, int dims) {
 static void behaviour(program *p, unsigned kind) {
     put_u8(p, kind);
     put_u8(p, 1); /* customised */
-    put_f(p, 1.0f);
-    put_u8(p, 0);
-    put_f(p, 1.0f);
+    throng_behaviour b = throng_behaviour_default((throng_behaviour_kind)kind);
     switch (kind) {
     case THRONG_BEHAVIOUR_SEEK:
     case THRONG_BEHAVIOUR_FLEE:
     case THRONG_BEHAVIOUR_ARRIVE:
-        put_u8(p, kind == THRONG_BEHAVIOUR_ARRIVE ? 0u : 1u);
-        put_v(p, 12.0f, 9.0f, 2.0f);
-        put_f(p, kind == THRONG_BEHAVIOUR_FLEE ? 5.0f : 0.0f);
-        put_f(p, 0.0f);
-        put_u8(p, 0);
+        if (kind != THRONG_BEHAVIOUR_ARRIVE) {
+            b.u.seek.source = THRONG_TARGET_FIXED_POINT;
+            b.u.seek.point[0] = 12.0f;
+            b.u.seek.point[1] = 9.0f;
+            b.u.seek.point[2] = 2.0f;
+        }
+        if (kind == THRONG_BEHAVIOUR_FLEE)
+            b.u.seek.flee_range = 5.0f;
         break;
     case THRONG_BEHAVIOUR_PURSUE:
     case THRONG_BEHAVIOUR_EVADE:
     case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        put_f(p, 0.0f);
-        put_f(p, 2.0f);
-        put_v(p, -1.0f, 0.5f, 0.0f);
-        put_f(p, 0.0f);
-        put_f(p, 0.0f);
+        b.u.pursue.max_prediction = 2.0f;
+        if (kind == THRONG_BEHAVIOUR_OFFSET_PURSUIT) {
+            b.u.pursue.offset[0] = -1.0f;
+            b.u.pursue.offset[1] = 0.5f;
+        }
         break;
     case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 0.25f);
+        b.u.wander.distance = 2.0f;
+        b.u.wander.radius = 1.0f;
+        b.u.wander.jitter = 0.25f;
         break;
     case THRONG_BEHAVIOUR_PATROL:
     case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        put_u8(p, SEL_PATH);
-        put_f(p, 0.5f);
-        put_f(p, 1.0f);
-        put_u8(p, 4);
-        put_u8(p, 1);
-        put_f(p, 0.5f);
-        put_f(p, 0.0f);
+        b.u.path.path.id = SEL_PATH;
+        b.u.path.prediction_time = 0.5f;
+        b.u.path.ahead = 1.0f;
+        b.u.path.reach = 0.5f;
         break;
     case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        put_u8(p, SEL_FLOW);
-        put_f(p, 0.5f);
-        put_u8(p, 0);
+        b.u.flow.field.id = SEL_FLOW;
+        b.u.flow.prediction_time = 0.5f;
         break;
     case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
+        b.u.avoid.min_length = 2.0f;
+        b.u.avoid.lookahead_time = 1.0f;
         break;
     case THRONG_BEHAVIOUR_CONTAIN:
     case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        put_u8(p, 1);
-        put_v(p, 1.0f, 1.0f, 0.0f);
-        put_v(p, 19.0f, 19.0f, 5.0f);
-        put_u8(p, 1);
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 2.0f);
+        b.u.contain.use_box = true;
+        b.u.contain.box_min[0] = b.u.contain.box_min[1] = 1.0f;
+        b.u.contain.box_max[0] = b.u.contain.box_max[1] = 19.0f;
+        b.u.contain.box_max[2] = 5.0f;
+        b.u.contain.use_walls = true;
+        b.u.contain.range = 2.0f;
+        b.u.contain.distance = 1.0f;
+        b.u.contain.ahead = 2.0f;
         break;
     case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        put_f(p, 2.0f);
-        put_f(p, 3.0f);
-        put_f(p, 1.0f);
-        put_f(p, 0.0f);
+        b.u.leader.behind = 2.0f;
+        b.u.leader.clearance_length = 3.0f;
+        b.u.leader.clearance_width = 1.0f;
         break;
     case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        put_f(p, 0.0f);
-        put_f(p, 2.0f);
-        put_f(p, 0.1f);
+        b.u.unaligned.horizon = 2.0f;
+        b.u.unaligned.margin = 0.1f;
         break;
     default:
         break;
     }
+    put_schema(p, SCHEMA_SET_BEHAVIOUR, &b, (int)kind);
 }
 
 /* A world of 12 agents in a flocking group with one behaviour, targets
@@ -335,29 +377,27 @@ static void op_program(program *p, unsigned op) {
         put_u8(p, 3);
         put_u8(p, 0);
         break;
-    case FUZZ_OP_SET_FLOCKING:
+    case FUZZ_OP_SET_FLOCKING: {
         put_u8(p, 1);
-        put_f(p, 1.0f);
-        put_f(p, 2.0f);
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 6.28318548f);
-        put_f(p, 1.0f);
-        put_u8(p, 0);
-        put_u8(p, 1);
-        put_u8(p, 2);
-        put_u8(p, 3);
+        throng_flocking f = throng_flocking_default();
+        f.alignment_radius = f.cohesion_radius = 2.0f;
+        f.separation_priority = 1;
+        f.alignment_priority = 2;
+        f.cohesion_priority = 3;
+        put_schema(p, SCHEMA_SET_FLOCKING, &f, 0);
         break;
-    case FUZZ_OP_SET_WANDER:
+    }
+    case FUZZ_OP_SET_WANDER: {
         put_u8(p, 1);
-        put_f(p, 1.0f);
-        put_f(p, 0.25f);
-        put_f(p, 0.1f);
-        put_f(p, 0.5f);
-        put_u8(p, 0);
+        throng_wander w;
+        schema_default(SCHEMA_SET_WANDER, &w, 0);
+        w.weight = 1.0f;
+        w.max_turn_rate = 0.25f;
+        w.max_turn_change = 0.1f;
+        w.speed_factor = 0.5f;
+        put_schema(p, SCHEMA_SET_WANDER, &w, 0);
         break;
+    }
     case FUZZ_OP_SET_COMBINE:
         put_u8(p, 1);
         put_u8(p, 1);
