@@ -1618,8 +1618,14 @@ THRONG_API throng_status throng_world_query_radius(throng_world *world,
  * 1e-5, no repeated path point, finite values, mass > 0, ...) and what
  * steps keep true (an agent's heading of unit length within 1e-5, in 3D
  * its up vector perpendicular to it within 1e-3, positions inside a
- * periodic box). A refused load creates no world. */
+ * periodic box). A refused load creates no world. The version is the
+ * behaviour schema's (src/behaviour_schema.h): a saved parameter added
+ * there moves it. */
+/* schema:begin snapshot_version (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
 #define THRONG_SNAPSHOT_VERSION 4u
+/* clang-format on */
+/* schema:end snapshot_version */
 
 /* The size in bytes of the world's snapshot as it is now. */
 THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,

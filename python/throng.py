@@ -176,7 +176,7 @@ MAX_WORKERS = 1024
 MAX_NEIGHBOUR_CAP = 1024
 MIN_LENGTH = 1e-9
 MAX_LENGTH = 1e9
-SNAPSHOT_VERSION = 4
+SNAPSHOT_VERSION = _schema.SNAPSHOT_VERSION
 
 # ------------------------------------------------------------------------
 # ctypes mirrors of the public structs, field for field

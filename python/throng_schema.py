@@ -13,6 +13,8 @@ _c_enum = ctypes.c_int  # C enums here are int-sized
 c_float3 = ctypes.c_float * 3
 FLT_MAX = 3.4028234663852886e+38
 PI = 3.14159274  # pi as a float, rounded up
+# The snapshot format version (THRONG_SNAPSHOT_VERSION).
+SNAPSHOT_VERSION = 4
 
 
 class SeparationMode(enum.IntEnum):

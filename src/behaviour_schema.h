@@ -13,9 +13,11 @@
  * check-schema` fails when the checked-in copies differ), the bad-input
  * tests and the fuzz and soak recipes.
  *
- * Adding a parameter: add its row below (and, when it is saved, a `since`
- * of the next snapshot format version, bumping THRONG_SNAPSHOT_VERSION),
- * read it in its kernel, run `make schema`.
+ * Adding a parameter: add its row below with a `since` of the next
+ * snapshot format version (THRONG_SNAPSHOT_VERSION + 1), read it in its
+ * kernel, run `make schema`. The header's THRONG_SNAPSHOT_VERSION is
+ * generated: the highest `since` of the table, or
+ * THRONG_SCHEMA_SNAPSHOT_BASE when that is higher.
  *
  * The tables:
  *
@@ -79,6 +81,12 @@
 /* The constants the table's ranges use (float values of pi and 2 pi,
  * rounded up, so that pi itself is in [0, pi]). */
 #define SCHEMA_PI 3.14159274f
+
+/* The snapshot format version at which the snapshot's own sections (not
+ * the schema's parameters) last changed: 4, group handles. A format
+ * change outside the table raises it; THRONG_SNAPSHOT_VERSION is this or
+ * the table's highest `since`, whichever is higher. */
+#define THRONG_SCHEMA_SNAPSHOT_BASE 4u
 #define SCHEMA_TWO_PI 6.28318548f
 #define SCHEMA_FLT_MAX FLT_MAX
 #define SCHEMA_LEN_MIN 1e-9f /* THRONG_MIN_LENGTH */

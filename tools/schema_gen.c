@@ -336,8 +336,20 @@ static void gen_kind_table(FILE *out) {
 
 /* A region's text is the generator's, byte for byte (make check-schema
  * compares it), so the formatter leaves it alone. */
+/* THRONG_SNAPSHOT_VERSION: the table's highest `since`, or the base. */
+static unsigned snapshot_version(void) {
+    unsigned v = THRONG_SCHEMA_SNAPSHOT_BASE;
+    for (size_t i = 0; i < COUNT(fields); i++)
+        if (fields[i].since > v)
+            v = fields[i].since;
+    return v;
+}
+
 static void gen_region_text(FILE *out, const char *name) {
-    if (strcmp(name, "separation_mode") == 0) {
+    if (strcmp(name, "snapshot_version") == 0) {
+        fprintf(out, "#define THRONG_SNAPSHOT_VERSION %uu\n",
+                snapshot_version());
+    } else if (strcmp(name, "separation_mode") == 0) {
         emit_enum_type(out, "separation_mode");
     } else if (strcmp(name, "flocking") == 0) {
         emit_struct(out, struct_named("flocking"));
@@ -478,8 +490,10 @@ static int gen_python(void) {
             "_c_enum = ctypes.c_int  # C enums here are int-sized\n"
             "c_float3 = ctypes.c_float * 3\n"
             "FLT_MAX = 3.4028234663852886e+38\n"
-            "PI = %.9g  # pi as a float, rounded up\n",
-            (double)SCHEMA_PI);
+            "PI = %.9g  # pi as a float, rounded up\n"
+            "# The snapshot format version (THRONG_SNAPSHOT_VERSION).\n"
+            "SNAPSHOT_VERSION = %u\n",
+            (double)SCHEMA_PI, snapshot_version());
     for (size_t t = 0; t < COUNT(enum_types); t++) {
         fprintf(out, "\n\nclass %s(enum.IntEnum):\n", enum_types[t].python);
         fprintf(out, "    \"\"\"%s\"\"\"\n", enum_types[t].doc);
