@@ -1197,6 +1197,19 @@ static void snap_test_same_cells(const grid *a, const grid *b, int built) {
     }
 }
 
+/* A world and its loaded copy: the same cells, the same hash, and five
+ * steps to the same bits and the same rebuilt grid. */
+static void snap_test_same_run(throng_world *w, throng_world *back) {
+    snap_test_same_cells(&w->grid, &back->grid, 0);
+    CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
+    for (int s = 0; s < 5; s++) {
+        CHECK_OK(throng_world_step(w, 0.05f));
+        CHECK_OK(throng_world_step(back, 0.05f));
+        CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
+    }
+    snap_test_same_cells(&w->grid, &back->grid, 1);
+}
+
 /* A loaded world has the grid cells of the world that was saved, which
  * are those the grid's own planning gives for its def; the two hash alike
  * and step to the same bits, grid and all. A planning rule that restoring
@@ -1223,14 +1236,7 @@ TEST(snapshot_restores_the_grid_plan) {
         REQUIRE(buf != NULL);
         throng_world *back = snap_test_load(buf, size);
         if (back) {
-            snap_test_same_cells(&w->grid, &back->grid, 0);
-            CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
-            for (int s = 0; s < 5; s++) {
-                CHECK_OK(throng_world_step(w, 0.05f));
-                CHECK_OK(throng_world_step(back, 0.05f));
-                CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
-            }
-            snap_test_same_cells(&w->grid, &back->grid, 1);
+            snap_test_same_run(w, back);
         }
         throng_world_destroy(back);
         throng_world_destroy(w);
@@ -1260,18 +1266,12 @@ TEST(snapshot_keeps_saved_periodic_cells) {
     test_snapshot_reseal(buf, size);
     throng_world *back = snap_test_load(buf, size);
     if (back) {
-        snap_test_same_cells(&w->grid, &back->grid, 0);
         float edge;
         int reach;
         CHECK(grid_plan_axis(10.0f, 1.0f, 9, &edge, &reach));
         CHECK(memcmp(&edge, &back->grid.edge[0], sizeof edge) == 0);
         CHECK_EQ_INT(reach, back->grid.reach[0]);
-        for (int s = 0; s < 5; s++) {
-            CHECK_OK(throng_world_step(w, 0.05f));
-            CHECK_OK(throng_world_step(back, 0.05f));
-            CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
-        }
-        snap_test_same_cells(&w->grid, &back->grid, 1);
+        snap_test_same_run(w, back);
     }
     throng_world_destroy(back);
     /* Eight cells of the saved edge along x: refused, and no world. */
