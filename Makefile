@@ -364,7 +364,7 @@ EXPORTS := tests/exports.txt
 .PHONY: check-layers
 check-layers: $(LIB_OBJ)
 	@sh tools/check_layers.sh --self-test
-	@sh tools/check_layers.sh $(BUILD)/obj/src
+	@HEADERS="$(wildcard src/*.h)" sh tools/check_layers.sh $(LIB_OBJ)
 
 check-exports: $(SHARED)
 	@nm -D --defined-only $(SHARED_REAL) | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' \

@@ -747,6 +747,7 @@ THRONG_API throng_status throng_world_columns(const throng_world *world,
 /* ------------------------------------------------------------------------ */
 
 /* schema:begin separation_mode (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
 /* How separation turns its neighbours into a desired velocity. */
 typedef enum throng_separation_mode {
     /* Seed 000: flee the average position of the neighbours at the target
@@ -758,6 +759,7 @@ typedef enum throng_separation_mode {
      * neighbour. */
     THRONG_SEPARATION_INVERSE_DISTANCE = 1,
 } throng_separation_mode;
+/* clang-format on */
 /* schema:end separation_mode */
 
 /* How a group's behaviour forces fold into one force. */
@@ -793,6 +795,7 @@ typedef enum throng_combine_mode {
  * cohesion give no force without neighbours. A weight of 0 turns a rule
  * off. */
 /* schema:begin flocking (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
 typedef struct throng_flocking {
     /* Separation's neighbour radius. Range: [THRONG_MIN_LENGTH, the world's
      * neighbour radius] metres. Default: 0.5. */
@@ -831,6 +834,7 @@ typedef struct throng_flocking {
      * THRONG_MAX_NEIGHBOUR_CAP]. Default: 0. */
     uint32_t max_neighbours;
 } throng_flocking;
+/* clang-format on */
 /* schema:end flocking */
 
 #define THRONG_MAX_NEIGHBOUR_CAP 1024u
@@ -844,6 +848,7 @@ typedef struct throng_flocking {
  * counter-based generator keyed by (seed, agent, step), so they do not
  * depend on threads. */
 /* schema:begin wander (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
 typedef struct throng_wander {
     /* Wander's weight, 0 for off. Range: >= 0, finite. Default: 0. */
     float weight;
@@ -858,6 +863,7 @@ typedef struct throng_wander {
     /* Wander's place in THRONG_COMBINE_PRIORITY. Default: 0. */
     int32_t priority;
 } throng_wander;
+/* clang-format on */
 /* schema:end wander */
 
 /* A group: agents sharing one steering recipe. */
@@ -1261,6 +1267,7 @@ typedef enum throng_behaviour_kind {
 } throng_behaviour_kind;
 
 /* schema:begin behaviour (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
 /* Where seek, flee and arrive take their target from. */
 typedef enum throng_target_source {
     /* The agent's own target point. */
@@ -1507,6 +1514,7 @@ typedef struct throng_behaviour {
  * Every kind also reads weight, priority and speed_factor (FOLLOW_FLOW
  * speed_factor only while flow.raw is false).
  */
+/* clang-format on */
 /* schema:end behaviour */
 
 /* A behaviour of `kind` with every default filled in (kind 0 or unknown:

@@ -23,6 +23,9 @@
 
 #include "detmath.h"
 #include "parallel.h"
+#include "agent.h"
+#include "group_handle.h"
+#include "handles.h"
 
 throng_agent_def throng_agent_def_default(void) {
     throng_agent_def d;
@@ -108,29 +111,14 @@ uint64_t throng_world_id(const throng_world *w) {
     return w ? w->id : 0u;
 }
 
-throng_status throng_agent_rebind(const throng_world *cw, throng_agent h,
-                                  throng_agent *out) {
-    static const char fn[] = "throng_agent_rebind";
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
-                          fn);
-    throng_status st = rebind_world_check(w, fn, "handle", h.slot,
-                                          h.generation, h.world, w->origin_gen,
-                                          1u, w->origin_slots);
-    if (st != THRONG_OK)
-        return st;
-    throng_agent here = h;
-    here.world = h.world != 0u ? w->id : 0u;
-    if (handle_slot(w, here) < 0)
-        return handle_fail(w, fn, "handle", h.slot, h.generation, here.world,
-                           "agent");
-    *out = here;
-    return THRONG_OK;
+static int agent_live(const throng_world *w, uint32_t slot,
+                      uint32_t generation) {
+    throng_agent h = {slot, generation, w->id};
+    return handle_slot(w, h) >= 0;
 }
+
+DEFINE_REBIND(throng_agent_rebind, throng_agent, slot, "handle", "agent",
+              origin_gen, 1u, origin_slots, agent_live)
 
 int world_test_set_slot_generation(throng_world *w, uint32_t slot,
                                    uint32_t generation) {
@@ -272,22 +260,11 @@ throng_status world_check_row(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-/* Wraps a coordinate into [0, L). */
-static float wrap_coord(float x, float L) {
-    if (x >= 0.0f && x < L)
-        return x;
-    float r = x - L * floorf(x / L);
-    /* Rounding can land exactly on L (or, for huge |x|, outside). */
-    if (!(r >= 0.0f && r < L))
-        r = 0.0f;
-    return r;
-}
-
 void world_wrap_position(const throng_world *w, float p[3]) {
     if (w->boundary != THRONG_BOUNDARY_PERIODIC)
         return;
     for (int a = 0; a < w->dims; a++)
-        p[a] = wrap_coord(p[a], w->box[a]);
+        p[a] = periodic_wrap(p[a], w->box[a]);
 }
 
 /* A unit up vector perpendicular to the unit forward f, as close as it can
@@ -343,25 +320,19 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
                 f[k] = u[k] / len;
         }
     }
-    c->fx[i] = f[0];
-    c->fy[i] = f[1];
     if (w->dims == 3) {
         static const float z_up[3] = {0.0f, 0.0f, 1.0f};
-        float up[3];
-        basis_up(f, z_up, up);
-        c->fz[i] = f[2];
-        c->ux[i] = up[0];
-        c->uy[i] = up[1];
-        c->uz[i] = up[2];
+        basis_store_3d(c, i, f, z_up);
+    } else {
+        c->fx[i] = f[0];
+        c->fy[i] = f[1];
     }
 }
 
 throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
                                throng_agent *out) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_add";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!d || !out)
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: def and out_agent must not be NULL", fn);
@@ -422,7 +393,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (w->free_count) {
         w->free_count--;
     } else {
-        w->slots[slot].generation = 1u;
+        w->slots[slot].generation = HANDLE_FIRST_GENERATION;
         w->slot_count++;
     }
     uint32_t i = w->count++;
@@ -465,10 +436,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
 }
 
 throng_status throng_agent_remove(throng_world *w, throng_agent h) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_remove";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     int64_t s = handle_slot(w, h);
     if (s < 0)
         return stale(w, fn, h);
@@ -504,10 +473,8 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     /* The slot's next agent gets the next generation; past the last one
      * the slot is retired instead, free but never handed out again, so no
      * generation ever comes round to name a second agent. */
-    if (e->generation != SLOT_LAST_GENERATION) {
-        e->generation++;
+    if (generation_release(&e->generation))
         w->free_slots[w->free_count++] = (uint32_t)s;
-    }
     w->count--;
     w->keys_stale = 1;
     if (w->count == 0) {
@@ -520,13 +487,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
 
 throng_status throng_agent_find(const throng_world *cw, uint64_t key,
                                 throng_agent *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_agent_find: out_agent must not be NULL");
+    READ_ENTRY(cw, w, "throng_agent_find", out, "out_agent");
     key_entry *e = NULL;
     if (key != 0)
         HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), e);
@@ -540,13 +501,7 @@ throng_status throng_agent_find(const throng_world *cw, uint64_t key,
 
 throng_status throng_agent_index(const throng_world *cw, throng_agent h,
                                  uint32_t *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_agent_index: out_index must not be NULL");
+    READ_ENTRY(cw, w, "throng_agent_index", out, "out_index");
     uint32_t i;
     RESOLVE(w, "throng_agent_index", h, i);
     *out = i;
@@ -555,13 +510,7 @@ throng_status throng_agent_index(const throng_world *cw, throng_agent h,
 
 throng_status throng_agent_at(const throng_world *cw, uint32_t index,
                               throng_agent *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_agent_at: out_agent must not be NULL");
+    READ_ENTRY(cw, w, "throng_agent_at", out, "out_agent");
     if (index >= w->count)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "throng_agent_at: index %u is not below the agent "
@@ -572,31 +521,32 @@ throng_status throng_agent_at(const throng_world *cw, uint32_t index,
 }
 
 /* Getters share one shape: check the world and out pointer, resolve the
- * handle, copy. */
+ * handle, copy. Setters: check the world, resolve the handle to row i. */
 #define GETTER_PROLOGUE(fn)                                                   \
-    WORLD_READ(cw);                                                           \
-    throng_world *w = (throng_world *)(uintptr_t)cw;                          \
-    if (!w)                                                                   \
-        return THRONG_ERR_NULL;                                               \
-    if (!out)                                                                 \
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",     \
-                          fn);                                                \
+    READ_ENTRY(cw, w, fn, out, "out");                                        \
     uint32_t i;                                                               \
     RESOLVE(w, fn, h, i)
+
+#define SETTER_PROLOGUE(fn)                                                   \
+    WRITE_ENTRY(w);                                                           \
+    uint32_t i;                                                               \
+    RESOLVE(w, fn, h, i)
+
+/* Row i of the columns x, y, z as a vector (z reads 0 in a 2D world). */
+static void column_vec(const throng_world *w, const float *x, const float *y,
+                       const float *z, uint32_t i, float out[3]) {
+    out[0] = x[i];
+    out[1] = y[i];
+    out[2] = w->dims == 3 ? z[i] : 0.0f;
+}
 
 throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
                                    throng_agent_def *out) {
     GETTER_PROLOGUE("throng_agent_get_def");
     const agent_columns *c = &w->col;
     memset(out, 0, sizeof *out);
-    out->position[0] = c->px[i];
-    out->position[1] = c->py[i];
-    out->velocity[0] = c->vx[i];
-    out->velocity[1] = c->vy[i];
-    if (w->dims == 3) {
-        out->position[2] = c->pz[i];
-        out->velocity[2] = c->vz[i];
-    }
+    column_vec(w, c->px, c->py, c->pz, i, out->position);
+    column_vec(w, c->vx, c->vy, c->vz, i, out->velocity);
     out->mass = c->mass[i];
     out->max_force = c->max_force[i];
     out->max_speed = c->max_speed[i];
@@ -609,18 +559,14 @@ throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
 throng_status throng_agent_get_position(const throng_world *cw, throng_agent h,
                                         float out[3]) {
     GETTER_PROLOGUE("throng_agent_get_position");
-    out[0] = w->col.px[i];
-    out[1] = w->col.py[i];
-    out[2] = w->dims == 3 ? w->col.pz[i] : 0.0f;
+    column_vec(w, w->col.px, w->col.py, w->col.pz, i, out);
     return THRONG_OK;
 }
 
 throng_status throng_agent_get_velocity(const throng_world *cw, throng_agent h,
                                         float out[3]) {
     GETTER_PROLOGUE("throng_agent_get_velocity");
-    out[0] = w->col.vx[i];
-    out[1] = w->col.vy[i];
-    out[2] = w->dims == 3 ? w->col.vz[i] : 0.0f;
+    column_vec(w, w->col.vx, w->col.vy, w->col.vz, i, out);
     return THRONG_OK;
 }
 
@@ -677,62 +623,59 @@ throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
     return THRONG_OK;
 }
 
-throng_status throng_agent_set_position(throng_world *w, throng_agent h,
-                                        const float position[3]) {
-    WORLD_WRITE(w);
-    static const char fn[] = "throng_agent_set_position";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!position)
-        return world_fail(w, THRONG_ERR_NULL, "%s: position must not be NULL",
-                          fn);
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    throng_status st = check_vec(w, fn, "position", position);
+/* What the setters of an agent's vector check first: the vector is given
+ * (`what`), the handle names a live agent (its row in *row) and every
+ * component is finite. */
+static throng_status vector_arg(throng_world *w, const char *fn,
+                                throng_agent h, const float *v,
+                                const char *what, uint32_t *row) {
+    if (!v)
+        return null_fail(w, fn, what);
+    RESOLVE(w, fn, h, *row);
+    return check_vec(w, fn, what, v);
+}
+
+/* Sets an agent's position or velocity: vector_arg's checks, then the
+ * vector (a position wrapped into the periodic box first) in the columns
+ * x, y and, in 3D, z. */
+static throng_status set_vector(throng_world *w, const char *fn,
+                                throng_agent h, const float *v,
+                                const char *what, int position, float *x,
+                                float *y, float *z) {
+    uint32_t i = 0;
+    throng_status st = vector_arg(w, fn, h, v, what, &i);
     if (st != THRONG_OK)
         return st;
-    float p[3] = {position[0], position[1],
-                  w->dims == 3 ? position[2] : 0.0f};
-    world_wrap_position(w, p);
-    w->col.px[i] = p[0];
-    w->col.py[i] = p[1];
+    float p[3] = {v[0], v[1], w->dims == 3 ? v[2] : 0.0f};
+    if (position)
+        world_wrap_position(w, p);
+    x[i] = p[0];
+    y[i] = p[1];
     if (w->dims == 3)
-        w->col.pz[i] = p[2];
+        z[i] = p[2];
     w->grid.valid = 0;
     return THRONG_OK;
 }
 
+throng_status throng_agent_set_position(throng_world *w, throng_agent h,
+                                        const float position[3]) {
+    WRITE_ENTRY(w);
+    return set_vector(w, "throng_agent_set_position", h, position, "position",
+                      1, w->col.px, w->col.py, w->col.pz);
+}
+
 throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                                         const float velocity[3]) {
-    WORLD_WRITE(w);
-    static const char fn[] = "throng_agent_set_velocity";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!velocity)
-        return world_fail(w, THRONG_ERR_NULL, "%s: velocity must not be NULL",
-                          fn);
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    throng_status st = check_vec(w, fn, "velocity", velocity);
-    if (st != THRONG_OK)
-        return st;
-    w->col.vx[i] = velocity[0];
-    w->col.vy[i] = velocity[1];
-    if (w->dims == 3)
-        w->col.vz[i] = velocity[2];
-    w->grid.valid = 0;
-    return THRONG_OK;
+    WRITE_ENTRY(w);
+    return set_vector(w, "throng_agent_set_velocity", h, velocity, "velocity",
+                      0, w->col.vx, w->col.vy, w->col.vz);
 }
 
 #define SCALAR_SETTER(name, column, positive, bit)                            \
     throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
                                           float value) {                      \
         static const char fn[] = "throng_agent_set_" #name;                   \
-        WORLD_WRITE(w);                                                       \
-        if (!w)                                                               \
-            return THRONG_ERR_NULL;                                           \
-        uint32_t i;                                                           \
-        RESOLVE(w, fn, h, i);                                                 \
+        SETTER_PROLOGUE(fn);                                                  \
         throng_status st = check_scalar(w, fn, #name, value, positive);       \
         if (st != THRONG_OK)                                                  \
             return st;                                                        \
@@ -748,12 +691,8 @@ SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_host_key";
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
+    SETTER_PROLOGUE(fn);
     uint64_t old = w->slots[w->col.slot[i]].host_key;
     if (key == old)
         return THRONG_OK;
@@ -814,15 +753,10 @@ static throng_status need_state(throng_world *w, const char *fn) {
 
 throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
                                             const float point[3]) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_target_point";
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    if (!point)
-        return world_fail(w, THRONG_ERR_NULL, "%s: point is NULL", fn);
-    throng_status st = check_vec(w, fn, "point", point);
+    WRITE_ENTRY(w);
+    uint32_t i = 0;
+    throng_status st = vector_arg(w, fn, h, point, "point", &i);
     if (st != THRONG_OK || (st = need_state(w, fn)) != THRONG_OK)
         return st;
     w->col.tx[i] = point[0];
@@ -838,15 +772,8 @@ throng_status throng_agent_set_target_point(throng_world *w, throng_agent h,
 
 throng_status throng_agent_get_target_point(const throng_world *cw,
                                             throng_agent h, float out[3]) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_target_point";
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    GETTER_PROLOGUE(fn);
     int on = w->behaviour_state;
     out[0] = on ? w->col.tx[i] : 0.0f;
     out[1] = on ? w->col.ty[i] : 0.0f;
@@ -856,12 +783,8 @@ throng_status throng_agent_get_target_point(const throng_world *cw,
 
 throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
                                             throng_agent target) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_target_agent";
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
+    SETTER_PROLOGUE(fn);
     int none = target.slot == 0 && target.generation == 0 &&
                target.world == 0;
     if (!none) {
@@ -888,15 +811,8 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
 throng_status throng_agent_get_target_agent(const throng_world *cw,
                                             throng_agent h,
                                             throng_agent *out) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_target_agent";
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    GETTER_PROLOGUE(fn);
     out->slot = w->behaviour_state ? w->col.target_slot[i] : 0;
     out->generation = w->behaviour_state ? w->col.target_gen[i] : 0;
     /* The null handle stays all zero. */
@@ -906,12 +822,8 @@ throng_status throng_agent_get_target_agent(const throng_world *cw,
 
 throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
                                         uint32_t progress) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_agent_set_progress";
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
+    SETTER_PROLOGUE(fn);
     throng_status st = need_state(w, fn);
     if (st != THRONG_OK)
         return st;
@@ -921,15 +833,8 @@ throng_status throng_agent_set_progress(throng_world *w, throng_agent h,
 
 throng_status throng_agent_get_progress(const throng_world *cw, throng_agent h,
                                         uint32_t *out) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_agent_get_progress";
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    uint32_t i;
-    RESOLVE(w, fn, h, i);
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    GETTER_PROLOGUE(fn);
     *out = w->behaviour_state ? w->col.progress[i] : 0;
     return THRONG_OK;
 }
@@ -937,36 +842,20 @@ throng_status throng_agent_get_progress(const throng_world *cw, throng_agent h,
 throng_status throng_agent_get_group(const throng_world *cw, throng_agent h,
                                      throng_group *out) {
     static const char fn[] = "throng_agent_get_group";
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL", fn);
-    const int64_t slot = agent_slot(w, h);
-    if (slot < 0)
-        return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
-                           "agent");
-    *out = group_handle(w, w->col.group[w->slot_dense[slot]]);
+    GETTER_PROLOGUE(fn);
+    *out = group_handle(w, w->col.group[i]);
     return THRONG_OK;
 }
 
 throng_status throng_agent_set_group(throng_world *w, throng_agent h,
                                      throng_group handle) {
     static const char fn[] = "throng_agent_set_group";
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
-    const int64_t slot = agent_slot(w, h);
-    if (slot < 0)
-        return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
-                           "agent");
+    SETTER_PROLOGUE(fn);
     uint32_t group = 0;
     throng_status st = group_resolve(w, fn, handle, 1, &group);
     if (st != THRONG_OK)
         return st;
-    const uint32_t row = w->slot_dense[slot];
-    w->col.group[row] = group;
-    world_uniform_note(w, UNIFORM_GROUP, row);
+    w->col.group[i] = group;
+    world_uniform_note(w, UNIFORM_GROUP, i);
     return THRONG_OK;
 }

@@ -12,6 +12,10 @@
 
 #include "geometry.h"
 #include "schema.h"
+#include "columns.h"
+#include "core.h"
+#include "group.h"
+#include "group_handle.h"
 
 /* Defaults and checks come from the schema (behaviour_schema.h, walked
  * by schema.c): every field of the kind's parameters at its default. */
@@ -44,6 +48,10 @@ static throng_status put_behaviour(throng_world *w, const char *fn,
                           fn, w->capacity);
     group_record *g = &w->groups[group];
     g->behaviours[index] = *b;
+    /* A field the kind does not read passed the check equal to its
+     * default; store the default's own bits (not a -0 for a 0), so the
+     * group reads back, saves and loads the same. */
+    schema_normalise(&g->behaviours[index]);
     if (index == g->behaviour_count)
         g->behaviour_count++;
     group_derive_params(w, group);
@@ -53,12 +61,10 @@ static throng_status put_behaviour(throng_world *w, const char *fn,
 throng_status throng_group_add_behaviour(throng_world *w, throng_group handle,
                                          const throng_behaviour *b,
                                          uint32_t *out_index) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_group_add_behaviour";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!b)
-        return world_fail(w, THRONG_ERR_NULL, "%s: behaviour is NULL", fn);
+        return null_fail(w, fn, "behaviour");
     uint32_t group = 0;
     throng_status st = check_group(w, fn, handle, &group);
     if (st != THRONG_OK)
@@ -75,57 +81,52 @@ throng_status throng_group_add_behaviour(throng_world *w, throng_group handle,
     return st;
 }
 
+/* The group a handle names and one of its behaviour entries: *group is
+ * its id when the handle is live and `index` below its behaviour count. */
+static throng_status behaviour_entry(throng_world *w, const char *fn,
+                                     throng_group handle, uint32_t index,
+                                     uint32_t *group) {
+    throng_status st = check_group(w, fn, handle, group);
+    if (st != THRONG_OK)
+        return st;
+    if (index >= w->groups[*group].behaviour_count)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: group %u has %u behaviours, no index %u", fn,
+                          *group, w->groups[*group].behaviour_count, index);
+    return THRONG_OK;
+}
+
 throng_status throng_group_set_behaviour(throng_world *w, throng_group handle,
                                          uint32_t index,
                                          const throng_behaviour *b) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_group_set_behaviour";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!b)
-        return world_fail(w, THRONG_ERR_NULL, "%s: behaviour is NULL", fn);
+        return null_fail(w, fn, "behaviour");
     uint32_t group = 0;
-    throng_status st = check_group(w, fn, handle, &group);
+    throng_status st = behaviour_entry(w, fn, handle, index, &group);
     if (st != THRONG_OK)
         return st;
-    if (index >= w->groups[group].behaviour_count)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: group %u has %u behaviours, no index %u", fn,
-                          group, w->groups[group].behaviour_count, index);
     return put_behaviour(w, fn, group, index, b);
 }
 
 throng_status throng_group_get_behaviour(const throng_world *cw,
                                          throng_group handle, uint32_t index,
                                          throng_behaviour *out) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_group_get_behaviour";
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    READ_ENTRY(cw, w, fn, out, "out");
     uint32_t group = 0;
-    throng_status st = check_group(w, fn, handle, &group);
+    throng_status st = behaviour_entry(w, fn, handle, index, &group);
     if (st != THRONG_OK)
         return st;
-    if (index >= w->groups[group].behaviour_count)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: group %u has %u behaviours, no index %u", fn,
-                          group, w->groups[group].behaviour_count, index);
     *out = w->groups[group].behaviours[index];
     return THRONG_OK;
 }
 
 throng_status throng_group_behaviour_count(const throng_world *cw,
                                            throng_group handle, uint32_t *out) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_group_behaviour_count";
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out is NULL", fn);
+    READ_ENTRY(cw, w, fn, out, "out");
     uint32_t group = 0;
     throng_status st = check_group(w, fn, handle, &group);
     if (st != THRONG_OK)
@@ -136,9 +137,7 @@ throng_status throng_group_behaviour_count(const throng_world *cw,
 
 throng_status throng_group_clear_behaviours(throng_world *w,
                                             throng_group handle) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     uint32_t group = 0;
     throng_status st =
         check_group(w, "throng_group_clear_behaviours", handle, &group);

@@ -21,22 +21,6 @@
 #include "steer_flock.h"
 #include "steer.h"
 
-/* Arrive at the point at offset x from the agent (steer_agent.c): seek
- * speed outside the braking distance (0: the default, see throng.h), the
- * ramp inside, never faster than d / dt; returns 0 (quiet) only when the
- * force would not be finite. Patrol uses it too. */
-int steer_arrive(const steer_ctx *a, const float x[3], float speed,
-                 float braking, throng_arrive_ramp ramp, float F[3]);
-
-/* The families' forces (see the file comment). `s` holds what the
- * neighbour walk saw (zeros when the group needs no walk). */
-int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,
-                      const flock_sums *s, float F[3]);
-int steer_route_force(const steer_ctx *a, const throng_behaviour *b,
-                      float F[3]);
-int steer_env_force(const steer_ctx *a, const throng_behaviour *b,
-                    float F[3]);
-
 /* Which family a kind belongs to: 1 agent, 2 route, 3 env, 0 unknown.
  * Inline: the recipe finish asks once per behaviour per agent. */
 static inline int behaviour_family(throng_behaviour_kind kind) {

@@ -1,7 +1,8 @@
 /*
  * The behaviour schema: every parameter of a group's steering recipe in
- * one table. Plain data (X-macros), no calls; it includes nothing and may
- * be included anywhere, the public header's generator included.
+ * one table. Plain data (X-macros), no calls; it includes only <float.h>
+ * (for FLT_MAX) and may be included anywhere, the public header's
+ * generator included.
  *
  * From this table come the defaults (throng_behaviour_default,
  * throng_flocking_default, the group's wander default), the argument
@@ -58,6 +59,8 @@
 #ifndef THRONG_BEHAVIOUR_SCHEMA_H
 #define THRONG_BEHAVIOUR_SCHEMA_H
 
+#include <float.h>
+
 /* Field types. */
 #define SCHEMA_F32 0
 #define SCHEMA_I32 1
@@ -77,7 +80,7 @@
  * rounded up, so that pi itself is in [0, pi]). */
 #define SCHEMA_PI 3.14159274f
 #define SCHEMA_TWO_PI 6.28318548f
-#define SCHEMA_FLT_MAX 3.40282347e38f
+#define SCHEMA_FLT_MAX FLT_MAX
 #define SCHEMA_LEN_MIN 1e-9f /* THRONG_MIN_LENGTH */
 #define SCHEMA_LEN_MAX 1e9f  /* THRONG_MAX_LENGTH */
 #define SCHEMA_I32_MIN (-2147483647.0 - 1.0)

@@ -121,6 +121,25 @@ static inline void busy_release(const busy_hold *hold) {
 #define WORLD_READ(w) WORLD_GUARD(busy_read, (w), THRONG_ERR_BUSY)
 #define WORLD_READ_OR(w, value) WORLD_GUARD(busy_read, (w), (value))
 
+/* The opening every entry point that changes the world shares: the write
+ * guard, and THRONG_ERR_NULL for a NULL world. */
+#define WRITE_ENTRY(w)                                                        \
+    WORLD_WRITE(w);                                                           \
+    if (!(w))                                                                 \
+    return THRONG_ERR_NULL
+
+/* The opening every read-only entry point that answers through a pointer
+ * shares: the read guard, `w` (the world made writable for its refusal
+ * sentence), THRONG_ERR_NULL for a NULL world, and a NULL `out` refused
+ * with null_fail's sentence naming it `out_name`. */
+#define READ_ENTRY(cw, w, fn, out, out_name)                                  \
+    WORLD_READ(cw);                                                           \
+    throng_world *(w) = (throng_world *)(uintptr_t)(cw);                      \
+    if (!(w))                                                                 \
+        return THRONG_ERR_NULL;                                               \
+    if (!(out))                                                               \
+    return null_fail(w, (fn), (out_name))
+
 /* Destroy's guard, which it never gives back: 1 when the world was idle
  * and now belongs to the caller for good. */
 static inline int busy_take_for_good(throng_world *w) {

@@ -31,4 +31,38 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state);
 int reserve_columns(throng_world *w, uint32_t want);
 int reserve_slots(throng_world *w, uint32_t want);
 
+/* Fills `out` with the addresses of the 4-byte column pointers a step must
+ * permute (floats, then integers, the slot column last) and returns how
+ * many. */
+int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
+
+/* Row `row` of the column with bit `bit` was just written: keeps the bit
+ * only while the row equals the others. */
+void world_uniform_note(throng_world *world, uint32_t bit, uint32_t row);
+
+/* Sets every uniform bit from the columns' contents (after a load); the
+ * step does the same for the columns marked in world->uniform_check. */
+void world_uniform_scan(throng_world *world);
+
+/* Looks for a NaN or an infinity in the world's float columns (behaviour
+ * state included) in one pass: returns 1 and the first one's column name,
+ * dense row and value, or 0 when every value is finite. Checked calls and steps
+ * never store one; a host writing through the column pointers can. */
+int world_non_finite(const throng_world *world, const char **out_column,
+                     uint32_t *out_row, float *out_value);
+
+/* Allocates the behaviour-state columns when they do not exist yet;
+ * nonzero when out of memory (the world is unchanged). */
+int world_enable_behaviour_state(throng_world *world);
+
+/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
+ * step's force columns. */
+void world_zero_tails(throng_world *world);
+
+/* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its
+ * free. */
+void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
+void column_free(const throng_world *world, void *ptr, uint32_t capacity,
+                 size_t elem);
+
 #endif /* THRONG_COLUMNS_H */

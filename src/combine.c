@@ -15,6 +15,9 @@
  */
 #include "behaviour.h"
 #include "combine.h"
+#include "steer_agent.h"
+#include "steer_env.h"
+#include "steer_route.h"
 
 #include <math.h>
 #include <string.h>
@@ -114,7 +117,7 @@ void steer_finish_recipe(const throng_world *w, uint32_t t,
         if (f2 >= limit2) {
             /* Seed 003: the running sum has reached the limit: truncate
              * and add nothing more. */
-            float kf = f2 > 0.0f && f2 <= 3.402823466e38f
+            float kf = f2 > 0.0f && f2 <= FLT_MAX
                            ? a.max_force / sqrtf(f2)
                            : 0.0f;
             for (int d = 0; d < 3; d++)

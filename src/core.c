@@ -47,21 +47,6 @@ void world_free(const throng_world *w, void *ptr, size_t size) {
         free(ptr);
 }
 
-throng_status check_length_field(throng_world *w, const char *fn,
-                                 const char *field, float x, int zero_ok) {
-    if (!is_finite_float(x))
-        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
-                          fn, field);
-    if ((zero_ok && x == 0.0f) || length_in_range(x))
-        return THRONG_OK;
-    return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                      "%s: %s must be %sin [%g, %g] metres (THRONG_MIN_LENGTH "
-                      ".. THRONG_MAX_LENGTH), got %g",
-                      fn, field, zero_ok ? "0 or " : "",
-                      (double)THRONG_MIN_LENGTH, (double)THRONG_MAX_LENGTH,
-                      (double)x);
-}
-
 /* Waits for, then holds, the world's shared_write lock. Only readers
  * ever contend for it (a writer has the world to itself), and each holds
  * it for a short loop that calls nothing outside the library. */
@@ -125,25 +110,61 @@ const char *throng_status_string(throng_status status) {
     return "unknown status";
 }
 
+throng_status check_finite(throng_world *w, const char *fn, const char *what,
+                           float x) {
+    if (is_finite_float(x))
+        return THRONG_OK;
+    return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite", fn,
+                      what);
+}
+
 throng_status check_vec(throng_world *w, const char *fn,
                         const char *what, const float *v) {
-    for (int a = 0; a < w->dims; a++)
-        if (!is_finite_float(v[a]))
+    return check_vecs(w, fn, what, v, 1u, 0u);
+}
+
+throng_status check_vecs(throng_world *w, const char *fn, const char *what,
+                         const float *v, size_t count, size_t stride) {
+    for (size_t i = 0; i < count; i++)
+        for (int a = 0; a < w->dims; a++) {
+            if (is_finite_float(v[i * stride + (size_t)a]))
+                continue;
+            if (stride == 0u)
+                return world_fail(w, THRONG_ERR_NOT_FINITE,
+                                  "%s: %s[%d] is not finite", fn, what, a);
             return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: %s[%d] is not finite", fn, what, a);
+                              "%s: %s[%zu][%d] is not finite", fn, what, i, a);
+        }
     return THRONG_OK;
+}
+
+throng_status check_length_field(throng_world *w, const char *fn,
+                                 const char *field, float x, int zero_ok) {
+    throng_status st = check_finite(w, fn, field, x);
+    if (st != THRONG_OK || (zero_ok && x == 0.0f) || length_in_range(x))
+        return st;
+    return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                      "%s: %s must be %sin [%g, %g] metres (THRONG_MIN_LENGTH "
+                      ".. THRONG_MAX_LENGTH), got %g",
+                      fn, field, zero_ok ? "0 or " : "",
+                      (double)THRONG_MIN_LENGTH, (double)THRONG_MAX_LENGTH,
+                      (double)x);
 }
 
 throng_status check_scalar(throng_world *w, const char *fn,
                            const char *what, float x, int positive) {
     if (positive == SCALAR_LENGTH)
         return check_length_field(w, fn, what, x, 1);
-    if (!is_finite_float(x))
-        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
-                          fn, what);
+    throng_status st = check_finite(w, fn, what, x);
+    if (st != THRONG_OK)
+        return st;
     if (positive ? !(x > 0.0f) : x < 0.0f)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "%s: %s must be %s 0, got %g", fn, what,
                           positive ? ">" : ">=", (double)x);
     return THRONG_OK;
+}
+
+throng_status null_fail(throng_world *w, const char *fn, const char *what) {
+    return world_fail(w, THRONG_ERR_NULL, "%s: %s must not be NULL", fn, what);
 }

@@ -8,13 +8,14 @@
 #include "geometry.h"
 #include "obstacle_grid.h"
 #include "busy.h"
+#include "core.h"
+#include "handles.h"
 
 #include <math.h>
 #include <string.h>
 
 /* The largest finite float: a path longer than this has no float
  * length. */
-#define GEO_FLOAT_MAX 3.402823466e38
 
 /* Handles are built like agents': the world's id, and a 32-bit
  * generation of the id's reuses that starts at 1 and never wraps (an id
@@ -68,7 +69,7 @@ throng_status geo_reserve(throng_world *w, const char *fn) {
 void geo_commit(throng_world *w, geo_object *obj, throng_object *out) {
     geometry *g = w->geo;
     uint32_t index;
-    uint32_t gen = 1u;
+    uint32_t gen = HANDLE_FIRST_GENERATION;
     if (g->free_count) {
         index = g->free_ids[--g->free_count];
         gen = g->objects[index].generation; /* bumped on removal */
@@ -99,9 +100,7 @@ const geo_object *geo_lookup(const throng_world *w, throng_object h,
 }
 
 throng_status throng_object_remove(throng_world *w, throng_object h) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     const geo_object *found = geo_lookup(w, h, ~0u);
     if (!found)
         return handle_fail(w, "throng_object_remove", "object", h.id,
@@ -115,39 +114,21 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
     memset(o, 0, sizeof *o);
     /* Past its last generation the id is retired: free, never reused. */
     o->generation = gen;
-    if (gen != SLOT_LAST_GENERATION) {
-        o->generation = gen + 1u;
+    if (generation_release(&o->generation))
         g->free_ids[g->free_count++] = h.id - 1;
-    }
     g->live--;
     g->version++;
     return THRONG_OK;
 }
 
-throng_status throng_object_rebind(const throng_world *cw, throng_object h,
-                                   throng_object *out) {
-    static const char fn[] = "throng_object_rebind";
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
-                          fn);
-    throng_status st = rebind_world_check(w, fn, "object", h.id,
-                                          h.generation, h.world,
-                                          w->origin_object_gen, 1u,
-                                          w->origin_objects);
-    if (st != THRONG_OK)
-        return st;
-    throng_object here = h;
-    here.world = h.world != 0u ? w->id : 0u;
-    if (!geo_lookup(w, here, ~0u))
-        return handle_fail(w, fn, "object", h.id, h.generation, here.world,
-                           "object");
-    *out = here;
-    return THRONG_OK;
+static int object_live(const throng_world *w, uint32_t id,
+                       uint32_t generation) {
+    throng_object h = {id, generation, w->id};
+    return geo_lookup(w, h, ~0u) != NULL;
 }
+
+DEFINE_REBIND(throng_object_rebind, throng_object, id, "object", "object",
+              origin_object_gen, 1u, origin_objects, object_live)
 
 int world_test_set_object_generation(throng_world *w, uint32_t id,
                                      uint32_t generation) {
@@ -190,10 +171,9 @@ void geometry_free(throng_world *w) {
 /* A point of the object: finite on the world's axes, 0 on the others. */
 static throng_status check_point(throng_world *w, const char *fn,
                                  const char *what, const float x[3]) {
-    for (int k = 0; k < w->dims; k++)
-        if (!is_finite_float(x[k]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: %s[%d] is not finite", fn, what, k);
+    throng_status st = check_vec(w, fn, what, x);
+    if (st != THRONG_OK)
+        return st;
     for (int k = w->dims; k < 3; k++)
         if (x[k] != 0.0f)
             return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
@@ -202,7 +182,6 @@ static throng_status check_point(throng_world *w, const char *fn,
     return THRONG_OK;
 }
 
-/* A length that must be finite and > 0. */
 /* A length in metres: finite and within [THRONG_MIN_LENGTH,
  * THRONG_MAX_LENGTH], as every length the API takes. */
 static throng_status check_positive(throng_world *w, const char *fn,
@@ -282,11 +261,9 @@ static throng_status check_path(throng_world *w, const char *fn,
     throng_status st = geo_path_count_check(w, fn, o->count);
     if (st != THRONG_OK)
         return st;
-    for (uint32_t i = 0; i < o->count; i++)
-        for (int k = 0; k < w->dims; k++)
-            if (!is_finite_float(o->points[3u * i + (uint32_t)k]))
-                return world_fail(w, THRONG_ERR_NOT_FINITE,
-                                  "%s: point %u is not finite", fn, i);
+    if ((st = check_vecs(w, fn, "points", o->points, o->count, 3u)) !=
+        THRONG_OK)
+        return st;
     for (uint32_t i = 0; i < o->count; i++)
         for (int k = w->dims; k < 3; k++)
             if (o->points[3u * i + (uint32_t)k] != 0.0f)
@@ -308,7 +285,7 @@ static throng_status check_path(throng_world *w, const char *fn,
                               fn, i, j, d);
         total += d;
     }
-    if (total > GEO_FLOAT_MAX)
+    if (total > (double)FLT_MAX)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "%s: the path is %g m long, more than a float "
                           "holds",
@@ -338,13 +315,8 @@ static throng_status check_flow(throng_world *w, const char *fn,
     uint64_t cells = 0;
     if ((st = geo_flow_size_check(w, fn, o->size, &cells)) != THRONG_OK)
         return st;
-    const size_t dims = (size_t)w->dims;
-    const size_t floats = (size_t)cells * dims;
-    for (size_t i = 0; i < floats; i++)
-        if (!is_finite_float(o->vectors[i]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "%s: vector %zu is not finite", fn, i / dims);
-    return THRONG_OK;
+    return check_vecs(w, fn, "vectors", o->vectors, (size_t)cells,
+                      (size_t)w->dims);
 }
 
 /* The fields a kind does not use stay as creation left them: 0. */

@@ -132,4 +132,9 @@ const geo_object *geo_lookup(const throng_world *world, throng_object h,
 size_t geometry_bytes(const throng_world *world);
 void geometry_free(throng_world *world);
 
+/* Test hook: sets the generation object id `id` holds, as
+ * world_test_set_slot_generation (agent.h) does for a slot. */
+int world_test_set_object_generation(throng_world *world, uint32_t id,
+                                     uint32_t generation);
+
 #endif /* THRONG_GEOMETRY_H */

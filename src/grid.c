@@ -59,6 +59,8 @@
 #include "internal.h"
 #include "check.h"
 #include "parallel.h"
+#include "columns.h"
+#include "core.h"
 
 /* Below this many agents per part the sort runs in fewer parts: a part's
  * histogram row costs as much to clear and scan as its agents to count. */
@@ -165,6 +167,12 @@ typedef struct sort_ctx {
     uint32_t scan_occupied[GRID_MAX_PARTS];
 } sort_ctx;
 
+/* Scan part `part`'s row of the bucket histogram: its counts, then its
+ * next free sorted row per bucket. */
+static inline uint32_t *part_hist(const sort_ctx *s, uint32_t part) {
+    return s->g->hist + (size_t)part * s->buckets;
+}
+
 static uint32_t agent_bucket(const grid *g, const agent_columns *c,
                              uint32_t i) {
     int32_t cx = grid_coord(g, 0, c->px[i]);
@@ -264,9 +272,8 @@ static void count_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                        int thread) {
     (void)thread;
     sort_ctx *s = ctx;
-    grid *g = s->g;
-    uint32_t *restrict hist = g->hist + (size_t)part * s->buckets;
-    uint32_t *restrict bucket_of = g->bucket_of;
+    uint32_t *restrict hist = part_hist(s, part);
+    uint32_t *restrict bucket_of = s->g->bucket_of;
     memset(hist, 0, (size_t)s->buckets * sizeof(uint32_t));
     /* Block by block, so the buckets are counted while still in cache. The
      * rows are still in last step's cell order, so equal buckets come in
@@ -276,7 +283,7 @@ static void count_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     for (uint32_t first = begin; first < end; first += GRID_COUNT_BLOCK) {
         const uint32_t last =
             end - first > GRID_COUNT_BLOCK ? first + GRID_COUNT_BLOCK : end;
-        buckets_of(g, &s->w->col, bucket_of, first, last);
+        buckets_of(s->g, &s->w->col, bucket_of, first, last);
         uint32_t i = first;
         while (i < last) {
             uint32_t b = bucket_of[i], j = i + 1;
@@ -330,10 +337,9 @@ static void place_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                        int thread) {
     (void)thread;
     sort_ctx *s = ctx;
-    grid *g = s->g;
-    uint32_t *restrict next = g->hist + (size_t)part * s->buckets;
-    const uint32_t *restrict bucket_of = g->bucket_of;
-    uint32_t *restrict sorted = g->sorted;
+    uint32_t *restrict next = part_hist(s, part);
+    const uint32_t *restrict bucket_of = s->g->bucket_of;
+    uint32_t *restrict sorted = s->g->sorted;
     for (uint32_t i = begin; i < end; i++) {
         INVARIANT(next[bucket_of[i]] < s->w->count,
                   "a placed row lies below the agent count");

@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "check.h"
+#include "core.h"
 #include "parallel.h"
 
 int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
@@ -221,18 +222,13 @@ static void query_test(query_state *qs, uint32_t i) {
     float d2 = 0.0f;
     for (int a = 0; a < w->dims && !qs->exact; a++) {
         float d = p[a] - qs->q[a];
-        if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
-            float half = w->box[a] * 0.5f;
-            if (d > half)
-                d -= w->box[a];
-            else if (d < -half)
-                d += w->box[a];
-        }
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC)
+            d = periodic_offset(d, w->box[a]);
         d2 += d * d;
     }
     if (!qs->exact && !(d2 <= qs->r2))
         return;
-    if (qs->exact || !(d2 <= 3.402823466e38f)) {
+    if (qs->exact || !(d2 <= FLT_MAX)) {
         /* The squares overflowed (and so did a radius past ~1.8e19):
          * inf <= inf says nothing, so measure again in double, where no
          * square of a float difference overflows or underflows. */
@@ -283,27 +279,18 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                                         float radius, throng_agent *out,
                                         uint32_t capacity, uint32_t *out_count,
                                         bool *out_truncated) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    static const char fn[] = "throng_world_query_radius";
+    WRITE_ENTRY(w);
     if (!point || !out_count || (capacity > 0 && !out))
         return world_fail(w, THRONG_ERR_NULL,
-                          "throng_world_query_radius: point, out_count and "
-                          "(when capacity > 0) out must not be NULL");
-    for (int a = 0; a < w->dims; a++)
-        if (!is_finite_float(point[a]))
-            return world_fail(w, THRONG_ERR_NOT_FINITE,
-                              "throng_world_query_radius: point[%d] is not "
-                              "finite",
-                              a);
-    if (!is_finite_float(radius))
-        return world_fail(w, THRONG_ERR_NOT_FINITE,
-                          "throng_world_query_radius: radius is not finite");
-    if (radius < 0.0f)
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "throng_world_query_radius: radius must be >= 0, "
-                          "got %g",
-                          (double)radius);
+                          "%s: point, out_count and (when capacity > 0) out "
+                          "must not be NULL",
+                          fn);
+    throng_status st = check_vec(w, fn, "point", point);
+    if (st == THRONG_OK)
+        st = check_scalar(w, fn, "radius", radius, 0);
+    if (st != THRONG_OK)
+        return st;
     grid *g = &w->grid;
     parallel_sched sched = world_scheduler(w);
     if (!g->valid && grid_build(w, &sched, 0))
@@ -318,15 +305,11 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                        .radius = radius,
                        .out = out,
                        .capacity = capacity };
-    qs.exact = !(qs.r2 >= 1.17549435e-38f);
+    qs.exact = !(qs.r2 >= FLT_MIN);
     for (int a = 0; a < 3; a++) {
         float q = a < w->dims ? point[a] : 0.0f;
-        if (w->boundary == THRONG_BOUNDARY_PERIODIC && a < w->dims) {
-            float L = w->box[a];
-            q = q - L * floorf(q / L);
-            if (!(q < L) || q < 0.0f)
-                q = 0.0f;
-        }
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC && a < w->dims)
+            q = periodic_wrap(q, w->box[a]);
         qs.q[a] = q;
     }
 
@@ -357,7 +340,7 @@ throng_status throng_world_query_radius(throng_world *w, const float point[3],
                 for (int64_t x = lo[0]; x <= hi[0]; x++) {
                     int64_t c[3] = { x, y, z };
                     if (g->periodic) {
-                        for (int a = 0; a < w->dims; a++) {
+                        for (int a = 0; a < w->dims && a < 3; a++) {
                             if (whole[a])
                                 continue;
                             c[a] %= g->n[a];

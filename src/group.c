@@ -22,6 +22,7 @@
 
 #include "detmath.h"
 #include "parallel.h"
+#include "group_handle.h"
 
 #define TWO_PI_F 6.28318548f /* 2 pi rounded up to float */
 
@@ -226,9 +227,7 @@ throng_status group_add(throng_world *w, const char *fn,
 
 throng_status throng_group_create(throng_world *w, const throng_group_def *def,
                                   throng_group *out_group) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!def || !out_group)
         return world_fail(w, THRONG_ERR_NULL,
                           "throng_group_create: def and out_group must not "
@@ -277,51 +276,48 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
     return THRONG_OK;
 }
 
-throng_status throng_group_get_flocking(const throng_world *cw,
-                                        throng_group handle,
-                                        throng_flocking *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_group_get_flocking: out must not be NULL");
-    uint32_t group = 0;
-    throng_status st =
-        check_group(w, "throng_group_get_flocking", handle, &group);
-    if (st != THRONG_OK)
-        return st;
-    *out = w->groups[group].flocking;
-    return THRONG_OK;
-}
+/* A group's flocking and wander settings are read and written whole: the
+ * setter checks the new value (check_flocking, check_wander) and derives
+ * the group's kernel constants again. `type` names a type, which no
+ * parentheses may enclose. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
+#define GROUP_SETTING(name, type, check)                                      \
+    throng_status throng_group_get_##name(const throng_world *cw,             \
+                                          throng_group handle, type *out) {   \
+        static const char fn[] = "throng_group_get_" #name;                   \
+        READ_ENTRY(cw, w, fn, out, "out");                                    \
+        uint32_t group = 0;                                                   \
+        throng_status st = check_group(w, fn, handle, &group);                \
+        if (st == THRONG_OK)                                                  \
+            *out = w->groups[group].name;                                     \
+        return st;                                                            \
+    }                                                                         \
+                                                                              \
+    throng_status throng_group_set_##name(throng_world *w, throng_group handle, \
+                                          const type *value) {                \
+        static const char fn[] = "throng_group_set_" #name;                   \
+        WRITE_ENTRY(w);                                                       \
+        if (!value)                                                           \
+            return null_fail(w, fn, #name);                                   \
+        uint32_t group = 0;                                                   \
+        throng_status st = check_group(w, fn, handle, &group);                \
+        if (st == THRONG_OK)                                                  \
+            st = check(w, fn, value);                                         \
+        if (st != THRONG_OK)                                                  \
+            return st;                                                        \
+        w->groups[group].name = *value;                                       \
+        group_derive_params(w, group);                                        \
+        return THRONG_OK;                                                     \
+    }
 
-throng_status throng_group_set_flocking(throng_world *w, throng_group handle,
-                                        const throng_flocking *f) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!f)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_group_set_flocking: flocking must not be "
-                          "NULL");
-    uint32_t group = 0;
-    throng_status st =
-        check_group(w, "throng_group_set_flocking", handle, &group);
-    if (st == THRONG_OK)
-        st = check_flocking(w, "throng_group_set_flocking", f);
-    if (st != THRONG_OK)
-        return st;
-    w->groups[group].flocking = *f;
-    group_derive_params(w, group);
-    return THRONG_OK;
-}
+/* NOLINTEND(bugprone-macro-parentheses) */
+
+GROUP_SETTING(flocking, throng_flocking, check_flocking)
+GROUP_SETTING(wander, throng_wander, check_wander)
 
 throng_status throng_group_set_combine(throng_world *w, throng_group handle,
                                        throng_combine_mode mode) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     uint32_t group = 0;
     throng_status st =
         check_group(w, "throng_group_set_combine", handle, &group);
@@ -330,44 +326,6 @@ throng_status throng_group_set_combine(throng_world *w, throng_group handle,
     if (st != THRONG_OK)
         return st;
     w->groups[group].combine = mode;
-    group_derive_params(w, group);
-    return THRONG_OK;
-}
-
-throng_status throng_group_get_wander(const throng_world *cw,
-                                      throng_group handle, throng_wander *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_group_get_wander: out must not be NULL");
-    uint32_t group = 0;
-    throng_status st =
-        check_group(w, "throng_group_get_wander", handle, &group);
-    if (st != THRONG_OK)
-        return st;
-    *out = w->groups[group].wander;
-    return THRONG_OK;
-}
-
-throng_status throng_group_set_wander(throng_world *w, throng_group handle,
-                                      const throng_wander *wd) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!wd)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_group_set_wander: wander must not be NULL");
-    uint32_t group = 0;
-    throng_status st =
-        check_group(w, "throng_group_set_wander", handle, &group);
-    if (st == THRONG_OK)
-        st = check_wander(w, "throng_group_set_wander", wd);
-    if (st != THRONG_OK)
-        return st;
-    w->groups[group].wander = *wd;
     group_derive_params(w, group);
     return THRONG_OK;
 }
@@ -425,9 +383,7 @@ void recipe_derive(throng_world *w, uint32_t group) {
 
 throng_status throng_group_remove(throng_world *w, throng_group h) {
     static const char fn[] = "throng_group_remove";
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     uint32_t id = 0u;
     throng_status st = group_resolve(w, fn, h, 0, &id);
     if (st != THRONG_OK)
@@ -458,9 +414,7 @@ throng_status throng_group_remove(throng_world *w, throng_group h) {
     g->next_free = GROUP_NO_ID;
     group_derive_params(w, id);
     /* Past its last generation the id is retired: free, never reused. */
-    if (gen != SLOT_LAST_GENERATION) {
-        g->generation = gen + 1u;
+    if (generation_release(&g->generation))
         group_push_free(w, id);
-    }
     return THRONG_OK;
 }

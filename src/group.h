@@ -14,4 +14,10 @@ throng_status group_add(throng_world *w, const char *fn,
 /* Derives the recipe part of a group's kernel constants. */
 void recipe_derive(throng_world *w, uint32_t group);
 
+/* Derives a group's kernel constants from its recipe. */
+void group_derive_params(throng_world *world, uint32_t group);
+
+/* Drops a group's name from the name table. */
+void group_forget_name(throng_world *world, uint32_t id);
+
 #endif /* THRONG_GROUP_H */

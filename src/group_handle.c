@@ -11,8 +11,11 @@
  * generation is retired: a hole never reused, so no handle ever names a
  * second group.
  */
+#include "group_handle.h"
 #include "internal.h"
 #include "busy.h"
+#include "core.h"
+#include "handles.h"
 
 #include <string.h>
 
@@ -49,7 +52,7 @@ uint32_t group_take_id(throng_world *w) {
 void group_use_id(throng_world *w, uint32_t id) {
     if (id == w->group_count) {
         w->group_count++;
-        w->groups[id].generation = 1u;
+        w->groups[id].generation = HANDLE_FIRST_GENERATION;
     } else {
         w->group_free_head = w->groups[id].next_free;
         w->group_free_count--;
@@ -72,41 +75,19 @@ bool throng_group_valid(const throng_world *w, throng_group h) {
 
 throng_status throng_world_default_group(const throng_world *cw,
                                          throng_group *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_world_default_group: out_group must not be "
-                          "NULL");
+    READ_ENTRY(cw, w, "throng_world_default_group", out, "out_group");
     *out = group_handle(w, 0u);
     return THRONG_OK;
 }
 
-throng_status throng_group_rebind(const throng_world *cw, throng_group h,
-                                  throng_group *out) {
-    static const char fn[] = "throng_group_rebind";
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL",
-                          fn);
-    throng_status st = rebind_world_check(w, fn, "group", h.id, h.generation,
-                                          h.world, w->origin_group_gen, 0u,
-                                          w->origin_groups);
-    if (st != THRONG_OK)
-        return st;
-    throng_group here = h;
-    here.world = h.world != 0u ? w->id : 0u;
-    if (!group_live(w, here))
-        return handle_fail(w, fn, "group", h.id, h.generation, here.world,
-                           "group");
-    *out = here;
-    return THRONG_OK;
+static int group_id_live(const throng_world *w, uint32_t id,
+                         uint32_t generation) {
+    throng_group h = {id, generation, w->id};
+    return group_live(w, h);
 }
+
+DEFINE_REBIND(throng_group_rebind, throng_group, id, "group", "group",
+              origin_group_gen, 0u, origin_groups, group_id_live)
 
 throng_status check_group(throng_world *w, const char *fn, throng_group h,
                           uint32_t *out_id) {

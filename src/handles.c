@@ -2,10 +2,13 @@
  * What every kind of handle shares: the sentences a refused handle gets
  * (which world it belongs to, or that it names nothing live) and the
  * check that a handle of the world a snapshot was saved from named
- * something live at the save. Agents, objects and groups all use them,
- * so the wording is one and lives below every model module.
+ * something live at the save, and the rebinding built on it. Agents,
+ * objects and groups all use them, so the wording is one and lives below
+ * every model module. The layout they share is written in internal.h.
  */
+#include "handles.h"
 #include "internal.h"
+#include "core.h"
 
 throng_status handle_fail(throng_world *w, const char *fn, const char *what,
                           uint32_t index, uint32_t generation,
@@ -58,5 +61,21 @@ throng_status rebind_world_check(throng_world *w, const char *fn,
                           "%s: %s {%u, %u} of the world this one was loaded "
                           "from was not live when it was saved",
                           fn, what, index, generation);
+    return THRONG_OK;
+}
+
+throng_status handle_rebind(throng_world *w, const char *fn, const char *what,
+                            const char *kind, uint32_t index,
+                            uint32_t generation, uint64_t *world,
+                            const uint32_t *at_save, uint32_t first,
+                            uint32_t saved, handle_live_fn live) {
+    throng_status st = rebind_world_check(w, fn, what, index, generation,
+                                          *world, at_save, first, saved);
+    if (st != THRONG_OK)
+        return st;
+    const uint64_t here = *world != 0u ? w->id : 0u;
+    if (here == 0u || !live(w, index, generation))
+        return handle_fail(w, fn, what, index, generation, here, kind);
+    *world = here;
     return THRONG_OK;
 }

@@ -22,16 +22,15 @@
  * and _neon.c), takes whole vectors of rows and hands every row it cannot
  * take whole to integrate_row_2d/3d here, so both give the same bits.
  */
+#include "integrate.h"
 #include <math.h>
 
 #include "internal.h"
 #include "check.h"
 #include "parallel.h"
+#include "agent.h"
 
 #define INTEGRATE_GRAIN 8192u
-
-#define FLOAT_MAX 3.402823466e38f
-#define FLOAT_MIN_NORMAL 1.175494351e-38f
 
 /* Seed 000's truncate for a vector whose squared length is len2. A length
  * whose square overflowed, or a limit whose square is below the smallest
@@ -39,11 +38,11 @@
  * scaled by its largest component and compared with the limit there: the
  * length itself may overflow, and so may a large limit's square. */
 static inline void truncate_vec(float *x, int dims, float len2, float limit) {
-    const int tiny = limit * limit < FLOAT_MIN_NORMAL;
-    if (len2 <= limit * limit && len2 <= FLOAT_MAX && !tiny)
+    const int tiny = limit * limit < FLT_MIN;
+    if (len2 <= limit * limit && len2 <= FLT_MAX && !tiny)
         return;
     float len;
-    if (len2 <= FLOAT_MAX && !tiny) {
+    if (len2 <= FLT_MAX && !tiny) {
         len = sqrtf(len2);
     } else {
         float big = 0.0f;
@@ -71,21 +70,9 @@ static inline void truncate_vec(float *x, int dims, float len2, float limit) {
  * the largest float on its side instead of becoming infinite, so every
  * position stays finite (p and v are finite, so the sum is never NaN). */
 static inline float saturate(float x) {
-    if (x > FLOAT_MAX)
-        return FLOAT_MAX;
-    return x < -FLOAT_MAX ? -FLOAT_MAX : x;
-}
-
-static inline float wrap(float x, float L) {
-    if (x < 0.0f)
-        x += L;
-    else if (x >= L)
-        x -= L;
-    if (x >= 0.0f && x < L)
-        return x;
-    /* A jump of more than a box (huge dt or speed): the slow, exact way. */
-    float r = x - L * floorf(x / L);
-    return r >= 0.0f && r < L ? r : 0.0f;
+    if (x > FLT_MAX)
+        return FLT_MAX;
+    return x < -FLT_MAX ? -FLT_MAX : x;
 }
 
 /* The unit heading of a non-zero velocity. Squares of a tiny velocity are
@@ -95,7 +82,7 @@ static inline int heading(const float v[3], int dims, float f[3]) {
     float v2 = 0.0f;
     for (int a = 0; a < dims; a++)
         v2 += v[a] * v[a];
-    if (v2 >= 1e-30f && v2 <= FLOAT_MAX) {
+    if (v2 >= 1e-30f && v2 <= FLT_MAX) {
         float inv = 1.0f / sqrtf(v2);
         for (int a = 0; a < dims; a++)
             f[a] = v[a] * inv;
@@ -162,8 +149,8 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     }
     float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
-        x = wrap(x, w->box[0]);
-        y = wrap(y, w->box[1]);
+        x = periodic_wrap(x, w->box[0]);
+        y = periodic_wrap(y, w->box[1]);
     } else {
         x = saturate(x);
         y = saturate(y);
@@ -217,7 +204,7 @@ void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
     float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
                   c->pz[i] + v[2] * dt};
     for (int a = 0; a < 3; a++)
-        p[a] = periodic ? wrap(p[a], w->box[a]) : saturate(p[a]);
+        p[a] = periodic ? periodic_wrap(p[a], w->box[a]) : saturate(p[a]);
     c->px[i] = p[0];
     c->py[i] = p[1];
     c->pz[i] = p[2];
@@ -226,15 +213,8 @@ void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
     c->vz[i] = v[2];
     float f[3];
     if (heading(v, 3, f)) {
-        float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
-        float up[3];
-        basis_up(f, old_up, up);
-        c->fx[i] = f[0];
-        c->fy[i] = f[1];
-        c->fz[i] = f[2];
-        c->ux[i] = up[0];
-        c->uy[i] = up[1];
-        c->uz[i] = up[2];
+        const float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
+        basis_store_3d(c, i, f, old_up);
     }
 }
 

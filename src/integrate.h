@@ -18,4 +18,10 @@ void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
 void integrate_3d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
 
+/* The integration stage of the step, on the step's scheduler. */
+void integrate(throng_world *world, parallel_sched *sched, float dt);
+/* The exact scalar integration of one 2D row, every case handled. */
+void integrate_row_2d(throng_world *world, uint32_t row, float dt);
+void integrate_row_3d(throng_world *world, uint32_t row, float dt);
+
 #endif /* THRONG_INTEGRATE_H */

@@ -1,5 +1,8 @@
 /*
- * The world's private layout, shared by the library's modules.
+ * The world's private layout, shared by the library's modules: types,
+ * constants and a few inline helpers. Functions are declared in the
+ * header of the file that defines them (agent.h, columns.h, core.h, ...;
+ * make check-layers checks it).
  *
  * Agents are rows of structure-of-arrays columns in dense order: rows
  * 0 .. count-1 are live, with no holes, so every kernel is a plain loop over
@@ -19,6 +22,8 @@
 
 #include "throng.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 
@@ -34,11 +39,33 @@
 /* The slot table marks a free slot with this dense row. */
 #define SLOT_FREE UINT32_MAX
 
-/* The last generation a slot or object id is given. Removing the agent or
- * object that holds it retires the slot or id instead of bumping it past
- * the end: a free slot with this generation that is not on the free list
- * is retired for good. One slot in four billion reuses is the cost. */
+/* The handle layout, one for agents, objects and groups: {index,
+ * generation, world}. The index is a slot (agents) or an id (objects
+ * count from 1, groups from 0); the generation starts at
+ * HANDLE_FIRST_GENERATION when the index is first handed out and is
+ * bumped each time what holds it is removed (generation_release); the
+ * world is the id of the world that handed it out, 0 only in the null
+ * handle. A handle names something live when its world is this world's id
+ * and its generation is the one its index holds now (handle_rebind and
+ * handle_fail, handles.c, word the refusals).
+ *
+ * The last generation a slot or id is given is SLOT_LAST_GENERATION.
+ * Removing the agent, object or group that holds it retires the slot or id
+ * instead of bumping it past the end: a free slot with this generation
+ * that is not on the free list is retired for good. One slot in four
+ * billion reuses is the cost. */
+#define HANDLE_FIRST_GENERATION 1u
 #define SLOT_LAST_GENERATION UINT32_MAX
+
+/* A slot or id is freed: bumps its generation so old handles go stale.
+ * 1 when it may be handed out again (back on its free list), 0 when it
+ * held its last generation and is retired. */
+static inline int generation_release(uint32_t *generation) {
+    if (*generation == SLOT_LAST_GENERATION)
+        return 0;
+    ++*generation;
+    return 1;
+}
 
 /* A slot never moves, so the agent's cold data lives here rather than in
  * a column the step would permute: the host key is read only by lookups.
@@ -160,8 +187,6 @@ typedef struct thread_counters {
 #define THRONG_MIN_TICK 1e-6f
 #define THRONG_MAX_TICK 10.0f
 #define THRONG_MAX_SUBSTEPS 1000u
-/* max_dt and max_substeps are in range (max_dt known finite). */
-int step_limits_valid(float max_dt, uint32_t max_substeps);
 
 struct throng_world {
     /* The busy guard (busy.h): BUSY_WRITER while a call that changes the
@@ -293,22 +318,6 @@ struct throng_world {
 #define U32_COLUMN_COUNT 5
 #define COLUMN4_MAX (FLOAT_COLUMN_COUNT + U32_COLUMN_COUNT)
 
-/* Brings slot_dense up to date after a step moved the rows. A step
- * permutes every column into cell order but leaves the slots' links
- * alone: one write per agent into the slot table, scattered over it (slot
- * numbers follow the order agents were added, rows follow space), which
- * at a million agents costs more than a tenth of the grid stage. Most
- * steps are followed by another step, or by reads of the columns, which
- * need no links; the first handle lookup after a step pays for them
- * (every reader of a live slot's row calls this first). It changes no
- * observable state, so const entry points may call it. */
-void world_links(const throng_world *world);
-
-/* Fills `out` with the addresses of the 4-byte column pointers a step must
- * permute (floats, then integers, the slot column last) and returns how
- * many. */
-int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
-
 /* Columns that only the API writes, one row at a time, and a step never
  * does. While every row of such a column holds the same bits, its bit is
  * set in world->uniform and a step does not permute it: reordering equal
@@ -334,34 +343,6 @@ int world_columns4(throng_world *world, void **out[COLUMN4_MAX]);
 #define UNIFORM_COLUMNS 10
 #define UNIFORM_ALL ((1u << UNIFORM_COLUMNS) - 1u)
 
-/* Row `row` of the column with bit `bit` was just written: keeps the bit
- * only while the row equals the others. */
-void world_uniform_note(throng_world *world, uint32_t bit, uint32_t row);
-
-/* Sets every uniform bit from the columns' contents (after a load); the
- * step does the same for the columns marked in world->uniform_check. */
-void world_uniform_scan(throng_world *world);
-
-/* Checks row `row` as adding an agent, the setters and every step keep
- * it: the fields throng_agent_add checks (the same code), a position
- * inside a periodic box, a finite unit heading (and in 3D an up vector
- * perpendicular to it), finite behaviour state and a target that is none
- * or another slot. Records the refusal under `fn`; the snapshot loader
- * runs it on every row it reads. */
-throng_status world_check_row(throng_world *world, const char *fn,
-                              uint32_t row);
-
-/* Looks for a NaN or an infinity in the world's float columns (behaviour
- * state included) in one pass: returns 1 and the first one's column name,
- * dense row and value, or 0 when every value is finite. Checked calls and steps
- * never store one; a host writing through the column pointers can. */
-int world_non_finite(const throng_world *world, const char **out_column,
-                     uint32_t *out_row, float *out_value);
-
-/* Allocates the behaviour-state columns when they do not exist yet;
- * nonzero when out of memory (the world is unchanged). */
-int world_enable_behaviour_state(throng_world *world);
-
 /* Every 4-byte column holds this many elements past its capacity, so a
  * kernel may load a full vector (16 lanes) from any row below the count
  * without leaving the allocation; masks discard the extra lanes. Rows at
@@ -373,94 +354,42 @@ int world_enable_behaviour_state(throng_world *world);
  * memory. */
 #define COLUMN_PAD 16u
 
-/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
- * step's force columns. */
-void world_zero_tails(throng_world *world);
-
-/* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its
- * free. */
-void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
-void column_free(const throng_world *world, void *ptr, uint32_t capacity,
-                 size_t elem);
-
-/* Allocation through the world's allocator, aligned to THRONG_ALIGN. */
-void *world_alloc(const throng_world *world, size_t size);
-void world_free(const throng_world *world, void *ptr, size_t size);
-/* size = count * elem, or 0 when that overflows. */
-size_t size_mul(size_t count, size_t elem);
-
-/* Records the detail of a refusal and returns the status. */
-throng_status world_fail(throng_world *world, throng_status status,
-                         const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Group handles (group_handle.c). check_group: *out_id is the id of the
- * live group the handle names, else THRONG_ERR_STALE_HANDLE, recorded
- * (the null handle included). group_resolve: the same, but with
- * null_is_default the null handle names the default group (id 0), as an
- * agent's group does. group_handle: this world's handle of the group
- * holding `id`. group_live: the handle names a live group here. */
-throng_status check_group(throng_world *world, const char *fn,
-                          throng_group group, uint32_t *out_id);
-throng_status group_resolve(throng_world *world, const char *fn,
-                            throng_group group, int null_is_default,
-                            uint32_t *out_id);
-throng_group group_handle(const throng_world *world, uint32_t id);
-/* THRONG_ERR_STALE_HANDLE, recorded, unless `id` holds a live group (an
- * agent row's group, as a load reads it). */
-throng_status check_group_id(throng_world *world, const char *fn,
-                             uint32_t id);
-int group_live(const throng_world *world, throng_group group);
-/* The id the next group takes (the free stack's top, else a new one),
- * and taking it once the group is stored (generation and stack kept). */
-uint32_t group_take_id(throng_world *world);
-void group_use_id(throng_world *world, uint32_t id);
-/* Puts a removed group's id on top of the free stack. */
-void group_push_free(throng_world *world, uint32_t id);
-/* The slot of a live agent handle of this world, or -1 (agent.c); the
- * slot links are brought up to date first. */
-int64_t agent_slot(const throng_world *world, throng_agent agent);
-/* Drops a group's name from the name table (group.c). */
-void group_forget_name(throng_world *world, uint32_t id);
-
-/* Threads a step uses: the host's worker count when it gave task hooks,
- * else world->threads, or the OpenMP default. */
-int world_thread_count(const throng_world *world);
-
-/* The scheduler of a step or query: the host's hooks, or OpenMP threads
- * (parallel.h). */
-parallel_sched world_scheduler(throng_world *world);
-
 /* The sentence of a refused step whose hooks broke their contract. */
 #define TASK_HOOKS_BROKEN                                                     \
     "the task hooks did not run every item exactly once on a worker below "  \
     "worker_count"
 
-/* Records the refusal of a handle {index, generation, world} that names
- * nothing live of `kind` ("agent", "path") here. The sentence says when
- * the handle belongs to another world; `what` is how it names the handle
- * ("handle", "target", "object"). Returns THRONG_ERR_STALE_HANDLE. */
-throng_status handle_fail(throng_world *world, const char *fn,
-                          const char *what, uint32_t index,
-                          uint32_t generation, uint64_t handle_world,
-                          const char *kind);
-
-/* Test hooks, for driving a slot or object id through its whole range of
- * generations without four billion adds: they set the generation the
- * slot (1-based, as in handles) or object id holds, whether free or live
- * (a live one's handles then change). Nonzero, and nothing changed, when
- * the slot or id was never handed out or the generation is 0. Not part
- * of the API: the shared library does not export them. */
-int world_test_set_slot_generation(throng_world *world, uint32_t slot,
-                                   uint32_t generation);
-int world_test_set_object_generation(throng_world *world, uint32_t id,
-                                     uint32_t generation);
-
 /* Float checks shared by validation. */
 static inline int is_finite_float(float x) {
     /* Written without <math.h> macros so -ffinite-math could never fold
      * it away: NaN fails x == x, infinities fail the range test. */
-    return x == x && x <= 3.402823466e38f && x >= -3.402823466e38f;
+    return x == x && x <= FLT_MAX && x >= -FLT_MAX;
+}
+
+/* The one periodic wrap: x into [0, L) for a box edge L > 0. A position
+ * a step moved past one edge comes back with one addition or subtraction;
+ * a jump of more than a box (a huge dt or speed, or a position the host
+ * set far outside) takes the slow, exact way; and where rounding would
+ * land on L itself (or outside, for huge |x|) the answer is 0. Inline:
+ * the integration calls it for every coordinate of every agent. */
+static inline float periodic_wrap(float x, float L) {
+    if (x < 0.0f)
+        x += L;
+    else if (x >= L)
+        x -= L;
+    if (x >= 0.0f && x < L)
+        return x;
+    float r = x - L * floorf(x / L);
+    return r >= 0.0f && r < L ? r : 0.0f;
+}
+
+/* The periodic box's nearest image of an offset d along an edge L (both
+ * points inside the box): d, or d - L or d + L when more than half a box
+ * away. */
+static inline float periodic_offset(float d, float L) {
+    if (d > 0.5f * L)
+        return d - L;
+    return d < -0.5f * L ? d + L : d;
 }
 
 /* A length in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH] (throng.h says why
@@ -468,59 +397,5 @@ static inline int is_finite_float(float x) {
 static inline int length_in_range(float x) {
     return x >= THRONG_MIN_LENGTH && x <= THRONG_MAX_LENGTH;
 }
-
-/* Checks a length field: finite (THRONG_ERR_NOT_FINITE), then in the
- * range, or 0 when zero_ok (THRONG_ERR_OUT_OF_RANGE with a sentence that
- * gives the range). THRONG_OK, or the refusal recorded with world_fail. */
-/* Rebinding's test of a handle's world (throng_agent_rebind,
- * throng_group_rebind, throng_object_rebind): this world's own handles
- * pass, and those of the world it was loaded from with the generation
- * they had at the save (at_save[index - first], `saved` entries: first is
- * 1 for slots and object ids, which count from 1, and 0 for group ids);
- * anything else is refused with THRONG_ERR_STALE_HANDLE and a sentence
- * naming `what`. */
-throng_status rebind_world_check(throng_world *w, const char *fn,
-                                 const char *what, uint32_t index,
-                                 uint32_t generation, uint64_t world,
-                                 const uint32_t *at_save, uint32_t first,
-                                 uint32_t saved);
-
-throng_status check_length_field(throng_world *world, const char *fn,
-                                 const char *field, float x, int zero_ok);
-
-/* Wraps a position into the periodic box (no-op when unbounded). */
-void world_wrap_position(const throng_world *world, float p[3]);
-
-/* A unit up vector perpendicular to the unit forward f, closest to hint. */
-void basis_up(const float f[3], const float hint[3], float up[3]);
-
-/* Derives a group's kernel constants from its recipe. */
-void group_derive_params(throng_world *world, uint32_t group);
-
-/* The step stages (step.c, steer_flock.c, integrate.c), on the step's
- * scheduler. */
-void steer_flock(throng_world *world, parallel_sched *sched, float dt);
-void integrate(throng_world *world, parallel_sched *sched, float dt);
-/* The exact scalar integration of one 2D row, every case handled. */
-void integrate_row_2d(throng_world *world, uint32_t row, float dt);
-void integrate_row_3d(throng_world *world, uint32_t row, float dt);
-
-/* 1 when simd is one of the enum's values (supported here or not). */
-int simd_in_range(throng_simd simd);
-
-/* The path a request runs on here (THRONG_SIMD_AUTO: the widest), or
- * THRONG_SIMD_AUTO when the request is outside the enum or cannot run
- * (simd.c). */
-throng_simd simd_resolve(throng_simd simd);
-
-/* Points the world's kernels at a path (THRONG_SIMD_AUTO: the widest the
- * CPU and build offer). Returns nonzero, changing nothing, when the value
- * is outside the enum or the path cannot run here. */
-int world_use_simd(throng_world *world, throng_simd simd);
-
-/* The same by name, for tests that switch a built world's path: "auto" or
- * NULL for the widest, else a name as throng_simd_name spells it. Nothing
- * here reads the environment: a world's path comes from its def. */
-int world_select_kernel(throng_world *world, const char *name);
 
 #endif /* THRONG_INTERNAL_H */

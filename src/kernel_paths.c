@@ -4,9 +4,11 @@
  * exist and run here; this table, above both the neighbour kernels and
  * the integration, points a world at one path's functions.
  */
+#include "kernel_paths.h"
 #include "internal.h"
 #include "steer_flock.h"
 #include "integrate.h"
+#include "simd.h"
 
 #include <string.h>
 

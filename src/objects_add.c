@@ -12,6 +12,7 @@
  */
 #include "geometry.h"
 #include "busy.h"
+#include "core.h"
 
 #include <float.h>
 #include <math.h>
@@ -139,13 +140,10 @@ static throng_status store(throng_world *w, const char *fn, geo_object *o,
 throng_status throng_obstacle_add(throng_world *w,
                                   const throng_obstacle_def *def,
                                   throng_object *out) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_obstacle_add";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!def || !out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
-                          !def ? "def" : "out_object");
+        return null_fail(w, fn, !def ? "def" : "out_object");
     throng_status st = check_kind(w, fn, "an obstacle's", def->kind,
                                   THRONG_OBJECT_SPHERE, THRONG_OBJECT_BOX);
     if (st != THRONG_OK)
@@ -190,13 +188,10 @@ static void normalise(float n[3]) {
 
 throng_status throng_wall_add(throng_world *w, const throng_wall_def *def,
                               throng_object *out) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_wall_add";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!def || !out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
-                          !def ? "def" : "out_object");
+        return null_fail(w, fn, !def ? "def" : "out_object");
     throng_status st = check_kind(w, fn, "a wall's", def->kind,
                                   THRONG_OBJECT_SEGMENT, THRONG_OBJECT_PLANE);
     if (st != THRONG_OK)
@@ -232,13 +227,10 @@ throng_status throng_wall_add(throng_world *w, const throng_wall_def *def,
 
 throng_status throng_path_add(throng_world *w, const throng_path_def *def,
                               throng_object *out) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_path_add";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!def || !out || !def->points)
-        return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
-                          !def   ? "def"
+        return null_fail(w, fn, !def   ? "def"
                           : !out ? "out_object"
                                  : "def->points");
     /* The count comes first: it bounds every read of the points below. */
@@ -272,13 +264,10 @@ throng_status throng_path_add(throng_world *w, const throng_path_def *def,
 throng_status throng_flow_field_add(throng_world *w,
                                     const throng_flow_field_def *def,
                                     throng_object *out) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_flow_field_add";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (!def || !out || !def->vectors)
-        return world_fail(w, THRONG_ERR_NULL, "%s: %s is NULL", fn,
-                          !def   ? "def"
+        return null_fail(w, fn, !def   ? "def"
                           : !out ? "out_object"
                                  : "def->vectors");
     const int dims = w->dims;

@@ -10,6 +10,8 @@
  */
 #include "geometry.h"
 #include "busy.h"
+#include "core.h"
+#include "handles.h"
 
 #include <string.h>
 
@@ -30,14 +32,9 @@ static throng_object_kind object_kind(geo_kind kind) {
 
 throng_status throng_object_get(const throng_world *cw, throng_object h,
                                 throng_object_info *out) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_object_get";
     /* Only the last-error text is written: the world is read-only here. */
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL", fn);
+    READ_ENTRY(cw, w, fn, out, "out");
     const geo_object *o = geo_lookup(w, h, ~0u);
     if (!o)
         return handle_fail(w, fn, "object", h.id, h.generation, h.world,
@@ -75,13 +72,8 @@ throng_status throng_object_get(const throng_world *cw, throng_object h,
 
 throng_status throng_world_object_at(const throng_world *cw, uint32_t index,
                                      throng_object *out) {
-    WORLD_READ(cw);
     static const char fn[] = "throng_world_object_at";
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL, "%s: out must not be NULL", fn);
+    READ_ENTRY(cw, w, fn, out, "out");
     const geometry *g = w->geo;
     uint32_t live = g ? g->live : 0u;
     if (index >= live)

@@ -32,6 +32,7 @@
  */
 #include "obstacle_grid.h"
 #include "detmath.h"
+#include "core.h"
 
 #include <float.h>
 
@@ -105,6 +106,17 @@ static int env_cell_range(const geo_grid *g, int dims, const double lo[3],
     return 1;
 }
 
+/* The cells [clo, chi] a gridded object's bounds overlap; 0 for an
+ * object the grid does not hold or whose bounds miss it. */
+static int env_object_cells(const geo_grid *g, int dims, const geo_object *o,
+                            int32_t clo[3], int32_t chi[3]) {
+    if (!env_gridded(o->kind))
+        return 0;
+    double lo[3], hi[3];
+    env_bounds(o, lo, hi);
+    return env_cell_range(g, dims, lo, hi, clo, chi);
+}
+
 /* The k-th smallest of x[0 .. n) (x is reordered): Hoare's selection. */
 static double env_select(double *x, int64_t n, int64_t k) {
     int64_t l = 0, r = n - 1;
@@ -140,13 +152,8 @@ static double env_count_items(const geometry *geo, const geo_grid *g,
                               int dims) {
     double total = 0.0;
     for (uint32_t i = 0; i < geo->count; i++) {
-        const geo_object *o = &geo->objects[i];
-        if (!env_gridded(o->kind))
-            continue;
-        double lo[3], hi[3];
         int32_t clo[3], chi[3];
-        env_bounds(o, lo, hi);
-        if (!env_cell_range(g, dims, lo, hi, clo, chi))
+        if (!env_object_cells(g, dims, &geo->objects[i], clo, chi))
             continue;
         total += (double)(chi[0] - clo[0] + 1) * (double)(chi[1] - clo[1] + 1) *
                  (double)(chi[2] - clo[2] + 1);
@@ -268,13 +275,8 @@ static int env_grid_build(throng_world *w, const geometry *geo, geo_grid *g) {
     uint64_t total = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < geo->count && cells > 0; i++) {
-            const geo_object *o = &geo->objects[i];
-            if (!env_gridded(o->kind))
-                continue;
-            double olo[3], ohi[3];
             int32_t clo[3], chi[3];
-            env_bounds(o, olo, ohi);
-            if (!env_cell_range(g, dims, olo, ohi, clo, chi))
+            if (!env_object_cells(g, dims, &geo->objects[i], clo, chi))
                 continue;
             for (int32_t z = clo[2]; z <= chi[2]; z++)
                 for (int32_t y = clo[1]; y <= chi[1]; y++)

@@ -14,6 +14,7 @@
 #include "core.h"
 #include "geometry.h"
 #include "schema_text.h"
+#include "handles.h"
 
 /* ------------------------------------------------------------------------ */
 /* The descriptors                                                          */
@@ -331,9 +332,11 @@ static throng_status check_value(throng_world *w, const char *fn,
         f->hi == (double)SCHEMA_LEN_MAX && !(f->flags & SCHEMA_NBR))
         return check_length_field(w, fn, name, (float)x,
                                   (f->flags & SCHEMA_ZERO) != 0u);
-    if (f->type == SCHEMA_F32 && !is_finite_float((float)x))
-        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: %s is not finite", fn,
-                          name);
+    if (f->type == SCHEMA_F32) {
+        throng_status st = check_finite(w, fn, name, (float)x);
+        if (st != THRONG_OK)
+            return st;
+    }
     double hi = f->hi;
     if ((f->flags & SCHEMA_NBR) && (double)w->neighbour_radius < hi)
         hi = (double)w->neighbour_radius;

@@ -3,6 +3,7 @@
  * what throng_world_def.simd may ask for. Which kernels implement a path
  * is the step's business (kernel_paths.c); this file only knows the paths.
  */
+#include "simd.h"
 #include "internal.h"
 
 #include <string.h>

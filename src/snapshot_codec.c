@@ -39,6 +39,7 @@
 #include "snapshot_codec.h"
 #include "schema.h"
 #include "geometry.h"
+#include "core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  */
 #include "snapshot_codec.h"
 #include "snapshot_restore.h"
+#include "core.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -24,6 +24,11 @@
 #include "behaviour.h"
 #include "schema.h"
 #include "geometry.h"
+#include "agent.h"
+#include "columns.h"
+#include "core.h"
+#include "group.h"
+#include "group_handle.h"
 #include "grid_plan.h"
 
 #include <stdio.h>

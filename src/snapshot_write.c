@@ -11,6 +11,8 @@
  */
 #include "snapshot_codec.h"
 #include "busy.h"
+#include "columns.h"
+#include "core.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,13 +21,8 @@ void steer_offset(const throng_world *w, const float from[3],
                   const float to[3], float out[3]) {
     for (int k = 0; k < 3; k++) {
         float d = k < w->dims ? to[k] - from[k] : 0.0f;
-        if (w->boundary == THRONG_BOUNDARY_PERIODIC && k < w->dims) {
-            float L = w->box[k];
-            if (d > 0.5f * L)
-                d -= L;
-            else if (d < -0.5f * L)
-                d += L;
-        }
+        if (w->boundary == THRONG_BOUNDARY_PERIODIC && k < w->dims)
+            d = periodic_offset(d, w->box[k]);
         out[k] = d;
     }
 }
@@ -53,7 +48,7 @@ int64_t steer_target_row(const throng_world *w, uint32_t row) {
  * overflow; then x is first scaled by its largest component. */
 void flock_desired_towards(const float x[3], float speed, float out[3]) {
     float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-    if (len2 > 0.0f && len2 <= 3.402823466e38f) {
+    if (len2 > 0.0f && len2 <= FLT_MAX) {
         float k = speed / sqrtf(len2);
         out[0] = x[0] * k;
         out[1] = x[1] * k;
@@ -65,7 +60,7 @@ void flock_desired_towards(const float x[3], float speed, float out[3]) {
         big = fabsf(x[1]);
     if (fabsf(x[2]) > big)
         big = fabsf(x[2]);
-    if (!(big > 0.0f) || !(big <= 3.402823466e38f)) {
+    if (!(big > 0.0f) || !(big <= FLT_MAX)) {
         out[0] = out[1] = out[2] = 0.0f;
         return;
     }

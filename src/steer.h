@@ -20,12 +20,41 @@ typedef struct steer_ctx {
     float mass, max_force, max_speed, radius;
 } steer_ctx;
 
+/* Row `row`'s position, velocity, heading, up and side (forward x up), as
+ * the kernels read them for an agent or its target: z is 0 in 2D, where
+ * up is +z and side the heading turned clockwise. */
+static inline void steer_load_frame(const throng_world *w, uint32_t row,
+                                    float p[3], float v[3], float f[3],
+                                    float up[3], float side[3]) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    p[0] = c->px[row];
+    p[1] = c->py[row];
+    p[2] = three ? c->pz[row] : 0.0f;
+    v[0] = c->vx[row];
+    v[1] = c->vy[row];
+    v[2] = three ? c->vz[row] : 0.0f;
+    f[0] = c->fx[row];
+    f[1] = c->fy[row];
+    f[2] = three ? c->fz[row] : 0.0f;
+    if (three) {
+        up[0] = c->ux[row];
+        up[1] = c->uy[row];
+        up[2] = c->uz[row];
+    } else {
+        up[0] = up[1] = 0.0f;
+        up[2] = 1.0f;
+    }
+    side[0] = f[1] * up[2] - f[2] * up[1];
+    side[1] = f[2] * up[0] - f[0] * up[2];
+    side[2] = f[0] * up[1] - f[1] * up[0];
+}
+
 /* Fills a context for row `row`. Inline: the recipe finish loads one
  * per agent per step. */
 static inline void steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row,
                     float dt) {
     const agent_columns *c = &w->col;
-    const int three = w->dims == 3;
     a->w = w;
     a->row = row;
     a->dims = w->dims;
@@ -35,26 +64,7 @@ static inline void steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t 
     a->max_force = c->max_force[row];
     a->max_speed = c->max_speed[row];
     a->radius = c->radius[row];
-    a->p[0] = c->px[row];
-    a->p[1] = c->py[row];
-    a->p[2] = three ? c->pz[row] : 0.0f;
-    a->v[0] = c->vx[row];
-    a->v[1] = c->vy[row];
-    a->v[2] = three ? c->vz[row] : 0.0f;
-    a->f[0] = c->fx[row];
-    a->f[1] = c->fy[row];
-    a->f[2] = three ? c->fz[row] : 0.0f;
-    if (three) {
-        a->up[0] = c->ux[row];
-        a->up[1] = c->uy[row];
-        a->up[2] = c->uz[row];
-    } else {
-        a->up[0] = a->up[1] = 0.0f;
-        a->up[2] = 1.0f;
-    }
-    a->side[0] = a->f[1] * a->up[2] - a->f[2] * a->up[1];
-    a->side[1] = a->f[2] * a->up[0] - a->f[0] * a->up[2];
-    a->side[2] = a->f[0] * a->up[1] - a->f[1] * a->up[0];
+    steer_load_frame(w, row, a->p, a->v, a->f, a->up, a->side);
 }
 
 /* F = m_dt (v_d - v), the seed 000 form every behaviour ends with. */

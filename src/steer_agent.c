@@ -19,6 +19,7 @@
  * follower exactly on its leader's path, or two agents predicted to meet
  * at one point, step aside along a side vector.
  */
+#include "steer_agent.h"
 #include "behaviour.h"
 
 #include <math.h>
@@ -29,7 +30,7 @@
 
 #define AGENT_PI 3.14159265358979f
 #define AGENT_TWO_PI 6.28318530717959f
-#define AGENT_FLOAT_MAX 3.402823466e38f
+
 
 /* ------------------------------------------------------------------------ */
 /* Shared pieces                                                            */
@@ -46,7 +47,7 @@ static float length3(const float x[3]) {
     if (!finite3(x))
         return INFINITY;
     float len2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-    if (len2 <= AGENT_FLOAT_MAX)
+    if (len2 <= FLT_MAX)
         return sqrtf(len2);
     float big = fmaxf(fabsf(x[0]), fmaxf(fabsf(x[1]), fabsf(x[2])));
     float u[3] = {x[0] / big, x[1] / big, x[2] / big};
@@ -108,7 +109,7 @@ static float default_braking(const steer_ctx *a) {
     double v = (double)a->max_speed;
     double D = v * v * (double)a->mass / (2.0 * (double)a->max_force) +
                v * (double)a->dt;
-    return D <= (double)AGENT_FLOAT_MAX ? (float)D : INFINITY;
+    return D <= (double)FLT_MAX ? (float)D : INFINITY;
 }
 
 /* Arrive at the point at offset x: seek speed outside D; inside, s_t f(d /
@@ -117,7 +118,7 @@ static float default_braking(const steer_ctx *a) {
 int steer_arrive(const steer_ctx *a, const float x[3], float speed,
                  float braking, throng_arrive_ramp ramp, float F[3]) {
     float d = length3(x);
-    if (!(d <= AGENT_FLOAT_MAX)) /* farther than any float: just seek */
+    if (!(d <= FLT_MAX)) /* farther than any float: just seek */
         return seek_offset(a, x, speed, F);
     float vd[3] = {0.0f, 0.0f, 0.0f};
     if (d > 0.0f) {
@@ -145,31 +146,15 @@ typedef struct other_agent {
 } other_agent;
 
 static void load_other(const throng_world *w, uint32_t row, other_agent *o) {
-    const agent_columns *c = &w->col;
-    const int three = w->dims == 3;
-    o->p[0] = c->px[row];
-    o->p[1] = c->py[row];
-    o->p[2] = three ? c->pz[row] : 0.0f;
-    o->v[0] = c->vx[row];
-    o->v[1] = c->vy[row];
-    o->v[2] = three ? c->vz[row] : 0.0f;
-    o->f[0] = c->fx[row];
-    o->f[1] = c->fy[row];
-    o->f[2] = three ? c->fz[row] : 0.0f;
-    o->up[0] = three ? c->ux[row] : 0.0f;
-    o->up[1] = three ? c->uy[row] : 0.0f;
-    o->up[2] = three ? c->uz[row] : 1.0f;
-    o->side[0] = o->f[1] * o->up[2] - o->f[2] * o->up[1];
-    o->side[1] = o->f[2] * o->up[0] - o->f[0] * o->up[2];
-    o->side[2] = o->f[0] * o->up[1] - o->f[1] * o->up[0];
+    steer_load_frame(w, row, o->p, o->v, o->f, o->up, o->side);
 }
 
 /* Seed 004's look-ahead: the time to cover `distance` at max speed (none
  * for an agent that cannot move), capped at `cap` when that is > 0. */
 static float auto_prediction(const steer_ctx *a, float distance, float cap) {
     float T = a->max_speed > 0.0f ? distance / a->max_speed : 0.0f;
-    if (!(T <= AGENT_FLOAT_MAX))
-        T = AGENT_FLOAT_MAX;
+    if (!(T <= FLT_MAX))
+        T = FLT_MAX;
     if (cap > 0.0f && T > cap)
         T = cap;
     return T;
@@ -272,7 +257,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
     } else {
         float u[3] = {w->col.wx[row], w->col.wy[row], w->col.wz[row]};
         float len = length3(u);
-        if (!(len > 0.0f && len <= AGENT_FLOAT_MAX))
+        if (!(len > 0.0f && len <= FLT_MAX))
             memcpy(u, a->f, sizeof u); /* first step: straight ahead */
         static const uint32_t stream[3] = {
             RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y, RNG_STREAM_CIRCLE_Z};
@@ -280,7 +265,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
             u[k] += p->jitter * rng_symmetric(w->seed, agent, w->step,
                                               stream[k]);
         len = length3(u);
-        if (len > 0.0f && len <= AGENT_FLOAT_MAX)
+        if (len > 0.0f && len <= FLT_MAX)
             for (int k = 0; k < 3; k++)
                 c[k] = u[k] / len;
         else
@@ -350,27 +335,31 @@ static int avoid_neighbours_force(const steer_ctx *a, const flock_sums *s,
     return seek_offset(a, away, speed, F);
 }
 
+/* Seek, flee and arrive: one target (seek_target), three answers to it. */
+static int seek_family_force(const steer_ctx *a, const throng_behaviour *b,
+                             float speed, float F[3]) {
+    const throng_seek_params *sp = &b->u.seek;
+    float x[3];
+    seek_target(a, sp, x);
+    if (b->kind == THRONG_BEHAVIOUR_SEEK)
+        return seek_offset(a, x, speed, F);
+    if (b->kind == THRONG_BEHAVIOUR_ARRIVE)
+        return steer_arrive(a, x, speed, sp->braking_distance, sp->ramp, F);
+    if (sp->flee_range > 0.0f && length3(x) > sp->flee_range)
+        return 0;
+    return flee_offset(a, x, speed, F);
+}
+
 int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,
                       const flock_sums *s, float F[3]) {
     const float speed = b->speed_factor * a->max_speed;
-    float x[3];
     int on = 0;
     F[0] = F[1] = F[2] = 0.0f;
     switch (b->kind) {
     case THRONG_BEHAVIOUR_SEEK:
-        seek_target(a, &b->u.seek, x);
-        on = seek_offset(a, x, speed, F);
-        break;
     case THRONG_BEHAVIOUR_FLEE:
-        seek_target(a, &b->u.seek, x);
-        if (b->u.seek.flee_range > 0.0f && length3(x) > b->u.seek.flee_range)
-            break;
-        on = flee_offset(a, x, speed, F);
-        break;
     case THRONG_BEHAVIOUR_ARRIVE:
-        seek_target(a, &b->u.seek, x);
-        on = steer_arrive(a, x, speed, b->u.seek.braking_distance,
-                           b->u.seek.ramp, F);
+        on = seek_family_force(a, b, speed, F);
         break;
     case THRONG_BEHAVIOUR_PURSUE:
     case THRONG_BEHAVIOUR_EVADE:

@@ -7,6 +7,7 @@
  * the difference or square of two of them can overflow a float but not a
  * double, so no input, however far out, produces infinity or NaN.
  */
+#include "steer_env.h"
 #include "behaviour.h"
 #include "busy.h"
 #include "detmath.h"
@@ -148,12 +149,20 @@ static double env_ray_box(const double p[3], const double f[3],
     return t0;
 }
 
-/* How deep p lies inside the grown box [lo, hi] (> 0 inside), and the
- * outward direction to leave the real box [a, b] by: away from its
- * nearest point, or, inside it, through its nearest face. */
-static double env_box_inside(const double p[3], const double lo[3],
-                             const double hi[3], const double a[3],
-                             const double b[3], int dims, double out[3]) {
+/* The box object o, [a, b], grown by the radius R into [lo, hi]: how deep
+ * p lies inside the grown box (> 0 inside), and, when out is not NULL,
+ * the outward direction to leave the real box by: away from its nearest
+ * point, or, inside it, through its nearest face. */
+static double env_box_inside(const geo_object *o, double R, const double p[3],
+                             int dims, double lo[3], double hi[3],
+                             double out[3]) {
+    double a[3], b[3];
+    env_load(o->a, a);
+    env_load(o->b, b);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = a[k] - R;
+        hi[k] = b[k] + R;
+    }
     double depth = DBL_MAX;
     for (int k = 0; k < dims; k++) {
         double d0 = p[k] - lo[k], d1 = hi[k] - p[k];
@@ -224,14 +233,8 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
             d = rr - sqrt(env_dot(m, m));
             t = d > 0.0 ? -1.0 : env_ray_sphere(p, f, c, rr);
         } else if (o->kind == GEO_BOX) {
-            double ba[3], bb[3], glo[3], ghi[3];
-            env_load(o->a, ba);
-            env_load(o->b, bb);
-            for (int k = 0; k < 3; k++) {
-                glo[k] = ba[k] - R;
-                ghi[k] = bb[k] + R;
-            }
-            d = env_box_inside(p, glo, ghi, ba, bb, dims, NULL);
+            double glo[3], ghi[3];
+            d = env_box_inside(o, R, p, dims, glo, ghi, NULL);
             t = d > 0.0 ? -1.0 : env_ray_box(p, f, glo, ghi, dims);
         } else {
             continue;
@@ -258,14 +261,8 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
             if (!env_unit(m, out))
                 memcpy(out, side, sizeof out);
         } else {
-            double ba[3], bb[3], glo[3], ghi[3];
-            env_load(o->a, ba);
-            env_load(o->b, bb);
-            for (int k = 0; k < 3; k++) {
-                glo[k] = ba[k] - R;
-                ghi[k] = bb[k] + R;
-            }
-            env_box_inside(p, glo, ghi, ba, bb, dims, out);
+            double glo[3], ghi[3];
+            env_box_inside(o, R, p, dims, glo, ghi, out);
         }
         for (int k = 0; k < 3; k++)
             vd[k] = s_t * out[k];

@@ -189,4 +189,7 @@ static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
     return (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
 }
 
+/* The neighbour-walk stage of the step, on the step's scheduler. */
+void steer_flock(throng_world *world, parallel_sched *sched, float dt);
+
 #endif /* THRONG_STEER_FLOCK_H */

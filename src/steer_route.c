@@ -16,9 +16,11 @@
  * at a self-crossing the agent keeps to the branch it is on instead of
  * jumping to whichever branch happens to be nearer.
  */
+#include "steer_route.h"
 #include "behaviour.h"
 #include "busy.h"
 #include "geometry.h"
+#include "steer_agent.h"
 
 #include <math.h>
 #include <string.h>

@@ -25,10 +25,16 @@
 #include "internal.h"
 #include "busy.h"
 #include "check.h"
+#include "core.h"
 #include "geometry.h"
 #include "obstacle_grid.h"
 #include "parallel.h"
 #include "validate.h"
+#include "agent.h"
+#include "columns.h"
+#include "integrate.h"
+#include "kernel_paths.h"
+#include "steer_flock.h"
 
 /* The sweep after a stage, in a validating build; nothing otherwise. A
  * failed sweep ends the tick: the grid no longer describes anything the
@@ -151,16 +157,11 @@ static void run_ticks(parallel_sched *sched, void *arg) {
 }
 
 throng_status throng_world_step(throng_world *w, float dt) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_world_step";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!is_finite_float(dt))
-        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: dt is not finite",
-                          fn);
-    if (!(dt > 0.0f))
-        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: dt must be > 0 seconds, got %g", fn, (double)dt);
+    WRITE_ENTRY(w);
+    throng_status checked = check_scalar(w, fn, "dt", dt, 1);
+    if (checked != THRONG_OK)
+        return checked;
     /* A long dt runs as n equal ticks of at most max_dt; past max_substeps
      * ticks the time is clamped. The tick is computed once, so every tick
      * of a step integrates the same dt. */

@@ -38,6 +38,9 @@
 #include <string.h>
 
 #include "grid_query.h"
+#include "agent.h"
+#include "columns.h"
+#include "core.h"
 
 void (*validate_test_hook)(throng_world *world, validate_stage stage);
 

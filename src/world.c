@@ -26,6 +26,9 @@
 
 #include "detmath.h"
 #include "parallel.h"
+#include "agent.h"
+#include "simd.h"
+#include "world.h"
 
 /* The task hooks' fields as a whole: both hooks and 1 .. max workers, or
  * neither and 0 (THRONG_OK), else the status that refuses them. */
@@ -104,9 +107,11 @@ static throng_status check_world_def(const throng_world_def *def) {
                            (int)def->boundary);
     if (!is_finite_float(def->neighbour_radius) ||
         !is_finite_float(def->cell_size))
-        return create_fail(def, THRONG_ERR_NOT_FINITE,
-                           "%s: neighbour_radius or cell_size is not finite",
-                           fn);
+        return create_fail(def, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
+                           fn,
+                           is_finite_float(def->neighbour_radius)
+                               ? "cell_size"
+                               : "neighbour_radius");
     if (!length_in_range(def->neighbour_radius))
         return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
                            "%s: neighbour_radius must be in [%g, %g] metres, "
@@ -232,7 +237,7 @@ throng_status throng_world_create(const throng_world_def *def,
     if (!out_world) {
         if (def)
             (void)create_fail(def, THRONG_ERR_NULL,
-                              "throng_world_create: out_world is NULL");
+                              "throng_world_create: out_world must not be NULL");
         return THRONG_ERR_NULL;
     }
     *out_world = NULL;
@@ -384,9 +389,7 @@ uint64_t throng_world_step_count(const throng_world *w) {
 }
 
 throng_status throng_world_set_threads(throng_world *w, int threads) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     if (threads < 0 || threads > THRONG_MAX_THREADS)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "throng_world_set_threads: threads must be in "
@@ -401,10 +404,8 @@ throng_status throng_world_set_task_hooks(throng_world *w,
                                           throng_finish_task_fn *finish_task,
                                           void *task_context,
                                           uint32_t worker_count) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_world_set_task_hooks";
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     throng_status st = task_hooks_check(enqueue_task, finish_task, worker_count);
     if (st == THRONG_ERR_NULL)
         return world_fail(w, st, "%s: give both hooks or neither", fn);
@@ -421,9 +422,7 @@ throng_status throng_world_set_task_hooks(throng_world *w,
 }
 
 throng_status throng_world_set_stable_columns(throng_world *w, bool stable) {
-    WORLD_WRITE(w);
-    if (!w)
-        return THRONG_ERR_NULL;
+    WRITE_ENTRY(w);
     w->stable_columns = stable ? 1 : 0;
     return THRONG_OK;
 }
@@ -435,13 +434,11 @@ int step_limits_valid(float max_dt, uint32_t max_substeps) {
 
 throng_status throng_world_set_step_limits(throng_world *w, float max_dt,
                                            uint32_t max_substeps) {
-    WORLD_WRITE(w);
     static const char fn[] = "throng_world_set_step_limits";
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!is_finite_float(max_dt))
-        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: max_dt is not finite",
-                          fn);
+    WRITE_ENTRY(w);
+    throng_status st = check_finite(w, fn, "max_dt", max_dt);
+    if (st != THRONG_OK)
+        return st;
     if (!step_limits_valid(max_dt, max_substeps))
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "%s: max_dt must be in [%g, %g] seconds and "
@@ -499,13 +496,7 @@ size_t throng_world_bytes(const throng_world *w) {
 
 throng_status throng_world_stats(const throng_world *cw,
                                  throng_step_stats *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_world_stats: out must not be NULL");
+    READ_ENTRY(cw, w, "throng_world_stats", out, "out");
     *out = w->stats;
     out->simd = w->simd_name;
     return THRONG_OK;
@@ -549,13 +540,7 @@ static int key_rows_update(throng_world *w) {
 
 throng_status throng_world_columns(const throng_world *cw,
                                    throng_columns *out) {
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "throng_world_columns: out must not be NULL");
+    READ_ENTRY(cw, w, "throng_world_columns", out, "out");
     if (key_rows_update(w) != 0)
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "throng_world_columns: no memory for the host key "

@@ -13,6 +13,7 @@
 
 #include "object_defs.h"
 #include "runner.h"
+#include "kernel_paths.h"
 #include "internal.h" /* world_select_kernel: force a kernel path */
 
 /* Every position and velocity finite and every speed within its limit

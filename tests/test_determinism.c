@@ -12,6 +12,7 @@
 #include "../bench/scenarios.h"
 #include "internal.h"
 #include "runner.h"
+#include "kernel_paths.h"
 
 uint64_t test_scenario_hash(const char *name, uint32_t agents, int threads,
                             uint64_t seed, const char *path, int steps) {

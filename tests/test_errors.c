@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 static void refused_check(const throng_world *world, uint64_t hash_before,
@@ -790,6 +791,127 @@ TEST(errors_query_overflowing_radius)
     throng_world_destroy(world);
 }
 
+/* Runs expr on world: it must be refused with `want`, change nothing, and
+ * leave exactly the sentence `text`. */
+#define CHECK_SENTENCE(world, expr, want, text)                            \
+    do {                                                                   \
+        CHECK_REFUSED(world, expr, want);                                  \
+        const char *sentence_ = throng_world_last_error(world);            \
+        if (strcmp(sentence_, (text)) != 0)                                \
+            runner_fail(__FILE__, __LINE__, "%s: \"%s\", want \"%s\"",     \
+                        #expr, sentence_, (text));                         \
+    } while (0)
+
+/* Every kind of argument has one validator and one wording, whichever
+ * function, module or layer refuses it (src/core.h lists them). */
+TEST(errors_one_wording_per_kind)
+{
+    throng_world *world = errors_world(2, 3);
+    REQUIRE(world != NULL);
+    throng_agent a;
+    CHECK_OK(throng_agent_at(world, 0u, &a));
+    const float nan_y[3] = {0.0f, NAN, 0.0f};
+
+    /* A vector: "fn: what[a] is not finite". */
+    CHECK_SENTENCE(world, throng_agent_set_position(world, a, nan_y),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_agent_set_position: position[1] is not finite");
+    CHECK_SENTENCE(world, throng_agent_set_target_point(world, a, nan_y),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_agent_set_target_point: point[1] is not finite");
+    CHECK_SENTENCE(world, add_sphere(world, nan_y, 1.0f, NULL),
+                   THRONG_ERR_NULL,
+                   "throng_obstacle_add: out_object must not be NULL");
+    throng_object o;
+    CHECK_SENTENCE(world, add_sphere(world, nan_y, 1.0f, &o),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_obstacle_add: center[1] is not finite");
+    uint32_t hits = 0;
+    bool truncated = false;
+    throng_agent found[4];
+    CHECK_SENTENCE(world,
+                   throng_world_query_radius(world, nan_y, 1.0f, found, 4u,
+                                             &hits, &truncated),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_world_query_radius: point[1] is not finite");
+
+    /* Vectors of an array: "fn: what[i][a] is not finite". */
+    const float path[9] = {0, 0, 0, 4, 0, 0, 4, NAN, 0};
+    CHECK_SENTENCE(world, add_path(world, path, 3u, 1.0f, false, &o),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_path_add: points[2][1] is not finite");
+    const float vectors[4] = {1, 0, INFINITY, 0};
+    throng_flow_field_def fd = throng_flow_field_def_default();
+    fd.size[0] = 2u;
+    fd.vectors = vectors;
+    CHECK_SENTENCE(world, throng_flow_field_add(world, &fd, &o),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_flow_field_add: vectors[1][0] is not finite");
+
+    /* A scalar: "fn: what is not finite", then "must be >= 0" or
+     * "must be > 0", with the value. */
+    CHECK_SENTENCE(world, throng_agent_set_max_speed(world, a, NAN),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_agent_set_max_speed: max_speed is not finite");
+    CHECK_SENTENCE(world, throng_world_step(world, INFINITY),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_world_step: dt is not finite");
+    CHECK_SENTENCE(world, throng_world_set_step_limits(world, NAN, 4u),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_world_set_step_limits: max_dt is not finite");
+    CHECK_SENTENCE(world, throng_agent_set_max_speed(world, a, -1.0f),
+                   THRONG_ERR_OUT_OF_RANGE,
+                   "throng_agent_set_max_speed: max_speed must be >= 0, "
+                   "got -1");
+    CHECK_SENTENCE(world,
+                   throng_world_query_radius(world, path, -1.0f, found, 4u,
+                                             &hits, &truncated),
+                   THRONG_ERR_OUT_OF_RANGE,
+                   "throng_world_query_radius: radius must be >= 0, got -1");
+    CHECK_SENTENCE(world, throng_world_query_radius(world, path, NAN, found,
+                                                    4u, &hits, &truncated),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_world_query_radius: radius is not finite");
+    CHECK_SENTENCE(world, throng_agent_set_mass(world, a, 0.0f),
+                   THRONG_ERR_OUT_OF_RANGE,
+                   "throng_agent_set_mass: mass must be > 0, got 0");
+    CHECK_SENTENCE(world, throng_world_step(world, -0.5f),
+                   THRONG_ERR_OUT_OF_RANGE,
+                   "throng_world_step: dt must be > 0, got -0.5");
+
+    /* A length: finite, then 0 or within the library's range. */
+    CHECK_SENTENCE(world, throng_agent_set_radius(world, a, 2e9f),
+                   THRONG_ERR_OUT_OF_RANGE,
+                   "throng_agent_set_radius: radius must be 0 or in [1e-09, "
+                   "1e+09] metres (THRONG_MIN_LENGTH .. THRONG_MAX_LENGTH), "
+                   "got 2e+09");
+    CHECK_SENTENCE(world, add_sphere(world, path, INFINITY, &o),
+                   THRONG_ERR_NOT_FINITE,
+                   "throng_obstacle_add: radius is not finite");
+
+    /* A missing pointer: "fn: what must not be NULL". */
+    float v[3];
+    CHECK_SENTENCE(world, throng_agent_get_position(world, a, NULL),
+                   THRONG_ERR_NULL,
+                   "throng_agent_get_position: out must not be NULL");
+    CHECK_SENTENCE(world, throng_agent_set_velocity(world, a, NULL),
+                   THRONG_ERR_NULL,
+                   "throng_agent_set_velocity: velocity must not be NULL");
+    throng_group g;
+    CHECK_OK(throng_world_default_group(world, &g));
+    CHECK_SENTENCE(world, throng_group_set_flocking(world, g, NULL),
+                   THRONG_ERR_NULL,
+                   "throng_group_set_flocking: flocking must not be NULL");
+    CHECK_SENTENCE(world, throng_group_set_behaviour(world, g, 0u, NULL),
+                   THRONG_ERR_NULL,
+                   "throng_group_set_behaviour: behaviour must not be NULL");
+    CHECK_SENTENCE(world, throng_group_get_behaviour(world, g, 0u, NULL),
+                   THRONG_ERR_NULL,
+                   "throng_group_get_behaviour: out must not be NULL");
+    CHECK_OK(throng_agent_get_position(world, a, v));
+    throng_world_destroy(world);
+}
+
 void register_errors_tests(void)
 {
     REGISTER(errors_query_overflowing_radius);
@@ -803,4 +925,5 @@ void register_errors_tests(void)
     REGISTER(errors_step_dt);
     REGISTER(errors_index_and_queries);
     REGISTER(errors_flocking);
+    REGISTER(errors_one_wording_per_kind);
 }

@@ -21,6 +21,9 @@
 #include "grid_plan.h"
 #include "grid_query.h"
 #include "runner.h"
+#include "agent.h"
+#include "columns.h"
+#include "core.h"
 
 typedef struct grid_config {
     int dims;

@@ -25,6 +25,8 @@
 #include "object_defs.h"
 #include "runner.h"
 #include "snapshot_v2.h"
+#include "agent.h"
+#include "geometry.h"
 
 static throng_world *handles_world(void)
 {

@@ -15,6 +15,7 @@
 
 #include "internal.h" /* world_select_kernel: force a kernel path */
 #include "runner.h"
+#include "kernel_paths.h"
 
 /* |got - want| <= 1e-5 relative (absolute below 1). */
 #define CHECK_CLOSE(got, want)                                             \

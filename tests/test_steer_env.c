@@ -22,6 +22,7 @@
 #include "obstacle_grid.h"
 #include "geometry.h"
 #include "internal.h"
+#include "steer_env.h"
 
 #define ENV_DT 0.1f
 #define ENV_MASS 2.0f

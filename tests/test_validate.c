@@ -18,6 +18,9 @@
 #include "internal.h"
 #include "runner.h"
 #include "validate.h"
+#include "agent.h"
+#include "columns.h"
+#include "core.h"
 
 /* The grid kinds: a periodic box, unbounded space numbered densely, and
  * unbounded space spread so far that its cells are hashed. */

@@ -2,19 +2,22 @@
 # The library's layers point one way: an object file of src/ may use the
 # symbols of its own layer or a lower one, never a higher one, and no
 # files call each other in a circle (within a layer, where a circle could
-# still hide). The table below is the one place the layers are written;
+# still hide), and a header declares only functions its own file (or that
+# file's vector twins) defines. The table below is the one place the layers are written;
 # the README's layout section names them too.
 #
-#   tools/check_layers.sh OBJDIR     check the objects of a build
+#   tools/check_layers.sh OBJ...     check the objects of a build
 #                                    (build/obj/src), exit 1 on a breach
 #   tools/check_layers.sh --self-test
 #                                    plants an upward call and a circle in
 #                                    objects of its own and fails unless
 #                                    both are found
 #
-# Every object in OBJDIR must be in the table, so a new file gets a layer
+# Every object named must be in the table, so a new file gets a layer
 # when it is added. Uses nm (binutils) and tsort (coreutils).
 set -eu
+# join and sort must agree on the order.
+export LC_ALL=C
 
 # layer number, name, then the files (object names without .o).
 LAYERS='
@@ -38,14 +41,15 @@ layer_of() {
         '{for (i = 3; i <= NF; i++) if ($i == f) {print $1; exit}}'
 }
 
-# check OBJDIR [TABLE]: prints each breach, returns 1 when there is one.
+# check OBJ...: prints each breach, returns 1 when there is one. The
+# objects are named, not found in a folder, so one left from a removed
+# source file does not count.
 check() {
-    dir=$1
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     bad=0
     : >"$work/defs"
-    for o in "$dir"/*.o; do
+    for o in "$@"; do
         f=$(basename "$o" .o)
         if [ -z "$(layer_of "$f")" ]; then
             echo "check-layers: $f.o is in no layer (tools/check_layers.sh)" >&2
@@ -56,7 +60,7 @@ check() {
     done
     sort -u -k1,1 "$work/defs" >"$work/defs.sorted"
     : >"$work/edges"
-    for o in "$dir"/*.o; do
+    for o in "$@"; do
         f=$(basename "$o" .o)
         $NM -u "$o" | awk '{print $NF}' | sort -u |
             join - "$work/defs.sorted" |
@@ -71,6 +75,20 @@ check() {
             bad=1
         fi
     done <"$work/edges"
+    # A header declares only what its own file defines: a function declared
+    # at the start of a line in X.h and defined in some object must be
+    # defined in X.o or one of its vector twins, X_sse2.o ... X_neon.o
+    # (headers of HEADERS, when set).
+    for h in ${HEADERS:-}; do
+        hb=$(basename "$h" .h)
+        sed -n 's/^[A-Za-z_][A-Za-z_0-9 *]*[ *]\([a-z_][a-z_0-9]*\)(.*/\1/p' "$h" |
+            sort -u | join - "$work/defs.sorted" |
+            awk -v h="$hb" '$2 != h && $2 !~ ("^" h "_(sse2|avx2|avx512|neon)$") {print $1, $2}' >"$work/elsewhere"
+        while read -r sym def; do
+            echo "check-layers: $hb.h declares $sym, which $def.o defines" >&2
+            bad=1
+        done <"$work/elsewhere"
+    done
     # A circle among files: tsort names the files on it.
     if ! awk '{print $1, $2}' "$work/edges" | sort -u |
         tsort >/dev/null 2>"$work/loops"; then
@@ -80,7 +98,7 @@ check() {
         bad=1
     fi
     if [ "$bad" = 0 ]; then
-        echo "check-layers: $(ls "$dir"/*.o | wc -l) objects," \
+        echo "check-layers: $# objects, $(echo ${HEADERS:-} | wc -w) headers," \
             "$(awk '{print $1, $2}' "$work/edges" | sort -u | wc -l)" \
             "file-to-file uses, all down or across, no circle"
     fi
@@ -97,23 +115,26 @@ self_test() {
     printf 'int core_thing(void);\nint step_thing(void) { return 1; }\n' >"$t/step.c"
     printf 'int group_thing(void);\nint agent_thing(void) { return group_thing(); }\n' >"$t/agent.c"
     printf 'int agent_thing(void);\nint group_thing(void) { return agent_thing(); }\n' >"$t/group.c"
+    # and step.h declares what core.c defines.
+    printf 'int core_thing(void);\n' >"$t/step.h"
     for f in core step agent group; do
         $CC -c -o "$t/$f.o" "$t/$f.c"
     done
-    out=$(check "$t" 2>&1) && status=0 || status=$?
+    out=$(HEADERS="$t/step.h" check "$t"/*.o 2>&1) && status=0 || status=$?
     rm -rf "$t"
     if [ "$status" = 0 ] ||
         ! printf '%s\n' "$out" | grep -q 'core.o (layer 1) calls up into step.o' ||
-        ! printf '%s\n' "$out" | grep -q 'circle'; then
+        ! printf '%s\n' "$out" | grep -q 'circle' ||
+        ! printf '%s\n' "$out" | grep -q 'step.h declares core_thing'; then
         echo "check-layers self-test: a planted breach went unreported:" >&2
         printf '%s\n' "$out" >&2
         exit 1
     fi
-    echo "check-layers self-test: the planted upward call and circle are found"
+    echo "check-layers self-test: the planted upward call, circle and stray declaration are found"
 }
 
 case "${1:-}" in
 --self-test) self_test ;;
-'') echo "usage: $0 OBJDIR | --self-test" >&2; exit 2 ;;
-*) check "$1" ;;
+'') echo "usage: $0 OBJ... | --self-test" >&2; exit 2 ;;
+*) check "$@" ;;
 esac

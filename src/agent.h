@@ -1,0 +1,63 @@
+/*
+ * Agents (agent.c): rows, handles and slot links, as other modules use them.
+ */
+#ifndef THRONG_AGENT_H
+#define THRONG_AGENT_H
+
+#include "internal.h"
+
+/* Brings slot_dense up to date after a step moved the rows. A step
+ * permutes every column into cell order but leaves the slots' links
+ * alone: one write per agent into the slot table, scattered over it (slot
+ * numbers follow the order agents were added, rows follow space), which
+ * at a million agents costs more than a tenth of the grid stage. Most
+ * steps are followed by another step, or by reads of the columns, which
+ * need no links; the first handle lookup after a step pays for them
+ * (every reader of a live slot's row calls this first). It changes no
+ * observable state, so const entry points may call it. */
+void world_links(const throng_world *world);
+
+/* Checks row `row` as adding an agent, the setters and every step keep
+ * it: the fields throng_agent_add checks (the same code), a position
+ * inside a periodic box, a finite unit heading (and in 3D an up vector
+ * perpendicular to it), finite behaviour state and a target that is none
+ * or another slot. Records the refusal under `fn`; the snapshot loader
+ * runs it on every row it reads. */
+throng_status world_check_row(throng_world *world, const char *fn,
+                              uint32_t row);
+
+/* Wraps a position into the periodic box with periodic_wrap (no-op when
+ * unbounded). */
+void world_wrap_position(const throng_world *world, float p[3]);
+
+/* A unit up vector perpendicular to the unit forward f, closest to hint. */
+void basis_up(const float f[3], const float hint[3], float up[3]);
+
+/* The slot of a live agent handle of this world, or -1; the
+ * slot links are brought up to date first. */
+int64_t agent_slot(const throng_world *world, throng_agent agent);
+
+/* Test hooks, for driving a slot or object id through its whole range of
+ * generations without four billion adds: they set the generation the
+ * slot (1-based, as in handles) or object id holds, whether free or live
+ * (a live one's handles then change). Nonzero, and nothing changed, when
+ * the slot or id was never handed out or the generation is 0. Not part
+ * of the API: the shared library does not export them. */
+int world_test_set_slot_generation(throng_world *world, uint32_t slot,
+                                   uint32_t generation);
+
+/* Row i's 3D basis: the unit forward f and the up vector basis_up makes
+ * of it and `hint`. */
+static inline void basis_store_3d(agent_columns *c, uint32_t i,
+                                  const float f[3], const float hint[3]) {
+    float up[3];
+    basis_up(f, hint, up);
+    c->fx[i] = f[0];
+    c->fy[i] = f[1];
+    c->fz[i] = f[2];
+    c->ux[i] = up[0];
+    c->uy[i] = up[1];
+    c->uz[i] = up[2];
+}
+
+#endif /* THRONG_AGENT_H */

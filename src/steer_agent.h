@@ -1,0 +1,24 @@
+/*
+ * The agent family's kernels (steer_agent.c): seek, flee, arrive, pursue,
+ * evade, offset pursuit, projected-circle wander, leader following and
+ * unaligned collision avoidance's force.
+ */
+#ifndef THRONG_STEER_AGENT_H
+#define THRONG_STEER_AGENT_H
+
+#include "steer.h"
+#include "steer_flock.h"
+
+/* Arrive at the point at offset x from the agent: seek
+ * speed outside the braking distance (0: the default, see throng.h), the
+ * ramp inside, never faster than d / dt; returns 0 (quiet) only when the
+ * force would not be finite. Patrol uses it too. */
+int steer_arrive(const steer_ctx *a, const float x[3], float speed,
+                 float braking, throng_arrive_ramp ramp, float F[3]);
+
+/* The agent family's force for behaviour b (see steer_agent.c). `s`
+ * holds what the neighbour walk saw (zeros when the group needs no walk). */
+int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,
+                      const flock_sums *s, float F[3]);
+
+#endif /* THRONG_STEER_AGENT_H */
