@@ -29,8 +29,8 @@
 #include "core.h"
 #include "group.h"
 #include "group_handle.h"
+#include "grid_plan.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,19 +100,14 @@ static void check_settings(snap_codec *c, const snap_settings *s) {
     snap_has(c, least, "the counted groups, objects, slots and agents");
 }
 
-static double snap_reach_for(float cover, float edge) {
-    /* As grid.c's reach_for, so a plan is checked exactly as made. */
-    double reach = ceil((double)cover / (double)edge);
-    if (!(reach >= 1.0))
-        reach = 1.0;
-    return reach > 1000.0 ? 1000.0 : reach;
-}
-
 /* Gives the new world the saved grid cells. The world was created with
- * the saved cell edge as its cell size, which reproduces an unbounded
- * grid exactly; a periodic box stretches its cells to fit a whole number,
- * and the size that was asked for is not kept, so the saved plan is
- * checked against the rules grid_plan follows and then put in place. */
+ * the saved cell size (before version 2, the cell edge along x), and the
+ * grid planned its cells from it (grid_plan), which reproduces an
+ * unbounded grid exactly. A periodic box stretches its cells to fit a
+ * whole number, and a world loaded from an older snapshot keeps the cells
+ * it was saved with, so the saved cells of each axis are checked with the
+ * grid's own rule for cutting an axis (grid_plan_axis) and then put in
+ * place by the grid (grid_set_plan). */
 static void restore_grid_plan(snap_codec *c, throng_world *w,
                               const snap_settings *s) {
     grid *g = &w->grid;
@@ -128,8 +123,8 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
             }
         return;
     }
-    const float cover = w->neighbour_radius * GRID_CELL_PAD;
     uint64_t cells = 1u;
+    int reaches[3];
     for (int a = 0; a < 3; a++) {
         int32_t n = s->cells[a], reach = s->reach[a];
         float edge = s->edge[a];
@@ -137,12 +132,13 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
         if (a >= w->dims) {
             ok = ok && n == 1 && reach == 0;
         } else {
-            ok = ok && n >= 3 && (uint32_t)n <= GRID_MAX_CELLS;
-            float want = ok ? (float)((double)w->box[a] / (double)n) : 0.0f;
-            ok = ok && memcmp(&want, &edge, sizeof edge) == 0;
-            double want_reach = n == 3 ? 1.0 : snap_reach_for(cover, edge);
-            ok = ok && (double)reach == want_reach && reach <= GRID_MAX_REACH &&
-                 n >= 2 * reach + 1;
+            float plan_edge;
+            int plan_reach;
+            ok = ok &&
+                 grid_plan_axis(w->box[a], w->neighbour_radius, n, &plan_edge,
+                                &plan_reach) &&
+                 memcmp(&plan_edge, &edge, sizeof edge) == 0 &&
+                 plan_reach == reach && reach <= GRID_MAX_REACH;
         }
         if (!ok) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
@@ -151,6 +147,7 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
                       a, n, (double)edge, reach);
             return;
         }
+        reaches[a] = (int)reach;
         /* Checked per axis, so the product never wraps. */
         cells *= (uint64_t)n;
         if (cells > GRID_MAX_CELLS) {
@@ -160,13 +157,7 @@ static void restore_grid_plan(snap_codec *c, throng_world *w,
             return;
         }
     }
-    for (int a = 0; a < 3; a++) {
-        g->n[a] = s->cells[a];
-        g->edge[a] = s->edge[a];
-        g->inv_edge[a] = 1.0 / (double)s->edge[a];
-        g->reach[a] = s->reach[a];
-    }
-    g->bucket_count = (uint32_t)cells;
+    grid_set_plan(g, s->cells, s->edge, reaches);
 }
 
 static void load_geometry(snap_codec *c, throng_world *w,

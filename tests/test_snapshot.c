@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "../bench/scenarios.h"
+#include "grid_plan.h"
+#include "internal.h"
 #include "object_defs.h"
 #include "runner.h"
 
@@ -23,6 +25,8 @@
 #define SNAP_TEST_DIMS_AT 40u
 #define SNAP_TEST_WORLD_ID_AT 112u
 #define SNAP_TEST_AGENT_COUNT_AT 160u
+#define SNAP_TEST_CELLS_AT 88u
+#define SNAP_TEST_CELL_SIZE_AT 172u
 
 static uint64_t snap_test_fnv(uint64_t h, const uint8_t *p, size_t n)
 {
@@ -1104,9 +1108,193 @@ TEST(snapshot_uneven_periodic_box)
     free(buf);
 }
 
+/* One world shape for the grid plan tests: dimensions, boundary, box,
+ * neighbour radius and the cell size asked for. */
+typedef struct snap_test_shape {
+    int dims;
+    int periodic;
+    float box[3];
+    float radius;
+    float cell_size;
+} snap_test_shape;
+
+/* Shapes that reach every branch of the grid's planning: the default and
+ * asked-for cell sizes, cells larger and smaller than the radius (reach 1
+ * to GRID_MAX_REACH), a periodic axis of exactly three cells, boxes whose
+ * axes are stretched unevenly, and small boxes where the planner takes
+ * fewer cells than the cell size asks for so the walked block fits. */
+static const snap_test_shape snap_test_shapes[] = {
+    { 2, 0, { 0.0f, 0.0f, 0.0f }, 1.0f, 0.0f },
+    { 2, 0, { 0.0f, 0.0f, 0.0f }, 1.5f, 0.4f },
+    { 3, 0, { 0.0f, 0.0f, 0.0f }, 0.8f, 2.5f },
+    { 3, 0, { 0.0f, 0.0f, 0.0f }, 1.0f, 0.26f },
+    { 2, 1, { 20.0f, 20.0f, 0.0f }, 1.0f, 0.0f },
+    { 2, 1, { 3.0f, 50.0f, 0.0f }, 1.0f, 0.0f },
+    { 2, 1, { 3.0f, 7.3f, 0.0f }, 1.0f, 0.45f },
+    { 2, 1, { 12.0f, 12.5f, 0.0f }, 1.0f, 0.25f },
+    { 3, 1, { 10.0f, 4.0f, 6.5f }, 1.0f, 0.26f },
+    { 3, 1, { 17.3f, 9.1f, 3.4f }, 1.1f, 1.7f },
+    { 3, 1, { 31.0f, 7.0f, 9.9f }, 2.3f, 0.0f },
+};
+
+/* A world of the shape with agents spread over it (over a region about
+ * the box's size when unbounded), stepped twice so its grid was built. */
+static throng_world *snap_test_shape_world(const snap_test_shape *sh,
+                                           uint64_t seed) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = sh->dims;
+    d.boundary =
+        sh->periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
+    for (int a = 0; a < 3; a++)
+        d.box_size[a] = sh->periodic && a < sh->dims ? sh->box[a] : 10.0f;
+    d.neighbour_radius = sh->radius;
+    d.cell_size = sh->cell_size;
+    d.seed = seed;
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return NULL;
+    uint64_t rng = seed;
+    for (int i = 0; i < 60; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        for (int k = 0; k < sh->dims; k++) {
+            a.position[k] = (float)(ts_unit(&rng) * (double)d.box_size[k]);
+            a.velocity[k] = (float)(ts_unit(&rng) - 0.5);
+        }
+        throng_agent h;
+        if (throng_agent_add(w, &a, &h) != THRONG_OK) {
+            throng_world_destroy(w);
+            return NULL;
+        }
+    }
+    if (!snap_test_step(w, 0.05f, 2)) {
+        throng_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* The cells of two grids are the same, to the bit: edges and their
+ * inverses, reach and box, and the cells per axis and their numbering
+ * where these are fixed: in a periodic box always, in unbounded space
+ * once both grids were built from the same agents (`built`). */
+static void snap_test_same_cells(const grid *a, const grid *b, int built) {
+    const int fixed = built || a->periodic;
+    CHECK_EQ_INT(a->dims, b->dims);
+    CHECK_EQ_INT(a->periodic, b->periodic);
+    for (int k = 0; k < 3; k++) {
+        CHECK(memcmp(&a->edge[k], &b->edge[k], sizeof(float)) == 0);
+        CHECK(memcmp(&a->inv_edge[k], &b->inv_edge[k], sizeof(double)) == 0);
+        CHECK_EQ_INT(a->reach[k], b->reach[k]);
+        CHECK(memcmp(&a->box[k], &b->box[k], sizeof(float)) == 0);
+        if (fixed) {
+            CHECK_EQ_INT(a->n[k], b->n[k]);
+            CHECK_EQ_INT(a->origin[k], b->origin[k]);
+        }
+    }
+    if (fixed) {
+        CHECK_EQ_INT(a->dense, b->dense);
+        CHECK_EQ_U64(a->bucket_count, b->bucket_count);
+    }
+}
+
+/* A world and its loaded copy: the same cells, the same hash, and five
+ * steps to the same bits and the same rebuilt grid. */
+static void snap_test_same_run(throng_world *w, throng_world *back) {
+    snap_test_same_cells(&w->grid, &back->grid, 0);
+    CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
+    for (int s = 0; s < 5; s++) {
+        CHECK_OK(throng_world_step(w, 0.05f));
+        CHECK_OK(throng_world_step(back, 0.05f));
+        CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(w));
+    }
+    snap_test_same_cells(&w->grid, &back->grid, 1);
+}
+
+/* A loaded world has the grid cells of the world that was saved, which
+ * are those the grid's own planning gives for its def; the two hash alike
+ * and step to the same bits, grid and all. A planning rule that restoring
+ * did not share would show here as a refused load or different cells. */
+TEST(snapshot_restores_the_grid_plan) {
+    const size_t shapes = sizeof snap_test_shapes / sizeof snap_test_shapes[0];
+    for (size_t i = 0; i < shapes; i++) {
+        const snap_test_shape *sh = &snap_test_shapes[i];
+        throng_world *w = snap_test_shape_world(sh, 100u + i);
+        REQUIRE(w != NULL);
+        int32_t n[3];
+        float edge[3];
+        int reach[3];
+        REQUIRE(grid_plan(sh->dims, sh->periodic, w->box, sh->radius,
+                          sh->cell_size, n, edge, reach));
+        for (int k = 0; k < 3; k++) {
+            CHECK(memcmp(&edge[k], &w->grid.edge[k], sizeof(float)) == 0);
+            CHECK_EQ_INT(reach[k], w->grid.reach[k]);
+            if (sh->periodic)
+                CHECK_EQ_INT(n[k], w->grid.n[k]);
+        }
+        size_t size = 0;
+        uint8_t *buf = snap_test_save(w, &size);
+        REQUIRE(buf != NULL);
+        throng_world *back = snap_test_load(buf, size);
+        if (back) {
+            snap_test_same_run(w, back);
+        }
+        throng_world_destroy(back);
+        throng_world_destroy(w);
+        free(buf);
+    }
+}
+
+/* A periodic world keeps the cells it was saved with even where its cell
+ * size would now give others (a world loaded from a snapshot older than
+ * the saved cell size keeps its cells so): each axis is checked with the
+ * grid's rule for cutting an axis and put in place whole. Cells the rule
+ * refuses refuse the snapshot. */
+TEST(snapshot_keeps_saved_periodic_cells) {
+    const snap_test_shape sh = { 2, 1, { 10.0f, 10.0f, 0.0f }, 1.0f, 0.0f };
+    throng_world *w = snap_test_shape_world(&sh, 7u);
+    REQUIRE(w != NULL);
+    REQUIRE(w->grid.n[0] == 9 && w->grid.n[1] == 9);
+    size_t size = 0;
+    uint8_t *buf = snap_test_save(w, &size);
+    REQUIRE(buf != NULL);
+    /* The cell size asked for becomes 2 m, for which the grid would plan
+     * five cells per axis. */
+    const float asked = 2.0f;
+    uint32_t bits;
+    memcpy(&bits, &asked, sizeof bits);
+    snap_test_put_u32(buf + SNAP_TEST_CELL_SIZE_AT, bits);
+    test_snapshot_reseal(buf, size);
+    throng_world *back = snap_test_load(buf, size);
+    if (back) {
+        float edge;
+        int reach;
+        CHECK(grid_plan_axis(10.0f, 1.0f, 9, &edge, &reach));
+        CHECK(memcmp(&edge, &back->grid.edge[0], sizeof edge) == 0);
+        CHECK_EQ_INT(reach, back->grid.reach[0]);
+        snap_test_same_run(w, back);
+    }
+    throng_world_destroy(back);
+    /* Eight cells of the saved edge along x: refused, and no world. */
+    snap_test_put_u32(buf + SNAP_TEST_CELLS_AT, 8u);
+    test_snapshot_reseal(buf, size);
+    throng_world *bad = NULL;
+    char why[256] = "";
+    throng_world_load_def def = throng_world_load_def_default();
+    def.error = why;
+    def.error_capacity = sizeof why;
+    CHECK_EQ_INT(throng_world_load(buf, size, &def, &bad),
+                 THRONG_ERR_BAD_SNAPSHOT);
+    CHECK(bad == NULL);
+    CHECK(strstr(why, "periodic grid's axis 0 (8 cells") != NULL);
+    throng_world_destroy(w);
+    free(buf);
+}
+
 void register_snapshot_tests(void)
 {
     REGISTER(snapshot_uneven_periodic_box);
+    REGISTER(snapshot_restores_the_grid_plan);
+    REGISTER(snapshot_keeps_saved_periodic_cells);
     REGISTER(snapshot_continues_every2d);
     REGISTER(snapshot_continues_every3d);
     REGISTER(snapshot_continues_wander3d);
