@@ -30,23 +30,32 @@
 #define ERROR_SIZE 512u
 
 /* The options of check and merge (show and configs take none). */
-enum { CHECK_THRESHOLD, CHECK_ALPHA, CHECK_COUNT };
+enum {
+    CHECK_THRESHOLD,
+    CHECK_ALPHA,
+    CHECK_COUNT
+};
 static const cli_option check_options[CHECK_COUNT] = {
-    [CHECK_THRESHOLD] = {"threshold", 0, "F", "slowdown that fails"},
-    [CHECK_ALPHA] = {"alpha", 0, "F", "significance level"},
+    [CHECK_THRESHOLD] = { "threshold", 0, "F", "slowdown that fails" },
+    [CHECK_ALPHA] = { "alpha", 0, "F", "significance level" },
 };
 
-enum { MERGE_MACHINE, MERGE_OUTPUT, MERGE_COUNT };
+enum {
+    MERGE_MACHINE,
+    MERGE_OUTPUT,
+    MERGE_COUNT
+};
 static const cli_option merge_options[MERGE_COUNT] = {
-    [MERGE_MACHINE] = {"machine", 0, "NAME", "machine name to record"},
-    [MERGE_OUTPUT] = {"output", 'o', "OUT", "file to write"},
+    [MERGE_MACHINE] = { "machine", 0, "NAME", "machine name to record" },
+    [MERGE_OUTPUT] = { "output", 'o', "OUT", "file to write" },
 };
 
 static void print_help(FILE *out) {
     fputs("usage: " PROGRAM " check", out);
     cli_print_synopsis(out, check_options, CHECK_COUNT);
     fputs(" BASELINE RUN...\n"
-          "       " PROGRAM " merge", out);
+          "       " PROGRAM " merge",
+          out);
     cli_print_synopsis(out, merge_options, MERGE_COUNT);
     fputs(" RUN...\n", out);
     fputs(
@@ -60,15 +69,18 @@ static void print_help(FILE *out) {
         "check     one line per benchmark of BASELINE: baseline and current\n"
         "          median ms per step, their ratio, the one-sided\n"
         "          Mann-Whitney p-value that the current samples are slower,\n"
-        "          the sample counts and a verdict; then 'N passed, N failed'.\n"
+        "          the sample counts and a verdict; then 'N passed, N "
+        "failed'.\n"
         "          A benchmark fails when its median is slower by more than\n"
         "          the threshold (default 0.10) and p < alpha (default 0.05),\n"
         "          or when it is missing from the runs.\n"
         "merge     writes the runs as one file (stdout, or OUT) with every\n"
-        "          sample in \"repeat_ms\"; --machine records the machine name.\n"
+        "          sample in \"repeat_ms\"; --machine records the machine "
+        "name.\n"
         "show      prints each benchmark's median, lowest and highest sample,\n"
         "          fastest single step and sample count.\n"
-        "configs   prints 'scenario agents threads steps warmup' per benchmark.\n"
+        "configs   prints 'scenario agents threads steps warmup' per "
+        "benchmark.\n"
         "\n"
         "exit status: 0 ok; 1 a regression or a missing benchmark; 2 bad\n"
         "command line or unreadable file.\n",
@@ -112,8 +124,7 @@ static int read_runs(char **paths, int count, results_file *merged) {
     return 0;
 }
 
-static bool take_check_option(void *context, size_t index,
-                              const char *value) {
+static bool take_check_option(void *context, size_t index, const char *value) {
     stats_gate *gate = context;
     bool ok = index == CHECK_THRESHOLD
                   ? parse_fraction(value, 0.0, 10.0, &gate->threshold)
@@ -127,8 +138,8 @@ static bool take_check_option(void *context, size_t index,
 /* argv[0] is the command's name. */
 static int command_check(int argc, char **argv) {
     stats_gate gate = stats_gate_default();
-    const cli reader = {PROGRAM,           check_options, CHECK_COUNT, true,
-                        take_check_option, &gate};
+    const cli reader = { PROGRAM, check_options,     CHECK_COUNT,
+                         true,    take_check_option, &gate };
     int i = cli_parse(&reader, argc, argv);
     if (i < 0) {
         return EXIT_USAGE;
@@ -145,8 +156,8 @@ static int command_check(int argc, char **argv) {
         return EXIT_USAGE;
     }
 
-    printf("%-34s %9s %9s %7s %9s %7s  %s\n", "benchmark", "base ms",
-           "now ms", "ratio", "p(slower)", "n", "verdict");
+    printf("%-34s %9s %9s %7s %9s %7s  %s\n", "benchmark", "base ms", "now ms",
+           "ratio", "p(slower)", "n", "verdict");
     int passed = 0, failed = 0;
     for (size_t k = 0; k < base.count; ++k) {
         const results_entry *b = &base.entries[k];
@@ -212,8 +223,7 @@ typedef struct merge_request {
     const char *output;
 } merge_request;
 
-static bool take_merge_option(void *context, size_t index,
-                              const char *value) {
+static bool take_merge_option(void *context, size_t index, const char *value) {
     merge_request *request = context;
     *(index == MERGE_MACHINE ? &request->machine : &request->output) = value;
     return true;
@@ -221,9 +231,9 @@ static bool take_merge_option(void *context, size_t index,
 
 /* argv[0] is the command's name. */
 static int command_merge(int argc, char **argv) {
-    merge_request request = {NULL, NULL};
-    const cli reader = {PROGRAM,           merge_options, MERGE_COUNT, true,
-                        take_merge_option, &request};
+    merge_request request = { NULL, NULL };
+    const cli reader = { PROGRAM, merge_options,     MERGE_COUNT,
+                         true,    take_merge_option, &request };
     int i = cli_parse(&reader, argc, argv);
     if (i < 0) {
         return EXIT_USAGE;
@@ -243,8 +253,8 @@ static int command_merge(int argc, char **argv) {
     /* A baseline is written whole or not at all (outfile.h). */
     char error[256];
     outfile out;
-    bool ok = outfile_open(&out, output != NULL ? output : "-", error,
-                           sizeof error);
+    bool ok =
+        outfile_open(&out, output != NULL ? output : "-", error, sizeof error);
     if (ok && results_write(out.file, &merged) != 0) {
         outfile_discard(&out);
         snprintf(error, sizeof error, "write error");
@@ -268,8 +278,8 @@ static int command_show(int argc, char **argv) {
     if (read_runs(argv, argc, &file) != 0) {
         return EXIT_USAGE;
     }
-    printf("%-34s %9s %9s %9s %9s %4s\n", "benchmark", "median ms",
-           "lowest", "highest", "min step", "n");
+    printf("%-34s %9s %9s %9s %9s %4s\n", "benchmark", "median ms", "lowest",
+           "highest", "min step", "n");
     for (size_t k = 0; k < file.count; ++k) {
         const results_entry *e = &file.entries[k];
         double highest = e->samples[0];

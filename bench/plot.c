@@ -32,7 +32,7 @@ static const char *const palette[] = {
 };
 #define PALETTE_SIZE (sizeof palette / sizeof palette[0])
 
-static const char *const dashes[] = {"", "7 4", "2 3", "9 3 2 3"};
+static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3" };
 #define DASH_COUNT (sizeof dashes / sizeof dashes[0])
 
 typedef struct point {
@@ -60,11 +60,20 @@ static int compare_points(const void *a, const void *b) {
 static void xml_text(FILE *out, const char *text) {
     for (const char *c = text; *c != '\0'; ++c) {
         switch (*c) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*c, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*c, out);
         }
     }
 }
@@ -102,7 +111,7 @@ static axis axis_make(double min_value, double max_value, double from,
     if (hi - lo + 2.0 * pad < 1.0) {
         pad = 0.5 * (1.0 - (hi - lo));
     }
-    axis a = {lo - pad, hi + pad, from, to};
+    axis a = { lo - pad, hi + pad, from, to };
     return a;
 }
 
@@ -185,8 +194,8 @@ static void marker(FILE *out, double x, double y, size_t style,
     switch (style % 4) {
     case 0:
         fprintf(out,
-                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
-                x, y, colour);
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x,
+                y, colour);
         break;
     case 1:
         fprintf(out,

@@ -30,16 +30,16 @@ unsigned quality_kind(const scenario *sc) {
         const char *name;
         unsigned kind;
     } kinds[] = {
-        {"flock2d", QUALITY_FLOCK},
-        {"flock3d", QUALITY_FLOCK},
-        {"wander2d", QUALITY_FLOCK},
-        {"wander3d", QUALITY_FLOCK},
-        {"cluster2d", QUALITY_FLOCK},
-        {"crossing2d", QUALITY_CROWD | QUALITY_TARGET},
-        {"pursuit2d", QUALITY_CROWD},
-        {"path2d", QUALITY_CROWD},
-        {"obstacles2d", QUALITY_CROWD},
-        {"leader2d", QUALITY_CROWD},
+        { "flock2d", QUALITY_FLOCK },
+        { "flock3d", QUALITY_FLOCK },
+        { "wander2d", QUALITY_FLOCK },
+        { "wander3d", QUALITY_FLOCK },
+        { "cluster2d", QUALITY_FLOCK },
+        { "crossing2d", QUALITY_CROWD | QUALITY_TARGET },
+        { "pursuit2d", QUALITY_CROWD },
+        { "path2d", QUALITY_CROWD },
+        { "obstacles2d", QUALITY_CROWD },
+        { "leader2d", QUALITY_CROWD },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
         if (strcmp(sc->name, kinds[i].name) == 0) {
@@ -118,9 +118,9 @@ static throng_status nearest_other(const space *sp, throng_agent self,
     for (int step = 0; step < SEARCH_STEPS; ++step) {
         uint32_t count = 0;
         bool truncated = false;
-        throng_status st = throng_world_query_radius(
-            sp->world, p, (float)radius, sp->found, QUERY_CAPACITY, &count,
-            &truncated);
+        throng_status st =
+            throng_world_query_radius(sp->world, p, (float)radius, sp->found,
+                                      QUERY_CAPACITY, &count, &truncated);
         if (st != THRONG_OK) {
             return st;
         }
@@ -162,13 +162,12 @@ static throng_status nearest_other(const space *sp, throng_agent self,
  * is counted from its lower row only. */
 static throng_status overlaps_of(const space *sp, throng_agent self,
                                  uint32_t row, const float p[3], float r,
-                                 float r_max, uint32_t stride,
-                                 uint64_t *pairs, bool *any) {
+                                 float r_max, uint32_t stride, uint64_t *pairs,
+                                 bool *any) {
     uint32_t count = 0;
     bool truncated = false;
     throng_status st = throng_world_query_radius(
-        sp->world, p, r + r_max, sp->found, QUERY_CAPACITY, &count,
-        &truncated);
+        sp->world, p, r + r_max, sp->found, QUERY_CAPACITY, &count, &truncated);
     count = count < QUERY_CAPACITY ? count : QUERY_CAPACITY;
     for (uint32_t k = 0; k < count && st == THRONG_OK; ++k) {
         throng_agent other = sp->found[k];
@@ -218,9 +217,9 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     }
 
     /* Over the columns: finiteness, speed and heading. */
-    const float *const vectors[6] = {c.px, c.py, c.pz, c.vx, c.vy, c.vz};
+    const float *const vectors[6] = { c.px, c.py, c.pz, c.vx, c.vy, c.vz };
     double speed_sum = 0.0;
-    double heading_sum[3] = {0.0, 0.0, 0.0};
+    double heading_sum[3] = { 0.0, 0.0, 0.0 };
     for (uint32_t i = 0; i < n; ++i) {
         bool finite = true;
         for (int k = 0; k < 6; ++k) {
@@ -236,10 +235,10 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     }
     if (out->kind & QUALITY_FLOCK) {
         out->mean_speed = speed_sum / n;
-        out->polarisation =
-            sqrt(heading_sum[0] * heading_sum[0] +
-                 heading_sum[1] * heading_sum[1] +
-                 heading_sum[2] * heading_sum[2]) / n;
+        out->polarisation = sqrt(heading_sum[0] * heading_sum[0] +
+                                 heading_sum[1] * heading_sum[1] +
+                                 heading_sum[2] * heading_sum[2]) /
+                            n;
     }
 
     /* Over every agent by handle: limits, the last step's force, the
@@ -264,14 +263,13 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
             return st;
         }
         const float *v = def.velocity;
-        double speed = sqrt((double)v[0] * (double)v[0] +
-                            (double)v[1] * (double)v[1] +
-                            (double)v[2] * (double)v[2]);
+        double speed =
+            sqrt((double)v[0] * (double)v[0] + (double)v[1] * (double)v[1] +
+                 (double)v[2] * (double)v[2]);
         /* An agent told to stand still (max speed 0) that moves is
          * infinitely over its limit; one that stands is at 0. */
         double ratio = speed > 0.0 ? speed / (double)def.max_speed : 0.0;
-        speed_ratio = ratio > speed_ratio || isnan(ratio) ? ratio
-                                                          : speed_ratio;
+        speed_ratio = ratio > speed_ratio || isnan(ratio) ? ratio : speed_ratio;
         if (with_snapshot) {
             const float *v0 = &before->velocity[3 * k];
             double change = 0.0;
@@ -281,9 +279,8 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
             }
             double force = (double)def.mass * sqrt(change) / dt;
             double f_ratio = force > 0.0 ? force / (double)def.max_force : 0.0;
-            force_ratio = f_ratio > force_ratio || isnan(f_ratio)
-                              ? f_ratio
-                              : force_ratio;
+            force_ratio =
+                f_ratio > force_ratio || isnan(f_ratio) ? f_ratio : force_ratio;
         }
         r_max = def.radius > r_max ? def.radius : r_max;
         if (out->kind & QUALITY_TARGET) {
@@ -311,8 +308,8 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     }
 
     /* Over the sample: nearest neighbours and overlaps. */
-    space sp = {world, throng_world_dimensions(world),
-                (double)(float)scenario_box_edge(sc, agents), NULL};
+    space sp = { world, throng_world_dimensions(world),
+                 (double)(float)scenario_box_edge(sc, agents), NULL };
     sp.found = malloc(QUERY_CAPACITY * sizeof *sp.found);
     if (sp.found == NULL) {
         return THRONG_ERR_OUT_OF_MEMORY;
@@ -361,8 +358,7 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     }
     if (out->kind & QUALITY_CROWD) {
         out->overlap_share = (double)overlapping / out->sample;
-        out->min_separation =
-            nearest_count > 0 ? nearest_min : (double)NAN;
+        out->min_separation = nearest_count > 0 ? nearest_min : (double)NAN;
     }
     return THRONG_OK;
 }

@@ -50,8 +50,8 @@ bool quality_snapshot_take(const throng_world *world, quality_snapshot *snap);
 void quality_snapshot_free(quality_snapshot *snap);
 
 typedef struct quality {
-    unsigned kind;           /* which of the figures below were measured */
-    uint64_t nan_count;      /* agents with a non-finite position or velocity */
+    unsigned kind;      /* which of the figures below were measured */
+    uint64_t nan_count; /* agents with a non-finite position or velocity */
     /* Largest |v| / max_speed over all agents (1 is the limit). */
     double max_speed_ratio;
     /* Largest m |v_after - v_before| / dt / max_force over the last step;
@@ -59,17 +59,17 @@ typedef struct quality {
      * change, so 1 is the limit. */
     double max_force_ratio;
     /* QUALITY_FLOCK */
-    double mean_speed;        /* m/s */
-    double polarisation;      /* |mean unit heading|, 0 (disorder) to 1 */
-    double nearest_mean;      /* m, mean over the sample */
+    double mean_speed;   /* m/s */
+    double polarisation; /* |mean unit heading|, 0 (disorder) to 1 */
+    double nearest_mean; /* m, mean over the sample */
     /* QUALITY_CROWD */
-    uint64_t overlap_pairs;   /* distinct pairs closer than r_i + r_j with
+    uint64_t overlap_pairs; /* distinct pairs closer than r_i + r_j with
                                * at least one end in the sample */
-    double overlap_share;     /* sampled agents overlapping another body */
-    double min_separation;    /* m, smallest centre distance in the sample */
+    double overlap_share;   /* sampled agents overlapping another body */
+    double min_separation;  /* m, smallest centre distance in the sample */
     /* QUALITY_TARGET */
-    double at_target_share;   /* agents within QUALITY_TARGET_REACH */
-    uint32_t sample;          /* agents whose neighbourhood was searched */
+    double at_target_share; /* agents within QUALITY_TARGET_REACH */
+    uint32_t sample;        /* agents whose neighbourhood was searched */
 } quality;
 
 /* Measures `world`, built by `sc` with `agents` agents and last stepped

@@ -29,7 +29,7 @@
 #define JSON_NUMBER_MAX 64u
 
 #if defined(__GNUC__)
-#define RESULTS_PRINTF(format_index, first_arg)                                \
+#define RESULTS_PRINTF(format_index, first_arg) \
     __attribute__((format(printf, format_index, first_arg)))
 #else
 #define RESULTS_PRINTF(format_index, first_arg)
@@ -52,9 +52,9 @@ typedef enum json_kind {
 typedef struct json_value {
     json_kind kind;
     double number;
-    char *string;              /* JSON_STRING: decoded, NUL-terminated */
-    struct json_value *items;  /* array elements, or object values */
-    char **keys;               /* object keys, parallel to items */
+    char *string;             /* JSON_STRING: decoded, NUL-terminated */
+    struct json_value *items; /* array elements, or object values */
+    char **keys;              /* object keys, parallel to items */
     size_t count;
 } json_value;
 
@@ -121,8 +121,7 @@ static void parser_fail(json_parser *p, const char *format, ...) {
     if (used >= 0 && (size_t)used < p->error_size) {
         va_list args;
         va_start(args, format);
-        vsnprintf(p->error + used, p->error_size - (size_t)used, format,
-                  args);
+        vsnprintf(p->error + used, p->error_size - (size_t)used, format, args);
         va_end(args);
     }
 }
@@ -225,7 +224,7 @@ static long parse_hex4(json_parser *p) {
 /* A string starting at the opening quote; returns it decoded (malloc'd),
  * or NULL after recording the error. */
 static char *parse_string(json_parser *p) {
-    text_buffer b = {NULL, 0, 0};
+    text_buffer b = { NULL, 0, 0 };
     ++p->pos; /* the opening quote */
     if (!buffer_put(&b, "", 0)) {
         parser_fail(p, "out of memory");
@@ -254,15 +253,32 @@ static char *parse_string(json_parser *p) {
             ++p->pos;
             const char *simple = NULL;
             switch (e) {
-            case '"': simple = "\""; break;
-            case '\\': simple = "\\"; break;
-            case '/': simple = "/"; break;
-            case 'b': simple = "\b"; break;
-            case 'f': simple = "\f"; break;
-            case 'n': simple = "\n"; break;
-            case 'r': simple = "\r"; break;
-            case 't': simple = "\t"; break;
-            case 'u': break;
+            case '"':
+                simple = "\"";
+                break;
+            case '\\':
+                simple = "\\";
+                break;
+            case '/':
+                simple = "/";
+                break;
+            case 'b':
+                simple = "\b";
+                break;
+            case 'f':
+                simple = "\f";
+                break;
+            case 'n':
+                simple = "\n";
+                break;
+            case 'r':
+                simple = "\r";
+                break;
+            case 't':
+                simple = "\t";
+                break;
+            case 'u':
+                break;
             default:
                 parser_fail(p, "bad escape in a string");
                 free(b.data);
@@ -275,10 +291,10 @@ static char *parse_string(json_parser *p) {
                 if (code >= 0xd800 && code <= 0xdbff &&
                     parser_literal(p, "\\u")) {
                     long low = parse_hex4(p);
-                    code = low >= 0xdc00 && low <= 0xdfff
-                               ? 0x10000 + ((code - 0xd800) << 10) +
-                                     (low - 0xdc00)
-                               : -1;
+                    code =
+                        low >= 0xdc00 && low <= 0xdfff
+                            ? 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00)
+                            : -1;
                 } else if (code >= 0xd800 && code <= 0xdfff) {
                     code = -1; /* a lone surrogate */
                 }
@@ -487,11 +503,10 @@ static bool parse_value(json_parser *p, json_value *out) {
 /* Results                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void set_error(char *error, size_t error_size, const char *format,
-                      ...) RESULTS_PRINTF(3, 4);
+static void set_error(char *error, size_t error_size, const char *format, ...)
+    RESULTS_PRINTF(3, 4);
 
-static void set_error(char *error, size_t error_size, const char *format,
-                      ...) {
+static void set_error(char *error, size_t error_size, const char *format, ...) {
     if (error == NULL || error_size == 0) {
         return;
     }
@@ -515,8 +530,7 @@ static void read_text(const json_value *object, const char *key, char *to,
 }
 
 /* A whole-number member from 0 to UINT32_MAX; 0 when absent. */
-static bool read_u32(const json_value *object, const char *key,
-                     uint32_t *out) {
+static bool read_u32(const json_value *object, const char *key, uint32_t *out) {
     const json_value *v = json_member(object, key);
     *out = 0;
     if (v == NULL) {
@@ -534,8 +548,7 @@ static bool is_time(double ms) {
     return isfinite(ms) && ms > 0.0;
 }
 
-static bool same_configuration(const results_entry *a,
-                               const results_entry *b) {
+static bool same_configuration(const results_entry *a, const results_entry *b) {
     return strcmp(a->scenario, b->scenario) == 0 && a->agents == b->agents &&
            a->threads == b->threads && a->steps == b->steps &&
            a->warmup == b->warmup;
@@ -550,8 +563,7 @@ static results_entry *find_entry(results_file *file, const char *name) {
     return NULL;
 }
 
-const results_entry *results_find(const results_file *file,
-                                  const char *name) {
+const results_entry *results_find(const results_file *file, const char *name) {
     for (size_t i = 0; i < file->count; ++i) {
         if (strcmp(file->entries[i].name, name) == 0) {
             return &file->entries[i];
@@ -586,9 +598,9 @@ static int add_samples(results_file *file, const results_entry *entry,
     } else if (isnan(into->min_ms) || entry->min_ms < into->min_ms) {
         into->min_ms = entry->min_ms;
     }
-    double *samples = realloc(into->samples, (into->sample_count +
-                                              entry->sample_count) *
-                                                 sizeof *samples);
+    double *samples =
+        realloc(into->samples,
+                (into->sample_count + entry->sample_count) * sizeof *samples);
     if (samples == NULL) {
         set_error(error, error_size, "out of memory");
         return -1;
@@ -650,8 +662,7 @@ static int read_entry(const json_value *item, size_t index,
     if (repeats != NULL) {
         if (repeats->kind != JSON_ARRAY || repeats->count == 0) {
             set_error(error, error_size,
-                      "%s: repeat_ms must be a non-empty array",
-                      entry->name);
+                      "%s: repeat_ms must be a non-empty array", entry->name);
             return -1;
         }
         count = repeats->count;
@@ -659,8 +670,7 @@ static int read_entry(const json_value *item, size_t index,
         count = 1;
     } else {
         set_error(error, error_size,
-                  "%s: neither repeat_ms nor ms_per_step_median",
-                  entry->name);
+                  "%s: neither repeat_ms nor ms_per_step_median", entry->name);
         return -1;
     }
     entry->samples = malloc(count * sizeof *entry->samples);
@@ -672,8 +682,8 @@ static int read_entry(const json_value *item, size_t index,
     for (size_t i = 0; i < count; ++i) {
         const json_value *v = repeats != NULL ? &repeats->items[i] : median;
         if (v->kind != JSON_NUMBER || !is_time(v->number)) {
-            set_error(error, error_size,
-                      "%s: a time is not a positive number", entry->name);
+            set_error(error, error_size, "%s: a time is not a positive number",
+                      entry->name);
             return -1;
         }
         entry->samples[i] = v->number;
@@ -701,8 +711,8 @@ static int extract(const json_value *root, results_file *out, char *error,
     }
     for (size_t i = 0; i < benchmarks->count; ++i) {
         results_entry entry;
-        int status = read_entry(&benchmarks->items[i], i, &entry, error,
-                                error_size);
+        int status =
+            read_entry(&benchmarks->items[i], i, &entry, error, error_size);
         if (status == 0) {
             status = add_samples(out, &entry, error, error_size);
         }
@@ -718,7 +728,7 @@ int results_parse(const char *text, size_t length, results_file *out,
                   char *error, size_t error_size) {
     memset(out, 0, sizeof *out);
     set_error(error, error_size, "no error");
-    json_parser p = {text, length, 0, 0, error, error_size, false};
+    json_parser p = { text, length, 0, 0, error, error_size, false };
     json_value root;
     bool ok = parse_value(&p, &root);
     if (ok) {
@@ -742,7 +752,7 @@ int results_read(const char *path, results_file *out, char *error,
         set_error(error, error_size, "%s: %s", path, strerror(errno));
         return -1;
     }
-    text_buffer b = {NULL, 0, 0};
+    text_buffer b = { NULL, 0, 0 };
     char chunk[16384];
     size_t n;
     bool ok = true;
@@ -755,8 +765,7 @@ int results_read(const char *path, results_file *out, char *error,
     }
     int status = -1;
     if (!ok) {
-        set_error(error, error_size, "%s: read error or out of memory",
-                  path);
+        set_error(error, error_size, "%s: read error or out of memory", path);
     } else {
         char detail[256];
         status = results_parse(b.data ? b.data : "", b.length, out, detail,

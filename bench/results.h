@@ -30,7 +30,7 @@ typedef struct results_entry {
     uint32_t threads;
     uint32_t steps;
     uint32_t warmup;
-    double min_ms; /* smallest step time seen, ms; NaN when absent */
+    double min_ms;   /* smallest step time seen, ms; NaN when absent */
     double *samples; /* per-repeat median ms per step */
     size_t sample_count;
 } results_entry;
@@ -59,8 +59,7 @@ int results_read(const char *path, results_file *out, char *error,
 void results_free(results_file *file);
 
 /* The entry with this name; NULL when there is none. */
-const results_entry *results_find(const results_file *file,
-                                  const char *name);
+const results_entry *results_find(const results_file *file, const char *name);
 
 /* Appends the samples of every entry of `from` to the entry of the same
  * name in `into`, adding the entry when it is new; the context of `into`

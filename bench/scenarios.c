@@ -134,33 +134,34 @@ static double param_get(param_reader *reader, const char *name) {
  */
 /* The rows every flock scenario shares: the radius, the density that sets
  * the box, and the rules. */
-#define FLOCK_RADIUS_ROW \
-    {"neighbour_radius", 1.0, "m", \
-    "world neighbour radius R; also the grid cell edge"},
-#define FLOCK_RULE_ROWS \
-    {"speed_min", 0.5, "x max_speed", "initial speed, lower bound"}, \
-    {"speed_max", 1.0, "x max_speed", "initial speed, upper bound"}, \
-    {"mass", 1.0, "kg", "agent mass"}, \
-    {"max_speed", 1.0, "m/s", "agent max speed"}, \
-    {"max_force", 2.0, "N", "agent max steering force"}, \
-    {"body_radius", 0.25, "m", "agent body radius"}, \
-    {"separation_radius", 0.5, "m", "separation neighbourhood"}, \
-    {"separation_weight", 1.5, "", "separation weight (flee average)"}, \
-    {"alignment_radius", 1.0, "m", "alignment neighbourhood"}, \
-    {"alignment_weight", 1.0, "", "alignment weight"}, \
-    {"cohesion_radius", 1.0, "m", "cohesion neighbourhood"}, \
-    {"cohesion_weight", 1.0, "", "cohesion weight"}, \
-    {"field_of_view", 2.0 * SCENARIO_PI, "rad", \
-    "full view-cone angle around the heading (2 pi = all around)"}, \
-    {"combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "", \
-    "0 = weighted average of the rule forces, 1 = weighted sum"},
-#define FLOCK_PARAM_ROWS \
-    FLOCK_RADIUS_ROW \
-    {"neighbours", 30.0, "", \
-    "mean agents within R of an agent; sets the periodic box edge"}, \
-    FLOCK_RULE_ROWS
+#define FLOCK_RADIUS_ROW            \
+    { "neighbour_radius", 1.0, "m", \
+      "world neighbour radius R; also the grid cell edge" },
+#define FLOCK_RULE_ROWS                                                       \
+    { "speed_min", 0.5, "x max_speed", "initial speed, lower bound" },        \
+        { "speed_max", 1.0, "x max_speed", "initial speed, upper bound" },    \
+        { "mass", 1.0, "kg", "agent mass" },                                  \
+        { "max_speed", 1.0, "m/s", "agent max speed" },                       \
+        { "max_force", 2.0, "N", "agent max steering force" },                \
+        { "body_radius", 0.25, "m", "agent body radius" },                    \
+        { "separation_radius", 0.5, "m", "separation neighbourhood" },        \
+        { "separation_weight", 1.5, "", "separation weight (flee average)" }, \
+        { "alignment_radius", 1.0, "m", "alignment neighbourhood" },          \
+        { "alignment_weight", 1.0, "", "alignment weight" },                  \
+        { "cohesion_radius", 1.0, "m", "cohesion neighbourhood" },            \
+        { "cohesion_weight", 1.0, "", "cohesion weight" },                    \
+        { "field_of_view", 2.0 * SCENARIO_PI, "rad",                          \
+          "full view-cone angle around the heading (2 pi = all around)" },    \
+        { "combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "",             \
+          "0 = weighted average of the rule forces, 1 = weighted sum" },
+#define FLOCK_PARAM_ROWS                                               \
+    FLOCK_RADIUS_ROW{                                                  \
+        "neighbours", 30.0, "",                                        \
+        "mean agents within R of an agent; sets the periodic box edge" \
+    },                                                                 \
+        FLOCK_RULE_ROWS
 
-static const scenario_param flock_params[] = {FLOCK_PARAM_ROWS};
+static const scenario_param flock_params[] = { FLOCK_PARAM_ROWS };
 
 /*
  * wander2d, wander3d: the flock above plus seed 000's wander (weight 0.5,
@@ -169,11 +170,11 @@ static const scenario_param flock_params[] = {FLOCK_PARAM_ROWS};
  * contract is checked on.
  */
 static const scenario_param wander_params[] = {
-    FLOCK_PARAM_ROWS
-    {"wander_weight", 0.5, "", "wander weight (seed 000 turn-rate form)"},
-    {"wander_turn_rate", 0.1 * SCENARIO_PI, "rad/step", "max turn rate"},
-    {"wander_turn_change", 0.02 * SCENARIO_PI, "rad/step",
-     "max change of the turn rate per step"},
+    FLOCK_PARAM_ROWS{ "wander_weight", 0.5, "",
+                      "wander weight (seed 000 turn-rate form)" },
+    { "wander_turn_rate", 0.1 * SCENARIO_PI, "rad/step", "max turn rate" },
+    { "wander_turn_change", 0.02 * SCENARIO_PI, "rad/step",
+      "max change of the turn rate per step" },
 };
 
 /*
@@ -190,13 +191,13 @@ static const scenario_param wander_params[] = {
  * drawn as in flock2d.
  */
 static const scenario_param cluster_params[] = {
-    FLOCK_RADIUS_ROW
-    {"neighbours", 30.0, "",
-     "mean agents within R over the whole box, as flock2d: sets the box "
-     "edge (about 540 inside the disc at the start)"},
-    FLOCK_RULE_ROWS
-    {"cluster_share", 0.9, "", "share of the agents that start in the disc"},
-    {"cluster_area", 0.05, "", "the disc's area as a share of the box's"},
+    FLOCK_RADIUS_ROW{
+        "neighbours", 30.0, "",
+        "mean agents within R over the whole box, as flock2d: sets the box "
+        "edge (about 540 inside the disc at the start)" },
+    FLOCK_RULE_ROWS{ "cluster_share", 0.9, "",
+                     "share of the agents that start in the disc" },
+    { "cluster_area", 0.05, "", "the disc's area as a share of the box's" },
 };
 
 /*
@@ -207,17 +208,18 @@ static const scenario_param cluster_params[] = {
  * caps the neighbours the rules see at the 16 nearest
  * (throng_flocking.max_neighbours).
  */
-#define KNOT_PARAM_ROWS \
-    FLOCK_PARAM_ROWS \
-    {"knot_edge", 0.999, "x R", \
-     "agents start uniformly in a square of this edge inside one cell"},
+#define KNOT_PARAM_ROWS                                                   \
+    FLOCK_PARAM_ROWS{                                                     \
+        "knot_edge", 0.999, "x R",                                        \
+        "agents start uniformly in a square of this edge inside one cell" \
+    },
 static const scenario_param knot_params[] = {
-    KNOT_PARAM_ROWS
-    {"max_neighbours", 0.0, "", "neighbours the rules see (0 = all)"},
+    KNOT_PARAM_ROWS{ "max_neighbours", 0.0, "",
+                     "neighbours the rules see (0 = all)" },
 };
 static const scenario_param knot_cap_params[] = {
-    KNOT_PARAM_ROWS
-    {"max_neighbours", 16.0, "", "neighbours the rules see (0 = all)"},
+    KNOT_PARAM_ROWS{ "max_neighbours", 16.0, "",
+                     "neighbours the rules see (0 = all)" },
 };
 
 /* ------------------------------------------------------------------------ */
@@ -309,7 +311,7 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     }
     *out_world = NULL;
 
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     float neighbour_radius = (float)param_get(&reader, "neighbour_radius");
     double speed_min = param_get(&reader, "speed_min");
     double speed_max = param_get(&reader, "speed_max");
@@ -368,17 +370,16 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     double cluster_radius =
         sc->dimensions == 2
             ? sqrt(cluster_area * box_edge * box_edge / SCENARIO_PI)
-            : detmath_cbrt(cluster_area * box_edge * box_edge * box_edge *
-                           3.0 / (4.0 * SCENARIO_PI));
+            : detmath_cbrt(cluster_area * box_edge * box_edge * box_edge * 3.0 /
+                           (4.0 * SCENARIO_PI));
     if (agents > THRONG_MAX_AGENTS) {
         return THRONG_ERR_CAPACITY;
     }
 
     float box = (float)box_edge;
     throng_world *world = NULL;
-    throng_status status =
-        periodic_world_create(sc->dimensions, box, neighbour_radius, agents,
-                              threads, seed, &world);
+    throng_status status = periodic_world_create(
+        sc->dimensions, box, neighbour_radius, agents, threads, seed, &world);
     if (status != THRONG_OK) {
         return status;
     }
@@ -389,7 +390,7 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
         return status;
     }
 
-    scenario_rng rng = {seed};
+    scenario_rng rng = { seed };
     for (uint32_t i = 0; i < agents; ++i) {
         if (knot) {
             for (int axis = 0; axis < 3; ++axis)
@@ -443,11 +444,11 @@ static throng_agent_def scene_agent(param_reader *reader) {
     return agent;
 }
 
-#define SCENE_AGENT_ROWS \
-    {"mass", 1.0, "kg", "agent mass"}, \
-    {"max_speed", 1.4, "m/s", "agent max speed"}, \
-    {"max_force", 3.0, "N", "agent max steering force"}, \
-    {"body_radius", 0.3, "m", "agent body radius"},
+#define SCENE_AGENT_ROWS                                       \
+    { "mass", 1.0, "kg", "agent mass" },                       \
+        { "max_speed", 1.4, "m/s", "agent max speed" },        \
+        { "max_force", 3.0, "N", "agent max steering force" }, \
+        { "body_radius", 0.3, "m", "agent body radius" },
 
 static throng_status unbounded_world_create(int dimensions,
                                             float neighbour_radius,
@@ -484,14 +485,14 @@ static throng_status scene_fail(throng_world *world, throng_status status) {
  * then arrive. Unbounded world.
  */
 static const scenario_param crossing_params[] = {
-    SCENE_AGENT_ROWS
-    {"neighbour_radius", 3.0, "m", "world neighbour radius (grid cell)"},
-    {"density", 0.5, "1/m^2", "agents per square metre in each crowd"},
-    {"avoid_weight", 1.0, "", "unaligned collision avoidance weight"},
-    {"avoid_horizon", 2.0, "s", "collisions predicted this far ahead"},
-    {"separation_radius", 1.0, "m", "separation neighbourhood"},
-    {"separation_weight", 0.5, "", "separation weight (inverse distance)"},
-    {"arrive_weight", 1.0, "", "arrive weight"},
+    SCENE_AGENT_ROWS{ "neighbour_radius", 3.0, "m",
+                      "world neighbour radius (grid cell)" },
+    { "density", 0.5, "1/m^2", "agents per square metre in each crowd" },
+    { "avoid_weight", 1.0, "", "unaligned collision avoidance weight" },
+    { "avoid_horizon", 2.0, "s", "collisions predicted this far ahead" },
+    { "separation_radius", 1.0, "m", "separation neighbourhood" },
+    { "separation_weight", 0.5, "", "separation weight (inverse distance)" },
+    { "arrive_weight", 1.0, "", "arrive weight" },
 };
 
 static throng_status crossing_build(const scenario *sc, uint32_t agents,
@@ -500,7 +501,7 @@ static throng_status crossing_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double density = param_get(&reader, "density");
@@ -535,7 +536,7 @@ static throng_status crossing_build(const scenario *sc, uint32_t agents,
         return scene_fail(world, st);
 
     float edge = (float)sqrt(((double)agents / 2.0 + 1.0) / density);
-    scenario_rng rng = {seed};
+    scenario_rng rng = { seed };
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         /* Crowd 0 moves +x, crowd 1 moves +y; the gap between the
          * squares and the centre is half an edge. */
@@ -547,7 +548,7 @@ static throng_status crossing_build(const scenario *sc, uint32_t agents,
         agent.position[1 - crowd] = across;
         agent.velocity[0] = agent.velocity[1] = 0.0f;
         agent.velocity[crowd] = agent.max_speed * 0.5f;
-        float target[3] = {0.0f, 0.0f, 0.0f};
+        float target[3] = { 0.0f, 0.0f, 0.0f };
         target[crowd] = goal;
         target[1 - crowd] = across;
         throng_agent handle;
@@ -568,12 +569,12 @@ static throng_status crossing_build(const scenario *sc, uint32_t agents,
  * Evaders are a little slower, so pursuers close in.
  */
 static const scenario_param pursuit_params[] = {
-    SCENE_AGENT_ROWS
-    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
-    {"neighbours", 10.0, "", "mean agents within the radius: sets the box"},
-    {"evader_speed", 1.2, "m/s", "evaders' max speed"},
-    {"evade_range", 4.0, "m", "evaders react within this distance"},
-    {"wander_weight", 1.0, "", "evaders' wander weight"},
+    SCENE_AGENT_ROWS{ "neighbour_radius", 1.0, "m",
+                      "world neighbour radius (grid cell)" },
+    { "neighbours", 10.0, "", "mean agents within the radius: sets the box" },
+    { "evader_speed", 1.2, "m/s", "evaders' max speed" },
+    { "evade_range", 4.0, "m", "evaders react within this distance" },
+    { "wander_weight", 1.0, "", "evaders' wander weight" },
 };
 
 static throng_status pursuit_build(const scenario *sc, uint32_t agents,
@@ -582,7 +583,7 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     float evader_speed = (float)param_get(&reader, "evader_speed");
@@ -605,18 +606,20 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
                                              threads, seed, &world);
     if (st != THRONG_OK)
         return st;
-    throng_group hunter_group = THRONG_NULL_GROUP, prey_group = THRONG_NULL_GROUP;
+    throng_group hunter_group = THRONG_NULL_GROUP,
+                 prey_group = THRONG_NULL_GROUP;
     st = throng_group_create(world, &hunters, &hunter_group);
     if (st == THRONG_OK)
         st = throng_group_create(world, &prey, &prey_group);
     scene_add(world, hunter_group, &pursue, &st);
     scene_add(world, prey_group, &evade, &st);
-    scenario_rng rng = {seed};
+    scenario_rng rng = { seed };
     throng_agent last = THRONG_NULL_AGENT;
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         int is_prey = (int)(i & 1u);
         agent.group = is_prey ? prey_group : hunter_group;
-        agent.max_speed = is_prey ? evader_speed : (float)param_get(&reader, "max_speed");
+        agent.max_speed =
+            is_prey ? evader_speed : (float)param_get(&reader, "max_speed");
         double dir[3];
         rng_direction(&rng, 2, dir);
         if (is_prey) {
@@ -624,8 +627,10 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
              * holds. */
             agent.position[0] += (float)(3.0 * dir[0]);
             agent.position[1] += (float)(3.0 * dir[1]);
-            agent.position[0] = fmodf(agent.position[0] + (float)box, (float)box);
-            agent.position[1] = fmodf(agent.position[1] + (float)box, (float)box);
+            agent.position[0] =
+                fmodf(agent.position[0] + (float)box, (float)box);
+            agent.position[1] =
+                fmodf(agent.position[1] + (float)box, (float)box);
         } else {
             agent.position[0] = rng_coordinate(&rng, (float)box);
             agent.position[1] = rng_coordinate(&rng, (float)box);
@@ -655,14 +660,14 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
  * their progress set to the segment beside them. Unbounded world.
  */
 static const scenario_param path_params[] = {
-    SCENE_AGENT_ROWS
-    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
-    {"density", 1.0, "1/m^2", "agents per square metre of corridor"},
-    {"path_radius", 15.0, "m", "corridor half width"},
-    {"path_points", 256.0, "", "points on the ring (8 to 4096)"},
-    {"separation_radius", 0.8, "m", "separation neighbourhood"},
-    {"separation_weight", 1.0, "", "separation weight (inverse distance)"},
-    {"path_weight", 1.0, "", "path following weight"},
+    SCENE_AGENT_ROWS{ "neighbour_radius", 1.0, "m",
+                      "world neighbour radius (grid cell)" },
+    { "density", 1.0, "1/m^2", "agents per square metre of corridor" },
+    { "path_radius", 15.0, "m", "corridor half width" },
+    { "path_points", 256.0, "", "points on the ring (8 to 4096)" },
+    { "separation_radius", 0.8, "m", "separation neighbourhood" },
+    { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
+    { "path_weight", 1.0, "", "path following weight" },
 };
 
 static throng_status path_build(const scenario *sc, uint32_t agents,
@@ -671,7 +676,7 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double density = param_get(&reader, "density");
@@ -692,7 +697,8 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
         return THRONG_ERR_NOT_FOUND;
 
     /* Ring area 2 pi R (2 w) = agents / density. */
-    double ring = (double)agents / density / (4.0 * SCENARIO_PI * (double)corridor);
+    double ring =
+        (double)agents / density / (4.0 * SCENARIO_PI * (double)corridor);
     ring = fmax(ring, 4.0 * (double)corridor);
     float xy[4096 * 3];
     for (uint32_t k = 0; k < points; ++k) {
@@ -718,7 +724,7 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     if (st == THRONG_OK)
         st = throng_group_create(world, &group, &agent.group);
     scene_add(world, agent.group, &follow, &st);
-    scenario_rng rng = {seed};
+    scenario_rng rng = { seed };
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         double angle = 2.0 * SCENARIO_PI * rng_unit(&rng);
         double off = (2.0 * rng_unit(&rng) - 1.0) * 0.9 * (double)corridor;
@@ -728,7 +734,7 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
         agent.position[1] = (float)(r * sin_a);
         /* Counter-clockwise, the direction the points run. */
         agent.velocity[0] = (float)(-sin_a) * agent.max_speed * 0.5f;
-        agent.velocity[1] = (float)(cos_a) * agent.max_speed * 0.5f;
+        agent.velocity[1] = (float)(cos_a)*agent.max_speed * 0.5f;
         throng_agent handle;
         st = throng_agent_add(world, &agent, &handle);
         uint32_t segment = (uint32_t)(angle / (2.0 * SCENARIO_PI) * points);
@@ -749,15 +755,16 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
  * separation, then wander. Agents start in the lanes between obstacles.
  */
 static const scenario_param obstacle_params[] = {
-    SCENE_AGENT_ROWS
-    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
-    {"neighbours", 5.0, "", "mean agents within the radius: sets the box"},
-    {"agents_per_obstacle", 10.0, "", "agents per obstacle"},
-    {"obstacle_fill", 0.15, "", "fraction of a lattice cell's width an obstacle spans"},
-    {"avoid_weight", 1.0, "", "obstacle avoidance weight"},
-    {"separation_radius", 0.8, "m", "separation neighbourhood"},
-    {"separation_weight", 1.0, "", "separation weight (inverse distance)"},
-    {"wander_weight", 1.0, "", "wander weight (turn-rate form)"},
+    SCENE_AGENT_ROWS{ "neighbour_radius", 1.0, "m",
+                      "world neighbour radius (grid cell)" },
+    { "neighbours", 5.0, "", "mean agents within the radius: sets the box" },
+    { "agents_per_obstacle", 10.0, "", "agents per obstacle" },
+    { "obstacle_fill", 0.15, "",
+      "fraction of a lattice cell's width an obstacle spans" },
+    { "avoid_weight", 1.0, "", "obstacle avoidance weight" },
+    { "separation_radius", 0.8, "m", "separation neighbourhood" },
+    { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
+    { "wander_weight", 1.0, "", "wander weight (turn-rate form)" },
 };
 
 static throng_status obstacles_build(const scenario *sc, uint32_t agents,
@@ -766,7 +773,7 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double per = param_get(&reader, "agents_per_obstacle");
@@ -803,7 +810,7 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
     n = n < 1 ? 1 : n;
     double pitch = box / n;
     float obstacle_r = (float)(fill * pitch);
-    scenario_rng rng = {seed ^ 0x0b57ac1e5ull};
+    scenario_rng rng = { seed ^ 0x0b57ac1e5ull };
     for (uint32_t k = 0; k < n * n && st == THRONG_OK; ++k) {
         double jitter = 0.5 * pitch - 2.0 * (double)obstacle_r;
         float centre[3] = {
@@ -813,7 +820,8 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
             /* NOLINTNEXTLINE(bugprone-integer-division) */
             (float)(((k / n) + 0.5) * pitch +
                     jitter * (2.0 * rng_unit(&rng) - 1.0) * 0.5),
-            0.0f};
+            0.0f
+        };
         throng_object obstacle;
         throng_obstacle_def od = throng_obstacle_def_default();
         memcpy(od.center, centre, sizeof od.center);
@@ -847,14 +855,14 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
  * it, clear its way) and keep apart with separation, summed.
  */
 static const scenario_param leader_params[] = {
-    SCENE_AGENT_ROWS
-    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
-    {"neighbours", 5.0, "", "mean agents within the radius: sets the box"},
-    {"followers_per_leader", 99.0, "", "followers of each leader"},
-    {"leader_speed", 0.8, "m/s", "leaders' max speed"},
-    {"separation_radius", 0.8, "m", "separation neighbourhood"},
-    {"separation_weight", 1.0, "", "separation weight (inverse distance)"},
-    {"follow_weight", 1.0, "", "leader following weight"},
+    SCENE_AGENT_ROWS{ "neighbour_radius", 1.0, "m",
+                      "world neighbour radius (grid cell)" },
+    { "neighbours", 5.0, "", "mean agents within the radius: sets the box" },
+    { "followers_per_leader", 99.0, "", "followers of each leader" },
+    { "leader_speed", 0.8, "m/s", "leaders' max speed" },
+    { "separation_radius", 0.8, "m", "separation neighbourhood" },
+    { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
+    { "follow_weight", 1.0, "", "leader following weight" },
 };
 
 static throng_status leader_build(const scenario *sc, uint32_t agents,
@@ -863,7 +871,7 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     throng_agent_def agent = scene_agent(&reader);
     float follower_speed = agent.max_speed;
     float radius = (float)param_get(&reader, "neighbour_radius");
@@ -898,9 +906,9 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
     if (st == THRONG_OK)
         st = throng_group_create(world, &followers, &follower_group);
     scene_add(world, follower_group, &follow, &st);
-    scenario_rng rng = {seed};
+    scenario_rng rng = { seed };
     throng_agent leader = THRONG_NULL_AGENT;
-    float home[2] = {0.0f, 0.0f};
+    float home[2] = { 0.0f, 0.0f };
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         int is_leader = i % (per + 1) == 0;
         double dir[3];
@@ -911,10 +919,10 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
         }
         /* Followers start within a few metres of their leader. */
         double spread = is_leader ? 0.0 : 6.0 * sqrt(rng_unit(&rng));
-        agent.position[0] = fmodf(home[0] + (float)(spread * dir[0]) + (float)box,
-                                  (float)box);
-        agent.position[1] = fmodf(home[1] + (float)(spread * dir[1]) + (float)box,
-                                  (float)box);
+        agent.position[0] =
+            fmodf(home[0] + (float)(spread * dir[0]) + (float)box, (float)box);
+        agent.position[1] =
+            fmodf(home[1] + (float)(spread * dir[1]) + (float)box, (float)box);
         agent.group = is_leader ? leader_group : follower_group;
         agent.max_speed = is_leader ? leader_speed : follower_speed;
         agent.velocity[0] = (float)dir[0] * 0.5f * agent.max_speed;
@@ -940,9 +948,9 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
  * random point of the box. Not tuned to look like anything.
  */
 static const scenario_param every_params[] = {
-    SCENE_AGENT_ROWS
-    {"neighbour_radius", 1.0, "m", "world neighbour radius (grid cell)"},
-    {"neighbours", 10.0, "", "mean agents within the radius: sets the box"},
+    SCENE_AGENT_ROWS{ "neighbour_radius", 1.0, "m",
+                      "world neighbour radius (grid cell)" },
+    { "neighbours", 10.0, "", "mean agents within the radius: sets the box" },
 };
 
 static throng_status every_build(const scenario *sc, uint32_t agents,
@@ -951,7 +959,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = {sc, false};
+    param_reader reader = { sc, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double box_edge = scenario_box_edge(sc, agents);
@@ -967,7 +975,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
 
     /* Geometry. */
     /* Null until created: a failed step above still hands them on. */
-    throng_object path = {0}, field = {0}, obstacle;
+    throng_object path = { 0 }, field = { 0 }, obstacle;
     throng_obstacle_def sphere = throng_obstacle_def_default();
     sphere.center[0] = 0.25f * L;
     sphere.center[1] = 0.25f * L;
@@ -977,8 +985,8 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     throng_obstacle_def box = throng_obstacle_def_default();
     box.kind = THRONG_OBJECT_BOX;
     box.radius = 0.0f;
-    const float lo[3] = {0.6f * L, 0.6f * L, 0.4f * L};
-    const float hi[3] = {0.7f * L, 0.8f * L, 0.6f * L};
+    const float lo[3] = { 0.6f * L, 0.6f * L, 0.4f * L };
+    const float hi[3] = { 0.7f * L, 0.8f * L, 0.6f * L };
     memcpy(box.min, lo, sizeof lo);
     memcpy(box.max, hi, sizeof hi);
     if (st == THRONG_OK)
@@ -1015,7 +1023,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     for (int k = 0; k < 4 * 4 * 4; ++k) {
         /* A swirl about the box centre, the same on every layer. */
         int i = k % 4, j = (k / 4) % 4;
-        float v[3] = {(float)(j - 1.5), (float)(1.5 - i), 0.25f};
+        float v[3] = { (float)(j - 1.5), (float)(1.5 - i), 0.25f };
         for (int c = 0; c < dims; ++c)
             vectors[dims * k + c] = v[c];
     }
@@ -1028,12 +1036,15 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
         st = throng_flow_field_add(world, &flow, &field);
 
     /* Groups. */
-    enum { GROUPS = 6 };
-    throng_group ids[GROUPS] = {THRONG_NULL_GROUP};
+    enum {
+        GROUPS = 6
+    };
+    throng_group ids[GROUPS] = { THRONG_NULL_GROUP };
     const throng_combine_mode modes[GROUPS] = {
         THRONG_COMBINE_WEIGHTED_AVERAGE, THRONG_COMBINE_WEIGHTED_SUM,
         THRONG_COMBINE_PRIORITY,         THRONG_COMBINE_WEIGHTED_AVERAGE,
-        THRONG_COMBINE_WEIGHTED_SUM,     THRONG_COMBINE_PRIORITY};
+        THRONG_COMBINE_WEIGHTED_SUM,     THRONG_COMBINE_PRIORITY
+    };
     for (int g = 0; g < GROUPS && st == THRONG_OK; ++g) {
         throng_group_def def = throng_group_def_default();
         def.combine = modes[g];
@@ -1049,35 +1060,33 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
         st = throng_group_create(world, &def, &ids[g]);
     }
     throng_behaviour b;
-#define EVERY_ADD(group, kind, ...)                                        \
-    do {                                                                   \
-        b = throng_behaviour_default(kind);                                \
-        __VA_ARGS__;                                                       \
-        scene_add(world, ids[group], &b, &st);                             \
+#define EVERY_ADD(group, kind, ...)            \
+    do {                                       \
+        b = throng_behaviour_default(kind);    \
+        __VA_ARGS__;                           \
+        scene_add(world, ids[group], &b, &st); \
     } while (0)
     EVERY_ADD(0, THRONG_BEHAVIOUR_SEEK, (void)0);
-    EVERY_ADD(0, THRONG_BEHAVIOUR_FLEE,
-              b.u.seek.source = THRONG_TARGET_FIXED_POINT;
-              b.u.seek.point[0] = b.u.seek.point[1] = b.u.seek.point[2] =
-                  0.5f * L;
-              b.u.seek.flee_range = 0.2f * L);
+    EVERY_ADD(
+        0, THRONG_BEHAVIOUR_FLEE, b.u.seek.source = THRONG_TARGET_FIXED_POINT;
+        b.u.seek.point[0] = b.u.seek.point[1] = b.u.seek.point[2] = 0.5f * L;
+        b.u.seek.flee_range = 0.2f * L);
     EVERY_ADD(1, THRONG_BEHAVIOUR_ARRIVE, (void)0);
-    EVERY_ADD(1, THRONG_BEHAVIOUR_ARRIVE,
-              b.u.seek.ramp = THRONG_ARRIVE_LINEAR;
+    EVERY_ADD(1, THRONG_BEHAVIOUR_ARRIVE, b.u.seek.ramp = THRONG_ARRIVE_LINEAR;
               b.u.seek.braking_distance = 2.0f; b.weight = 0.5f);
     EVERY_ADD(1, THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, b.weight = 2.0f);
     EVERY_ADD(2, THRONG_BEHAVIOUR_AVOID_OBSTACLES, b.priority = 5);
     EVERY_ADD(2, THRONG_BEHAVIOUR_PURSUE, (void)0);
-    EVERY_ADD(2, THRONG_BEHAVIOUR_OFFSET_PURSUIT,
-              b.u.pursue.offset[0] = -1.0f; b.u.pursue.offset[1] = 0.5f;
-              b.u.pursue.prediction_time = 0.5f);
+    EVERY_ADD(2, THRONG_BEHAVIOUR_OFFSET_PURSUIT, b.u.pursue.offset[0] = -1.0f;
+              b.u.pursue.offset[1] = 0.5f; b.u.pursue.prediction_time = 0.5f);
     EVERY_ADD(3, THRONG_BEHAVIOUR_EVADE, b.u.pursue.evade_range = 3.0f);
     EVERY_ADD(3, THRONG_BEHAVIOUR_WANDER_CIRCLE, (void)0);
-    EVERY_ADD(3, THRONG_BEHAVIOUR_CONTAIN, b.u.contain.use_box = true;
-              for (int c = 0; c < 3; ++c) {
-                  b.u.contain.box_min[c] = 0.1f * L;
-                  b.u.contain.box_max[c] = 0.9f * L;
-              });
+    EVERY_ADD(
+        3, THRONG_BEHAVIOUR_CONTAIN, b.u.contain.use_box = true;
+        for (int c = 0; c < 3; ++c) {
+            b.u.contain.box_min[c] = 0.1f * L;
+            b.u.contain.box_max[c] = 0.9f * L;
+        });
     EVERY_ADD(4, THRONG_BEHAVIOUR_PATROL, b.u.path.path = path);
     EVERY_ADD(4, THRONG_BEHAVIOUR_FOLLOW_PATH, b.u.path.path = path);
     EVERY_ADD(4, THRONG_BEHAVIOUR_FOLLOW_FLOW, b.u.flow.field = field;
@@ -1087,7 +1096,7 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     EVERY_ADD(5, THRONG_BEHAVIOUR_CONTAIN, b.priority = 2);
 #undef EVERY_ADD
 
-    scenario_rng rng = {seed};
+    scenario_rng rng = { seed };
     throng_agent previous = THRONG_NULL_AGENT, first = THRONG_NULL_AGENT;
     for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
         for (int c = 0; c < dims; ++c)
@@ -1097,8 +1106,8 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
         for (int c = 0; c < 3; ++c)
             agent.velocity[c] = (float)dir[c] * 0.5f * agent.max_speed;
         agent.group = ids[i % GROUPS];
-        float target[3] = {rng_coordinate(&rng, L), rng_coordinate(&rng, L),
-                           rng_coordinate(&rng, L)};
+        float target[3] = { rng_coordinate(&rng, L), rng_coordinate(&rng, L),
+                            rng_coordinate(&rng, L) };
         throng_agent handle;
         st = throng_agent_add(world, &agent, &handle);
         if (st == THRONG_OK)
@@ -1141,8 +1150,8 @@ enum {
 };
 
 /* The entry points with the public signature: each passes its own row. */
-#define SCENE_ENTRY(fn, index, builder)                                     \
-    static throng_status fn(uint32_t agents, int threads, uint64_t seed,   \
+#define SCENE_ENTRY(fn, index, builder)                                  \
+    static throng_status fn(uint32_t agents, int threads, uint64_t seed, \
                             throng_world **out_world);
 SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, crossing_build)
 SCENE_ENTRY(pursuit2d_build, SCENARIO_PURSUIT2D, pursuit_build)
@@ -1155,15 +1164,15 @@ SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
 SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 #undef SCENE_ENTRY
 
-static throng_status flock2d_build(uint32_t agents, int threads,
-                                   uint64_t seed, throng_world **out_world);
-static throng_status flock3d_build(uint32_t agents, int threads,
-                                   uint64_t seed, throng_world **out_world);
+static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
+                                   throng_world **out_world);
+static throng_status flock3d_build(uint32_t agents, int threads, uint64_t seed,
+                                   throng_world **out_world);
 
-static throng_status wander2d_build(uint32_t agents, int threads,
-                                    uint64_t seed, throng_world **out_world);
-static throng_status wander3d_build(uint32_t agents, int threads,
-                                    uint64_t seed, throng_world **out_world);
+static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,
+                                    throng_world **out_world);
+static throng_status wander3d_build(uint32_t agents, int threads, uint64_t seed,
+                                    throng_world **out_world);
 static throng_status cluster2d_build(uint32_t agents, int threads,
                                      uint64_t seed, throng_world **out_world);
 
@@ -1317,11 +1326,11 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
         },
 };
 
-#define SCENE_ENTRY(fn, index, builder)                                     \
-    static throng_status fn(uint32_t agents, int threads, uint64_t seed,   \
-                            throng_world **out_world) {                    \
-        return builder(&scenario_table[index], agents, threads, seed,      \
-                       out_world);                                         \
+#define SCENE_ENTRY(fn, index, builder)                                  \
+    static throng_status fn(uint32_t agents, int threads, uint64_t seed, \
+                            throng_world **out_world) {                  \
+        return builder(&scenario_table[index], agents, threads, seed,    \
+                       out_world);                                       \
     }
 SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, crossing_build)
 SCENE_ENTRY(pursuit2d_build, SCENARIO_PURSUIT2D, pursuit_build)
@@ -1334,14 +1343,14 @@ SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
 SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 #undef SCENE_ENTRY
 
-static throng_status wander2d_build(uint32_t agents, int threads,
-                                    uint64_t seed, throng_world **out_world) {
+static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,
+                                    throng_world **out_world) {
     return flock_build(&scenario_table[SCENARIO_WANDER2D], agents, threads,
                        seed, out_world);
 }
 
-static throng_status wander3d_build(uint32_t agents, int threads,
-                                    uint64_t seed, throng_world **out_world) {
+static throng_status wander3d_build(uint32_t agents, int threads, uint64_t seed,
+                                    throng_world **out_world) {
     return flock_build(&scenario_table[SCENARIO_WANDER3D], agents, threads,
                        seed, out_world);
 }
@@ -1352,16 +1361,16 @@ static throng_status cluster2d_build(uint32_t agents, int threads,
                        seed, out_world);
 }
 
-static throng_status flock2d_build(uint32_t agents, int threads,
-                                   uint64_t seed, throng_world **out_world) {
-    return flock_build(&scenario_table[SCENARIO_FLOCK2D], agents, threads,
-                       seed, out_world);
+static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
+                                   throng_world **out_world) {
+    return flock_build(&scenario_table[SCENARIO_FLOCK2D], agents, threads, seed,
+                       out_world);
 }
 
-static throng_status flock3d_build(uint32_t agents, int threads,
-                                   uint64_t seed, throng_world **out_world) {
-    return flock_build(&scenario_table[SCENARIO_FLOCK3D], agents, threads,
-                       seed, out_world);
+static throng_status flock3d_build(uint32_t agents, int threads, uint64_t seed,
+                                   throng_world **out_world) {
+    return flock_build(&scenario_table[SCENARIO_FLOCK3D], agents, threads, seed,
+                       out_world);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -82,8 +82,7 @@ const scenario *scenario_at(size_t index);
 const scenario *scenario_find(const char *name);
 
 /* The parameter of that name; NULL when the scenario has none of that name. */
-const scenario_param *scenario_param_find(const scenario *sc,
-                                          const char *name);
+const scenario_param *scenario_param_find(const scenario *sc, const char *name);
 
 /* The periodic box edge (metres) a density-driven scenario uses for `agents`
  * agents: the edge at which each agent has on average `neighbours` others

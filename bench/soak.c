@@ -138,8 +138,8 @@ static uint64_t key_from_counter(uint64_t counter) {
 typedef struct options {
     int dims;
     uint32_t agents;
-    uint64_t steps;    /* 0: until --seconds */
-    double seconds;    /* 0: until --steps */
+    uint64_t steps; /* 0: until --seconds */
+    double seconds; /* 0: until --steps */
     uint32_t check_every;
     uint32_t snapshot_every;
     int threads;
@@ -154,7 +154,9 @@ typedef struct record {
     throng_agent handle;
 } record;
 
-enum { GROUPS = 8 };
+enum {
+    GROUPS = 8
+};
 
 typedef struct soak {
     options opt;
@@ -213,8 +215,8 @@ static void violation(soak *s, const char *fmt, ...) {
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "soak: VIOLATION at step %llu: ",
-            (unsigned long long)s->step);
+    fprintf(stderr,
+            "soak: VIOLATION at step %llu: ", (unsigned long long)s->step);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
@@ -334,7 +336,8 @@ static throng_object path_make(soak *s, bool closed) {
         double r = (0.2 + 0.2 * rng_unit()) * (double)s->box;
         points[3 * k] = (float)(0.5 * (double)s->box + r * cos(angle));
         points[3 * k + 1] = (float)(0.5 * (double)s->box + r * sin(angle));
-        points[3 * k + 2] = rng_range(0.3 * (double)s->box, 0.7 * (double)s->box);
+        points[3 * k + 2] =
+            rng_range(0.3 * (double)s->box, 0.7 * (double)s->box);
     }
     throng_object obj = THRONG_NULL_OBJECT;
     throng_path_def pd = throng_path_def_default();
@@ -361,8 +364,7 @@ static throng_object field_make(soak *s) {
         vectors[k] = rng_chance(0.1) ? 0.0f : rng_range(-2.0, 2.0);
     def.vectors = vectors;
     throng_object obj = THRONG_NULL_OBJECT;
-    expect_ok(s, throng_flow_field_add(s->world, &def, &obj),
-              "add flow field");
+    expect_ok(s, throng_flow_field_add(s->world, &def, &obj), "add flow field");
     return obj;
 }
 
@@ -426,8 +428,8 @@ static void random_field(const soak *s, const schema_field *f, void *base,
         case SCHEMA_I32:
         case SCHEMA_U32: {
             double span = f->hi - f->lo;
-            double x = f->lo + (double)rng_below(span < 7.0 ? (uint32_t)span + 1u
-                                                           : 8u);
+            double x = f->lo +
+                       (double)rng_below(span < 7.0 ? (uint32_t)span + 1u : 8u);
             if (f->type == SCHEMA_I32)
                 *(int32_t *)p = (int32_t)x;
             else
@@ -438,20 +440,19 @@ static void random_field(const soak *s, const schema_field *f, void *base,
             *(bool *)p = rng_chance(0.5);
             break;
         case SCHEMA_ENUM:
-            *(int *)p = (int)f->lo + (int)rng_below((uint32_t)(f->hi - f->lo) + 1u);
+            *(int *)p =
+                (int)f->lo + (int)rng_below((uint32_t)(f->hi - f->lo) + 1u);
             break;
         default:
-            *(throng_object *)p =
-                strcmp(f->unit, "flow field") == 0 ? s->field
-                : rng_chance(0.5)                  ? s->open_path
-                                                   : s->closed_path;
+            *(throng_object *)p = strcmp(f->unit, "flow field") == 0 ? s->field
+                                  : rng_chance(0.5) ? s->open_path
+                                                    : s->closed_path;
             break;
         }
     }
 }
 
-static void random_struct(const soak *s, schema_set set, void *base,
-                          int kind) {
+static void random_struct(const soak *s, schema_set set, void *base, int kind) {
     schema_default(set, base, kind);
     int after_lt_next = 0;
     for (size_t i = 0; i < schema_field_count; i++) {
@@ -489,21 +490,21 @@ static throng_behaviour random_behaviour(const soak *s,
 /* Each group's list of behaviours: together they hold every kind. The
  * last group is a random pick, rebuilt differently each time. */
 static const throng_behaviour_kind recipes[GROUPS][6] = {
-    {THRONG_BEHAVIOUR_SEEK, THRONG_BEHAVIOUR_FLEE},
-    {THRONG_BEHAVIOUR_ARRIVE, THRONG_BEHAVIOUR_ARRIVE,
-     THRONG_BEHAVIOUR_AVOID_NEIGHBOURS},
-    {THRONG_BEHAVIOUR_AVOID_OBSTACLES, THRONG_BEHAVIOUR_PURSUE,
-     THRONG_BEHAVIOUR_OFFSET_PURSUIT},
-    {THRONG_BEHAVIOUR_EVADE, THRONG_BEHAVIOUR_WANDER_CIRCLE,
-     THRONG_BEHAVIOUR_CONTAIN},
-    {THRONG_BEHAVIOUR_PATROL, THRONG_BEHAVIOUR_FOLLOW_PATH,
-     THRONG_BEHAVIOUR_FOLLOW_FLOW, THRONG_BEHAVIOUR_FOLLOW_WALL},
-    {THRONG_BEHAVIOUR_FOLLOW_LEADER, THRONG_BEHAVIOUR_CONTAIN,
-     THRONG_BEHAVIOUR_AVOID_OBSTACLES},
-    {THRONG_BEHAVIOUR_FOLLOW_FLOW, THRONG_BEHAVIOUR_PATROL,
-     THRONG_BEHAVIOUR_WANDER_CIRCLE, THRONG_BEHAVIOUR_PURSUE,
-     THRONG_BEHAVIOUR_EVADE, THRONG_BEHAVIOUR_AVOID_NEIGHBOURS},
-    {0},
+    { THRONG_BEHAVIOUR_SEEK, THRONG_BEHAVIOUR_FLEE },
+    { THRONG_BEHAVIOUR_ARRIVE, THRONG_BEHAVIOUR_ARRIVE,
+      THRONG_BEHAVIOUR_AVOID_NEIGHBOURS },
+    { THRONG_BEHAVIOUR_AVOID_OBSTACLES, THRONG_BEHAVIOUR_PURSUE,
+      THRONG_BEHAVIOUR_OFFSET_PURSUIT },
+    { THRONG_BEHAVIOUR_EVADE, THRONG_BEHAVIOUR_WANDER_CIRCLE,
+      THRONG_BEHAVIOUR_CONTAIN },
+    { THRONG_BEHAVIOUR_PATROL, THRONG_BEHAVIOUR_FOLLOW_PATH,
+      THRONG_BEHAVIOUR_FOLLOW_FLOW, THRONG_BEHAVIOUR_FOLLOW_WALL },
+    { THRONG_BEHAVIOUR_FOLLOW_LEADER, THRONG_BEHAVIOUR_CONTAIN,
+      THRONG_BEHAVIOUR_AVOID_OBSTACLES },
+    { THRONG_BEHAVIOUR_FOLLOW_FLOW, THRONG_BEHAVIOUR_PATROL,
+      THRONG_BEHAVIOUR_WANDER_CIRCLE, THRONG_BEHAVIOUR_PURSUE,
+      THRONG_BEHAVIOUR_EVADE, THRONG_BEHAVIOUR_AVOID_NEIGHBOURS },
+    { 0 },
 };
 
 static void group_rebuild(soak *s, uint32_t g) {
@@ -575,8 +576,7 @@ static void routes_refresh(soak *s) {
                 continue;
             if (b.kind == THRONG_BEHAVIOUR_PATROL ||
                 b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
-                b.u.path.path = rng_chance(0.5) ? s->open_path
-                                                : s->closed_path;
+                b.u.path.path = rng_chance(0.5) ? s->open_path : s->closed_path;
             else if (b.kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
                 b.u.flow.field = s->field;
             else
@@ -592,7 +592,7 @@ static void routes_refresh(soak *s) {
  * the groups move to the new ones or before, leaving the groups naming
  * removed objects (quiet behaviours) until a later refresh. */
 static void routes_swap(soak *s) {
-    throng_object old[3] = {s->open_path, s->closed_path, s->field};
+    throng_object old[3] = { s->open_path, s->closed_path, s->field };
     s->open_path = path_make(s, false);
     s->closed_path = path_make(s, true);
     s->field = field_make(s);
@@ -684,9 +684,9 @@ static void agent_add(soak *s) {
     def.max_force = rng_chance(0.01) ? 0.0f : rng_range(0.5, 6.0);
     def.radius = rng_range(0.0, 0.4);
     /* Now and then faster than allowed: the step truncates it. */
-    double speed = (double)def.max_speed * (rng_chance(0.02) ? 1.5 : 1.0) *
-                   rng_unit();
-    double dir[3] = {0.0, 0.0, 0.0}, norm = 0.0;
+    double speed =
+        (double)def.max_speed * (rng_chance(0.02) ? 1.5 : 1.0) * rng_unit();
+    double dir[3] = { 0.0, 0.0, 0.0 }, norm = 0.0;
     for (int c = 0; c < s->opt.dims; ++c) {
         dir[c] = rng_unit() - 0.5;
         norm += dir[c] * dir[c];
@@ -705,9 +705,9 @@ static void agent_add(soak *s) {
     throng_agent handle;
     if (!expect_ok(s, throng_agent_add(s->world, &def, &handle), "add agent"))
         return;
-    s->live = grow(s->live, &s->live_capacity, s->live_count + 1u,
-                   sizeof *s->live);
-    s->live[s->live_count] = (record){key, handle};
+    s->live =
+        grow(s->live, &s->live_capacity, s->live_count + 1u, sizeof *s->live);
+    s->live[s->live_count] = (record){ key, handle };
     slot_set(s, handle.slot, s->live_count);
     s->live_count++;
     s->adds++;
@@ -718,8 +718,8 @@ static void agent_add(soak *s) {
               "set target point");
     set_target(s, handle, pick_target(s, g));
     if (rng_chance(0.3))
-        expect_ok(s, throng_agent_set_progress(s->world, handle,
-                                               rng_below(16u)),
+        expect_ok(s,
+                  throng_agent_set_progress(s->world, handle, rng_below(16u)),
                   "set progress");
     /* A vacant or removed leader is replaced by a newcomer. */
     uint32_t l = rng_below(SOAK_LEADERS);
@@ -745,7 +745,7 @@ static void agent_remove_at(soak *s, uint32_t i) {
 /* The agent count the band asks for at this step: a triangle wave. */
 static uint32_t band_target(const soak *s) {
     uint64_t phase = s->step % SOAK_BAND_PERIOD;
-    double t = (double)phase / SOAK_BAND_PERIOD; /* 0 .. 1 */
+    double t = (double)phase / SOAK_BAND_PERIOD;          /* 0 .. 1 */
     double tri = t < 0.5 ? 4.0 * t - 1.0 : 3.0 - 4.0 * t; /* -1 .. 1 */
     return (uint32_t)((double)s->opt.agents * (1.0 + SOAK_BAND * tri));
 }
@@ -777,23 +777,21 @@ static void mutate_agents(soak *s) {
         throng_agent a = s->live[i].handle;
         switch (rng_below(8u)) {
         case 0: {
-            float v[3] = {rng_range(-1.0, 1.0), rng_range(-1.0, 1.0),
-                          rng_range(-1.0, 1.0)};
+            float v[3] = { rng_range(-1.0, 1.0), rng_range(-1.0, 1.0),
+                           rng_range(-1.0, 1.0) };
             expect_ok(s, throng_agent_set_velocity(s->world, a, v),
                       "set velocity");
             break;
         }
         case 1:
-            expect_ok(s,
-                      throng_agent_set_max_speed(s->world, a,
-                                                 rng_range(0.2, 2.0)),
-                      "set max speed");
+            expect_ok(
+                s, throng_agent_set_max_speed(s->world, a, rng_range(0.2, 2.0)),
+                "set max speed");
             break;
         case 2:
-            expect_ok(s,
-                      throng_agent_set_max_force(s->world, a,
-                                                 rng_range(0.0, 6.0)),
-                      "set max force");
+            expect_ok(
+                s, throng_agent_set_max_force(s->world, a, rng_range(0.0, 6.0)),
+                "set max force");
             break;
         case 3:
             expect_ok(s,
@@ -803,9 +801,9 @@ static void mutate_agents(soak *s) {
         case 4: {
             uint32_t g = group_pick();
             expect_ok(s,
-                      throng_agent_set_group(
-                          s->world, a,
-                          g == UINT32_MAX ? THRONG_NULL_GROUP : s->groups[g]),
+                      throng_agent_set_group(s->world, a,
+                                             g == UINT32_MAX ? THRONG_NULL_GROUP
+                                                             : s->groups[g]),
                       "set group");
             break;
         }
@@ -834,8 +832,7 @@ static void mutate_agents(soak *s) {
         }
         default:
             expect_ok(s,
-                      throng_agent_set_radius(s->world, a,
-                                              rng_range(0.0, 0.4)),
+                      throng_agent_set_radius(s->world, a, rng_range(0.0, 0.4)),
                       "set radius");
             break;
         }
@@ -879,10 +876,10 @@ static void pre_step_take(soak *s) {
         return;
     if (c.count + 1u > s->pre_capacity) {
         uint32_t cap = s->pre_capacity;
-        s->pre_agent = grow(s->pre_agent, &cap, c.count + 1u,
-                            sizeof *s->pre_agent);
-        s->pre_velocity = realloc(s->pre_velocity,
-                                  (size_t)cap * 3u * sizeof(float));
+        s->pre_agent =
+            grow(s->pre_agent, &cap, c.count + 1u, sizeof *s->pre_agent);
+        s->pre_velocity =
+            realloc(s->pre_velocity, (size_t)cap * 3u * sizeof(float));
         s->pre_exempt = realloc(s->pre_exempt, (size_t)cap * sizeof(bool));
         if (s->pre_velocity == NULL || s->pre_exempt == NULL) {
             fprintf(stderr, "soak: out of memory\n");
@@ -898,14 +895,15 @@ static void pre_step_take(soak *s) {
         v[1] = c.vy[i];
         v[2] = c.vz != NULL ? c.vz[i] : 0.0f;
         float max_speed = 0.0f;
-        expect_ok(s, throng_agent_get_max_speed(s->world, s->pre_agent[i],
-                                                &max_speed),
-                  "get max speed");
-        double speed = sqrt((double)v[0] * (double)v[0] +
-                            (double)v[1] * (double)v[1] +
-                            (double)v[2] * (double)v[2]);
-        s->pre_exempt[i] = speed > (double)max_speed * (1.0 + SOAK_SPEED_REL) +
-                                       SOAK_SPEED_ABS;
+        expect_ok(
+            s,
+            throng_agent_get_max_speed(s->world, s->pre_agent[i], &max_speed),
+            "get max speed");
+        double speed =
+            sqrt((double)v[0] * (double)v[0] + (double)v[1] * (double)v[1] +
+                 (double)v[2] * (double)v[2]);
+        s->pre_exempt[i] =
+            speed > (double)max_speed * (1.0 + SOAK_SPEED_REL) + SOAK_SPEED_ABS;
     }
     s->pre_count = c.count;
 }
@@ -917,10 +915,10 @@ static void check_columns(soak *s) {
     if (c.count != s->live_count)
         violation(s, "columns hold %u rows, %u agents are live", c.count,
                   s->live_count);
-    const float *cols[12] = {c.px, c.py, c.pz, c.vx, c.vy, c.vz,
-                             c.fx, c.fy, c.fz, c.ux, c.uy, c.uz};
-    static const char *names[12] = {"px", "py", "pz", "vx", "vy", "vz",
-                                    "fx", "fy", "fz", "ux", "uy", "uz"};
+    const float *cols[12] = { c.px, c.py, c.pz, c.vx, c.vy, c.vz,
+                              c.fx, c.fy, c.fz, c.ux, c.uy, c.uz };
+    static const char *names[12] = { "px", "py", "pz", "vx", "vy", "vz",
+                                     "fx", "fy", "fz", "ux", "uy", "uz" };
     for (int k = 0; k < 12; ++k) {
         bool wanted = s->opt.dims == 3 || (k % 3 != 2 && k < 9);
         if ((cols[k] != NULL) != wanted) {
@@ -941,9 +939,10 @@ static void check_columns(soak *s) {
                        "get host key"))
             return;
         if (c.group[i] != g.id || c.host_key[i] != key)
-            violation(s, "row %u: columns say group %u key %llu, the agent "
-                      "group %u key %llu", i, c.group[i],
-                      (unsigned long long)c.host_key[i], g.id,
+            violation(s,
+                      "row %u: columns say group %u key %llu, the agent "
+                      "group %u key %llu",
+                      i, c.group[i], (unsigned long long)c.host_key[i], g.id,
                       (unsigned long long)key);
     }
     for (uint32_t i = 0; i < c.count; ++i) {
@@ -964,12 +963,11 @@ static void check_columns(soak *s) {
             if (fabs(sqrt(u2) - 1.0) > 1e-3)
                 violation(s, "row %u: up length %g", i, sqrt(u2));
         }
-        double px[3] = {(double)c.px[i], (double)c.py[i],
-                        c.pz ? (double)c.pz[i] : 0.0};
+        double px[3] = { (double)c.px[i], (double)c.py[i],
+                         c.pz ? (double)c.pz[i] : 0.0 };
         for (int a = 0; a < s->opt.dims; ++a) {
             if (px[a] < 0.0 || px[a] >= (double)s->box)
-                violation(s, "row %u: position %g outside the box", i,
-                          px[a]);
+                violation(s, "row %u: position %g outside the box", i, px[a]);
         }
     }
 }
@@ -979,18 +977,17 @@ static void check_limits(soak *s) {
     for (uint32_t k = 0; k < n; ++k) {
         throng_agent a = s->pre_agent[k];
         throng_agent_def def;
-        if (!expect_ok(s, throng_agent_get_def(s->world, a, &def),
-                       "get def"))
+        if (!expect_ok(s, throng_agent_get_def(s->world, a, &def), "get def"))
             continue;
         const float *v = def.velocity;
-        double speed = sqrt((double)v[0] * (double)v[0] +
-                            (double)v[1] * (double)v[1] +
-                            (double)v[2] * (double)v[2]);
-        if (def.max_speed > 0.0f && speed / (double)def.max_speed >
-                                        s->max_speed_ratio)
+        double speed =
+            sqrt((double)v[0] * (double)v[0] + (double)v[1] * (double)v[1] +
+                 (double)v[2] * (double)v[2]);
+        if (def.max_speed > 0.0f &&
+            speed / (double)def.max_speed > s->max_speed_ratio)
             s->max_speed_ratio = speed / (double)def.max_speed;
-        if (speed > (double)def.max_speed * (1.0 + SOAK_SPEED_REL) +
-                        SOAK_SPEED_ABS)
+        if (speed >
+            (double)def.max_speed * (1.0 + SOAK_SPEED_REL) + SOAK_SPEED_ABS)
             violation(s, "agent slot %u: speed %.9g above max speed %.9g",
                       a.slot, speed, (double)def.max_speed);
         if (s->pre_exempt[k])
@@ -1004,8 +1001,8 @@ static void check_limits(soak *s) {
         }
         double dt = (double)SOAK_DT;
         double force = (double)def.mass * sqrt(change) / dt;
-        double slack = (double)def.mass * SOAK_FORCE_ULP *
-                       (speed + sqrt(speed0)) / dt;
+        double slack =
+            (double)def.mass * SOAK_FORCE_ULP * (speed + sqrt(speed0)) / dt;
         /* The ratio is reported only where rounding cannot dominate it
          * (a tiny max force). */
         if (slack < 0.01 * (double)def.max_force &&
@@ -1015,8 +1012,7 @@ static void check_limits(soak *s) {
             violation(s,
                       "agent slot %u: velocity change needs force %.9g, "
                       "max force %.9g (mass %g)",
-                      a.slot, force, (double)def.max_force,
-                      (double)def.mass);
+                      a.slot, force, (double)def.max_force, (double)def.mass);
     }
 }
 
@@ -1081,7 +1077,7 @@ static void check_objects(soak *s) {
     for (uint32_t k = 0; k < s->blocker_count; ++k)
         expect_ok(s, throng_object_get(s->world, s->blockers[k], &info),
                   "get object");
-    throng_object routes[3] = {s->open_path, s->closed_path, s->field};
+    throng_object routes[3] = { s->open_path, s->closed_path, s->field };
     for (int k = 0; k < 3; ++k)
         expect_ok(s, throng_object_get(s->world, routes[k], &info),
                   "get route");
@@ -1097,8 +1093,9 @@ static void check_memory(soak *s) {
     size_t live = s->mem.live;
     size_t world = throng_world_bytes(s->world);
     if (s->mem.bad_frees || s->mem.bad_align) {
-        violation(s, "allocator: %llu frees of the wrong size, %llu bad "
-                     "alignments",
+        violation(s,
+                  "allocator: %llu frees of the wrong size, %llu bad "
+                  "alignments",
                   (unsigned long long)s->mem.bad_frees,
                   (unsigned long long)s->mem.bad_align);
         s->mem.bad_frees = s->mem.bad_align = 0;
@@ -1138,14 +1135,16 @@ static throng_agent agent_carry(soak *s, throng_world *loaded, throng_agent a,
     if (a.slot == 0 && a.generation == 0 && a.world == 0)
         return a;
     if (throng_agent_valid(loaded, a))
-        violation(s, "the loaded world takes the saved world's slot %u as "
-                  "its own", a.slot);
+        violation(s,
+                  "the loaded world takes the saved world's slot %u as "
+                  "its own",
+                  a.slot);
     throng_agent here = THRONG_NULL_AGENT;
     throng_status st = throng_agent_rebind(loaded, a, &here);
     if (live && (st != THRONG_OK || here.slot != a.slot ||
                  here.generation != a.generation))
-        violation(s, "rebinding live slot %u gen %u: %s", a.slot,
-                  a.generation, throng_status_string(st));
+        violation(s, "rebinding live slot %u gen %u: %s", a.slot, a.generation,
+                  throng_status_string(st));
     if (!live && st != THRONG_ERR_STALE_HANDLE)
         violation(s, "rebinding removed slot %u gen %u: %s", a.slot,
                   a.generation, throng_status_string(st));
@@ -1159,10 +1158,10 @@ static throng_object object_carry(soak *s, throng_world *loaded,
         return o;
     throng_object here = THRONG_NULL_OBJECT;
     throng_status st = throng_object_rebind(loaded, o, &here);
-    if (live && (st != THRONG_OK || here.id != o.id ||
-                 here.generation != o.generation))
-        violation(s, "rebinding live object %u gen %u: %s", o.id,
-                  o.generation, throng_status_string(st));
+    if (live &&
+        (st != THRONG_OK || here.id != o.id || here.generation != o.generation))
+        violation(s, "rebinding live object %u gen %u: %s", o.id, o.generation,
+                  throng_status_string(st));
     if (!live && st != THRONG_ERR_STALE_HANDLE)
         violation(s, "rebinding removed object %u gen %u: %s", o.id,
                   o.generation, throng_status_string(st));
@@ -1194,8 +1193,7 @@ static void handles_carry(soak *s, throng_world *loaded) {
     for (uint32_t g = 0; g < GROUPS; ++g) {
         throng_group here = THRONG_NULL_GROUP;
         if (throng_group_valid(loaded, s->groups[g]))
-            violation(s, "the loaded world accepts group %u's saved handle",
-                      g);
+            violation(s, "the loaded world accepts group %u's saved handle", g);
         throng_status st = throng_group_rebind(loaded, s->groups[g], &here);
         if (st != THRONG_OK || here.id != s->groups[g].id ||
             here.generation != s->groups[g].generation)
@@ -1235,8 +1233,8 @@ static void snapshot_cycle(soak *s) {
                           (unsigned long long)h1, (unsigned long long)h0);
             /* Every other time both step once more and must agree. */
             if (s->snapshots % 2 == 1) {
-                throng_world_set_threads(loaded, 1 + (int)rng_below(
-                                                         (uint32_t)s->opt.threads));
+                throng_world_set_threads(
+                    loaded, 1 + (int)rng_below((uint32_t)s->opt.threads));
                 expect_ok(s, throng_world_step(s->world, SOAK_DT), "step");
                 st = throng_world_step(loaded, SOAK_DT);
                 if (st != THRONG_OK)
@@ -1270,9 +1268,9 @@ static void snapshot_cycle(soak *s) {
 static void world_build(soak *s) {
     const options *o = &s->opt;
     double peak = (double)o->agents * (1.0 + SOAK_BAND) + 1.0;
-    double edge = o->dims == 2 ? sqrt(peak * SOAK_PI / SOAK_NEIGHBOURS)
-                               : cbrt(peak * 4.0 / 3.0 * SOAK_PI /
-                                      SOAK_NEIGHBOURS);
+    double edge = o->dims == 2
+                      ? sqrt(peak * SOAK_PI / SOAK_NEIGHBOURS)
+                      : cbrt(peak * 4.0 / 3.0 * SOAK_PI / SOAK_NEIGHBOURS);
     s->box = (float)(edge > 12.0 ? edge : 12.0);
 
     throng_world_def def = throng_world_def_default();
@@ -1332,8 +1330,8 @@ static bool run_done(const soak *s, double elapsed) {
 
 /* Share of the run behind us: by steps, by time, whichever is further. */
 static double run_fraction(const soak *s, double elapsed) {
-    double by_steps = s->opt.steps ? (double)s->step / (double)s->opt.steps
-                                   : 0.0;
+    double by_steps =
+        s->opt.steps ? (double)s->step / (double)s->opt.steps : 0.0;
     double by_time = s->opt.seconds > 0.0 ? elapsed / s->opt.seconds : 0.0;
     return by_steps > by_time ? by_steps : by_time;
 }
@@ -1351,8 +1349,8 @@ static int run(soak *s) {
             break;
         /* Warm-up: a tenth of the run, two snapshots and two periods of
          * the agent band, so the marks have seen every state. */
-        if (!s->warm && run_fraction(s, elapsed) >= 0.1 &&
-            s->snapshots >= 2 && s->step >= 2u * SOAK_BAND_PERIOD) {
+        if (!s->warm && run_fraction(s, elapsed) >= 0.1 && s->snapshots >= 2 &&
+            s->step >= 2u * SOAK_BAND_PERIOD) {
             s->warm = true;
             printf("soak: warm-up done at step %llu: live-bytes mark %zu "
                    "world-bytes mark %zu\n",
@@ -1374,11 +1372,11 @@ static int run(soak *s) {
         if (s->step % EVERY_GROUP_REBUILD == EVERY_GROUP_REBUILD - 1)
             group_rebuild(s, rng_below(GROUPS));
         if (s->step % EVERY_THREADS == 0)
-            expect_ok(s,
-                      throng_world_set_threads(
-                          s->world,
-                          1 + (int)rng_below((uint32_t)s->opt.threads)),
-                      "set threads");
+            expect_ok(
+                s,
+                throng_world_set_threads(
+                    s->world, 1 + (int)rng_below((uint32_t)s->opt.threads)),
+                "set threads");
         if (s->step % EVERY_DUPLICATE == 0)
             duplicate_probe(s);
         if (s->step % s->opt.snapshot_every == s->opt.snapshot_every / 2)
@@ -1399,8 +1397,8 @@ static int run(soak *s) {
             s->checks++;
         } else if (!s->warm) {
             /* The warm-up mark sees every step, not only checked ones. */
-            s->warm_live = s->mem.live > s->warm_live ? s->mem.live
-                                                      : s->warm_live;
+            s->warm_live =
+                s->mem.live > s->warm_live ? s->mem.live : s->warm_live;
         } else if ((double)s->mem.live >
                    (double)s->warm_live * (1.0 + s->opt.mem_margin)) {
             violation(s, "live bytes %zu above the warm-up mark %zu",
@@ -1447,12 +1445,10 @@ static int run(soak *s) {
            s->opt.dims, s->opt.agents, s->opt.threads,
            (unsigned long long)s->opt.seed, (unsigned long long)s->step,
            (unsigned long long)s->agent_steps, (unsigned long long)s->adds,
-           (unsigned long long)s->removes,
-           (unsigned long long)s->snapshots, (unsigned long long)s->checks,
-           (unsigned long long)s->violations, peak, s->warm_live,
-           s->max_live_after, s->max_speed_ratio, s->max_force_ratio,
-           (unsigned long long)s->stale_refusals,
-           elapsed);
+           (unsigned long long)s->removes, (unsigned long long)s->snapshots,
+           (unsigned long long)s->checks, (unsigned long long)s->violations,
+           peak, s->warm_live, s->max_live_after, s->max_speed_ratio,
+           s->max_force_ratio, (unsigned long long)s->stale_refusals, elapsed);
     return s->violations ? 1 : 0;
 }
 
@@ -1477,31 +1473,31 @@ enum {
 };
 
 static const cli_option option_table[OPT_COUNT] = {
-    [OPT_DIM] = {"dim", 0, "2|3", "dimensions (default 2)"},
-    [OPT_AGENTS] = {"agents", 0, "N",
-                    "agents, the middle of a +-5% band\n"
-                    "(default 10000; k and M suffixes)"},
-    [OPT_STEPS] = {"steps", 0, "N", "stop after N steps"},
-    [OPT_SECONDS] = {"seconds", 0, "S",
-                     "stop after S seconds of wall time\n"
-                     "(default: 60 when neither is given)"},
-    [OPT_CHECK_EVERY] = {"check-every", 0, "N",
-                         "full checks every N steps (default 100)"},
-    [OPT_SNAPSHOT_EVERY] = {"snapshot-every", 0, "N",
-                            "save and reload every N steps (default 1000)"},
-    [OPT_THREADS] = {"threads", 0, "T",
-                     "most threads a step uses; the run\n"
-                     "switches among 1..T (default 2)"},
-    [OPT_SEED] = {"seed", 0, "N", "seed of everything (default 1)"},
-    [OPT_CHURN] = {"churn", 0, "X",
-                   "share of agents removed per step, mean\n"
-                   "(default 0.02)"},
-    [OPT_PROGRESS] = {"progress", 0, "S",
-                      "seconds between progress lines (default 10)"},
-    [OPT_MEM_MARGIN] = {"mem-margin", 0, "X",
-                        "allowed memory growth over the warm-up\n"
-                        "mark, a share (default 0.1)"},
-    [OPT_HELP] = {"help", 'h', NULL, NULL},
+    [OPT_DIM] = { "dim", 0, "2|3", "dimensions (default 2)" },
+    [OPT_AGENTS] = { "agents", 0, "N",
+                     "agents, the middle of a +-5% band\n"
+                     "(default 10000; k and M suffixes)" },
+    [OPT_STEPS] = { "steps", 0, "N", "stop after N steps" },
+    [OPT_SECONDS] = { "seconds", 0, "S",
+                      "stop after S seconds of wall time\n"
+                      "(default: 60 when neither is given)" },
+    [OPT_CHECK_EVERY] = { "check-every", 0, "N",
+                          "full checks every N steps (default 100)" },
+    [OPT_SNAPSHOT_EVERY] = { "snapshot-every", 0, "N",
+                             "save and reload every N steps (default 1000)" },
+    [OPT_THREADS] = { "threads", 0, "T",
+                      "most threads a step uses; the run\n"
+                      "switches among 1..T (default 2)" },
+    [OPT_SEED] = { "seed", 0, "N", "seed of everything (default 1)" },
+    [OPT_CHURN] = { "churn", 0, "X",
+                    "share of agents removed per step, mean\n"
+                    "(default 0.02)" },
+    [OPT_PROGRESS] = { "progress", 0, "S",
+                       "seconds between progress lines (default 10)" },
+    [OPT_MEM_MARGIN] = { "mem-margin", 0, "X",
+                         "allowed memory growth over the warm-up\n"
+                         "mark, a share (default 0.1)" },
+    [OPT_HELP] = { "help", 'h', NULL, NULL },
 };
 
 static void usage(FILE *f) {
@@ -1610,9 +1606,9 @@ int main(int argc, char **argv) {
     o->churn = 0.02;
     o->progress = 10.0;
     o->mem_margin = SOAK_MEM_MARGIN;
-    soak_request request = {o, false};
-    const cli reader = {"soak", option_table, OPT_COUNT, false, take_option,
-                        &request};
+    soak_request request = { o, false };
+    const cli reader = { "soak", option_table, OPT_COUNT,
+                         false,  take_option,  &request };
     if (cli_parse(&reader, argc, argv) < 0) {
         return CLI_EXIT_USAGE;
     }

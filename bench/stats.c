@@ -121,8 +121,7 @@ static void normal_p(size_t first_count, size_t second_count, double ties,
         out->p_greater = 1.0; /* every value tied: no evidence either way */
         out->p_less = 1.0;
     }
-    double log_ways =
-        lgamma(total + 1.0) - lgamma(n1 + 1.0) - lgamma(n2 + 1.0);
+    double log_ways = lgamma(total + 1.0) - lgamma(n1 + 1.0) - lgamma(n2 + 1.0);
     out->p_floor = exp(-log_ways);
     out->exact = 0;
 }
@@ -183,7 +182,7 @@ int stats_mann_whitney(const double *first, size_t first_count,
 }
 
 stats_gate stats_gate_default(void) {
-    stats_gate gate = {DEFAULT_THRESHOLD, DEFAULT_ALPHA};
+    stats_gate gate = { DEFAULT_THRESHOLD, DEFAULT_ALPHA };
     return gate;
 }
 
@@ -191,8 +190,7 @@ int stats_compare(const double *base, size_t base_count, const double *now,
                   size_t now_count, const stats_gate *gate,
                   stats_comparison *out) {
     memset(out, 0, sizeof *out);
-    if (stats_mann_whitney(base, base_count, now, now_count, &out->test) !=
-        0) {
+    if (stats_mann_whitney(base, base_count, now, now_count, &out->test) != 0) {
         return -1;
     }
     out->base_median = stats_median(base, base_count);
@@ -203,13 +201,12 @@ int stats_compare(const double *base, size_t base_count, const double *now,
     out->ratio = out->now_median / out->base_median;
     int testable = out->test.p_floor <= gate->alpha;
     if (out->ratio > 1.0 + gate->threshold) {
-        out->verdict = !testable                       ? STATS_UNTESTED
+        out->verdict = !testable                           ? STATS_UNTESTED
                        : out->test.p_greater < gate->alpha ? STATS_REGRESSION
                                                            : STATS_NOISE;
     } else if (out->ratio < 1.0 - gate->threshold) {
-        out->verdict = testable && out->test.p_less < gate->alpha
-                           ? STATS_FASTER
-                           : STATS_NOISE;
+        out->verdict = testable && out->test.p_less < gate->alpha ? STATS_FASTER
+                                                                  : STATS_NOISE;
     } else {
         out->verdict = STATS_SAME;
     }
@@ -222,11 +219,16 @@ int stats_verdict_fails(stats_verdict verdict) {
 
 const char *stats_verdict_name(stats_verdict verdict) {
     switch (verdict) {
-    case STATS_SAME: return "ok";
-    case STATS_FASTER: return "faster (update the baseline)";
-    case STATS_NOISE: return "ok (shift not significant)";
-    case STATS_REGRESSION: return "REGRESSION";
-    case STATS_UNTESTED: return "REGRESSION (too few repeats to test)";
+    case STATS_SAME:
+        return "ok";
+    case STATS_FASTER:
+        return "faster (update the baseline)";
+    case STATS_NOISE:
+        return "ok (shift not significant)";
+    case STATS_REGRESSION:
+        return "REGRESSION";
+    case STATS_UNTESTED:
+        return "REGRESSION (too few repeats to test)";
     }
     return "unknown";
 }

@@ -39,8 +39,10 @@ int main(void) {
     seek_def.flocking.separation_weight = 1.0f;
     throng_group seekers = THRONG_NULL_GROUP;
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
-    if (!check(world, throng_group_create(world, &flock_def, &flock), "flock") ||
-        !check(world, throng_group_create(world, &seek_def, &seekers), "seekers") ||
+    if (!check(world, throng_group_create(world, &flock_def, &flock),
+               "flock") ||
+        !check(world, throng_group_create(world, &seek_def, &seekers),
+               "seekers") ||
         !check(world, throng_group_add_behaviour(world, seekers, &arrive, NULL),
                "arrive")) {
         throng_world_destroy(world);
@@ -59,7 +61,7 @@ int main(void) {
             return 1;
         }
         if (i >= 90) {
-            const float goal[3] = {20.0f, 5.0f, 0.0f};
+            const float goal[3] = { 20.0f, 5.0f, 0.0f };
             check(world, throng_agent_set_target_point(world, agent, goal),
                   "target");
         }

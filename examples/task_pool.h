@@ -124,7 +124,7 @@ static int task_pool_start(task_pool *p, uint32_t workers,
                            task_pool_order order, uint64_t seed) {
     if (workers < 1u || workers > 64u)
         return -1;
-    *p = (task_pool){.order = order, .shuffle_state = seed | 1u};
+    *p = (task_pool){ .order = order, .shuffle_state = seed | 1u };
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -180,14 +180,16 @@ static void *task_pool_enqueue(throng_task_fn *fn, uint32_t item_count,
         fn(0u, item_count, 0u, context); /* no room: run it here */
         return NULL;
     }
-    *task = (task_pool_task){.fn = fn, .context = context,
-                             .pending = ranges, .used = 1};
+    *task = (task_pool_task){
+        .fn = fn, .context = context, .pending = ranges, .used = 1
+    };
     for (uint32_t r = 0; r < ranges; r++) {
         uint32_t slot = (p->head + p->count) % TASK_POOL_MAX_RANGES;
         p->queue[slot] = (task_pool_range){
             .task = task,
             .begin = (uint32_t)((uint64_t)item_count * r / ranges),
-            .end = (uint32_t)((uint64_t)item_count * (r + 1u) / ranges)};
+            .end = (uint32_t)((uint64_t)item_count * (r + 1u) / ranges)
+        };
         p->count++;
     }
     pthread_cond_broadcast(&p->work);

@@ -399,7 +399,7 @@ THRONG_API throng_world_def throng_world_def_default(void);
  * or THRONG_ERR_OUT_OF_RANGE (anything else, a simd value outside the
  * enum included). */
 THRONG_API throng_status throng_world_create(const throng_world_def *def,
-                                  throng_world **out_world);
+                                             throng_world **out_world);
 
 /* Destroys a world and everything in it. NULL is a no-op. A world that
  * another call is using (destroy called from one of its callbacks, or
@@ -462,7 +462,8 @@ THRONG_API throng_status throng_world_set_step_limits(throng_world *world,
 /* Threads used by subsequent steps (0 = OpenMP default, up to 1024).
  * While task hooks are installed they run every step and this number only
  * waits for them to be removed. */
-THRONG_API throng_status throng_world_set_threads(throng_world *world, int threads);
+THRONG_API throng_status throng_world_set_threads(throng_world *world,
+                                                  int threads);
 
 /* Installs task hooks for subsequent steps, as throng_world_def's fields
  * of the same names (both hooks or neither, worker_count 1 .. 1024 with
@@ -504,25 +505,25 @@ THRONG_API uint64_t throng_world_hash(const throng_world *world);
 
 /* What the last step did. Times are wall-clock seconds. */
 typedef struct throng_step_stats {
-    uint64_t step;              /* steps completed so far */
-    uint32_t agents;            /* agents stepped */
-    uint32_t threads;           /* threads the step ran on */
-    double grid_seconds;        /* hashing, sorting, gathering */
-    double behaviour_seconds;   /* behaviour kernels and combination */
-    double integrate_seconds;   /* truncation, Euler, basis update */
-    double total_seconds;       /* the whole step */
-    uint64_t candidates;        /* pairs whose distance was computed */
-    uint64_t neighbours;        /* pairs within the neighbour radius */
-    uint32_t cells_occupied;    /* grid buckets holding at least one agent */
+    uint64_t step;            /* steps completed so far */
+    uint32_t agents;          /* agents stepped */
+    uint32_t threads;         /* threads the step ran on */
+    double grid_seconds;      /* hashing, sorting, gathering */
+    double behaviour_seconds; /* behaviour kernels and combination */
+    double integrate_seconds; /* truncation, Euler, basis update */
+    double total_seconds;     /* the whole step */
+    uint64_t candidates;      /* pairs whose distance was computed */
+    uint64_t neighbours;      /* pairs within the neighbour radius */
+    uint32_t cells_occupied;  /* grid buckets holding at least one agent */
     /* The kernel path, as throng_simd_name spells it: "avx512",
      * "scalar", ... (never "auto"); set from creation on. */
     const char *simd;
-    uint32_t ticks;             /* ticks the step ran (see max_dt) */
-    double simulated_seconds;   /* dt after the clamp to max_dt * ticks */
+    uint32_t ticks;           /* ticks the step ran (see max_dt) */
+    double simulated_seconds; /* dt after the clamp to max_dt * ticks */
 } throng_step_stats;
 
 THRONG_API throng_status throng_world_stats(const throng_world *world,
-                                 throng_step_stats *out_stats);
+                                            throng_step_stats *out_stats);
 
 /* ------------------------------------------------------------------------ */
 /* Agents                                                                   */
@@ -553,7 +554,7 @@ typedef struct throng_agent {
     uint64_t world;
 } throng_agent;
 
-#define THRONG_NULL_AGENT ((throng_agent){0u, 0u, 0u})
+#define THRONG_NULL_AGENT ((throng_agent){ 0u, 0u, 0u })
 
 /* A handle to a group (see "Groups and flocking" below). It names the same
  * group until that group is removed (throng_group_remove); then it is
@@ -578,7 +579,7 @@ typedef struct throng_group {
 } throng_group;
 
 /* The null group handle: all zero, never a live group. */
-#define THRONG_NULL_GROUP ((throng_group){0u, 0u, 0u})
+#define THRONG_NULL_GROUP ((throng_group){ 0u, 0u, 0u })
 
 typedef struct throng_agent_def {
     /* Metres, finite. In a periodic world it is wrapped into the box. */
@@ -608,16 +609,19 @@ THRONG_API throng_agent_def throng_agent_def_default(void);
 
 /* Adds an agent; on success *out_agent is its handle. O(1) amortised.
  * The initial heading is the velocity's direction, or +x when at rest. */
-THRONG_API throng_status throng_agent_add(throng_world *world, const throng_agent_def *def,
-                               throng_agent *out_agent);
+THRONG_API throng_status throng_agent_add(throng_world *world,
+                                          const throng_agent_def *def,
+                                          throng_agent *out_agent);
 
 /* Removes an agent in O(1): the last agent in dense order moves into its
  * place, so dense indices change but other handles stay valid. Dense
  * indices also change at every step (rows are kept in grid-cell order). */
-THRONG_API throng_status throng_agent_remove(throng_world *world, throng_agent agent);
+THRONG_API throng_status throng_agent_remove(throng_world *world,
+                                             throng_agent agent);
 
 /* True when the handle names a live agent of this world. */
-THRONG_API bool throng_agent_valid(const throng_world *world, throng_agent agent);
+THRONG_API bool throng_agent_valid(const throng_world *world,
+                                   throng_agent agent);
 
 /* Translates a handle into this world's handle of the same agent. In a
  * world loaded from a snapshot, a handle of the world that saved it (even
@@ -635,56 +639,70 @@ THRONG_API throng_status throng_agent_rebind(const throng_world *world,
                                              throng_agent *out_agent);
 
 /* Finds the agent carrying a host key (O(1), hashed). */
-THRONG_API throng_status throng_agent_find(const throng_world *world, uint64_t host_key,
-                                throng_agent *out_agent);
+THRONG_API throng_status throng_agent_find(const throng_world *world,
+                                           uint64_t host_key,
+                                           throng_agent *out_agent);
 
 /* The agent's current dense index (its row in the columns), valid until
  * the next step, add or remove. */
-THRONG_API throng_status throng_agent_index(const throng_world *world, throng_agent agent,
-                                 uint32_t *out_index);
+THRONG_API throng_status throng_agent_index(const throng_world *world,
+                                            throng_agent agent,
+                                            uint32_t *out_index);
 
 /* The handle of the agent at a dense index (0 .. count-1). */
-THRONG_API throng_status throng_agent_at(const throng_world *world, uint32_t index,
-                              throng_agent *out_agent);
+THRONG_API throng_status throng_agent_at(const throng_world *world,
+                                         uint32_t index,
+                                         throng_agent *out_agent);
 
 /* All of an agent's defining fields at once. */
 THRONG_API throng_status throng_agent_get_def(const throng_world *world,
-                                   throng_agent agent,
-                                   throng_agent_def *out_def);
+                                              throng_agent agent,
+                                              throng_agent_def *out_def);
 
 /* Vectors are float[3]; in 2D the z component is read as 0 and ignored on
  * write. Setters validate exactly as throng_agent_add does. */
 THRONG_API throng_status throng_agent_get_position(const throng_world *world,
-                                        throng_agent agent, float out[3]);
-THRONG_API throng_status throng_agent_set_position(throng_world *world, throng_agent agent,
-                                        const float position[3]);
+                                                   throng_agent agent,
+                                                   float out[3]);
+THRONG_API throng_status throng_agent_set_position(throng_world *world,
+                                                   throng_agent agent,
+                                                   const float position[3]);
 THRONG_API throng_status throng_agent_get_velocity(const throng_world *world,
-                                        throng_agent agent, float out[3]);
-THRONG_API throng_status throng_agent_set_velocity(throng_world *world, throng_agent agent,
-                                        const float velocity[3]);
+                                                   throng_agent agent,
+                                                   float out[3]);
+THRONG_API throng_status throng_agent_set_velocity(throng_world *world,
+                                                   throng_agent agent,
+                                                   const float velocity[3]);
 /* Unit heading. In 3D, also the unit up and side vectors of the agent's
  * orthonormal basis (side = forward x up); in 2D up is (0,0,1). */
 THRONG_API throng_status throng_agent_get_basis(const throng_world *world,
-                                     throng_agent agent, float forward[3],
-                                     float up[3], float side[3]);
+                                                throng_agent agent,
+                                                float forward[3], float up[3],
+                                                float side[3]);
 THRONG_API throng_status throng_agent_get_mass(const throng_world *world,
-                                    throng_agent agent, float *out);
-THRONG_API throng_status throng_agent_set_mass(throng_world *world, throng_agent agent,
-                                    float mass);
+                                               throng_agent agent, float *out);
+THRONG_API throng_status throng_agent_set_mass(throng_world *world,
+                                               throng_agent agent, float mass);
 THRONG_API throng_status throng_agent_get_max_force(const throng_world *world,
-                                         throng_agent agent, float *out);
+                                                    throng_agent agent,
+                                                    float *out);
 THRONG_API throng_status throng_agent_set_max_force(throng_world *world,
-                                         throng_agent agent, float max_force);
+                                                    throng_agent agent,
+                                                    float max_force);
 THRONG_API throng_status throng_agent_get_max_speed(const throng_world *world,
-                                         throng_agent agent, float *out);
+                                                    throng_agent agent,
+                                                    float *out);
 /* Lowering max speed below the current speed is allowed: the next step
  * truncates the velocity. */
 THRONG_API throng_status throng_agent_set_max_speed(throng_world *world,
-                                         throng_agent agent, float max_speed);
+                                                    throng_agent agent,
+                                                    float max_speed);
 THRONG_API throng_status throng_agent_get_radius(const throng_world *world,
-                                      throng_agent agent, float *out);
-THRONG_API throng_status throng_agent_set_radius(throng_world *world, throng_agent agent,
-                                      float radius);
+                                                 throng_agent agent,
+                                                 float *out);
+THRONG_API throng_status throng_agent_set_radius(throng_world *world,
+                                                 throng_agent agent,
+                                                 float radius);
 /* The handle of the agent's group (the default group's, for an agent in
  * it). */
 THRONG_API throng_status throng_agent_get_group(const throng_world *world,
@@ -697,10 +715,12 @@ THRONG_API throng_status throng_agent_set_group(throng_world *world,
                                                 throng_agent agent,
                                                 throng_group group);
 THRONG_API throng_status throng_agent_get_host_key(const throng_world *world,
-                                        throng_agent agent, uint64_t *out);
+                                                   throng_agent agent,
+                                                   uint64_t *out);
 /* 0 clears the key; a key held by another agent is refused. */
-THRONG_API throng_status throng_agent_set_host_key(throng_world *world, throng_agent agent,
-                                        uint64_t host_key);
+THRONG_API throng_status throng_agent_set_host_key(throng_world *world,
+                                                   throng_agent agent,
+                                                   uint64_t host_key);
 
 /* ------------------------------------------------------------------------ */
 /* Zero-copy access to the columns                                          */
@@ -740,7 +760,7 @@ typedef struct throng_columns {
 /* THRONG_ERR_OUT_OF_MEMORY when the host-key copy (allocated by the first
  * call, and again after the capacity grew) cannot be allocated. */
 THRONG_API throng_status throng_world_columns(const throng_world *world,
-                                   throng_columns *out_columns);
+                                              throng_columns *out_columns);
 
 /* ------------------------------------------------------------------------ */
 /* Groups and flocking                                                      */
@@ -920,14 +940,13 @@ THRONG_API throng_status throng_group_rebind(const throng_world *world,
                                              throng_group group,
                                              throng_group *out_group);
 
-THRONG_API throng_status throng_group_get_flocking(const throng_world *world,
-                                                   throng_group group,
-                                                   throng_flocking *out_flocking);
+THRONG_API throng_status
+throng_group_get_flocking(const throng_world *world, throng_group group,
+                          throng_flocking *out_flocking);
 /* Validated as in throng_group_create; radii above the world's neighbour
  * radius are refused. */
-THRONG_API throng_status throng_group_set_flocking(throng_world *world,
-                                                   throng_group group,
-                                                   const throng_flocking *flocking);
+THRONG_API throng_status throng_group_set_flocking(
+    throng_world *world, throng_group group, const throng_flocking *flocking);
 THRONG_API throng_status throng_group_set_combine(throng_world *world,
                                                   throng_group group,
                                                   throng_combine_mode mode);
@@ -962,7 +981,7 @@ typedef struct throng_object {
 } throng_object;
 
 /* The null object handle: all zero, never valid. */
-#define THRONG_NULL_OBJECT ((throng_object){0u, 0u, 0u})
+#define THRONG_NULL_OBJECT ((throng_object){ 0u, 0u, 0u })
 
 #define THRONG_MAX_OBJECTS (1u << 24)
 /* A path holds at most this many points; a flow field at most this many
@@ -1060,7 +1079,7 @@ THRONG_API throng_status throng_path_add(throng_world *world,
  * origin + cell_size * (i, j, k); vectors are sampled with bilinear (2D) or
  * trilinear (3D) interpolation, clamped at the edges. */
 typedef struct throng_flow_field_def {
-    float origin[3];       /* metres. Default 0 */
+    float origin[3]; /* metres. Default 0 */
     /* [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. Default 1. */
     float cell_size;
     /* Points per axis, >= 1 (size[2] ignored in 2D), at most
@@ -1081,7 +1100,8 @@ THRONG_API throng_status throng_flow_field_add(throng_world *world,
 /* Removes any object. A removed, forged, null or other world's handle
  * (object handles carry the world's id, as agent handles do) is refused
  * with THRONG_ERR_STALE_HANDLE, so removing twice is refused. */
-THRONG_API throng_status throng_object_remove(throng_world *world, throng_object object);
+THRONG_API throng_status throng_object_remove(throng_world *world,
+                                              throng_object object);
 
 /* As throng_agent_rebind, for object handles: a handle of the world whose
  * snapshot this world was loaded from, naming an object that was live at
@@ -1148,10 +1168,10 @@ THRONG_API throng_status throng_world_object_at(const throng_world *world,
 /* The agent's own target point (seek, flee and arrive with
  * THRONG_TARGET_AGENT_POINT). Default: the origin. */
 THRONG_API throng_status throng_agent_set_target_point(throng_world *world,
-                                            throng_agent agent,
-                                            const float point[3]);
-THRONG_API throng_status throng_agent_get_target_point(const throng_world *world,
-                                            throng_agent agent, float out[3]);
+                                                       throng_agent agent,
+                                                       const float point[3]);
+THRONG_API throng_status throng_agent_get_target_point(
+    const throng_world *world, throng_agent agent, float out[3]);
 /* The agent that pursue, evade, offset pursuit and leader following refer
  * to; the null handle (THRONG_NULL_AGENT) clears it, the agent itself and
  * another world's agent are refused. When the target is removed later,
@@ -1159,18 +1179,19 @@ THRONG_API throng_status throng_agent_get_target_point(const throng_world *world
  * never names another agent under the same generation. O(1). The target
  * read back carries this world's id. */
 THRONG_API throng_status throng_agent_set_target_agent(throng_world *world,
-                                            throng_agent agent,
-                                            throng_agent target);
-THRONG_API throng_status throng_agent_get_target_agent(const throng_world *world,
-                                            throng_agent agent,
-                                            throng_agent *out);
+                                                       throng_agent agent,
+                                                       throng_agent target);
+THRONG_API throng_status throng_agent_get_target_agent(
+    const throng_world *world, throng_agent agent, throng_agent *out);
 /* Progress along the group's path: the segment index (path following) or
  * the next checkpoint (patrol). Default 0; values past the end are
  * clamped when used. */
 THRONG_API throng_status throng_agent_set_progress(throng_world *world,
-                                        throng_agent agent, uint32_t progress);
+                                                   throng_agent agent,
+                                                   uint32_t progress);
 THRONG_API throng_status throng_agent_get_progress(const throng_world *world,
-                                        throng_agent agent, uint32_t *out);
+                                                   throng_agent agent,
+                                                   uint32_t *out);
 
 /* ------------------------------------------------------------------------ */
 /* Behaviours                                                               */
@@ -1520,7 +1541,8 @@ typedef struct throng_behaviour {
 /* A behaviour of `kind` with every default filled in (kind 0 or unknown:
  * a struct whose kind the group functions refuse). Change the fields its
  * kind reads (see the table above); the others must keep these values. */
-THRONG_API throng_behaviour throng_behaviour_default(throng_behaviour_kind kind);
+THRONG_API throng_behaviour
+throng_behaviour_default(throng_behaviour_kind kind);
 
 /* Appends a behaviour to the group's list; *out_index (may be NULL) is its
  * place. Validated in full (objects must be live and of the right kind);
@@ -1528,9 +1550,9 @@ THRONG_API throng_behaviour throng_behaviour_default(throng_behaviour_kind kind)
 THRONG_API throng_status throng_group_add_behaviour(
     throng_world *world, throng_group group, const throng_behaviour *behaviour,
     uint32_t *out_index);
-THRONG_API throng_status throng_group_set_behaviour(
-    throng_world *world, throng_group group, uint32_t index,
-    const throng_behaviour *behaviour);
+THRONG_API throng_status
+throng_group_set_behaviour(throng_world *world, throng_group group,
+                           uint32_t index, const throng_behaviour *behaviour);
 THRONG_API throng_status throng_group_get_behaviour(const throng_world *world,
                                                     throng_group group,
                                                     uint32_t index,
@@ -1558,11 +1580,9 @@ THRONG_API throng_status throng_group_clear_behaviours(throng_world *world,
  * the task hooks, so it needs the world to itself as a call that changes
  * it does: two queries at once, or a query during a read, are refused
  * with THRONG_ERR_BUSY. */
-THRONG_API throng_status throng_world_query_radius(throng_world *world,
-                                        const float point[3], float radius,
-                                        throng_agent *out, uint32_t capacity,
-                                        uint32_t *out_count,
-                                        bool *out_truncated);
+THRONG_API throng_status throng_world_query_radius(
+    throng_world *world, const float point[3], float radius, throng_agent *out,
+    uint32_t capacity, uint32_t *out_count, bool *out_truncated);
 
 /* ------------------------------------------------------------------------ */
 /* Snapshots                                                                */
@@ -1690,9 +1710,9 @@ THRONG_API throng_status throng_world_load(const void *buffer, size_t bytes,
  * that cannot tell its size (a pipe, a FIFO) is read in chunks, its
  * buffer growing only with the bytes that arrive, so a header claiming
  * more than the stream holds is refused as truncated. */
-THRONG_API throng_status throng_world_load_file(const char *path,
-                                                const throng_world_load_def *def,
-                                                throng_world **out_world);
+THRONG_API throng_status
+throng_world_load_file(const char *path, const throng_world_load_def *def,
+                       throng_world **out_world);
 
 #ifdef __cplusplus
 }

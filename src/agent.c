@@ -80,23 +80,22 @@ int64_t agent_slot(const throng_world *w, throng_agent h) {
 }
 
 static throng_status stale(throng_world *w, const char *fn, throng_agent h) {
-    return handle_fail(w, fn, "handle", h.slot, h.generation, h.world,
-                       "agent");
+    return handle_fail(w, fn, "handle", h.slot, h.generation, h.world, "agent");
 }
 
 /* This world's handle of the agent in a live slot. */
 static throng_agent handle_of(const throng_world *w, uint32_t slot) {
-    throng_agent h = {slot + 1u, w->slots[slot].generation, w->id};
+    throng_agent h = { slot + 1u, w->slots[slot].generation, w->id };
     return h;
 }
 
 /* Resolves a handle to a dense row, or records the refusal. */
-#define RESOLVE(w, fn, h, row)                                                \
-    do {                                                                      \
-        int64_t slot_ = handle_slot((w), (h));                                \
-        if (slot_ < 0)                                                        \
-            return stale((w), (fn), (h));                                     \
-        (row) = (w)->slot_dense[slot_];                                        \
+#define RESOLVE(w, fn, h, row)                 \
+    do {                                       \
+        int64_t slot_ = handle_slot((w), (h)); \
+        if (slot_ < 0)                         \
+            return stale((w), (fn), (h));      \
+        (row) = (w)->slot_dense[slot_];        \
     } while (0)
 
 bool throng_agent_valid(const throng_world *w, throng_agent h) {
@@ -113,7 +112,7 @@ uint64_t throng_world_id(const throng_world *w) {
 
 static int agent_live(const throng_world *w, uint32_t slot,
                       uint32_t generation) {
-    throng_agent h = {slot, generation, w->id};
+    throng_agent h = { slot, generation, w->id };
     return handle_slot(w, h) >= 0;
 }
 
@@ -181,8 +180,7 @@ static double unit_error(const float x[3]) {
     return fabs(sqrt(d2) - 1.0);
 }
 
-throng_status world_check_row(throng_world *w, const char *fn,
-                              uint32_t row) {
+throng_status world_check_row(throng_world *w, const char *fn, uint32_t row) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
     agent_fields d;
@@ -210,7 +208,7 @@ throng_status world_check_row(throng_world *w, const char *fn,
                                   "periodic box [0, %g)",
                                   fn, a, (double)d.position[a],
                                   (double)w->box[a]);
-    float f[3] = {c->fx[row], c->fy[row], three ? c->fz[row] : 0.0f};
+    float f[3] = { c->fx[row], c->fy[row], three ? c->fz[row] : 0.0f };
     if ((st = check_vec(w, fn, "heading", f)) != THRONG_OK)
         return st;
     if (!(unit_error(f) <= AGENT_UNIT_TOLERANCE))
@@ -219,7 +217,7 @@ throng_status world_check_row(throng_world *w, const char *fn,
                           "1e-5): %g %g %g",
                           fn, (double)f[0], (double)f[1], (double)f[2]);
     if (three) {
-        float u[3] = {c->ux[row], c->uy[row], c->uz[row]};
+        float u[3] = { c->ux[row], c->uy[row], c->uz[row] };
         if ((st = check_vec(w, fn, "up", u)) != THRONG_OK)
             return st;
         double cosine = (double)f[0] * (double)u[0] +
@@ -238,9 +236,9 @@ throng_status world_check_row(throng_world *w, const char *fn,
                           "%s: the wander turn rate is not finite", fn);
     if (!w->behaviour_state)
         return THRONG_OK;
-    float t[3] = {c->tx[row], c->ty[row], three ? c->tz[row] : 0.0f};
-    float wd[3] = {c->wx[row], three ? c->wy[row] : 0.0f,
-                   three ? c->wz[row] : 0.0f};
+    float t[3] = { c->tx[row], c->ty[row], three ? c->tz[row] : 0.0f };
+    float wd[3] = { c->wx[row], three ? c->wy[row] : 0.0f,
+                    three ? c->wz[row] : 0.0f };
     if ((st = check_vec(w, fn, "target point", t)) != THRONG_OK)
         return st;
     for (int k = 0; k < (three ? 3 : 1); k++)
@@ -271,11 +269,12 @@ void world_wrap_position(const throng_world *w, float p[3]) {
  * be to `hint`; when f is parallel to hint, the axis least aligned with f
  * stands in. */
 void basis_up(const float f[3], const float hint[3], float up[3]) {
-    float h[3] = {hint[0], hint[1], hint[2]};
+    float h[3] = { hint[0], hint[1], hint[2] };
     for (int attempt = 0; attempt < 2; attempt++) {
         /* up = h - (h . f) f, the part of h perpendicular to f. */
         float dot = h[0] * f[0] + h[1] * f[1] + h[2] * f[2];
-        float u[3] = {h[0] - dot * f[0], h[1] - dot * f[1], h[2] - dot * f[2]};
+        float u[3] = { h[0] - dot * f[0], h[1] - dot * f[1],
+                       h[2] - dot * f[2] };
         float len2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
         if (len2 > 1e-6f) {
             float inv = 1.0f / sqrtf(len2);
@@ -303,7 +302,7 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
     agent_columns *c = &w->col;
     float vz = w->dims == 3 ? v[2] : 0.0f;
     float v2 = v[0] * v[0] + v[1] * v[1] + vz * vz;
-    float f[3] = {1.0f, 0.0f, 0.0f};
+    float f[3] = { 1.0f, 0.0f, 0.0f };
     if (v2 >= 1e-30f && is_finite_float(v2)) {
         float len = sqrtf(v2);
         f[0] = v[0] / len;
@@ -314,14 +313,14 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
          * far from unit length: scale by the largest component first. */
         float big = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(vz)));
         if (big > 0.0f) {
-            float u[3] = {v[0] / big, v[1] / big, vz / big};
+            float u[3] = { v[0] / big, v[1] / big, vz / big };
             float len = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
             for (int k = 0; k < 3; k++)
                 f[k] = u[k] / len;
         }
     }
     if (w->dims == 3) {
-        static const float z_up[3] = {0.0f, 0.0f, 1.0f};
+        static const float z_up[3] = { 0.0f, 0.0f, 1.0f };
         basis_store_3d(c, i, f, z_up);
     } else {
         c->fx[i] = f[0];
@@ -338,8 +337,7 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
                           "%s: def and out_agent must not be NULL", fn);
     uint32_t group = 0; /* the def's group handle (null: the default) */
     throng_status st = group_resolve(w, fn, d->group, 1, &group);
-    if (st != THRONG_OK ||
-        (st = check_agent_def(w, fn, d, group)) != THRONG_OK)
+    if (st != THRONG_OK || (st = check_agent_def(w, fn, d, group)) != THRONG_OK)
         return st;
     if (d->host_key != 0) {
         key_entry *found = NULL;
@@ -365,8 +363,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (w->free_count == 0 && reserve_slots(w, w->slot_count + 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to grow the handle table", fn);
-    uint32_t slot = w->free_count ? w->free_slots[w->free_count - 1]
-                                  : w->slot_count;
+    uint32_t slot =
+        w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count;
     if (d->host_key != 0) {
         key_entry *e = world_alloc(w, sizeof *e);
         if (!e)
@@ -400,8 +398,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     w->keys_stale = 1; /* the rows' host keys (throng_world_columns) */
     w->slot_dense[slot] = i;
     agent_columns *c = &w->col;
-    float p[3] = {d->position[0], d->position[1],
-                  w->dims == 3 ? d->position[2] : 0.0f};
+    float p[3] = { d->position[0], d->position[1],
+                   w->dims == 3 ? d->position[2] : 0.0f };
     world_wrap_position(w, p);
     c->px[i] = p[0];
     c->py[i] = p[1];
@@ -522,14 +520,14 @@ throng_status throng_agent_at(const throng_world *cw, uint32_t index,
 
 /* Getters share one shape: check the world and out pointer, resolve the
  * handle, copy. Setters: check the world, resolve the handle to row i. */
-#define GETTER_PROLOGUE(fn)                                                   \
-    READ_ENTRY(cw, w, fn, out, "out");                                        \
-    uint32_t i;                                                               \
+#define GETTER_PROLOGUE(fn)            \
+    READ_ENTRY(cw, w, fn, out, "out"); \
+    uint32_t i;                        \
     RESOLVE(w, fn, h, i)
 
-#define SETTER_PROLOGUE(fn)                                                   \
-    WRITE_ENTRY(w);                                                           \
-    uint32_t i;                                                               \
+#define SETTER_PROLOGUE(fn) \
+    WRITE_ENTRY(w);         \
+    uint32_t i;             \
     RESOLVE(w, fn, h, i)
 
 /* Row i of the columns x, y, z as a vector (z reads 0 in a 2D world). */
@@ -603,12 +601,12 @@ throng_status throng_agent_get_basis(const throng_world *cw, throng_agent h,
     return THRONG_OK;
 }
 
-#define SCALAR_GETTER(name, column)                                           \
-    throng_status throng_agent_get_##name(const throng_world *cw,             \
-                                          throng_agent h, float *out) {       \
-        GETTER_PROLOGUE("throng_agent_get_" #name);                           \
-        *out = w->col.column[i];                                              \
-        return THRONG_OK;                                                     \
+#define SCALAR_GETTER(name, column)                                     \
+    throng_status throng_agent_get_##name(const throng_world *cw,       \
+                                          throng_agent h, float *out) { \
+        GETTER_PROLOGUE("throng_agent_get_" #name);                     \
+        *out = w->col.column[i];                                        \
+        return THRONG_OK;                                               \
     }
 
 SCALAR_GETTER(mass, mass)
@@ -626,9 +624,9 @@ throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
 /* What the setters of an agent's vector check first: the vector is given
  * (`what`), the handle names a live agent (its row in *row) and every
  * component is finite. */
-static throng_status vector_arg(throng_world *w, const char *fn,
-                                throng_agent h, const float *v,
-                                const char *what, uint32_t *row) {
+static throng_status vector_arg(throng_world *w, const char *fn, throng_agent h,
+                                const float *v, const char *what,
+                                uint32_t *row) {
     if (!v)
         return null_fail(w, fn, what);
     RESOLVE(w, fn, h, *row);
@@ -638,15 +636,14 @@ static throng_status vector_arg(throng_world *w, const char *fn,
 /* Sets an agent's position or velocity: vector_arg's checks, then the
  * vector (a position wrapped into the periodic box first) in the columns
  * x, y and, in 3D, z. */
-static throng_status set_vector(throng_world *w, const char *fn,
-                                throng_agent h, const float *v,
-                                const char *what, int position, float *x,
-                                float *y, float *z) {
+static throng_status set_vector(throng_world *w, const char *fn, throng_agent h,
+                                const float *v, const char *what, int position,
+                                float *x, float *y, float *z) {
     uint32_t i = 0;
     throng_status st = vector_arg(w, fn, h, v, what, &i);
     if (st != THRONG_OK)
         return st;
-    float p[3] = {v[0], v[1], w->dims == 3 ? v[2] : 0.0f};
+    float p[3] = { v[0], v[1], w->dims == 3 ? v[2] : 0.0f };
     if (position)
         world_wrap_position(w, p);
     x[i] = p[0];
@@ -671,17 +668,17 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                       0, w->col.vx, w->col.vy, w->col.vz);
 }
 
-#define SCALAR_SETTER(name, column, positive, bit)                            \
-    throng_status throng_agent_set_##name(throng_world *w, throng_agent h,    \
-                                          float value) {                      \
-        static const char fn[] = "throng_agent_set_" #name;                   \
-        SETTER_PROLOGUE(fn);                                                  \
-        throng_status st = check_scalar(w, fn, #name, value, positive);       \
-        if (st != THRONG_OK)                                                  \
-            return st;                                                        \
-        w->col.column[i] = value;                                             \
-        world_uniform_note(w, bit, i);                                        \
-        return THRONG_OK;                                                     \
+#define SCALAR_SETTER(name, column, positive, bit)                         \
+    throng_status throng_agent_set_##name(throng_world *w, throng_agent h, \
+                                          float value) {                   \
+        static const char fn[] = "throng_agent_set_" #name;                \
+        SETTER_PROLOGUE(fn);                                               \
+        throng_status st = check_scalar(w, fn, #name, value, positive);    \
+        if (st != THRONG_OK)                                               \
+            return st;                                                     \
+        w->col.column[i] = value;                                          \
+        world_uniform_note(w, bit, i);                                     \
+        return THRONG_OK;                                                  \
     }
 
 SCALAR_SETTER(mass, mass, 1, UNIFORM_MASS)
@@ -785,15 +782,14 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
                                             throng_agent target) {
     static const char fn[] = "throng_agent_set_target_agent";
     SETTER_PROLOGUE(fn);
-    int none = target.slot == 0 && target.generation == 0 &&
-               target.world == 0;
+    int none = target.slot == 0 && target.generation == 0 && target.world == 0;
     if (!none) {
         /* Targets are kept as slot and generation: a handle of another
          * world is refused here, so every stored target is this world's. */
         int64_t s = handle_slot(w, target);
         if (s < 0)
-            return handle_fail(w, fn, "target", target.slot,
-                               target.generation, target.world, "agent");
+            return handle_fail(w, fn, "target", target.slot, target.generation,
+                               target.world, "agent");
         if ((uint32_t)s == w->col.slot[i])
             return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                               "%s: an agent cannot target itself", fn);
@@ -809,8 +805,7 @@ throng_status throng_agent_set_target_agent(throng_world *w, throng_agent h,
 }
 
 throng_status throng_agent_get_target_agent(const throng_world *cw,
-                                            throng_agent h,
-                                            throng_agent *out) {
+                                            throng_agent h, throng_agent *out) {
     static const char fn[] = "throng_agent_get_target_agent";
     GETTER_PROLOGUE(fn);
     out->slot = w->behaviour_state ? w->col.target_slot[i] : 0;

@@ -69,7 +69,7 @@ static inline _Atomic uint32_t *busy_word(const throng_world *w) {
 }
 
 static inline busy_hold busy_write(const throng_world *w) {
-    busy_hold hold = {NULL, 0u, 0};
+    busy_hold hold = { NULL, 0u, 0 };
     if (!w)
         return hold;
     _Atomic uint32_t *word = busy_word(w);
@@ -86,7 +86,7 @@ static inline busy_hold busy_write(const throng_world *w) {
 }
 
 static inline busy_hold busy_read(const throng_world *w) {
-    busy_hold hold = {NULL, 0u, 0};
+    busy_hold hold = { NULL, 0u, 0 };
     if (!w)
         return hold;
     _Atomic uint32_t *word = busy_word(w);
@@ -111,10 +111,10 @@ static inline void busy_release(const busy_hold *hold) {
         atomic_fetch_sub_explicit(hold->word, 1u, memory_order_release);
 }
 
-#define WORLD_GUARD(acquire, w, busy_value)                                   \
-    __attribute__((cleanup(busy_release))) const busy_hold busy_hold_ =       \
-        acquire(w);                                                           \
-    if (busy_hold_.refused)                                                   \
+#define WORLD_GUARD(acquire, w, busy_value)                             \
+    __attribute__((cleanup(busy_release))) const busy_hold busy_hold_ = \
+        acquire(w);                                                     \
+    if (busy_hold_.refused)                                             \
     return (busy_value)
 
 #define WORLD_WRITE(w) WORLD_GUARD(busy_write, (w), THRONG_ERR_BUSY)
@@ -123,21 +123,21 @@ static inline void busy_release(const busy_hold *hold) {
 
 /* The opening every entry point that changes the world shares: the write
  * guard, and THRONG_ERR_NULL for a NULL world. */
-#define WRITE_ENTRY(w)                                                        \
-    WORLD_WRITE(w);                                                           \
-    if (!(w))                                                                 \
+#define WRITE_ENTRY(w) \
+    WORLD_WRITE(w);    \
+    if (!(w))          \
     return THRONG_ERR_NULL
 
 /* The opening every read-only entry point that answers through a pointer
  * shares: the read guard, `w` (the world made writable for its refusal
  * sentence), THRONG_ERR_NULL for a NULL world, and a NULL `out` refused
  * with null_fail's sentence naming it `out_name`. */
-#define READ_ENTRY(cw, w, fn, out, out_name)                                  \
-    WORLD_READ(cw);                                                           \
-    throng_world *(w) = (throng_world *)(uintptr_t)(cw);                      \
-    if (!(w))                                                                 \
-        return THRONG_ERR_NULL;                                               \
-    if (!(out))                                                               \
+#define READ_ENTRY(cw, w, fn, out, out_name)             \
+    WORLD_READ(cw);                                      \
+    throng_world *(w) = (throng_world *)(uintptr_t)(cw); \
+    if (!(w))                                            \
+        return THRONG_ERR_NULL;                          \
+    if (!(out))                                          \
     return null_fail(w, (fn), (out_name))
 
 /* Destroy's guard, which it never gives back: 1 when the world was idle

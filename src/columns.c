@@ -41,20 +41,21 @@ void column_free(const throng_world *w, void *ptr, uint32_t capacity,
  * columns (slot last); an entry whose pointer is NULL is absent. */
 void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     float **all[FLOAT_COLUMNS] = {
-        &c->px,        &c->py,        &c->pz,     &c->vx,     &c->vy,
-        &c->vz,        &c->fx,        &c->fy,     &c->fz,     &c->ux,
-        &c->uy,        &c->uz,        &c->mass,   &c->max_force,
-        &c->max_speed, &c->radius,    &c->wander_rate,
-        &c->tx,        &c->ty,        &c->tz,     &c->wx,     &c->wy,
-        &c->wz};
+        &c->px,     &c->py,          &c->pz,   &c->vx,        &c->vy,
+        &c->vz,     &c->fx,          &c->fy,   &c->fz,        &c->ux,
+        &c->uy,     &c->uz,          &c->mass, &c->max_force, &c->max_speed,
+        &c->radius, &c->wander_rate, &c->tx,   &c->ty,        &c->tz,
+        &c->wx,     &c->wy,          &c->wz
+    };
     memcpy(out, all, sizeof all);
 }
 
 /* Their names, in the same order, for sentences. */
 static const char *const float_column_names[FLOAT_COLUMNS] = {
-    "px", "py", "pz", "vx", "vy", "vz", "fx", "fy", "fz", "ux", "uy", "uz",
-    "mass", "max_force", "max_speed", "radius", "wander_rate", "tx", "ty",
-    "tz", "wx", "wy", "wz"};
+    "px",          "py", "pz", "vx", "vy",   "vz",        "fx",        "fy",
+    "fz",          "ux", "uy", "uz", "mass", "max_force", "max_speed", "radius",
+    "wander_rate", "tx", "ty", "tz", "wx",   "wy",        "wz"
+};
 
 /* Rows scanned per block: the block's test vectorises (an OR of masks,
  * no early exit), and only a block with a bad value is looked at again. */
@@ -94,8 +95,8 @@ int world_non_finite(const throng_world *cw, const char **out_column,
 }
 
 void u32_columns(agent_columns *c, uint32_t **out[U32_COLUMN_COUNT]) {
-    uint32_t **all[U32_COLUMN_COUNT] = {&c->target_slot, &c->target_gen,
-                                        &c->progress, &c->group, &c->slot};
+    uint32_t **all[U32_COLUMN_COUNT] = { &c->target_slot, &c->target_gen,
+                                         &c->progress, &c->group, &c->slot };
     memcpy(out, all, sizeof all);
 }
 
@@ -110,13 +111,15 @@ int column_present(int dims, int state, int k) {
     return k < 17 || state;
 }
 
-int u32_present(int state, int k) { return k >= 3 || state; }
+int u32_present(int state, int k) {
+    return k >= 3 || state;
+}
 
 /* The column of a UNIFORM_* bit (bit index k), as 4-byte words. */
 static void *uniform_column(const agent_columns *c, int k) {
-    void *all[] = {c->mass, c->max_force,   c->max_speed,  c->radius,
-                   c->group, c->tx,         c->ty,         c->tz,
-                   c->target_slot,          c->target_gen};
+    void *all[] = { c->mass,        c->max_force, c->max_speed, c->radius,
+                    c->group,       c->tx,        c->ty,        c->tz,
+                    c->target_slot, c->target_gen };
     return all[k];
 }
 
@@ -221,8 +224,7 @@ void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
 /* Allocates, zeroed, every column of `c` that a world with this state
  * has and `c` lacks; all or nothing (on failure, what it allocated is
  * freed again). */
-int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap,
-                  int state) {
+int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     float **cols[FLOAT_COLUMNS];
     float_columns(c, cols);
     uint32_t **ints[U32_COLUMN_COUNT];
@@ -289,7 +291,7 @@ void world_zero_tails(throng_world *w) {
     for (int k = 0; k < U32_COLUMN_COUNT; k++)
         if (*ints[k])
             memset(*ints[k] + w->count, 0, bytes);
-    float *steer[3] = {w->steer_x, w->steer_y, w->steer_z};
+    float *steer[3] = { w->steer_x, w->steer_y, w->steer_z };
     for (int a = 0; a < 3; a++)
         if (steer[a])
             memset(steer[a] + w->count, 0, bytes);
@@ -301,18 +303,19 @@ int reserve_columns(throng_world *w, uint32_t want) {
         return 0;
     /* The first reservation is exact (initial_capacity means what it
      * says); later growth doubles, for amortised O(1) adds. */
-    uint32_t cap = w->capacity ? w->capacity : (want > MIN_CAPACITY ? want : MIN_CAPACITY);
+    uint32_t cap =
+        w->capacity ? w->capacity : (want > MIN_CAPACITY ? want : MIN_CAPACITY);
     while (cap < want)
         cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
     agent_columns n;
     memset(&n, 0, sizeof n);
     int ok = !alloc_columns(w, &n, cap, w->behaviour_state);
-    float *steer[3] = {NULL, NULL, NULL};
+    float *steer[3] = { NULL, NULL, NULL };
     for (int a = 0; a < w->dims && ok; a++) {
         steer[a] = column_alloc(w, cap, sizeof(float));
         ok = steer[a] != NULL;
     }
-    void *spare4[GRID_PERMUTE_BATCH] = {NULL};
+    void *spare4[GRID_PERMUTE_BATCH] = { NULL };
     for (int b = 0; b < GRID_PERMUTE_BATCH && ok; b++) {
         spare4[b] = column_alloc(w, cap, 4u);
         ok = spare4[b] != NULL;
@@ -356,8 +359,9 @@ int reserve_columns(throng_world *w, uint32_t want) {
 int reserve_slots(throng_world *w, uint32_t want) {
     if (want <= w->slot_capacity)
         return 0;
-    uint32_t cap = w->slot_capacity ? w->slot_capacity
-                                    : (want > MIN_CAPACITY ? want : MIN_CAPACITY);
+    uint32_t cap = w->slot_capacity
+                       ? w->slot_capacity
+                       : (want > MIN_CAPACITY ? want : MIN_CAPACITY);
     while (cap < want)
         cap = cap > THRONG_MAX_AGENTS / 2 ? THRONG_MAX_AGENTS : cap * 2;
     slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));

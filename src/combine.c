@@ -38,7 +38,8 @@ static void flocking_terms(const throng_world *w, const group_kernel_params *k,
         if (have) {
             float inv_n = 1.0f / (float)s->sep_n;
             float sign = k->sep_inverse ? inv_n : -inv_n;
-            float x[3] = {s->sep[0] * sign, s->sep[1] * sign, s->sep[2] * sign};
+            float x[3] = { s->sep[0] * sign, s->sep[1] * sign,
+                           s->sep[2] * sign };
             flock_desired_towards(x, speed, vd);
         } else {
             vd[0] = vd[1] = vd[2] = 0.0f;
@@ -57,7 +58,8 @@ static void flocking_terms(const throng_world *w, const group_kernel_params *k,
     }
     if (k->coh_w > 0.0f && s->coh_n > 0) {
         float inv_n = 1.0f / (float)s->coh_n;
-        float c[3] = {s->coh[0] * inv_n, s->coh[1] * inv_n, s->coh[2] * inv_n};
+        float c[3] = { s->coh[0] * inv_n, s->coh[1] * inv_n,
+                       s->coh[2] * inv_n };
         flock_desired_towards(c, speed, vd);
         steer_force(a, vd, T[TERM_COHESION]);
         on[TERM_COHESION] = 1;
@@ -71,15 +73,19 @@ static void flocking_terms(const throng_world *w, const group_kernel_params *k,
 static int list_force(const steer_ctx *a, const throng_behaviour *b,
                       const flock_sums *s, float F[3]) {
     switch (behaviour_family(b->kind)) {
-    case 1: return steer_agent_force(a, b, s, F);
-    case 2: return steer_route_force(a, b, F);
-    case 3: return steer_env_force(a, b, F);
-    default: return 0;
+    case 1:
+        return steer_agent_force(a, b, s, F);
+    case 2:
+        return steer_route_force(a, b, F);
+    case 3:
+        return steer_env_force(a, b, F);
+    default:
+        return 0;
     }
 }
 
-void steer_finish_recipe(const throng_world *w, uint32_t t,
-                         const flock_sums *s, float dt) {
+void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
+                         float dt) {
     const uint32_t group = w->col.group[t];
     const group_record *g = &w->groups[group];
     const group_kernel_params *k = &w->group_params[group];
@@ -102,7 +108,7 @@ void steer_finish_recipe(const throng_world *w, uint32_t t,
                 list_force(&a, &g->behaviours[i], s, T[TERM_LIST + i]);
     }
 
-    float F[3] = {0.0f, 0.0f, 0.0f};
+    float F[3] = { 0.0f, 0.0f, 0.0f };
     const int priority = g->combine == THRONG_COMBINE_PRIORITY;
     const float limit2 = a.max_force * a.max_force;
     for (int o = 0; o < k->term_count; o++) {
@@ -117,9 +123,8 @@ void steer_finish_recipe(const throng_world *w, uint32_t t,
         if (f2 >= limit2) {
             /* Seed 003: the running sum has reached the limit: truncate
              * and add nothing more. */
-            float kf = f2 > 0.0f && f2 <= FLT_MAX
-                           ? a.max_force / sqrtf(f2)
-                           : 0.0f;
+            float kf =
+                f2 > 0.0f && f2 <= FLT_MAX ? a.max_force / sqrtf(f2) : 0.0f;
             for (int d = 0; d < 3; d++)
                 F[d] *= kf;
             break;

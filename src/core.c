@@ -51,8 +51,7 @@ void world_free(const throng_world *w, void *ptr, size_t size) {
  * ever contend for it (a writer has the world to itself), and each holds
  * it for a short loop that calls nothing outside the library. */
 void shared_write_lock(throng_world *w) {
-    while (atomic_exchange_explicit(&w->shared_write, 1u,
-                                    memory_order_acquire))
+    while (atomic_exchange_explicit(&w->shared_write, 1u, memory_order_acquire))
         ;
 }
 
@@ -60,8 +59,8 @@ void shared_write_unlock(throng_world *w) {
     atomic_store_explicit(&w->shared_write, 0u, memory_order_release);
 }
 
-throng_status world_fail(throng_world *w, throng_status status,
-                         const char *fmt, ...) {
+throng_status world_fail(throng_world *w, throng_status status, const char *fmt,
+                         ...) {
     va_list ap;
     va_start(ap, fmt);
     shared_write_lock(w);
@@ -79,33 +78,53 @@ int world_thread_count(const throng_world *w) {
 }
 
 parallel_sched world_scheduler(throng_world *w) {
-    parallel_sched s = {.threads = world_thread_count(w),
-                        .enqueue_task = w->enqueue_task,
-                        .finish_task = w->finish_task,
-                        .user_context = w->task_context,
-                        .tuner = &w->tuner};
+    parallel_sched s = { .threads = world_thread_count(w),
+                         .enqueue_task = w->enqueue_task,
+                         .finish_task = w->finish_task,
+                         .user_context = w->task_context,
+                         .tuner = &w->tuner };
     return s;
 }
 
 const char *throng_status_string(throng_status status) {
     switch (status) {
-    case THRONG_OK: return "ok";
-    case THRONG_ERR_NULL: return "invalid argument: a required pointer is NULL";
-    case THRONG_ERR_NOT_FINITE: return "invalid argument: a number is NaN or infinite";
-    case THRONG_ERR_OUT_OF_RANGE: return "invalid argument: a value is out of its range";
-    case THRONG_ERR_STALE_HANDLE: return "stale handle: no live agent, group or object of this world has it";
-    case THRONG_ERR_UNKNOWN_GROUP: return "unknown group";
-    case THRONG_ERR_DUPLICATE_KEY: return "duplicate key: the key or name is already in use";
-    case THRONG_ERR_NOT_FOUND: return "not found";
-    case THRONG_ERR_OUT_OF_MEMORY: return "out of memory";
-    case THRONG_ERR_CAPACITY: return "capacity reached";
-    case THRONG_ERR_BAD_SNAPSHOT: return "bad snapshot: truncated, corrupted or inconsistent";
-    case THRONG_ERR_VERSION: return "snapshot version is newer than this library reads";
-    case THRONG_ERR_IO: return "input/output error";
-    case THRONG_ERR_UNSUPPORTED: return "unsupported: this CPU or build does not offer what was asked for";
-    case THRONG_ERR_BUSY: return "busy: another call on this world is running";
-    case THRONG_ERR_INVALID_ARG: return "invalid argument: a field the call would not read is set, or the group is in use";
-    case THRONG_ERR_INTERNAL: return "internal error: the library broke one of its own invariants";
+    case THRONG_OK:
+        return "ok";
+    case THRONG_ERR_NULL:
+        return "invalid argument: a required pointer is NULL";
+    case THRONG_ERR_NOT_FINITE:
+        return "invalid argument: a number is NaN or infinite";
+    case THRONG_ERR_OUT_OF_RANGE:
+        return "invalid argument: a value is out of its range";
+    case THRONG_ERR_STALE_HANDLE:
+        return "stale handle: no live agent, group or object of this world has "
+               "it";
+    case THRONG_ERR_UNKNOWN_GROUP:
+        return "unknown group";
+    case THRONG_ERR_DUPLICATE_KEY:
+        return "duplicate key: the key or name is already in use";
+    case THRONG_ERR_NOT_FOUND:
+        return "not found";
+    case THRONG_ERR_OUT_OF_MEMORY:
+        return "out of memory";
+    case THRONG_ERR_CAPACITY:
+        return "capacity reached";
+    case THRONG_ERR_BAD_SNAPSHOT:
+        return "bad snapshot: truncated, corrupted or inconsistent";
+    case THRONG_ERR_VERSION:
+        return "snapshot version is newer than this library reads";
+    case THRONG_ERR_IO:
+        return "input/output error";
+    case THRONG_ERR_UNSUPPORTED:
+        return "unsupported: this CPU or build does not offer what was asked "
+               "for";
+    case THRONG_ERR_BUSY:
+        return "busy: another call on this world is running";
+    case THRONG_ERR_INVALID_ARG:
+        return "invalid argument: a field the call would not read is set, or "
+               "the group is in use";
+    case THRONG_ERR_INTERNAL:
+        return "internal error: the library broke one of its own invariants";
     }
     return "unknown status";
 }
@@ -118,8 +137,8 @@ throng_status check_finite(throng_world *w, const char *fn, const char *what,
                       what);
 }
 
-throng_status check_vec(throng_world *w, const char *fn,
-                        const char *what, const float *v) {
+throng_status check_vec(throng_world *w, const char *fn, const char *what,
+                        const float *v) {
     return check_vecs(w, fn, what, v, 1u, 0u);
 }
 
@@ -151,8 +170,8 @@ throng_status check_length_field(throng_world *w, const char *fn,
                       (double)x);
 }
 
-throng_status check_scalar(throng_world *w, const char *fn,
-                           const char *what, float x, int positive) {
+throng_status check_scalar(throng_world *w, const char *fn, const char *what,
+                           float x, int positive) {
     if (positive == SCALAR_LENGTH)
         return check_length_field(w, fn, what, x, 1);
     throng_status st = check_finite(w, fn, what, x);

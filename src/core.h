@@ -50,8 +50,7 @@ throng_status world_fail(throng_world *world, throng_status status,
 
 /* Records that a pointer argument the call needs (`what`) is NULL, in the
  * one wording "fn: what must not be NULL"; returns THRONG_ERR_NULL. */
-throng_status null_fail(throng_world *world, const char *fn,
-                        const char *what);
+throng_status null_fail(throng_world *world, const char *fn, const char *what);
 
 /* Threads a step uses: the host's worker count when it gave task hooks,
  * else world->threads, or the OpenMP default. */

@@ -105,27 +105,32 @@ static inline void detmath_sincos(double x, double *sin_out, double *cos_out) {
     const double r2 = r * r;
     /* sin as r (1 + r^2 P(r^2)), so r = -0 keeps its sign. */
     const double sin_r =
-        r * (1.0 +
-             r2 * (DETMATH_S3 +
-                   r2 * (DETMATH_S5 +
-                         r2 * (DETMATH_S7 +
-                               r2 * (DETMATH_S9 +
-                                     r2 * (DETMATH_S11 +
-                                           r2 * (DETMATH_S13 +
-                                                 r2 * (DETMATH_S15 +
-                                                       r2 * (DETMATH_S17 +
-                                                             r2 * DETMATH_S19)))))))));
+        r *
+        (1.0 +
+         r2 *
+             (DETMATH_S3 +
+              r2 *
+                  (DETMATH_S5 +
+                   r2 *
+                       (DETMATH_S7 +
+                        r2 * (DETMATH_S9 +
+                              r2 * (DETMATH_S11 +
+                                    r2 * (DETMATH_S13 +
+                                          r2 * (DETMATH_S15 +
+                                                r2 * (DETMATH_S17 +
+                                                      r2 * DETMATH_S19)))))))));
     const double cos_r =
         1.0 +
-        r2 * (DETMATH_C2 +
-              r2 * (DETMATH_C4 +
-                    r2 * (DETMATH_C6 +
-                          r2 * (DETMATH_C8 +
-                                r2 * (DETMATH_C10 +
-                                      r2 * (DETMATH_C12 +
-                                            r2 * (DETMATH_C14 +
-                                                  r2 * (DETMATH_C16 +
-                                                        r2 * DETMATH_C18))))))));
+        r2 *
+            (DETMATH_C2 +
+             r2 * (DETMATH_C4 +
+                   r2 * (DETMATH_C6 +
+                         r2 * (DETMATH_C8 +
+                               r2 * (DETMATH_C10 +
+                                     r2 * (DETMATH_C12 +
+                                           r2 * (DETMATH_C14 +
+                                                 r2 * (DETMATH_C16 +
+                                                       r2 * DETMATH_C18))))))));
     /* |q| < 2^21 here, so the conversion is exact; two's complement makes
      * the low two bits q mod 4 for negative q too. */
     switch ((uint32_t)(int32_t)q & 3u) {

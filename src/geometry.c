@@ -41,8 +41,8 @@ throng_status geo_reserve(throng_world *w, const char *fn) {
         return THRONG_OK;
     if (g->capacity >= THRONG_MAX_OBJECTS)
         return world_fail(w, THRONG_ERR_CAPACITY,
-                          "%s: the world holds %u objects, the most it can",
-                          fn, THRONG_MAX_OBJECTS);
+                          "%s: the world holds %u objects, the most it can", fn,
+                          THRONG_MAX_OBJECTS);
     uint32_t cap = g->capacity ? g->capacity * 2 : 16;
     cap = cap > THRONG_MAX_OBJECTS ? THRONG_MAX_OBJECTS : cap;
     geo_object *o = world_alloc(w, (size_t)cap * sizeof *o);
@@ -123,7 +123,7 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
 
 static int object_live(const throng_world *w, uint32_t id,
                        uint32_t generation) {
-    throng_object h = {id, generation, w->id};
+    throng_object h = { id, generation, w->id };
     return geo_lookup(w, h, ~0u) != NULL;
 }
 
@@ -198,8 +198,7 @@ static double length3(const float x[3]) {
 
 /* The distance from point i to point j of a path, in double: float
  * differences of far-apart points could overflow. */
-static double path_gap(int dims, const float *points, uint32_t i,
-                       uint32_t j) {
+static double path_gap(int dims, const float *points, uint32_t i, uint32_t j) {
     double d2 = 0.0;
     for (int k = 0; k < dims; k++) {
         double d = (double)points[3u * j + (uint32_t)k] -
@@ -219,8 +218,7 @@ throng_status geo_path_count_check(throng_world *w, const char *fn,
 }
 
 throng_status geo_flow_size_check(throng_world *w, const char *fn,
-                                  const uint32_t size[3],
-                                  uint64_t *out_cells) {
+                                  const uint32_t size[3], uint64_t *out_cells) {
     uint64_t cells = 1u;
     for (int k = 0; k < 3; k++) {
         if (k >= w->dims) {

@@ -74,9 +74,9 @@ typedef struct geometry {
     uint32_t *free_ids;
     uint32_t free_count;
     uint32_t live;
-    uint32_t planes;     /* live GEO_PLANE objects */
-    uint64_t version;    /* bumped by every add and remove */
-    size_t data_bytes;   /* sum of the objects' blocks */
+    uint32_t planes;   /* live GEO_PLANE objects */
+    uint64_t version;  /* bumped by every add and remove */
+    size_t data_bytes; /* sum of the objects' blocks */
     geo_grid grid;
 } geometry;
 
@@ -110,8 +110,7 @@ throng_status geo_path_count_check(throng_world *world, const char *fn,
  * *out_cells is its number of cells. Checked before the vectors are read
  * or allocated. */
 throng_status geo_flow_size_check(throng_world *world, const char *fn,
-                                  const uint32_t size[3],
-                                  uint64_t *out_cells);
+                                  const uint32_t size[3], uint64_t *out_cells);
 /* Fills a path's length_at from its points, as geo_object_check expects
  * them. */
 void geo_path_lengths(int dims, geo_object *obj);
@@ -127,7 +126,6 @@ void geo_commit(throng_world *world, geo_object *obj, throng_object *out);
  * set), or NULL. */
 const geo_object *geo_lookup(const throng_world *world, throng_object h,
                              uint32_t kinds);
-
 
 size_t geometry_bytes(const throng_world *world);
 void geometry_free(throng_world *world);

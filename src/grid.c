@@ -140,7 +140,8 @@ static int reserve_buckets(throng_world *w, grid *g, uint32_t buckets,
         g->bucket_capacity = buckets;
     }
     if (hist_entries > g->hist_capacity) {
-        uint32_t *hist = world_alloc(w, (size_t)hist_entries * sizeof(uint32_t));
+        uint32_t *hist =
+            world_alloc(w, (size_t)hist_entries * sizeof(uint32_t));
         if (!hist)
             return 1;
         world_free(w, g->hist, (size_t)g->hist_capacity * sizeof(uint32_t));
@@ -206,9 +207,9 @@ periodic_buckets_body(const grid *g, const agent_columns *c,
     if (g->dims == 2) {
 #pragma omp simd
         for (uint32_t i = begin; i < end; i++)
-            bucket_of[i] = (uint32_t)periodic_coord(iy, ny, py[i]) *
-                               (uint32_t)nx +
-                           (uint32_t)periodic_coord(ix, nx, px[i]);
+            bucket_of[i] =
+                (uint32_t)periodic_coord(iy, ny, py[i]) * (uint32_t)nx +
+                (uint32_t)periodic_coord(ix, nx, px[i]);
         return;
     }
     const double iz = g->inv_edge[2];
@@ -216,8 +217,7 @@ periodic_buckets_body(const grid *g, const agent_columns *c,
     const float *restrict pz = c->pz;
 #pragma omp simd
     for (uint32_t i = begin; i < end; i++)
-        bucket_of[i] = ((uint32_t)periodic_coord(iz, nz, pz[i]) *
-                            (uint32_t)ny +
+        bucket_of[i] = ((uint32_t)periodic_coord(iz, nz, pz[i]) * (uint32_t)ny +
                         (uint32_t)periodic_coord(iy, ny, py[i])) *
                            (uint32_t)nx +
                        (uint32_t)periodic_coord(ix, nx, px[i]);
@@ -315,8 +315,8 @@ static void scan_totals(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
 }
 
 /* Second half: turn counts into each (part, bucket)'s first sorted row. */
-static void scan_offsets(void *ctx, uint32_t part, uint32_t begin,
-                         uint32_t end, int thread) {
+static void scan_offsets(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                         int thread) {
     (void)thread;
     sort_ctx *s = ctx;
     uint32_t *hist = s->g->hist;
@@ -402,7 +402,8 @@ static void permute_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     throng_world *w = p->w;
     const uint32_t *restrict sorted = w->grid.sorted;
     for (uint32_t b = begin; b < end; b += GRID_PERMUTE_BLOCK) {
-        uint32_t e = end - b > GRID_PERMUTE_BLOCK ? b + GRID_PERMUTE_BLOCK : end;
+        uint32_t e =
+            end - b > GRID_PERMUTE_BLOCK ? b + GRID_PERMUTE_BLOCK : end;
         permute_block(p, sorted, b, e);
     }
 }
@@ -427,10 +428,9 @@ static void copy_back_rows(void *ctx, uint32_t begin, uint32_t end,
 /* 1 when `col` is one of the columns throng_world_columns shows. */
 static int column_shown(const throng_world *w, void *const *col) {
     const agent_columns *c = &w->col;
-    const void *const shown[] = {&c->px, &c->py, &c->pz, &c->vx,
-                                 &c->vy, &c->vz, &c->fx, &c->fy,
-                                 &c->fz, &c->ux, &c->uy, &c->uz,
-                                 &c->group};
+    const void *const shown[] = { &c->px, &c->py, &c->pz,   &c->vx, &c->vy,
+                                  &c->vz, &c->fx, &c->fy,   &c->fz, &c->ux,
+                                  &c->uy, &c->uz, &c->group };
     for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
         if (shown[k] == (const void *)col)
             return 1;
@@ -450,7 +450,7 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
                   (count >= 1 && *cols[count - 1] == (void *)w->col.slot),
               "the slot column (once there is one) is permuted, and last");
     for (int first = 0; first < count; first += GRID_PERMUTE_BATCH) {
-        permute_ctx p = {.w = w};
+        permute_ctx p = { .w = w };
         for (int k = first; k < count && p.count < GRID_PERMUTE_BATCH; k++) {
             p.from[p.count] = *cols[k];
             p.to[p.count] = w->spare4[p.count];
@@ -459,7 +459,7 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
         parallel_rows(sched, n, GRID_GATHER_GRAIN, permute_rows, &p);
         if (sched->failed)
             return; /* the spares hold no complete column */
-        copy_back_ctx back = {.count = 0};
+        copy_back_ctx back = { .count = 0 };
         for (int b = 0; b < p.count; b++) {
             if (w->stable_columns && column_shown(w, cols[first + b])) {
                 back.from[back.count] = w->spare4[b];
@@ -492,20 +492,21 @@ typedef struct bounds_ctx {
     int32_t lo[GRID_MAX_PARTS][3], hi[GRID_MAX_PARTS][3];
 } bounds_ctx;
 
-static void bounds_part(void *ctx, uint32_t part, uint32_t begin,
-                        uint32_t end, int thread) {
+static void bounds_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                        int thread) {
     (void)thread;
     bounds_ctx *b = ctx;
     const grid *g = &b->w->grid;
     const agent_columns *c = &b->w->col;
-    int32_t lo[3] = {INT32_MAX, INT32_MAX, 0}, hi[3] = {INT32_MIN, INT32_MIN, 0};
+    int32_t lo[3] = { INT32_MAX, INT32_MAX, 0 },
+            hi[3] = { INT32_MIN, INT32_MIN, 0 };
     if (g->dims == 3) {
         lo[2] = INT32_MAX;
         hi[2] = INT32_MIN;
     }
     for (uint32_t i = begin; i < end; i++) {
-        int32_t x[3] = {grid_coord(g, 0, c->px[i]), grid_coord(g, 1, c->py[i]),
-                        g->dims == 3 ? grid_coord(g, 2, c->pz[i]) : 0};
+        int32_t x[3] = { grid_coord(g, 0, c->px[i]), grid_coord(g, 1, c->py[i]),
+                         g->dims == 3 ? grid_coord(g, 2, c->pz[i]) : 0 };
         for (int a = 0; a < g->dims; a++) {
             lo[a] = x[a] < lo[a] ? x[a] : lo[a];
             hi[a] = x[a] > hi[a] ? x[a] : hi[a];
@@ -615,9 +616,9 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
 
     const uint32_t room = w->capacity > n ? w->capacity : n;
     uint32_t bucket_room, hist_room;
-    storage_room(g, room, threads > world_thread_count(w)
-                              ? threads
-                              : world_thread_count(w),
+    storage_room(g, room,
+                 threads > world_thread_count(w) ? threads
+                                                 : world_thread_count(w),
                  &bucket_room, &hist_room);
     if (bucket_room < buckets)
         bucket_room = buckets;
@@ -631,7 +632,7 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
                   buckets <= g->bucket_capacity && n <= g->agent_capacity,
               "the sort's parts fit the grid's storage");
 
-    sort_ctx s = {.w = w, .g = g, .buckets = buckets, .parts = parts};
+    sort_ctx s = { .w = w, .g = g, .buckets = buckets, .parts = parts };
     parallel_parts(sched, n, parts, count_part, &s);
 
     uint32_t scan_parts = buckets / GRID_SCAN_GRAIN;

@@ -41,15 +41,16 @@ typedef struct cell_range {
     float shift[3]; /* add to a candidate's position: nearest image */
 } cell_range;
 
-#define GRID_MAX_RANGES \
-    ((2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1))
+#define GRID_MAX_RANGES                                    \
+    ((2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1) * \
+     (2 * GRID_MAX_REACH + 1))
 
 typedef struct grid {
     int dims;
     int periodic;
-    int reach[3];          /* cells walked on each side, per axis */
-    float box[3];          /* periodic box */
-    float edge[3];         /* cell edge per axis */
+    int reach[3];  /* cells walked on each side, per axis */
+    float box[3];  /* periodic box */
+    float edge[3]; /* cell edge per axis */
     double inv_edge[3];
     /* Dense numbering: always in a periodic box; in unbounded space when
      * the agents' bounding box of cells is small enough (see grid.c). */
@@ -60,13 +61,13 @@ typedef struct grid {
 
     /* Storage, grown as needed, never shrunk. */
     uint32_t agent_capacity;
-    uint32_t bucket_capacity;  /* cell_start holds bucket_capacity + 1 */
-    uint32_t hist_capacity;    /* entries of hist */
-    uint32_t *cell_start;      /* bucket b holds sorted rows
+    uint32_t bucket_capacity; /* cell_start holds bucket_capacity + 1 */
+    uint32_t hist_capacity;   /* entries of hist */
+    uint32_t *cell_start;     /* bucket b holds sorted rows
                                   [cell_start[b], cell_start[b+1]) */
-    uint32_t *hist;            /* per chunk, per bucket: counts, then offsets */
-    uint32_t *bucket_of;       /* dense row -> bucket */
-    uint32_t *sorted;          /* sorted row -> dense row (before a
+    uint32_t *hist;           /* per chunk, per bucket: counts, then offsets */
+    uint32_t *bucket_of;      /* dense row -> bucket */
+    uint32_t *sorted;         /* sorted row -> dense row (before a
                                   permuting build moved the rows) */
 
     uint32_t count;    /* agents in the last build */

@@ -114,8 +114,7 @@ static throng_status check_wander(throng_world *w, const char *fn,
 static throng_status check_combine(throng_world *w, const char *fn,
                                    throng_combine_mode mode) {
     if (mode != THRONG_COMBINE_WEIGHTED_AVERAGE &&
-        mode != THRONG_COMBINE_WEIGHTED_SUM &&
-        mode != THRONG_COMBINE_PRIORITY)
+        mode != THRONG_COMBINE_WEIGHTED_SUM && mode != THRONG_COMBINE_PRIORITY)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
                           "%s: combine mode %d is not a throng_combine_mode",
                           fn, (int)mode);
@@ -151,8 +150,7 @@ static int reserve_groups(throng_world *w, uint32_t want) {
 }
 
 throng_status group_add(throng_world *w, const char *fn,
-                        const throng_group_def *def,
-                        uint32_t *out_group) {
+                        const throng_group_def *def, uint32_t *out_group) {
     throng_status st = check_flocking(w, fn, &def->flocking);
     if (st != THRONG_OK)
         return st;
@@ -200,8 +198,7 @@ throng_status group_add(throng_world *w, const char *fn,
             if (!check) {
                 world_free(w, e, sizeof *e);
                 return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                                  "%s: no memory for the group name table",
-                                  fn);
+                                  "%s: no memory for the group name table", fn);
             }
         }
     }
@@ -281,33 +278,33 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
  * the group's kernel constants again. `type` names a type, which no
  * parentheses may enclose. */
 /* NOLINTBEGIN(bugprone-macro-parentheses) */
-#define GROUP_SETTING(name, type, check)                                      \
-    throng_status throng_group_get_##name(const throng_world *cw,             \
-                                          throng_group handle, type *out) {   \
-        static const char fn[] = "throng_group_get_" #name;                   \
-        READ_ENTRY(cw, w, fn, out, "out");                                    \
-        uint32_t group = 0;                                                   \
-        throng_status st = check_group(w, fn, handle, &group);                \
-        if (st == THRONG_OK)                                                  \
-            *out = w->groups[group].name;                                     \
-        return st;                                                            \
-    }                                                                         \
-                                                                              \
-    throng_status throng_group_set_##name(throng_world *w, throng_group handle, \
-                                          const type *value) {                \
-        static const char fn[] = "throng_group_set_" #name;                   \
-        WRITE_ENTRY(w);                                                       \
-        if (!value)                                                           \
-            return null_fail(w, fn, #name);                                   \
-        uint32_t group = 0;                                                   \
-        throng_status st = check_group(w, fn, handle, &group);                \
-        if (st == THRONG_OK)                                                  \
-            st = check(w, fn, value);                                         \
-        if (st != THRONG_OK)                                                  \
-            return st;                                                        \
-        w->groups[group].name = *value;                                       \
-        group_derive_params(w, group);                                        \
-        return THRONG_OK;                                                     \
+#define GROUP_SETTING(name, type, check)                                    \
+    throng_status throng_group_get_##name(const throng_world *cw,           \
+                                          throng_group handle, type *out) { \
+        static const char fn[] = "throng_group_get_" #name;                 \
+        READ_ENTRY(cw, w, fn, out, "out");                                  \
+        uint32_t group = 0;                                                 \
+        throng_status st = check_group(w, fn, handle, &group);              \
+        if (st == THRONG_OK)                                                \
+            *out = w->groups[group].name;                                   \
+        return st;                                                          \
+    }                                                                       \
+                                                                            \
+    throng_status throng_group_set_##name(                                  \
+        throng_world *w, throng_group handle, const type *value) {          \
+        static const char fn[] = "throng_group_set_" #name;                 \
+        WRITE_ENTRY(w);                                                     \
+        if (!value)                                                         \
+            return null_fail(w, fn, #name);                                 \
+        uint32_t group = 0;                                                 \
+        throng_status st = check_group(w, fn, handle, &group);              \
+        if (st == THRONG_OK)                                                \
+            st = check(w, fn, value);                                       \
+        if (st != THRONG_OK)                                                \
+            return st;                                                      \
+        w->groups[group].name = *value;                                     \
+        group_derive_params(w, group);                                      \
+        return THRONG_OK;                                                   \
     }
 
 /* NOLINTEND(bugprone-macro-parentheses) */
@@ -344,7 +341,8 @@ void recipe_derive(throng_world *w, uint32_t group) {
     k->uca = 0;
     for (uint32_t i = 0; i < g->behaviour_count; i++) {
         const throng_behaviour *b = &g->behaviours[i];
-        if (b->kind != THRONG_BEHAVIOUR_AVOID_NEIGHBOURS || !(k->list_w[i] > 0.0f))
+        if (b->kind != THRONG_BEHAVIOUR_AVOID_NEIGHBOURS ||
+            !(k->list_w[i] > 0.0f))
             continue;
         float r = b->u.unaligned.radius > 0.0f ? b->u.unaligned.radius
                                                : w->neighbour_radius;

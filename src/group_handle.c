@@ -31,8 +31,7 @@ throng_group group_handle(const throng_world *w, uint32_t id) {
 
 throng_status group_resolve(throng_world *w, const char *fn, throng_group h,
                             int null_is_default, uint32_t *out_id) {
-    if (null_is_default && h.id == 0u && h.generation == 0u &&
-        h.world == 0u) {
+    if (null_is_default && h.id == 0u && h.generation == 0u && h.world == 0u) {
         *out_id = 0u;
         return THRONG_OK;
     }
@@ -82,7 +81,7 @@ throng_status throng_world_default_group(const throng_world *cw,
 
 static int group_id_live(const throng_world *w, uint32_t id,
                          uint32_t generation) {
-    throng_group h = {id, generation, w->id};
+    throng_group h = { id, generation, w->id };
     return group_live(w, h);
 }
 

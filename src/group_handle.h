@@ -20,8 +20,7 @@ throng_status group_resolve(throng_world *world, const char *fn,
 throng_group group_handle(const throng_world *world, uint32_t id);
 /* THRONG_ERR_STALE_HANDLE, recorded, unless `id` holds a live group (an
  * agent row's group, as a load reads it). */
-throng_status check_group_id(throng_world *world, const char *fn,
-                             uint32_t id);
+throng_status check_group_id(throng_world *world, const char *fn, uint32_t id);
 int group_live(const throng_world *world, throng_group group);
 /* The id the next group takes (the free stack's top, else a new one),
  * and taking it once the group is stored (generation and stack kept). */

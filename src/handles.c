@@ -43,8 +43,7 @@ throng_status rebind_world_check(throng_world *w, const char *fn,
                           "id %llu), neither this one (id %llu) nor the one "
                           "it was loaded from (id %llu, 0: none)",
                           fn, what, index, generation,
-                          (unsigned long long)world,
-                          (unsigned long long)w->id,
+                          (unsigned long long)world, (unsigned long long)w->id,
                           (unsigned long long)w->origin);
     /* A loaded world holds the saved slots (object ids) and generations
      * as they were, so a handle that named something live when the

@@ -11,10 +11,9 @@
  * nothing live of `kind` ("agent", "path") here. The sentence says when
  * the handle belongs to another world; `what` is how it names the handle
  * ("handle", "target", "object"). Returns THRONG_ERR_STALE_HANDLE. */
-throng_status handle_fail(throng_world *world, const char *fn,
-                          const char *what, uint32_t index,
-                          uint32_t generation, uint64_t handle_world,
-                          const char *kind);
+throng_status handle_fail(throng_world *world, const char *fn, const char *what,
+                          uint32_t index, uint32_t generation,
+                          uint64_t handle_world, const char *kind);
 
 /* Rebinding's test of a handle's world (throng_agent_rebind,
  * throng_group_rebind, throng_object_rebind): this world's own handles

@@ -93,7 +93,7 @@ static inline int heading(const float v[3], int dims, float f[3]) {
         big = fabsf(v[a]) > big ? fabsf(v[a]) : big;
     if (!(big > 0.0f))
         return 0;
-    float u[3] = {0.0f, 0.0f, 0.0f}, u2 = 0.0f;
+    float u[3] = { 0.0f, 0.0f, 0.0f }, u2 = 0.0f;
     for (int a = 0; a < dims; a++) {
         u[a] = v[a] / big;
         u2 += u[a] * u[a];
@@ -111,9 +111,9 @@ static inline int heading(const float v[3], int dims, float f[3]) {
  * overflows, and the truncated velocity fits in a float again. Rows whose
  * float velocity is finite never come here, so their results do not
  * change. */
-static void velocity_wide(float *v, const float *v0, const float *F,
-                          int dims, float mass, float dt, float max_speed) {
-    double w[3] = {0.0, 0.0, 0.0}, w2 = 0.0;
+static void velocity_wide(float *v, const float *v0, const float *F, int dims,
+                          float mass, float dt, float max_speed) {
+    double w[3] = { 0.0, 0.0, 0.0 }, w2 = 0.0;
     for (int a = 0; a < dims; a++) {
         w[a] = (double)v0[a] + (double)F[a] / (double)mass * (double)dt;
         w2 += w[a] * w[a];
@@ -131,7 +131,7 @@ typedef struct integrate_ctx {
 
 void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     agent_columns *c = &w->col;
-    float F[2] = {w->steer_x[i], w->steer_y[i]};
+    float F[2] = { w->steer_x[i], w->steer_y[i] };
     float f2 = F[0] * F[0] + F[1] * F[1];
     if (!(f2 == f2) || !is_finite_float(F[0]) || !is_finite_float(F[1])) {
         F[0] = F[1] = 0.0f; /* no direction to keep */
@@ -139,12 +139,12 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     }
     truncate_vec(F, 2, f2, c->max_force[i]);
     const float inv_m = 1.0f / c->mass[i];
-    float v[2] = {c->vx[i] + (F[0] * inv_m) * dt,
-                  c->vy[i] + (F[1] * inv_m) * dt};
+    float v[2] = { c->vx[i] + (F[0] * inv_m) * dt,
+                   c->vy[i] + (F[1] * inv_m) * dt };
     if (is_finite_float(v[0]) && is_finite_float(v[1])) {
         truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
     } else {
-        const float v0[2] = {c->vx[i], c->vy[i]};
+        const float v0[2] = { c->vx[i], c->vy[i] };
         velocity_wide(v, v0, F, 2, c->mass[i], dt, c->max_speed[i]);
     }
     float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
@@ -159,15 +159,14 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     c->py[i] = y;
     c->vx[i] = v[0];
     c->vy[i] = v[1];
-    float vv[3] = {v[0], v[1], 0.0f}, f[3];
+    float vv[3] = { v[0], v[1], 0.0f }, f[3];
     if (heading(vv, 2, f)) {
         c->fx[i] = f[0];
         c->fy[i] = f[1];
     }
 }
 
-static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
-                         int thread) {
+static void integrate_2d(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
     INVARIANT(begin <= end && end <= ic->w->count,
@@ -183,26 +182,26 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end,
 void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
     agent_columns *c = &w->col;
     const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
-    float F[3] = {w->steer_x[i], w->steer_y[i], w->steer_z[i]};
+    float F[3] = { w->steer_x[i], w->steer_y[i], w->steer_z[i] };
     if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
         !is_finite_float(F[2]))
         F[0] = F[1] = F[2] = 0.0f;
     truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2],
                  c->max_force[i]);
     const float inv_m = 1.0f / c->mass[i];
-    float v[3] = {c->vx[i] + (F[0] * inv_m) * dt,
-                  c->vy[i] + (F[1] * inv_m) * dt,
-                  c->vz[i] + (F[2] * inv_m) * dt};
+    float v[3] = { c->vx[i] + (F[0] * inv_m) * dt,
+                   c->vy[i] + (F[1] * inv_m) * dt,
+                   c->vz[i] + (F[2] * inv_m) * dt };
     if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
         is_finite_float(v[2])) {
         truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
                      c->max_speed[i]);
     } else {
-        const float v0[3] = {c->vx[i], c->vy[i], c->vz[i]};
+        const float v0[3] = { c->vx[i], c->vy[i], c->vz[i] };
         velocity_wide(v, v0, F, 3, c->mass[i], dt, c->max_speed[i]);
     }
-    float p[3] = {c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
-                  c->pz[i] + v[2] * dt};
+    float p[3] = { c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
+                   c->pz[i] + v[2] * dt };
     for (int a = 0; a < 3; a++)
         p[a] = periodic ? periodic_wrap(p[a], w->box[a]) : saturate(p[a]);
     c->px[i] = p[0];
@@ -213,13 +212,12 @@ void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
     c->vz[i] = v[2];
     float f[3];
     if (heading(v, 3, f)) {
-        const float old_up[3] = {c->ux[i], c->uy[i], c->uz[i]};
+        const float old_up[3] = { c->ux[i], c->uy[i], c->uz[i] };
         basis_store_3d(c, i, f, old_up);
     }
 }
 
-static void integrate_3d(void *ctx, uint32_t begin, uint32_t end,
-                         int thread) {
+static void integrate_3d(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
     INVARIANT(begin <= end && end <= ic->w->count,
@@ -240,7 +238,7 @@ void integrate(throng_world *w, parallel_sched *sched, float dt) {
     INVARIANT(w->dims == 2 || w->count == 0 || w->steer_z,
               "a 3D integration has a z force");
     INVARIANT(dt > 0.0f && is_finite_float(dt), "the tick is > 0 and finite");
-    integrate_ctx ctx = {.w = w, .dt = dt};
+    integrate_ctx ctx = { .w = w, .dt = dt };
     parallel_rows(sched, w->count, INTEGRATE_GRAIN,
-                 w->dims == 3 ? integrate_3d : integrate_2d, &ctx);
+                  w->dims == 3 ? integrate_3d : integrate_2d, &ctx);
 }

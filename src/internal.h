@@ -75,7 +75,7 @@ static inline int generation_release(uint32_t *generation) {
 typedef struct slot_entry {
     uint32_t generation; /* current generation, >= 1 */
     uint32_t unused;
-    uint64_t host_key;   /* the host's key, 0 for none */
+    uint64_t host_key; /* the host's key, 0 for none */
 } slot_entry;
 
 /* The hot and cold columns of the agents, each `capacity` long. z, up and
@@ -94,7 +94,7 @@ typedef struct agent_columns {
     float *tx, *ty, *tz;
     float *wx, *wy, *wz;
     uint32_t *group;
-    uint32_t *slot;     /* dense row -> slot index */
+    uint32_t *slot; /* dense row -> slot index */
     /* Behaviour state too: the target agent as slot + 1 (0: none) and the
      * generation it had when set; path or patrol progress. */
     uint32_t *target_slot, *target_gen, *progress;
@@ -138,11 +138,11 @@ typedef struct group_kernel_params {
     float sep_w, ali_w, coh_w;    /* weights after the combine mode */
     float wander_w;
     float wander_rate_max, wander_change, wander_speed_factor;
-    float cos_half_fov;           /* cone test, when fov_on */
+    float cos_half_fov; /* cone test, when fov_on */
     float speed_factor;
-    int fov_on;                   /* field of view narrower than 2 pi */
-    int sep_inverse;              /* THRONG_SEPARATION_INVERSE_DISTANCE */
-    int any;                      /* any rule has a non-zero weight */
+    int fov_on;      /* field of view narrower than 2 pi */
+    int sep_inverse; /* THRONG_SEPARATION_INVERSE_DISTANCE */
+    int any;         /* any rule has a non-zero weight */
     /* The group has a behaviour list or combines by priority: its forces
      * are finished by the scalar recipe code (combine.c), which every
      * kernel path shares. */
@@ -268,10 +268,10 @@ struct throng_world {
      * last generation is retired: a hole, never on the stack. */
     uint32_t group_free_head;
     uint32_t group_free_count;
-    int wander_used;   /* some group has had a wander weight (sticky) */
-    uint32_t uniform;  /* UNIFORM_* bits: those columns hold one value */
+    int wander_used;        /* some group has had a wander weight (sticky) */
+    uint32_t uniform;       /* UNIFORM_* bits: those columns hold one value */
     uint32_t uniform_check; /* UNIFORM_* bits to look at again */
-    int behaviour_state; /* the behaviour-state columns exist (sticky) */
+    int behaviour_state;    /* the behaviour-state columns exist (sticky) */
     /* Set at the start of each step's behaviour stage: some group has a
      * recipe; some group's rows need the scalar walk (steer_flock.c). */
     int any_recipe, any_scalar_rows;
@@ -355,8 +355,8 @@ struct throng_world {
 #define COLUMN_PAD 16u
 
 /* The sentence of a refused step whose hooks broke their contract. */
-#define TASK_HOOKS_BROKEN                                                     \
-    "the task hooks did not run every item exactly once on a worker below "  \
+#define TASK_HOOKS_BROKEN                                                   \
+    "the task hooks did not run every item exactly once on a worker below " \
     "worker_count"
 
 /* Float checks shared by validation. */

@@ -28,20 +28,20 @@ typedef struct kernel_path {
 
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
-    {THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
-     integrate_2d_avx512, integrate_3d_avx512},
-    {THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
-     integrate_2d_avx2, integrate_3d_avx2},
-    {THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
-     integrate_2d_sse2, integrate_3d_sse2},
+    { THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
+      integrate_2d_avx512, integrate_3d_avx512 },
+    { THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
+      integrate_2d_avx2, integrate_3d_avx2 },
+    { THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
+      integrate_2d_sse2, integrate_3d_sse2 },
 #endif
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
     /* AdvSIMD is part of the aarch64 base architecture. */
-    {THRONG_SIMD_NEON, flock_kernel_neon, flock_cap_scan_neon,
-     integrate_2d_neon, integrate_3d_neon},
+    { THRONG_SIMD_NEON, flock_kernel_neon, flock_cap_scan_neon,
+      integrate_2d_neon, integrate_3d_neon },
 #endif
-    {THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
-     NULL},
+    { THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
+      NULL },
 };
 #define PATH_COUNT (sizeof paths / sizeof paths[0])
 

@@ -230,9 +230,10 @@ throng_status throng_path_add(throng_world *w, const throng_path_def *def,
     static const char fn[] = "throng_path_add";
     WRITE_ENTRY(w);
     if (!def || !out || !def->points)
-        return null_fail(w, fn, !def   ? "def"
-                          : !out ? "out_object"
-                                 : "def->points");
+        return null_fail(w, fn,
+                         !def   ? "def"
+                         : !out ? "out_object"
+                                : "def->points");
     /* The count comes first: it bounds every read of the points below. */
     const uint32_t count = def->point_count;
     throng_status st = geo_path_count_check(w, fn, count);
@@ -267,9 +268,10 @@ throng_status throng_flow_field_add(throng_world *w,
     static const char fn[] = "throng_flow_field_add";
     WRITE_ENTRY(w);
     if (!def || !out || !def->vectors)
-        return null_fail(w, fn, !def   ? "def"
-                          : !out ? "out_object"
-                                 : "def->vectors");
+        return null_fail(w, fn,
+                         !def   ? "def"
+                         : !out ? "out_object"
+                                : "def->vectors");
     const int dims = w->dims;
     geo_object o;
     memset(&o, 0, sizeof o);

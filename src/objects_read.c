@@ -19,13 +19,20 @@
  * kind added to one and not the other fail to compile with -Wswitch. */
 static throng_object_kind object_kind(geo_kind kind) {
     switch (kind) {
-    case GEO_SPHERE: return THRONG_OBJECT_SPHERE;
-    case GEO_BOX: return THRONG_OBJECT_BOX;
-    case GEO_SEGMENT: return THRONG_OBJECT_SEGMENT;
-    case GEO_PLANE: return THRONG_OBJECT_PLANE;
-    case GEO_PATH: return THRONG_OBJECT_PATH;
-    case GEO_FLOW: return THRONG_OBJECT_FLOW;
-    case GEO_FREE: break;
+    case GEO_SPHERE:
+        return THRONG_OBJECT_SPHERE;
+    case GEO_BOX:
+        return THRONG_OBJECT_BOX;
+    case GEO_SEGMENT:
+        return THRONG_OBJECT_SEGMENT;
+    case GEO_PLANE:
+        return THRONG_OBJECT_PLANE;
+    case GEO_PATH:
+        return THRONG_OBJECT_PATH;
+    case GEO_FLOW:
+        return THRONG_OBJECT_FLOW;
+    case GEO_FREE:
+        break;
     }
     return (throng_object_kind)0;
 }
@@ -78,8 +85,8 @@ throng_status throng_world_object_at(const throng_world *cw, uint32_t index,
     uint32_t live = g ? g->live : 0u;
     if (index >= live)
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                          "%s: index %u is not below the object count %u",
-                          fn, index, live);
+                          "%s: index %u is not below the object count %u", fn,
+                          index, live);
     uint32_t row = index;
     if (g->live != g->count) {
         /* Holes: count live rows up to the index-th. */

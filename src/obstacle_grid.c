@@ -88,8 +88,7 @@ static double env_raw_coord(const geo_grid *g, int k, double x) {
  * 0 when they miss the grid. Build and query share it, so an object and a
  * box that overlap always share a cell. */
 static int env_cell_range(const geo_grid *g, int dims, const double lo[3],
-                          const double hi[3], int32_t clo[3],
-                          int32_t chi[3]) {
+                          const double hi[3], int32_t clo[3], int32_t chi[3]) {
     for (int k = 0; k < 3; k++) {
         if (k >= dims) {
             clo[k] = chi[k] = 0;
@@ -242,8 +241,8 @@ static int env_grid_shape(throng_world *w, const geometry *geo, geo_grid *g,
 static int env_grid_build(throng_world *w, const geometry *geo, geo_grid *g) {
     const int dims = w->dims;
     uint32_t gridded = 0, planes = 0;
-    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX};
-    double hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    double lo[3] = { DBL_MAX, DBL_MAX, DBL_MAX };
+    double hi[3] = { -DBL_MAX, -DBL_MAX, -DBL_MAX };
     for (uint32_t i = 0; i < geo->count; i++) {
         const geo_object *o = &geo->objects[i];
         planes += o->kind == GEO_PLANE;
@@ -333,8 +332,8 @@ void geo_grid_free(throng_world *w, geo_grid *g) {
     memset(g, 0, sizeof *g);
 }
 
-void env_cursor_begin(env_cursor *q, const throng_world *w,
-                      const double lo[3], const double hi[3], int planes) {
+void env_cursor_begin(env_cursor *q, const throng_world *w, const double lo[3],
+                      const double hi[3], int planes) {
     const geometry *geo = w->geo;
     memset(q, 0, sizeof *q);
     q->planes = planes;
@@ -363,8 +362,8 @@ int env_cursor_next(env_cursor *q, uint32_t *index) {
         }
         if (q->stage == 0) {
             const geo_grid *g = q->g;
-            uint32_t c = (uint32_t)((q->c[2] * g->n[1] + q->c[1]) * g->n[0] +
-                                    q->c[0]);
+            uint32_t c =
+                (uint32_t)((q->c[2] * g->n[1] + q->c[1]) * g->n[0] + q->c[0]);
             q->at = g->start[c];
             q->end = g->start[c + 1];
             /* Next cell, x fastest. */

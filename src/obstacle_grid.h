@@ -25,8 +25,8 @@ typedef struct env_cursor {
     int planes;
 } env_cursor;
 
-void env_cursor_begin(env_cursor *q, const throng_world *w,
-                      const double lo[3], const double hi[3], int planes);
+void env_cursor_begin(env_cursor *q, const throng_world *w, const double lo[3],
+                      const double hi[3], int planes);
 /* The next object's index; 0 when the walk is over. */
 int env_cursor_next(env_cursor *q, uint32_t *index);
 

@@ -173,7 +173,7 @@ static void host_task(uint32_t begin, uint32_t end, uint32_t worker,
 }
 
 static void run_on_host(parallel_sched *s, const loop_job *j) {
-    host_job h = {.job = j, .workers = (uint32_t)s->threads};
+    host_job h = { .job = j, .workers = (uint32_t)s->threads };
     atomic_init(&h.done, 0);
     atomic_init(&h.bad, 0);
     /* Items are already at least one grain of rows (or one part), so any
@@ -205,7 +205,7 @@ struct parallel_team {
      * itself, then looks at the generation; thread 0 bumps it, then
      * looks at the count, so one of the two sees the other). */
     atomic_uint_fast32_t generation;
-    atomic_int sleepers; /* threads asleep (or going to sleep) on `wake` */
+    atomic_int sleepers;  /* threads asleep (or going to sleep) on `wake` */
     pthread_mutex_t lock; /* for the two condition variables */
     pthread_cond_t wake;  /* a loop was posted, or the session ends */
     pthread_cond_t idle;  /* the last item of the loop finished */
@@ -391,7 +391,7 @@ void parallel_session(parallel_sched *s, uint32_t rows,
             s->threads = threads;
             return;
         }
-        struct parallel_team t = {.quit = 0};
+        struct parallel_team t = { .quit = 0 };
         double start = parallel_now(), body_start = start, body_end = start;
         pthread_rwlock_init(&t.job_lock, NULL);
         pthread_mutex_init(&t.lock, NULL);
@@ -473,8 +473,11 @@ void parallel_for(parallel_sched *s, uint32_t n, uint32_t grain, range_fn fn,
         return;
     if (grain == 0)
         grain = 1;
-    loop_job j = {.rows = fn, .ctx = ctx, .n = n, .grain = grain,
-                  .items = (n - 1) / grain + 1};
+    loop_job j = { .rows = fn,
+                   .ctx = ctx,
+                   .n = n,
+                   .grain = grain,
+                   .items = (n - 1) / grain + 1 };
     run_loop(s, &j);
 }
 
@@ -490,14 +493,14 @@ void parallel_rows(parallel_sched *s, uint32_t n, uint32_t grain, range_fn fn,
     uint32_t blocks = (uint32_t)(s->threads > 0 ? s->threads : 1);
     if (grain > 0 && n / grain < blocks)
         blocks = n / grain > 0 ? n / grain : 1;
-    loop_job j = {.rows = fn, .ctx = ctx, .n = n, .items = blocks};
+    loop_job j = { .rows = fn, .ctx = ctx, .n = n, .items = blocks };
     run_loop(s, &j);
 }
 
 void parallel_parts(parallel_sched *s, uint32_t n, uint32_t parts, part_fn fn,
                     void *ctx) {
     INVARIANT(parts >= 1 || n == 0, "rows are split into at least one part");
-    loop_job j = {.part = fn, .ctx = ctx, .n = n, .items = parts};
+    loop_job j = { .part = fn, .ctx = ctx, .n = n, .items = parts };
     run_loop(s, &j);
 }
 

@@ -15,11 +15,11 @@
 /* What a world remembers between steps about how well its OpenMP team
  * fared (parallel.c, "A shared machine"). Zero is the initial state. */
 typedef struct parallel_tuner {
-    double waste;         /* running mean of waiting / working, thread 0 */
-    uint32_t solo_left;   /* steps still to run on one thread */
-    uint32_t backoff;     /* solo steps after the next bad probe */
-    int probing;          /* this step tries the team again */
-    int pinned;           /* always use the team (tests set it) */
+    double waste;       /* running mean of waiting / working, thread 0 */
+    uint32_t solo_left; /* steps still to run on one thread */
+    uint32_t backoff;   /* solo steps after the next bad probe */
+    int probing;        /* this step tries the team again */
+    int pinned;         /* always use the team (tests set it) */
 } parallel_tuner;
 
 /* Who runs the loops of one step (or query). A layer-1 value: the world
@@ -73,8 +73,8 @@ void parallel_rows(parallel_sched *sched, uint32_t n, uint32_t grain,
                    range_fn fn, void *ctx);
 
 /* Processes part `part`, rows [begin, end). */
-typedef void (*part_fn)(void *ctx, uint32_t part, uint32_t begin,
-                        uint32_t end, int thread);
+typedef void (*part_fn)(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                        int thread);
 
 /* Splits [0, n) into exactly `parts` contiguous, nearly equal ranges (part
  * p is [n p / parts, n (p + 1) / parts)) and runs fn on each as above. Used

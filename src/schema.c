@@ -186,7 +186,8 @@ static int is_default(const schema_field *f, const void *base) {
                        sizeof null_object) != 0)
                 return 0;
         } else if (f->type == SCHEMA_F32) {
-            if (!(*(const float *)schema_field_at(f, base, k) == (float)f->dflt))
+            if (!(*(const float *)schema_field_at(f, base, k) ==
+                  (float)f->dflt))
                 return 0;
         } else if (schema_get(f, base, k) != f->dflt) {
             return 0;

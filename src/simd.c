@@ -15,7 +15,9 @@ typedef struct simd_path {
     int (*supported)(void);
 } simd_path;
 
-static int always(void) { return 1; }
+static int always(void) {
+    return 1;
+}
 
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
 /* A path may run only where the CPU has every instruction its object was
@@ -30,7 +32,9 @@ static int always(void) { return 1; }
  * whose OS disabled them falls back. Every x86-64 CPU has SSE2. The tzcnt
  * in the objects is a rep-prefixed bsf on older CPUs, which gives the
  * same answer for the non-zero masks it is given. */
-static int has_sse2(void) { return 1; }
+static int has_sse2(void) {
+    return 1;
+}
 static int has_avx2(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
@@ -44,21 +48,21 @@ static int has_avx512(void) {
 
 static const simd_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
-    {THRONG_SIMD_AVX512, has_avx512},
-    {THRONG_SIMD_AVX2, has_avx2},
-    {THRONG_SIMD_SSE2, has_sse2},
+    { THRONG_SIMD_AVX512, has_avx512 },
+    { THRONG_SIMD_AVX2, has_avx2 },
+    { THRONG_SIMD_SSE2, has_sse2 },
 #endif
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
     /* AdvSIMD is part of the aarch64 base architecture. */
-    {THRONG_SIMD_NEON, always},
+    { THRONG_SIMD_NEON, always },
 #endif
-    {THRONG_SIMD_SCALAR, always},
+    { THRONG_SIMD_SCALAR, always },
 };
 #define PATH_COUNT (sizeof paths / sizeof paths[0])
 
 /* Indexed by throng_simd; the one place the names are spelt. */
-static const char *const simd_names[] = {"auto", "scalar", "sse2",
-                                         "avx2", "avx512", "neon"};
+static const char *const simd_names[] = { "auto", "scalar", "sse2",
+                                          "avx2", "avx512", "neon" };
 #define SIMD_NAME_COUNT (sizeof simd_names / sizeof simd_names[0])
 
 int simd_in_range(throng_simd simd) {

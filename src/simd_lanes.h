@@ -13,7 +13,6 @@
 #include <arm_neon.h>
 #endif
 
-
 #ifndef SIMD_WIDTH
 #error "define SIMD_WIDTH (4, 8 or 16) and SIMD_SUFFIX before including"
 #endif
@@ -33,8 +32,12 @@ typedef int32_t vi __attribute__((vector_size(W * 4), aligned(W * 4)));
 #if W == 16 && defined(__AVX512F__)
 #define VM_IS_BITS 1
 typedef __mmask16 vm;
-static inline vf vset1(float x) { return (vf)_mm512_set1_ps(x); }
-static inline vf vsqrt(vf x) { return (vf)_mm512_sqrt_ps((__m512)x); }
+static inline vf vset1(float x) {
+    return (vf)_mm512_set1_ps(x);
+}
+static inline vf vsqrt(vf x) {
+    return (vf)_mm512_sqrt_ps((__m512)x);
+}
 static inline vm vle(vf a, vf b) {
     return _mm512_cmp_ps_mask((__m512)a, (__m512)b, _CMP_LE_OQ);
 }
@@ -66,10 +69,18 @@ static inline vi vinc_m(vi c, vm m) {
 static inline vf vsel(vm m, vf a, vf b) {
     return (vf)_mm512_mask_blend_ps(m, (__m512)b, (__m512)a);
 }
-static inline vm vmask_of(vi lanes) { return vne_i(lanes, 0); }
-static inline vm vm_all(void) { return (vm)0xFFFF; }
-static inline int vm_any(vm m) { return m != 0; }
-static inline uint32_t vm_bits(vm m) { return (uint32_t)m; }
+static inline vm vmask_of(vi lanes) {
+    return vne_i(lanes, 0);
+}
+static inline vm vm_all(void) {
+    return (vm)0xFFFF;
+}
+static inline int vm_any(vm m) {
+    return m != 0;
+}
+static inline uint32_t vm_bits(vm m) {
+    return (uint32_t)m;
+}
 static inline vi vsel_i(vm m) {
     return (vi)_mm512_maskz_mov_epi32(m, _mm512_set1_epi32(-1));
 }
@@ -79,7 +90,9 @@ typedef vi vm;
 #if W == 4 && defined(__aarch64__)
 /* gcc builds the lane loop below as four lane inserts on aarch64, in the
  * walk's innermost loop; DUP is one instruction. */
-static inline vf vset1(float x) { return (vf)vdupq_n_f32(x); }
+static inline vf vset1(float x) {
+    return (vf)vdupq_n_f32(x);
+}
 #else
 static inline vf vset1(float x) {
     vf v;
@@ -92,11 +105,17 @@ static inline vf vset1(float x) {
 /* Every square root below is IEEE's correctly rounded one, whichever
  * instruction computes it. */
 #if W == 8 && defined(__AVX__)
-static inline vf vsqrt(vf x) { return (vf)_mm256_sqrt_ps((__m256)x); }
+static inline vf vsqrt(vf x) {
+    return (vf)_mm256_sqrt_ps((__m256)x);
+}
 #elif W == 4 && defined(__SSE2__)
-static inline vf vsqrt(vf x) { return (vf)_mm_sqrt_ps((__m128)x); }
+static inline vf vsqrt(vf x) {
+    return (vf)_mm_sqrt_ps((__m128)x);
+}
 #elif W == 4 && defined(__aarch64__)
-static inline vf vsqrt(vf x) { return (vf)vsqrtq_f32((float32x4_t)x); }
+static inline vf vsqrt(vf x) {
+    return (vf)vsqrtq_f32((float32x4_t)x);
+}
 #else
 static inline vf vsqrt(vf x) {
     vf r;
@@ -106,24 +125,46 @@ static inline vf vsqrt(vf x) {
     return r;
 }
 #endif
-static inline vm vle(vf a, vf b) { return a <= b; }
-static inline vm vlt(vf a, vf b) { return a < b; }
-static inline vm vnef(vf a, vf b) { return a != b; }
-static inline vm vge(vf a, vf b) { return a >= b; }
-static inline vm vgt(vf a, vf b) { return a > b; }
-static inline vm vne_i(vi a, int32_t b) { return a != b; }
-static inline vf vadd_m(vf s, vm m, vf x) { return s + (vf)((vi)x & m); }
-static inline vf vsub_m(vf s, vm m, vf x) { return s - (vf)((vi)x & m); }
-static inline vi vinc_m(vi c, vm m) { return c - m; }
+static inline vm vle(vf a, vf b) {
+    return a <= b;
+}
+static inline vm vlt(vf a, vf b) {
+    return a < b;
+}
+static inline vm vnef(vf a, vf b) {
+    return a != b;
+}
+static inline vm vge(vf a, vf b) {
+    return a >= b;
+}
+static inline vm vgt(vf a, vf b) {
+    return a > b;
+}
+static inline vm vne_i(vi a, int32_t b) {
+    return a != b;
+}
+static inline vf vadd_m(vf s, vm m, vf x) {
+    return s + (vf)((vi)x & m);
+}
+static inline vf vsub_m(vf s, vm m, vf x) {
+    return s - (vf)((vi)x & m);
+}
+static inline vi vinc_m(vi c, vm m) {
+    return c - m;
+}
 static inline vf vsel(vm m, vf a, vf b) {
     return (vf)(((vi)a & m) | ((vi)b & ~m));
 }
-static inline vm vmask_of(vi lanes) { return lanes != 0; }
+static inline vm vmask_of(vi lanes) {
+    return lanes != 0;
+}
 static inline vm vm_all(void) {
-    const vi zero = {0};
+    const vi zero = { 0 };
     return ~zero;
 }
-static inline vi vsel_i(vm m) { return m; }
+static inline vi vsel_i(vm m) {
+    return m;
+}
 /* Bit l of the result is lane l of the mask. */
 #if W == 8 && defined(__AVX__)
 static inline uint32_t vm_bits(vm m) {
@@ -137,7 +178,7 @@ static inline uint32_t vm_bits(vm m) {
 /* Each lane keeps its own bit and one across-lanes add (ADDV) gathers
  * them. */
 static inline uint32_t vm_bits(vm m) {
-    return vaddvq_u32((uint32x4_t)(m & (vi){1, 2, 4, 8}));
+    return vaddvq_u32((uint32x4_t)(m & (vi){ 1, 2, 4, 8 }));
 }
 #else
 /* As NEON does it, lane by lane. */
@@ -154,7 +195,9 @@ static inline uint32_t vm_bits(vm m) {
 }
 #endif
 #if W == 4 && defined(__aarch64__)
-static inline int vm_any(vm m) { return vmaxvq_u32((uint32x4_t)m) != 0; }
+static inline int vm_any(vm m) {
+    return vmaxvq_u32((uint32x4_t)m) != 0;
+}
 #else
 static inline int vm_any(vm m) {
     int32_t a[W];

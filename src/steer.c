@@ -17,8 +17,8 @@
 /* The agent context                                                        */
 /* ------------------------------------------------------------------------ */
 
-void steer_offset(const throng_world *w, const float from[3],
-                  const float to[3], float out[3]) {
+void steer_offset(const throng_world *w, const float from[3], const float to[3],
+                  float out[3]) {
     for (int k = 0; k < 3; k++) {
         float d = k < w->dims ? to[k] - from[k] : 0.0f;
         if (w->boundary == THRONG_BOUNDARY_PERIODIC && k < w->dims)
@@ -64,7 +64,7 @@ void flock_desired_towards(const float x[3], float speed, float out[3]) {
         out[0] = out[1] = out[2] = 0.0f;
         return;
     }
-    float u[3] = {x[0] / big, x[1] / big, x[2] / big};
+    float u[3] = { x[0] / big, x[1] / big, x[2] / big };
     float k = speed / sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     out[0] = u[0] * k;
     out[1] = u[1] * k;
@@ -87,8 +87,7 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
     /* Seed 000: the turn rate takes a random step and is clamped; the
      * desired velocity is the heading turned by it. */
     const uint32_t slot = w->col.slot[i];
-    const uint64_t agent =
-        ((uint64_t)slot << 32) | w->slots[slot].generation;
+    const uint64_t agent = ((uint64_t)slot << 32) | w->slots[slot].generation;
     float rate = w->col.wander_rate[i] +
                  k->wander_change *
                      rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
@@ -98,14 +97,15 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
     float sn, cs;
     detmath_sincosf(rate, &sn, &cs);
     const float ws = k->wander_speed_factor * w->col.max_speed[i];
-    const float f[3] = {w->col.fx[i], w->col.fy[i], three ? w->col.fz[i] : 0.0f};
+    const float f[3] = { w->col.fx[i], w->col.fy[i],
+                         three ? w->col.fz[i] : 0.0f };
     float turned[3];
     if (three) {
         /* Rotate about up: f cos + (up x f) sin, f and up orthonormal. */
-        const float u[3] = {w->col.ux[i], w->col.uy[i], w->col.uz[i]};
-        const float uxf[3] = {u[1] * f[2] - u[2] * f[1],
-                              u[2] * f[0] - u[0] * f[2],
-                              u[0] * f[1] - u[1] * f[0]};
+        const float u[3] = { w->col.ux[i], w->col.uy[i], w->col.uz[i] };
+        const float uxf[3] = { u[1] * f[2] - u[2] * f[1],
+                               u[2] * f[0] - u[0] * f[2],
+                               u[0] * f[1] - u[1] * f[0] };
         for (int a = 0; a < 3; a++)
             turned[a] = f[a] * cs + uxf[a] * sn;
     } else {

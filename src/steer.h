@@ -14,9 +14,9 @@ typedef struct steer_ctx {
     int dims;
     float dt, m_dt; /* m_dt = mass / dt, as the flocking epilogue has it */
     float p[3], v[3];
-    float f[3];     /* unit forward */
-    float up[3];    /* unit up; (0, 0, 1) in 2D */
-    float side[3];  /* forward x up */
+    float f[3];    /* unit forward */
+    float up[3];   /* unit up; (0, 0, 1) in 2D */
+    float side[3]; /* forward x up */
     float mass, max_force, max_speed, radius;
 } steer_ctx;
 
@@ -52,8 +52,8 @@ static inline void steer_load_frame(const throng_world *w, uint32_t row,
 
 /* Fills a context for row `row`. Inline: the recipe finish loads one
  * per agent per step. */
-static inline void steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row,
-                    float dt) {
+static inline void steer_ctx_load(steer_ctx *a, const throng_world *w,
+                                  uint32_t row, float dt) {
     const agent_columns *c = &w->col;
     a->w = w;
     a->row = row;
@@ -76,8 +76,8 @@ static inline void steer_force(const steer_ctx *a, const float vd[3],
 
 /* The offset from `from` to `to`, through the nearest periodic image in a
  * periodic world (z is 0 in 2D). */
-void steer_offset(const throng_world *w, const float from[3],
-                  const float to[3], float out[3]);
+void steer_offset(const throng_world *w, const float from[3], const float to[3],
+                  float out[3]);
 
 /* The live target agent of row `row`: its dense row, or -1 when it has
  * none or it was removed. */

@@ -31,7 +31,6 @@
 #define AGENT_PI 3.14159265358979f
 #define AGENT_TWO_PI 6.28318530717959f
 
-
 /* ------------------------------------------------------------------------ */
 /* Shared pieces                                                            */
 /* ------------------------------------------------------------------------ */
@@ -50,7 +49,7 @@ static float length3(const float x[3]) {
     if (len2 <= FLT_MAX)
         return sqrtf(len2);
     float big = fmaxf(fabsf(x[0]), fmaxf(fabsf(x[1]), fabsf(x[2])));
-    float u[3] = {x[0] / big, x[1] / big, x[2] / big};
+    float u[3] = { x[0] / big, x[1] / big, x[2] / big };
     return big * sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
 }
 
@@ -88,7 +87,7 @@ static int flee_offset(const steer_ctx *a, const float x[3], float speed,
         for (int k = 0; k < 3; k++)
             vd[k] = speed * a->f[k];
     } else {
-        float away[3] = {-x[0], -x[1], -x[2]};
+        float away[3] = { -x[0], -x[1], -x[2] };
         flock_desired_towards(away, speed, vd);
     }
     return finish(a, vd, F);
@@ -120,7 +119,7 @@ int steer_arrive(const steer_ctx *a, const float x[3], float speed,
     float d = length3(x);
     if (!(d <= FLT_MAX)) /* farther than any float: just seek */
         return seek_offset(a, x, speed, F);
-    float vd[3] = {0.0f, 0.0f, 0.0f};
+    float vd[3] = { 0.0f, 0.0f, 0.0f };
     if (d > 0.0f) {
         float D = braking > 0.0f ? braking : default_braking(a);
         float s = speed;
@@ -226,7 +225,7 @@ static int offset_pursuit_force(const steer_ctx *a, const throng_behaviour *b,
     for (int k = 0; k < 3; k++)
         x[k] += t.v[k] * T;
     return steer_arrive(a, x, speed, p->braking_distance, THRONG_ARRIVE_SMOOTH,
-                         F);
+                        F);
 }
 
 /* Seeds 001/002: seek a point on a circle (sphere in 3D) ahead of the
@@ -237,8 +236,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
     const throng_wander_circle_params *p = &b->u.wander;
     const throng_world *w = a->w;
     const uint32_t row = a->row, slot = w->col.slot[row];
-    const uint64_t agent =
-        ((uint64_t)slot << 32) | w->slots[slot].generation;
+    const uint64_t agent = ((uint64_t)slot << 32) | w->slots[slot].generation;
     float c[3]; /* unit point on the circle or sphere, world frame */
     if (a->dims == 2) {
         float angle = w->col.wx[row];
@@ -255,15 +253,16 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
         detmath_sincosf(angle, &c[1], &c[0]);
         c[2] = 0.0f;
     } else {
-        float u[3] = {w->col.wx[row], w->col.wy[row], w->col.wz[row]};
+        float u[3] = { w->col.wx[row], w->col.wy[row], w->col.wz[row] };
         float len = length3(u);
         if (!(len > 0.0f && len <= FLT_MAX))
             memcpy(u, a->f, sizeof u); /* first step: straight ahead */
-        static const uint32_t stream[3] = {
-            RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y, RNG_STREAM_CIRCLE_Z};
+        static const uint32_t stream[3] = { RNG_STREAM_CIRCLE_X,
+                                            RNG_STREAM_CIRCLE_Y,
+                                            RNG_STREAM_CIRCLE_Z };
         for (int k = 0; k < 3; k++)
-            u[k] += p->jitter * rng_symmetric(w->seed, agent, w->step,
-                                              stream[k]);
+            u[k] +=
+                p->jitter * rng_symmetric(w->seed, agent, w->step, stream[k]);
         len = length3(u);
         if (len > 0.0f && len <= FLT_MAX)
             for (int k = 0; k < 3; k++)
@@ -318,8 +317,8 @@ static int follow_leader_force(const steer_ctx *a, const throng_behaviour *b,
     }
     for (int k = 0; k < 3; k++)
         x[k] -= l.f[k] * p->behind;
-    return steer_arrive(a, x, speed, p->braking_distance,
-                         THRONG_ARRIVE_SMOOTH, F);
+    return steer_arrive(a, x, speed, p->braking_distance, THRONG_ARRIVE_SMOOTH,
+                        F);
 }
 
 /* Seed 004: steer away from where the soonest threat will be, using what

@@ -53,7 +53,7 @@ static int env_unit(const double x[3], double out[3]) {
 
 /* F = m_dt (v_d - v), with v_d computed in double. */
 static int env_finish(const steer_ctx *a, const double vd[3], float F[3]) {
-    float vdf[3] = {(float)vd[0], (float)vd[1], (float)vd[2]};
+    float vdf[3] = { (float)vd[0], (float)vd[1], (float)vd[2] };
     steer_force(a, vdf, F);
     return 1;
 }
@@ -85,7 +85,7 @@ static double env_segment_near(const geo_object *o, const double p[3],
     double dist = sqrt(env_dot(off, off));
     if (env_unit(off, n))
         return dist;
-    double left[3] = {-d[1], d[0], 0.0};
+    double left[3] = { -d[1], d[0], 0.0 };
     env_unit(left, n);
     if (env_dot(towards, n) > 0.0)
         for (int k = 0; k < 3; k++)
@@ -112,7 +112,7 @@ static double env_plane_distance(const geo_object *o, const double p[3],
  * the distance, or -1 when it does not (within any length). */
 static double env_ray_sphere(const double p[3], const double f[3],
                              const double c[3], double rr) {
-    double m[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    double m[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
     double b = env_dot(m, f);
     double c2 = env_dot(m, m) - rr * rr;
     if (b > 0.0)
@@ -171,7 +171,7 @@ static double env_box_inside(const geo_object *o, double R, const double p[3],
     }
     if (!(depth > 0.0) || !out)
         return depth;
-    double off[3] = {0.0, 0.0, 0.0};
+    double off[3] = { 0.0, 0.0, 0.0 };
     for (int k = 0; k < dims; k++) {
         double q = p[k] < a[k] ? a[k] : p[k] > b[k] ? b[k] : p[k];
         off[k] = p[k] - q;
@@ -180,7 +180,7 @@ static double env_box_inside(const geo_object *o, double R, const double p[3],
         return depth;
     double nearest = DBL_MAX;
     for (int k = 0; k < dims; k++) {
-        double faces[2] = {p[k] - a[k], b[k] - p[k]};
+        double faces[2] = { p[k] - a[k], b[k] - p[k] };
         for (int side = 0; side < 2; side++)
             if (faces[side] < nearest) {
                 nearest = faces[side];
@@ -229,7 +229,7 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
             double c[3];
             env_load(o->a, c);
             double rr = (double)o->r + R;
-            double m[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+            double m[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
             d = rr - sqrt(env_dot(m, m));
             t = d > 0.0 ? -1.0 : env_ray_sphere(p, f, c, rr);
         } else if (o->kind == GEO_BOX) {
@@ -257,7 +257,7 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
         if (o->kind == GEO_SPHERE) {
             double c[3];
             env_load(o->a, c);
-            double m[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+            double m[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
             if (!env_unit(m, out))
                 memcpy(out, side, sizeof out);
         } else {
@@ -279,7 +279,7 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
         c[k] = o->kind == GEO_SPHERE
                    ? (double)o->a[k]
                    : 0.5 * ((double)o->a[k] + (double)o->b[k]);
-    double m[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    double m[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
     double along = env_dot(m, f);
     double lateral[3], u[3];
     for (int k = 0; k < 3; k++)
@@ -299,8 +299,8 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
 
 /* Wall object i's distance from p (< range: in range) and its normal into
  * the allowed side; 0 when it is not a wall. */
-static int env_wall(const geo_object *o, const double p[3],
-                    const double v[3], double *dist, double n[3]) {
+static int env_wall(const geo_object *o, const double p[3], const double v[3],
+                    double *dist, double n[3]) {
     double q[3];
     if (o->kind == GEO_PLANE) {
         *dist = env_plane_distance(o, p, n);
@@ -438,7 +438,8 @@ static int env_follow_wall(const steer_ctx *a, const throng_behaviour *b,
         if (!env_wall(&geo->objects[i], p, v, &dist, nrm))
             continue;
         dist = fabs(dist);
-        if (dist < best_d || (dist == best_d && best != UINT32_MAX && i < best)) {
+        if (dist < best_d ||
+            (dist == best_d && best != UINT32_MAX && i < best)) {
             best_d = dist;
             best = i;
         }
@@ -453,8 +454,8 @@ static int env_follow_wall(const steer_ctx *a, const throng_behaviour *b,
     memcpy(move, env_dot(v, v) > 0.0 ? v : f, sizeof move);
     if (o->kind == GEO_SEGMENT) {
         env_segment_near(o, p, move, near, n);
-        double d[3] = {(double)o->b[0] - (double)o->a[0],
-                       (double)o->b[1] - (double)o->a[1], 0.0};
+        double d[3] = { (double)o->b[0] - (double)o->a[0],
+                        (double)o->b[1] - (double)o->a[1], 0.0 };
         env_unit(d, t);
         if (env_dot(move, t) < 0.0)
             for (int k = 0; k < 3; k++)
@@ -468,7 +469,7 @@ static int env_follow_wall(const steer_ctx *a, const throng_behaviour *b,
         double side[3], up[3];
         env_load(a->side, side);
         env_load(a->up, up);
-        const double *tries[3] = {move, side, up};
+        const double *tries[3] = { move, side, up };
         for (int j = 0; j < 3; j++) {
             double along = env_dot(tries[j], n), proj[3];
             for (int k = 0; k < 3; k++)
@@ -480,7 +481,7 @@ static int env_follow_wall(const steer_ctx *a, const throng_behaviour *b,
             t[0] = t[1] = t[2] = 0.0;
         }
     }
-    double x[3], u[3], vd[3] = {0.0, 0.0, 0.0};
+    double x[3], u[3], vd[3] = { 0.0, 0.0, 0.0 };
     for (int k = 0; k < 3; k++)
         x[k] = near[k] + (double)c->distance * n[k] + (double)c->ahead * t[k] -
                p[k];
@@ -494,13 +495,16 @@ static int env_follow_wall(const steer_ctx *a, const throng_behaviour *b,
 /* The family's entry points                                                */
 /* ------------------------------------------------------------------------ */
 
-int steer_env_force(const steer_ctx *a, const throng_behaviour *b,
-                    float F[3]) {
+int steer_env_force(const steer_ctx *a, const throng_behaviour *b, float F[3]) {
     F[0] = F[1] = F[2] = 0.0f;
     switch (b->kind) {
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES: return env_avoid(a, b, F);
-    case THRONG_BEHAVIOUR_CONTAIN: return env_contain(a, b, F);
-    case THRONG_BEHAVIOUR_FOLLOW_WALL: return env_follow_wall(a, b, F);
-    default: return 0;
+    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
+        return env_avoid(a, b, F);
+    case THRONG_BEHAVIOUR_CONTAIN:
+        return env_contain(a, b, F);
+    case THRONG_BEHAVIOUR_FOLLOW_WALL:
+        return env_follow_wall(a, b, F);
+    default:
+        return 0;
     }
 }

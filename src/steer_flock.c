@@ -128,8 +128,8 @@ uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
     for (int r = 0; r < run->range_count; r++) {
         const cell_range *cr = &run->ranges[r];
         counts->candidates += cr->end - cr->begin;
-        counts->neighbours += kept_offer_rows(w, cr, (uint32_t)r, t,
-                                              cr->begin, R2, kept, &n, cap);
+        counts->neighbours += kept_offer_rows(w, cr, (uint32_t)r, t, cr->begin,
+                                              R2, kept, &n, cap);
     }
     return n;
 }
@@ -149,8 +149,8 @@ static void flock_capped(const flock_run *run, uint32_t t,
     qsort(kept, n, sizeof kept[0], kept_walk_order);
     for (uint32_t i = 0; i < n; i++) {
         float d[3];
-        float d2 = flock_offset(w, &run->ranges[kept[i].range], t, kept[i].row,
-                                d);
+        float d2 =
+            flock_offset(w, &run->ranges[kept[i].range], t, kept[i].row, d);
         flock_pair(&w->col, w->dims == 3, k, s, kept[i].row, d[0], d[1], d[2],
                    d2, f, rv, rr);
     }
@@ -174,15 +174,15 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
             out[t - run->begin] = s;
             continue;
         }
-        const float rv[3] = {c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f};
+        const float rv[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
         const float rr = c->radius[t] + k->uca_margin;
-        const float f[3] = {c->fx[t], c->fy[t], three ? c->fz[t] : 0.0f};
+        const float f[3] = { c->fx[t], c->fy[t], three ? c->fz[t] : 0.0f };
         if (k->cap && k->walk) {
             /* Its own sums: s's address must not escape, so that the
              * uncapped walk keeps its sums in registers. */
             flock_sums capped;
             memset(&capped, 0, sizeof capped);
-            flock_counts cc = {0, 0};
+            flock_counts cc = { 0, 0 };
             flock_capped(run, t, k, &capped, f, rv, rr, &cc);
             candidates += cc.candidates;
             neighbours += cc.neighbours;
@@ -219,8 +219,8 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
 /* The scalar epilogue is the recipe finish (combine.c): for a plain
  * flocking group it adds the same terms, weighted, in the same order as
  * the vector epilogue does. */
-static void flock_finish(const throng_world *w, uint32_t t,
-                         const flock_sums *s, float dt) {
+static void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
+                         float dt) {
     steer_finish_recipe(w, t, s, dt);
 }
 
@@ -247,8 +247,9 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
             if (d[0] != c[0] || d[1] != c[1] || d[2] != c[2])
                 break;
         }
-        flock_run run = {.w = w, .ranges = ranges, .begin = t, .end = stop,
-                         .dt = dt};
+        flock_run run = {
+            .w = w, .ranges = ranges, .begin = t, .end = stop, .dt = dt
+        };
         run.range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
         flock_accumulate_scalar(&run, sums, counts);
         for (uint32_t u = t; u < stop; u++)
@@ -265,14 +266,14 @@ typedef struct flock_ctx {
 static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     flock_ctx *fc = ctx;
     throng_world *w = fc->w;
-    flock_counts counts = {0, 0};
+    flock_counts counts = { 0, 0 };
     w->kernel(w, begin, end, fc->dt, &counts);
     w->counters[thread].candidates += counts.candidates;
     w->counters[thread].neighbours += counts.neighbours;
 }
 
 void steer_flock(throng_world *w, parallel_sched *sched, float dt) {
-    flock_ctx ctx = {.w = w, .dt = dt};
+    flock_ctx ctx = { .w = w, .dt = dt };
     w->any_scalar_rows = 0;
     w->any_recipe = 0;
     for (uint32_t g = 0; g < w->group_count; g++) {

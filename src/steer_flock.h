@@ -19,9 +19,9 @@
  * agent (nearest periodic image), so sums stay small and exact-ish however
  * far from the origin the crowd is. */
 typedef struct flock_sums {
-    float sep[3];   /* sum of offsets, or of -offset / d^2 (inverse mode) */
-    float ali[3];   /* sum of neighbour velocities */
-    float coh[3];   /* sum of offsets */
+    float sep[3]; /* sum of offsets, or of -offset / d^2 (inverse mode) */
+    float ali[3]; /* sum of neighbour velocities */
+    float coh[3]; /* sum of offsets */
     uint32_t sep_n, ali_n, coh_n;
     /* Unaligned collision avoidance (filled by the scalar walk for groups
      * that use it): of the predicted collisions, the soonest one's time,
@@ -69,7 +69,8 @@ typedef struct kept_neighbour {
 /* a comes before b among the nearest: closer, or as close and a lower
  * slot. Keys are unique (slots are), so the `cap` first of any set of
  * candidates are one set, whatever order they are offered in. */
-static inline int kept_before(const kept_neighbour *a, const kept_neighbour *b) {
+static inline int kept_before(const kept_neighbour *a,
+                              const kept_neighbour *b) {
     return a->d2 < b->d2 || (a->d2 == b->d2 && a->slot < b->slot);
 }
 
@@ -151,11 +152,10 @@ static inline uint64_t kept_offer_rows(const throng_world *w,
         if (j == t || !(d2 <= R2))
             continue;
         neighbours++;
-        kept_offer(kept, n, cap, (kept_neighbour){d2, w->col.slot[j], j, r});
+        kept_offer(kept, n, cap, (kept_neighbour){ d2, w->col.slot[j], j, r });
     }
     return neighbours;
 }
-
 
 /* The plain reference: one agent, one candidate at a time. */
 void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,

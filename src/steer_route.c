@@ -63,8 +63,8 @@ static int patrol_force(const steer_ctx *a, const throng_path_params *pp,
             steer_offset(a->w, a->p, o->points + 3u * (size_t)at, d);
         }
     }
-    return steer_arrive(a, d, speed, pp->braking_distance,
-                        THRONG_ARRIVE_SMOOTH, F);
+    return steer_arrive(a, d, speed, pp->braking_distance, THRONG_ARRIVE_SMOOTH,
+                        F);
 }
 
 /* Point `s` metres along the path (0 <= s <= the path's length). */
@@ -117,9 +117,9 @@ static int follow_path_force(const steer_ctx *a, const throng_path_params *pp,
             s -= segments;
         }
         const float *A = o->points + 3u * (size_t)s;
-        const float *B = o->points + 3u * (size_t)(s + 1u < o->count ? s + 1u
-                                                                      : 0u);
-        float ab[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+        const float *B =
+            o->points + 3u * (size_t)(s + 1u < o->count ? s + 1u : 0u);
+        float ab[3] = { B[0] - A[0], B[1] - A[1], B[2] - A[2] };
         float aq[3];
         steer_offset(a->w, A, q, aq);
         float t = dot3(aq, ab) / dot3(ab, ab);
@@ -180,8 +180,8 @@ static void flow_axis(float x, float origin, float cell, uint32_t n,
 /* The field at q: bilinear in 2D, trilinear in 3D, clamped at the edges. */
 static void flow_sample(const geo_object *o, int dims, const float q[3],
                         float out[3]) {
-    uint32_t lo[3] = {0u, 0u, 0u}, hi[3] = {0u, 0u, 0u};
-    float fr[3] = {0.0f, 0.0f, 0.0f};
+    uint32_t lo[3] = { 0u, 0u, 0u }, hi[3] = { 0u, 0u, 0u };
+    float fr[3] = { 0.0f, 0.0f, 0.0f };
     for (int k = 0; k < dims; k++)
         flow_axis(q[k], o->origin[k], o->cell, o->size[k], &lo[k], &hi[k],
                   &fr[k]);

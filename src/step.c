@@ -41,14 +41,14 @@
  * next step could trust. A stage that the host's hooks cut short is not
  * swept: the step is refused for that (TASK_HOOKS_BROKEN). */
 #ifdef THRONG_VALIDATE
-#define VALIDATE_AFTER(w, sched, stage)                                       \
-    do {                                                                      \
-        throng_status validate_status_ =                                      \
-            (sched)->failed ? THRONG_OK : validate_stage_sweep(w, stage);     \
-        if (validate_status_ != THRONG_OK) {                                  \
-            (w)->grid.valid = 0;                                              \
-            return validate_status_;                                          \
-        }                                                                     \
+#define VALIDATE_AFTER(w, sched, stage)                                   \
+    do {                                                                  \
+        throng_status validate_status_ =                                  \
+            (sched)->failed ? THRONG_OK : validate_stage_sweep(w, stage); \
+        if (validate_status_ != THRONG_OK) {                              \
+            (w)->grid.valid = 0;                                          \
+            return validate_status_;                                      \
+        }                                                                 \
     } while (0)
 #else
 #define VALIDATE_AFTER(w, sched, stage) ((void)0)
@@ -84,9 +84,8 @@ static throng_status world_tick(throng_world *w, float dt,
     /* The behaviours walk cell ranges of the rows themselves, so the grid
      * must describe this very state, in cell order (unless the host's
      * hooks broke a loop of the build, which the step then refuses). */
-    INVARIANT(sched->failed ||
-                  (w->grid.valid && w->grid.permuted &&
-                   w->grid.count == w->count),
+    INVARIANT(sched->failed || (w->grid.valid && w->grid.permuted &&
+                                w->grid.count == w->count),
               "the behaviours start from a permuting build of every agent");
     INVARIANT((uint32_t)threads <= w->counters_len,
               "every thread of the step has its counters");
@@ -139,9 +138,9 @@ typedef struct step_run {
     throng_world *w;
     float tick;
     uint32_t ticks;
-    uint32_t done;          /* ticks completed */
-    int threads;            /* threads the loops ran on */
-    throng_status status;   /* of the first tick that failed */
+    uint32_t done;        /* ticks completed */
+    int threads;          /* threads the loops ran on */
+    throng_status status; /* of the first tick that failed */
 } step_run;
 
 static void run_ticks(parallel_sched *sched, void *arg) {
@@ -181,7 +180,7 @@ throng_status throng_world_step(throng_world *w, float dt) {
     memset(s, 0, sizeof *s);
     /* Every tick's loops run in one session: one parallel region per step
      * rather than several per tick (parallel.c says why). */
-    step_run run = {.w = w, .tick = tick, .ticks = ticks};
+    step_run run = { .w = w, .tick = tick, .ticks = ticks };
     parallel_session(&sched, w->count, run_ticks, &run);
     if (run.status != THRONG_OK) {
         /* Nothing changed when the first tick fails; the ticks before a

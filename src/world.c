@@ -107,11 +107,10 @@ static throng_status check_world_def(const throng_world_def *def) {
                            (int)def->boundary);
     if (!is_finite_float(def->neighbour_radius) ||
         !is_finite_float(def->cell_size))
-        return create_fail(def, THRONG_ERR_NOT_FINITE, "%s: %s is not finite",
-                           fn,
-                           is_finite_float(def->neighbour_radius)
-                               ? "cell_size"
-                               : "neighbour_radius");
+        return create_fail(
+            def, THRONG_ERR_NOT_FINITE, "%s: %s is not finite", fn,
+            is_finite_float(def->neighbour_radius) ? "cell_size"
+                                                   : "neighbour_radius");
     if (!length_in_range(def->neighbour_radius))
         return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
                            "%s: neighbour_radius must be in [%g, %g] metres, "
@@ -168,9 +167,9 @@ static throng_status check_world_def(const throng_world_def *def) {
         return create_fail(def, THRONG_ERR_OUT_OF_RANGE,
                            "%s: max_dt must be in [%g, %g] seconds and "
                            "max_substeps in [1, %u], got %g and %u",
-                           fn, (double)THRONG_MIN_TICK,
-                           (double)THRONG_MAX_TICK, THRONG_MAX_SUBSTEPS,
-                           (double)def->max_dt, def->max_substeps);
+                           fn, (double)THRONG_MIN_TICK, (double)THRONG_MAX_TICK,
+                           THRONG_MAX_SUBSTEPS, (double)def->max_dt,
+                           def->max_substeps);
     /* A value that names no path is a bad argument; a path this machine
      * cannot run is a fact about the machine, and the caller may want to
      * retry with another, so the two get different codes. */
@@ -197,7 +196,7 @@ static throng_status check_world_def(const throng_world_def *def) {
     const double want = def->cell_size > 0.0f
                             ? (double)def->cell_size
                             : (double)(def->neighbour_radius * GRID_CELL_PAD);
-    double asked[3] = {1.0, 1.0, 1.0}, asked_total = 1.0;
+    double asked[3] = { 1.0, 1.0, 1.0 }, asked_total = 1.0;
     uint64_t cells = 1;
     int too_many = 0;
     for (int a = 0; a < def->dimensions; a++) {
@@ -236,8 +235,9 @@ throng_status throng_world_create(const throng_world_def *def,
                                   throng_world **out_world) {
     if (!out_world) {
         if (def)
-            (void)create_fail(def, THRONG_ERR_NULL,
-                              "throng_world_create: out_world must not be NULL");
+            (void)create_fail(
+                def, THRONG_ERR_NULL,
+                "throng_world_create: out_world must not be NULL");
         return THRONG_ERR_NULL;
     }
     *out_world = NULL;
@@ -271,9 +271,9 @@ throng_status throng_world_create(const throng_world_def *def,
     w->cell_size = def->cell_size;
     w->max_dt = def->max_dt;
     w->max_substeps = def->max_substeps;
-    w->id = atomic_fetch_add_explicit(&world_id_counter, 1u,
-                                      memory_order_relaxed) +
-            1u;
+    w->id =
+        atomic_fetch_add_explicit(&world_id_counter, 1u, memory_order_relaxed) +
+        1u;
     w->uniform = UNIFORM_ALL;
     /* Checked above, so this names a path; the step points the world at
      * its kernels (kernel_paths.c) before the first step. */
@@ -285,9 +285,9 @@ throng_status throng_world_create(const throng_world_def *def,
     throng_group_def gd = throng_group_def_default();
     gd.name = "default";
     /* The default recipe's radii cannot exceed this world's radius. */
-    float *radii[] = {&gd.flocking.separation_radius,
-                      &gd.flocking.alignment_radius,
-                      &gd.flocking.cohesion_radius};
+    float *radii[] = { &gd.flocking.separation_radius,
+                       &gd.flocking.alignment_radius,
+                       &gd.flocking.cohesion_radius };
     for (int r = 0; r < 3; r++)
         if (*radii[r] > w->neighbour_radius)
             *radii[r] = w->neighbour_radius;
@@ -347,7 +347,8 @@ void throng_world_destroy(throng_world *w) {
     world_free(w, w->groups, (size_t)w->group_capacity * sizeof(group_record));
     world_free(w, w->group_params,
                (size_t)w->group_capacity * sizeof(group_kernel_params));
-    world_free(w, w->counters, (size_t)w->counters_len * sizeof(thread_counters));
+    world_free(w, w->counters,
+               (size_t)w->counters_len * sizeof(thread_counters));
     throng_world boot;
     memset(&boot, 0, sizeof boot);
     boot.allocator = w->allocator;
@@ -406,7 +407,8 @@ throng_status throng_world_set_task_hooks(throng_world *w,
                                           uint32_t worker_count) {
     static const char fn[] = "throng_world_set_task_hooks";
     WRITE_ENTRY(w);
-    throng_status st = task_hooks_check(enqueue_task, finish_task, worker_count);
+    throng_status st =
+        task_hooks_check(enqueue_task, finish_task, worker_count);
     if (st == THRONG_ERR_NULL)
         return world_fail(w, st, "%s: give both hooks or neither", fn);
     if (st != THRONG_OK)
@@ -474,23 +476,22 @@ size_t throng_world_bytes(const throng_world *w) {
         ints += (size_t)u32_present(w->behaviour_state, k);
     /* Columns, steering scratch, and the spare buffers. */
     size_t per_agent = floats * sizeof(float) + ints * sizeof(uint32_t) +
-                       (size_t)w->dims * sizeof(float) + GRID_PERMUTE_BATCH * 4u;
-    size_t bytes = sizeof *w + (size_t)w->capacity * per_agent +
-                   (size_t)w->slot_capacity *
-                       (sizeof(slot_entry) + 2 * sizeof(uint32_t)) +
-                   (size_t)w->group_capacity *
-                       (sizeof(group_record) + sizeof(group_kernel_params)) +
-                   (size_t)w->counters_len * sizeof(thread_counters) +
-                   grid_bytes(&w->grid);
+                       (size_t)w->dims * sizeof(float) +
+                       GRID_PERMUTE_BATCH * 4u;
+    size_t bytes =
+        sizeof *w + (size_t)w->capacity * per_agent +
+        (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t)) +
+        (size_t)w->group_capacity *
+            (sizeof(group_record) + sizeof(group_kernel_params)) +
+        (size_t)w->counters_len * sizeof(thread_counters) +
+        grid_bytes(&w->grid);
     bytes += hash_bytes(w->keys ? w->keys->hh.tbl : NULL, sizeof(key_entry));
-    bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL,
-                        sizeof(name_entry));
+    bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL, sizeof(name_entry));
     bytes += geometry_bytes(w);
     bytes += ((size_t)w->origin_slots + w->origin_objects + w->origin_groups) *
              sizeof(uint32_t);
     if (w->key_rows)
-        bytes += ((size_t)w->key_rows_capacity + COLUMN_PAD) *
-                 sizeof(uint64_t);
+        bytes += ((size_t)w->key_rows_capacity + COLUMN_PAD) * sizeof(uint64_t);
     return bytes;
 }
 
@@ -517,8 +518,7 @@ static int key_rows_update(throng_world *w) {
     if (!w->key_rows || w->key_rows_capacity != w->capacity) {
         uint64_t *rows = column_alloc(w, w->capacity, sizeof(uint64_t));
         if (rows) {
-            column_free(w, w->key_rows, w->key_rows_capacity,
-                        sizeof(uint64_t));
+            column_free(w, w->key_rows, w->key_rows_capacity, sizeof(uint64_t));
             w->key_rows = rows;
             w->key_rows_capacity = w->capacity;
             atomic_store_explicit(&w->keys_stale, 1, memory_order_relaxed);
@@ -548,10 +548,18 @@ throng_status throng_world_columns(const throng_world *cw,
                           w->capacity);
     const agent_columns *c = &w->col;
     out->count = w->count;
-    out->px = c->px; out->py = c->py; out->pz = c->pz;
-    out->vx = c->vx; out->vy = c->vy; out->vz = c->vz;
-    out->fx = c->fx; out->fy = c->fy; out->fz = c->fz;
-    out->ux = c->ux; out->uy = c->uy; out->uz = c->uz;
+    out->px = c->px;
+    out->py = c->py;
+    out->pz = c->pz;
+    out->vx = c->vx;
+    out->vy = c->vy;
+    out->vz = c->vz;
+    out->fx = c->fx;
+    out->fy = c->fy;
+    out->fz = c->fz;
+    out->ux = c->ux;
+    out->uy = c->uy;
+    out->uz = c->uz;
     out->group = c->group;
     out->host_key = w->key_rows;
     return THRONG_OK;
@@ -586,11 +594,11 @@ uint64_t throng_world_hash(const throng_world *w) {
     h = mix_word(h, (uint64_t)w->dims);
     const agent_columns *c = &w->col;
     float *cols[FLOAT_COLUMNS] = {
-        c->px,     c->py,     c->pz,          c->vx,     c->vy,
-        c->vz,     c->fx,     c->fy,          c->fz,     c->ux,
-        c->uy,     c->uz,     c->mass,        c->max_force,
-        c->max_speed, c->radius, c->wander_rate, c->tx,   c->ty,
-        c->tz,     c->wx,     c->wy,          c->wz};
+        c->px,   c->py,        c->pz,        c->vx,     c->vy,          c->vz,
+        c->fx,   c->fy,        c->fz,        c->ux,     c->uy,          c->uz,
+        c->mass, c->max_force, c->max_speed, c->radius, c->wander_rate, c->tx,
+        c->ty,   c->tz,        c->wx,        c->wy,     c->wz
+    };
     world_links(w);
     for (uint32_t s = 0; s < w->slot_count; s++) {
         uint32_t i = w->slot_dense[s];

@@ -25,8 +25,7 @@ static int runner_test_count;
 static const char *runner_current_name;
 static unsigned runner_current_failures;
 
-void runner_register(const char *file, const char *name, runner_test_fn fn)
-{
+void runner_register(const char *file, const char *name, runner_test_fn fn) {
     if (runner_test_count >= RUNNER_MAX_TESTS) {
         fprintf(stderr, "runner: too many tests, raise RUNNER_MAX_TESTS\n");
         exit(2);
@@ -37,8 +36,7 @@ void runner_register(const char *file, const char *name, runner_test_fn fn)
     runner_test_count++;
 }
 
-void runner_fail(const char *file, int line, const char *fmt, ...)
-{
+void runner_fail(const char *file, int line, const char *fmt, ...) {
     runner_current_failures++;
     if (runner_current_failures > RUNNER_MAX_PRINTED)
         return;
@@ -51,19 +49,16 @@ void runner_fail(const char *file, int line, const char *fmt, ...)
     fflush(stdout);
 }
 
-unsigned runner_failures(void)
-{
+unsigned runner_failures(void) {
     return runner_current_failures;
 }
 
-static const char *runner_basename(const char *path)
-{
+static const char *runner_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
 
     register_world_tests();
@@ -100,8 +95,9 @@ int main(int argc, char **argv)
     int module_passed = 0, module_failed = 0;
     const char *module = NULL;
     for (int i = 0; i <= runner_test_count; i++) {
-        const char *file =
-            i < runner_test_count ? runner_basename(runner_tests[i].file) : NULL;
+        const char *file = i < runner_test_count
+                               ? runner_basename(runner_tests[i].file)
+                               : NULL;
         if (module && (!file || strcmp(file, module) != 0)) {
             if (module_passed + module_failed > 0)
                 printf("%-20s %3d passed, %d failed\n", module, module_passed,

@@ -46,8 +46,7 @@ static inline throng_status add_segment(throng_world *w, const float *a,
 }
 
 static inline throng_status add_plane(throng_world *w, const float *point,
-                                      const float *normal,
-                                      throng_object *out) {
+                                      const float *normal, throng_object *out) {
     throng_wall_def d = throng_wall_def_default();
     d.kind = THRONG_OBJECT_PLANE;
     if (point && normal) {
@@ -58,8 +57,8 @@ static inline throng_status add_plane(throng_world *w, const float *point,
 }
 
 static inline throng_status add_path(throng_world *w, const float *points,
-                                     uint32_t count, float radius,
-                                     bool closed, throng_object *out) {
+                                     uint32_t count, float radius, bool closed,
+                                     throng_object *out) {
     throng_path_def d = throng_path_def_default();
     d.points = points;
     d.point_count = count;

@@ -36,7 +36,7 @@ static inline throng_group default_group(const throng_world *w) {
 /* The handle of group `id` in a world that never removed a group (every
  * id then has generation 1). */
 static inline throng_group first_group(const throng_world *w, uint32_t id) {
-    throng_group g = {id, 1u, throng_world_id(w)};
+    throng_group g = { id, 1u, throng_world_id(w) };
     return g;
 }
 
@@ -94,73 +94,71 @@ void register_validate_tests(void);
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
 
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond))                                                       \
-            runner_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);           \
+#define CHECK(cond)                                              \
+    do {                                                         \
+        if (!(cond))                                             \
+            runner_fail(__FILE__, __LINE__, "CHECK(%s)", #cond); \
     } while (0)
 
 /* As CHECK, but leaves the test (for preconditions the rest relies on). */
-#define REQUIRE(cond)                                                      \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            runner_fail(__FILE__, __LINE__, "REQUIRE(%s)", #cond);         \
-            return;                                                        \
-        }                                                                  \
+#define REQUIRE(cond)                                              \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            runner_fail(__FILE__, __LINE__, "REQUIRE(%s)", #cond); \
+            return;                                                \
+        }                                                          \
     } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                 \
-    do {                                                                   \
-        long long check_a_ = (long long)(a), check_b_ = (long long)(b);    \
-        if (check_a_ != check_b_)                                          \
-            runner_fail(__FILE__, __LINE__, "%s == %s: got %lld vs %lld",  \
-                        #a, #b, check_a_, check_b_);                       \
+#define CHECK_EQ_INT(a, b)                                                    \
+    do {                                                                      \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);       \
+        if (check_a_ != check_b_)                                             \
+            runner_fail(__FILE__, __LINE__, "%s == %s: got %lld vs %lld", #a, \
+                        #b, check_a_, check_b_);                              \
     } while (0)
 
-#define CHECK_EQ_U64(a, b)                                                 \
-    do {                                                                   \
-        unsigned long long check_a_ = (unsigned long long)(a);             \
-        unsigned long long check_b_ = (unsigned long long)(b);             \
-        if (check_a_ != check_b_)                                          \
-            runner_fail(__FILE__, __LINE__,                                \
-                        "%s == %s: got %#llx vs %#llx", #a, #b, check_a_,  \
-                        check_b_);                                         \
+#define CHECK_EQ_U64(a, b)                                                  \
+    do {                                                                    \
+        unsigned long long check_a_ = (unsigned long long)(a);              \
+        unsigned long long check_b_ = (unsigned long long)(b);              \
+        if (check_a_ != check_b_)                                           \
+            runner_fail(__FILE__, __LINE__, "%s == %s: got %#llx vs %#llx", \
+                        #a, #b, check_a_, check_b_);                        \
     } while (0)
 
 /* |a - b| <= tol, all three read as double. */
-#define CHECK_NEAR(a, b, tol)                                              \
-    do {                                                                   \
-        double check_a_ = (double)(a), check_b_ = (double)(b);             \
-        double check_t_ = (double)(tol);                                   \
-        if (!(fabs(check_a_ - check_b_) <= check_t_))                      \
-            runner_fail(__FILE__, __LINE__,                                \
-                        "%s ~ %s: got %.9g vs %.9g (tol %.3g)", #a, #b,    \
-                        check_a_, check_b_, check_t_);                     \
+#define CHECK_NEAR(a, b, tol)                                           \
+    do {                                                                \
+        double check_a_ = (double)(a), check_b_ = (double)(b);          \
+        double check_t_ = (double)(tol);                                \
+        if (!(fabs(check_a_ - check_b_) <= check_t_))                   \
+            runner_fail(__FILE__, __LINE__,                             \
+                        "%s ~ %s: got %.9g vs %.9g (tol %.3g)", #a, #b, \
+                        check_a_, check_b_, check_t_);                  \
     } while (0)
 
 /* A status-returning call must give `want`. */
-#define CHECK_STATUS(expr, want)                                           \
-    do {                                                                   \
-        throng_status check_got_ = (expr);                                 \
-        throng_status check_want_ = (want);                                \
-        if (check_got_ != check_want_)                                     \
+#define CHECK_STATUS(expr, want)                                             \
+    do {                                                                     \
+        throng_status check_got_ = (expr);                                   \
+        throng_status check_want_ = (want);                                  \
+        if (check_got_ != check_want_)                                       \
             runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want %d (%s)", \
-                        #expr, (int)check_got_,                            \
-                        throng_status_string(check_got_), (int)check_want_, \
-                        throng_status_string(check_want_));                \
+                        #expr, (int)check_got_,                              \
+                        throng_status_string(check_got_), (int)check_want_,  \
+                        throng_status_string(check_want_));                  \
     } while (0)
 
 #define CHECK_OK(expr) CHECK_STATUS(expr, THRONG_OK)
 
-#define REQUIRE_OK(expr)                                                   \
-    do {                                                                   \
-        throng_status check_got_ = (expr);                                 \
-        if (check_got_ != THRONG_OK) {                                     \
-            runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want OK",    \
-                        #expr, (int)check_got_,                            \
-                        throng_status_string(check_got_));                 \
-            return;                                                        \
-        }                                                                  \
+#define REQUIRE_OK(expr)                                                       \
+    do {                                                                       \
+        throng_status check_got_ = (expr);                                     \
+        if (check_got_ != THRONG_OK) {                                         \
+            runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want OK", #expr, \
+                        (int)check_got_, throng_status_string(check_got_));    \
+            return;                                                            \
+        }                                                                      \
     } while (0)
 
 /* ------------------------------------------------------------------------ */
@@ -171,45 +169,38 @@ typedef struct test_rng {
     uint64_t state;
 } test_rng;
 
-static inline test_rng test_rng_make(uint64_t seed)
-{
-    test_rng rng = {seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull};
+static inline test_rng test_rng_make(uint64_t seed) {
+    test_rng rng = { seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull };
     return rng;
 }
 
-static inline uint64_t test_rng_u64(test_rng *rng)
-{
+static inline uint64_t test_rng_u64(test_rng *rng) {
     return ts_splitmix64(&rng->state);
 }
 
 /* Uniform in [0, n). */
-static inline uint32_t test_rng_below(test_rng *rng, uint32_t n)
-{
+static inline uint32_t test_rng_below(test_rng *rng, uint32_t n) {
     return n == 0u ? 0u : (uint32_t)(test_rng_u64(rng) % n);
 }
 
 /* Uniform float in [0, 1). */
-static inline float test_rng_unit(test_rng *rng)
-{
+static inline float test_rng_unit(test_rng *rng) {
     return (float)(test_rng_u64(rng) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* Uniform float in [lo, hi). */
-static inline float test_rng_range(test_rng *rng, float lo, float hi)
-{
+static inline float test_rng_range(test_rng *rng, float lo, float hi) {
     return lo + (hi - lo) * test_rng_unit(rng);
 }
 
 #define TEST_TWO_PI 6.28318530717958647692f
 
-static inline double test_len3(const double v[3])
-{
+static inline double test_len3(const double v[3]) {
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-static inline double test_dist3(const double a[3], const double b[3])
-{
-    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+static inline double test_dist3(const double a[3], const double b[3]) {
+    double d[3] = { a[0] - b[0], a[1] - b[1], a[2] - b[2] };
     return test_len3(d);
 }
 
@@ -218,9 +209,8 @@ static inline double test_dist3(const double a[3], const double b[3])
 static inline void test_ref_vehicle(double mass, double max_force,
                                     double max_speed, double dt,
                                     const double v0[3], const double force[3],
-                                    double v1[3])
-{
-    double f[3] = {force[0], force[1], force[2]};
+                                    double v1[3]) {
+    double f[3] = { force[0], force[1], force[2] };
     double f_len = test_len3(f);
     if (f_len > max_force)
         for (int k = 0; k < 3; k++)
@@ -233,8 +223,7 @@ static inline void test_ref_vehicle(double mass, double max_force,
             v1[k] *= max_speed / v_len;
 }
 
-static inline void test_to_double3(const float in[3], double out[3])
-{
+static inline void test_to_double3(const float in[3], double out[3]) {
     out[0] = (double)in[0];
     out[1] = (double)in[1];
     out[2] = (double)in[2];
@@ -261,27 +250,24 @@ void test_snapshot_reseal(uint8_t *snapshot, size_t n);
 /* Steps `world` `steps` times by dt. A refused step is reported, naming
  * `what` and the step, and ends it: returns false. */
 static inline bool test_step_n(throng_world *world, float dt, int steps,
-                               const char *what)
-{
+                               const char *what) {
     for (int s = 0; s < steps; s++) {
         if (throng_world_step(world, dt) != THRONG_OK) {
-            runner_fail(__FILE__, __LINE__, "%s: step %d refused: %s", what,
-                        s, throng_world_last_error(world));
+            runner_fail(__FILE__, __LINE__, "%s: step %d refused: %s", what, s,
+                        throng_world_last_error(world));
             return false;
         }
     }
     return true;
 }
 
-static inline bool test_handle_eq(throng_agent a, throng_agent b)
-{
+static inline bool test_handle_eq(throng_agent a, throng_agent b) {
     return a.slot == b.slot && a.generation == b.generation &&
            a.world == b.world;
 }
 
 /* qsort order for handles. */
-static inline int test_handle_cmp(const void *pa, const void *pb)
-{
+static inline int test_handle_cmp(const void *pa, const void *pb) {
     const throng_agent *a = (const throng_agent *)pa;
     const throng_agent *b = (const throng_agent *)pb;
     if (a->slot != b->slot)

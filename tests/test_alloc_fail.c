@@ -37,10 +37,9 @@
 /* The shared checking allocator (testsupport/support.h), poisoning fresh
  * blocks: code that reads what it did not write shows up as a
  * difference, not as luck. */
-static ts_heap af_heap_state = {.poison = true};
+static ts_heap af_heap_state = { .poison = true };
 
-static throng_allocator af_allocator(void)
-{
+static throng_allocator af_allocator(void) {
     return ts_heap_allocator(&af_heap_state);
 }
 
@@ -61,8 +60,7 @@ typedef struct af_report_row {
 static af_report_row af_report[AF_MAX_REPORT];
 static int af_report_count;
 
-static af_report_row *af_report_for(const char *op)
-{
+static af_report_row *af_report_for(const char *op) {
     for (int i = 0; i < af_report_count; i++)
         if (strcmp(af_report[i].op, op) == 0)
             return &af_report[i];
@@ -86,33 +84,31 @@ typedef struct af_scene {
     int dims;
     int periodic;
     uint32_t initial_capacity;
-    uint32_t groups;     /* named groups "g1" .. "gN", flocking */
-    int list;            /* group 0 gets a behaviour list (state columns) */
+    uint32_t groups; /* named groups "g1" .. "gN", flocking */
+    int list;        /* group 0 gets a behaviour list (state columns) */
     uint32_t agents;
-    uint32_t keyed;      /* the first `keyed` agents carry keys AF_KEY0 + i */
-    int target;          /* a target point on the first agent */
+    uint32_t keyed; /* the first `keyed` agents carry keys AF_KEY0 + i */
+    int target;     /* a target point on the first agent */
     uint32_t spheres;
-    int every_kind;      /* one object of each kind, and behaviours on them */
-    int removed;         /* an agent and an object removed (free lists) */
+    int every_kind; /* one object of each kind, and behaviours on them */
+    int removed;    /* an agent and an object removed (free lists) */
     uint32_t steps;
-    uint32_t agents_after;  /* added after the steps */
-    int objects_after;      /* a box added after the steps */
-    int threads_after;      /* threads set after the steps; 0: kept */
+    uint32_t agents_after; /* added after the steps */
+    int objects_after;     /* a box added after the steps */
+    int threads_after;     /* threads set after the steps; 0: kept */
 } af_scene;
 
-static void af_position(uint32_t i, int dims, float p[3])
-{
+static void af_position(uint32_t i, int dims, float p[3]) {
     test_rng rng = test_rng_make(0xA11Cu + i);
     for (int a = 0; a < 3; a++)
         p[a] = a < dims ? test_rng_range(&rng, 1.0f, AF_BOX - 1.0f) : 0.0f;
 }
 
-static throng_world_def af_world_def(const af_scene *s)
-{
+static throng_world_def af_world_def(const af_scene *s) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = s->dims;
-    d.boundary = s->periodic ? THRONG_BOUNDARY_PERIODIC
-                             : THRONG_BOUNDARY_UNBOUNDED;
+    d.boundary =
+        s->periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     d.box_size[0] = d.box_size[1] = d.box_size[2] = AF_BOX;
     d.neighbour_radius = 1.0f;
     d.threads = 2;
@@ -123,8 +119,7 @@ static throng_world_def af_world_def(const af_scene *s)
 
 static throng_status af_add_agent(throng_world *w, int dims, uint32_t i,
                                   throng_group group, uint64_t key,
-                                  throng_agent *out)
-{
+                                  throng_agent *out) {
     throng_agent_def a = throng_agent_def_default();
     af_position(i, dims, a.position);
     test_rng rng = test_rng_make(0xBEEFu + i);
@@ -135,8 +130,7 @@ static throng_status af_add_agent(throng_world *w, int dims, uint32_t i,
     return throng_agent_add(w, &a, out);
 }
 
-static throng_status af_add_sphere(throng_world *w, uint32_t i)
-{
+static throng_status af_add_sphere(throng_world *w, uint32_t i) {
     float c[3];
     af_position(9000u + i, 3, c);
     throng_object o;
@@ -144,13 +138,12 @@ static throng_status af_add_sphere(throng_world *w, uint32_t i)
 }
 
 /* The path and flow field every_kind adds, also used by the operations. */
-static const float af_path_points[4 * 3] = {2.0f, 2.0f,  2.0f, 18.0f, 2.0f,
-                                            3.0f, 18.0f, 18.0f, 4.0f, 2.0f,
-                                            18.0f, 5.0f};
+static const float af_path_points[4 * 3] = { 2.0f, 2.0f, 2.0f,  18.0f,
+                                             2.0f, 3.0f, 18.0f, 18.0f,
+                                             4.0f, 2.0f, 18.0f, 5.0f };
 static float af_flow_vectors[4 * 4 * 4 * 3];
 
-static throng_flow_field_def af_flow_def(void)
-{
+static throng_flow_field_def af_flow_def(void) {
     for (size_t i = 0; i < sizeof af_flow_vectors / sizeof(float); i++)
         af_flow_vectors[i] = (float)((i * 7u) % 5u) * 0.1f - 0.2f;
     throng_flow_field_def f;
@@ -162,19 +155,18 @@ static throng_flow_field_def af_flow_def(void)
     return f;
 }
 
-#define AF_TRY(expr)                                                       \
-    do {                                                                   \
-        throng_status af_st_ = (expr);                                     \
-        if (af_st_ != THRONG_OK) {                                         \
-            runner_fail(__FILE__, __LINE__, "scene: %s: %s", #expr,        \
-                        throng_status_string(af_st_));                     \
-            throng_world_destroy(w);                                       \
-            return NULL;                                                   \
-        }                                                                  \
+#define AF_TRY(expr)                                                \
+    do {                                                            \
+        throng_status af_st_ = (expr);                              \
+        if (af_st_ != THRONG_OK) {                                  \
+            runner_fail(__FILE__, __LINE__, "scene: %s: %s", #expr, \
+                        throng_status_string(af_st_));              \
+            throng_world_destroy(w);                                \
+            return NULL;                                            \
+        }                                                           \
     } while (0)
 
-static throng_world *af_build(const af_scene *s)
-{
+static throng_world *af_build(const af_scene *s) {
     throng_world_def d = af_world_def(s);
     throng_world *w = NULL;
     AF_TRY(throng_world_create(&d, &w));
@@ -198,30 +190,31 @@ static throng_world *af_build(const af_scene *s)
     for (uint32_t i = 0; i < s->agents; i++) {
         throng_agent h;
         uint64_t key = i < s->keyed ? AF_KEY0 + i : 0u;
-        AF_TRY(af_add_agent(w, s->dims, i,
-                            first_group(w, s->groups ? i % (s->groups + 1u)
-                                                     : 0u),
-                            key, &h));
+        AF_TRY(af_add_agent(
+            w, s->dims, i,
+            first_group(w, s->groups ? i % (s->groups + 1u) : 0u), key, &h));
         if (i == 0)
             first = h;
         if (i == 2)
             third = h;
     }
     if (s->target && s->agents > 0) {
-        const float t[3] = {10.0f, 10.0f, 10.0f};
+        const float t[3] = { 10.0f, 10.0f, 10.0f };
         AF_TRY(throng_agent_set_target_point(w, first, t));
     }
     for (uint32_t i = 0; i < s->spheres; i++)
         AF_TRY(af_add_sphere(w, i));
     throng_object doomed = THRONG_NULL_OBJECT;
     if (s->every_kind) {
-        const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
-        const float p[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
+        const float lo[3] = { 4.0f, 12.0f, 4.0f },
+                    hi[3] = { 6.0f, 14.0f, 6.0f };
+        const float p[3] = { 0.5f, 0.5f, 0.5f }, n[3] = { 1.0f, 0.0f, 0.0f };
         throng_object box, plane, path, flow;
         AF_TRY(add_box(w, lo, hi, &box));
         AF_TRY(add_plane(w, p, n, &plane));
         if (s->dims == 2) {
-            const float a[3] = {1.0f, 19.0f, 0.0f}, b[3] = {19.0f, 19.0f, 0.0f};
+            const float a[3] = { 1.0f, 19.0f, 0.0f },
+                        b[3] = { 19.0f, 19.0f, 0.0f };
             throng_object seg;
             AF_TRY(add_segment(w, a, b, &seg));
         }
@@ -255,13 +248,14 @@ static throng_world *af_build(const af_scene *s)
         AF_TRY(throng_world_step(w, AF_DT));
     for (uint32_t i = 0; i < s->agents_after; i++) {
         throng_agent h;
-        AF_TRY(af_add_agent(w, s->dims, s->agents + i, THRONG_NULL_GROUP, 0u,
-                            &h));
+        AF_TRY(
+            af_add_agent(w, s->dims, s->agents + i, THRONG_NULL_GROUP, 0u, &h));
     }
     if (s->threads_after)
         AF_TRY(throng_world_set_threads(w, s->threads_after));
     if (s->objects_after) {
-        const float lo[3] = {14.0f, 4.0f, 4.0f}, hi[3] = {15.0f, 6.0f, 6.0f};
+        const float lo[3] = { 14.0f, 4.0f, 4.0f },
+                    hi[3] = { 15.0f, 6.0f, 6.0f };
         throng_object box;
         AF_TRY(add_box(w, lo, hi, &box));
     }
@@ -272,15 +266,13 @@ static throng_world *af_build(const af_scene *s)
 /* The world's observable state                                             */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t af_mix(uint64_t h, uint64_t word)
-{
+static uint64_t af_mix(uint64_t h, uint64_t word) {
     h ^= word + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
     h *= 0xBF58476D1CE4E5B9ull;
     return h ^ (h >> 31);
 }
 
-static uint64_t af_mix_bytes(uint64_t h, const void *p, size_t n)
-{
+static uint64_t af_mix_bytes(uint64_t h, const void *p, size_t n) {
     const unsigned char *b = p;
     for (size_t i = 0; i < n; i++)
         h = af_mix(h, b[i]);
@@ -290,8 +282,7 @@ static uint64_t af_mix_bytes(uint64_t h, const void *p, size_t n)
 /* Everything a failed call must leave as it was: the state hash, the
  * counts, the groups with their names and lists, the objects, and a key
  * table that agrees with the agents' keys. */
-static uint64_t af_fingerprint(throng_world *w)
-{
+static uint64_t af_fingerprint(throng_world *w) {
     uint64_t h = throng_world_hash(w);
     uint32_t agents = throng_world_agent_count(w);
     uint32_t objects = throng_world_object_count(w);
@@ -300,14 +291,16 @@ static uint64_t af_fingerprint(throng_world *w)
     h = af_mix(h, throng_world_step_count(w));
     uint32_t groups = 0;
     throng_flocking f;
-    while (throng_group_get_flocking(w, first_group(w, groups), &f) == THRONG_OK) {
+    while (throng_group_get_flocking(w, first_group(w, groups), &f) ==
+           THRONG_OK) {
         throng_wander wd;
         memset(&wd, 0, sizeof wd);
         throng_group_get_wander(w, first_group(w, groups), &wd);
         h = af_mix_bytes(h, &f, sizeof f);
         h = af_mix_bytes(h, &wd, sizeof wd);
         uint32_t n = 0;
-        if (throng_group_behaviour_count(w, first_group(w, groups), &n) != THRONG_OK)
+        if (throng_group_behaviour_count(w, first_group(w, groups), &n) !=
+            THRONG_OK)
             n = UINT32_MAX;
         h = af_mix(h, n);
         for (uint32_t b = 0; b < n && b < THRONG_MAX_BEHAVIOURS; b++) {
@@ -356,8 +349,7 @@ static uint64_t af_fingerprint(throng_world *w)
 
 /* Steps a few times, checks the state is finite, destroys the world and
  * checks nothing is left. */
-static void af_finish(throng_world *w, int line)
-{
+static void af_finish(throng_world *w, int line) {
     for (int s = 0; s < 3; s++) {
         throng_status st = throng_world_step(w, AF_DT);
         if (st != THRONG_OK)
@@ -366,7 +358,7 @@ static void af_finish(throng_world *w, int line)
     }
     throng_columns c;
     if (throng_world_columns(w, &c) == THRONG_OK) {
-        const float *cols[6] = {c.px, c.py, c.pz, c.vx, c.vy, c.vz};
+        const float *cols[6] = { c.px, c.py, c.pz, c.vx, c.vy, c.vz };
         uint32_t bad = 0;
         for (int k = 0; k < 6; k++)
             for (uint32_t i = 0; cols[k] && i < c.count; i++)
@@ -389,31 +381,29 @@ static void af_finish(throng_world *w, int line)
 struct af_case;
 /* Runs the operation on *world (a prepared world, or NULL when the
  * operation creates one) and writes what it produced to *result. */
-typedef throng_status (*af_op_fn)(throng_world **world,
-                                  const struct af_case *c, uint64_t *result);
+typedef throng_status (*af_op_fn)(throng_world **world, const struct af_case *c,
+                                  uint64_t *result);
 
 typedef struct af_case {
-    const char *op;   /* the public function, for the report */
+    const char *op; /* the public function, for the report */
     af_scene scene;
-    int creates;      /* the operation makes the world (create, load) */
+    int creates; /* the operation makes the world (create, load) */
     af_op_fn run;
-    uint64_t param;   /* the operation's own argument */
+    uint64_t param; /* the operation's own argument */
 } af_case;
 
 /* A world pointer no call may leave behind: a failed create must write
  * NULL over it. */
 static throng_world *const af_not_null = (throng_world *)&af_heap_state;
 
-static throng_world *af_prepare(const af_case *c)
-{
+static throng_world *af_prepare(const af_case *c) {
     ts_heap_count(&af_heap_state);
     return c->creates ? NULL : af_build(&c->scene);
 }
 
 /* Counts the operation's allocations from its prepared state; 0 and a
  * recorded failure when it does not succeed. */
-static uint64_t af_count(const af_case *c, uint64_t *result, int line)
-{
+static uint64_t af_count(const af_case *c, uint64_t *result, int line) {
     throng_world *w = af_prepare(c);
     if (!c->creates && !w)
         return 0;
@@ -435,8 +425,7 @@ static uint64_t af_count(const af_case *c, uint64_t *result, int line)
 
 /* One run with the k-th allocation refused (and with `rest`, all after). */
 static void af_inject(const af_case *c, uint64_t k, int rest,
-                      uint64_t want_result, af_report_row *row, int line)
-{
+                      uint64_t want_result, af_report_row *row, int line) {
     throng_world *w = af_prepare(c);
     if (!c->creates && !w)
         return;
@@ -464,8 +453,8 @@ static void af_inject(const af_case *c, uint64_t k, int rest,
                     throng_status_string(st));
     if (st == THRONG_OK)
         runner_fail(__FILE__, line,
-                    "%s, allocation %llu%s refused: succeeded anyway",
-                    c->op, (unsigned long long)k, rest ? " and on" : "");
+                    "%s, allocation %llu%s refused: succeeded anyway", c->op,
+                    (unsigned long long)k, rest ? " and on" : "");
     if (c->creates) {
         if (st == THRONG_OK && w && w != af_not_null) {
             af_finish(w, line);
@@ -488,8 +477,7 @@ static void af_inject(const af_case *c, uint64_t k, int rest,
                         "%s, allocation %llu%s refused: the world changed",
                         c->op, (unsigned long long)k, rest ? " and on" : "");
         if (st != THRONG_OK && throng_world_last_error(w)[0] == '\0')
-            runner_fail(__FILE__, line, "%s failed without a reason",
-                        c->op);
+            runner_fail(__FILE__, line, "%s failed without a reason", c->op);
         if (st == THRONG_OK) {
             af_finish(w, line);
             return;
@@ -515,8 +503,7 @@ static void af_inject(const af_case *c, uint64_t k, int rest,
 }
 
 /* The whole protocol for one case; returns the allocations counted. */
-static uint64_t af_run_case(const af_case *c, int line)
-{
+static uint64_t af_run_case(const af_case *c, int line) {
     af_report_row *row = af_report_for(c->op);
     uint64_t want = 0;
     uint64_t n = af_count(c, &want, line);
@@ -541,8 +528,7 @@ static uint64_t af_run_case(const af_case *c, int line)
  * `grow` sets in the scene) and injects into the runs whose allocations
  * exceed the fewest seen: the ones that grow a table. */
 static void af_sweep(af_case c, void (*grow)(af_scene *, uint32_t),
-                     uint32_t max, uint32_t *grown, int line)
-{
+                     uint32_t max, uint32_t *grown, int line) {
     uint64_t *counts = calloc((size_t)max + 1u, sizeof *counts);
     if (!counts) {
         runner_fail(__FILE__, line, "no memory for the sweep");
@@ -572,15 +558,13 @@ static void af_sweep(af_case c, void (*grow)(af_scene *, uint32_t),
 /* Operations                                                               */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t af_handle_bits(throng_agent h)
-{
+static uint64_t af_handle_bits(throng_agent h) {
     /* Without the world's id, which differs per world. */
     return ((uint64_t)h.slot << 32) | h.generation;
 }
 
 static throng_status af_op_create(throng_world **w, const af_case *c,
-                                  uint64_t *result)
-{
+                                  uint64_t *result) {
     throng_world_def d = af_world_def(&c->scene);
     throng_status st = throng_world_create(&d, w);
     if (st == THRONG_OK)
@@ -590,24 +574,22 @@ static throng_status af_op_create(throng_world **w, const af_case *c,
 
 /* Adds agent number `param` (past the scene's), keyed when param says. */
 static throng_status af_op_add(throng_world **w, const af_case *c,
-                               uint64_t *result)
-{
+                               uint64_t *result) {
     throng_agent h = THRONG_NULL_AGENT;
     uint32_t index = c->scene.agents + c->scene.agents_after;
     uint64_t key = c->param ? AF_KEY0 + index : 0u;
-    throng_status st = af_add_agent(*w, c->scene.dims, index,
-                                      THRONG_NULL_GROUP, key, &h);
+    throng_status st =
+        af_add_agent(*w, c->scene.dims, index, THRONG_NULL_GROUP, key, &h);
     *result = af_handle_bits(h);
     return st;
 }
 
 static throng_status af_op_set_target(throng_world **w, const af_case *c,
-                                      uint64_t *result)
-{
+                                      uint64_t *result) {
     (void)c;
     throng_agent h = THRONG_NULL_AGENT;
     throng_agent_at(*w, 0, &h);
-    const float t[3] = {3.0f, 4.0f, 5.0f};
+    const float t[3] = { 3.0f, 4.0f, 5.0f };
     *result = af_handle_bits(h);
     return throng_agent_set_target_point(*w, h, t);
 }
@@ -616,8 +598,7 @@ static throng_status af_op_set_target(throng_world **w, const af_case *c,
  * param 0: the key after the scene's, so a sweep inserts new keys in
  * the order keyed adds do. */
 static throng_status af_op_set_key(throng_world **w, const af_case *c,
-                                   uint64_t *result)
-{
+                                   uint64_t *result) {
     throng_agent h = THRONG_NULL_AGENT;
     uint32_t last = throng_world_agent_count(*w) - 1u;
     throng_agent_at(*w, last, &h);
@@ -629,8 +610,7 @@ static throng_status af_op_set_key(throng_world **w, const af_case *c,
 /* The group after the scene's, named in their sequence, or unnamed when
  * param is 0. */
 static throng_status af_op_group(throng_world **w, const af_case *c,
-                                 uint64_t *result)
-{
+                                 uint64_t *result) {
     char name[16];
     snprintf(name, sizeof name, "g%u", c->scene.groups + 1u);
     throng_group_def gd = throng_group_def_default();
@@ -643,12 +623,12 @@ static throng_status af_op_group(throng_world **w, const af_case *c,
 }
 
 static throng_status af_op_behaviour(throng_world **w, const af_case *c,
-                                     uint64_t *result)
-{
+                                     uint64_t *result) {
     (void)c;
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     uint32_t index = UINT32_MAX;
-    throng_status st = throng_group_add_behaviour(*w, default_group(*w), &b, &index);
+    throng_status st =
+        throng_group_add_behaviour(*w, default_group(*w), &b, &index);
     *result = index;
     return st;
 }
@@ -663,11 +643,10 @@ enum {
 };
 
 static throng_status af_op_object(throng_world **w, const af_case *c,
-                                  uint64_t *result)
-{
+                                  uint64_t *result) {
     throng_object o = THRONG_NULL_OBJECT;
     throng_status st = THRONG_ERR_OUT_OF_RANGE;
-    const float a[3] = {7.0f, 8.0f, 9.0f}, b[3] = {9.0f, 9.0f, 10.0f};
+    const float a[3] = { 7.0f, 8.0f, 9.0f }, b[3] = { 9.0f, 9.0f, 10.0f };
     switch (c->param) {
     case AF_SPHERE:
         st = add_sphere(*w, a, 1.5f, &o);
@@ -696,8 +675,7 @@ static throng_status af_op_object(throng_world **w, const af_case *c,
 }
 
 static throng_status af_op_step(throng_world **w, const af_case *c,
-                                uint64_t *result)
-{
+                                uint64_t *result) {
     (void)c;
     throng_status st = throng_world_step(*w, AF_DT);
     *result = throng_world_hash(*w);
@@ -705,10 +683,9 @@ static throng_status af_op_step(throng_world **w, const af_case *c,
 }
 
 static throng_status af_op_query(throng_world **w, const af_case *c,
-                                 uint64_t *result)
-{
+                                 uint64_t *result) {
     (void)c;
-    const float p[3] = {10.0f, 10.0f, 10.0f};
+    const float p[3] = { 10.0f, 10.0f, 10.0f };
     throng_agent found[256];
     uint32_t count = 0;
     throng_status st =
@@ -728,8 +705,7 @@ static uint64_t af_snapshot_hash;
 static char af_snapshot_path[128];
 
 static throng_status af_op_load(throng_world **w, const af_case *c,
-                                uint64_t *result)
-{
+                                uint64_t *result) {
     throng_world_load_def d = throng_world_load_def_default();
     d.allocator = af_allocator();
     char why[256];
@@ -748,8 +724,7 @@ static throng_status af_op_load(throng_world **w, const af_case *c,
 static char af_save_path[128];
 
 static throng_status af_op_save_file(throng_world **w, const af_case *c,
-                                     uint64_t *result)
-{
+                                     uint64_t *result) {
     (void)c;
     remove(af_save_path);
     throng_status st = throng_world_save_file(*w, af_save_path);
@@ -769,30 +744,27 @@ static throng_status af_op_save_file(throng_world **w, const af_case *c,
 /* Tests                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static af_scene af_scene_2d(void)
-{
+static af_scene af_scene_2d(void) {
     af_scene s;
     memset(&s, 0, sizeof s);
     s.dims = 2;
     return s;
 }
 
-static af_scene af_scene_3d_periodic(void)
-{
+static af_scene af_scene_3d_periodic(void) {
     af_scene s = af_scene_2d();
     s.dims = 3;
     s.periodic = 1;
     return s;
 }
 
-TEST(alloc_fail_world_create)
-{
-    const int shapes[4][2] = {{2, 0}, {2, 1}, {3, 0}, {3, 1}};
-    const uint32_t capacities[2] = {0u, 100u};
+TEST(alloc_fail_world_create) {
+    const int shapes[4][2] = { { 2, 0 }, { 2, 1 }, { 3, 0 }, { 3, 1 } };
+    const uint32_t capacities[2] = { 0u, 100u };
     for (int s = 0; s < 4; s++)
         for (int k = 0; k < 2; k++) {
-            af_case c = {"throng_world_create", af_scene_2d(), 1,
-                         af_op_create, 0};
+            af_case c = { "throng_world_create", af_scene_2d(), 1, af_op_create,
+                          0 };
             c.scene.dims = shapes[s][0];
             c.scene.periodic = shapes[s][1];
             c.scene.initial_capacity = capacities[k];
@@ -800,19 +772,19 @@ TEST(alloc_fail_world_create)
         }
 }
 
-static void af_grow_agents(af_scene *s, uint32_t n) { s->agents = n; }
+static void af_grow_agents(af_scene *s, uint32_t n) {
+    s->agents = n;
+}
 
-static void af_grow_keyed(af_scene *s, uint32_t n)
-{
+static void af_grow_keyed(af_scene *s, uint32_t n) {
     s->agents = n;
     s->keyed = n;
 }
 
-TEST(alloc_fail_agent_add)
-{
+TEST(alloc_fail_agent_add) {
     /* Every add that grows the columns or slots, in 2D and 3D, periodic
      * and not, with and without behaviour-state columns. */
-    af_case c = {"throng_agent_add", af_scene_2d(), 0, af_op_add, 0};
+    af_case c = { "throng_agent_add", af_scene_2d(), 0, af_op_add, 0 };
     uint32_t grown = 0;
     af_sweep(c, af_grow_agents, 140u, &grown, __LINE__);
     CHECK(grown >= 2u); /* at 64 and 128 */
@@ -844,26 +816,23 @@ TEST(alloc_fail_agent_add)
     AF_RUN(&c);
 }
 
-TEST(alloc_fail_agent_add_host_key)
-{
+TEST(alloc_fail_agent_add_host_key) {
     /* Keyed adds: the first makes the key table; later ones grow it
      * (uthash doubles its buckets) or the columns. */
-    af_case c = {"throng_agent_add", af_scene_2d(), 0, af_op_add, 1};
+    af_case c = { "throng_agent_add", af_scene_2d(), 0, af_op_add, 1 };
     uint32_t grown = 0;
     af_sweep(c, af_grow_keyed, 300u, &grown, __LINE__);
     CHECK(grown >= 4u); /* columns at 64, 128, 256, and the key table */
 }
 
-static void af_grow_keyed_but_last(af_scene *s, uint32_t n)
-{
+static void af_grow_keyed_but_last(af_scene *s, uint32_t n) {
     s->agents = n + 1u;
     s->keyed = n;
 }
 
-TEST(alloc_fail_set_host_key)
-{
-    af_case c = {"throng_agent_set_host_key", af_scene_2d(), 0,
-                 af_op_set_key, 600};
+TEST(alloc_fail_set_host_key) {
+    af_case c = { "throng_agent_set_host_key", af_scene_2d(), 0, af_op_set_key,
+                  600 };
     /* The first key of the world: the table is made. */
     c.scene.agents = 5;
     AF_RUN(&c);
@@ -879,11 +848,10 @@ TEST(alloc_fail_set_host_key)
     CHECK(grown >= 1u);
 }
 
-TEST(alloc_fail_set_target)
-{
+TEST(alloc_fail_set_target) {
     /* The first target point allocates the behaviour-state columns. */
-    af_case c = {"throng_agent_set_target_point", af_scene_2d(), 0,
-                 af_op_set_target, 0};
+    af_case c = { "throng_agent_set_target_point", af_scene_2d(), 0,
+                  af_op_set_target, 0 };
     c.scene.agents = 30;
     AF_RUN(&c);
     c.scene = af_scene_3d_periodic();
@@ -892,11 +860,12 @@ TEST(alloc_fail_set_target)
     AF_RUN(&c);
 }
 
-static void af_grow_groups(af_scene *s, uint32_t n) { s->groups = n; }
+static void af_grow_groups(af_scene *s, uint32_t n) {
+    s->groups = n;
+}
 
-TEST(alloc_fail_group_create)
-{
-    af_case c = {"throng_group_create", af_scene_2d(), 0, af_op_group, 1};
+TEST(alloc_fail_group_create) {
+    af_case c = { "throng_group_create", af_scene_2d(), 0, af_op_group, 1 };
     c.scene.agents = 10;
     uint32_t grown = 0;
     /* Named groups: the table of groups doubles at 8, 16, 32, 64, 128,
@@ -909,11 +878,10 @@ TEST(alloc_fail_group_create)
     AF_RUN(&c);
 }
 
-TEST(alloc_fail_group_add_behaviour)
-{
+TEST(alloc_fail_group_add_behaviour) {
     /* The first list allocates the behaviour-state columns. */
-    af_case c = {"throng_group_add_behaviour", af_scene_2d(), 0,
-                 af_op_behaviour, 0};
+    af_case c = { "throng_group_add_behaviour", af_scene_2d(), 0,
+                  af_op_behaviour, 0 };
     c.scene.agents = 50;
     c.scene.groups = 2;
     AF_RUN(&c);
@@ -923,17 +891,18 @@ TEST(alloc_fail_group_add_behaviour)
     AF_RUN(&c);
 }
 
-TEST(alloc_fail_geometry)
-{
-    static const char *const names[] = {
-        "throng_obstacle_add (sphere)", "throng_obstacle_add (box)",
-        "throng_wall_add (segment)",    "throng_wall_add (plane)",
-        "throng_path_add",              "throng_flow_field_add"};
+TEST(alloc_fail_geometry) {
+    static const char *const names[] = { "throng_obstacle_add (sphere)",
+                                         "throng_obstacle_add (box)",
+                                         "throng_wall_add (segment)",
+                                         "throng_wall_add (plane)",
+                                         "throng_path_add",
+                                         "throng_flow_field_add" };
     for (uint64_t kind = AF_SPHERE; kind <= AF_FLOW; kind++) {
         for (int dims = 2; dims <= 3; dims++) {
             if (kind == AF_SEGMENT && dims == 3)
                 continue;
-            af_case c = {names[kind], af_scene_2d(), 0, af_op_object, kind};
+            af_case c = { names[kind], af_scene_2d(), 0, af_op_object, kind };
             c.scene.dims = dims;
             c.scene.agents = 20;
             /* The first object: the object table is made. */
@@ -953,11 +922,10 @@ TEST(alloc_fail_geometry)
     }
 }
 
-TEST(alloc_fail_world_step)
-{
-    af_case c = {"throng_world_step", af_scene_2d(), 0, af_op_step, 0};
+TEST(alloc_fail_world_step) {
+    af_case c = { "throng_world_step", af_scene_2d(), 0, af_op_step, 0 };
     /* The first step: counters, the grid's arrays and buckets. */
-    const int shapes[4][2] = {{2, 0}, {2, 1}, {3, 0}, {3, 1}};
+    const int shapes[4][2] = { { 2, 0 }, { 2, 1 }, { 3, 0 }, { 3, 1 } };
     for (int s = 0; s < 4; s++) {
         c.scene = af_scene_2d();
         c.scene.dims = shapes[s][0];
@@ -994,11 +962,10 @@ TEST(alloc_fail_world_step)
     AF_RUN(&c);
 }
 
-TEST(alloc_fail_query_radius)
-{
+TEST(alloc_fail_query_radius) {
     /* Before any step the grid does not exist: the query builds it. */
-    af_case c = {"throng_world_query_radius", af_scene_2d(), 0, af_op_query,
-                 0};
+    af_case c = { "throng_world_query_radius", af_scene_2d(), 0, af_op_query,
+                  0 };
     c.scene.agents = 80;
     AF_RUN(&c);
     c.scene = af_scene_3d_periodic();
@@ -1013,8 +980,7 @@ TEST(alloc_fail_query_radius)
 }
 
 /* A world with a bit of everything, saved into af_snapshot. */
-static int af_make_snapshot(int dims, int periodic)
-{
+static int af_make_snapshot(int dims, int periodic) {
     af_scene s = af_scene_2d();
     s.dims = dims;
     s.periodic = periodic;
@@ -1034,9 +1000,8 @@ static int af_make_snapshot(int dims, int periodic)
     throng_world_snapshot_size(w, &bytes);
     free(af_snapshot);
     af_snapshot = malloc(bytes);
-    int ok = af_snapshot &&
-             throng_world_save(w, af_snapshot, bytes, &af_snapshot_bytes) ==
-                 THRONG_OK;
+    int ok = af_snapshot && throng_world_save(w, af_snapshot, bytes,
+                                              &af_snapshot_bytes) == THRONG_OK;
     af_snapshot_hash = throng_world_hash(w);
     snprintf(af_snapshot_path, sizeof af_snapshot_path,
              "/tmp/throng-test-alloc-fail-%ld.snap", (long)getpid());
@@ -1045,13 +1010,12 @@ static int af_make_snapshot(int dims, int periodic)
     return ok && af_heap_state.blocks == 0;
 }
 
-TEST(alloc_fail_world_load)
-{
+TEST(alloc_fail_world_load) {
     for (int shape = 0; shape < 2; shape++) {
         REQUIRE(af_make_snapshot(shape ? 3 : 2, shape));
         for (uint64_t file = 0; file < 2; file++) {
-            af_case c = {file ? "throng_world_load_file" : "throng_world_load",
-                         af_scene_2d(), 1, af_op_load, file};
+            af_case c = { file ? "throng_world_load_file" : "throng_world_load",
+                          af_scene_2d(), 1, af_op_load, file };
             uint64_t want = 0;
             af_count(&c, &want, __LINE__);
             CHECK_EQ_U64(want, af_snapshot_hash);
@@ -1063,12 +1027,11 @@ TEST(alloc_fail_world_load)
     af_snapshot = NULL;
 }
 
-TEST(alloc_fail_world_save_file)
-{
+TEST(alloc_fail_world_save_file) {
     snprintf(af_save_path, sizeof af_save_path,
              "/tmp/throng-test-alloc-fail-save-%ld.snap", (long)getpid());
-    af_case c = {"throng_world_save_file", af_scene_2d(), 0,
-                 af_op_save_file, 0};
+    af_case c = { "throng_world_save_file", af_scene_2d(), 0, af_op_save_file,
+                  0 };
     c.scene.agents = 30;
     c.scene.keyed = 10;
     c.scene.every_kind = 1;
@@ -1081,8 +1044,7 @@ TEST(alloc_fail_world_save_file)
  * and grows when the crowd spreads past its widest so far; four agents
  * that cannot move fix that box here, so the crowd inside it is in a
  * steady state. */
-TEST(alloc_fail_steady_state_step)
-{
+TEST(alloc_fail_steady_state_step) {
     for (int shape = 0; shape < 3; shape++) {
         af_scene s = af_scene_2d();
         s.dims = shape == 1 ? 3 : 2;
@@ -1113,8 +1075,8 @@ TEST(alloc_fail_steady_state_step)
             CHECK_OK(throng_world_step(w, AF_DT));
         if (af_heap_state.allocs != 0)
             runner_fail(__FILE__, __LINE__,
-                        "shape %d: %llu allocations in 10 steady steps",
-                        shape, (unsigned long long)af_heap_state.allocs);
+                        "shape %d: %llu allocations in 10 steady steps", shape,
+                        (unsigned long long)af_heap_state.allocs);
         throng_world_destroy(w);
         CHECK_EQ_INT(af_heap_state.blocks, 0);
     }
@@ -1127,8 +1089,7 @@ TEST(alloc_fail_steady_state_step)
  * table), a third flock with a neighbour cap and wander, a third run a
  * behaviour list (projected-circle wander, obstacle avoidance and, in
  * 2D, wall following) among spheres, a box and walls. */
-static throng_world *af_moving_scene(int dims, int periodic, int cells)
-{
+static throng_world *af_moving_scene(int dims, int periodic, int cells) {
     af_scene sc = af_scene_2d();
     sc.dims = dims;
     sc.periodic = periodic;
@@ -1159,13 +1120,13 @@ static throng_world *af_moving_scene(int dims, int periodic, int cells)
     AF_TRY(throng_group_add_behaviour(w, listed, &b, NULL));
     for (uint32_t i = 0; i < 6; i++)
         AF_TRY(af_add_sphere(w, i));
-    const float lo[3] = {4.0f, 12.0f, 4.0f}, hi[3] = {6.0f, 14.0f, 6.0f};
-    const float pt[3] = {0.5f, 0.5f, 0.5f}, n[3] = {1.0f, 0.0f, 0.0f};
+    const float lo[3] = { 4.0f, 12.0f, 4.0f }, hi[3] = { 6.0f, 14.0f, 6.0f };
+    const float pt[3] = { 0.5f, 0.5f, 0.5f }, n[3] = { 1.0f, 0.0f, 0.0f };
     throng_object o;
     AF_TRY(add_box(w, lo, hi, &o));
     AF_TRY(add_plane(w, pt, n, &o));
     if (dims == 2) {
-        const float a[3] = {1.0f, 19.0f, 0.0f}, c[3] = {19.0f, 19.0f, 0.0f};
+        const float a[3] = { 1.0f, 19.0f, 0.0f }, c[3] = { 19.0f, 19.0f, 0.0f };
         AF_TRY(add_segment(w, a, c, &o));
     }
     for (uint32_t i = 0; i < 60; i++) {
@@ -1186,10 +1147,9 @@ static throng_world *af_moving_scene(int dims, int periodic, int cells)
 
 /* After warm-up no step allocates, in every kind of world, over 2,000
  * steps of a crowd that keeps moving and spreading. */
-TEST(alloc_fail_moving_scenes_never_allocate)
-{
-    static const char *const kinds[] = {"unbounded", "periodic",
-                                        "unbounded, half-radius cells"};
+TEST(alloc_fail_moving_scenes_never_allocate) {
+    static const char *const kinds[] = { "unbounded", "periodic",
+                                         "unbounded, half-radius cells" };
     for (int dims = 2; dims <= 3; dims++)
         for (int kind = 0; kind < 3; kind++) {
             ts_heap_count(&af_heap_state);
@@ -1222,8 +1182,7 @@ TEST(alloc_fail_moving_scenes_never_allocate)
 }
 
 /* The allocator itself: a refusal is counted, and misuse is caught. */
-TEST(alloc_fail_allocator_self_check)
-{
+TEST(alloc_fail_allocator_self_check) {
     ts_heap *h = &af_heap_state;
     ts_heap_count(h);
     uint32_t live = h->blocks;
@@ -1253,8 +1212,7 @@ TEST(alloc_fail_allocator_self_check)
     h->violations = 0;
 }
 
-TEST(alloc_fail_summary)
-{
+TEST(alloc_fail_summary) {
     uint64_t total = 0;
     for (int i = 0; i < af_report_count; i++) {
         const af_report_row *r = &af_report[i];
@@ -1268,8 +1226,7 @@ TEST(alloc_fail_summary)
     CHECK(af_report_count == 0 || total > 0);
 }
 
-void register_alloc_fail_tests(void)
-{
+void register_alloc_fail_tests(void) {
     REGISTER(alloc_fail_allocator_self_check);
     REGISTER(alloc_fail_world_create);
     REGISTER(alloc_fail_agent_add);

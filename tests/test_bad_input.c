@@ -42,9 +42,9 @@
 typedef struct fixture {
     int dims;
     throng_world *w;
-    throng_world *other; /* alive at the same time, for foreign handles */
-    throng_group group;  /* "walkers": a behaviour list of 4 entries */
-    throng_group full;   /* holds THRONG_MAX_BEHAVIOURS behaviours */
+    throng_world *other;     /* alive at the same time, for foreign handles */
+    throng_group group;      /* "walkers": a behaviour list of 4 entries */
+    throng_group full;       /* holds THRONG_MAX_BEHAVIOURS behaviours */
     throng_group gone_group; /* a removed group: its id is free */
     throng_agent agent, second, removed, foreign;
     throng_object sphere, box, wall, plane, path, flow, gone, foreign_object;
@@ -70,8 +70,7 @@ typedef struct fixture {
 } fixture;
 
 static int fixture_agent(throng_world *w, float x, float y, throng_group group,
-                         uint64_t key, throng_agent *out)
-{
+                         uint64_t key, throng_agent *out) {
     throng_agent_def d = throng_agent_def_default();
     d.position[0] = x;
     d.position[1] = y;
@@ -84,17 +83,15 @@ static int fixture_agent(throng_world *w, float x, float y, throng_group group,
     return throng_agent_add(w, &d, out) == THRONG_OK;
 }
 
-static const float fix_path_points[12] = {0, 0, 0, 4, 0, 0,
-                                          4, 4, 0, 0, 4, 0};
+static const float fix_path_points[12] = { 0, 0, 0, 4, 0, 0, 4, 4, 0, 0, 4, 0 };
 static const float fix_flow_vectors[24] = {
-    1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0,
-    0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
+    1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0
+};
 
-static int fixture_objects(throng_world *w, int dims, fixture *f)
-{
-    const float c[3] = {5, 5, 0}, lo[3] = {8, 8, -1}, hi[3] = {9, 9, 1};
-    const float a[3] = {-5, -5, 0}, b[3] = {-5, 5, 0};
-    const float p[3] = {0, -10, 0}, n[3] = {0, 1, 0};
+static int fixture_objects(throng_world *w, int dims, fixture *f) {
+    const float c[3] = { 5, 5, 0 }, lo[3] = { 8, 8, -1 }, hi[3] = { 9, 9, 1 };
+    const float a[3] = { -5, -5, 0 }, b[3] = { -5, 5, 0 };
+    const float p[3] = { 0, -10, 0 }, n[3] = { 0, 1, 0 };
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.cell_size = 1.0f;
@@ -107,7 +104,7 @@ static int fixture_objects(throng_world *w, int dims, fixture *f)
     throng_object *plane = f ? &f->plane : &scratch;
     throng_object *path = f ? &f->path : &scratch;
     throng_object *flow = f ? &f->flow : &scratch;
-    const float n2[3] = {1, 0, 0};
+    const float n2[3] = { 1, 0, 0 };
     return add_sphere(w, c, 1.0f, sphere) == THRONG_OK &&
            add_box(w, lo, hi, box) == THRONG_OK &&
            (dims == 2 ? add_segment(w, a, b, wall)
@@ -117,8 +114,7 @@ static int fixture_objects(throng_world *w, int dims, fixture *f)
            throng_flow_field_add(w, &fd, flow) == THRONG_OK;
 }
 
-static int fixture_make(fixture *f, int dims)
-{
+static int fixture_make(fixture *f, int dims) {
     memset(f, 0, sizeof *f);
     f->dims = dims;
     f->obstacle_def = throng_obstacle_def_default();
@@ -174,7 +170,7 @@ static int fixture_make(fixture *f, int dims)
     if (!fixture_objects(w, dims, f) || f->foreign_path.id != f->path.id)
         return 0;
     /* A removed object, and a removed agent. */
-    const float gc[3] = {20, 20, 0};
+    const float gc[3] = { 20, 20, 0 };
     if (add_sphere(w, gc, 1.0f, &f->gone) != THRONG_OK ||
         throng_object_remove(w, f->gone) != THRONG_OK)
         return 0;
@@ -200,7 +196,7 @@ static int fixture_make(fixture *f, int dims)
     for (int i = 0; i < THRONG_MAX_BEHAVIOURS; i++)
         if (throng_group_add_behaviour(w, f->full, &seek, NULL) != THRONG_OK)
             return 0;
-    const float target[3] = {3, 2, 1};
+    const float target[3] = { 3, 2, 1 };
     if (throng_agent_set_target_point(w, f->agent, target) != THRONG_OK ||
         throng_agent_set_target_agent(w, f->agent, f->second) != THRONG_OK ||
         throng_agent_set_progress(w, f->second, 1u) != THRONG_OK ||
@@ -209,8 +205,7 @@ static int fixture_make(fixture *f, int dims)
     return throng_world_last_error(w)[0] == '\0';
 }
 
-static void fixture_free(fixture *f)
-{
+static void fixture_free(fixture *f) {
     throng_world_destroy(f->w);
     throng_world_destroy(f->other);
     f->w = f->other = NULL;
@@ -224,8 +219,7 @@ typedef struct fingerprint {
     unsigned char *snapshot;
 } fingerprint;
 
-static fingerprint fingerprint_take(const throng_world *w)
-{
+static fingerprint fingerprint_take(const throng_world *w) {
     fingerprint p;
     memset(&p, 0, sizeof p);
     p.hash = throng_world_hash(w);
@@ -243,8 +237,7 @@ static fingerprint fingerprint_take(const throng_world *w)
     return p;
 }
 
-static int fingerprint_equal(const fingerprint *a, const fingerprint *b)
-{
+static int fingerprint_equal(const fingerprint *a, const fingerprint *b) {
     return a->hash == b->hash && a->steps == b->steps &&
            a->agents == b->agents && a->objects == b->objects &&
            a->bytes == b->bytes && a->snapshot && b->snapshot &&
@@ -259,8 +252,8 @@ static int fingerprint_equal(const fingerprint *a, const fingerprint *b)
 #define IN_2D 1u
 #define IN_3D 2u
 #define IN_BOTH (IN_2D | IN_3D)
-#define NO_WORLD 4u     /* called without a world: nowhere to put a sentence */
-#define LOAD_ERROR 8u   /* the sentence goes to the load def's buffer */
+#define NO_WORLD 4u   /* called without a world: nowhere to put a sentence */
+#define LOAD_ERROR 8u /* the sentence goes to the load def's buffer */
 
 struct arg_table;
 
@@ -313,8 +306,7 @@ typedef struct float_field {
 /* ------------------------------------------------------------------------ */
 
 /* throng_world_create: the def, with the world's dimensions. */
-static void fill_world_def(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_world_def(const fixture *f, const arg_table *t, void *args) {
     throng_world_def *d = args;
     *d = throng_world_def_default();
     d->dimensions = f->dims;
@@ -323,8 +315,7 @@ static void fill_world_def(const fixture *f, const arg_table *t, void *args)
         d->boundary = THRONG_BOUNDARY_PERIODIC;
 }
 
-static throng_status call_world_create(fixture *f, void *args, int variant)
-{
+static throng_status call_world_create(fixture *f, void *args, int variant) {
     (void)f;
     (void)variant;
     throng_world *made = (throng_world *)&made; /* must become NULL */
@@ -337,8 +328,7 @@ static throng_status call_world_create(fixture *f, void *args, int variant)
     return st;
 }
 
-static void fill_agent_def(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_agent_def(const fixture *f, const arg_table *t, void *args) {
     (void)t;
     throng_agent_def *d = args;
     *d = throng_agent_def_default();
@@ -348,20 +338,18 @@ static void fill_agent_def(const fixture *f, const arg_table *t, void *args)
     d->host_key = 99u;
 }
 
-static throng_status call_agent_add(fixture *f, void *args, int variant)
-{
+static throng_status call_agent_add(fixture *f, void *args, int variant) {
     (void)variant;
-    f->out_agent = (throng_agent){77u, 77u, 77u};
+    f->out_agent = (throng_agent){ 77u, 77u, 77u };
     throng_status st = throng_agent_add(f->w, args, &f->out_agent);
-    if (st != THRONG_OK && (f->out_agent.slot != 77u ||
-                            f->out_agent.generation != 77u))
+    if (st != THRONG_OK &&
+        (f->out_agent.slot != 77u || f->out_agent.generation != 77u))
         runner_fail(__FILE__, __LINE__,
                     "throng_agent_add refused but wrote a handle");
     return st;
 }
 
-static void fill_group_def(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_group_def(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
     throng_group_def *d = args;
@@ -369,15 +357,13 @@ static void fill_group_def(const fixture *f, const arg_table *t, void *args)
     d->name = "newcomers";
 }
 
-static throng_status call_group_create(fixture *f, void *args, int variant)
-{
+static throng_status call_group_create(fixture *f, void *args, int variant) {
     (void)variant;
     return throng_group_create(f->w, args, &f->out_group);
 }
 
 /* A behaviour of kind t->param, every object it names live and right. */
-static void fill_behaviour(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_behaviour(const fixture *f, const arg_table *t, void *args) {
     throng_behaviour *b = args;
     *b = throng_behaviour_default((throng_behaviour_kind)t->param);
     switch (b->kind) {
@@ -407,13 +393,11 @@ static void fill_behaviour(const fixture *f, const arg_table *t, void *args)
 }
 
 /* Variant 0 appends to the group's list, variant 1 replaces entry 0. */
-static throng_status call_behaviour(fixture *f, void *args, int variant)
-{
+static throng_status call_behaviour(fixture *f, void *args, int variant) {
     if (variant == 1)
         return throng_group_set_behaviour(f->w, f->group, 0u, args);
     uint32_t index = 777u;
-    throng_status st = throng_group_add_behaviour(f->w, f->group, args,
-                                                  &index);
+    throng_status st = throng_group_add_behaviour(f->w, f->group, args, &index);
     if (st != THRONG_OK && index != 777u)
         runner_fail(__FILE__, __LINE__,
                     "throng_group_add_behaviour refused but wrote an index");
@@ -425,15 +409,13 @@ typedef struct sphere_args {
     float radius;
 } sphere_args;
 
-static void fill_sphere(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_sphere(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
-    *(sphere_args *)args = (sphere_args){{1, 2, 3}, 0.5f};
+    *(sphere_args *)args = (sphere_args){ { 1, 2, 3 }, 0.5f };
 }
 
-static throng_status call_sphere(fixture *f, void *args, int variant)
-{
+static throng_status call_sphere(fixture *f, void *args, int variant) {
     (void)variant;
     sphere_args *a = args;
     return add_sphere(f->w, a->center, a->radius, &f->out_object);
@@ -445,43 +427,37 @@ typedef struct two_points {
     float b[3];
 } two_points;
 
-static void fill_box(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_box(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
-    *(two_points *)args = (two_points){{-1, -1, -1}, {1, 1, 1}};
+    *(two_points *)args = (two_points){ { -1, -1, -1 }, { 1, 1, 1 } };
 }
 
-static throng_status call_box(fixture *f, void *args, int variant)
-{
+static throng_status call_box(fixture *f, void *args, int variant) {
     (void)variant;
     two_points *a = args;
     return add_box(f->w, a->a, a->b, &f->out_object);
 }
 
-static void fill_segment(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_segment(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
-    *(two_points *)args = (two_points){{0, 0, 0}, {1, 0, 0}};
+    *(two_points *)args = (two_points){ { 0, 0, 0 }, { 1, 0, 0 } };
 }
 
-static throng_status call_segment(fixture *f, void *args, int variant)
-{
+static throng_status call_segment(fixture *f, void *args, int variant) {
     (void)variant;
     two_points *a = args;
     return add_segment(f->w, a->a, a->b, &f->out_object);
 }
 
-static void fill_plane(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_plane(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
-    *(two_points *)args = (two_points){{0, 0, 0}, {1, 0, 0}};
+    *(two_points *)args = (two_points){ { 0, 0, 0 }, { 1, 0, 0 } };
 }
 
-static throng_status call_plane(fixture *f, void *args, int variant)
-{
+static throng_status call_plane(fixture *f, void *args, int variant) {
     (void)variant;
     two_points *a = args;
     return add_plane(f->w, a->a, a->b, &f->out_object);
@@ -493,8 +469,7 @@ typedef struct path_args {
     float radius;
 } path_args;
 
-static void fill_path(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_path(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
     path_args *a = args;
@@ -503,8 +478,7 @@ static void fill_path(const fixture *f, const arg_table *t, void *args)
     a->radius = 1.0f;
 }
 
-static throng_status call_path(fixture *f, void *args, int variant)
-{
+static throng_status call_path(fixture *f, void *args, int variant) {
     path_args *a = args;
     return add_path(f->w, a->points, a->count, a->radius, variant == 1,
                     &f->out_object);
@@ -515,8 +489,7 @@ typedef struct flow_args {
     float vectors[24];
 } flow_args;
 
-static void fill_flow(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_flow(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
     flow_args *a = args;
@@ -527,8 +500,7 @@ static void fill_flow(const fixture *f, const arg_table *t, void *args)
     memcpy(a->vectors, fix_flow_vectors, sizeof a->vectors);
 }
 
-static throng_status call_flow(fixture *f, void *args, int variant)
-{
+static throng_status call_flow(fixture *f, void *args, int variant) {
     (void)variant;
     flow_args *a = args;
     a->def.vectors = a->vectors;
@@ -542,31 +514,30 @@ typedef struct vec_args {
     float radius;
 } vec_args;
 
-static void fill_vec(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_vec(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
-    *(vec_args *)args = (vec_args){{0.5f, 0.25f, 0.125f}, 1.0f};
+    *(vec_args *)args = (vec_args){ { 0.5f, 0.25f, 0.125f }, 1.0f };
 }
 
-static throng_status call_vec(fixture *f, void *args, int variant)
-{
+static throng_status call_vec(fixture *f, void *args, int variant) {
     vec_args *a = args;
     switch (variant) {
-    case 0: return throng_agent_set_position(f->w, f->agent, a->v);
-    case 1: return throng_agent_set_velocity(f->w, f->agent, a->v);
-    default: return throng_agent_set_target_point(f->w, f->agent, a->v);
+    case 0:
+        return throng_agent_set_position(f->w, f->agent, a->v);
+    case 1:
+        return throng_agent_set_velocity(f->w, f->agent, a->v);
+    default:
+        return throng_agent_set_target_point(f->w, f->agent, a->v);
     }
 }
 
-static throng_status call_query(fixture *f, void *args, int variant)
-{
+static throng_status call_query(fixture *f, void *args, int variant) {
     (void)variant;
     vec_args *a = args;
     f->u32 = 777u;
-    throng_status st = throng_world_query_radius(f->w, a->v, a->radius,
-                                                 f->agents, 4u, &f->u32,
-                                                 &f->truncated);
+    throng_status st = throng_world_query_radius(
+        f->w, a->v, a->radius, f->agents, 4u, &f->u32, &f->truncated);
     if (st != THRONG_OK && f->u32 != 777u)
         runner_fail(__FILE__, __LINE__,
                     "throng_world_query_radius refused but wrote a count");
@@ -579,26 +550,27 @@ typedef struct one_float {
     float x;
 } one_float;
 
-static void fill_one_float(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_one_float(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
     ((one_float *)args)->x = 0.05f;
 }
 
-static throng_status call_scalar_setter(fixture *f, void *args, int variant)
-{
+static throng_status call_scalar_setter(fixture *f, void *args, int variant) {
     float x = ((one_float *)args)->x;
     switch (variant) {
-    case 0: return throng_agent_set_mass(f->w, f->agent, x);
-    case 1: return throng_agent_set_max_force(f->w, f->agent, x);
-    case 2: return throng_agent_set_max_speed(f->w, f->agent, x);
-    default: return throng_agent_set_radius(f->w, f->agent, x);
+    case 0:
+        return throng_agent_set_mass(f->w, f->agent, x);
+    case 1:
+        return throng_agent_set_max_force(f->w, f->agent, x);
+    case 2:
+        return throng_agent_set_max_speed(f->w, f->agent, x);
+    default:
+        return throng_agent_set_radius(f->w, f->agent, x);
     }
 }
 
-static throng_status call_step(fixture *f, void *args, int variant)
-{
+static throng_status call_step(fixture *f, void *args, int variant) {
     (void)variant;
     return throng_world_step(f->w, ((one_float *)args)->x);
 }
@@ -608,15 +580,13 @@ typedef struct one_int {
     int32_t i;
 } one_int;
 
-static void fill_one_int(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_one_int(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
     ((one_int *)args)->i = 1;
 }
 
-static throng_status call_threads(fixture *f, void *args, int variant)
-{
+static throng_status call_threads(fixture *f, void *args, int variant) {
     (void)variant;
     return throng_world_set_threads(f->w, ((one_int *)args)->i);
 }
@@ -627,53 +597,48 @@ typedef struct step_limits {
     uint32_t max_substeps;
 } step_limits;
 
-static void fill_step_limits(const fixture *f, const arg_table *t, void *args)
-{
+static void fill_step_limits(const fixture *f, const arg_table *t, void *args) {
     (void)f;
     (void)t;
     ((step_limits *)args)->max_dt = 0.05f;
     ((step_limits *)args)->max_substeps = 4;
 }
 
-static throng_status call_step_limits(fixture *f, void *args, int variant)
-{
+static throng_status call_step_limits(fixture *f, void *args, int variant) {
     (void)variant;
     const step_limits *l = args;
     return throng_world_set_step_limits(f->w, l->max_dt, l->max_substeps);
 }
 
-static throng_status call_combine(fixture *f, void *args, int variant)
-{
+static throng_status call_combine(fixture *f, void *args, int variant) {
     (void)variant;
     return throng_group_set_combine(f->w, f->group,
                                     (throng_combine_mode)((one_int *)args)->i);
 }
 
+#define TABLE(id, fn, fn1, type, param, fill, call, flags)         \
+    static const arg_table id = { fn,   fn1,  sizeof(type), param, \
+                                  fill, call, flags }
 
-#define TABLE(id, fn, fn1, type, param, fill, call, flags)                 \
-    static const arg_table id = {fn, fn1, sizeof(type), param, fill, call,  \
-                                 flags}
-
-TABLE(T_WORLD, "throng_world_create", NULL, throng_world_def, 0,
-      fill_world_def, call_world_create, NO_WORLD);
+TABLE(T_WORLD, "throng_world_create", NULL, throng_world_def, 0, fill_world_def,
+      call_world_create, NO_WORLD);
 TABLE(T_WORLD_PERIODIC, "throng_world_create", NULL, throng_world_def, 1,
       fill_world_def, call_world_create, NO_WORLD);
-TABLE(T_AGENT, "throng_agent_add", NULL, throng_agent_def, 0,
-      fill_agent_def, call_agent_add, 0);
-TABLE(T_GROUP, "throng_group_create", NULL, throng_group_def, 0,
-      fill_group_def, call_group_create, 0);
-TABLE(T_SPHERE, "throng_obstacle_add", NULL, sphere_args, 0,
-      fill_sphere, call_sphere, 0);
-TABLE(T_BOX, "throng_obstacle_add", NULL, two_points, 0, fill_box,
-      call_box, 0);
-TABLE(T_SEGMENT, "throng_wall_add", NULL, two_points, 0,
-      fill_segment, call_segment, IN_2D);
-TABLE(T_PLANE, "throng_wall_add", NULL, two_points, 0, fill_plane,
-      call_plane, 0);
-TABLE(T_PATH, "throng_path_add", "throng_path_add", path_args, 0,
-      fill_path, call_path, 0);
-TABLE(T_FLOW, "throng_flow_field_add", NULL, flow_args, 0, fill_flow,
-      call_flow, 0);
+TABLE(T_AGENT, "throng_agent_add", NULL, throng_agent_def, 0, fill_agent_def,
+      call_agent_add, 0);
+TABLE(T_GROUP, "throng_group_create", NULL, throng_group_def, 0, fill_group_def,
+      call_group_create, 0);
+TABLE(T_SPHERE, "throng_obstacle_add", NULL, sphere_args, 0, fill_sphere,
+      call_sphere, 0);
+TABLE(T_BOX, "throng_obstacle_add", NULL, two_points, 0, fill_box, call_box, 0);
+TABLE(T_SEGMENT, "throng_wall_add", NULL, two_points, 0, fill_segment,
+      call_segment, IN_2D);
+TABLE(T_PLANE, "throng_wall_add", NULL, two_points, 0, fill_plane, call_plane,
+      0);
+TABLE(T_PATH, "throng_path_add", "throng_path_add", path_args, 0, fill_path,
+      call_path, 0);
+TABLE(T_FLOW, "throng_flow_field_add", NULL, flow_args, 0, fill_flow, call_flow,
+      0);
 TABLE(T_POSITION, "throng_agent_set_position", NULL, vec_args, 0, fill_vec,
       call_vec, 0);
 TABLE(T_VELOCITY, "throng_agent_set_velocity", NULL, vec_args, 0, fill_vec,
@@ -688,8 +653,8 @@ TABLE(T_MAX_FORCE, "throng_agent_set_max_force", NULL, one_float, 0,
       fill_one_float, call_scalar_setter, 0);
 TABLE(T_MAX_SPEED, "throng_agent_set_max_speed", NULL, one_float, 0,
       fill_one_float, call_scalar_setter, 0);
-TABLE(T_RADIUS, "throng_agent_set_radius", NULL, one_float, 0,
-      fill_one_float, call_scalar_setter, 0);
+TABLE(T_RADIUS, "throng_agent_set_radius", NULL, one_float, 0, fill_one_float,
+      call_scalar_setter, 0);
 TABLE(T_STEP, "throng_world_step", NULL, one_float, 0, fill_one_float,
       call_step, 0);
 TABLE(T_THREADS, "throng_world_set_threads", NULL, one_int, 0, fill_one_int,
@@ -700,22 +665,26 @@ TABLE(T_COMBINE, "throng_group_set_combine", NULL, one_int, 0, fill_one_int,
       call_combine, 0);
 
 /* One behaviour table per kind, indexed by kind. */
-#define BEHAVIOUR_TABLE(kind)                                              \
-    {"throng_group_add_behaviour", "throng_group_set_behaviour",           \
-     sizeof(throng_behaviour), kind, fill_behaviour, call_behaviour, 0}
+#define BEHAVIOUR_TABLE(kind)                                                 \
+    {                                                                         \
+        "throng_group_add_behaviour", "throng_group_set_behaviour",           \
+            sizeof(throng_behaviour), kind, fill_behaviour, call_behaviour, 0 \
+    }
 static const arg_table T_BEHAVIOUR[16] = {
     BEHAVIOUR_TABLE(0),  BEHAVIOUR_TABLE(1),  BEHAVIOUR_TABLE(2),
     BEHAVIOUR_TABLE(3),  BEHAVIOUR_TABLE(4),  BEHAVIOUR_TABLE(5),
     BEHAVIOUR_TABLE(6),  BEHAVIOUR_TABLE(7),  BEHAVIOUR_TABLE(8),
     BEHAVIOUR_TABLE(9),  BEHAVIOUR_TABLE(10), BEHAVIOUR_TABLE(11),
     BEHAVIOUR_TABLE(12), BEHAVIOUR_TABLE(13), BEHAVIOUR_TABLE(14),
-    BEHAVIOUR_TABLE(15)};
+    BEHAVIOUR_TABLE(15)
+};
 
 /* ------------------------------------------------------------------------ */
 /* Float fields, for the NaN / +Inf / -Inf injection                        */
 /* ------------------------------------------------------------------------ */
 
-#define FF(type, member, axis) {#member, offsetof(type, member), axis}
+#define FF(type, member, axis) \
+    { #member, offsetof(type, member), axis }
 /* member is an offsetof member designator and is stringised: it cannot
  * take parentheses. */
 #define FV3(type, member) /* NOLINTNEXTLINE(bugprone-macro-parentheses) */ \
@@ -734,12 +703,9 @@ static const float_field F_WORLD_PERIODIC[] = {
     FV3(throng_world_def, box_size),
 };
 static const float_field F_AGENT[] = {
-    FV3(throng_agent_def, position),
-    FV3(throng_agent_def, velocity),
-    FF(throng_agent_def, mass, -1),
-    FF(throng_agent_def, max_force, -1),
-    FF(throng_agent_def, max_speed, -1),
-    FF(throng_agent_def, radius, -1),
+    FV3(throng_agent_def, position),     FV3(throng_agent_def, velocity),
+    FF(throng_agent_def, mass, -1),      FF(throng_agent_def, max_force, -1),
+    FF(throng_agent_def, max_speed, -1), FF(throng_agent_def, radius, -1),
 };
 static const float_field F_GROUP[] = {
     /* The recipe's fields are checked by the schema (test_schema.c); one
@@ -750,10 +716,10 @@ static const float_field F_GROUP[] = {
 
 /* Behaviours, flocking and wander: every field from the schema, in
  * tests/test_schema.c. */
-static const float_field F_SPHERE[] = {FV3(sphere_args, center),
-                                       FF(sphere_args, radius, -1)};
-static const float_field F_TWO_POINTS[] = {FV3(two_points, a),
-                                           FV3(two_points, b)};
+static const float_field F_SPHERE[] = { FV3(sphere_args, center),
+                                        FF(sphere_args, radius, -1) };
+static const float_field F_TWO_POINTS[] = { FV3(two_points, a),
+                                            FV3(two_points, b) };
 static const float_field F_PATH[] = {
     FF(path_args, points[0], 0),  FF(path_args, points[1], 1),
     FF(path_args, points[2], 2),  FF(path_args, points[3], 0),
@@ -761,18 +727,20 @@ static const float_field F_PATH[] = {
     FF(path_args, points[6], 0),  FF(path_args, points[7], 1),
     FF(path_args, points[8], 2),  FF(path_args, points[9], 0),
     FF(path_args, points[10], 1), FF(path_args, points[11], 2),
-    FF(path_args, radius, -1)};
+    FF(path_args, radius, -1)
+};
 /* A 2D field reads 8 floats (4 vectors of 2), a 3D one all 24. */
 static const float_field F_FLOW[] = {
-    FV3(flow_args, def.origin), FF(flow_args, def.cell_size, -1),
+    FV3(flow_args, def.origin),    FF(flow_args, def.cell_size, -1),
     FF(flow_args, vectors[0], -1), FF(flow_args, vectors[3], -1),
     FF(flow_args, vectors[7], -1), FF(flow_args, vectors[12], 2),
-    FF(flow_args, vectors[23], 2)};
-static const float_field F_VEC[] = {FV3(vec_args, v)};
-static const float_field F_QUERY[] = {FV3(vec_args, v),
-                                      FF(vec_args, radius, -1)};
-static const float_field F_ONE[] = {FF(one_float, x, -1)};
-static const float_field F_STEP_LIMITS[] = {FF(step_limits, max_dt, -1)};
+    FF(flow_args, vectors[23], 2)
+};
+static const float_field F_VEC[] = { FV3(vec_args, v) };
+static const float_field F_QUERY[] = { FV3(vec_args, v),
+                                       FF(vec_args, radius, -1) };
+static const float_field F_ONE[] = { FF(one_float, x, -1) };
+static const float_field F_STEP_LIMITS[] = { FF(step_limits, max_dt, -1) };
 
 typedef struct float_target {
     const arg_table *table;
@@ -782,8 +750,8 @@ typedef struct float_target {
     size_t count;
 } float_target;
 
-#define TARGET(table, variants, first, fields)                             \
-    {&(table), variants, first, fields, COUNT(fields)}
+#define TARGET(table, variants, first, fields) \
+    { &(table), variants, first, fields, COUNT(fields) }
 static const float_target float_targets[] = {
     TARGET(T_WORLD, 1, 0, F_WORLD),
     TARGET(T_WORLD_PERIODIC, 1, 0, F_WORLD_PERIODIC),
@@ -824,26 +792,39 @@ typedef struct value_case {
 } value_case;
 
 #define R THRONG_ERR_OUT_OF_RANGE
-#define VF(table, type, member, v, want)                                   \
-    {&(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, 0}
+#define VF(table, type, member, v, want) \
+    { &(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, 0 }
 #define VFV(table, type, member, v, want, variant)                         \
-    {&(table), #member " = " #v, offsetof(type, member), 0, v, 0, want,    \
-     variant, 0}
-#define VFD(table, type, member, v, want, dims)                            \
-    {&(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, \
-     dims}
-#define VI(table, type, member, v, want)                                   \
-    {&(table), #member " = " #v, offsetof(type, member), 1, 0.0f,          \
-     (int32_t)(v), want, 0, 0}
-#define VID(table, type, member, v, want, dims)                            \
-    {&(table), #member " = " #v, offsetof(type, member), 1, 0.0f,          \
-     (int32_t)(v), want, 0, dims}
-#define VB(kind, member, v, want)                                          \
-    {&T_BEHAVIOUR[kind], #kind ": " #member " = " #v,                      \
-     offsetof(throng_behaviour, member), 0, v, 0, want, 0, 0}
-#define VBI(kind, member, v, want)                                         \
-    {&T_BEHAVIOUR[kind], #kind ": " #member " = " #v,                      \
-     offsetof(throng_behaviour, member), 1, 0.0f, (int32_t)(v), want, 0, 0}
+    {                                                                      \
+        &(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, \
+            variant, 0                                                     \
+    }
+#define VFD(table, type, member, v, want, dims)                               \
+    {                                                                         \
+        &(table), #member " = " #v, offsetof(type, member), 0, v, 0, want, 0, \
+            dims                                                              \
+    }
+#define VI(table, type, member, v, want)                             \
+    {                                                                \
+        &(table), #member " = " #v, offsetof(type, member), 1, 0.0f, \
+            (int32_t)(v), want, 0, 0                                 \
+    }
+#define VID(table, type, member, v, want, dims)                      \
+    {                                                                \
+        &(table), #member " = " #v, offsetof(type, member), 1, 0.0f, \
+            (int32_t)(v), want, 0, dims                              \
+    }
+#define VB(kind, member, v, want)                                   \
+    {                                                               \
+        &T_BEHAVIOUR[kind], #kind ": " #member " = " #v,            \
+            offsetof(throng_behaviour, member), 0, v, 0, want, 0, 0 \
+    }
+#define VBI(kind, member, v, want)                                           \
+    {                                                                        \
+        &T_BEHAVIOUR[kind], #kind ": " #member " = " #v,                     \
+            offsetof(throng_behaviour, member), 1, 0.0f, (int32_t)(v), want, \
+            0, 0                                                             \
+    }
 
 static const value_case value_cases[] = {
     /* World defs: dimensions, enums, radii, cells, box, threads,
@@ -867,8 +848,7 @@ static const value_case value_cases[] = {
     VF(T_WORLD, throng_world_def, cell_size, 0.125f, R), /* < radius / 4 */
     VI(T_WORLD, throng_world_def, threads, -1, R),
     VI(T_WORLD, throng_world_def, threads, 1025, R),
-    VI(T_WORLD, throng_world_def, initial_capacity, THRONG_MAX_AGENTS + 1u,
-       R),
+    VI(T_WORLD, throng_world_def, initial_capacity, THRONG_MAX_AGENTS + 1u, R),
     VI(T_WORLD, throng_world_def, initial_capacity, UINT32_MAX, R),
     VF(T_WORLD, throng_world_def, max_dt, 0.0f, R),
     VF(T_WORLD, throng_world_def, max_dt, -0.1f, R),
@@ -948,8 +928,7 @@ static const value_case value_cases[] = {
     VBI(THRONG_BEHAVIOUR_SEEK, kind, 0, R),
     VBI(THRONG_BEHAVIOUR_SEEK, kind, 16, R),
     VBI(THRONG_BEHAVIOUR_SEEK, kind, -1, R),
-    VBI(THRONG_BEHAVIOUR_PATROL, u.path.path.id, 999,
-        THRONG_ERR_STALE_HANDLE),
+    VBI(THRONG_BEHAVIOUR_PATROL, u.path.path.id, 999, THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.path.generation, 12345,
         THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.path.id, 0,
@@ -974,8 +953,8 @@ static const value_case value_cases[] = {
     VF(T_PATH, path_args, radius, 0.0f, R),
     VF(T_PATH, path_args, radius, -1.0f, R),
     VF(T_PATH, path_args, radius, 1e-20f, R),
-    VF(T_PATH, path_args, points[3], 0.0f, R),     /* repeated point */
-    VF(T_PATH, path_args, points[3], 3.0e38f, R),  /* longer than a float */
+    VF(T_PATH, path_args, points[3], 0.0f, R),    /* repeated point */
+    VF(T_PATH, path_args, points[3], 3.0e38f, R), /* longer than a float */
     VI(T_PATH, path_args, count, 0, R),
     VI(T_PATH, path_args, count, 1, R),
     VI(T_PATH, path_args, count, THRONG_MAX_PATH_POINTS + 1u, R),
@@ -1000,14 +979,13 @@ static const value_case value_cases[] = {
 /* Hand-written cases                                                       */
 /* ------------------------------------------------------------------------ */
 
-#define BAD(id, expr)                                                      \
-    static throng_status id(fixture *f)                                    \
-    {                                                                      \
-        (void)f;                                                           \
-        return (expr);                                                     \
+#define BAD(id, expr)                     \
+    static throng_status id(fixture *f) { \
+        (void)f;                          \
+        return (expr);                    \
     }
 
-static const float fix_point[3] = {0.5f, 0.5f, 0.5f};
+static const float fix_point[3] = { 0.5f, 0.5f, 0.5f };
 
 /* A NULL world, every function that takes one. */
 BAD(nw_step, throng_world_step(NULL, 0.05f))
@@ -1015,23 +993,22 @@ BAD(nw_threads, throng_world_set_threads(NULL, 1))
 BAD(nw_step_limits, throng_world_set_step_limits(NULL, 0.05f, 4))
 BAD(nw_task_hooks, throng_world_set_task_hooks(NULL, NULL, NULL, NULL, 0u))
 BAD(nw_stable_columns, throng_world_set_stable_columns(NULL, true))
-BAD(nw_stats, throng_world_stats(NULL, &(throng_step_stats){0}))
-BAD(nw_columns, throng_world_columns(NULL, &(throng_columns){0}))
-BAD(nw_agent_add, throng_agent_add(NULL, &(throng_agent_def){0},
-                                   &f->out_agent))
+BAD(nw_stats, throng_world_stats(NULL, &(throng_step_stats){ 0 }))
+BAD(nw_columns, throng_world_columns(NULL, &(throng_columns){ 0 }))
+BAD(nw_agent_add,
+    throng_agent_add(NULL, &(throng_agent_def){ 0 }, &f->out_agent))
 BAD(nw_agent_remove, throng_agent_remove(NULL, f->agent))
 BAD(nw_agent_find, throng_agent_find(NULL, 11u, &f->out_agent))
 BAD(nw_agent_index, throng_agent_index(NULL, f->agent, &f->u32))
 BAD(nw_agent_rebind, throng_agent_rebind(NULL, f->agent, &f->out_agent))
 BAD(nw_object_rebind, throng_object_rebind(NULL, f->path, &f->out_object))
 BAD(nw_agent_at, throng_agent_at(NULL, 0u, &f->out_agent))
-BAD(nw_get_def, throng_agent_get_def(NULL, f->agent, &(throng_agent_def){0}))
+BAD(nw_get_def, throng_agent_get_def(NULL, f->agent, &(throng_agent_def){ 0 }))
 BAD(nw_get_position, throng_agent_get_position(NULL, f->agent, f->v3))
 BAD(nw_set_position, throng_agent_set_position(NULL, f->agent, fix_point))
 BAD(nw_get_velocity, throng_agent_get_velocity(NULL, f->agent, f->v3))
 BAD(nw_set_velocity, throng_agent_set_velocity(NULL, f->agent, fix_point))
-BAD(nw_get_basis, throng_agent_get_basis(NULL, f->agent, f->v3, f->up,
-                                         f->side))
+BAD(nw_get_basis, throng_agent_get_basis(NULL, f->agent, f->v3, f->up, f->side))
 BAD(nw_get_mass, throng_agent_get_mass(NULL, f->agent, &f->f))
 BAD(nw_set_mass, throng_agent_set_mass(NULL, f->agent, 1.0f))
 BAD(nw_get_max_force, throng_agent_get_max_force(NULL, f->agent, &f->f))
@@ -1044,38 +1021,41 @@ BAD(nw_get_group, throng_agent_get_group(NULL, f->agent, &f->out_group))
 BAD(nw_set_group, throng_agent_set_group(NULL, f->agent, THRONG_NULL_GROUP))
 BAD(nw_get_host_key, throng_agent_get_host_key(NULL, f->agent, &f->u64))
 BAD(nw_set_host_key, throng_agent_set_host_key(NULL, f->agent, 5u))
-BAD(nw_set_target_point, throng_agent_set_target_point(NULL, f->agent,
-                                                       fix_point))
-BAD(nw_get_target_point, throng_agent_get_target_point(NULL, f->agent,
-                                                       f->v3))
-BAD(nw_set_target_agent, throng_agent_set_target_agent(NULL, f->agent,
-                                                       f->second))
-BAD(nw_get_target_agent, throng_agent_get_target_agent(NULL, f->agent,
-                                                       &f->out_agent))
+BAD(nw_set_target_point,
+    throng_agent_set_target_point(NULL, f->agent, fix_point))
+BAD(nw_get_target_point, throng_agent_get_target_point(NULL, f->agent, f->v3))
+BAD(nw_set_target_agent,
+    throng_agent_set_target_agent(NULL, f->agent, f->second))
+BAD(nw_get_target_agent,
+    throng_agent_get_target_agent(NULL, f->agent, &f->out_agent))
 BAD(nw_set_progress, throng_agent_set_progress(NULL, f->agent, 1u))
 BAD(nw_get_progress, throng_agent_get_progress(NULL, f->agent, &f->u32))
-BAD(nw_group_create, throng_group_create(NULL, &(throng_group_def){0},
-                                         &f->out_group))
+BAD(nw_group_create,
+    throng_group_create(NULL, &(throng_group_def){ 0 }, &f->out_group))
 BAD(nw_group_find, throng_group_find(NULL, "walkers", &f->out_group))
 BAD(nw_get_flocking, throng_group_get_flocking(NULL, default_group(NULL),
-                                               &(throng_flocking){0}))
+                                               &(throng_flocking){ 0 }))
 BAD(nw_set_flocking, throng_group_set_flocking(NULL, default_group(NULL),
-                                               &(throng_flocking){0}))
+                                               &(throng_flocking){ 0 }))
 BAD(nw_set_combine, throng_group_set_combine(NULL, default_group(NULL),
                                              THRONG_COMBINE_WEIGHTED_SUM))
-BAD(nw_get_wander, throng_group_get_wander(NULL, default_group(NULL), &(throng_wander){0}))
-BAD(nw_set_wander, throng_group_set_wander(NULL, default_group(NULL), &(throng_wander){0}))
-BAD(nw_add_behaviour, throng_group_add_behaviour(NULL, default_group(NULL),
-                                                 &(throng_behaviour){0},
-                                                 NULL))
+BAD(nw_get_wander,
+    throng_group_get_wander(NULL, default_group(NULL), &(throng_wander){ 0 }))
+BAD(nw_set_wander,
+    throng_group_set_wander(NULL, default_group(NULL), &(throng_wander){ 0 }))
+BAD(nw_add_behaviour,
+    throng_group_add_behaviour(NULL, default_group(NULL),
+                               &(throng_behaviour){ 0 }, NULL))
 BAD(nw_set_behaviour, throng_group_set_behaviour(NULL, default_group(NULL), 0u,
-                                                 &(throng_behaviour){0}))
+                                                 &(throng_behaviour){ 0 }))
 BAD(nw_get_behaviour, throng_group_get_behaviour(NULL, default_group(NULL), 0u,
-                                                 &(throng_behaviour){0}))
-BAD(nw_behaviour_count, throng_group_behaviour_count(NULL, default_group(NULL), &f->u32))
-BAD(nw_clear_behaviours, throng_group_clear_behaviours(NULL, default_group(NULL)))
-BAD(nw_query, throng_world_query_radius(NULL, fix_point, 1.0f, f->agents,
-                                        4u, &f->u32, NULL))
+                                                 &(throng_behaviour){ 0 }))
+BAD(nw_behaviour_count,
+    throng_group_behaviour_count(NULL, default_group(NULL), &f->u32))
+BAD(nw_clear_behaviours,
+    throng_group_clear_behaviours(NULL, default_group(NULL)))
+BAD(nw_query, throng_world_query_radius(NULL, fix_point, 1.0f, f->agents, 4u,
+                                        &f->u32, NULL))
 BAD(nw_obstacle, throng_obstacle_add(NULL, &f->obstacle_def, &f->out_object))
 BAD(nw_wall, throng_wall_add(NULL, &f->wall_def, &f->out_object))
 BAD(nw_path, throng_path_add(NULL, &f->path_def, &f->out_object))
@@ -1084,21 +1064,20 @@ BAD(nw_default_group, throng_world_default_group(NULL, &f->out_group))
 BAD(nw_group_remove, throng_group_remove(NULL, f->group))
 BAD(nw_group_rebind, throng_group_rebind(NULL, f->group, &f->out_group))
 BAD(nw_object_remove, throng_object_remove(NULL, f->sphere))
-BAD(nw_object_get, throng_object_get(NULL, f->sphere,
-                                     &(throng_object_info){0}))
+BAD(nw_object_get,
+    throng_object_get(NULL, f->sphere, &(throng_object_info){ 0 }))
 BAD(nw_object_at, throng_world_object_at(NULL, 0u, &f->out_object))
 BAD(nw_snapshot_size, throng_world_snapshot_size(NULL, &f->bytes))
-BAD(nw_save, throng_world_save(NULL, f->load_error, sizeof f->load_error,
-                               &f->bytes))
+BAD(nw_save,
+    throng_world_save(NULL, f->load_error, sizeof f->load_error, &f->bytes))
 BAD(nw_save_file, throng_world_save_file(NULL, "never-written.snap"))
 
 /* NULL pointer arguments, one at a time. */
 BAD(np_stats, throng_world_stats(f->w, NULL))
 BAD(np_columns, throng_world_columns(f->w, NULL))
 BAD(np_agent_add_def, throng_agent_add(f->w, NULL, &f->out_agent))
-BAD(np_agent_add_out, throng_agent_add(f->w, &(throng_agent_def){
-                                                 .mass = 1.0f},
-                                       NULL))
+BAD(np_agent_add_out,
+    throng_agent_add(f->w, &(throng_agent_def){ .mass = 1.0f }, NULL))
 BAD(np_agent_find, throng_agent_find(f->w, 11u, NULL))
 BAD(np_agent_index, throng_agent_index(f->w, f->agent, NULL))
 BAD(np_agent_rebind, throng_agent_rebind(f->w, f->agent, NULL))
@@ -1109,69 +1088,63 @@ BAD(np_get_position, throng_agent_get_position(f->w, f->agent, NULL))
 BAD(np_set_position, throng_agent_set_position(f->w, f->agent, NULL))
 BAD(np_get_velocity, throng_agent_get_velocity(f->w, f->agent, NULL))
 BAD(np_set_velocity, throng_agent_set_velocity(f->w, f->agent, NULL))
-BAD(np_basis_forward, throng_agent_get_basis(f->w, f->agent, NULL, f->up,
-                                             f->side))
-BAD(np_basis_up, throng_agent_get_basis(f->w, f->agent, f->v3, NULL,
-                                        f->side))
-BAD(np_basis_side, throng_agent_get_basis(f->w, f->agent, f->v3, f->up,
-                                          NULL))
+BAD(np_basis_forward,
+    throng_agent_get_basis(f->w, f->agent, NULL, f->up, f->side))
+BAD(np_basis_up, throng_agent_get_basis(f->w, f->agent, f->v3, NULL, f->side))
+BAD(np_basis_side, throng_agent_get_basis(f->w, f->agent, f->v3, f->up, NULL))
 BAD(np_get_mass, throng_agent_get_mass(f->w, f->agent, NULL))
 BAD(np_get_max_force, throng_agent_get_max_force(f->w, f->agent, NULL))
 BAD(np_get_max_speed, throng_agent_get_max_speed(f->w, f->agent, NULL))
 BAD(np_get_radius, throng_agent_get_radius(f->w, f->agent, NULL))
 BAD(np_get_group, throng_agent_get_group(f->w, f->agent, NULL))
 BAD(np_get_host_key, throng_agent_get_host_key(f->w, f->agent, NULL))
-BAD(np_set_target_point, throng_agent_set_target_point(f->w, f->agent,
-                                                       NULL))
-BAD(np_get_target_point, throng_agent_get_target_point(f->w, f->agent,
-                                                       NULL))
-BAD(np_get_target_agent, throng_agent_get_target_agent(f->w, f->agent,
-                                                       NULL))
+BAD(np_set_target_point, throng_agent_set_target_point(f->w, f->agent, NULL))
+BAD(np_get_target_point, throng_agent_get_target_point(f->w, f->agent, NULL))
+BAD(np_get_target_agent, throng_agent_get_target_agent(f->w, f->agent, NULL))
 BAD(np_get_progress, throng_agent_get_progress(f->w, f->agent, NULL))
 BAD(np_group_create_def, throng_group_create(f->w, NULL, &f->out_group))
-BAD(np_group_create_out, throng_group_create(f->w, &(throng_group_def){0},
-                                             NULL))
+BAD(np_group_create_out,
+    throng_group_create(f->w, &(throng_group_def){ 0 }, NULL))
 BAD(np_group_find_name, throng_group_find(f->w, NULL, &f->out_group))
 BAD(np_group_find_out, throng_group_find(f->w, "walkers", NULL))
 BAD(np_get_flocking, throng_group_get_flocking(f->w, f->group, NULL))
 BAD(np_set_flocking, throng_group_set_flocking(f->w, f->group, NULL))
 BAD(np_get_wander, throng_group_get_wander(f->w, f->group, NULL))
 BAD(np_set_wander, throng_group_set_wander(f->w, f->group, NULL))
-BAD(np_add_behaviour, throng_group_add_behaviour(f->w, f->group, NULL,
-                                                 &f->u32))
+BAD(np_add_behaviour, throng_group_add_behaviour(f->w, f->group, NULL, &f->u32))
 BAD(np_set_behaviour, throng_group_set_behaviour(f->w, f->group, 0u, NULL))
 BAD(np_get_behaviour, throng_group_get_behaviour(f->w, f->group, 0u, NULL))
 BAD(np_behaviour_count, throng_group_behaviour_count(f->w, f->group, NULL))
-BAD(np_query_point, throng_world_query_radius(f->w, NULL, 1.0f, f->agents,
-                                              4u, &f->u32, NULL))
-BAD(np_query_count, throng_world_query_radius(f->w, fix_point, 1.0f,
-                                              f->agents, 4u, NULL, NULL))
-BAD(np_query_out, throng_world_query_radius(f->w, fix_point, 1.0f, NULL,
-                                            4u, &f->u32, NULL))
+BAD(np_query_point,
+    throng_world_query_radius(f->w, NULL, 1.0f, f->agents, 4u, &f->u32, NULL))
+BAD(np_query_count,
+    throng_world_query_radius(f->w, fix_point, 1.0f, f->agents, 4u, NULL, NULL))
+BAD(np_query_out,
+    throng_world_query_radius(f->w, fix_point, 1.0f, NULL, 4u, &f->u32, NULL))
 BAD(np_obstacle_def, throng_obstacle_add(f->w, NULL, &f->out_object))
 BAD(np_obstacle_out, throng_obstacle_add(f->w, &f->obstacle_def, NULL))
 BAD(np_wall_def, throng_wall_add(f->w, NULL, &f->out_object))
 BAD(np_wall_out, throng_wall_add(f->w, &f->wall_def, NULL))
 BAD(np_path_def, throng_path_add(f->w, NULL, &f->out_object))
 BAD(np_path_points,
-    throng_path_add(f->w, &(throng_path_def){.point_count = 4u, .radius = 1.0f},
+    throng_path_add(f->w,
+                    &(throng_path_def){ .point_count = 4u, .radius = 1.0f },
                     &f->out_object))
 BAD(np_path_out, throng_path_add(f->w, &f->path_def, NULL))
 BAD(np_flow_def, throng_flow_field_add(f->w, NULL, &f->out_object))
 BAD(np_flow_vectors,
     throng_flow_field_add(f->w,
-                          &(throng_flow_field_def){.cell_size = 1.0f,
-                                                   .size = {2, 2, 2}},
+                          &(throng_flow_field_def){ .cell_size = 1.0f,
+                                                    .size = { 2, 2, 2 } },
                           &f->out_object))
 BAD(np_default_group, throng_world_default_group(f->w, NULL))
 BAD(np_group_rebind, throng_group_rebind(f->w, f->group, NULL))
-BAD(np_flow_out,
-    throng_flow_field_add(f->w,
-                             &(throng_flow_field_def){
-                                 .cell_size = 1.0f,
-                                 .size = {2, 2, 2},
-                                 .vectors = fix_flow_vectors},
-                             NULL))
+BAD(np_flow_out, throng_flow_field_add(f->w,
+                                       &(throng_flow_field_def){
+                                           .cell_size = 1.0f,
+                                           .size = { 2, 2, 2 },
+                                           .vectors = fix_flow_vectors },
+                                       NULL))
 BAD(np_object_get, throng_object_get(f->w, f->sphere, NULL))
 BAD(np_object_at, throng_world_object_at(f->w, 0u, NULL))
 BAD(np_snapshot_size, throng_world_snapshot_size(f->w, NULL))
@@ -1179,88 +1152,73 @@ BAD(np_save_buffer, throng_world_save(f->w, NULL, 64u, &f->bytes))
 BAD(np_save_file, throng_world_save_file(f->w, NULL))
 
 /* Indices, names, keys and references that name nothing or clash. */
-BAD(ix_agent_at_count, throng_agent_at(f->w, throng_world_agent_count(f->w),
-                                       &f->out_agent))
+BAD(ix_agent_at_count,
+    throng_agent_at(f->w, throng_world_agent_count(f->w), &f->out_agent))
 BAD(ix_agent_at_max, throng_agent_at(f->w, UINT32_MAX, &f->out_agent))
 BAD(ix_object_at_count,
     throng_world_object_at(f->w, throng_world_object_count(f->w),
                            &f->out_object))
-BAD(ix_object_at_max, throng_world_object_at(f->w, UINT32_MAX,
-                                             &f->out_object))
-BAD(ix_get_behaviour, throng_group_get_behaviour(f->w, f->group, 4u,
-                                                 &(throng_behaviour){0}))
-BAD(ix_get_behaviour_max,
-    throng_group_get_behaviour(f->w, f->group, UINT32_MAX,
-                               &(throng_behaviour){0}))
+BAD(ix_object_at_max, throng_world_object_at(f->w, UINT32_MAX, &f->out_object))
+BAD(ix_get_behaviour,
+    throng_group_get_behaviour(f->w, f->group, 4u, &(throng_behaviour){ 0 }))
+BAD(ix_get_behaviour_max, throng_group_get_behaviour(f->w, f->group, UINT32_MAX,
+                                                     &(throng_behaviour){ 0 }))
 BAD(ix_get_behaviour_empty,
     throng_group_get_behaviour(f->w, default_group(f->w), 0u,
-                               &(throng_behaviour){0}))
-static throng_status ix_set_behaviour(fixture *f)
-{
+                               &(throng_behaviour){ 0 }))
+static throng_status ix_set_behaviour(fixture *f) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     return throng_group_set_behaviour(f->w, f->group, 4u, &b);
 }
-static throng_status ix_add_behaviour_full(fixture *f)
-{
+static throng_status ix_add_behaviour_full(fixture *f) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     uint32_t index = 777u;
     throng_status st = throng_group_add_behaviour(f->w, f->full, &b, &index);
     CHECK(index == 777u);
     return st;
 }
-static throng_status ix_behaviour_unknown_kind(fixture *f)
-{
+static throng_status ix_behaviour_unknown_kind(fixture *f) {
     throng_behaviour b = throng_behaviour_default((throng_behaviour_kind)99);
     return throng_group_add_behaviour(f->w, f->group, &b, NULL);
 }
-static throng_status ix_behaviour_zero_kind(fixture *f)
-{
+static throng_status ix_behaviour_zero_kind(fixture *f) {
     throng_behaviour b = throng_behaviour_default((throng_behaviour_kind)0);
     return throng_group_set_behaviour(f->w, f->group, 1u, &b);
 }
 /* An object of the wrong kind where a path or a flow field belongs. */
-static throng_status ix_path_is_sphere(fixture *f)
-{
+static throng_status ix_path_is_sphere(fixture *f) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     b.u.path.path = f->sphere;
     return throng_group_add_behaviour(f->w, f->group, &b, NULL);
 }
-static throng_status ix_path_is_flow(fixture *f)
-{
-    throng_behaviour b =
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
+static throng_status ix_path_is_flow(fixture *f) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     b.u.path.path = f->flow;
     return throng_group_set_behaviour(f->w, f->group, 2u, &b);
 }
-static throng_status ix_flow_is_path(fixture *f)
-{
-    throng_behaviour b =
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
+static throng_status ix_flow_is_path(fixture *f) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
     b.u.flow.field = f->path;
     return throng_group_add_behaviour(f->w, f->group, &b, NULL);
 }
-static throng_status ix_group_name_empty(fixture *f)
-{
+static throng_status ix_group_name_empty(fixture *f) {
     throng_group_def d = throng_group_def_default();
     d.name = "";
     return throng_group_create(f->w, &d, &f->out_group);
 }
 static const char name64[] =
     "a-name-of-sixty-four-bytes-which-is-one-more-than-a-group-holds!";
-static throng_status ix_group_name_long(fixture *f)
-{
+static throng_status ix_group_name_long(fixture *f) {
     throng_group_def d = throng_group_def_default();
     d.name = name64;
     return throng_group_create(f->w, &d, &f->out_group);
 }
-static throng_status ix_group_name_taken(fixture *f)
-{
+static throng_status ix_group_name_taken(fixture *f) {
     throng_group_def d = throng_group_def_default();
     d.name = "walkers";
     return throng_group_create(f->w, &d, &f->out_group);
 }
-static throng_status ix_group_name_default(fixture *f)
-{
+static throng_status ix_group_name_default(fixture *f) {
     throng_group_def d = throng_group_def_default();
     d.name = "default";
     return throng_group_create(f->w, &d, &f->out_group);
@@ -1278,8 +1236,7 @@ BAD(ix_segment_in_3d, throng_wall_add(f->w, &f->wall_def, &f->out_object))
 BAD(ix_remove_default, throng_group_remove(f->w, default_group(f->w)))
 BAD(ix_remove_in_use, throng_group_remove(f->w, f->group))
 /* Def fields the def's kind does not read, set. */
-static throng_status unread_obstacle(fixture *f, int box, int field)
-{
+static throng_status unread_obstacle(fixture *f, int box, int field) {
     throng_obstacle_def d = f->obstacle_def;
     if (box) {
         d.kind = THRONG_OBJECT_BOX;
@@ -1297,8 +1254,7 @@ static throng_status unread_obstacle(fixture *f, int box, int field)
     }
     return throng_obstacle_add(f->w, &d, &f->out_object);
 }
-static throng_status unread_wall(fixture *f, int plane, int field)
-{
+static throng_status unread_wall(fixture *f, int plane, int field) {
     throng_wall_def d = f->wall_def;
     if (plane) {
         memset(d.a, 0, sizeof d.a);
@@ -1326,17 +1282,16 @@ BAD(ux_plane_a, unread_wall(f, 1, 0))
 BAD(ux_plane_b, unread_wall(f, 1, 1))
 BAD(ux_obstacle_kind,
     throng_obstacle_add(f->w,
-                        &(throng_obstacle_def){.kind = THRONG_OBJECT_PLANE,
-                                               .radius = 1.0f},
+                        &(throng_obstacle_def){ .kind = THRONG_OBJECT_PLANE,
+                                                .radius = 1.0f },
                         &f->out_object))
 BAD(ux_wall_kind,
-    throng_wall_add(f->w, &(throng_wall_def){.kind = THRONG_OBJECT_SPHERE},
+    throng_wall_add(f->w, &(throng_wall_def){ .kind = THRONG_OBJECT_SPHERE },
                     &f->out_object))
 
 /* Snapshots: buffers too small, unwritable paths. */
 BAD(sv_zero_capacity, throng_world_save(f->w, NULL, 0u, &f->bytes))
-static throng_status sv_short_buffer(fixture *f)
-{
+static throng_status sv_short_buffer(fixture *f) {
     size_t size = 0;
     if (throng_world_snapshot_size(f->w, &size) != THRONG_OK || size < 2u)
         return THRONG_OK; /* fails the case */
@@ -1356,12 +1311,11 @@ static throng_status sv_short_buffer(fixture *f)
     return st;
 }
 BAD(sv_one_byte, throng_world_save(f->w, f->load_error, 1u, NULL))
-BAD(sv_file_no_dir, throng_world_save_file(
-                        f->w, "/nonexistent-directory-of-throng/x.snap"))
+BAD(sv_file_no_dir,
+    throng_world_save_file(f->w, "/nonexistent-directory-of-throng/x.snap"))
 /* Nothing is written for an empty path ("" + ".tmp" would be a file in
  * the working directory). */
-static throng_status sv_file_empty_path(fixture *f)
-{
+static throng_status sv_file_empty_path(fixture *f) {
     FILE *before = fopen(".tmp", "rb");
     if (before)
         fclose(before);
@@ -1374,29 +1328,25 @@ static throng_status sv_file_empty_path(fixture *f)
 }
 
 /* World creation without a def or an out pointer. */
-static throng_status wc_null_def(fixture *f)
-{
+static throng_status wc_null_def(fixture *f) {
     (void)f;
     throng_world *made = (throng_world *)&made;
     throng_status st = throng_world_create(NULL, &made);
     CHECK(made == NULL);
     return st;
 }
-static throng_status wc_null_out(fixture *f)
-{
+static throng_status wc_null_out(fixture *f) {
     (void)f;
     throng_world_def d = throng_world_def_default();
     return throng_world_create(&d, NULL);
 }
-static throng_status wc_alloc_only(fixture *f)
-{
+static throng_status wc_alloc_only(fixture *f) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = f->dims;
     d.allocator.alloc = ts_heap_alloc;
     return call_world_create(f, &d, 0);
 }
-static throng_status wc_free_only(fixture *f)
-{
+static throng_status wc_free_only(fixture *f) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = f->dims;
     d.allocator.free = ts_heap_free;
@@ -1407,22 +1357,19 @@ static throng_status wc_free_only(fixture *f)
  * case below is refused before a step. */
 static void *inline_enqueue(throng_task_fn *task, uint32_t items,
                             uint32_t min_range, void *task_context,
-                            void *user)
-{
+                            void *user) {
     (void)min_range;
     (void)user;
     task(0u, items, 0u, task_context);
     return NULL;
 }
-static void inline_finish(void *task, void *user)
-{
+static void inline_finish(void *task, void *user) {
     (void)task;
     (void)user;
 }
 /* A def with task hooks: both (with `workers`), or only one of them. */
 static throng_status wc_hooks(fixture *f, int enqueue, int finish,
-                              uint32_t workers)
-{
+                              uint32_t workers) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = f->dims;
     d.enqueue_task = enqueue ? inline_enqueue : NULL;
@@ -1430,41 +1377,40 @@ static throng_status wc_hooks(fixture *f, int enqueue, int finish,
     d.worker_count = workers;
     return call_world_create(f, &d, 0);
 }
-static throng_status wc_enqueue_only(fixture *f) { return wc_hooks(f, 1, 0, 2u); }
-static throng_status wc_finish_only(fixture *f) { return wc_hooks(f, 0, 1, 2u); }
-static throng_status wc_zero_workers(fixture *f) { return wc_hooks(f, 1, 1, 0u); }
-static throng_status wc_many_workers(fixture *f)
-{
+static throng_status wc_enqueue_only(fixture *f) {
+    return wc_hooks(f, 1, 0, 2u);
+}
+static throng_status wc_finish_only(fixture *f) {
+    return wc_hooks(f, 0, 1, 2u);
+}
+static throng_status wc_zero_workers(fixture *f) {
+    return wc_hooks(f, 1, 1, 0u);
+}
+static throng_status wc_many_workers(fixture *f) {
     return wc_hooks(f, 1, 1, THRONG_MAX_WORKERS + 1u);
 }
-static throng_status th_enqueue_only(fixture *f)
-{
+static throng_status th_enqueue_only(fixture *f) {
     return throng_world_set_task_hooks(f->w, inline_enqueue, NULL, NULL, 2u);
 }
-static throng_status th_finish_only(fixture *f)
-{
+static throng_status th_finish_only(fixture *f) {
     return throng_world_set_task_hooks(f->w, NULL, inline_finish, NULL, 2u);
 }
-static throng_status th_zero_workers(fixture *f)
-{
+static throng_status th_zero_workers(fixture *f) {
     return throng_world_set_task_hooks(f->w, inline_enqueue, inline_finish,
                                        NULL, 0u);
 }
-static throng_status th_many_workers(fixture *f)
-{
+static throng_status th_many_workers(fixture *f) {
     return throng_world_set_task_hooks(f->w, inline_enqueue, inline_finish,
                                        NULL, THRONG_MAX_WORKERS + 1u);
 }
-static throng_status th_workers_alone(fixture *f)
-{
+static throng_status th_workers_alone(fixture *f) {
     return throng_world_set_task_hooks(f->w, NULL, NULL, NULL, 3u);
 }
 
 /* Loading: every refusal creates no world and says why in the def's
  * error buffer. */
 static throng_status load_bytes(fixture *f, const void *buffer, size_t bytes,
-                                throng_world_load_def *def)
-{
+                                throng_world_load_def *def) {
     throng_world_load_def d = def ? *def : throng_world_load_def_default();
     d.error = f->load_error;
     d.error_capacity = sizeof f->load_error;
@@ -1480,8 +1426,7 @@ static throng_status load_bytes(fixture *f, const void *buffer, size_t bytes,
 }
 
 /* The fixture's snapshot, `extra` bytes longer (zeroed). */
-static unsigned char *saved(fixture *f, size_t extra, size_t *out_size)
-{
+static unsigned char *saved(fixture *f, size_t extra, size_t *out_size) {
     size_t size = 0;
     if (throng_world_snapshot_size(f->w, &size) != THRONG_OK)
         return NULL;
@@ -1496,8 +1441,7 @@ static unsigned char *saved(fixture *f, size_t extra, size_t *out_size)
 
 /* The format's checksum (64-bit FNV-1a over every byte but 32..39), so a
  * changed header field is refused for what it says, not the checksum. */
-static void reseal(unsigned char *s, size_t size)
-{
+static void reseal(unsigned char *s, size_t size) {
     uint64_t h = 0xCBF29CE484222325ull;
     for (size_t i = 0; i < size; i++) {
         if (i >= 32u && i < 40u)
@@ -1509,41 +1453,41 @@ static void reseal(unsigned char *s, size_t size)
         s[32 + k] = (unsigned char)(h >> (8 * k));
 }
 
-static throng_status ld_null_buffer(fixture *f)
-{
+static throng_status ld_null_buffer(fixture *f) {
     return load_bytes(f, NULL, 64u, NULL);
 }
-static throng_status ld_null_out(fixture *f)
-{
+static throng_status ld_null_out(fixture *f) {
     throng_world_load_def d = throng_world_load_def_default();
     d.error = f->load_error;
     d.error_capacity = sizeof f->load_error;
-    return throng_world_load(fix_path_points, sizeof fix_path_points, &d,
-                             NULL);
+    return throng_world_load(fix_path_points, sizeof fix_path_points, &d, NULL);
 }
-static throng_status ld_zero_bytes(fixture *f)
-{
+static throng_status ld_zero_bytes(fixture *f) {
     return load_bytes(f, fix_path_points, 0u, NULL);
 }
-static throng_status ld_garbage(fixture *f)
-{
+static throng_status ld_garbage(fixture *f) {
     return load_bytes(f, fix_path_points, sizeof fix_path_points, NULL);
 }
 /* Damage applied to a whole snapshot: 0 cut the last byte, 1 one byte
  * too many, 2 a flipped payload byte, 3 a newer version, 4 a length in
  * the header that differs from the buffer's, 5 the length of the header
  * alone. */
-static throng_status ld_damaged(fixture *f, int how)
-{
+static throng_status ld_damaged(fixture *f, int how) {
     size_t size = 0;
     unsigned char *s = saved(f, 1u, &size);
     if (!s)
         return THRONG_OK;
     size_t bytes = size;
     switch (how) {
-    case 0: bytes = size - 1u; break;
-    case 1: bytes = size + 1u; break;
-    case 2: s[size / 2u] ^= 0x10u; break;
+    case 0:
+        bytes = size - 1u;
+        break;
+    case 1:
+        bytes = size + 1u;
+        break;
+    case 2:
+        s[size / 2u] ^= 0x10u;
+        break;
     case 3:
         s[8] = (unsigned char)(THRONG_SNAPSHOT_VERSION + 1u);
         reseal(s, size);
@@ -1552,20 +1496,33 @@ static throng_status ld_damaged(fixture *f, int how)
         s[24] ^= 0x01u;
         reseal(s, size);
         break;
-    default: bytes = 40u; break;
+    default:
+        bytes = 40u;
+        break;
     }
     throng_status st = load_bytes(f, s, bytes, NULL);
     free(s);
     return st;
 }
-static throng_status ld_truncated(fixture *f) { return ld_damaged(f, 0); }
-static throng_status ld_too_long(fixture *f) { return ld_damaged(f, 1); }
-static throng_status ld_flipped(fixture *f) { return ld_damaged(f, 2); }
-static throng_status ld_newer(fixture *f) { return ld_damaged(f, 3); }
-static throng_status ld_length(fixture *f) { return ld_damaged(f, 4); }
-static throng_status ld_header_only(fixture *f) { return ld_damaged(f, 5); }
-static throng_status ld_half_allocator(fixture *f)
-{
+static throng_status ld_truncated(fixture *f) {
+    return ld_damaged(f, 0);
+}
+static throng_status ld_too_long(fixture *f) {
+    return ld_damaged(f, 1);
+}
+static throng_status ld_flipped(fixture *f) {
+    return ld_damaged(f, 2);
+}
+static throng_status ld_newer(fixture *f) {
+    return ld_damaged(f, 3);
+}
+static throng_status ld_length(fixture *f) {
+    return ld_damaged(f, 4);
+}
+static throng_status ld_header_only(fixture *f) {
+    return ld_damaged(f, 5);
+}
+static throng_status ld_half_allocator(fixture *f) {
     size_t size = 0;
     unsigned char *s = saved(f, 0u, &size);
     if (!s)
@@ -1576,8 +1533,7 @@ static throng_status ld_half_allocator(fixture *f)
     free(s);
     return st;
 }
-static throng_status load_file(fixture *f, const char *path)
-{
+static throng_status load_file(fixture *f, const char *path) {
     throng_world_load_def d = throng_world_load_def_default();
     d.error = f->load_error;
     d.error_capacity = sizeof f->load_error;
@@ -1588,20 +1544,19 @@ static throng_status load_file(fixture *f, const char *path)
         throng_world_destroy(made);
     return st;
 }
-static throng_status lf_null_path(fixture *f) { return load_file(f, NULL); }
-static throng_status lf_missing(fixture *f)
-{
+static throng_status lf_null_path(fixture *f) {
+    return load_file(f, NULL);
+}
+static throng_status lf_missing(fixture *f) {
     return load_file(f, "/nonexistent-directory-of-throng/x.snap");
 }
-static throng_status lf_null_out(fixture *f)
-{
+static throng_status lf_null_out(fixture *f) {
     throng_world_load_def d = throng_world_load_def_default();
     d.error = f->load_error;
     d.error_capacity = sizeof f->load_error;
     return throng_world_load_file("x.snap", &d, NULL);
 }
-static throng_status lf_half_allocator(fixture *f)
-{
+static throng_status lf_half_allocator(fixture *f) {
     throng_world_load_def d = throng_world_load_def_default();
     d.error = f->load_error;
     d.error_capacity = sizeof f->load_error;
@@ -1610,11 +1565,16 @@ static throng_status lf_half_allocator(fixture *f)
     return throng_world_load_file("x.snap", &d, &made);
 }
 /* A file that is not a snapshot: this source file's own directory. */
-static throng_status lf_directory(fixture *f) { return load_file(f, "."); }
+static throng_status lf_directory(fixture *f) {
+    return load_file(f, ".");
+}
 
 #define N THRONG_ERR_NULL
-#define H(what, fn, call, want, flags)                                     \
-    {what, fn, want, flags, call, NULL, 0, 0, 0.0f, 0, 0, NULL, NULL, NULL, 0, 0}
+#define H(what, fn, call, want, flags)                                         \
+    {                                                                          \
+        what, fn, want, flags, call, NULL, 0, 0, 0.0f, 0, 0, NULL, NULL, NULL, \
+            0, 0                                                               \
+    }
 #define NW(fn, call) H("NULL world", fn, call, N, IN_BOTH | NO_WORLD)
 #define NP(what, fn, call) H(what " NULL", fn, call, N, IN_BOTH)
 
@@ -1744,21 +1704,20 @@ static const bad_case hand_cases[] = {
     NP("buffer (capacity 64)", "throng_world_save", np_save_buffer),
     NP("path", "throng_world_save_file", np_save_file),
 
-    H("index = agent count", "throng_agent_at", ix_agent_at_count, R,
-      IN_BOTH),
+    H("index = agent count", "throng_agent_at", ix_agent_at_count, R, IN_BOTH),
     H("index = UINT32_MAX", "throng_agent_at", ix_agent_at_max, R, IN_BOTH),
-    H("index = object count", "throng_world_object_at", ix_object_at_count,
-      R, IN_BOTH),
+    H("index = object count", "throng_world_object_at", ix_object_at_count, R,
+      IN_BOTH),
     H("index = UINT32_MAX", "throng_world_object_at", ix_object_at_max, R,
       IN_BOTH),
-    H("index = behaviour count", "throng_group_get_behaviour",
-      ix_get_behaviour, R, IN_BOTH),
-    H("index = UINT32_MAX", "throng_group_get_behaviour",
-      ix_get_behaviour_max, R, IN_BOTH),
+    H("index = behaviour count", "throng_group_get_behaviour", ix_get_behaviour,
+      R, IN_BOTH),
+    H("index = UINT32_MAX", "throng_group_get_behaviour", ix_get_behaviour_max,
+      R, IN_BOTH),
     H("index 0 of an empty list", "throng_group_get_behaviour",
       ix_get_behaviour_empty, R, IN_BOTH),
-    H("index = behaviour count", "throng_group_set_behaviour",
-      ix_set_behaviour, R, IN_BOTH),
+    H("index = behaviour count", "throng_group_set_behaviour", ix_set_behaviour,
+      R, IN_BOTH),
     H("a full list", "throng_group_add_behaviour", ix_add_behaviour_full,
       THRONG_ERR_CAPACITY, IN_BOTH),
     H("kind 99 from throng_behaviour_default", "throng_group_add_behaviour",
@@ -1814,21 +1773,20 @@ static const bad_case hand_cases[] = {
       IN_BOTH),
     H("a plane's b", "throng_wall_add", ux_plane_b, THRONG_ERR_INVALID_ARG,
       IN_BOTH),
-    H("a plane as an obstacle's kind", "throng_obstacle_add",
-      ux_obstacle_kind, R, IN_BOTH),
-    H("a sphere as a wall's kind", "throng_wall_add", ux_wall_kind, R,
-      IN_BOTH),
+    H("a plane as an obstacle's kind", "throng_obstacle_add", ux_obstacle_kind,
+      R, IN_BOTH),
+    H("a sphere as a wall's kind", "throng_wall_add", ux_wall_kind, R, IN_BOTH),
 
-    H("capacity 0", "throng_world_save", sv_zero_capacity,
-      THRONG_ERR_CAPACITY, IN_BOTH),
+    H("capacity 0", "throng_world_save", sv_zero_capacity, THRONG_ERR_CAPACITY,
+      IN_BOTH),
     H("capacity one byte short", "throng_world_save", sv_short_buffer,
       THRONG_ERR_CAPACITY, IN_BOTH),
     H("capacity 1", "throng_world_save", sv_one_byte, THRONG_ERR_CAPACITY,
       IN_BOTH),
     H("missing directory", "throng_world_save_file", sv_file_no_dir,
       THRONG_ERR_IO, IN_BOTH),
-    H("empty path", "throng_world_save_file", sv_file_empty_path,
-      THRONG_ERR_IO, IN_BOTH),
+    H("empty path", "throng_world_save_file", sv_file_empty_path, THRONG_ERR_IO,
+      IN_BOTH),
 
     H("NULL def", "throng_world_create", wc_null_def, N, IN_BOTH | NO_WORLD),
     H("NULL out_world", "throng_world_create", wc_null_out, N,
@@ -1839,12 +1797,12 @@ static const bad_case hand_cases[] = {
       IN_BOTH | NO_WORLD),
     H("enqueue_task without finish_task", "throng_world_create",
       wc_enqueue_only, N, IN_BOTH | NO_WORLD),
-    H("finish_task without enqueue_task", "throng_world_create",
-      wc_finish_only, N, IN_BOTH | NO_WORLD),
+    H("finish_task without enqueue_task", "throng_world_create", wc_finish_only,
+      N, IN_BOTH | NO_WORLD),
     H("task hooks, worker_count 0", "throng_world_create", wc_zero_workers, R,
       IN_BOTH | NO_WORLD),
-    H("task hooks, worker_count 1025", "throng_world_create",
-      wc_many_workers, R, IN_BOTH | NO_WORLD),
+    H("task hooks, worker_count 1025", "throng_world_create", wc_many_workers,
+      R, IN_BOTH | NO_WORLD),
     H("enqueue_task without finish_task", "throng_world_set_task_hooks",
       th_enqueue_only, N, IN_BOTH),
     H("finish_task without enqueue_task", "throng_world_set_task_hooks",
@@ -1901,22 +1859,19 @@ typedef struct agent_fn {
     int null_ok; /* the null handle means "none" here */
 } agent_fn;
 
-#define AGENT_FN(id, expr)                                                 \
-    static throng_status id(fixture *f, throng_agent h)                    \
-    {                                                                      \
-        return (expr);                                                     \
+#define AGENT_FN(id, expr)                                \
+    static throng_status id(fixture *f, throng_agent h) { \
+        return (expr);                                    \
     }
 AGENT_FN(ah_remove, throng_agent_remove(f->w, h))
 AGENT_FN(ah_index, throng_agent_index(f->w, h, &f->u32))
 AGENT_FN(ah_rebind, throng_agent_rebind(f->w, h, &f->out_agent))
-AGENT_FN(ah_get_def, throng_agent_get_def(f->w, h,
-                                               &(throng_agent_def){0}))
+AGENT_FN(ah_get_def, throng_agent_get_def(f->w, h, &(throng_agent_def){ 0 }))
 AGENT_FN(ah_get_position, throng_agent_get_position(f->w, h, f->v3))
 AGENT_FN(ah_set_position, throng_agent_set_position(f->w, h, fix_point))
 AGENT_FN(ah_get_velocity, throng_agent_get_velocity(f->w, h, f->v3))
 AGENT_FN(ah_set_velocity, throng_agent_set_velocity(f->w, h, fix_point))
-AGENT_FN(ah_get_basis, throng_agent_get_basis(f->w, h, f->v3, f->up,
-                                                   f->side))
+AGENT_FN(ah_get_basis, throng_agent_get_basis(f->w, h, f->v3, f->up, f->side))
 AGENT_FN(ah_get_mass, throng_agent_get_mass(f->w, h, &f->f))
 AGENT_FN(ah_set_mass, throng_agent_set_mass(f->w, h, 2.0f))
 AGENT_FN(ah_get_max_force, throng_agent_get_max_force(f->w, h, &f->f))
@@ -1929,12 +1884,9 @@ AGENT_FN(ah_get_group, throng_agent_get_group(f->w, h, &f->out_group))
 AGENT_FN(ah_set_group, throng_agent_set_group(f->w, h, THRONG_NULL_GROUP))
 AGENT_FN(ah_get_host_key, throng_agent_get_host_key(f->w, h, &f->u64))
 AGENT_FN(ah_set_host_key, throng_agent_set_host_key(f->w, h, 55u))
-AGENT_FN(ah_set_target_point, throng_agent_set_target_point(f->w, h,
-                                                                 fix_point))
-AGENT_FN(ah_get_target_point, throng_agent_get_target_point(f->w, h,
-                                                                 f->v3))
-AGENT_FN(ah_set_target_agent, throng_agent_set_target_agent(f->w, h,
-                                                                 f->second))
+AGENT_FN(ah_set_target_point, throng_agent_set_target_point(f->w, h, fix_point))
+AGENT_FN(ah_get_target_point, throng_agent_get_target_point(f->w, h, f->v3))
+AGENT_FN(ah_set_target_agent, throng_agent_set_target_agent(f->w, h, f->second))
 AGENT_FN(ah_set_target_agent_target,
          throng_agent_set_target_agent(f->w, f->agent, h))
 AGENT_FN(ah_get_target_agent,
@@ -1943,34 +1895,34 @@ AGENT_FN(ah_set_progress, throng_agent_set_progress(f->w, h, 2u))
 AGENT_FN(ah_get_progress, throng_agent_get_progress(f->w, h, &f->u32))
 
 static const agent_fn agent_fns[] = {
-    {"throng_agent_remove", ah_remove, 0},
-    {"throng_agent_index", ah_index, 0},
-    {"throng_agent_rebind", ah_rebind, 0},
-    {"throng_agent_get_def", ah_get_def, 0},
-    {"throng_agent_get_position", ah_get_position, 0},
-    {"throng_agent_set_position", ah_set_position, 0},
-    {"throng_agent_get_velocity", ah_get_velocity, 0},
-    {"throng_agent_set_velocity", ah_set_velocity, 0},
-    {"throng_agent_get_basis", ah_get_basis, 0},
-    {"throng_agent_get_mass", ah_get_mass, 0},
-    {"throng_agent_set_mass", ah_set_mass, 0},
-    {"throng_agent_get_max_force", ah_get_max_force, 0},
-    {"throng_agent_set_max_force", ah_set_max_force, 0},
-    {"throng_agent_get_max_speed", ah_get_max_speed, 0},
-    {"throng_agent_set_max_speed", ah_set_max_speed, 0},
-    {"throng_agent_get_radius", ah_get_radius, 0},
-    {"throng_agent_set_radius", ah_set_radius, 0},
-    {"throng_agent_get_group", ah_get_group, 0},
-    {"throng_agent_set_group", ah_set_group, 0},
-    {"throng_agent_get_host_key", ah_get_host_key, 0},
-    {"throng_agent_set_host_key", ah_set_host_key, 0},
-    {"throng_agent_set_target_point", ah_set_target_point, 0},
-    {"throng_agent_get_target_point", ah_get_target_point, 0},
-    {"throng_agent_set_target_agent", ah_set_target_agent, 0},
-    {"throng_agent_set_target_agent", ah_set_target_agent_target, 1},
-    {"throng_agent_get_target_agent", ah_get_target_agent, 0},
-    {"throng_agent_set_progress", ah_set_progress, 0},
-    {"throng_agent_get_progress", ah_get_progress, 0},
+    { "throng_agent_remove", ah_remove, 0 },
+    { "throng_agent_index", ah_index, 0 },
+    { "throng_agent_rebind", ah_rebind, 0 },
+    { "throng_agent_get_def", ah_get_def, 0 },
+    { "throng_agent_get_position", ah_get_position, 0 },
+    { "throng_agent_set_position", ah_set_position, 0 },
+    { "throng_agent_get_velocity", ah_get_velocity, 0 },
+    { "throng_agent_set_velocity", ah_set_velocity, 0 },
+    { "throng_agent_get_basis", ah_get_basis, 0 },
+    { "throng_agent_get_mass", ah_get_mass, 0 },
+    { "throng_agent_set_mass", ah_set_mass, 0 },
+    { "throng_agent_get_max_force", ah_get_max_force, 0 },
+    { "throng_agent_set_max_force", ah_set_max_force, 0 },
+    { "throng_agent_get_max_speed", ah_get_max_speed, 0 },
+    { "throng_agent_set_max_speed", ah_set_max_speed, 0 },
+    { "throng_agent_get_radius", ah_get_radius, 0 },
+    { "throng_agent_set_radius", ah_set_radius, 0 },
+    { "throng_agent_get_group", ah_get_group, 0 },
+    { "throng_agent_set_group", ah_set_group, 0 },
+    { "throng_agent_get_host_key", ah_get_host_key, 0 },
+    { "throng_agent_set_host_key", ah_set_host_key, 0 },
+    { "throng_agent_set_target_point", ah_set_target_point, 0 },
+    { "throng_agent_get_target_point", ah_get_target_point, 0 },
+    { "throng_agent_set_target_agent", ah_set_target_agent, 0 },
+    { "throng_agent_set_target_agent", ah_set_target_agent_target, 1 },
+    { "throng_agent_get_target_agent", ah_get_target_agent, 0 },
+    { "throng_agent_set_progress", ah_set_progress, 0 },
+    { "throng_agent_get_progress", ah_get_progress, 0 },
 };
 
 /* The bad agent handles. */
@@ -1990,19 +1942,27 @@ static const char *const agent_handle_kinds[] = {
  * say so. */
 #define AGENT_FOREIGN_FIRST 6
 
-static throng_agent bad_agent(const fixture *f, int which)
-{
+static throng_agent bad_agent(const fixture *f, int which) {
     const throng_agent a = f->agent;
     switch (which) {
-    case 0: return THRONG_NULL_AGENT;
-    case 1: return f->removed;
-    case 2: return (throng_agent){a.slot + 100u, a.generation, a.world};
-    case 3: return (throng_agent){a.slot, a.generation + 1u, a.world};
-    case 4: return (throng_agent){a.slot, a.generation, 0u};
-    case 5: return (throng_agent){UINT32_MAX, a.generation, a.world};
-    case 6: return f->foreign;
-    case 7: return (throng_agent){a.slot, a.generation, f->foreign.world};
-    default: return (throng_agent){a.slot, a.generation, UINT64_MAX};
+    case 0:
+        return THRONG_NULL_AGENT;
+    case 1:
+        return f->removed;
+    case 2:
+        return (throng_agent){ a.slot + 100u, a.generation, a.world };
+    case 3:
+        return (throng_agent){ a.slot, a.generation + 1u, a.world };
+    case 4:
+        return (throng_agent){ a.slot, a.generation, 0u };
+    case 5:
+        return (throng_agent){ UINT32_MAX, a.generation, a.world };
+    case 6:
+        return f->foreign;
+    case 7:
+        return (throng_agent){ a.slot, a.generation, f->foreign.world };
+    default:
+        return (throng_agent){ a.slot, a.generation, UINT64_MAX };
     }
 }
 
@@ -2014,54 +1974,44 @@ typedef struct object_fn {
     int kinded; /* needs a particular kind: a sphere is wrong for it */
 } object_fn;
 
-static throng_status oh_remove(fixture *f, throng_object h)
-{
+static throng_status oh_remove(fixture *f, throng_object h) {
     return throng_object_remove(f->w, h);
 }
-static throng_status oh_get(fixture *f, throng_object h)
-{
-    return throng_object_get(f->w, h, &(throng_object_info){0});
+static throng_status oh_get(fixture *f, throng_object h) {
+    return throng_object_get(f->w, h, &(throng_object_info){ 0 });
 }
-static throng_status oh_rebind(fixture *f, throng_object h)
-{
+static throng_status oh_rebind(fixture *f, throng_object h) {
     return throng_object_rebind(f->w, h, &f->out_object);
 }
-static throng_status oh_patrol(fixture *f, throng_object h)
-{
+static throng_status oh_patrol(fixture *f, throng_object h) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
     b.u.path.path = h;
     return throng_group_add_behaviour(f->w, f->group, &b, NULL);
 }
-static throng_status oh_follow_path(fixture *f, throng_object h)
-{
-    throng_behaviour b =
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
+static throng_status oh_follow_path(fixture *f, throng_object h) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     b.u.path.path = h;
     return throng_group_set_behaviour(f->w, f->group, 2u, &b);
 }
-static throng_status oh_flow(fixture *f, throng_object h)
-{
-    throng_behaviour b =
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
+static throng_status oh_flow(fixture *f, throng_object h) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
     b.u.flow.field = h;
     return throng_group_add_behaviour(f->w, f->group, &b, NULL);
 }
-static throng_status oh_flow_set(fixture *f, throng_object h)
-{
-    throng_behaviour b =
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
+static throng_status oh_flow_set(fixture *f, throng_object h) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
     b.u.flow.field = h;
     return throng_group_set_behaviour(f->w, f->group, 0u, &b);
 }
 
 static const object_fn object_fns[] = {
-    {"throng_object_remove", oh_remove, 0},
-    {"throng_object_get", oh_get, 0},
-    {"throng_object_rebind", oh_rebind, 0},
-    {"throng_group_add_behaviour", oh_patrol, 1},
-    {"throng_group_set_behaviour", oh_follow_path, 1},
-    {"throng_group_add_behaviour", oh_flow, 1},
-    {"throng_group_set_behaviour", oh_flow_set, 1},
+    { "throng_object_remove", oh_remove, 0 },
+    { "throng_object_get", oh_get, 0 },
+    { "throng_object_rebind", oh_rebind, 0 },
+    { "throng_group_add_behaviour", oh_patrol, 1 },
+    { "throng_group_set_behaviour", oh_follow_path, 1 },
+    { "throng_group_add_behaviour", oh_flow, 1 },
+    { "throng_group_set_behaviour", oh_flow_set, 1 },
 };
 
 static const char *const object_handle_kinds[] = {
@@ -2080,20 +2030,29 @@ static const char *const object_handle_kinds[] = {
 #define OBJECT_FOREIGN_FIRST 6
 #define OBJECT_FOREIGN_LAST 8
 
-static throng_object bad_object(const fixture *f, int which)
-{
+static throng_object bad_object(const fixture *f, int which) {
     const throng_object p = f->path;
     switch (which) {
-    case 0: return THRONG_NULL_OBJECT;
-    case 1: return f->gone;
-    case 2: return (throng_object){f->gone.id + 100u, 1u, p.world};
-    case 3: return (throng_object){p.id, p.generation + 1u, p.world};
-    case 4: return (throng_object){UINT32_MAX, 1u, p.world};
-    case 5: return (throng_object){p.id, p.generation, 0u};
-    case 6: return f->foreign_object;
-    case 7: return f->foreign_path;
-    case 8: return (throng_object){p.id, p.generation, f->foreign_path.world};
-    default: return f->sphere;
+    case 0:
+        return THRONG_NULL_OBJECT;
+    case 1:
+        return f->gone;
+    case 2:
+        return (throng_object){ f->gone.id + 100u, 1u, p.world };
+    case 3:
+        return (throng_object){ p.id, p.generation + 1u, p.world };
+    case 4:
+        return (throng_object){ UINT32_MAX, 1u, p.world };
+    case 5:
+        return (throng_object){ p.id, p.generation, 0u };
+    case 6:
+        return f->foreign_object;
+    case 7:
+        return f->foreign_path;
+    case 8:
+        return (throng_object){ p.id, p.generation, f->foreign_path.world };
+    default:
+        return f->sphere;
     }
 }
 
@@ -2103,86 +2062,72 @@ typedef struct group_fn {
     throng_status (*call)(fixture *f, throng_group group);
 } group_fn;
 
-static throng_status gh_get_flocking(fixture *f, throng_group g)
-{
-    return throng_group_get_flocking(f->w, g, &(throng_flocking){0});
+static throng_status gh_get_flocking(fixture *f, throng_group g) {
+    return throng_group_get_flocking(f->w, g, &(throng_flocking){ 0 });
 }
-static throng_status gh_set_flocking(fixture *f, throng_group g)
-{
+static throng_status gh_set_flocking(fixture *f, throng_group g) {
     throng_flocking fl = throng_flocking_default();
     return throng_group_set_flocking(f->w, g, &fl);
 }
-static throng_status gh_set_combine(fixture *f, throng_group g)
-{
+static throng_status gh_set_combine(fixture *f, throng_group g) {
     return throng_group_set_combine(f->w, g, THRONG_COMBINE_PRIORITY);
 }
-static throng_status gh_get_wander(fixture *f, throng_group g)
-{
-    return throng_group_get_wander(f->w, g, &(throng_wander){0});
+static throng_status gh_get_wander(fixture *f, throng_group g) {
+    return throng_group_get_wander(f->w, g, &(throng_wander){ 0 });
 }
-static throng_status gh_set_wander(fixture *f, throng_group g)
-{
+static throng_status gh_set_wander(fixture *f, throng_group g) {
     throng_wander wd;
     throng_group_get_wander(f->w, default_group(f->w), &wd);
     return throng_group_set_wander(f->w, g, &wd);
 }
-static throng_status gh_add_behaviour(fixture *f, throng_group g)
-{
+static throng_status gh_add_behaviour(fixture *f, throng_group g) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     return throng_group_add_behaviour(f->w, g, &b, NULL);
 }
-static throng_status gh_set_behaviour(fixture *f, throng_group g)
-{
+static throng_status gh_set_behaviour(fixture *f, throng_group g) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     return throng_group_set_behaviour(f->w, g, 0u, &b);
 }
-static throng_status gh_get_behaviour(fixture *f, throng_group g)
-{
-    return throng_group_get_behaviour(f->w, g, 0u, &(throng_behaviour){0});
+static throng_status gh_get_behaviour(fixture *f, throng_group g) {
+    return throng_group_get_behaviour(f->w, g, 0u, &(throng_behaviour){ 0 });
 }
-static throng_status gh_behaviour_count(fixture *f, throng_group g)
-{
+static throng_status gh_behaviour_count(fixture *f, throng_group g) {
     return throng_group_behaviour_count(f->w, g, &f->u32);
 }
-static throng_status gh_clear_behaviours(fixture *f, throng_group g)
-{
+static throng_status gh_clear_behaviours(fixture *f, throng_group g) {
     return throng_group_clear_behaviours(f->w, g);
 }
-static throng_status gh_agent_add(fixture *f, throng_group g)
-{
+static throng_status gh_agent_add(fixture *f, throng_group g) {
     throng_agent_def d = throng_agent_def_default();
     d.group = g;
     return throng_agent_add(f->w, &d, &f->out_agent);
 }
-static throng_status gh_set_group(fixture *f, throng_group g)
-{
+static throng_status gh_set_group(fixture *f, throng_group g) {
     return throng_agent_set_group(f->w, f->agent, g);
 }
-static throng_status gh_remove(fixture *f, throng_group g)
-{
+static throng_status gh_remove(fixture *f, throng_group g) {
     return throng_group_remove(f->w, g);
 }
-static throng_status gh_rebind(fixture *f, throng_group g)
-{
+static throng_status gh_rebind(fixture *f, throng_group g) {
     throng_group out;
     return throng_group_rebind(f->w, g, &out);
 }
 
 static const group_fn group_fns[] = {
-    {"throng_group_get_flocking", gh_get_flocking},
-    {"throng_group_set_flocking", gh_set_flocking},
-    {"throng_group_set_combine", gh_set_combine},
-    {"throng_group_get_wander", gh_get_wander},
-    {"throng_group_set_wander", gh_set_wander},
-    {"throng_group_add_behaviour", gh_add_behaviour},
-    {"throng_group_set_behaviour", gh_set_behaviour},
-    {"throng_group_get_behaviour", gh_get_behaviour},
-    {"throng_group_behaviour_count", gh_behaviour_count},
-    {"throng_group_clear_behaviours", gh_clear_behaviours},
-    {"throng_agent_add", gh_agent_add},
-    {"throng_agent_set_group", gh_set_group},
-    {"throng_group_remove", gh_remove},
-    {"throng_group_rebind", gh_rebind},
+    { "throng_group_get_flocking", gh_get_flocking },
+    { "throng_group_set_flocking", gh_set_flocking },
+    { "throng_group_set_combine", gh_set_combine },
+    { "throng_group_get_wander", gh_get_wander },
+    { "throng_group_set_wander", gh_set_wander },
+    { "throng_group_add_behaviour", gh_add_behaviour },
+    { "throng_group_set_behaviour", gh_set_behaviour },
+    { "throng_group_get_behaviour", gh_get_behaviour },
+    { "throng_group_behaviour_count", gh_behaviour_count },
+    { "throng_group_clear_behaviours", gh_clear_behaviours },
+    { "throng_agent_add", gh_agent_add },
+    { "throng_agent_set_group", gh_set_group },
+    { "throng_group_remove", gh_remove },
+    { "throng_group_rebind", gh_rebind },
 };
 
 /* The group handles every group function refuses with
@@ -2193,22 +2138,30 @@ static const group_fn group_fns[] = {
 #define BAD_GROUP_COUNT 8
 #define BAD_GROUP_NULL 7
 static const char *const bad_group_names[BAD_GROUP_COUNT] = {
-    "removed group", "id never handed out", "wrong generation",
-    "id THRONG_MAX_GROUPS", "id UINT32_MAX", "world 0",
-    "another world's group", "null group"};
+    "removed group",         "id never handed out", "wrong generation",
+    "id THRONG_MAX_GROUPS",  "id UINT32_MAX",       "world 0",
+    "another world's group", "null group"
+};
 
-static throng_group bad_group(const fixture *f, int which)
-{
+static throng_group bad_group(const fixture *f, int which) {
     const throng_group g = f->group;
     switch (which) {
-    case 0: return f->gone_group;
-    case 1: return (throng_group){FIX_GROUP_COUNT + 1u, 1u, g.world};
-    case 2: return (throng_group){g.id, g.generation + 1u, g.world};
-    case 3: return (throng_group){THRONG_MAX_GROUPS, 1u, g.world};
-    case 4: return (throng_group){UINT32_MAX, 1u, g.world};
-    case 5: return (throng_group){g.id, g.generation, 0u};
-    case 6: return default_group(f->other);
-    default: return THRONG_NULL_GROUP;
+    case 0:
+        return f->gone_group;
+    case 1:
+        return (throng_group){ FIX_GROUP_COUNT + 1u, 1u, g.world };
+    case 2:
+        return (throng_group){ g.id, g.generation + 1u, g.world };
+    case 3:
+        return (throng_group){ THRONG_MAX_GROUPS, 1u, g.world };
+    case 4:
+        return (throng_group){ UINT32_MAX, 1u, g.world };
+    case 5:
+        return (throng_group){ g.id, g.generation, 0u };
+    case 6:
+        return default_group(f->other);
+    default:
+        return THRONG_NULL_GROUP;
     }
 }
 
@@ -2221,8 +2174,7 @@ typedef struct case_list {
     size_t count, capacity;
 } case_list;
 
-static void push(case_list *l, const bad_case *c)
-{
+static void push(case_list *l, const bad_case *c) {
     if (l->count == l->capacity) {
         size_t cap = l->capacity ? 2u * l->capacity : 256u;
         bad_case *grown = realloc(l->cases, cap * sizeof *grown);
@@ -2234,21 +2186,19 @@ static void push(case_list *l, const bad_case *c)
     l->cases[l->count++] = *c;
 }
 
-static unsigned table_dims(const arg_table *t, unsigned dims)
-{
+static unsigned table_dims(const arg_table *t, unsigned dims) {
     unsigned d = t->flags & IN_BOTH ? t->flags & IN_BOTH : IN_BOTH;
     if (dims)
         d &= dims;
     return d;
 }
 
-static void build_cases(case_list *l)
-{
+static void build_cases(case_list *l) {
     for (size_t i = 0; i < COUNT(hand_cases); i++)
         push(l, &hand_cases[i]);
 
     /* NaN, +Inf and -Inf in every float field. */
-    static const float bad_floats[3] = {NAN, INFINITY, -INFINITY};
+    static const float bad_floats[3] = { NAN, INFINITY, -INFINITY };
     for (size_t t = 0; t < COUNT(float_targets); t++) {
         const float_target *ft = &float_targets[t];
         for (size_t k = 0; k < ft->count; k++)
@@ -2262,8 +2212,7 @@ static void build_cases(case_list *l)
                                : ft->table->fn;
                     c.want = THRONG_ERR_NOT_FINITE;
                     c.flags = table_dims(ft->table,
-                                         ft->fields[k].axis == 2 ? IN_3D
-                                                                 : 0u) |
+                                         ft->fields[k].axis == 2 ? IN_3D : 0u) |
                               (ft->table->flags & NO_WORLD);
                     c.table = ft->table;
                     c.offset = ft->fields[k].offset;
@@ -2277,16 +2226,16 @@ static void build_cases(case_list *l)
     /* Values out of range, in defs and arguments. */
     for (size_t i = 0; i < COUNT(value_cases); i++) {
         const value_case *vc = &value_cases[i];
-        int behaviours = vc->table >= &T_BEHAVIOUR[0] &&
-                         vc->table <= &T_BEHAVIOUR[15];
+        int behaviours =
+            vc->table >= &T_BEHAVIOUR[0] && vc->table <= &T_BEHAVIOUR[15];
         for (int variant = 0; variant < (behaviours ? 2 : 1); variant++) {
             bad_case c;
             memset(&c, 0, sizeof c);
             c.what = vc->what;
             c.fn = variant == 1 ? vc->table->fn_variant : vc->table->fn;
             c.want = vc->want;
-            c.flags = table_dims(vc->table, vc->dims) |
-                      (vc->table->flags & NO_WORLD);
+            c.flags =
+                table_dims(vc->table, vc->dims) | (vc->table->flags & NO_WORLD);
             c.table = vc->table;
             c.offset = vc->offset;
             c.is_int = vc->is_int;
@@ -2326,8 +2275,8 @@ static void build_cases(case_list *l)
             c.flags = IN_BOTH;
             c.call_object = object_fns[i].call;
             c.which = which;
-            c.foreign = which >= OBJECT_FOREIGN_FIRST &&
-                        which <= OBJECT_FOREIGN_LAST;
+            c.foreign =
+                which >= OBJECT_FOREIGN_FIRST && which <= OBJECT_FOREIGN_LAST;
             push(l, &c);
         }
     for (size_t i = 0; i < COUNT(group_fns); i++)
@@ -2347,8 +2296,7 @@ static void build_cases(case_list *l)
         }
 }
 
-static throng_status perform(fixture *f, const bad_case *c)
-{
+static throng_status perform(fixture *f, const bad_case *c) {
     if (c->call)
         return c->call(f);
     if (c->call_agent)
@@ -2370,10 +2318,9 @@ static throng_status perform(fixture *f, const bad_case *c)
     return c->table->call(f, args.bytes, c->variant);
 }
 
-static void describe(const bad_case *c, int dims, char *out, size_t size)
-{
+static void describe(const bad_case *c, int dims, char *out, size_t size) {
     if (c->table && !c->is_int && c->which >= 0 && c->which < 3) {
-        static const char *const names[3] = {"NaN", "+Inf", "-Inf"};
+        static const char *const names[3] = { "NaN", "+Inf", "-Inf" };
         snprintf(out, size, "%s (%dD, variant %d): %s = %s", c->fn, dims,
                  c->variant, c->what, names[c->which]);
     } else {
@@ -2382,8 +2329,7 @@ static void describe(const bad_case *c, int dims, char *out, size_t size)
 }
 
 /* Runs one case in a fresh fixture; returns 1 when it ran. */
-static int run_case(const bad_case *c, int dims)
-{
+static int run_case(const bad_case *c, int dims) {
     char label[256];
     describe(c, dims, label, sizeof label);
     fixture f;
@@ -2395,14 +2341,14 @@ static int run_case(const bad_case *c, int dims)
     fingerprint before = fingerprint_take(f.w);
     throng_status got = perform(&f, c);
     char sentence[256];
-    const char *error = c->flags & LOAD_ERROR ? f.load_error
-                                              : throng_world_last_error(f.w);
+    const char *error =
+        c->flags & LOAD_ERROR ? f.load_error : throng_world_last_error(f.w);
     snprintf(sentence, sizeof sentence, "%s", error ? error : "");
     fingerprint after = fingerprint_take(f.w);
 
     if (got != c->want)
-        runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want %d (%s)",
-                    label, (int)got, throng_status_string(got), (int)c->want,
+        runner_fail(__FILE__, __LINE__, "%s: got %d (%s), want %d (%s)", label,
+                    (int)got, throng_status_string(got), (int)c->want,
                     throng_status_string(c->want));
     if (!(c->flags & NO_WORLD)) {
         size_t fn_len = strlen(c->fn);
@@ -2424,8 +2370,8 @@ static int run_case(const bad_case *c, int dims)
                     "%s: refused but the world changed (hash %#llx -> "
                     "%#llx, agents %u -> %u, objects %u -> %u)",
                     label, (unsigned long long)before.hash,
-                    (unsigned long long)after.hash, before.agents,
-                    after.agents, before.objects, after.objects);
+                    (unsigned long long)after.hash, before.agents, after.agents,
+                    before.objects, after.objects);
     free(before.snapshot);
     free(after.snapshot);
     fixture_free(&f);
@@ -2435,9 +2381,8 @@ static int run_case(const bad_case *c, int dims)
 static unsigned bad_input_total;
 static int bad_input_printed;
 
-static void run_cases(unsigned dims_flag, int dims)
-{
-    case_list l = {NULL, 0u, 0u};
+static void run_cases(unsigned dims_flag, int dims) {
+    case_list l = { NULL, 0u, 0u };
     build_cases(&l);
     REQUIRE(l.cases != NULL);
     for (size_t i = 0; i < l.count; i++)
@@ -2446,13 +2391,11 @@ static void run_cases(unsigned dims_flag, int dims)
     free(l.cases);
 }
 
-TEST(bad_input_table_2d)
-{
+TEST(bad_input_table_2d) {
     run_cases(IN_2D, 2);
 }
 
-TEST(bad_input_table_3d)
-{
+TEST(bad_input_table_3d) {
     run_cases(IN_3D, 3);
 }
 
@@ -2462,8 +2405,7 @@ TEST(bad_input_table_3d)
 
 /* Queries that return a value rather than a status, given a NULL world or
  * a bad handle, and the functions without a world at all. */
-TEST(bad_input_values_without_status)
-{
+TEST(bad_input_values_without_status) {
     unsigned cases = 0;
     CHECK(throng_world_agent_count(NULL) == 0u);
     CHECK(throng_world_dimensions(NULL) == 0);
@@ -2474,10 +2416,10 @@ TEST(bad_input_values_without_status)
     const char *e = throng_world_last_error(NULL);
     CHECK(e != NULL && strstr(e, "throng_world_last_error") == e);
     throng_world_destroy(NULL);
-    CHECK(!throng_agent_valid(NULL, (throng_agent){1u, 1u, 1u}));
+    CHECK(!throng_agent_valid(NULL, (throng_agent){ 1u, 1u, 1u }));
     CHECK(strcmp(throng_status_string((throng_status)17), "unknown status") ==
           0);
-    CHECK(!throng_group_valid(NULL, (throng_group){0u, 1u, 1u}));
+    CHECK(!throng_group_valid(NULL, (throng_group){ 0u, 1u, 1u }));
     CHECK(strcmp(throng_status_string((throng_status)-1), "unknown status") ==
           0);
     CHECK(strcmp(throng_status_string((throng_status)INT32_MAX),
@@ -2524,8 +2466,7 @@ TEST(bad_input_values_without_status)
 
 /* THRONG_MAX_GROUPS groups: the next create is refused, the world keeps
  * every group it had. */
-TEST(bad_input_group_capacity)
-{
+TEST(bad_input_group_capacity) {
     throng_world_def d = throng_world_def_default();
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&d, &w));
@@ -2537,7 +2478,7 @@ TEST(bad_input_group_capacity)
     size_t size = 0;
     REQUIRE_OK(throng_world_snapshot_size(w, &size));
     uint64_t hash = throng_world_hash(w);
-    const throng_group before = {777u, 7u, 7u};
+    const throng_group before = { 777u, 7u, 7u };
     throng_group got = before;
     CHECK_STATUS(throng_group_create(w, &gd, &got), THRONG_ERR_CAPACITY);
     CHECK(same_group(got, before));
@@ -2547,8 +2488,8 @@ TEST(bad_input_group_capacity)
     REQUIRE_OK(throng_world_snapshot_size(w, &after));
     CHECK(after == size);
     CHECK_EQ_U64(throng_world_hash(w), hash);
-    const throng_group past = {THRONG_MAX_GROUPS, 1u, throng_world_id(w)};
-    CHECK_STATUS(throng_group_get_flocking(w, past, &(throng_flocking){0}),
+    const throng_group past = { THRONG_MAX_GROUPS, 1u, throng_world_id(w) };
+    CHECK_STATUS(throng_group_get_flocking(w, past, &(throng_flocking){ 0 }),
                  THRONG_ERR_STALE_HANDLE);
     /* A full world takes a group again once one is removed: the freed id,
      * one generation on. */
@@ -2567,8 +2508,7 @@ TEST(bad_input_group_capacity)
 
 /* Without this a case could pass because its fixture or its filled
  * struct was already invalid for the same reason. */
-TEST(bad_input_controls_accepted)
-{
+TEST(bad_input_controls_accepted) {
     const float_target *targets = float_targets;
     for (int dims = 2; dims <= 3; dims++) {
         unsigned in = dims == 2 ? IN_2D : IN_3D;
@@ -2632,16 +2572,14 @@ TEST(bad_input_controls_accepted)
 }
 
 /* Runs last (registered last): prints the total once. */
-TEST(bad_input_count)
-{
+TEST(bad_input_count) {
     if (!bad_input_printed && bad_input_total > 0u) {
         printf("bad input: %u cases\n", bad_input_total);
         bad_input_printed = 1;
     }
 }
 
-void register_bad_input_tests(void)
-{
+void register_bad_input_tests(void) {
     REGISTER(bad_input_table_2d);
     REGISTER(bad_input_table_3d);
     REGISTER(bad_input_values_without_status);

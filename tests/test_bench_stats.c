@@ -16,11 +16,10 @@
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
 
-TEST(bench_stats_median)
-{
-    double odd[] = {3.0, 1.0, 2.0};
-    double even[] = {4.0, 1.0, 3.0, 2.0};
-    double one[] = {7.5};
+TEST(bench_stats_median) {
+    double odd[] = { 3.0, 1.0, 2.0 };
+    double even[] = { 4.0, 1.0, 3.0, 2.0 };
+    double one[] = { 7.5 };
     CHECK_NEAR(stats_median(odd, 3), 2.0, 0.0);
     CHECK_NEAR(stats_median(even, 4), 2.5, 0.0);
     CHECK_NEAR(stats_median(one, 1), 7.5, 0.0);
@@ -31,11 +30,10 @@ TEST(bench_stats_median)
     CHECK(isnan(stats_min(even, 0)));
 }
 
-TEST(bench_stats_rank_test_exact)
-{
+TEST(bench_stats_rank_test_exact) {
     stats_rank_test t;
     /* Complete separation: U = 3 x 3 = 9, and 1 split in 20 is as extreme. */
-    double low3[] = {1.0, 2.0, 3.0}, high3[] = {4.0, 5.0, 6.0};
+    double low3[] = { 1.0, 2.0, 3.0 }, high3[] = { 4.0, 5.0, 6.0 };
     REQUIRE(stats_mann_whitney(low3, 3, high3, 3, &t) == 0);
     CHECK(t.exact);
     CHECK_NEAR(t.u, 9.0, 0.0);
@@ -49,8 +47,8 @@ TEST(bench_stats_rank_test_exact)
     CHECK_NEAR(t.p_less, 1.0 / 20.0, 1e-12);
 
     /* 5 and 5: C(10, 5) = 252 splits. */
-    double low5[] = {5.0, 1.0, 4.0, 2.0, 3.0};
-    double high5[] = {10.0, 6.0, 9.0, 7.0, 8.0};
+    double low5[] = { 5.0, 1.0, 4.0, 2.0, 3.0 };
+    double high5[] = { 10.0, 6.0, 9.0, 7.0, 8.0 };
     REQUIRE(stats_mann_whitney(low5, 5, high5, 5, &t) == 0);
     CHECK_NEAR(t.u, 25.0, 0.0);
     CHECK_NEAR(t.p_greater, 1.0 / 252.0, 1e-12);
@@ -60,7 +58,7 @@ TEST(bench_stats_rank_test_exact)
      * U = 8 - 3 = 5 (pairs: 1 + 0.5 + 0.5 against the 2, 3 against the
      * 3). The 10 ways to pick 2 of the 5 ranks sum to 4 (3 ways), 6 (1 + 3)
      * and 8 (3 ways): P(sum >= 8) = 3/10, P(sum <= 8) = 1. */
-    double tie_first[] = {1.0, 2.0, 2.0}, tie_second[] = {2.0, 3.0};
+    double tie_first[] = { 1.0, 2.0, 2.0 }, tie_second[] = { 2.0, 3.0 };
     REQUIRE(stats_mann_whitney(tie_first, 3, tie_second, 2, &t) == 0);
     CHECK_NEAR(t.u, 5.0, 0.0);
     CHECK_NEAR(t.p_greater, 0.3, 1e-12);
@@ -72,20 +70,19 @@ TEST(bench_stats_rank_test_exact)
     CHECK_NEAR(t.p_less, 0.3, 1e-12);
 
     /* Everything tied: no evidence either way. */
-    double same[] = {2.0, 2.0, 2.0};
+    double same[] = { 2.0, 2.0, 2.0 };
     REQUIRE(stats_mann_whitney(same, 3, same, 3, &t) == 0);
     CHECK_NEAR(t.p_greater, 1.0, 1e-12);
     CHECK_NEAR(t.p_less, 1.0, 1e-12);
 
     /* Bad input. */
-    double with_nan[] = {1.0, (double)NAN};
+    double with_nan[] = { 1.0, (double)NAN };
     CHECK(stats_mann_whitney(low3, 0, high3, 3, &t) == -1);
     CHECK(stats_mann_whitney(low3, 3, high3, 0, &t) == -1);
     CHECK(stats_mann_whitney(low3, 3, with_nan, 2, &t) == -1);
 }
 
-TEST(bench_stats_rank_test_normal)
-{
+TEST(bench_stats_rank_test_normal) {
     /* 31 odd and 31 even numbers, 62 in all: past the exact limit. The
      * even 2k beats k odd numbers, so U = 1 + ... + 31 = 496; the mean is
      * 31 x 31 / 2 = 480.5, the variance 31 x 31 x 63 / 12 = 5045.25 (sd
@@ -113,10 +110,9 @@ TEST(bench_stats_rank_test_normal)
 }
 
 /* Seven samples around 1 ms, ties included, as a quiet machine gives. */
-static const double steady[] = {1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01};
+static const double steady[] = { 1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01 };
 
-TEST(bench_stats_gate_decision)
-{
+TEST(bench_stats_gate_decision) {
     stats_gate gate = stats_gate_default();
     CHECK_NEAR(gate.threshold, 0.10, 0.0);
     CHECK_NEAR(gate.alpha, 0.05, 0.0);
@@ -139,7 +135,7 @@ TEST(bench_stats_gate_decision)
     CHECK(stats_verdict_fails(c.verdict));
 
     /* Noise: median 1.01, within 10%. */
-    double noise[] = {1.05, 0.97, 1.12, 0.99, 1.01, 1.03, 0.98};
+    double noise[] = { 1.05, 0.97, 1.12, 0.99, 1.01, 1.03, 0.98 };
     REQUIRE(stats_compare(steady, n, noise, n, &gate, &c) == 0);
     CHECK_NEAR(c.ratio, 1.01, 1e-12);
     CHECK_EQ_INT(c.verdict, STATS_SAME);
@@ -147,8 +143,8 @@ TEST(bench_stats_gate_decision)
 
     /* A noisy pair whose medians differ by 15% but whose samples overlap:
      * the exact p is 0.218, so the shift is not believed. */
-    double wide_base[] = {0.8, 0.9, 1.0, 1.0, 1.1, 1.3, 1.4};
-    double wide_now[] = {0.85, 0.95, 1.12, 1.15, 1.2, 1.35, 1.45};
+    double wide_base[] = { 0.8, 0.9, 1.0, 1.0, 1.1, 1.3, 1.4 };
+    double wide_now[] = { 0.85, 0.95, 1.12, 1.15, 1.2, 1.35, 1.45 };
     REQUIRE(stats_compare(wide_base, 7, wide_now, 7, &gate, &c) == 0);
     CHECK_NEAR(c.ratio, 1.15, 1e-12);
     CHECK_NEAR(c.test.p_greater, 0.2176573, 1e-6);
@@ -170,7 +166,7 @@ TEST(bench_stats_gate_decision)
     CHECK_EQ_INT(c.verdict, STATS_SAME);
 
     /* One sample each cannot be tested: the ratio alone decides. */
-    double one[] = {1.0}, double_time[] = {2.0}, close[] = {1.05};
+    double one[] = { 1.0 }, double_time[] = { 2.0 }, close[] = { 1.05 };
     REQUIRE(stats_compare(one, 1, double_time, 1, &gate, &c) == 0);
     CHECK_EQ_INT(c.verdict, STATS_UNTESTED);
     CHECK(stats_verdict_fails(c.verdict));
@@ -178,12 +174,12 @@ TEST(bench_stats_gate_decision)
     CHECK_EQ_INT(c.verdict, STATS_SAME);
 
     /* A stricter threshold turns the 5% into a regression. */
-    stats_gate strict = {0.02, 0.05};
+    stats_gate strict = { 0.02, 0.05 };
     REQUIRE(stats_compare(steady, n, a_little, n, &strict, &c) == 0);
     CHECK_EQ_INT(c.verdict, STATS_REGRESSION);
 
     /* Bad input. */
-    double zero[] = {0.0, 0.0};
+    double zero[] = { 0.0, 0.0 };
     CHECK(stats_compare(zero, 2, steady, n, &gate, &c) == -1);
     CHECK(stats_compare(steady, 0, steady, n, &gate, &c) == -1);
 }
@@ -227,13 +223,11 @@ static const char sample_json[] =
     "  ]\n"
     "}\n";
 
-TEST(bench_stats_json_read)
-{
+TEST(bench_stats_json_read) {
     results_file file;
     char error[256];
-    int status =
-        results_parse(sample_json, strlen(sample_json), &file, error,
-                      sizeof error);
+    int status = results_parse(sample_json, strlen(sample_json), &file, error,
+                               sizeof error);
     if (status != 0)
         runner_fail(__FILE__, __LINE__, "parse failed: %s", error);
     REQUIRE(status == 0);
@@ -307,8 +301,7 @@ TEST(bench_stats_json_read)
 }
 
 /* Each of these must be refused, with a reason. */
-TEST(bench_stats_json_bad_input)
-{
+TEST(bench_stats_json_bad_input) {
     static const char *const bad[] = {
         "",
         "{",
@@ -318,7 +311,9 @@ TEST(bench_stats_json_bad_input)
         "{\"benchmarks\": [{\"name\": \"a\", \"ms_per_step_median\": .5}]}",
         "{\"benchmarks\": [{\"name\": \"a\", \"ms_per_step_median\": 1e999}]}",
         "{\"benchmarks\": [{\"name\": \"a\\q\", \"ms_per_step_median\": 1}]}",
-        "{\"benchmarks\": [{\"name\": \"\\ud800\", \"ms_per_step_median\": 1}]}",
+        /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
+        "{\"benchmarks\": [{\"name\": \"\\ud800\", \"ms_per_step_median\": "
+        "1}]}",
         "{\"benchmarks\": [{\"name\": \"a\", \"ms_per_step_median\": 1}]} x",
         "[1, 2]",
         "{\"context\": {}}",
@@ -339,12 +334,11 @@ TEST(bench_stats_json_bad_input)
     for (size_t i = 0; i < COUNT_OF(bad); i++) {
         results_file file;
         char error[256] = "";
-        int status = results_parse(bad[i], strlen(bad[i]), &file, error,
-                                   sizeof error);
+        int status =
+            results_parse(bad[i], strlen(bad[i]), &file, error, sizeof error);
         if (status != -1 || error[0] == '\0')
-            runner_fail(__FILE__, __LINE__,
-                        "case %zu accepted (status %d): %s", i, status,
-                        bad[i]);
+            runner_fail(__FILE__, __LINE__, "case %zu accepted (status %d): %s",
+                        i, status, bad[i]);
         results_free(&file);
     }
 
@@ -352,8 +346,7 @@ TEST(bench_stats_json_bad_input)
     static const char late[] = "{\n\"benchmarks\":\n[\n}";
     results_file file;
     char error[256] = "";
-    CHECK(results_parse(late, strlen(late), &file, error, sizeof error) ==
-          -1);
+    CHECK(results_parse(late, strlen(late), &file, error, sizeof error) == -1);
     CHECK(strncmp(error, "line 4:", 7) == 0);
     results_free(&file);
 
@@ -379,8 +372,7 @@ TEST(bench_stats_json_bad_input)
     results_free(&file);
 }
 
-void register_bench_stats_tests(void)
-{
+void register_bench_stats_tests(void) {
     REGISTER(bench_stats_median);
     REGISTER(bench_stats_rank_test_exact);
     REGISTER(bench_stats_rank_test_normal);

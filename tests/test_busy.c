@@ -36,10 +36,10 @@ typedef struct probe {
     int reading;
     /* Another world the callback adds an agent to and steps, or NULL. */
     throng_world *other;
-    throng_agent agent;  /* a live agent of `world` */
-    unsigned entries;    /* callbacks that probed */
-    unsigned wrong;      /* inner calls that did not do what they should */
-    unsigned other_ok;   /* rounds on `other` that succeeded */
+    throng_agent agent; /* a live agent of `world` */
+    unsigned entries;   /* callbacks that probed */
+    unsigned wrong;     /* inner calls that did not do what they should */
+    unsigned other_ok;  /* rounds on `other` that succeeded */
     char first_wrong[96];
 } probe;
 
@@ -63,7 +63,7 @@ static void probe_run(probe *p) {
 
     throng_agent_def def = throng_agent_def_default();
     def.host_key = 987654321u;
-    throng_agent added = {.slot = 77u, .generation = 77u};
+    throng_agent added = { .slot = 77u, .generation = 77u };
     probe_expect(p,
                  throng_agent_add(w, &def, &added) == busy &&
                      added.slot == 77u && added.generation == 77u,
@@ -72,25 +72,26 @@ static void probe_run(probe *p) {
     probe_expect(p, throng_agent_remove(w, p->agent) == busy, "remove");
     probe_expect(p, throng_agent_set_mass(w, p->agent, 3.0f) == busy,
                  "set_mass");
-    throng_group group = {12345u, 0u, 0u};
+    throng_group group = { 12345u, 0u, 0u };
     throng_group_def gd = throng_group_def_default();
-    probe_expect(p, throng_group_create(w, &gd, &group) == busy &&
-                        group.id == 12345u,
-                 "group_create");
-    const float centre[3] = {0.0f, 0.0f, 0.0f};
+    probe_expect(
+        p, throng_group_create(w, &gd, &group) == busy && group.id == 12345u,
+        "group_create");
+    const float centre[3] = { 0.0f, 0.0f, 0.0f };
     throng_object object = THRONG_NULL_OBJECT;
-    probe_expect(p, add_sphere(w, centre, 1.0f, &object) ==
-                        busy && object.id == 0u,
-                 "obstacle");
+    probe_expect(
+        p, add_sphere(w, centre, 1.0f, &object) == busy && object.id == 0u,
+        "obstacle");
     throng_agent hits[4];
     uint32_t found = 4321u;
-    probe_expect(p, throng_world_query_radius(w, centre, 5.0f, hits, 4u,
-                                              &found, NULL) == busy &&
-                        found == 4321u,
+    probe_expect(p,
+                 throng_world_query_radius(w, centre, 5.0f, hits, 4u, &found,
+                                           NULL) == busy &&
+                     found == 4321u,
                  "query");
     probe_expect(p, throng_world_set_threads(w, 2) == busy, "set_threads");
 
-    float pos[3] = {-7.0f, -7.0f, -7.0f};
+    float pos[3] = { -7.0f, -7.0f, -7.0f };
     throng_status st = throng_agent_get_position(w, p->agent, pos);
     probe_expect(p, st == read && (p->reading || pos[0] == -7.0f),
                  "get_position");
@@ -206,13 +207,14 @@ static bool scene_drive(throng_world *w) {
     throng_agent victim;
     ok = ok && throng_agent_find(w, 1005u, &victim) == THRONG_OK &&
          throng_agent_remove(w, victim) == THRONG_OK;
-    const float to[3] = {6.0f, 6.0f, 0.0f};
+    const float to[3] = { 6.0f, 6.0f, 0.0f };
     ok = ok && throng_agent_set_position(w, h, to) == THRONG_OK;
     throng_agent hits[SCENE_AGENTS + 1u];
     uint32_t found = 0u;
-    ok = ok && throng_world_query_radius(w, to, 2.0f, hits,
-                                         SCENE_AGENTS + 1u, &found,
-                                         NULL) == THRONG_OK && found > 0u;
+    ok = ok &&
+         throng_world_query_radius(w, to, 2.0f, hits, SCENE_AGENTS + 1u, &found,
+                                   NULL) == THRONG_OK &&
+         found > 0u;
     for (int s = 0; ok && s < 3; s++)
         ok = throng_world_step(w, 0.05f) == THRONG_OK;
     return ok;
@@ -255,16 +257,19 @@ static void check_reentry(int hooks) {
 
 /* Re-entry from the allocator: a step (grid growth), an add (its key
  * entry), a remove (the freed entry), a query (the grid it builds). */
-TEST(busy_reentry_allocator) { check_reentry(0); }
+TEST(busy_reentry_allocator) {
+    check_reentry(0);
+}
 
 /* Re-entry from the task hooks, which run host code in the middle of a
  * step or a query. */
-TEST(busy_reentry_task_hooks) { check_reentry(1); }
+TEST(busy_reentry_task_hooks) {
+    check_reentry(1);
+}
 
 /* A callback of a call that only reads (a save's buffer) may read the
  * world; its writes are refused. */
-TEST(busy_reentry_during_read)
-{
+TEST(busy_reentry_during_read) {
     probe p;
     memset(&p, 0, sizeof p);
     throng_agent keep;
@@ -294,8 +299,7 @@ TEST(busy_reentry_during_read)
 
 /* A callback may use another world: every round on it succeeds and
  * leaves it where the same calls made directly leave a third world. */
-TEST(busy_other_world_in_callback)
-{
+TEST(busy_other_world_in_callback) {
     throng_world_def d = throng_world_def_default();
     throng_world *other = NULL, *direct = NULL;
     REQUIRE_OK(throng_world_create(&d, &other));
@@ -344,8 +348,8 @@ static void test_start_together(atomic_int *ready) {
 
 typedef struct hammer {
     throng_world *w;
-    atomic_int *ready;     /* threads running; both start at 2 */
-    int stepper;           /* steps, adds, removes; else reads and writes */
+    atomic_int *ready; /* threads running; both start at 2 */
+    int stepper;       /* steps, adds, removes; else reads and writes */
     uint64_t seed;
     throng_agent base[HAMMER_BASE_AGENTS]; /* live throughout */
     throng_agent own[HAMMER_MAX_OWN];      /* added by this thread */
@@ -435,19 +439,26 @@ static void *hammer_run(void *arg) {
             }
             continue;
         }
-        throng_agent who =
-            h->base[test_rng_below(&rng, HAMMER_BASE_AGENTS)];
+        throng_agent who = h->base[test_rng_below(&rng, HAMMER_BASE_AGENTS)];
         float p[3];
         throng_step_stats stats;
         switch (op) {
-        case 0: hammer_note(h, throng_agent_get_position(h->w, who, p)); break;
+        case 0:
+            hammer_note(h, throng_agent_get_position(h->w, who, p));
+            break;
         case 1:
             (void)throng_world_hash(h->w);
             hammer_note(h, throng_world_stats(h->w, &stats));
             break;
-        case 2: hammer_note(h, throng_agent_set_mass(h->w, who, 1.5f)); break;
-        case 3: hammer_add(h, &rng, key); break;
-        case 4: hammer_remove(h, &rng); break;
+        case 2:
+            hammer_note(h, throng_agent_set_mass(h->w, who, 1.5f));
+            break;
+        case 3:
+            hammer_add(h, &rng, key);
+            break;
+        case 4:
+            hammer_remove(h, &rng);
+            break;
         default:
             (void)throng_world_agent_count(h->w);
             hammer_note(h, throng_agent_get_velocity(h->w, who, p));
@@ -462,8 +473,7 @@ static void *hammer_run(void *arg) {
  * Steps and adds are retried until let in, so both threads make
  * progress whatever the scheduling; removes and the other calls are
  * tried once. */
-TEST(busy_two_threads_hammer)
-{
+TEST(busy_two_threads_hammer) {
     throng_world_def d = throng_world_def_default();
     d.threads = 1;
     throng_world *w = NULL;
@@ -521,9 +531,9 @@ TEST(busy_two_threads_hammer)
 
 typedef struct reader {
     const throng_world *w;
-    atomic_int *ready;     /* threads running; both start at 2 */
+    atomic_int *ready; /* threads running; both start at 2 */
     const throng_agent *agents;
-    const float *x;     /* each agent's x, read before the threads ran */
+    const float *x; /* each agent's x, read before the threads ran */
     uint64_t seed;
     uint64_t hash;      /* the first hash this thread computed */
     unsigned ok, other; /* calls that gave OK, and anything else */
@@ -560,8 +570,7 @@ static void *reader_run(void *arg) {
  * the right values. Each round starts right after a step, which moved the
  * rows and left the slot links stale, so the first reads of both threads
  * bring the links up to date at the same time. */
-TEST(busy_two_threads_read)
-{
+TEST(busy_two_threads_read) {
     throng_world_def d = throng_world_def_default();
     d.threads = 1;
     throng_world *w = NULL;
@@ -601,8 +610,7 @@ TEST(busy_two_threads_read)
             r[t].agents = agents;
             r[t].x = x;
             r[t].seed = 100u + (uint64_t)(round * 2 + t);
-            REQUIRE(pthread_create(&threads[t], NULL, reader_run, &r[t]) ==
-                    0);
+            REQUIRE(pthread_create(&threads[t], NULL, reader_run, &r[t]) == 0);
         }
         for (int t = 0; t < 2; t++)
             pthread_join(threads[t], NULL);

@@ -18,16 +18,15 @@
 
 /* Every position and velocity finite and every speed within its limit
  * (with float rounding); returns the number of agents that break it. */
-static uint32_t degenerate_violations(const throng_world *w)
-{
+static uint32_t degenerate_violations(const throng_world *w) {
     throng_columns c;
     if (throng_world_columns(w, &c) != THRONG_OK)
         return UINT32_MAX;
     const bool three = throng_world_dimensions(w) == 3;
     uint32_t bad = 0;
     for (uint32_t r = 0; r < c.count; r++) {
-        float p[3] = {c.px[r], c.py[r], three ? c.pz[r] : 0.0f};
-        float v[3] = {c.vx[r], c.vy[r], three ? c.vz[r] : 0.0f};
+        float p[3] = { c.px[r], c.py[r], three ? c.pz[r] : 0.0f };
+        float v[3] = { c.vx[r], c.vy[r], three ? c.vz[r] : 0.0f };
         throng_agent a;
         float smax = 0.0f;
         if (throng_agent_at(w, r, &a) != THRONG_OK ||
@@ -48,8 +47,7 @@ static uint32_t degenerate_violations(const throng_world *w)
 }
 
 static throng_world *degenerate_world(int dims, bool periodic, float box,
-                                      float radius)
-{
+                                      float radius) {
     throng_world_def d = ts_world_def(dims, 0, NULL);
     d.neighbour_radius = radius;
     if (periodic)
@@ -59,8 +57,7 @@ static throng_world *degenerate_world(int dims, bool periodic, float box,
 
 /* A group with every neighbour rule on (and wander), the given cap. */
 static throng_group degenerate_flock_group(throng_world *w, uint32_t cap,
-                                       throng_separation_mode mode)
-{
+                                           throng_separation_mode mode) {
     throng_group_def g = throng_group_def_default();
     g.flocking.separation_weight = 2.0f;
     g.flocking.alignment_weight = 1.0f;
@@ -84,8 +81,7 @@ static throng_group degenerate_flock_group(throng_world *w, uint32_t cap,
  * nearest within the radius (ties: the lower slot, which here is the add
  * order) and must point the same way. Half the agents sit on a lattice so
  * that equal distances, and the tie rule, are common. */
-static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
-{
+static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed) {
     const float box = 6.0f, R = 1.0f, S = 1.0f;
     throng_world *w = degenerate_world(dims, periodic, box, R);
     REQUIRE(w != NULL);
@@ -97,7 +93,9 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
     throng_group gid = THRONG_NULL_GROUP;
     REQUIRE_OK(throng_group_create(w, &g, &gid));
 
-    enum { N = 400 };
+    enum {
+        N = 400
+    };
     static double pos[N][3];
     static throng_agent handle[N];
     test_rng rng = test_rng_make(seed);
@@ -123,12 +121,16 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
     for (int i = 0; i < N; i++) {
         /* The candidates: offsets (nearest image), squared in float as the
          * engine does, so ties are ties in both. */
-        static struct { float d2; int j; double d[3]; } near[N];
+        static struct {
+            float d2;
+            int j;
+            double d[3];
+        } near[N];
         int n = 0;
         for (int j = 0; j < N; j++) {
             if (j == i)
                 continue;
-            float d[3] = {0, 0, 0};
+            float d[3] = { 0, 0, 0 };
             for (int k = 0; k < dims; k++) {
                 d[k] = (float)pos[j][k] - (float)pos[i][k];
                 if (periodic) {
@@ -159,7 +161,7 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
             near[a] = near[best];
             near[best] = t;
         }
-        double m[3] = {0, 0, 0};
+        double m[3] = { 0, 0, 0 };
         for (int a = 0; a < keep; a++)
             for (int k = 0; k < 3; k++)
                 m[k] += near[a].d[k];
@@ -188,9 +190,8 @@ static void cap_case(int dims, bool periodic, uint32_t cap, uint64_t seed)
     throng_world_destroy(w);
 }
 
-TEST(degenerate_cap_matches_brute_force)
-{
-    const uint32_t caps[] = {1, 3, 7, 20};
+TEST(degenerate_cap_matches_brute_force) {
+    const uint32_t caps[] = { 1, 3, 7, 20 };
     for (int dims = 2; dims <= 3; dims++)
         for (int p = 0; p < 2; p++)
             for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
@@ -200,8 +201,7 @@ TEST(degenerate_cap_matches_brute_force)
 /* A flock where some groups have a cap and others not; steps it and
  * returns the state hash. */
 static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
-                               const char *simd, int steps)
-{
+                               const char *simd, int steps) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = dims;
     d.boundary = THRONG_BOUNDARY_PERIODIC;
@@ -214,10 +214,10 @@ static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
         throng_world_destroy(w);
         return 1; /* this CPU or build lacks the path */
     }
-    throng_group capped = degenerate_flock_group(
-        w, cap, THRONG_SEPARATION_INVERSE_DISTANCE);
-    throng_group free_group = degenerate_flock_group(w, 0,
-                                                 THRONG_SEPARATION_FLEE_AVERAGE);
+    throng_group capped =
+        degenerate_flock_group(w, cap, THRONG_SEPARATION_INVERSE_DISTANCE);
+    throng_group free_group =
+        degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
     test_rng rng = test_rng_make(99u + (uint64_t)dims);
     for (int i = 0; i < 3000; i++) {
         throng_agent_def a = throng_agent_def_default();
@@ -245,20 +245,19 @@ static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
 /* A cap no agent reaches changes nothing, bit for bit, even though the
  * capped rows take the scalar walk and the others the vector one; and a
  * real cap gives the same state on every thread count and kernel path. */
-TEST(degenerate_cap_deterministic)
-{
+TEST(degenerate_cap_deterministic) {
     for (int dims = 2; dims <= 3; dims++) {
         uint64_t free_run = cap_flock_hash(dims, 0, 1, NULL, 30);
-        uint64_t high_cap = cap_flock_hash(dims, THRONG_MAX_NEIGHBOUR_CAP, 2,
-                                           NULL, 30);
+        uint64_t high_cap =
+            cap_flock_hash(dims, THRONG_MAX_NEIGHBOUR_CAP, 2, NULL, 30);
         CHECK(free_run != 0);
         CHECK_EQ_U64(high_cap, free_run);
         uint64_t base = cap_flock_hash(dims, 4, 1, "scalar", 30);
         CHECK(base != 0 && base != free_run);
-        const int threads[] = {1, 2, 3, 4, 8};
+        const int threads[] = { 1, 2, 3, 4, 8 };
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
             CHECK_EQ_U64(cap_flock_hash(dims, 4, threads[t], NULL, 30), base);
-        const char *paths[] = {"sse2", "avx2", "avx512", "neon"};
+        const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
         for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
             uint64_t h = cap_flock_hash(dims, 4, 2, paths[p], 30);
             if (h != 1)
@@ -267,8 +266,7 @@ TEST(degenerate_cap_deterministic)
     }
 }
 
-TEST(degenerate_cap_refused_above_limit)
-{
+TEST(degenerate_cap_refused_above_limit) {
     throng_world *w = degenerate_world(2, false, 0.0f, 1.0f);
     REQUIRE(w != NULL);
     uint64_t before = throng_world_hash(w);
@@ -279,7 +277,8 @@ TEST(degenerate_cap_refused_above_limit)
     CHECK(strstr(throng_world_last_error(w), "max_neighbours") != NULL);
     throng_flocking f = throng_flocking_default();
     f.max_neighbours = UINT32_MAX;
-    CHECK_STATUS(throng_group_set_flocking(w, default_group(w), &f), THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(throng_group_set_flocking(w, default_group(w), &f),
+                 THRONG_ERR_OUT_OF_RANGE);
     CHECK_EQ_U64(throng_world_hash(w), before);
     throng_flocking got;
     REQUIRE_OK(throng_group_get_flocking(w, default_group(w), &got));
@@ -294,8 +293,7 @@ TEST(degenerate_cap_refused_above_limit)
 /* n agents at one point (spread 0) or inside one cell, every rule on,
  * stepped; the counts of candidates are returned through *candidates. */
 static void one_spot(int dims, uint32_t n, float spread, uint32_t cap,
-                     throng_separation_mode mode, uint64_t *candidates)
-{
+                     throng_separation_mode mode, uint64_t *candidates) {
     throng_world *w = degenerate_world(dims, false, 0.0f, 1.0f);
     REQUIRE(w != NULL);
     throng_group gid = degenerate_flock_group(w, cap, mode);
@@ -336,8 +334,7 @@ static void one_spot(int dims, uint32_t n, float spread, uint32_t cap,
     throng_world_destroy(w);
 }
 
-TEST(degenerate_all_at_one_point)
-{
+TEST(degenerate_all_at_one_point) {
     uint64_t cand = 0;
     for (int dims = 2; dims <= 3; dims++) {
         one_spot(dims, 2000, 0.0f, 0, THRONG_SEPARATION_FLEE_AVERAGE, &cand);
@@ -349,8 +346,7 @@ TEST(degenerate_all_at_one_point)
     }
 }
 
-TEST(degenerate_all_in_one_cell)
-{
+TEST(degenerate_all_in_one_cell) {
     uint64_t cand = 0;
     for (int dims = 2; dims <= 3; dims++) {
         one_spot(dims, 3000, 0.5f, 0, THRONG_SEPARATION_FLEE_AVERAGE, &cand);
@@ -366,15 +362,14 @@ TEST(degenerate_all_in_one_cell)
 /* ------------------------------------------------------------------------ */
 
 /* Positions given far outside a periodic box are wrapped in, however far. */
-TEST(degenerate_far_outside_periodic_box)
-{
+TEST(degenerate_far_outside_periodic_box) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = degenerate_world(dims, true, 20.0f, 1.0f);
         REQUIRE(w != NULL);
-        throng_group gid = degenerate_flock_group(w, 0,
-                                              THRONG_SEPARATION_FLEE_AVERAGE);
-        const float far[] = {1e6f, -1e6f, 3e38f, -3e38f, 20.0f, -20.0f,
-                             1e-30f, -1e-30f, 123456.7f, -0.0f};
+        throng_group gid =
+            degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
+        const float far[] = { 1e6f,   -1e6f,  3e38f,   -3e38f,    20.0f,
+                              -20.0f, 1e-30f, -1e-30f, 123456.7f, -0.0f };
         const int n = (int)(sizeof far / sizeof far[0]);
         throng_agent h[10];
         for (int i = 0; i < n; i++) {
@@ -387,8 +382,8 @@ TEST(degenerate_far_outside_periodic_box)
             REQUIRE_OK(throng_agent_add(w, &a, &h[i]));
         }
         float p[3];
-        REQUIRE_OK(throng_agent_set_position(w, h[0], (float[3]){-7e37f, 9e9f,
-                                                                   -1.0f}));
+        REQUIRE_OK(throng_agent_set_position(
+            w, h[0], (float[3]){ -7e37f, 9e9f, -1.0f }));
         for (int s = 0; s < 100; s++)
             REQUIRE_OK(throng_world_step(w, 1.0f / 30.0f));
         CHECK_EQ_INT((int)degenerate_violations(w), 0);
@@ -407,15 +402,14 @@ TEST(degenerate_far_outside_periodic_box)
 /* Unbounded worlds near the float limits: agents at +-3e38 and at 1e30,
  * moving at their top speed outwards, flocking with each other. Nothing
  * may become infinite or NaN. */
-TEST(degenerate_near_float_limits)
-{
+TEST(degenerate_near_float_limits) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = degenerate_world(dims, false, 0.0f, 1.0f);
         REQUIRE(w != NULL);
-        throng_group gid = degenerate_flock_group(w, 0,
-                                              THRONG_SEPARATION_INVERSE_DISTANCE);
-        const float spots[] = {FLT_MAX, -FLT_MAX, 3e38f, -3e38f, 1e30f,
-                               -1e30f, 16777216.0f, 0.0f};
+        throng_group gid =
+            degenerate_flock_group(w, 0, THRONG_SEPARATION_INVERSE_DISTANCE);
+        const float spots[] = { FLT_MAX, -FLT_MAX, 3e38f,       -3e38f,
+                                1e30f,   -1e30f,   16777216.0f, 0.0f };
         throng_agent h[32];
         int n = 0;
         for (size_t i = 0; i < sizeof spots / sizeof spots[0]; i++)
@@ -435,7 +429,7 @@ TEST(degenerate_near_float_limits)
         throng_agent found[8];
         uint32_t hits = 0;
         bool truncated = false;
-        CHECK_OK(throng_world_query_radius(w, (float[3]){3e38f, 3e38f, 3e38f},
+        CHECK_OK(throng_world_query_radius(w, (float[3]){ 3e38f, 3e38f, 3e38f },
                                            1.0f, found, 8, &hits, &truncated));
         throng_world_destroy(w);
     }
@@ -445,9 +439,8 @@ TEST(degenerate_near_float_limits)
  * vector integration once wrapped an unbounded FLT_MAX to 0, as if the
  * world were a box of that size), and each path ends in the scalar path's
  * state. */
-TEST(degenerate_float_limits_every_path)
-{
-    const char *paths[] = {"scalar", "sse2", "avx2", "avx512", "neon"};
+TEST(degenerate_float_limits_every_path) {
+    const char *paths[] = { "scalar", "sse2", "avx2", "avx512", "neon" };
     for (int dims = 2; dims <= 3; dims++) {
         uint64_t want = 0;
         for (int p = 0; p < (int)(sizeof paths / sizeof paths[0]); p++) {
@@ -457,8 +450,8 @@ TEST(degenerate_float_limits_every_path)
                 throng_world_destroy(w);
                 continue; /* not on this machine or build */
             }
-            throng_group gid = degenerate_flock_group(w, 0,
-                                                  THRONG_SEPARATION_FLEE_AVERAGE);
+            throng_group gid =
+                degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
             throng_agent h[48];
             for (int i = 0; i < 48; i++) {
                 throng_agent_def a = throng_agent_def_default();
@@ -492,8 +485,7 @@ TEST(degenerate_float_limits_every_path)
     }
 }
 
-TEST(degenerate_empty_and_single)
-{
+TEST(degenerate_empty_and_single) {
     for (int dims = 2; dims <= 3; dims++)
         for (int p = 0; p < 2; p++) {
             throng_world *w = degenerate_world(dims, p == 1, 10.0f, 1.0f);
@@ -520,9 +512,10 @@ TEST(degenerate_empty_and_single)
 
 /* A million agents added, stepped, all removed, added again: the counts,
  * handles and host keys stay right and the world does not grow. */
-TEST(degenerate_million_removed_and_readded)
-{
-    enum { M = 1000000 };
+TEST(degenerate_million_removed_and_readded) {
+    enum {
+        M = 1000000
+    };
     throng_world *w = degenerate_world(2, true, 2000.0f, 1.0f);
     REQUIRE(w != NULL);
     throng_agent *h = malloc((size_t)M * sizeof *h);
@@ -550,8 +543,8 @@ TEST(degenerate_million_removed_and_readded)
         else /* no growth (the host-key table may rebuild smaller) */
             CHECK(throng_world_bytes(w) <= bytes_first);
         throng_agent found;
-        CHECK_OK(throng_agent_find(w, 1u + 777777u + (uint64_t)round * M,
-                                   &found));
+        CHECK_OK(
+            throng_agent_find(w, 1u + 777777u + (uint64_t)round * M, &found));
         CHECK(found.slot == h[777777].slot &&
               found.generation == h[777777].generation);
         /* Removed in a scrambled order: every other, then the rest. */
@@ -573,8 +566,7 @@ TEST(degenerate_million_removed_and_readded)
 /* Long and varying dt                                                      */
 /* ------------------------------------------------------------------------ */
 
-static throng_world *dt_world(uint64_t seed, float max_dt, uint32_t substeps)
-{
+static throng_world *dt_world(uint64_t seed, float max_dt, uint32_t substeps) {
     throng_world_def d = throng_world_def_default();
     d.max_dt = max_dt;
     d.max_substeps = substeps;
@@ -582,7 +574,8 @@ static throng_world *dt_world(uint64_t seed, float max_dt, uint32_t substeps)
     throng_world *w = NULL;
     if (throng_world_create(&d, &w) != THRONG_OK)
         return NULL;
-    throng_group gid = degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
+    throng_group gid =
+        degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
     test_rng rng = test_rng_make(seed);
     for (int i = 0; i < 500; i++) {
         throng_agent_def a = throng_agent_def_default();
@@ -600,8 +593,7 @@ static throng_world *dt_world(uint64_t seed, float max_dt, uint32_t substeps)
 }
 
 /* A long step is the same, bit for bit, as the ticks it is split into. */
-TEST(degenerate_dt_splits_into_equal_ticks)
-{
+TEST(degenerate_dt_splits_into_equal_ticks) {
     throng_world *a = dt_world(3, 0.1f, 10);
     throng_world *b = dt_world(3, 0.1f, 10);
     REQUIRE(a != NULL && b != NULL);
@@ -625,15 +617,16 @@ TEST(degenerate_dt_splits_into_equal_ticks)
 
 /* A huge dt is clamped to max_dt * max_substeps: no agent moves further
  * than its top speed allows in that time, and nothing scatters. */
-TEST(degenerate_huge_dt_clamped)
-{
-    const float huge[] = {5.0f, 1e4f, 1e30f, FLT_MAX};
+TEST(degenerate_huge_dt_clamped) {
+    const float huge[] = { 5.0f, 1e4f, 1e30f, FLT_MAX };
     for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
         throng_world *w = dt_world(7, 0.05f, 4);
         REQUIRE(w != NULL);
         throng_columns c;
         REQUIRE_OK(throng_world_columns(w, &c));
-        enum { N = 500 };
+        enum {
+            N = 500
+        };
         static float x0[N], y0[N];
         static throng_agent hs[N];
         for (uint32_t r = 0; r < c.count; r++) {
@@ -665,8 +658,7 @@ TEST(degenerate_huge_dt_clamped)
  * with obstacles, arrive and flocking: every value stays finite, speeds
  * within limits, no agent centre inside an obstacle, and the crowd stays
  * near its goal rather than scattering. */
-TEST(degenerate_dt_varying)
-{
+TEST(degenerate_dt_varying) {
     throng_world_def d = throng_world_def_default();
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&d, &w));
@@ -680,12 +672,15 @@ TEST(degenerate_dt_varying)
     arrive.u.seek.point[0] = 0.0f;
     arrive.u.seek.point[1] = 0.0f;
     arrive.priority = 1;
-    throng_behaviour avoid = throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
+    throng_behaviour avoid =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
     avoid.priority = 2;
     avoid.weight = 2.0f;
     REQUIRE_OK(throng_group_add_behaviour(w, gid, &avoid, NULL));
     REQUIRE_OK(throng_group_add_behaviour(w, gid, &arrive, NULL));
-    const float ob[][3] = {{3, 0, 0}, {-3, 2, 0}, {0, -4, 0}, {6, 6, 0}};
+    const float ob[][3] = {
+        { 3, 0, 0 }, { -3, 2, 0 }, { 0, -4, 0 }, { 6, 6, 0 }
+    };
     for (int i = 0; i < 4; i++) {
         throng_object o;
         REQUIRE_OK(add_sphere(w, ob[i], 1.0f, &o));
@@ -731,12 +726,12 @@ TEST(degenerate_dt_varying)
     throng_world_destroy(w);
 }
 
-TEST(degenerate_step_limits_refused)
-{
+TEST(degenerate_step_limits_refused) {
     throng_world *w = degenerate_world(2, false, 0.0f, 1.0f);
     REQUIRE(w != NULL);
     uint64_t before = throng_world_hash(w);
-    CHECK_STATUS(throng_world_set_step_limits(w, NAN, 10), THRONG_ERR_NOT_FINITE);
+    CHECK_STATUS(throng_world_set_step_limits(w, NAN, 10),
+                 THRONG_ERR_NOT_FINITE);
     CHECK_STATUS(throng_world_set_step_limits(w, INFINITY, 10),
                  THRONG_ERR_NOT_FINITE);
     CHECK_STATUS(throng_world_set_step_limits(w, 0.0f, 10),
@@ -749,7 +744,8 @@ TEST(degenerate_step_limits_refused)
                  THRONG_ERR_OUT_OF_RANGE);
     CHECK_STATUS(throng_world_set_step_limits(w, 0.1f, 1001),
                  THRONG_ERR_OUT_OF_RANGE);
-    CHECK(strstr(throng_world_last_error(w), "throng_world_set_step_limits") != NULL);
+    CHECK(strstr(throng_world_last_error(w), "throng_world_set_step_limits") !=
+          NULL);
     CHECK_STATUS(throng_world_set_step_limits(NULL, 0.1f, 1), THRONG_ERR_NULL);
     CHECK_EQ_U64(throng_world_hash(w), before);
     CHECK_OK(throng_world_set_step_limits(w, 10.0f, 1000));
@@ -765,8 +761,7 @@ TEST(degenerate_step_limits_refused)
     CHECK_STATUS(throng_world_create(&d, &none), THRONG_ERR_OUT_OF_RANGE);
 }
 
-void register_degenerate_tests(void)
-{
+void register_degenerate_tests(void) {
     REGISTER(degenerate_cap_matches_brute_force);
     REGISTER(degenerate_cap_deterministic);
     REGISTER(degenerate_cap_refused_above_limit);

@@ -54,7 +54,7 @@ static void check_threads(const char *name, uint32_t agents, int steps) {
         runner_fail(__FILE__, __LINE__,
                     "%s: two 1-thread runs differ: %016llx vs %016llx", name,
                     (unsigned long long)one, (unsigned long long)again);
-    const int counts[] = {2, 3, 4, 8};
+    const int counts[] = { 2, 3, 4, 8 };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         uint64_t h = run_scenario(name, agents, counts[i], NULL, steps);
         if (h != one)
@@ -68,16 +68,24 @@ static void check_threads(const char *name, uint32_t agents, int steps) {
     CHECK(one != 0);
 }
 
-TEST(determinism_threads_2d) { check_threads("wander2d", 3000u, 1000); }
-TEST(determinism_threads_3d) { check_threads("wander3d", 1500u, 1000); }
+TEST(determinism_threads_2d) {
+    check_threads("wander2d", 3000u, 1000);
+}
+TEST(determinism_threads_3d) {
+    check_threads("wander3d", 1500u, 1000);
+}
 /* Every behaviour, every combine mode, objects of every kind. */
-TEST(determinism_threads_every2d) { check_threads("every2d", 1200u, 400); }
-TEST(determinism_threads_every3d) { check_threads("every3d", 1200u, 400); }
+TEST(determinism_threads_every2d) {
+    check_threads("every2d", 1200u, 400);
+}
+TEST(determinism_threads_every3d) {
+    check_threads("every3d", 1200u, 400);
+}
 
-static const char *const paths[] = {"sse2", "avx2", "avx512", "neon"};
+static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
 
 TEST(determinism_simd_paths) {
-    const char *scenes[] = {"wander2d", "wander3d", "every2d", "every3d"};
+    const char *scenes[] = { "wander2d", "wander3d", "every2d", "every3d" };
     for (int s = 0; s < 4; s++) {
         uint64_t scalar = run_scenario(scenes[s], 2000u, 2, "scalar", 300);
         REQUIRE(scalar > 1);
@@ -155,8 +163,8 @@ TEST(determinism_simd_variants) {
             uint64_t h = run_mixed(dims, paths[p], 2);
             if (h != 1 && h != scalar)
                 runner_fail(__FILE__, __LINE__,
-                            "mixed %dD: %s gives %016llx, scalar %016llx",
-                            dims, paths[p], (unsigned long long)h,
+                            "mixed %dD: %s gives %016llx, scalar %016llx", dims,
+                            paths[p], (unsigned long long)h,
                             (unsigned long long)scalar);
         }
     }
@@ -171,7 +179,7 @@ TEST(determinism_query_is_read_only) {
     REQUIRE(sc->build(2000u, 2, 3u, &b) == THRONG_OK);
     throng_agent out[64];
     for (int s = 0; s < 50; s++) {
-        float q[3] = {(float)s * 0.3f, 1.0f, 0.0f};
+        float q[3] = { (float)s * 0.3f, 1.0f, 0.0f };
         uint32_t n;
         CHECK(throng_world_query_radius(b, q, 2.0f, out, 64u, &n, NULL) ==
               THRONG_OK);

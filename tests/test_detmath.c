@@ -105,8 +105,8 @@ TEST(detmath_sincos_large_arguments) {
     test_rng rng = test_rng_make(11u);
     for (int i = 0; i < 200000; i++) {
         /* Log-uniform magnitudes up to the bound, so every scale shows. */
-        float x = ldexpf(1.0f + test_rng_unit(&rng),
-                         (int)test_rng_below(&rng, 20u));
+        float x =
+            ldexpf(1.0f + test_rng_unit(&rng), (int)test_rng_below(&rng, 20u));
         if (x <= (float)DETMATH_TRIG_MAX)
             check_at(x);
     }
@@ -126,20 +126,21 @@ TEST(detmath_sincos_edges) {
     CHECK(s == 1e-20f && c == 1.0f);
     /* The half view cone of a full circle, as group.c computes it. */
     CHECK(detmath_cosf(0.5f * 6.2831855f) == -1.0f);
-    const float bad[] = {NAN, -NAN, INFINITY, -INFINITY};
+    const float bad[] = { NAN, -NAN, INFINITY, -INFINITY };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         detmath_sincosf(bad[i], &s, &c);
         CHECK(isnan(s) && isnan(c));
     }
     /* Past the bound: not the sine any more, but finite, in [-1, 1] and
      * the same every time. */
-    const float far[] = {2.0e6f, -3.0e9f, 1.0e30f, FLT_MAX, -FLT_MAX};
+    const float far[] = { 2.0e6f, -3.0e9f, 1.0e30f, FLT_MAX, -FLT_MAX };
     for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
         detmath_sincosf(far[i], &s, &c);
         CHECK(s >= -1.0f && s <= 1.0f && c >= -1.0f && c <= 1.0f);
         float s2, c2;
         detmath_sincosf(far[i], &s2, &c2);
-        CHECK(float_bits(s) == float_bits(s2) && float_bits(c) == float_bits(c2));
+        CHECK(float_bits(s) == float_bits(s2) &&
+              float_bits(c) == float_bits(c2));
     }
 }
 

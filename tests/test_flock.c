@@ -51,8 +51,7 @@ typedef struct flock_world {
     int count;
 } flock_world;
 
-static const flock_group *flock_find_group(const flock_world *fw, uint32_t id)
-{
+static const flock_group *flock_find_group(const flock_world *fw, uint32_t id) {
     for (int g = 0; g < fw->group_count; g++)
         if (fw->groups[g].id.id == id)
             return &fw->groups[g];
@@ -60,8 +59,7 @@ static const flock_group *flock_find_group(const flock_world *fw, uint32_t id)
 }
 
 /* Reads every agent's state from the library (the pre-step state). */
-static bool flock_snapshot(flock_world *fw)
-{
+static bool flock_snapshot(flock_world *fw) {
     for (int i = 0; i < fw->count; i++) {
         flock_agent *a = &fw->agents[i];
         float up[3], side[3];
@@ -86,8 +84,7 @@ static bool flock_snapshot(flock_world *fw)
 
 /* Nearest-image offset from a to b, in float, and its squared length. */
 static float flock_offset(const flock_world *fw, const float a[3],
-                          const float b[3], float d[3])
-{
+                          const float b[3], float d[3]) {
     float d2 = 0.0f;
     for (int k = 0; k < 3; k++) {
         d[k] = 0.0f;
@@ -107,8 +104,7 @@ static float flock_offset(const flock_world *fw, const float a[3],
 }
 
 static bool flock_sees(const flock_agent *a, const throng_flocking *fl,
-                       const float d[3], float d2, float radius)
-{
+                       const float d[3], float d2, float radius) {
     if (!(d2 <= radius * radius))
         return false;
     if (fl->field_of_view >= TEST_TWO_PI)
@@ -118,8 +114,7 @@ static bool flock_sees(const flock_agent *a, const throng_flocking *fl,
 }
 
 /* s * normalize(x), or 0 when x = 0. */
-static void flock_scaled_dir(const double x[3], double s, double out[3])
-{
+static void flock_scaled_dir(const double x[3], double s, double out[3]) {
     double len = test_len3(x);
     for (int k = 0; k < 3; k++)
         out[k] = len > 0.0 ? s * x[k] / len : 0.0;
@@ -127,11 +122,10 @@ static void flock_scaled_dir(const double x[3], double s, double out[3])
 
 /* The reference new velocity of agent i. */
 static void flock_reference(const flock_world *fw, int i, float dt,
-                            double v1[3])
-{
+                            double v1[3]) {
     const flock_agent *a = &fw->agents[i];
     const flock_group *g = flock_find_group(fw, a->group);
-    double v[3], zero[3] = {0.0, 0.0, 0.0};
+    double v[3], zero[3] = { 0.0, 0.0, 0.0 };
     test_to_double3(a->v, v);
     double m = (double)a->mass, h = (double)dt;
     if (!g) {
@@ -141,8 +135,8 @@ static void flock_reference(const flock_world *fw, int i, float dt,
         return;
     }
     const throng_flocking *fl = &g->flocking;
-    double sep_sum[3] = {0, 0, 0}, inv_sum[3] = {0, 0, 0};
-    double ali_sum[3] = {0, 0, 0}, coh_sum[3] = {0, 0, 0};
+    double sep_sum[3] = { 0, 0, 0 }, inv_sum[3] = { 0, 0, 0 };
+    double ali_sum[3] = { 0, 0, 0 }, coh_sum[3] = { 0, 0, 0 };
     int sep_n = 0, inv_n = 0, ali_n = 0, coh_n = 0;
     for (int j = 0; j < fw->count; j++) {
         if (j == i)
@@ -227,17 +221,16 @@ static void flock_reference(const flock_world *fw, int i, float dt,
         else
             force[k] = sum;
     }
-    test_ref_vehicle(m, (double)a->max_force, (double)a->max_speed, h, v,
-                     force, v1);
+    test_ref_vehicle(m, (double)a->max_force, (double)a->max_speed, h, v, force,
+                     v1);
 }
 
 /* Steps once and compares every agent with the reference. Returns the
  * number of mismatching agents. */
-static int flock_step_and_compare(flock_world *fw, float dt, const char *name)
-{
+static int flock_step_and_compare(flock_world *fw, float dt, const char *name) {
     if (!flock_snapshot(fw))
         return 1;
-    double (*want)[3] = calloc((size_t)fw->count, sizeof *want);
+    double(*want)[3] = calloc((size_t)fw->count, sizeof *want);
     for (int i = 0; i < fw->count; i++)
         flock_reference(fw, i, dt, want[i]);
     throng_status st = throng_world_step(fw->world, dt);
@@ -261,8 +254,8 @@ static int flock_step_and_compare(flock_world *fw, float dt, const char *name)
         }
         double got[3];
         test_to_double3(v, got);
-        double tol = 1e-4 * fmax((double)a->max_speed, test_len3(want[i])) +
-                     1e-7;
+        double tol =
+            1e-4 * fmax((double)a->max_speed, test_len3(want[i])) + 1e-7;
         double err = test_dist3(got, want[i]);
         bool ok = err <= tol;
         /* The position followed the new velocity, wrapped. */
@@ -280,8 +273,8 @@ static int flock_step_and_compare(flock_world *fw, float dt, const char *name)
         /* The heading is the new velocity's direction. */
         double speed = test_len3(got);
         if (ok && speed > 1e-6) {
-            double fd[3], dir[3] = {got[0] / speed, got[1] / speed,
-                                    got[2] / speed};
+            double fd[3],
+                dir[3] = { got[0] / speed, got[1] / speed, got[2] / speed };
             test_to_double3(f, fd);
             ok = test_dist3(fd, dir) <= 1e-5;
         }
@@ -298,8 +291,7 @@ static int flock_step_and_compare(flock_world *fw, float dt, const char *name)
                         (double)a->v[0], (double)a->v[1], (double)a->v[2],
                         got[0], got[1], got[2], want[i][0], want[i][1],
                         want[i][2], err, (double)p[0], (double)p[1],
-                        (double)p[2], (double)f[0], (double)f[1],
-                        (double)f[2]);
+                        (double)p[2], (double)f[0], (double)f[1], (double)f[2]);
         }
     }
     free(want);
@@ -310,22 +302,21 @@ typedef struct flock_scenario {
     const char *name;
     int dims;
     bool periodic;
-    float box;          /* periodic box, or unbounded spawn width */
+    float box; /* periodic box, or unbounded spawn width */
     float neighbour_radius;
     int agents;
-    int group_count;    /* groups besides the default one, 1..3 */
+    int group_count;       /* groups besides the default one, 1..3 */
     flock_group groups[3]; /* ids filled in at creation */
-    int default_share;  /* percent of agents left in group 0 */
-    bool limited;       /* random finite max_force; else 1e9 */
-    int placement;      /* 0 uniform, 1 near the box edges, 2 coincident */
+    int default_share;     /* percent of agents left in group 0 */
+    bool limited;          /* random finite max_force; else 1e9 */
+    int placement;         /* 0 uniform, 1 near the box edges, 2 coincident */
     float dt;
-    throng_simd simd;   /* the kernel path; 0 is THRONG_SIMD_AUTO */
+    throng_simd simd; /* the kernel path; 0 is THRONG_SIMD_AUTO */
 } flock_scenario;
 
 static throng_flocking flock_params(float sep_r, float sep_w, float ali_r,
                                     float ali_w, float coh_r, float coh_w,
-                                    throng_separation_mode mode)
-{
+                                    throng_separation_mode mode) {
     throng_flocking fl = throng_flocking_default();
     fl.separation_radius = sep_r;
     fl.separation_weight = sep_w;
@@ -338,15 +329,14 @@ static throng_flocking flock_params(float sep_r, float sep_w, float ali_r,
 }
 
 static bool flock_build(flock_world *fw, const flock_scenario *sc,
-                        uint64_t seed)
-{
+                        uint64_t seed) {
     memset(fw, 0, sizeof *fw);
     test_rng rng = test_rng_make(seed);
     throng_world_def def = throng_world_def_default();
     def.max_dt = 10.0f; /* one tick per step: one step's formulas */
     def.dimensions = sc->dims;
-    def.boundary = sc->periodic ? THRONG_BOUNDARY_PERIODIC
-                                : THRONG_BOUNDARY_UNBOUNDED;
+    def.boundary =
+        sc->periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     def.box_size[0] = def.box_size[1] = def.box_size[2] = sc->box;
     def.neighbour_radius = sc->neighbour_radius;
     def.simd = sc->simd;
@@ -360,8 +350,8 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
         return false;
     }
     fw->groups[0].id = default_group(fw->world);
-    if (throng_group_get_flocking(fw->world, default_group(fw->world), &fw->groups[0].flocking) !=
-        THRONG_OK)
+    if (throng_group_get_flocking(fw->world, default_group(fw->world),
+                                  &fw->groups[0].flocking) != THRONG_OK)
         return false;
     fw->groups[0].combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
     fw->group_count = 1;
@@ -373,8 +363,8 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
         *fg = sc->groups[g];
         st = throng_group_create(fw->world, &gd, &fg->id);
         if (st != THRONG_OK) {
-            runner_fail(__FILE__, __LINE__, "%s: group %d: %s (%s)",
-                        sc->name, g, throng_status_string(st),
+            runner_fail(__FILE__, __LINE__, "%s: group %d: %s (%s)", sc->name,
+                        g, throng_status_string(st),
                         throng_world_last_error(fw->world));
             return false;
         }
@@ -402,7 +392,7 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
         ad.max_speed = test_rng_range(&rng, 0.5f, 2.0f);
         ad.max_force = sc->limited ? test_rng_range(&rng, 0.2f, 6.0f) : 1e9f;
         float speed = test_rng_range(&rng, 0.0f, 0.95f) * ad.max_speed;
-        float dir[3] = {0.0f, 0.0f, 0.0f}, len = 0.0f;
+        float dir[3] = { 0.0f, 0.0f, 0.0f }, len = 0.0f;
         while (len < 1e-3f) {
             for (int k = 0; k < sc->dims; k++)
                 dir[k] = test_rng_range(&rng, -1.0f, 1.0f);
@@ -431,16 +421,14 @@ static bool flock_build(flock_world *fw, const flock_scenario *sc,
     return true;
 }
 
-static void flock_destroy(flock_world *fw)
-{
+static void flock_destroy(flock_world *fw) {
     throng_world_destroy(fw->world);
     free(fw->agents);
     fw->world = NULL;
     fw->agents = NULL;
 }
 
-static void flock_run(const flock_scenario *sc, uint64_t seed)
-{
+static void flock_run(const flock_scenario *sc, uint64_t seed) {
     flock_world fw;
     if (flock_build(&fw, sc, seed)) {
         for (int step = 0; step < 2; step++)
@@ -451,8 +439,7 @@ static void flock_run(const flock_scenario *sc, uint64_t seed)
 }
 
 static flock_group flock_make_group(throng_flocking fl,
-                                    throng_combine_mode combine)
-{
+                                    throng_combine_mode combine) {
     flock_group g;
     g.id = THRONG_NULL_GROUP;
     g.flocking = fl;
@@ -465,11 +452,9 @@ static flock_group flock_make_group(throng_flocking fl,
 #define AVG THRONG_COMBINE_WEIGHTED_AVERAGE
 #define SUM THRONG_COMBINE_WEIGHTED_SUM
 
-static flock_scenario flock_one_group(const char *name, int dims,
-                                      bool periodic, float box, int agents,
-                                      throng_flocking fl,
-                                      throng_combine_mode combine)
-{
+static flock_scenario flock_one_group(const char *name, int dims, bool periodic,
+                                      float box, int agents, throng_flocking fl,
+                                      throng_combine_mode combine) {
     flock_scenario sc;
     memset(&sc, 0, sizeof sc);
     sc.name = name;
@@ -484,8 +469,7 @@ static flock_scenario flock_one_group(const char *name, int dims,
     return sc;
 }
 
-TEST(flock_all_rules_flee_average_2d)
-{
+TEST(flock_all_rules_flee_average_2d) {
     flock_scenario sc = flock_one_group(
         "all rules, flee, average, 2D unbounded", 2, false, 12.0f, 400,
         flock_params(0.5f, 1.5f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE), AVG);
@@ -495,8 +479,7 @@ TEST(flock_all_rules_flee_average_2d)
     flock_run(&sc, 2u);
 }
 
-TEST(flock_all_rules_inverse_sum_3d)
-{
+TEST(flock_all_rules_inverse_sum_3d) {
     flock_scenario sc = flock_one_group(
         "all rules, inverse, sum, 3D periodic", 3, true, 6.0f, 400,
         flock_params(0.6f, 0.8f, 0.9f, 0.5f, 1.0f, 0.3f, INVD), SUM);
@@ -507,8 +490,7 @@ TEST(flock_all_rules_inverse_sum_3d)
     flock_run(&sc, 4u);
 }
 
-TEST(flock_separation_alone)
-{
+TEST(flock_separation_alone) {
     /* Sparse enough that many agents have no neighbour: FLEE brakes. */
     flock_scenario sc = flock_one_group(
         "separation flee alone, 2D periodic", 2, true, 12.0f, 300,
@@ -524,8 +506,7 @@ TEST(flock_separation_alone)
     flock_run(&sc, 7u);
 }
 
-TEST(flock_alignment_alone)
-{
+TEST(flock_alignment_alone) {
     /* Sparse: isolated agents must coast (no braking from the
      * weight-0 separation). */
     flock_scenario sc = flock_one_group(
@@ -538,42 +519,36 @@ TEST(flock_alignment_alone)
     flock_run(&sc, 9u);
 }
 
-TEST(flock_cohesion_alone)
-{
-    throng_flocking fl =
-        flock_params(0.5f, 0.0f, 1.0f, 0.0f, 1.0f, 1.0f, FLEE);
+TEST(flock_cohesion_alone) {
+    throng_flocking fl = flock_params(0.5f, 0.0f, 1.0f, 0.0f, 1.0f, 1.0f, FLEE);
     fl.speed_factor = 0.7f;
     flock_scenario sc = flock_one_group("cohesion alone, 2D unbounded", 2,
                                         false, 14.0f, 400, fl, AVG);
     flock_run(&sc, 10u);
-    sc = flock_one_group("cohesion alone, 3D periodic, sum", 3, true, 6.0f,
-                         350, fl, SUM);
+    sc = flock_one_group("cohesion alone, 3D periodic, sum", 3, true, 6.0f, 350,
+                         fl, SUM);
     sc.groups[0].flocking.cohesion_weight = 0.4f;
     flock_run(&sc, 11u);
 }
 
-TEST(flock_narrow_field_of_view)
-{
+TEST(flock_narrow_field_of_view) {
     const float quarter_turn = 0.25f * TEST_TWO_PI; /* 90 degrees */
-    throng_flocking fl =
-        flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE);
+    throng_flocking fl = flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE);
     fl.field_of_view = quarter_turn;
-    flock_scenario sc = flock_one_group("fov 90, 2D periodic", 2, true,
-                                        10.0f, 400, fl, AVG);
+    flock_scenario sc =
+        flock_one_group("fov 90, 2D periodic", 2, true, 10.0f, 400, fl, AVG);
     flock_run(&sc, 12u);
     fl.separation_mode = INVD;
-    sc = flock_one_group("fov 90, inverse, 3D unbounded", 3, false, 6.0f,
-                         400, fl, SUM);
+    sc = flock_one_group("fov 90, inverse, 3D unbounded", 3, false, 6.0f, 400,
+                         fl, SUM);
     sc.dt = 0.05f;
     flock_run(&sc, 13u);
     fl.field_of_view = 4.0f; /* wider than a half turn */
-    sc = flock_one_group("fov 229, 3D periodic", 3, true, 6.0f, 400, fl,
-                         AVG);
+    sc = flock_one_group("fov 229, 3D periodic", 3, true, 6.0f, 400, fl, AVG);
     flock_run(&sc, 14u);
 }
 
-TEST(flock_two_groups)
-{
+TEST(flock_two_groups) {
     flock_scenario sc;
     memset(&sc, 0, sizeof sc);
     sc.name = "two groups and the default, 3D periodic";
@@ -583,10 +558,8 @@ TEST(flock_two_groups)
     sc.neighbour_radius = 1.0f;
     sc.agents = 450;
     sc.group_count = 3;
-    throng_flocking a = flock_params(0.4f, 2.0f, 0.9f, 1.0f, 1.0f, 0.5f,
-                                     FLEE);
-    throng_flocking b = flock_params(0.7f, 1.0f, 0.5f, 0.0f, 0.8f, 1.0f,
-                                     INVD);
+    throng_flocking a = flock_params(0.4f, 2.0f, 0.9f, 1.0f, 1.0f, 0.5f, FLEE);
+    throng_flocking b = flock_params(0.7f, 1.0f, 0.5f, 0.0f, 0.8f, 1.0f, INVD);
     b.field_of_view = 4.0f;
     b.speed_factor = 0.5f;
     throng_flocking off = flock_params(0.5f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f,
@@ -604,38 +577,35 @@ TEST(flock_two_groups)
     flock_run(&sc, 16u);
 }
 
-TEST(flock_truncation)
-{
+TEST(flock_truncation) {
     /* Finite max force (0.2 .. 6) and mixed masses and speeds. */
     flock_scenario sc = flock_one_group(
         "truncated forces, 2D periodic", 2, true, 10.0f, 400,
         flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE), SUM);
     sc.limited = true;
     flock_run(&sc, 17u);
-    sc = flock_one_group(
-        "truncated forces, 3D unbounded", 3, false, 6.0f, 400,
-        flock_params(0.6f, 1.0f, 1.0f, 0.7f, 1.0f, 1.3f, INVD), AVG);
+    sc = flock_one_group("truncated forces, 3D unbounded", 3, false, 6.0f, 400,
+                         flock_params(0.6f, 1.0f, 1.0f, 0.7f, 1.0f, 1.3f, INVD),
+                         AVG);
     sc.limited = true;
     sc.dt = 0.2f;
     flock_run(&sc, 18u);
 }
 
-TEST(flock_periodic_edges)
-{
+TEST(flock_periodic_edges) {
     flock_scenario sc = flock_one_group(
         "near the edges, 2D periodic", 2, true, 8.0f, 300,
         flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE), AVG);
     sc.placement = 1;
     flock_run(&sc, 19u);
-    sc = flock_one_group(
-        "near the edges, 3D periodic", 3, true, 5.0f, 400,
-        flock_params(0.6f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, INVD), SUM);
+    sc = flock_one_group("near the edges, 3D periodic", 3, true, 5.0f, 400,
+                         flock_params(0.6f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, INVD),
+                         SUM);
     sc.placement = 1;
     flock_run(&sc, 20u);
 }
 
-TEST(flock_coincident_agents)
-{
+TEST(flock_coincident_agents) {
     flock_scenario sc = flock_one_group(
         "coincident agents, flee, 3D periodic", 3, true, 5.0f, 240,
         flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE), AVG);
@@ -660,44 +630,73 @@ typedef struct hand_case {
     double want_v1[2]; /* agent 0 after one step of 0.1 */
 } hand_case;
 
-TEST(flock_hand_worked)
-{
-    throng_flocking sep = flock_params(0.5f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f,
-                                       FLEE);
-    throng_flocking sep_ali = flock_params(0.5f, 2.0f, 1.0f, 0.5f, 1.0f,
-                                           0.0f, FLEE);
-    throng_flocking coh = flock_params(0.5f, 0.0f, 1.0f, 0.0f, 1.0f, 1.0f,
-                                       FLEE);
+TEST(flock_hand_worked) {
+    throng_flocking sep =
+        flock_params(0.5f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f, FLEE);
+    throng_flocking sep_ali =
+        flock_params(0.5f, 2.0f, 1.0f, 0.5f, 1.0f, 0.0f, FLEE);
+    throng_flocking coh =
+        flock_params(0.5f, 0.0f, 1.0f, 0.0f, 1.0f, 1.0f, FLEE);
     coh.speed_factor = 0.5f; /* S = 2 below: target speed 1 */
-    throng_flocking inv = flock_params(0.6f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f,
-                                       INVD);
-    throng_flocking cone = flock_params(0.5f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f,
-                                        FLEE);
+    throng_flocking inv =
+        flock_params(0.6f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f, INVD);
+    throng_flocking cone =
+        flock_params(0.5f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f, FLEE);
     cone.field_of_view = 0.25f * TEST_TWO_PI;
     const hand_case cases[] = {
         /* Flee the neighbour at (0.3, 0): v_d = (-1, 0) = v1. */
-        {"flee", sep, AVG, 2, {{0, 0}, {0.3f, 0}}, {{0, 0}, {0, 0.5f}},
-         {-1, 0}},
+        { "flee",
+          sep,
+          AVG,
+          2,
+          { { 0, 0 }, { 0.3f, 0 } },
+          { { 0, 0 }, { 0, 0.5f } },
+          { -1, 0 } },
         /* Alone: brake, F = -m v / dt, v1 = 0. */
-        {"brake", sep, AVG, 1, {{0, 0}}, {{0.5f, 0.25f}}, {0, 0}},
+        { "brake", sep, AVG, 1, { { 0, 0 } }, { { 0.5f, 0.25f } }, { 0, 0 } },
         /* Sum: v_h = 2 (-1, 0) + 0.5 (0, 0.5) = (-2, 0.25), |v_h| = 2.0156
          * -> (-0.99228, 0.12403). */
-        {"sep+ali sum", sep_ali, SUM, 2, {{0, 0}, {0.3f, 0}},
-         {{0, 0}, {0, 0.5f}}, {-0.9922779, 0.1240347}},
+        { "sep+ali sum",
+          sep_ali,
+          SUM,
+          2,
+          { { 0, 0 }, { 0.3f, 0 } },
+          { { 0, 0 }, { 0, 0.5f } },
+          { -0.9922779, 0.1240347 } },
         /* Average: ((-2, 0) + (0, 0.25)) / 2.5 = (-0.8, 0.1). */
-        {"sep+ali average", sep_ali, AVG, 2, {{0, 0}, {0.3f, 0}},
-         {{0, 0}, {0, 0.5f}}, {-0.8, 0.1}},
+        { "sep+ali average",
+          sep_ali,
+          AVG,
+          2,
+          { { 0, 0 }, { 0.3f, 0 } },
+          { { 0, 0 }, { 0, 0.5f } },
+          { -0.8, 0.1 } },
         /* Cohesion: centre (0.3, 0.4), unit (0.6, 0.8), target speed 1. */
-        {"cohesion", coh, AVG, 3, {{0, 0}, {0, 0.8f}, {0.6f, 0}},
-         {{0.2f, 0}, {0, 0}, {0, 0}}, {0.6, 0.8}},
+        { "cohesion",
+          coh,
+          AVG,
+          3,
+          { { 0, 0 }, { 0, 0.8f }, { 0.6f, 0 } },
+          { { 0.2f, 0 }, { 0, 0 }, { 0, 0 } },
+          { 0.6, 0.8 } },
         /* Inverse distance: (-0.5,0)/0.25 = (-2,0), (0,0.25)/0.0625 =
          * (0,4), mean (-1, 2), unit (-0.4472, 0.8944). */
-        {"inverse", inv, AVG, 3, {{0, 0}, {0.5f, 0}, {0, -0.25f}},
-         {{0, 0}, {0, 0}, {0, 0}}, {-0.4472136, 0.8944272}},
+        { "inverse",
+          inv,
+          AVG,
+          3,
+          { { 0, 0 }, { 0.5f, 0 }, { 0, -0.25f } },
+          { { 0, 0 }, { 0, 0 }, { 0, 0 } },
+          { -0.4472136, 0.8944272 } },
         /* 90 degree cone around +x: the agent behind is not seen, the one
          * ahead at 40 degrees is. Alignment with it: v1 = (0, 0.4). */
-        {"cone", cone, AVG, 3, {{0, 0}, {-0.5f, 0}, {0.383022f, 0.321394f}},
-         {{1, 0}, {0, -0.8f}, {0, 0.4f}}, {0, 0.4}},
+        { "cone",
+          cone,
+          AVG,
+          3,
+          { { 0, 0 }, { -0.5f, 0 }, { 0.383022f, 0.321394f } },
+          { { 1, 0 }, { 0, -0.8f }, { 0, 0.4f } },
+          { 0, 0.4 } },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const hand_case *hc = &cases[c];
@@ -749,19 +748,18 @@ TEST(flock_hand_worked)
             fabs((double)v[1] - hc->want_v1[1]) > 1e-5)
             runner_fail(__FILE__, __LINE__,
                         "%s: library v1 (%.7g, %.7g), hand (%.7g, %.7g)",
-                        hc->name, (double)v[0], (double)v[1],
-                        hc->want_v1[0], hc->want_v1[1]);
+                        hc->name, (double)v[0], (double)v[1], hc->want_v1[0],
+                        hc->want_v1[1]);
         throng_world_destroy(fw.world);
     }
 }
 
-TEST(flock_thread_count_invariance)
-{
+TEST(flock_thread_count_invariance) {
     flock_scenario sc = flock_one_group(
         "threads", 3, true, 10.0f, 3000,
         flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, INVD), AVG);
-    const int threads[] = {1, 2, 3, 8};
-    uint64_t hashes[4] = {0, 0, 0, 0};
+    const int threads[] = { 1, 2, 3, 8 };
+    uint64_t hashes[4] = { 0, 0, 0, 0 };
     for (int t = 0; t < 4; t++) {
         flock_world fw;
         if (!flock_build(&fw, &sc, 23u)) {
@@ -780,8 +778,8 @@ TEST(flock_thread_count_invariance)
     for (int t = 1; t < 4; t++)
         if (hashes[t] != hashes[0])
             runner_fail(__FILE__, __LINE__,
-                        "%d threads: hash %#llx, 1 thread: %#llx",
-                        threads[t], (unsigned long long)hashes[t],
+                        "%d threads: hash %#llx, 1 thread: %#llx", threads[t],
+                        (unsigned long long)hashes[t],
                         (unsigned long long)hashes[0]);
 }
 
@@ -789,8 +787,7 @@ TEST(flock_thread_count_invariance)
  * world's def. Returns false when that path cannot run on this machine
  * (and then builds nothing), or when the world did not run it. */
 static bool flock_path_hash(const flock_scenario *sc, throng_simd path,
-                            uint64_t *hash)
-{
+                            uint64_t *hash) {
     if (!throng_simd_supported(path))
         return false;
     flock_scenario on_path = *sc;
@@ -815,8 +812,7 @@ static bool flock_path_hash(const flock_scenario *sc, throng_simd path,
     return ran;
 }
 
-TEST(flock_simd_matches_scalar)
-{
+TEST(flock_simd_matches_scalar) {
     flock_scenario scenarios[2];
     scenarios[0] = flock_one_group(
         "simd 3D", 3, true, 10.0f, 3000,
@@ -825,8 +821,8 @@ TEST(flock_simd_matches_scalar)
     scenarios[1] = flock_one_group(
         "simd 2D", 2, false, 30.0f, 3000,
         flock_params(0.6f, 1.0f, 0.9f, 1.0f, 1.0f, 1.0f, FLEE), SUM);
-    const throng_simd paths[] = {THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
-                                 THRONG_SIMD_AVX512, THRONG_SIMD_NEON};
+    const throng_simd paths[] = { THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
+                                  THRONG_SIMD_AVX512, THRONG_SIMD_NEON };
     int vector_paths = 0;
     for (int s = 0; s < 2; s++) {
         uint64_t scalar = 0;
@@ -841,11 +837,10 @@ TEST(flock_simd_matches_scalar)
                 continue; /* not available on this machine */
             vector_paths++;
             if (hash != scalar)
-                runner_fail(__FILE__, __LINE__,
-                            "%s: path %s hash %#llx, scalar %#llx",
-                            scenarios[s].name, throng_simd_name(paths[p]),
-                            (unsigned long long)hash,
-                            (unsigned long long)scalar);
+                runner_fail(
+                    __FILE__, __LINE__, "%s: path %s hash %#llx, scalar %#llx",
+                    scenarios[s].name, throng_simd_name(paths[p]),
+                    (unsigned long long)hash, (unsigned long long)scalar);
         }
     }
     /* Not vacuous where vector kernels exist: the widest path ran. */
@@ -854,8 +849,7 @@ TEST(flock_simd_matches_scalar)
 }
 
 /* Ordered pairs (i != j) within the neighbour radius, brute force. */
-static uint64_t flock_pair_count(const flock_world *fw, float radius)
-{
+static uint64_t flock_pair_count(const flock_world *fw, float radius) {
     uint64_t pairs = 0;
     for (int i = 0; i < fw->count; i++)
         for (int j = 0; j < fw->count; j++) {
@@ -869,13 +863,11 @@ static uint64_t flock_pair_count(const flock_world *fw, float radius)
     return pairs;
 }
 
-TEST(flock_step_stats)
-{
+TEST(flock_step_stats) {
     for (int variant = 0; variant < 4; variant++) {
         flock_scenario sc = flock_one_group(
             "stats", 2 + variant % 2, variant >= 2, variant % 2 ? 7.0f : 14.0f,
-            1000, flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE),
-            AVG);
+            1000, flock_params(0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, FLEE), AVG);
         sc.neighbour_radius = 1.25f;
         sc.default_share = 10;
         flock_world fw;
@@ -899,8 +891,7 @@ TEST(flock_step_stats)
                 runner_fail(__FILE__, __LINE__,
                             "variant %d step %d: stats.neighbours %llu, "
                             "brute-force ordered pairs %llu",
-                            variant, step,
-                            (unsigned long long)st.neighbours,
+                            variant, step, (unsigned long long)st.neighbours,
                             (unsigned long long)pairs);
             CHECK(st.cells_occupied >= 1u &&
                   st.cells_occupied <= (uint32_t)fw.count);
@@ -911,8 +902,7 @@ TEST(flock_step_stats)
     }
 }
 
-static void flock_check_finite(const flock_world *fw, const char *name)
-{
+static void flock_check_finite(const flock_world *fw, const char *name) {
     throng_columns c;
     if (throng_world_columns(fw->world, &c) != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "%s: columns refused", name);
@@ -920,15 +910,14 @@ static void flock_check_finite(const flock_world *fw, const char *name)
     }
     int bad = 0;
     for (uint32_t r = 0; r < c.count; r++) {
-        bool ok = isfinite(c.px[r]) && isfinite(c.py[r]) &&
-                  isfinite(c.vx[r]) && isfinite(c.vy[r]) &&
-                  isfinite(c.fx[r]) && isfinite(c.fy[r]);
+        bool ok = isfinite(c.px[r]) && isfinite(c.py[r]) && isfinite(c.vx[r]) &&
+                  isfinite(c.vy[r]) && isfinite(c.fx[r]) && isfinite(c.fy[r]);
         double f2 = (double)c.fx[r] * (double)c.fx[r] +
                     (double)c.fy[r] * (double)c.fy[r];
         if (fw->dims == 3) {
             ok = ok && isfinite(c.pz[r]) && isfinite(c.vz[r]) &&
-                 isfinite(c.fz[r]) && isfinite(c.ux[r]) &&
-                 isfinite(c.uy[r]) && isfinite(c.uz[r]);
+                 isfinite(c.fz[r]) && isfinite(c.ux[r]) && isfinite(c.uy[r]) &&
+                 isfinite(c.uz[r]);
             f2 += (double)c.fz[r] * (double)c.fz[r];
         }
         ok = ok && fabs(f2 - 1.0) < 1e-4;
@@ -959,8 +948,7 @@ static void flock_check_finite(const flock_world *fw, const char *name)
     }
 }
 
-TEST(flock_no_nan_after_200_steps)
-{
+TEST(flock_no_nan_after_200_steps) {
     flock_scenario sc;
     memset(&sc, 0, sizeof sc);
     sc.name = "dense 2D periodic";
@@ -1007,8 +995,7 @@ TEST(flock_no_nan_after_200_steps)
     }
 }
 
-void register_flock_tests(void)
-{
+void register_flock_tests(void) {
     REGISTER(flock_hand_worked);
     REGISTER(flock_all_rules_flee_average_2d);
     REGISTER(flock_all_rules_inverse_sum_3d);

@@ -33,20 +33,19 @@
  * tests. */
 #define GOLDEN_SEED 7u
 
-static const char *const golden_paths[] = {"scalar", "sse2", "avx2",
-                                           "avx512", "neon"};
-static const int golden_threads[] = {1, 2};
+static const char *const golden_paths[] = { "scalar", "sse2", "avx2", "avx512",
+                                            "neon" };
+static const int golden_threads[] = { 1, 2 };
 
 static void golden_check(const char *name, uint32_t agents, int steps,
                          uint64_t golden) {
     int runs = 0;
-    for (size_t p = 0; p < sizeof golden_paths / sizeof golden_paths[0];
-         p++) {
-        for (size_t t = 0;
-             t < sizeof golden_threads / sizeof golden_threads[0]; t++) {
-            uint64_t h = test_scenario_hash(name, agents, golden_threads[t],
-                                            GOLDEN_SEED, golden_paths[p],
-                                            steps);
+    for (size_t p = 0; p < sizeof golden_paths / sizeof golden_paths[0]; p++) {
+        for (size_t t = 0; t < sizeof golden_threads / sizeof golden_threads[0];
+             t++) {
+            uint64_t h =
+                test_scenario_hash(name, agents, golden_threads[t], GOLDEN_SEED,
+                                   golden_paths[p], steps);
             if (h == 1)
                 break; /* the path is not in this build or CPU */
             runs++;
@@ -64,9 +63,15 @@ static void golden_check(const char *name, uint32_t agents, int steps,
 }
 
 /* The golden values; see the top of the file before changing one. */
-TEST(golden_flock2d) { golden_check("flock2d", 1000u, 1000, 0xb4254b9640712442ull); }
-TEST(golden_every2d) { golden_check("every2d", 500u, 400, 0x6755c8c74d07ccacull); }
-TEST(golden_every3d) { golden_check("every3d", 500u, 400, 0x5a97d8a3287189e2ull); }
+TEST(golden_flock2d) {
+    golden_check("flock2d", 1000u, 1000, 0xb4254b9640712442ull);
+}
+TEST(golden_every2d) {
+    golden_check("every2d", 500u, 400, 0x6755c8c74d07ccacull);
+}
+TEST(golden_every3d) {
+    golden_check("every3d", 500u, 400, 0x5a97d8a3287189e2ull);
+}
 
 void register_golden_tests(void) {
     REGISTER(golden_flock2d);

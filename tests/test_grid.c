@@ -45,8 +45,7 @@ typedef struct grid_state {
     uint64_t queries, mismatches;
 } grid_state;
 
-static float grid_wrap(float x, float box)
-{
+static float grid_wrap(float x, float box) {
     while (x >= box)
         x -= box;
     while (x < 0.0f)
@@ -55,8 +54,7 @@ static float grid_wrap(float x, float box)
 }
 
 /* A position for placement mode `placement`. */
-static void grid_random_point(test_rng *rng, const grid_config *c, float p[3])
-{
+static void grid_random_point(test_rng *rng, const grid_config *c, float p[3]) {
     float extent = 12.0f * c->neighbour_radius; /* unbounded half-width */
     for (int k = 0; k < 3; k++) {
         float lo = c->periodic ? 0.0f : -extent;
@@ -91,16 +89,15 @@ static void grid_random_point(test_rng *rng, const grid_config *c, float p[3])
     }
 }
 
-static bool grid_add(grid_state *s, test_rng *rng)
-{
+static bool grid_add(grid_state *s, test_rng *rng) {
     if (s->count == s->capacity)
         return true;
     throng_agent_def def = throng_agent_def_default();
     grid_random_point(rng, &s->config, def.position);
     def.max_speed = 3.0f * s->config.neighbour_radius;
     for (int k = 0; k < s->config.dims; k++)
-        def.velocity[k] = test_rng_range(rng, -1.0f, 1.0f) *
-                          s->config.neighbour_radius;
+        def.velocity[k] =
+            test_rng_range(rng, -1.0f, 1.0f) * s->config.neighbour_radius;
     throng_status st = throng_agent_add(s->world, &def, &s->handles[s->count]);
     if (st != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "add: %s", throng_status_string(st));
@@ -110,8 +107,7 @@ static bool grid_add(grid_state *s, test_rng *rng)
     return true;
 }
 
-static bool grid_refresh(grid_state *s)
-{
+static bool grid_refresh(grid_state *s) {
     for (uint32_t i = 0; i < s->count; i++) {
         if (throng_agent_get_position(s->world, s->handles[i],
                                       s->positions[i]) != THRONG_OK) {
@@ -126,8 +122,7 @@ static bool grid_refresh(grid_state *s)
 
 /* The obvious answer, straight from the header's formula. */
 static uint32_t grid_brute(const grid_state *s, const float q[3], float r,
-                           throng_agent *out)
-{
+                           throng_agent *out) {
     const grid_config *c = &s->config;
     uint32_t n = 0;
     for (uint32_t j = 0; j < s->count; j++) {
@@ -150,8 +145,7 @@ static uint32_t grid_brute(const grid_state *s, const float q[3], float r,
 }
 
 static void grid_query_check(grid_state *s, const float q[3], float r,
-                             const char *phase)
-{
+                             const char *phase) {
     uint32_t want = grid_brute(s, q, r, s->brute);
     uint32_t got_count = UINT32_MAX;
     bool truncated = true;
@@ -181,34 +175,44 @@ static void grid_query_check(grid_state *s, const float q[3], float r,
                     "(truncated %d), brute force %u",
                     phase, c->dims, c->periodic ? "periodic" : "unbounded",
                     (double)c->box[0], (double)c->box[1], (double)c->box[2],
-                    (double)c->neighbour_radius, (double)c->cell,
-                    c->placement, s->count, (double)q[0], (double)q[1],
-                    (double)q[2], (double)r, got_count, (int)truncated,
-                    want);
+                    (double)c->neighbour_radius, (double)c->cell, c->placement,
+                    s->count, (double)q[0], (double)q[1], (double)q[2],
+                    (double)r, got_count, (int)truncated, want);
     }
 }
 
 /* A batch of nasty queries against the current state. */
 static void grid_query_batch(grid_state *s, test_rng *rng, int queries,
-                             const char *phase)
-{
+                             const char *phase) {
     if (!grid_refresh(s))
         return;
     const grid_config *c = &s->config;
     float nr = c->neighbour_radius;
-    float whole = c->periodic ? 2.0f * fmaxf(c->box[0], fmaxf(c->box[1],
-                                                              c->box[2]))
-                              : 1e6f;
+    float whole = c->periodic
+                      ? 2.0f * fmaxf(c->box[0], fmaxf(c->box[1], c->box[2]))
+                      : 1e6f;
     for (int i = 0; i < queries && runner_failures() < 6u; i++) {
-        float q[3] = {0.0f, 0.0f, 0.0f};
+        float q[3] = { 0.0f, 0.0f, 0.0f };
         float r;
         switch (test_rng_below(rng, 6u)) {
-        case 0: r = 0.0f; break;
-        case 1: r = test_rng_range(rng, 0.0f, nr); break;
-        case 2: r = nr; break;
-        case 3: r = test_rng_range(rng, nr, 3.0f * nr); break;
-        case 4: r = 0.5f * (float)(1u + test_rng_below(rng, 8u)); break;
-        default: r = whole; break;
+        case 0:
+            r = 0.0f;
+            break;
+        case 1:
+            r = test_rng_range(rng, 0.0f, nr);
+            break;
+        case 2:
+            r = nr;
+            break;
+        case 3:
+            r = test_rng_range(rng, nr, 3.0f * nr);
+            break;
+        case 4:
+            r = 0.5f * (float)(1u + test_rng_below(rng, 8u));
+            break;
+        default:
+            r = whole;
+            break;
         }
         uint32_t where = test_rng_below(rng, 4u);
         if (where == 0u || s->count == 0u) {
@@ -235,8 +239,7 @@ static void grid_query_batch(grid_state *s, test_rng *rng, int queries,
  * world (reported once per sweep by the caller). */
 static bool grid_run_config(const grid_config *config, uint64_t seed,
                             uint64_t *queries, uint64_t *mismatches,
-                            throng_status *create_status)
-{
+                            throng_status *create_status) {
     test_rng rng = test_rng_make(seed);
     grid_state s;
     memset(&s, 0, sizeof s);
@@ -249,8 +252,8 @@ static bool grid_run_config(const grid_config *config, uint64_t seed,
 
     throng_world_def def = throng_world_def_default();
     def.dimensions = config->dims;
-    def.boundary = config->periodic ? THRONG_BOUNDARY_PERIODIC
-                                    : THRONG_BOUNDARY_UNBOUNDED;
+    def.boundary =
+        config->periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     memcpy(def.box_size, config->box, sizeof def.box_size);
     def.neighbour_radius = config->neighbour_radius;
     def.cell_size = config->cell;
@@ -311,12 +314,11 @@ done:
     return *create_status == THRONG_OK;
 }
 
-static throng_status grid_try_create(const grid_config *c)
-{
+static throng_status grid_try_create(const grid_config *c) {
     throng_world_def def = throng_world_def_default();
     def.dimensions = c->dims;
-    def.boundary = c->periodic ? THRONG_BOUNDARY_PERIODIC
-                               : THRONG_BOUNDARY_UNBOUNDED;
+    def.boundary =
+        c->periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     memcpy(def.box_size, c->box, sizeof def.box_size);
     def.neighbour_radius = c->neighbour_radius;
     def.cell_size = c->cell;
@@ -330,8 +332,7 @@ static throng_status grid_try_create(const grid_config *c)
  * reports it and still tests the grid on the nearest configuration it
  * accepts: lengths scaled so the neighbour radius is at least 1, cells of
  * at least 0.3 neighbour radius, boxes of at least 3.1 radii. */
-static bool grid_fallback(grid_config *c)
-{
+static bool grid_fallback(grid_config *c) {
     if (c->neighbour_radius < 1.0f) {
         float scale = 1.0f / c->neighbour_radius;
         c->neighbour_radius *= scale;
@@ -352,14 +353,13 @@ static bool grid_fallback(grid_config *c)
     return grid_try_create(c) == THRONG_OK;
 }
 
-static void grid_sweep(int dims, bool periodic)
-{
-    test_rng rng = test_rng_make(1000u + (uint64_t)dims * 10u +
-                                 (uint64_t)periodic);
+static void grid_sweep(int dims, bool periodic) {
+    test_rng rng =
+        test_rng_make(1000u + (uint64_t)dims * 10u + (uint64_t)periodic);
     uint64_t queries = 0, mismatches = 0;
     int refused = 0, run = 0;
     char first_refused[200] = "";
-    const float radii[] = {0.5f, 1.0f, 2.5f};
+    const float radii[] = { 0.5f, 1.0f, 2.5f };
     for (int i = 0; i < 24 && mismatches < 6u; i++) {
         grid_config c;
         memset(&c, 0, sizeof c);
@@ -367,10 +367,18 @@ static void grid_sweep(int dims, bool periodic)
         c.periodic = periodic;
         c.neighbour_radius = radii[test_rng_below(&rng, 3u)];
         switch (test_rng_below(&rng, 4u)) {
-        case 0: c.cell = 0.0f; break;
-        case 1: c.cell = 0.25f * c.neighbour_radius; break;
-        case 2: c.cell = 0.5f * c.neighbour_radius; break;
-        default: c.cell = 2.0f * c.neighbour_radius; break;
+        case 0:
+            c.cell = 0.0f;
+            break;
+        case 1:
+            c.cell = 0.25f * c.neighbour_radius;
+            break;
+        case 2:
+            c.cell = 0.5f * c.neighbour_radius;
+            break;
+        default:
+            c.cell = 2.0f * c.neighbour_radius;
+            break;
         }
         c.cell_effective = c.cell > 0.0f ? c.cell : c.neighbour_radius;
         float smallest = 3.0f * c.neighbour_radius;
@@ -389,8 +397,8 @@ static void grid_sweep(int dims, bool periodic)
                 break;
             }
             default:
-                c.box[k] = c.neighbour_radius *
-                           test_rng_range(&rng, 3.01f, 15.0f);
+                c.box[k] =
+                    c.neighbour_radius * test_rng_range(&rng, 3.01f, 15.0f);
                 break;
             }
         }
@@ -408,8 +416,8 @@ static void grid_sweep(int dims, bool periodic)
                 continue;
         }
         run++;
-        if (!grid_run_config(&c, (uint64_t)i * 7919u + (uint64_t)dims,
-                             &queries, &mismatches, &create))
+        if (!grid_run_config(&c, (uint64_t)i * 7919u + (uint64_t)dims, &queries,
+                             &mismatches, &create))
             runner_fail(__FILE__, __LINE__, "create refused: %s",
                         throng_status_string(create));
     }
@@ -425,13 +433,20 @@ static void grid_sweep(int dims, bool periodic)
     CHECK_EQ_INT(mismatches, 0);
 }
 
-TEST(grid_query_2d_unbounded) { grid_sweep(2, false); }
-TEST(grid_query_3d_unbounded) { grid_sweep(3, false); }
-TEST(grid_query_2d_periodic) { grid_sweep(2, true); }
-TEST(grid_query_3d_periodic) { grid_sweep(3, true); }
+TEST(grid_query_2d_unbounded) {
+    grid_sweep(2, false);
+}
+TEST(grid_query_3d_unbounded) {
+    grid_sweep(3, false);
+}
+TEST(grid_query_2d_periodic) {
+    grid_sweep(2, true);
+}
+TEST(grid_query_3d_periodic) {
+    grid_sweep(3, true);
+}
 
-TEST(grid_query_exact_boundaries)
-{
+TEST(grid_query_exact_boundaries) {
     /* Hand-made: agents at 0.5 and 1.5 on each axis, cell size 1, queries
      * whose distance is exactly the radius. */
     for (int dims = 2; dims <= 3; dims++) {
@@ -452,7 +467,7 @@ TEST(grid_query_exact_boundaries)
         throng_agent out[8];
         uint32_t count = 0;
         bool truncated = true;
-        float q[3] = {0.5f, 0.0f, 0.0f};
+        float q[3] = { 0.5f, 0.0f, 0.0f };
         CHECK_OK(throng_world_query_radius(world, q, 1.0f, out, 8u, &count,
                                            &truncated));
         CHECK_EQ_INT(count, 2); /* a (distance 0) and b (distance 1) */
@@ -491,32 +506,33 @@ TEST(grid_query_exact_boundaries)
     REQUIRE_OK(throng_agent_add(world, &ad, &a));
     throng_agent out[4];
     uint32_t count = 0;
-    float q[3] = {0.5f, 0.0f, 0.0f};
+    float q[3] = { 0.5f, 0.0f, 0.0f };
     CHECK_OK(throng_world_query_radius(world, q, 1.0f, out, 4u, &count, NULL));
     CHECK_EQ_INT(count, 1);
     q[1] = 9.0f; /* (1, 1) apart across both edges */
-    CHECK_OK(throng_world_query_radius(world, q, 1.4142135f, out, 4u, &count,
-                                       NULL));
+    CHECK_OK(
+        throng_world_query_radius(world, q, 1.4142135f, out, 4u, &count, NULL));
     CHECK_EQ_INT(count, 0);
-    CHECK_OK(throng_world_query_radius(world, q, 1.4142137f, out, 4u, &count,
-                                       NULL));
+    CHECK_OK(
+        throng_world_query_radius(world, q, 1.4142137f, out, 4u, &count, NULL));
     CHECK_EQ_INT(count, 1);
     /* A radius far bigger than the box finds the agent once. */
-    CHECK_OK(throng_world_query_radius(world, q, 1000.0f, out, 4u, &count,
-                                       NULL));
+    CHECK_OK(
+        throng_world_query_radius(world, q, 1000.0f, out, 4u, &count, NULL));
     CHECK_EQ_INT(count, 1);
     throng_world_destroy(world);
 }
 
-TEST(grid_query_truncation)
-{
+TEST(grid_query_truncation) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world_def def = throng_world_def_default();
         def.dimensions = dims;
         throng_world *world = NULL;
         REQUIRE_OK(throng_world_create(&def, &world));
         test_rng rng = test_rng_make(5u);
-        enum { N = 150 };
+        enum {
+            N = 150
+        };
         throng_agent all[N];
         for (int i = 0; i < N; i++) {
             throng_agent_def ad = throng_agent_def_default();
@@ -526,7 +542,7 @@ TEST(grid_query_truncation)
         }
         /* Query the lot before and after a step. */
         for (int round = 0; round < 2; round++) {
-            float q[3] = {0.0f, 0.0f, 0.0f};
+            float q[3] = { 0.0f, 0.0f, 0.0f };
             throng_agent out[N + 1];
             uint32_t count = 0;
             bool truncated = true;
@@ -534,20 +550,19 @@ TEST(grid_query_truncation)
                                                &count, &truncated));
             CHECK_EQ_INT(count, N);
             CHECK(!truncated);
-            CHECK_OK(throng_world_query_radius(world, q, 10.0f, out, N,
-                                               &count, &truncated));
+            CHECK_OK(throng_world_query_radius(world, q, 10.0f, out, N, &count,
+                                               &truncated));
             CHECK_EQ_INT(count, N);
             CHECK(!truncated);
 
-            const uint32_t caps[] = {1u, 10u, N - 1u};
+            const uint32_t caps[] = { 1u, 10u, N - 1u };
             for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
                 throng_agent part[N + 1];
                 for (int i = 0; i <= N; i++)
                     part[i] = THRONG_NULL_AGENT;
                 truncated = false;
-                CHECK_OK(throng_world_query_radius(world, q, 10.0f, part,
-                                                   caps[c], &count,
-                                                   &truncated));
+                CHECK_OK(throng_world_query_radius(
+                    world, q, 10.0f, part, caps[c], &count, &truncated));
                 CHECK_EQ_INT(count, N);
                 CHECK(truncated);
                 /* The first `capacity` entries are distinct live members;
@@ -570,7 +585,7 @@ TEST(grid_query_truncation)
                                                &count, NULL));
             CHECK_EQ_INT(count, N);
             /* An empty answer is not truncated. */
-            float far[3] = {1000.0f, 1000.0f, 1000.0f};
+            float far[3] = { 1000.0f, 1000.0f, 1000.0f };
             truncated = true;
             CHECK_OK(throng_world_query_radius(world, far, 1.0f, NULL, 0u,
                                                &count, &truncated));
@@ -613,8 +628,8 @@ static void ranges_compare(int dims, bool periodic, float box, float cell,
                            uint64_t seed, uint64_t *compared) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = dims;
-    d.boundary = periodic ? THRONG_BOUNDARY_PERIODIC
-                          : THRONG_BOUNDARY_UNBOUNDED;
+    d.boundary =
+        periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     d.box_size[0] = d.box_size[1] = d.box_size[2] = box;
     d.neighbour_radius = 1.0f;
     d.cell_size = cell;
@@ -671,8 +686,8 @@ static void ranges_compare(int dims, bool periodic, float box, float cell,
 
 TEST(grid_ranges_dense_match_walk) {
     uint64_t compared = 0;
-    const float cells[] = {0.0f, 0.3f, 0.55f, 1.7f};
-    const float boxes[] = {3.0f, 4.5f, 7.0f, 12.0f};
+    const float cells[] = { 0.0f, 0.3f, 0.55f, 1.7f };
+    const float boxes[] = { 3.0f, 4.5f, 7.0f, 12.0f };
     uint64_t seed = 1;
     for (int dims = 2; dims <= 3; dims++)
         for (int p = 0; p < 2; p++)
@@ -724,7 +739,7 @@ static throng_world *uniform_world(int dims, uint32_t n, throng_agent *h) {
         }
         a.group = flock;
         throng_agent_add(w, &a, &h[i]);
-        const float goal[3] = {1.0f, 2.0f, 3.0f};
+        const float goal[3] = { 1.0f, 2.0f, 3.0f };
         throng_agent_set_target_point(w, h[i], goal);
     }
     return w;
@@ -747,14 +762,17 @@ static void uniform_steps(throng_world *a, throng_world *b, int steps,
         if (throng_world_hash(a) != throng_world_hash(b)) {
             runner_fail(__FILE__, __LINE__,
                         "%dD, %s: step %d differs from the fully permuted "
-                        "world", dims, when, s);
+                        "world",
+                        dims, when, s);
             return;
         }
     }
 }
 
 static void uniform_check(int dims) {
-    enum { N = 900 };
+    enum {
+        N = 900
+    };
     throng_agent ha[N], hb[N];
     throng_world *a = uniform_world(dims, N, ha);
     throng_world *b = uniform_world(dims, N, hb);
@@ -767,7 +785,7 @@ static void uniform_check(int dims) {
     CHECK((a->uniform & all) == all);
 
     /* Every such column written away from its value and back. */
-    float goal[3] = {1.0f, 2.0f, 3.0f}, other[3] = {4.0f, 4.0f, 4.0f};
+    float goal[3] = { 1.0f, 2.0f, 3.0f }, other[3] = { 4.0f, 4.0f, 4.0f };
     float mass, force, speed, radius;
     throng_agent_get_mass(a, ha[7], &mass);
     throng_agent_get_max_force(a, ha[7], &force);
@@ -844,8 +862,12 @@ static void uniform_check(int dims) {
     throng_world_destroy(c);
 }
 
-TEST(grid_uniform_columns_2d) { uniform_check(2); }
-TEST(grid_uniform_columns_3d) { uniform_check(3); }
+TEST(grid_uniform_columns_2d) {
+    uniform_check(2);
+}
+TEST(grid_uniform_columns_3d) {
+    uniform_check(3);
+}
 
 /* The step's permutation against the plain gather: after grid_build()
  * every permuted column must hold old[sorted[r]] in row r, and once the
@@ -861,7 +883,8 @@ static void permute_check(throng_world *w, int threads, const char *when) {
     const int count = world_columns4(w, cols);
     const uint32_t n = w->count;
     uint32_t *old = malloc((size_t)count * n * sizeof(uint32_t));
-    uint32_t *old_slot_row = malloc((size_t)w->slot_capacity * sizeof(uint32_t));
+    uint32_t *old_slot_row =
+        malloc((size_t)w->slot_capacity * sizeof(uint32_t));
     if (!old || !old_slot_row || count < 1) {
         free(old);
         free(old_slot_row);
@@ -891,8 +914,7 @@ static void permute_check(throng_world *w, int threads, const char *when) {
     }
     for (uint32_t r = 0; r < n; r++) {
         uint32_t slot = w->col.slot[r];
-        wrong += w->slot_dense[slot] != r ||
-                 old_slot_row[slot] != sorted[r];
+        wrong += w->slot_dense[slot] != r || old_slot_row[slot] != sorted[r];
     }
     if (wrong)
         runner_fail(__FILE__, __LINE__,
@@ -904,12 +926,15 @@ static void permute_check(throng_world *w, int threads, const char *when) {
 }
 
 TEST(grid_permute_matches_gather) {
-    enum { N = 20000 };
+    enum {
+        N = 20000
+    };
     for (int dims = 2; dims <= 3; dims++) {
         throng_world_def d = throng_world_def_default();
         d.dimensions = dims;
         d.boundary = THRONG_BOUNDARY_PERIODIC;
-        d.box_size[0] = d.box_size[1] = d.box_size[2] = dims == 2 ? 60.0f : 20.0f;
+        d.box_size[0] = d.box_size[1] = d.box_size[2] =
+            dims == 2 ? 60.0f : 20.0f;
         throng_world *w = NULL;
         REQUIRE(throng_world_create(&d, &w) == THRONG_OK);
         test_rng rng = test_rng_make(0xbeefull + (uint64_t)dims);
@@ -923,7 +948,7 @@ TEST(grid_permute_matches_gather) {
             REQUIRE(throng_agent_add(w, &a, &h) == THRONG_OK);
         }
         permute_check(w, 1, "random order");
-        const uint32_t spacings[] = {1, 3, 20, 31, 32, 33, 64, 65, 500, 3000};
+        const uint32_t spacings[] = { 1, 3, 20, 31, 32, 33, 64, 65, 500, 3000 };
         for (size_t s = 0; s < sizeof spacings / sizeof spacings[0]; s++) {
             /* Sorted again (the check above left the rows in cell
              * order), then every k-th row's agent jumps. */
@@ -932,7 +957,7 @@ TEST(grid_permute_matches_gather) {
             for (uint32_t r = 0; r < N; r += spacings[s]) {
                 throng_agent h;
                 REQUIRE(throng_agent_at(w, r, &h) == THRONG_OK);
-                float p[3] = {0.0f, 0.0f, 0.0f};
+                float p[3] = { 0.0f, 0.0f, 0.0f };
                 for (int k = 0; k < dims; k++)
                     p[k] = test_rng_range(&rng, 0.0f, d.box_size[k]);
                 REQUIRE(throng_agent_set_position(w, h, p) == THRONG_OK);
@@ -956,8 +981,8 @@ static void stable_pointers(const throng_world *w, const float *out[12]) {
     throng_columns c;
     if (throng_world_columns(w, &c) != THRONG_OK)
         memset(&c, 0, sizeof c);
-    const float *p[12] = {c.px, c.py, c.pz, c.vx, c.vy, c.vz,
-                          c.fx, c.fy, c.fz, c.ux, c.uy, c.uz};
+    const float *p[12] = { c.px, c.py, c.pz, c.vx, c.vy, c.vz,
+                           c.fx, c.fy, c.fz, c.ux, c.uy, c.uz };
     memcpy(out, p, sizeof p);
 }
 
@@ -999,10 +1024,12 @@ static void stable_add(throng_world *w, test_rng *rng, int dims, float box,
 }
 
 TEST(grid_stable_columns) {
-    enum { N = 3000 };
+    enum {
+        N = 3000
+    };
     for (int dims = 2; dims <= 3; dims++) {
         const float box = dims == 2 ? 30.0f : 12.0f;
-        throng_world *ws[2] = {NULL, NULL};
+        throng_world *ws[2] = { NULL, NULL };
         for (int k = 0; k < 2; k++) {
             throng_world_def d = throng_world_def_default();
             d.dimensions = dims;
@@ -1046,7 +1073,8 @@ TEST(grid_stable_columns) {
             if (wrong)
                 runner_fail(__FILE__, __LINE__,
                             "%dD step %d: %u held columns differ from the "
-                            "twin's", dims, s, wrong);
+                            "twin's",
+                            dims, s, wrong);
         }
         CHECK(twin_moved);
         /* The rows did move: the agent of row 0 is not where it was. */
@@ -1082,8 +1110,7 @@ TEST(grid_stable_columns) {
     }
 }
 
-void register_grid_tests(void)
-{
+void register_grid_tests(void) {
     REGISTER(grid_stable_columns);
     REGISTER(grid_ranges_dense_match_walk);
     REGISTER(grid_permute_matches_gather);

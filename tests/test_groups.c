@@ -36,8 +36,8 @@ static throng_group groups_make(throng_world *w, const char *name,
     return g;
 }
 
-static throng_agent groups_agent(throng_world *w, test_rng *rng,
-                                 throng_group g, uint64_t key) {
+static throng_agent groups_agent(throng_world *w, test_rng *rng, throng_group g,
+                                 uint64_t key) {
     throng_agent_def d = throng_agent_def_default();
     for (int k = 0; k < 3; k++) {
         d.position[k] = test_rng_range(rng, 0.0f, 40.0f);
@@ -54,17 +54,17 @@ static throng_agent groups_agent(throng_world *w, test_rng *rng,
 
 /* A refusal that must leave the world as it was: the status, a sentence
  * starting with the function's name, the same hash and groups. */
-#define CHECK_GROUP_REFUSED(w, fn, expr, want)                             \
-    do {                                                                   \
-        const uint64_t hash_ = throng_world_hash(w);                       \
-        size_t bytes_ = 0, after_ = 0;                                     \
-        CHECK_OK(throng_world_snapshot_size(w, &bytes_));                  \
-        CHECK_STATUS(expr, want);                                          \
-        CHECK(strncmp(throng_world_last_error(w), fn ": ",                 \
-                      strlen(fn ": ")) == 0);                              \
-        CHECK_EQ_U64(throng_world_hash(w), hash_);                         \
-        CHECK_OK(throng_world_snapshot_size(w, &after_));                  \
-        CHECK(after_ == bytes_);                                           \
+#define CHECK_GROUP_REFUSED(w, fn, expr, want)                                 \
+    do {                                                                       \
+        const uint64_t hash_ = throng_world_hash(w);                           \
+        size_t bytes_ = 0, after_ = 0;                                         \
+        CHECK_OK(throng_world_snapshot_size(w, &bytes_));                      \
+        CHECK_STATUS(expr, want);                                              \
+        CHECK(strncmp(throng_world_last_error(w), fn ": ", strlen(fn ": ")) == \
+              0);                                                              \
+        CHECK_EQ_U64(throng_world_hash(w), hash_);                             \
+        CHECK_OK(throng_world_snapshot_size(w, &after_));                      \
+        CHECK(after_ == bytes_);                                               \
     } while (0)
 
 TEST(groups_remove_and_reuse) {
@@ -82,11 +82,9 @@ TEST(groups_remove_and_reuse) {
     (void)groups_agent(w, &rng, fish, 0u);
 
     /* In use: refused, with the count; the default group never goes. */
-    CHECK_GROUP_REFUSED(w, "throng_group_remove",
-                        throng_group_remove(w, birds),
+    CHECK_GROUP_REFUSED(w, "throng_group_remove", throng_group_remove(w, birds),
                         THRONG_ERR_INVALID_ARG);
-    CHECK(strstr(throng_world_last_error(w), "2 agents still belong") !=
-          NULL);
+    CHECK(strstr(throng_world_last_error(w), "2 agents still belong") != NULL);
     CHECK_GROUP_REFUSED(w, "throng_group_remove",
                         throng_group_remove(w, default_group(w)),
                         THRONG_ERR_INVALID_ARG);
@@ -95,8 +93,7 @@ TEST(groups_remove_and_reuse) {
     /* Empty: removed; its name is free, its handle stale everywhere. */
     CHECK_OK(throng_group_remove(w, bees));
     CHECK(!throng_group_valid(w, bees));
-    CHECK_GROUP_REFUSED(w, "throng_group_remove",
-                        throng_group_remove(w, bees),
+    CHECK_GROUP_REFUSED(w, "throng_group_remove", throng_group_remove(w, bees),
                         THRONG_ERR_STALE_HANDLE);
     throng_flocking fl;
     CHECK_GROUP_REFUSED(w, "throng_group_get_flocking",
@@ -136,15 +133,15 @@ TEST(groups_remove_and_reuse) {
     throng_world *other = groups_world(2);
     REQUIRE(other != NULL);
     throng_group theirs = groups_make(other, "fish", 1.0f);
-    CHECK_GROUP_REFUSED(w, "throng_group_set_combine",
-                        throng_group_set_combine(w, theirs,
-                                                 THRONG_COMBINE_PRIORITY),
-                        THRONG_ERR_STALE_HANDLE);
+    CHECK_GROUP_REFUSED(
+        w, "throng_group_set_combine",
+        throng_group_set_combine(w, theirs, THRONG_COMBINE_PRIORITY),
+        THRONG_ERR_STALE_HANDLE);
     CHECK(strstr(throng_world_last_error(w), "another world") != NULL);
     CHECK_GROUP_REFUSED(w, "throng_group_remove",
                         throng_group_remove(w, theirs),
                         THRONG_ERR_STALE_HANDLE);
-    const throng_group forged = {fish.id, 77u, id};
+    const throng_group forged = { fish.id, 77u, id };
     CHECK_GROUP_REFUSED(w, "throng_group_clear_behaviours",
                         throng_group_clear_behaviours(w, forged),
                         THRONG_ERR_STALE_HANDLE);
@@ -175,23 +172,24 @@ static void check_columns_rows(throng_world *w, const char *when) {
         bad += c.group[i] != g.id || c.host_key[i] != key;
     }
     if (bad)
-        runner_fail(__FILE__, __LINE__, "%s: %u of %u rows disagree", when,
-                    bad, c.count);
+        runner_fail(__FILE__, __LINE__, "%s: %u of %u rows disagree", when, bad,
+                    c.count);
 }
 
 TEST(groups_columns_match_getters) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = groups_world(dims);
         REQUIRE(w != NULL);
-        throng_group g[3] = {default_group(w), groups_make(w, "a", 1.0f),
-                             groups_make(w, "b", 2.0f)};
+        throng_group g[3] = { default_group(w), groups_make(w, "a", 1.0f),
+                              groups_make(w, "b", 2.0f) };
         test_rng rng = test_rng_make(77u + (uint64_t)dims);
-        enum { N = 400 };
+        enum {
+            N = 400
+        };
         throng_agent *h = malloc(N * sizeof *h);
         REQUIRE(h != NULL);
         for (uint32_t i = 0; i < N; i++)
-            h[i] = groups_agent(w, &rng, g[i % 3u],
-                                i % 5u ? 1000u + i : 0u);
+            h[i] = groups_agent(w, &rng, g[i % 3u], i % 5u ? 1000u + i : 0u);
         check_columns_rows(w, "after adds");
         for (int s = 0; s < 5; s++)
             REQUIRE_OK(throng_world_step(w, 0.1f));
@@ -216,8 +214,7 @@ TEST(groups_columns_match_getters) {
         for (int s = 0; s < 3; s++)
             REQUIRE_OK(throng_world_step(w, 0.1f));
         REQUIRE_OK(throng_world_columns(w, &after));
-        CHECK(before.group == after.group && before.host_key ==
-                                                 after.host_key);
+        CHECK(before.group == after.group && before.host_key == after.host_key);
         check_columns_rows(w, "after stable steps");
         free(h);
         throng_world_destroy(w);
@@ -259,10 +256,8 @@ TEST(groups_snapshot_round_trip) {
     CHECK(got.id == g1.id && got.generation == 1u && got.world == cid);
     CHECK_OK(throng_group_rebind(copy, g4, &got));
     CHECK(got.id == 4u && got.world == cid);
-    CHECK_STATUS(throng_group_rebind(copy, g2b, &got),
-                 THRONG_ERR_STALE_HANDLE);
-    CHECK_STATUS(throng_group_rebind(copy, g3, &got),
-                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_group_rebind(copy, g2b, &got), THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_group_rebind(copy, g3, &got), THRONG_ERR_STALE_HANDLE);
     CHECK(!throng_group_valid(copy, g1));
     CHECK_OK(throng_group_find(copy, "four", &got));
     CHECK(got.id == 4u && got.generation == 1u);
@@ -270,7 +265,7 @@ TEST(groups_snapshot_round_trip) {
 
     /* Both worlds hand out the same ids and generations next: 3 (gen 2),
      * then 2 (gen 3), then a new id 5. */
-    const uint32_t want_id[3] = {3u, 2u, 5u}, want_gen[3] = {2u, 3u, 1u};
+    const uint32_t want_id[3] = { 3u, 2u, 5u }, want_gen[3] = { 2u, 3u, 1u };
     for (int k = 0; k < 3; k++) {
         throng_group a = groups_make(w, NULL, 1.0f);
         throng_group b = groups_make(copy, NULL, 1.0f);
@@ -347,20 +342,19 @@ TEST(groups_object_defaults) {
     CHECK_OK(throng_object_get(w, bo, &info));
     CHECK(info.kind == THRONG_OBJECT_BOX && info.b[1] == 1.0f);
     /* Paths and fields from their defaults plus the data. */
-    const float pts[6] = {0, 0, 0, 3, 4, 0};
+    const float pts[6] = { 0, 0, 0, 3, 4, 0 };
     throng_path_def path = pd;
     path.points = pts;
     path.point_count = 2u;
     CHECK_OK(throng_path_add(w, &path, &p));
     CHECK_OK(throng_object_get(w, p, &info));
     CHECK(info.point_count == 2u && info.radius == 1.0f && !info.closed);
-    const float vec[2] = {1.0f, -1.0f};
+    const float vec[2] = { 1.0f, -1.0f };
     throng_flow_field_def field = fd;
     field.vectors = vec;
     CHECK_OK(throng_flow_field_add(w, &field, &f));
     CHECK_OK(throng_object_get(w, f, &info));
-    CHECK(info.size[0] == 1u && info.size[1] == 1u &&
-          info.vectors[1] == -1.0f);
+    CHECK(info.size[0] == 1u && info.size[1] == 1u && info.vectors[1] == -1.0f);
     CHECK_EQ_INT(throng_world_object_count(w), 5);
     throng_world_destroy(w);
 }

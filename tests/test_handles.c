@@ -28,8 +28,7 @@
 #include "agent.h"
 #include "geometry.h"
 
-static throng_world *handles_world(void)
-{
+static throng_world *handles_world(void) {
     throng_world_def d = throng_world_def_default();
     d.neighbour_radius = 2.0f;
     throng_world *w = NULL;
@@ -39,8 +38,7 @@ static throng_world *handles_world(void)
 }
 
 /* A world loaded from a snapshot of `w` (saved to memory), or NULL. */
-static throng_world *handles_copy(const throng_world *w)
-{
+static throng_world *handles_copy(const throng_world *w) {
     size_t n = 0;
     if (throng_world_snapshot_size(w, &n) != THRONG_OK)
         return NULL;
@@ -54,8 +52,7 @@ static throng_world *handles_copy(const throng_world *w)
 }
 
 static throng_agent handles_add(throng_world *w, float x, float y,
-                                throng_group group)
-{
+                                throng_group group) {
     throng_agent_def d = throng_agent_def_default();
     d.position[0] = x;
     d.position[1] = y;
@@ -70,8 +67,7 @@ static throng_agent handles_add(throng_world *w, float x, float y,
 
 /* A group whose only behaviour is `kind` (no flocking, no wander), so an
  * agent's velocity changes exactly when that behaviour acts. */
-static throng_group handles_group(throng_world *w, const throng_behaviour *b)
-{
+static throng_group handles_group(throng_world *w, const throng_behaviour *b) {
     throng_group_def gd = throng_group_def_default();
     gd.flocking.separation_weight = 0.0f;
     gd.flocking.alignment_weight = 0.0f;
@@ -88,15 +84,14 @@ static throng_group handles_group(throng_world *w, const throng_behaviour *b)
 /* Every handle in `old` is refused by every kind of call, and changes
  * nothing; returns the number of calls that were not refused. */
 static unsigned handles_refused(throng_world *w, const throng_agent *old,
-                                int count)
-{
+                                int count) {
     unsigned accepted = 0;
     uint32_t agents = throng_world_agent_count(w);
     for (int i = 0; i < count; i++) {
         float p[3];
         accepted += throng_agent_valid(w, old[i]);
-        accepted += throng_agent_get_position(w, old[i], p) !=
-                    THRONG_ERR_STALE_HANDLE;
+        accepted +=
+            throng_agent_get_position(w, old[i], p) != THRONG_ERR_STALE_HANDLE;
         accepted += throng_agent_remove(w, old[i]) != THRONG_ERR_STALE_HANDLE;
     }
     accepted += throng_world_agent_count(w) != agents;
@@ -112,12 +107,10 @@ static unsigned handles_refused(throng_world *w, const throng_agent *old,
  * any slot may become that pursuer's target, and no old handle may come
  * back. With a generation that wraps, the agent after the last generation
  * would get generation 1 again: the first agent's handle. */
-TEST(handles_slot_retired_after_last_generation)
-{
+TEST(handles_slot_retired_after_last_generation) {
     throng_world *w = handles_world();
     REQUIRE(w != NULL);
-    throng_behaviour pursue =
-        throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
+    throng_behaviour pursue = throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
     throng_group hunters = handles_group(w, &pursue);
     throng_agent first = handles_add(w, 0.0f, 0.0f, THRONG_NULL_GROUP);
     throng_agent hunter = handles_add(w, 50.0f, 0.0f, hunters);
@@ -191,12 +184,13 @@ TEST(handles_slot_retired_after_last_generation)
 
 /* The same for an object id: a removed path's handle, named by a
  * behaviour, never names a later path. */
-TEST(handles_object_id_retired_after_last_generation)
-{
+TEST(handles_object_id_retired_after_last_generation) {
     throng_world *w = handles_world();
     REQUIRE(w != NULL);
-    static const float square[12] = {0, 0, 0, 10, 0, 0, 10, 10, 0, 0, 10, 0};
-    static const float far[12] = {-60, 0, 0, -50, 0, 0, -50, 10, 0, -60, 10, 0};
+    static const float square[12] = { 0, 0, 0, 10, 0, 0, 10, 10, 0, 0, 10, 0 };
+    static const float far[12] = {
+        -60, 0, 0, -50, 0, 0, -50, 10, 0, -60, 10, 0
+    };
     throng_object path = THRONG_NULL_OBJECT;
     REQUIRE_OK(add_path(w, square, 4u, 1.0f, true, &path));
     REQUIRE(path.id == 1u && path.generation == 1u);
@@ -206,8 +200,7 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_group walkers = handles_group(w, &follow);
     throng_agent walker = handles_add(w, 30.0f, 30.0f, walkers);
     REQUIRE_OK(throng_object_remove(w, path));
-    REQUIRE(world_test_set_object_generation(w, path.id, UINT32_MAX - 2u) ==
-            0);
+    REQUIRE(world_test_set_object_generation(w, path.id, UINT32_MAX - 2u) == 0);
     CHECK(world_test_set_object_generation(w, 2u, 5u) != 0);
 
     throng_object old[8];
@@ -235,8 +228,8 @@ TEST(handles_object_id_retired_after_last_generation)
         REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &x));
         reused += x.id == path.id;
         for (int i = 0; i < old_count; i++)
-            accepted += throng_object_get(w, old[i], &info) !=
-                        THRONG_ERR_STALE_HANDLE;
+            accepted +=
+                throng_object_get(w, old[i], &info) != THRONG_ERR_STALE_HANDLE;
         if (k == 199u)
             keep = x;
         else
@@ -266,8 +259,7 @@ TEST(handles_object_id_retired_after_last_generation)
     throng_object oa = THRONG_NULL_OBJECT, ob = THRONG_NULL_OBJECT;
     REQUIRE_OK(add_path(w, far, 4u, 1.0f, true, &oa));
     REQUIRE_OK(add_path(copy, far, 4u, 1.0f, true, &ob));
-    CHECK(oa.id == ob.id && oa.generation == ob.generation &&
-          oa.id != path.id);
+    CHECK(oa.id == ob.id && oa.generation == ob.generation && oa.id != path.id);
     throng_world_destroy(copy);
     throng_world_destroy(w);
 }
@@ -276,15 +268,14 @@ TEST(handles_object_id_retired_after_last_generation)
  * real time, past 2^24 reuses (where a 24-bit count came round to the
  * first handle's generation). About two seconds; sanitizer builds, which
  * run it many times slower, start 64 reuses before 2^24 with the hook. */
-TEST(handles_one_slot_reused_past_2_to_24)
-{
+TEST(handles_one_slot_reused_past_2_to_24) {
     throng_world *w = handles_world();
     REQUIRE(w != NULL);
     throng_agent first = handles_add(w, 0.0f, 0.0f, THRONG_NULL_GROUP);
     REQUIRE_OK(throng_agent_remove(w, first));
     uint32_t cycles = (1u << 24) + 16u;
     uint32_t next = 2u; /* the generation the next add gets */
-#ifdef THRONG_CHECKS /* a sanitizer or validating build: slow */
+#ifdef THRONG_CHECKS    /* a sanitizer or validating build: slow */
     next = (1u << 24) - 64u;
     REQUIRE(world_test_set_slot_generation(w, first.slot, next) == 0);
     cycles = 256u;
@@ -317,15 +308,13 @@ TEST(handles_one_slot_reused_past_2_to_24)
 /* World ids                                                                */
 /* ------------------------------------------------------------------------ */
 
-static int handles_u64_order(const void *a, const void *b)
-{
+static int handles_u64_order(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
 /* 0 when the ids are all distinct and none is 0. */
-static uint32_t handles_duplicates(uint64_t *ids, uint32_t count)
-{
+static uint32_t handles_duplicates(uint64_t *ids, uint32_t count) {
     qsort(ids, count, sizeof *ids, handles_u64_order);
     uint32_t bad = count && ids[0] == 0u;
     for (uint32_t i = 1; i < count; i++)
@@ -343,11 +332,10 @@ static uint64_t handles_world_ids[HANDLES_WORLDS];
  * holding an agent and an object whose slot, id and generation equal
  * those of the first world's: the first world's handles are refused by
  * every one of them and change nothing there, and the ids differ. */
-TEST(handles_other_worlds_refused)
-{
+TEST(handles_other_worlds_refused) {
     throng_world *first = handles_world();
     REQUIRE(first != NULL);
-    const float centre[3] = {1.0f, 1.0f, 0.0f};
+    const float centre[3] = { 1.0f, 1.0f, 0.0f };
     throng_agent a1 = handles_add(first, 0.0f, 0.0f, THRONG_NULL_GROUP);
     throng_object o1 = THRONG_NULL_OBJECT;
     REQUIRE_OK(add_sphere(first, centre, 0.5f, &o1));
@@ -418,8 +406,7 @@ typedef struct handles_maker {
 static handles_maker handles_makers[HANDLES_THREADS];
 static uint64_t handles_all_ids[HANDLES_THREADS * HANDLES_PER_THREAD];
 
-static void *handles_make_worlds(void *arg)
-{
+static void *handles_make_worlds(void *arg) {
     handles_maker *m = arg;
     for (uint32_t k = 0; k < HANDLES_PER_THREAD; k++) {
         throng_world *w = handles_world();
@@ -432,8 +419,7 @@ static void *handles_make_worlds(void *arg)
 }
 
 /* Worlds created on several threads at once get distinct ids. */
-TEST(handles_world_ids_unique_across_threads)
-{
+TEST(handles_world_ids_unique_across_threads) {
     handles_maker *makers = handles_makers;
     memset(makers, 0, sizeof handles_makers);
     pthread_t threads[HANDLES_THREADS];
@@ -469,19 +455,19 @@ typedef struct handles_scene {
     throng_object sphere, gone;
 } handles_scene;
 
-static void handles_scene_make(handles_scene *s)
-{
+static void handles_scene_make(handles_scene *s) {
     memset(s, 0, sizeof *s);
     s->w = handles_world();
     if (!s->w)
         return;
     for (int i = 0; i < 6; i++)
-        s->live[i] = handles_add(s->w, (float)i, 0.5f * (float)i, THRONG_NULL_GROUP);
+        s->live[i] =
+            handles_add(s->w, (float)i, 0.5f * (float)i, THRONG_NULL_GROUP);
     for (int i = 0; i < 2; i++) {
         s->removed[i] = handles_add(s->w, 9.0f, (float)i, THRONG_NULL_GROUP);
         (void)throng_agent_remove(s->w, s->removed[i]);
     }
-    const float c[3] = {4.0f, 4.0f, 0.0f};
+    const float c[3] = { 4.0f, 4.0f, 0.0f };
     (void)add_sphere(s->w, c, 1.0f, &s->gone);
     (void)add_sphere(s->w, c, 2.0f, &s->sphere);
     (void)throng_object_remove(s->w, s->gone);
@@ -490,8 +476,7 @@ static void handles_scene_make(handles_scene *s)
 /* `copy` was loaded from a snapshot of the scene's world: it refuses the
  * scene's handles as they are and rebinds the live ones. Returns the
  * number of wrong answers. */
-static unsigned handles_rebinds(const handles_scene *s, throng_world *copy)
-{
+static unsigned handles_rebinds(const handles_scene *s, throng_world *copy) {
     unsigned wrong = 0;
     uint64_t id = throng_world_id(copy);
     wrong += id == 0u || id == throng_world_id(s->w);
@@ -501,7 +486,7 @@ static unsigned handles_rebinds(const handles_scene *s, throng_world *copy)
         wrong += throng_agent_rebind(copy, h, &here) != THRONG_OK;
         wrong += here.slot != h.slot || here.generation != h.generation ||
                  here.world != id;
-        float pa[3] = {0}, pb[3] = {1};
+        float pa[3] = { 0 }, pb[3] = { 1 };
         (void)throng_agent_get_position(s->w, h, pa);
         wrong += throng_agent_get_position(copy, here, pb) != THRONG_OK ||
                  memcmp(pa, pb, sizeof pa) != 0;
@@ -521,20 +506,18 @@ static unsigned handles_rebinds(const handles_scene *s, throng_world *copy)
     wrong += o.id != s->sphere.id || o.generation != s->sphere.generation ||
              o.world != id;
     throng_object_info info;
-    wrong += throng_object_get(copy, o, &info) != THRONG_OK ||
-             info.radius != 2.0f;
-    wrong += throng_object_get(copy, s->sphere, &info) !=
-             THRONG_ERR_STALE_HANDLE;
-    wrong += throng_object_rebind(copy, s->gone, &o) !=
-             THRONG_ERR_STALE_HANDLE;
-    wrong += throng_agent_rebind(copy, THRONG_NULL_AGENT,
-                                 &(throng_agent){0}) !=
-             THRONG_ERR_STALE_HANDLE;
+    wrong +=
+        throng_object_get(copy, o, &info) != THRONG_OK || info.radius != 2.0f;
+    wrong +=
+        throng_object_get(copy, s->sphere, &info) != THRONG_ERR_STALE_HANDLE;
+    wrong += throng_object_rebind(copy, s->gone, &o) != THRONG_ERR_STALE_HANDLE;
+    wrong +=
+        throng_agent_rebind(copy, THRONG_NULL_AGENT, &(throng_agent){ 0 }) !=
+        THRONG_ERR_STALE_HANDLE;
     return wrong;
 }
 
-TEST(handles_rebind_after_load)
-{
+TEST(handles_rebind_after_load) {
     handles_scene s;
     handles_scene_make(&s);
     REQUIRE(s.w != NULL);
@@ -561,11 +544,10 @@ TEST(handles_rebind_after_load)
     CHECK(!throng_agent_valid(s.w, here));
     CHECK_STATUS(throng_agent_remove(s.w, here), THRONG_ERR_STALE_HANDLE);
     CHECK(strstr(throng_world_last_error(s.w), "another world") != NULL);
-    CHECK_STATUS(throng_agent_rebind(s.w, here, &(throng_agent){0}),
+    CHECK_STATUS(throng_agent_rebind(s.w, here, &(throng_agent){ 0 }),
                  THRONG_ERR_STALE_HANDLE);
     /* A handle used unbound on the copy says what to do. */
-    CHECK_STATUS(throng_agent_remove(copy, s.live[0]),
-                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_agent_remove(copy, s.live[0]), THRONG_ERR_STALE_HANDLE);
     CHECK(strstr(throng_world_last_error(copy), "rebind") != NULL);
 
     /* Another world's handles with the same slot and generation are
@@ -573,12 +555,11 @@ TEST(handles_rebind_after_load)
     for (int i = 0; i < 6; i++) {
         CHECK_STATUS(throng_agent_rebind(copy, foreign.live[i], &here),
                      THRONG_ERR_STALE_HANDLE);
-        CHECK(strstr(throng_world_last_error(copy), "another world") !=
-              NULL);
+        CHECK(strstr(throng_world_last_error(copy), "another world") != NULL);
     }
-    CHECK_STATUS(throng_object_rebind(copy, foreign.sphere,
-                                      &(throng_object){0}),
-                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(
+        throng_object_rebind(copy, foreign.sphere, &(throng_object){ 0 }),
+        THRONG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(throng_world_agent_count(copy), 6);
 
     /* A second copy of the same snapshot rebinds the saved world's
@@ -587,7 +568,7 @@ TEST(handles_rebind_after_load)
     REQUIRE_OK(throng_world_load(buffer, n, NULL, &second));
     CHECK_EQ_INT(handles_rebinds(&s, second), 0);
     REQUIRE_OK(throng_agent_rebind(copy, s.live[1], &here));
-    CHECK_STATUS(throng_agent_rebind(second, here, &(throng_agent){0}),
+    CHECK_STATUS(throng_agent_rebind(second, here, &(throng_agent){ 0 }),
                  THRONG_ERR_STALE_HANDLE);
 
     /* A copy of the copy rebinds the copy's handles, not the saved
@@ -608,8 +589,7 @@ TEST(handles_rebind_after_load)
 
     /* The same through a file. */
     char path[64];
-    snprintf(path, sizeof path, "/tmp/throng-handles-%ld.snap",
-             (long)getpid());
+    snprintf(path, sizeof path, "/tmp/throng-handles-%ld.snap", (long)getpid());
     REQUIRE_OK(throng_world_save_file(s.w, path));
     throng_world *from_file = NULL;
     REQUIRE_OK(throng_world_load_file(path, NULL, &from_file));
@@ -628,8 +608,7 @@ TEST(handles_rebind_after_load)
 /* A snapshot written by library 0.3.0 (format version 2, generations with
  * the world's tag in their top byte) loads, hashes and continues exactly
  * as 0.3.0 reported, with the tag stripped from every generation. */
-TEST(handles_previous_snapshot_format_loads)
-{
+TEST(handles_previous_snapshot_format_loads) {
     throng_world *w = NULL;
     char why[256] = "";
     throng_world_load_def def = throng_world_load_def_default();
@@ -654,29 +633,27 @@ TEST(handles_previous_snapshot_format_loads)
     CHECK_OK(throng_agent_get_target_agent(w, a1, &t));
     CHECK(t.slot == 7u && t.generation == 1u && !throng_agent_valid(w, t));
     CHECK_STATUS(throng_agent_find(w, 103u, &t), THRONG_ERR_NOT_FOUND);
-    throng_agent again = {4u, 2u, id};
+    throng_agent again = { 4u, 2u, id };
     CHECK(throng_agent_valid(w, again));
     /* A format before group handles: every saved group is live with
      * generation 1, none free, so the next group takes a new id. */
-    throng_group g0 = THRONG_NULL_GROUP, g1 = {1u, 1u, id}, fresh;
+    throng_group g0 = THRONG_NULL_GROUP, g1 = { 1u, 1u, id }, fresh;
     CHECK_OK(throng_world_default_group(w, &g0));
     CHECK(g0.id == 0u && g0.generation == 1u && g0.world == id);
     CHECK(throng_group_valid(w, g1));
-    CHECK(!throng_group_valid(w, (throng_group){1u, 2u, id}));
+    CHECK(!throng_group_valid(w, (throng_group){ 1u, 2u, id }));
     throng_group_def gd = throng_group_def_default();
     CHECK_OK(throng_group_create(w, &gd, &fresh));
     CHECK(fresh.id == 2u && fresh.generation == 1u);
     CHECK_OK(throng_group_remove(w, fresh));
     throng_behaviour b;
     REQUIRE_OK(throng_group_get_behaviour(w, g1, 1u, &b));
-    CHECK(b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH &&
-          b.u.path.path.id == 1u && b.u.path.path.generation == 1u &&
-          b.u.path.path.world == id);
+    CHECK(b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH && b.u.path.path.id == 1u &&
+          b.u.path.path.generation == 1u && b.u.path.path.world == id);
     throng_object_info info;
     CHECK_OK(throng_object_get(w, b.u.path.path, &info));
     /* No origin: handles of the world that saved it cannot be rebound. */
-    CHECK_STATUS(throng_agent_rebind(w, (throng_agent){1u, 1u, id + 1u},
-                                     &t),
+    CHECK_STATUS(throng_agent_rebind(w, (throng_agent){ 1u, 1u, id + 1u }, &t),
                  THRONG_ERR_STALE_HANDLE);
 
     for (int k = 0; k < 20; k++)
@@ -718,8 +695,7 @@ TEST(handles_previous_snapshot_format_loads)
     free(bad);
 }
 
-void register_handles_tests(void)
-{
+void register_handles_tests(void) {
     REGISTER(handles_slot_retired_after_last_generation);
     REGISTER(handles_object_id_retired_after_last_generation);
     REGISTER(handles_one_slot_reused_past_2_to_24);

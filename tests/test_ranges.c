@@ -38,8 +38,7 @@
 
 /* The last error holds the range's bounds as the library prints them. */
 static void ranges_check_sentence(const char *sentence, const char *what,
-                                  const char *must)
-{
+                                  const char *must) {
     if (!strstr(sentence, must))
         runner_fail(__FILE__, __LINE__, "%s: sentence \"%s\" lacks \"%s\"",
                     what, sentence, must);
@@ -48,12 +47,11 @@ static void ranges_check_sentence(const char *sentence, const char *what,
 /* A world of the given shape whose def's error buffer is `why`. */
 static throng_world_def ranges_def(int dims, int periodic, float radius,
                                    float box, throng_simd simd, char *why,
-                                   size_t why_size)
-{
+                                   size_t why_size) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = dims;
-    d.boundary = periodic ? THRONG_BOUNDARY_PERIODIC
-                          : THRONG_BOUNDARY_UNBOUNDED;
+    d.boundary =
+        periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     d.neighbour_radius = radius;
     d.box_size[0] = d.box_size[1] = d.box_size[2] = box;
     d.simd = simd;
@@ -64,8 +62,7 @@ static throng_world_def ranges_def(int dims, int periodic, float radius,
 }
 
 /* Offset from a to b through the nearest periodic image, in double. */
-static double ranges_offset(double a, double b, int periodic, double box)
-{
+static double ranges_offset(double a, double b, int periodic, double box) {
     double d = b - a;
     if (periodic) {
         if (d > 0.5 * box)
@@ -77,8 +74,7 @@ static double ranges_offset(double a, double b, int periodic, double box)
 }
 
 static double ranges_dist2(const float a[3], const float b[3], int dims,
-                           int periodic, double box, double off[3])
-{
+                           int periodic, double box, double off[3]) {
     double d2 = 0.0;
     off[0] = off[1] = off[2] = 0.0;
     for (int k = 0; k < dims; k++) {
@@ -89,23 +85,24 @@ static double ranges_dist2(const float a[3], const float b[3], int dims,
 }
 
 /* The widest path this machine runs (the scalar one in a scalar build). */
-static throng_simd ranges_widest(void) { return throng_simd_best(); }
+static throng_simd ranges_widest(void) {
+    return throng_simd_best();
+}
 
 /* ------------------------------------------------------------------------ */
 /* Refusals                                                                 */
 /* ------------------------------------------------------------------------ */
 
-TEST(ranges_world_lengths_refused_outside)
-{
+TEST(ranges_world_lengths_refused_outside) {
     const float below = nextafterf(THRONG_MIN_LENGTH, 0.0f);
     const float above = nextafterf(THRONG_MAX_LENGTH, INFINITY);
     for (int dims = 2; dims <= 3; dims++)
         for (int periodic = 0; periodic <= 1; periodic++) {
             char why[256];
             /* The ends themselves are accepted. */
-            const float ok_radius[2] = {THRONG_MIN_LENGTH,
-                                        periodic ? THRONG_MAX_LENGTH / 3.01f
-                                                 : THRONG_MAX_LENGTH};
+            const float ok_radius[2] = { THRONG_MIN_LENGTH,
+                                         periodic ? THRONG_MAX_LENGTH / 3.01f
+                                                  : THRONG_MAX_LENGTH };
             for (int e = 0; e < 2; e++) {
                 throng_world_def d =
                     ranges_def(dims, periodic, ok_radius[e],
@@ -119,8 +116,8 @@ TEST(ranges_world_lengths_refused_outside)
                 throng_world_destroy(w);
             }
             /* Just outside, and the old findings' values. */
-            const float bad_radius[] = {below, above, 1e-30f, 3e38f,
-                                        1e-23f, 2e19f};
+            const float bad_radius[] = { below, above,  1e-30f,
+                                         3e38f, 1e-23f, 2e19f };
             for (size_t i = 0; i < sizeof bad_radius / sizeof(float); i++) {
                 throng_world_def d =
                     ranges_def(dims, periodic, bad_radius[i], 100.0f,
@@ -133,11 +130,11 @@ TEST(ranges_world_lengths_refused_outside)
                                       "neighbour_radius must be in [1e-09, "
                                       "1e+09] metres");
             }
-            const float bad_cell[] = {below, above};
+            const float bad_cell[] = { below, above };
             for (size_t i = 0; i < 2; i++) {
                 throng_world_def d =
-                    ranges_def(dims, periodic, 1.0f, 100.0f,
-                               THRONG_SIMD_AUTO, why, sizeof why);
+                    ranges_def(dims, periodic, 1.0f, 100.0f, THRONG_SIMD_AUTO,
+                               why, sizeof why);
                 d.cell_size = bad_cell[i];
                 throng_world *w = NULL;
                 CHECK_STATUS(throng_world_create(&d, &w),
@@ -150,11 +147,11 @@ TEST(ranges_world_lengths_refused_outside)
                 continue;
             /* The periodic boxes of the findings: 1e-30 (with a radius a
              * third of it) and 3e38. */
-            const float boxes[2] = {1e-30f, 3e38f};
+            const float boxes[2] = { 1e-30f, 3e38f };
             for (int b = 0; b < 2; b++) {
-                throng_world_def d = ranges_def(
-                    dims, periodic, b ? 1e38f : 3e-31f, boxes[b],
-                    THRONG_SIMD_AUTO, why, sizeof why);
+                throng_world_def d =
+                    ranges_def(dims, periodic, b ? 1e38f : 3e-31f, boxes[b],
+                               THRONG_SIMD_AUTO, why, sizeof why);
                 throng_world *w = NULL;
                 CHECK_STATUS(throng_world_create(&d, &w),
                              THRONG_ERR_OUT_OF_RANGE);
@@ -162,23 +159,23 @@ TEST(ranges_world_lengths_refused_outside)
                 d.neighbour_radius = 1.0f;
                 CHECK_STATUS(throng_world_create(&d, &w),
                              THRONG_ERR_OUT_OF_RANGE);
-                ranges_check_sentence(why, "old box", b ? "box_size[0] must "
-                                                          "be in [3, 1e+09]"
-                                                        : "box_size[0]");
+                ranges_check_sentence(why, "old box",
+                                      b ? "box_size[0] must "
+                                          "be in [3, 1e+09]"
+                                        : "box_size[0]");
             }
             /* Above the cell limit: the sentence gives the counts. */
             throng_world_def d = ranges_def(dims, periodic, 1.0f, 1e5f,
                                             THRONG_SIMD_AUTO, why, sizeof why);
             d.cell_size = 1.0f;
             throng_world *w = NULL;
-            CHECK_STATUS(throng_world_create(&d, &w),
-                         THRONG_ERR_OUT_OF_RANGE);
-            ranges_check_sentence(why, "cells", dims == 3
-                                                    ? "100000 x 100000 x "
-                                                      "100000 = 1e+15 grid "
-                                                      "cells"
-                                                    : "100000 x 100000 = "
-                                                      "1e+10 grid cells");
+            CHECK_STATUS(throng_world_create(&d, &w), THRONG_ERR_OUT_OF_RANGE);
+            ranges_check_sentence(why, "cells",
+                                  dims == 3 ? "100000 x 100000 x "
+                                              "100000 = 1e+15 grid "
+                                              "cells"
+                                            : "100000 x 100000 = "
+                                              "1e+10 grid cells");
             ranges_check_sentence(why, "cells",
                                   "more than 16777216 (THRONG_MAX_GRID_CELLS)");
         }
@@ -186,8 +183,7 @@ TEST(ranges_world_lengths_refused_outside)
 
 /* Every other length: refused just outside its range with the range in
  * the sentence, the world unchanged; accepted at the ends. */
-TEST(ranges_other_lengths_refused_outside)
-{
+TEST(ranges_other_lengths_refused_outside) {
     const float below = nextafterf(THRONG_MIN_LENGTH, 0.0f);
     const float above = nextafterf(THRONG_MAX_LENGTH, INFINITY);
     throng_world_def d = throng_world_def_default();
@@ -202,27 +198,25 @@ TEST(ranges_other_lengths_refused_outside)
     REQUIRE_OK(throng_group_create(w, &gd, &g));
     const uint64_t hash = throng_world_hash(w);
     const uint32_t objects = throng_world_object_count(w);
-    const float bad[2] = {below, above};
+    const float bad[2] = { below, above };
     for (int i = 0; i < 2; i++) {
         const float x = bad[i];
         const char *want = "[1e-09, 1e+09] metres";
         throng_object o;
-        CHECK_STATUS(throng_agent_set_radius(w, h, x),
-                     THRONG_ERR_OUT_OF_RANGE);
+        CHECK_STATUS(throng_agent_set_radius(w, h, x), THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "agent radius",
                               "radius must be 0 or in [1e-09, 1e+09]");
         a.radius = x;
         CHECK_STATUS(throng_agent_add(w, &a, &h), THRONG_ERR_OUT_OF_RANGE);
         a.radius = 0.25f;
-        const float c[3] = {0.0f, 0.0f, 0.0f};
-        CHECK_STATUS(add_sphere(w, c, x, &o),
-                     THRONG_ERR_OUT_OF_RANGE);
+        const float c[3] = { 0.0f, 0.0f, 0.0f };
+        CHECK_STATUS(add_sphere(w, c, x, &o), THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "sphere", want);
-        const float pts[6] = {0.0f, 0.0f, 0.0f, 5.0f, 0.0f, 0.0f};
+        const float pts[6] = { 0.0f, 0.0f, 0.0f, 5.0f, 0.0f, 0.0f };
         CHECK_STATUS(add_path(w, pts, 2, x, false, &o),
                      THRONG_ERR_OUT_OF_RANGE);
         ranges_check_sentence(throng_world_last_error(w), "path", want);
-        float vectors[2] = {1.0f, 0.0f};
+        float vectors[2] = { 1.0f, 0.0f };
         throng_flow_field_def fd;
         memset(&fd, 0, sizeof fd);
         fd.cell_size = x;
@@ -303,8 +297,7 @@ typedef struct ranges_scene {
  * the mean offset of its neighbours (seed 000's cohesion at full speed),
  * or is still 0 without any. */
 static int ranges_scene_make(ranges_scene *s, int dims, int periodic,
-                             float radius, throng_simd simd, uint64_t seed)
-{
+                             float radius, throng_simd simd, uint64_t seed) {
     char why[256];
     memset(s, 0, sizeof *s);
     s->dims = dims;
@@ -312,11 +305,10 @@ static int ranges_scene_make(ranges_scene *s, int dims, int periodic,
     s->radius = (double)radius;
     const float box = 6.0f * radius;
     s->box = (double)box;
-    throng_world_def d = ranges_def(dims, periodic, radius, box, simd, why,
-                                    sizeof why);
+    throng_world_def d =
+        ranges_def(dims, periodic, radius, box, simd, why, sizeof why);
     if (throng_world_create(&d, &s->w) != THRONG_OK) {
-        runner_fail(__FILE__, __LINE__, "create r=%g: %s", (double)radius,
-                    why);
+        runner_fail(__FILE__, __LINE__, "create r=%g: %s", (double)radius, why);
         return 0;
     }
     throng_group_def gd = throng_group_def_default();
@@ -351,16 +343,15 @@ static int ranges_scene_make(ranges_scene *s, int dims, int periodic,
 
 /* Agent i's neighbours in double: their number and the sum of their
  * offsets. */
-static uint32_t ranges_brute(const ranges_scene *s, int i, double sum[3])
-{
+static uint32_t ranges_brute(const ranges_scene *s, int i, double sum[3]) {
     uint32_t n = 0;
     sum[0] = sum[1] = sum[2] = 0.0;
     for (int j = 0; j < RANGES_AGENTS; j++) {
         if (j == i)
             continue;
         double off[3];
-        double d2 = ranges_dist2(s->p[i], s->p[j], s->dims, s->periodic,
-                                 s->box, off);
+        double d2 =
+            ranges_dist2(s->p[i], s->p[j], s->dims, s->periodic, s->box, off);
         if (d2 <= s->radius * s->radius) {
             n++;
             for (int k = 0; k < 3; k++)
@@ -372,18 +363,16 @@ static uint32_t ranges_brute(const ranges_scene *s, int i, double sum[3])
 
 /* A query around agent i with the neighbour radius finds exactly the
  * brute force's neighbours, and i itself. */
-static void ranges_query_check(const ranges_scene *s, int i, const char *what)
-{
+static void ranges_query_check(const ranges_scene *s, int i, const char *what) {
     throng_agent found[RANGES_AGENTS + 1];
     uint32_t count = 0;
-    CHECK_OK(throng_world_query_radius(s->w, s->p[i], (float)s->radius,
-                                       found, RANGES_AGENTS + 1, &count,
-                                       NULL));
+    CHECK_OK(throng_world_query_radius(s->w, s->p[i], (float)s->radius, found,
+                                       RANGES_AGENTS + 1, &count, NULL));
     uint32_t want = 0;
     for (int j = 0; j < RANGES_AGENTS; j++) {
         double off[3];
-        double d2 = ranges_dist2(s->p[i], s->p[j], s->dims, s->periodic,
-                                 s->box, off);
+        double d2 =
+            ranges_dist2(s->p[i], s->p[j], s->dims, s->periodic, s->box, off);
         if (!(d2 <= s->radius * s->radius))
             continue;
         want++;
@@ -399,9 +388,8 @@ static void ranges_query_check(const ranges_scene *s, int i, const char *what)
                     what, i, count, want);
 }
 
-TEST(ranges_neighbours_at_the_ends_match_double)
-{
-    const throng_simd paths[2] = {THRONG_SIMD_SCALAR, ranges_widest()};
+TEST(ranges_neighbours_at_the_ends_match_double) {
+    const throng_simd paths[2] = { THRONG_SIMD_SCALAR, ranges_widest() };
     static ranges_scene s;
     for (int dims = 2; dims <= 3; dims++)
         for (int periodic = 0; periodic <= 1; periodic++)
@@ -415,8 +403,8 @@ TEST(ranges_neighbours_at_the_ends_match_double)
                     snprintf(what, sizeof what, "%dD %s r=%g %s", dims,
                              periodic ? "periodic" : "unbounded",
                              (double)radius, throng_simd_name(paths[p]));
-                    if (!ranges_scene_make(&s, dims, periodic, radius,
-                                           paths[p], 77u + (uint64_t)dims))
+                    if (!ranges_scene_make(&s, dims, periodic, radius, paths[p],
+                                           77u + (uint64_t)dims))
                         continue;
                     uint64_t pairs = 0;
                     double sums[RANGES_AGENTS][3];
@@ -427,11 +415,10 @@ TEST(ranges_neighbours_at_the_ends_match_double)
                         ranges_query_check(&s, i, what);
                     }
                     /* Enough of both kinds to mean something. */
-                    if (!(pairs > 50u &&
-                          pairs < (uint64_t)RANGES_AGENTS *
-                                      (RANGES_AGENTS - 1u)))
-                        runner_fail(__FILE__, __LINE__, "%s: %llu pairs",
-                                    what, (unsigned long long)pairs);
+                    if (!(pairs > 50u && pairs < (uint64_t)RANGES_AGENTS *
+                                                     (RANGES_AGENTS - 1u)))
+                        runner_fail(__FILE__, __LINE__, "%s: %llu pairs", what,
+                                    (unsigned long long)pairs);
                     CHECK_OK(throng_world_step(s.w, 0.05f));
                     throng_step_stats st;
                     CHECK_OK(throng_world_stats(s.w, &st));
@@ -446,8 +433,7 @@ TEST(ranges_neighbours_at_the_ends_match_double)
                         CHECK_OK(throng_agent_get_velocity(s.w, s.h[i], v));
                         double len = test_len3(sums[i]);
                         if (counts[i] == 0) {
-                            CHECK(v[0] == 0.0f && v[1] == 0.0f &&
-                                  v[2] == 0.0f);
+                            CHECK(v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f);
                             continue;
                         }
                         /* A mean offset near zero has no stable
@@ -470,9 +456,8 @@ TEST(ranges_neighbours_at_the_ends_match_double)
 /* Offsets between agents near the float limits overflow to infinity:
  * never neighbours, whatever the radius; agents beside each other there
  * still are. */
-TEST(ranges_far_agents_are_not_neighbours)
-{
-    const throng_simd paths[2] = {THRONG_SIMD_SCALAR, ranges_widest()};
+TEST(ranges_far_agents_are_not_neighbours) {
+    const throng_simd paths[2] = { THRONG_SIMD_SCALAR, ranges_widest() };
     for (int dims = 2; dims <= 3; dims++)
         for (int p = 0; p < 2; p++) {
             char why[256];
@@ -484,8 +469,8 @@ TEST(ranges_far_agents_are_not_neighbours)
             gd.flocking.cohesion_weight = 1.0f;
             throng_group g = THRONG_NULL_GROUP;
             REQUIRE_OK(throng_group_create(w, &gd, &g));
-            const float xs[6] = {FLT_MAX, -FLT_MAX, 3e38f, -3e38f,
-                                 FLT_MAX - 2e31f, -3e38f + 1e30f};
+            const float xs[6] = { FLT_MAX, -FLT_MAX,        3e38f,
+                                  -3e38f,  FLT_MAX - 2e31f, -3e38f + 1e30f };
             throng_agent h[6];
             for (int i = 0; i < 6; i++) {
                 throng_agent_def a = throng_agent_def_default();
@@ -511,14 +496,14 @@ TEST(ranges_far_agents_are_not_neighbours)
             CHECK_OK(throng_world_stats(w, &st));
             CHECK_EQ_U64(st.neighbours, pairs);
             uint32_t count = 99;
-            const float q[3] = {FLT_MAX, FLT_MAX, 0.0f};
+            const float q[3] = { FLT_MAX, FLT_MAX, 0.0f };
             CHECK_OK(throng_world_query_radius(w, q, 3.4e38f, NULL, 0, &count,
                                                NULL));
             uint32_t want = 0;
             for (int i = 0; i < 6; i++) {
                 double dx = (double)xs[i] - (double)FLT_MAX;
-                double dy = (double)(i % 2 ? -FLT_MAX : FLT_MAX) -
-                            (double)FLT_MAX;
+                double dy =
+                    (double)(i % 2 ? -FLT_MAX : FLT_MAX) - (double)FLT_MAX;
                 want += dx * dx + dy * dy <= 3.4e38 * 3.4e38;
             }
             CHECK_EQ_INT(count, want);
@@ -528,30 +513,29 @@ TEST(ranges_far_agents_are_not_neighbours)
 
 /* A query radius whose square is not a normal float (0, 1e-23, 1e-30)
  * counts only agents truly within it. */
-TEST(ranges_query_tiny_radius_is_exact)
-{
+TEST(ranges_query_tiny_radius_is_exact) {
     for (int periodic = 0; periodic <= 1; periodic++) {
         throng_world_def d = throng_world_def_default();
-        d.boundary = periodic ? THRONG_BOUNDARY_PERIODIC
-                              : THRONG_BOUNDARY_UNBOUNDED;
+        d.boundary =
+            periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
         throng_world *w = NULL;
         REQUIRE_OK(throng_world_create(&d, &w));
-        const float xs[5] = {1e-25f, 2e-23f, 5e-24f, 3e-30f, 0.0f};
+        const float xs[5] = { 1e-25f, 2e-23f, 5e-24f, 3e-30f, 0.0f };
         for (int i = 0; i < 5; i++) {
             throng_agent_def a = throng_agent_def_default();
             a.position[0] = xs[i];
             throng_agent h;
             REQUIRE_OK(throng_agent_add(w, &a, &h));
         }
-        const float radii[4] = {0.0f, 1e-30f, 1e-23f, 1e-20f};
+        const float radii[4] = { 0.0f, 1e-30f, 1e-23f, 1e-20f };
         for (int r = 0; r < 4; r++) {
             uint32_t want = 0;
             for (int i = 0; i < 5; i++)
                 want += (double)xs[i] <= (double)radii[r];
             uint32_t count = 99;
-            const float q[3] = {0.0f, 0.0f, 0.0f};
-            CHECK_OK(throng_world_query_radius(w, q, radii[r], NULL, 0,
-                                               &count, NULL));
+            const float q[3] = { 0.0f, 0.0f, 0.0f };
+            CHECK_OK(throng_world_query_radius(w, q, radii[r], NULL, 0, &count,
+                                               NULL));
             if (count != want)
                 runner_fail(__FILE__, __LINE__,
                             "radius %g: query found %u, double %u",
@@ -578,8 +562,7 @@ TEST(ranges_query_tiny_radius_is_exact)
 #endif
 
 /* Resident and total pages of this process (/proc/self/statm). */
-static int ranges_statm(long *total, long *resident)
-{
+static int ranges_statm(long *total, long *resident) {
     FILE *f = fopen("/proc/self/statm", "r");
     if (!f)
         return 0;
@@ -594,8 +577,7 @@ static int ranges_statm(long *total, long *resident)
     return *total > 0 && *resident > 0;
 }
 
-static double ranges_now(void)
-{
+static double ranges_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -604,8 +586,7 @@ static double ranges_now(void)
 /* Room for 2^22 agents is reserved, not written: creating the world
  * takes little time and little resident memory, and a few agents then
  * step as usual. */
-TEST(ranges_capacity_costs_what_is_used)
-{
+TEST(ranges_capacity_costs_what_is_used) {
     long total0 = 0, rss0 = 0, total1 = 0, rss1 = 0;
     if (!ranges_statm(&total0, &rss0))
         return; /* no /proc: nothing to measure */
@@ -651,8 +632,7 @@ TEST(ranges_capacity_costs_what_is_used)
  * forked child, so the limit stays there. Skipped under AddressSanitizer
  * and ThreadSanitizer, which reserve terabytes of shadow memory at
  * start. */
-TEST(ranges_max_capacity_is_out_of_memory)
-{
+TEST(ranges_max_capacity_is_out_of_memory) {
     if (RANGES_SANITIZED)
         return;
     long total = 0, rss = 0;
@@ -692,12 +672,10 @@ TEST(ranges_max_capacity_is_out_of_memory)
                     "return OUT_OF_MEMORY, 2: a small world failed after, 3: "
                     "no limit)",
                     WIFEXITED(status) ? "exited with" : "died of signal",
-                    WIFEXITED(status) ? WEXITSTATUS(status)
-                                      : WTERMSIG(status));
+                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
-void register_ranges_tests(void)
-{
+void register_ranges_tests(void) {
     REGISTER(ranges_world_lengths_refused_outside);
     REGISTER(ranges_other_lengths_refused_outside);
     REGISTER(ranges_neighbours_at_the_ends_match_double);

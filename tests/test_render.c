@@ -146,7 +146,7 @@ TEST(render_ppm_paints_agents_objects_and_background) {
     ad.velocity[0] = 1.0f;
     throng_agent agent;
     REQUIRE_OK(throng_agent_add(w, &ad, &agent));
-    float centre[3] = {6.0f, 0.0f, 0.0f};
+    float centre[3] = { 6.0f, 0.0f, 0.0f };
     throng_object sphere;
     REQUIRE_OK(add_sphere(w, centre, 2.0f, &sphere));
 
@@ -236,10 +236,8 @@ TEST(render_fit_view_includes_targets_and_paths) {
     REQUIRE(in.kind == THRONG_OBJECT_PATH && in.points != NULL);
     for (uint32_t i = 0; i < in.point_count; i++)
         for (int k = 0; k < 2; k++) {
-            CHECK(in.points[3u * i + (uint32_t)k] - in.radius >
-                  o.view_min[k]);
-            CHECK(in.points[3u * i + (uint32_t)k] + in.radius <
-                  o.view_max[k]);
+            CHECK(in.points[3u * i + (uint32_t)k] - in.radius > o.view_min[k]);
+            CHECK(in.points[3u * i + (uint32_t)k] + in.radius < o.view_max[k]);
         }
     size_t n = 0;
     unsigned char *svg = render_bytes(w, &o, 0, &n);
@@ -256,17 +254,17 @@ TEST(object_getters_report_every_kind) {
     REQUIRE_OK(throng_world_create(&wd, &w));
     throng_object h[6];
     /* z is given but ignored in 2D: the getter reports 0. */
-    float centre[3] = {1.0f, 2.0f, 5.0f};
+    float centre[3] = { 1.0f, 2.0f, 5.0f };
     REQUIRE_OK(add_sphere(w, centre, 0.5f, &h[0]));
-    float lo[3] = {-3.0f, -2.0f, 0.0f}, hi[3] = {-1.0f, 4.0f, 0.0f};
+    float lo[3] = { -3.0f, -2.0f, 0.0f }, hi[3] = { -1.0f, 4.0f, 0.0f };
     REQUIRE_OK(add_box(w, lo, hi, &h[1]));
-    float a[3] = {0.0f, 10.0f, 0.0f}, b[3] = {8.0f, 10.0f, 0.0f};
+    float a[3] = { 0.0f, 10.0f, 0.0f }, b[3] = { 8.0f, 10.0f, 0.0f };
     REQUIRE_OK(add_segment(w, a, b, &h[2]));
-    float point[3] = {0.0f, -5.0f, 0.0f}, normal[3] = {0.0f, 2.0f, 0.0f};
+    float point[3] = { 0.0f, -5.0f, 0.0f }, normal[3] = { 0.0f, 2.0f, 0.0f };
     REQUIRE_OK(add_plane(w, point, normal, &h[3]));
-    float pts[9] = {0.0f, 0.0f, 0.0f, 4.0f, 0.0f, 0.0f, 4.0f, 3.0f, 0.0f};
+    float pts[9] = { 0.0f, 0.0f, 0.0f, 4.0f, 0.0f, 0.0f, 4.0f, 3.0f, 0.0f };
     REQUIRE_OK(add_path(w, pts, 3, 1.5f, true, &h[4]));
-    float vec[8] = {1.0f, 0.0f, 0.0f, 1.0f, -1.0f, 0.0f, 0.0f, -1.0f};
+    float vec[8] = { 1.0f, 0.0f, 0.0f, 1.0f, -1.0f, 0.0f, 0.0f, -1.0f };
     throng_flow_field_def fd;
     memset(&fd, 0, sizeof fd);
     fd.origin[0] = 2.0f;
@@ -280,7 +278,8 @@ TEST(object_getters_report_every_kind) {
 
     const throng_object_kind kinds[6] = {
         THRONG_OBJECT_SPHERE, THRONG_OBJECT_BOX,  THRONG_OBJECT_SEGMENT,
-        THRONG_OBJECT_PLANE,  THRONG_OBJECT_PATH, THRONG_OBJECT_FLOW};
+        THRONG_OBJECT_PLANE,  THRONG_OBJECT_PATH, THRONG_OBJECT_FLOW
+    };
     throng_object_info in[6];
     for (uint32_t i = 0; i < 6; i++) {
         throng_object at;
@@ -299,8 +298,7 @@ TEST(object_getters_report_every_kind) {
     CHECK(in[4].point_count == 3u && in[4].closed && in[4].radius == 1.5f);
     REQUIRE(in[4].points != NULL);
     CHECK(memcmp(in[4].points, pts, sizeof pts) == 0);
-    CHECK(in[5].a[0] == 2.0f && in[5].a[1] == 3.0f &&
-          in[5].cell_size == 0.5f);
+    CHECK(in[5].a[0] == 2.0f && in[5].a[1] == 3.0f && in[5].cell_size == 0.5f);
     CHECK(in[5].size[0] == 2u && in[5].size[1] == 2u && in[5].size[2] == 1u);
     REQUIRE(in[5].vectors != NULL);
     CHECK(memcmp(in[5].vectors, vec, sizeof vec) == 0);
@@ -327,11 +325,10 @@ TEST(object_getters_report_every_kind) {
 
     /* Null, forged and out-of-range input. */
     throng_object null_object = THRONG_NULL_OBJECT;
-    throng_object forged = {99u, 1u, throng_world_id(w)};
+    throng_object forged = { 99u, 1u, throng_world_id(w) };
     CHECK_STATUS(throng_object_get(w, null_object, &gone),
                  THRONG_ERR_STALE_HANDLE);
-    CHECK_STATUS(throng_object_get(w, forged, &gone),
-                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_object_get(w, forged, &gone), THRONG_ERR_STALE_HANDLE);
     CHECK_STATUS(throng_object_get(w, h[0], NULL), THRONG_ERR_NULL);
     CHECK_STATUS(throng_object_get(NULL, h[0], &gone), THRONG_ERR_NULL);
     CHECK_STATUS(throng_world_object_at(w, 0, NULL), THRONG_ERR_NULL);
@@ -349,7 +346,7 @@ TEST(object_getters_in_3d) {
     wd.dimensions = 3;
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&wd, &w));
-    float point[3] = {1.0f, 2.0f, 3.0f}, normal[3] = {0.0f, 3.0f, 4.0f};
+    float point[3] = { 1.0f, 2.0f, 3.0f }, normal[3] = { 0.0f, 3.0f, 4.0f };
     throng_object plane;
     REQUIRE_OK(add_plane(w, point, normal, &plane));
     throng_object_info in;

@@ -38,8 +38,7 @@
 #define SAVE_TEST_DISK_ROUNDS 60
 
 /* A 2D world of `agents` agents at seeded places and velocities. */
-static throng_world *save_test_world(uint32_t agents, uint64_t seed)
-{
+static throng_world *save_test_world(uint32_t agents, uint64_t seed) {
     throng_world_def wd = throng_world_def_default();
     wd.seed = seed;
     wd.threads = 1;
@@ -65,14 +64,12 @@ static throng_world *save_test_world(uint32_t agents, uint64_t seed)
 /* A fresh empty directory, on a memory filesystem when there is one:
  * the concurrent tests save hundreds of times, and each save flushes to
  * disk. */
-static int save_test_dir(char *out, size_t n, const char *base)
-{
+static int save_test_dir(char *out, size_t n, const char *base) {
     snprintf(out, n, "%s/throng-save-XXXXXX", base);
     return mkdtemp(out) != NULL;
 }
 
-static const char *save_test_fast_base(int *rounds)
-{
+static const char *save_test_fast_base(int *rounds) {
     struct stat st;
     int shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
               access("/dev/shm", W_OK) == 0;
@@ -85,8 +82,7 @@ static const char *save_test_fast_base(int *rounds)
 /* The names in dir other than "." and "..", and whether any is not in
  * `allowed` (NULL-terminated); the first such is copied to `stray`. */
 static int save_test_entries(const char *dir, const char *const *allowed,
-                             char *stray, size_t stray_n)
-{
+                             char *stray, size_t stray_n) {
     DIR *d = opendir(dir);
     int count = 0;
     if (stray_n)
@@ -108,8 +104,7 @@ static int save_test_entries(const char *dir, const char *const *allowed,
 }
 
 /* Removes every entry of dir (no subdirectories) and dir itself. */
-static void save_test_rmdir(const char *dir)
-{
+static void save_test_rmdir(const char *dir) {
     DIR *d = opendir(dir);
     if (d) {
         char path[512];
@@ -126,8 +121,7 @@ static void save_test_rmdir(const char *dir)
 
 /* The hash of the world in the file, or 0 when it does not load (the
  * reason in why). */
-static uint64_t save_test_file_hash(const char *path, char *why, size_t n)
-{
+static uint64_t save_test_file_hash(const char *path, char *why, size_t n) {
     throng_world_load_def def = throng_world_load_def_default();
     def.error = why;
     def.error_capacity = n;
@@ -139,8 +133,7 @@ static uint64_t save_test_file_hash(const char *path, char *why, size_t n)
     return h;
 }
 
-static int save_test_write_file(const char *path, const void *bytes, size_t n)
-{
+static int save_test_write_file(const char *path, const void *bytes, size_t n) {
     FILE *f = fopen(path, "wb");
     if (!f)
         return 0;
@@ -149,8 +142,7 @@ static int save_test_write_file(const char *path, const void *bytes, size_t n)
 }
 
 /* The file's bytes in a malloc'd buffer, or NULL. */
-static uint8_t *save_test_read_file(const char *path, size_t *out_n)
-{
+static uint8_t *save_test_read_file(const char *path, size_t *out_n) {
     *out_n = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -188,8 +180,7 @@ typedef struct save_test_saver {
     char why[256];
 } save_test_saver;
 
-static void *save_test_saver_run(void *arg)
-{
+static void *save_test_saver_run(void *arg) {
     save_test_saver *s = arg;
     for (int round = 0; round < s->rounds; round++) {
         pthread_barrier_wait(s->start);
@@ -208,8 +199,7 @@ static void *save_test_saver_run(void *arg)
  * bytes is no snapshot at all) save to one path at the same moment, round
  * after round: every save succeeds, and after each round the file loads
  * and is one of the two. */
-TEST(save_threads_one_path)
-{
+TEST(save_threads_one_path) {
     throng_world *a = save_test_world(3000u, 1u);
     throng_world *b = save_test_world(3000u, 2u);
     char dir[256], path[300], why[256] = "";
@@ -222,8 +212,8 @@ TEST(save_threads_one_path)
     pthread_barrier_t start, done;
     pthread_barrier_init(&start, NULL, 3u);
     pthread_barrier_init(&done, NULL, 3u);
-    save_test_saver savers[2] = {{a, path, &start, &done, rounds, 0, ""},
-                                 {b, path, &start, &done, rounds, 0, ""}};
+    save_test_saver savers[2] = { { a, path, &start, &done, rounds, 0, "" },
+                                  { b, path, &start, &done, rounds, 0, "" } };
     pthread_t threads[2];
     for (int t = 0; t < 2; t++)
         REQUIRE(pthread_create(&threads[t], NULL, save_test_saver_run,
@@ -237,8 +227,7 @@ TEST(save_threads_one_path)
         seen_b += h == hb;
         if (h != ha && h != hb && bad_files++ == 0)
             runner_fail(__FILE__, __LINE__,
-                        "round %d: the file is neither world: %s", round,
-                        why);
+                        "round %d: the file is neither world: %s", round, why);
     }
     for (int t = 0; t < 2; t++)
         pthread_join(threads[t], NULL);
@@ -246,12 +235,12 @@ TEST(save_threads_one_path)
     pthread_barrier_destroy(&done);
     for (int t = 0; t < 2; t++)
         if (savers[t].failures)
-            runner_fail(__FILE__, __LINE__, "world %d: %d saves refused: %s",
-                        t, savers[t].failures, savers[t].why);
+            runner_fail(__FILE__, __LINE__, "world %d: %d saves refused: %s", t,
+                        savers[t].failures, savers[t].why);
     CHECK_EQ_INT(bad_files, 0);
     CHECK_EQ_INT(seen_a + seen_b, rounds);
     /* No temporary file is left behind. */
-    const char *const allowed[] = {"world.snap", NULL};
+    const char *const allowed[] = { "world.snap", NULL };
     char stray[256];
     CHECK_EQ_INT(save_test_entries(dir, allowed, stray, sizeof stray), 1);
     CHECK(stray[0] == '\0');
@@ -263,8 +252,7 @@ TEST(save_threads_one_path)
 /* The same with two processes: a child saves its world over and over
  * until the parent, saving its own and loading the file after each save,
  * has run its rounds. */
-TEST(save_processes_one_path)
-{
+TEST(save_processes_one_path) {
     throng_world *a = save_test_world(3000u, 3u);
     throng_world *b = save_test_world(3000u, 4u);
     char dir[256], path[300], why[256] = "";
@@ -302,8 +290,7 @@ TEST(save_processes_one_path)
         uint64_t h = save_test_file_hash(path, why, sizeof why);
         if (h != ha && h != hb && bad_files++ == 0)
             runner_fail(__FILE__, __LINE__,
-                        "round %d: the file is neither world: %s", round,
-                        why);
+                        "round %d: the file is neither world: %s", round, why);
     }
     close(stop[1]);
     int status = 0;
@@ -314,7 +301,7 @@ TEST(save_processes_one_path)
     CHECK_EQ_INT(bad_files, 0);
     uint64_t last = save_test_file_hash(path, why, sizeof why);
     CHECK(last == ha || last == hb);
-    const char *const allowed[] = {"world.snap", NULL};
+    const char *const allowed[] = { "world.snap", NULL };
     char stray[256];
     CHECK_EQ_INT(save_test_entries(dir, allowed, stray, sizeof stray), 1);
     CHECK(stray[0] == '\0');
@@ -330,8 +317,7 @@ TEST(save_processes_one_path)
 /* Symbolic links planted at "<path>.tmp" and the other names a save might
  * predict, and at the target itself, all pointing at victims: the save
  * writes none of the victims, and leaves a regular file at the path. */
-TEST(save_symlinks_not_followed)
-{
+TEST(save_symlinks_not_followed) {
     throng_world *w = save_test_world(40u, 5u);
     char dir[256], path[300], victim[300], victim2[300], link[400];
     REQUIRE(w);
@@ -342,7 +328,9 @@ TEST(save_symlinks_not_followed)
     static const char precious[] = "somebody else's file\n";
     REQUIRE(save_test_write_file(victim, precious, sizeof precious - 1u));
     REQUIRE(save_test_write_file(victim2, precious, sizeof precious - 1u));
-    const char *suffixes[] = {".tmp", ".tmp.0", ".tmp.1", "~", ".new", ".part"};
+    const char *suffixes[] = {
+        ".tmp", ".tmp.0", ".tmp.1", "~", ".new", ".part"
+    };
     const size_t nsuffix = sizeof suffixes / sizeof suffixes[0];
     for (size_t k = 0; k < nsuffix; k++) {
         snprintf(link, sizeof link, "%s%s", path, suffixes[k]);
@@ -379,16 +367,14 @@ TEST(save_symlinks_not_followed)
 /* A regular file somebody else left at "<path>.tmp" (a crashed writer of
  * some other program, or another user's) is not the save's to truncate,
  * rename or delete: it is left exactly as it was. */
-static void save_test_foreign_tmp(const char *path, char *tmp, size_t n)
-{
+static void save_test_foreign_tmp(const char *path, char *tmp, size_t n) {
     static const char note[] = "not a snapshot\n";
     snprintf(tmp, n, "%s.tmp", path);
     if (!save_test_write_file(tmp, note, sizeof note - 1u))
         runner_fail(__FILE__, __LINE__, "cannot write %s", tmp);
 }
 
-static int save_test_foreign_intact(const char *tmp)
-{
+static int save_test_foreign_intact(const char *tmp) {
     static const char note[] = "not a snapshot\n";
     size_t n = 0;
     uint8_t *bytes = save_test_read_file(tmp, &n);
@@ -406,8 +392,7 @@ static int save_test_foreign_intact(const char *tmp)
  * THRONG_ERR_IO naming the step and the reason, the small world's
  * snapshot still loads, and no temporary file is left. Needs root for
  * mount(2); skipped (and said so) otherwise. */
-TEST(save_full_filesystem)
-{
+TEST(save_full_filesystem) {
     char dir[256], path[300], tmp[320], why[256] = "";
     if (geteuid() != 0) {
         printf("save_full_filesystem: skipped, mounting a filesystem needs "
@@ -440,7 +425,7 @@ TEST(save_full_filesystem)
         CHECK_EQ_U64(save_test_file_hash(path, why, sizeof why),
                      throng_world_hash(small));
         CHECK(save_test_foreign_intact(tmp));
-        const char *const allowed[] = {"world.snap", "world.snap.tmp", NULL};
+        const char *const allowed[] = { "world.snap", "world.snap.tmp", NULL };
         char stray[256];
         CHECK_EQ_INT(save_test_entries(dir, allowed, stray, sizeof stray), 2);
         CHECK(stray[0] == '\0');
@@ -457,8 +442,7 @@ TEST(save_full_filesystem)
 /* A file size limit (RLIMIT_FSIZE, in a child, SIGXFSZ ignored so the
  * write fails with EFBIG instead of killing it): THRONG_ERR_IO, the old
  * snapshot intact, no temporary file left. */
-TEST(save_file_size_limit)
-{
+TEST(save_file_size_limit) {
     char dir[256], path[300], tmp[320], why[256] = "";
     REQUIRE(save_test_dir(dir, sizeof dir, "/tmp"));
     snprintf(path, sizeof path, "%s/world.snap", dir);
@@ -475,8 +459,8 @@ TEST(save_file_size_limit)
     REQUIRE(child >= 0);
     if (child == 0) {
         signal(SIGXFSZ, SIG_IGN);
-        struct rlimit limit = {(rlim_t)(big_bytes / 2u),
-                               (rlim_t)(big_bytes / 2u)};
+        struct rlimit limit = { (rlim_t)(big_bytes / 2u),
+                                (rlim_t)(big_bytes / 2u) };
         if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
             _exit(10);
         if (throng_world_save_file(big, path) != THRONG_ERR_IO)
@@ -493,7 +477,7 @@ TEST(save_file_size_limit)
     CHECK_EQ_U64(save_test_file_hash(path, why, sizeof why),
                  throng_world_hash(small));
     CHECK(save_test_foreign_intact(tmp));
-    const char *const allowed[] = {"world.snap", "world.snap.tmp", NULL};
+    const char *const allowed[] = { "world.snap", "world.snap.tmp", NULL };
     char stray[256];
     CHECK_EQ_INT(save_test_entries(dir, allowed, stray, sizeof stray), 2);
     CHECK(stray[0] == '\0');
@@ -509,10 +493,9 @@ TEST(save_file_size_limit)
 /* One refusal: the save to a buffer and to a file both give
  * THRONG_ERR_NOT_FINITE naming the column and the row, write nothing and
  * leave the previous file as it was. */
-static void save_test_refused(throng_world *w, const char *column,
-                              uint32_t row, const char *path,
-                              const uint8_t *old, size_t old_n)
-{
+static void save_test_refused(throng_world *w, const char *column, uint32_t row,
+                              const char *path, const uint8_t *old,
+                              size_t old_n) {
     size_t size = 0, got = 0;
     REQUIRE_OK(throng_world_snapshot_size(w, &size));
     uint8_t *buf = malloc(size);
@@ -539,8 +522,7 @@ static void save_test_refused(throng_world *w, const char *column,
     free(disk);
 }
 
-TEST(save_refuses_non_finite)
-{
+TEST(save_refuses_non_finite) {
     char dir[256], path[300];
     REQUIRE(save_test_dir(dir, sizeof dir, "/tmp"));
     snprintf(path, sizeof path, "%s/world.snap", dir);
@@ -557,7 +539,7 @@ TEST(save_refuses_non_finite)
             REQUIRE_OK(throng_agent_add(w, &ad, &h[i]));
         }
         /* Behaviour state, so its columns exist. */
-        const float target[3] = {1.0f, 2.0f, 3.0f};
+        const float target[3] = { 1.0f, 2.0f, 3.0f };
         REQUIRE_OK(throng_agent_set_target_point(w, h[1], target));
         REQUIRE_OK(throng_world_save_file(w, path));
         size_t old_n = 0;
@@ -605,8 +587,7 @@ TEST(save_refuses_non_finite)
 /* Where the floats `seq` (n of them) first sit in the snapshot, as the
  * format stores them (little-endian bits), or SIZE_MAX. */
 static size_t save_test_find(const uint8_t *s, size_t len, const float *seq,
-                             size_t n)
-{
+                             size_t n) {
     uint8_t want[64];
     if (n * 4u > sizeof want)
         return SIZE_MAX;
@@ -622,8 +603,7 @@ static size_t save_test_find(const uint8_t *s, size_t len, const float *seq,
     return SIZE_MAX;
 }
 
-static void save_test_put_f32(uint8_t *p, float x)
-{
+static void save_test_put_f32(uint8_t *p, float x) {
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     for (unsigned b = 0; b < 4u; b++)
@@ -646,20 +626,19 @@ typedef struct save_test_forgery {
 /* The world the forgeries start from: one object of each kind at
  * distinctive coordinates, and one agent, so each column holds one float
  * and a row's floats follow each other. */
-static throng_world *save_test_shapes(int dims)
-{
+static throng_world *save_test_shapes(int dims) {
     throng_world_def wd = throng_world_def_default();
     wd.dimensions = dims;
     throng_world *w = NULL;
     if (throng_world_create(&wd, &w) != THRONG_OK)
         return NULL;
     throng_object o;
-    const float c[3] = {51.5f, 52.5f, 0.0f};
-    const float lo[3] = {61.5f, 62.5f, 0.0f}, hi[3] = {63.5f, 64.5f, 1.0f};
-    const float a[3] = {11.5f, 12.5f, 0.0f}, b[3] = {13.5f, 14.5f, 0.0f};
-    const float p[3] = {21.5f, 22.5f, 0.0f}, n[3] = {0.0f, 2.0f, 0.0f};
-    const float path[9] = {31.5f, 32.5f, 0.0f, 33.5f, 34.5f,
-                           0.0f,  35.5f, 36.5f, 0.0f};
+    const float c[3] = { 51.5f, 52.5f, 0.0f };
+    const float lo[3] = { 61.5f, 62.5f, 0.0f }, hi[3] = { 63.5f, 64.5f, 1.0f };
+    const float a[3] = { 11.5f, 12.5f, 0.0f }, b[3] = { 13.5f, 14.5f, 0.0f };
+    const float p[3] = { 21.5f, 22.5f, 0.0f }, n[3] = { 0.0f, 2.0f, 0.0f };
+    const float path[9] = { 31.5f, 32.5f, 0.0f,  33.5f, 34.5f,
+                            0.0f,  35.5f, 36.5f, 0.0f };
     int ok = add_sphere(w, c, 1.25f, &o) == THRONG_OK &&
              add_box(w, lo, hi, &o) == THRONG_OK &&
              add_plane(w, p, n, &o) == THRONG_OK &&
@@ -681,69 +660,166 @@ static throng_world *save_test_shapes(int dims)
 
 /* The same shapes given to the creating calls are refused there, with
  * the sentences the loader reports. */
-static void save_test_creation_refuses(void)
-{
+static void save_test_creation_refuses(void) {
     throng_world *w = save_test_shapes(2);
     REQUIRE(w != NULL);
     throng_object o;
-    const float a[3] = {11.5f, 12.5f, 0.0f};
-    const float a2[3] = {11.5f, 12.5000005f, 0.0f};
-    const float zero[3] = {0.0f, 0.0f, 0.0f};
-    const float path[6] = {31.5f, 32.5f, 0.0f, 31.5f, 32.5f, 0.0f};
+    const float a[3] = { 11.5f, 12.5f, 0.0f };
+    const float a2[3] = { 11.5f, 12.5000005f, 0.0f };
+    const float zero[3] = { 0.0f, 0.0f, 0.0f };
+    const float path[6] = { 31.5f, 32.5f, 0.0f, 31.5f, 32.5f, 0.0f };
     CHECK_STATUS(add_segment(w, a, a, &o), THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "1e-6 m apart") != NULL);
-    CHECK_STATUS(add_segment(w, a, a2, &o),
-                 THRONG_ERR_OUT_OF_RANGE);
-    CHECK_STATUS(add_plane(w, a, zero, &o),
-                 THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(add_segment(w, a, a2, &o), THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(add_plane(w, a, zero, &o), THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "normal") != NULL);
     CHECK_STATUS(add_path(w, path, 2u, 1.0f, false, &o),
                  THRONG_ERR_OUT_OF_RANGE);
     CHECK(strstr(throng_world_last_error(w), "apart") != NULL);
-    CHECK_STATUS(add_sphere(w, a, 0.0f, &o),
-                 THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(add_sphere(w, a, 0.0f, &o), THRONG_ERR_OUT_OF_RANGE);
     throng_world_destroy(w);
 }
 
-TEST(save_loader_refuses_what_creation_refuses)
-{
+TEST(save_loader_refuses_what_creation_refuses) {
     /* The agent's row in 2D: px py vx vy fx fy mass max_force max_speed
      * radius; in 3D: px py pz vx vy vz fx fy fz ux uy uz mass ... */
     const save_test_forgery cases[] = {
-        {"zero-length wall segment", 2, {11.5f, 12.5f, 0.0f, 13.5f, 14.5f},
-         5, 3, {11.5f, 12.5f}, 2, "object"},
-        {"segment under 1e-6 m", 2, {11.5f, 12.5f, 0.0f, 13.5f, 14.5f}, 5, 3,
-         {11.5f, 12.5000005f}, 2, "object"},
-        {"plane normal of length 0", 2, {21.5f, 22.5f, 0.0f, 0.0f, 1.0f}, 5,
-         3, {0.0f, 0.0f}, 2, "object"},
-        {"plane normal of length 5", 2, {21.5f, 22.5f, 0.0f, 0.0f, 1.0f}, 5,
-         3, {3.0f, 4.0f}, 2, "object"},
-        {"plane normal of length 0.85", 3, {21.5f, 22.5f, 0.0f, 0.0f, 1.0f},
-         5, 3, {0.6f, 0.6f, 0.0f}, 3, "object"},
-        {"repeated path point", 2, {31.5f, 32.5f, 0.0f, 33.5f, 34.5f}, 5, 3,
-         {31.5f, 32.5f}, 2, "object"},
-        {"path lengths its points do not give", 2,
-         {31.5f, 32.5f, 0.0f, 33.5f, 34.5f, 0.0f, 35.5f, 36.5f}, 8, 10,
-         {7.0f}, 1, "object"},
-        {"z in a 2D world", 2, {51.5f, 52.5f, 0.0f}, 3, 2, {1.0f}, 1,
-         "object"},
-        {"sphere radius 0", 2, {51.5f, 52.5f, 0.0f}, 3, 6, {0.0f}, 1,
-         "object"},
-        {"box min above max", 3, {61.5f, 62.5f, 0.0f, 63.5f}, 4, 3,
-         {60.0f}, 1, "object"},
-        {"heading of length 1.2", 2, {41.5f, 42.5f, 3.0f, 4.0f}, 4, 4,
-         {0.72f, 0.96f}, 2, "agent"},
-        {"zero heading", 2, {41.5f, 42.5f, 3.0f, 4.0f}, 4, 4, {0.0f, 0.0f},
-         2, "agent"},
-        {"heading 2D, slightly long", 2, {41.5f, 42.5f, 3.0f, 4.0f}, 4, 4,
-         {0.6001f, 0.8001f}, 2, "agent"},
-        {"heading 3D of length 2", 3, {41.5f, 42.5f, 0.0f, 3.0f, 4.0f}, 5, 6,
-         {1.2f, 1.6f, 0.0f}, 3, "agent"},
-        {"up along the heading", 3, {41.5f, 42.5f, 0.0f, 3.0f, 4.0f}, 5, 9,
-         {0.6f, 0.8f, 0.0f}, 3, "agent"},
-        {"mass 0", 2, {41.5f, 42.5f, 3.0f, 4.0f}, 4, 6, {0.0f}, 1, "agent"},
-        {"negative max speed", 2, {41.5f, 42.5f, 3.0f, 4.0f}, 4, 8, {-1.0f},
-         1, "agent"},
+        { "zero-length wall segment",
+          2,
+          { 11.5f, 12.5f, 0.0f, 13.5f, 14.5f },
+          5,
+          3,
+          { 11.5f, 12.5f },
+          2,
+          "object" },
+        { "segment under 1e-6 m",
+          2,
+          { 11.5f, 12.5f, 0.0f, 13.5f, 14.5f },
+          5,
+          3,
+          { 11.5f, 12.5000005f },
+          2,
+          "object" },
+        { "plane normal of length 0",
+          2,
+          { 21.5f, 22.5f, 0.0f, 0.0f, 1.0f },
+          5,
+          3,
+          { 0.0f, 0.0f },
+          2,
+          "object" },
+        { "plane normal of length 5",
+          2,
+          { 21.5f, 22.5f, 0.0f, 0.0f, 1.0f },
+          5,
+          3,
+          { 3.0f, 4.0f },
+          2,
+          "object" },
+        { "plane normal of length 0.85",
+          3,
+          { 21.5f, 22.5f, 0.0f, 0.0f, 1.0f },
+          5,
+          3,
+          { 0.6f, 0.6f, 0.0f },
+          3,
+          "object" },
+        { "repeated path point",
+          2,
+          { 31.5f, 32.5f, 0.0f, 33.5f, 34.5f },
+          5,
+          3,
+          { 31.5f, 32.5f },
+          2,
+          "object" },
+        { "path lengths its points do not give",
+          2,
+          { 31.5f, 32.5f, 0.0f, 33.5f, 34.5f, 0.0f, 35.5f, 36.5f },
+          8,
+          10,
+          { 7.0f },
+          1,
+          "object" },
+        { "z in a 2D world",
+          2,
+          { 51.5f, 52.5f, 0.0f },
+          3,
+          2,
+          { 1.0f },
+          1,
+          "object" },
+        { "sphere radius 0",
+          2,
+          { 51.5f, 52.5f, 0.0f },
+          3,
+          6,
+          { 0.0f },
+          1,
+          "object" },
+        { "box min above max",
+          3,
+          { 61.5f, 62.5f, 0.0f, 63.5f },
+          4,
+          3,
+          { 60.0f },
+          1,
+          "object" },
+        { "heading of length 1.2",
+          2,
+          { 41.5f, 42.5f, 3.0f, 4.0f },
+          4,
+          4,
+          { 0.72f, 0.96f },
+          2,
+          "agent" },
+        { "zero heading",
+          2,
+          { 41.5f, 42.5f, 3.0f, 4.0f },
+          4,
+          4,
+          { 0.0f, 0.0f },
+          2,
+          "agent" },
+        { "heading 2D, slightly long",
+          2,
+          { 41.5f, 42.5f, 3.0f, 4.0f },
+          4,
+          4,
+          { 0.6001f, 0.8001f },
+          2,
+          "agent" },
+        { "heading 3D of length 2",
+          3,
+          { 41.5f, 42.5f, 0.0f, 3.0f, 4.0f },
+          5,
+          6,
+          { 1.2f, 1.6f, 0.0f },
+          3,
+          "agent" },
+        { "up along the heading",
+          3,
+          { 41.5f, 42.5f, 0.0f, 3.0f, 4.0f },
+          5,
+          9,
+          { 0.6f, 0.8f, 0.0f },
+          3,
+          "agent" },
+        { "mass 0",
+          2,
+          { 41.5f, 42.5f, 3.0f, 4.0f },
+          4,
+          6,
+          { 0.0f },
+          1,
+          "agent" },
+        { "negative max speed",
+          2,
+          { 41.5f, 42.5f, 3.0f, 4.0f },
+          4,
+          8,
+          { -1.0f },
+          1,
+          "agent" },
     };
     char why[256];
     throng_world_load_def def = throng_world_load_def_default();
@@ -788,14 +864,13 @@ TEST(save_loader_refuses_what_creation_refuses)
 
 /* An agent whose velocity's squares are subnormal: its heading is still
  * of unit length, so its snapshot loads. */
-TEST(save_tiny_velocity_heading_loads)
-{
+TEST(save_tiny_velocity_heading_loads) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world_def wd = throng_world_def_default();
         wd.dimensions = dims;
         throng_world *w = NULL;
         REQUIRE_OK(throng_world_create(&wd, &w));
-        const float tiny[] = {2e-22f, 3e-21f, 1e-38f, 3e19f, 3e38f};
+        const float tiny[] = { 2e-22f, 3e-21f, 1e-38f, 3e19f, 3e38f };
         for (size_t k = 0; k < sizeof tiny / sizeof tiny[0]; k++) {
             throng_agent_def ad = throng_agent_def_default();
             ad.velocity[0] = tiny[k];
@@ -844,8 +919,7 @@ TEST(save_tiny_velocity_heading_loads)
 static throng_status save_test_fifo_load(const char *fifo, const uint8_t *bytes,
                                          size_t n, ts_heap *count,
                                          throng_world **out, char *why,
-                                         size_t why_n)
-{
+                                         size_t why_n) {
     fflush(stdout);
     pid_t child = fork();
     if (child < 0)
@@ -875,8 +949,7 @@ static throng_status save_test_fifo_load(const char *fifo, const uint8_t *bytes,
     return st;
 }
 
-TEST(save_load_fifo_bounded)
-{
+TEST(save_load_fifo_bounded) {
     char dir[256], fifo[300], why[256] = "";
     REQUIRE(save_test_dir(dir, sizeof dir, "/tmp"));
     snprintf(fifo, sizeof fifo, "%s/pipe", dir);
@@ -891,7 +964,7 @@ TEST(save_load_fifo_bounded)
     uint8_t *s = malloc(n);
     REQUIRE(s != NULL);
     REQUIRE_OK(throng_world_save(w, s, n, NULL));
-    ts_heap count = {.limit = SAVE_TEST_LIMIT};
+    ts_heap count = { .limit = SAVE_TEST_LIMIT };
     throng_world *back = NULL;
     CHECK_OK(save_test_fifo_load(fifo, s, n, &count, &back, why, sizeof why));
     if (back)
@@ -911,9 +984,9 @@ TEST(save_load_fifo_bounded)
         lie[SAVE_TEST_LENGTH_AT + k] = (uint8_t)(claim >> (8u * k));
     memset(&count, 0, sizeof count);
     back = (throng_world *)1;
-    CHECK_STATUS(save_test_fifo_load(fifo, lie, sent, &count, &back, why,
-                                     sizeof why),
-                 THRONG_ERR_BAD_SNAPSHOT);
+    CHECK_STATUS(
+        save_test_fifo_load(fifo, lie, sent, &count, &back, why, sizeof why),
+        THRONG_ERR_BAD_SNAPSHOT);
     CHECK(back == NULL);
     CHECK(strstr(why, "truncated") != NULL);
     CHECK(count.largest <= 4u * sent);
@@ -925,8 +998,7 @@ TEST(save_load_fifo_bounded)
     save_test_rmdir(dir);
 }
 
-void register_save_tests(void)
-{
+void register_save_tests(void) {
     REGISTER(save_threads_one_path);
     REGISTER(save_processes_one_path);
     REGISTER(save_symlinks_not_followed);

@@ -50,8 +50,7 @@ static int schema_fixture_make(schema_fixture *f, int dims) {
     pd.points = points;
     pd.point_count = 4u;
     return throng_group_create(f->w, &gd, &f->group) == THRONG_OK &&
-           throng_path_add(f->w, &pd, &f->path) ==
-               THRONG_OK &&
+           throng_path_add(f->w, &pd, &f->path) == THRONG_OK &&
            throng_flow_field_add(f->w, &fd, &f->flow) == THRONG_OK;
 }
 

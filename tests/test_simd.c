@@ -45,16 +45,14 @@ typedef struct cpu_offer {
 
 /* XCR0, the OS-enabled state components. Only valid when OSXSAVE is set;
  * the bytes of xgetbv, so no -mxsave is needed for the intrinsic. */
-static uint64_t read_xcr0(void)
-{
+static uint64_t read_xcr0(void) {
     uint32_t lo = 0, hi = 0;
     __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
     return ((uint64_t)hi << 32) | lo;
 }
 
-static cpu_offer cpu_witness(void)
-{
-    cpu_offer o = {false, false, false, false};
+static cpu_offer cpu_witness(void) {
+    cpu_offer o = { false, false, false, false };
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
         return o;
@@ -76,11 +74,10 @@ static cpu_offer cpu_witness(void)
     return o;
 }
 #else
-static cpu_offer cpu_witness(void)
-{
+static cpu_offer cpu_witness(void) {
     /* Every aarch64 CPU has Advanced SIMD (NEON); elsewhere, no path but
      * the scalar one is known. */
-    cpu_offer o = {false, false, false, false};
+    cpu_offer o = { false, false, false, false };
 #if defined(__aarch64__)
     o.neon = true;
 #endif
@@ -90,8 +87,7 @@ static cpu_offer cpu_witness(void)
 
 /* Whether this build carries the vector kernels of this architecture: the
  * Makefile defines the macro only when it compiles them. */
-static bool build_has_vector_kernels(void)
-{
+static bool build_has_vector_kernels(void) {
 #if defined(THRONG_HAVE_SIMD_KERNELS)
     return true;
 #else
@@ -100,35 +96,41 @@ static bool build_has_vector_kernels(void)
 }
 
 /* Whether a world may run `simd` here, by the witness. */
-static bool expect_supported(throng_simd simd)
-{
+static bool expect_supported(throng_simd simd) {
     cpu_offer o = cpu_witness();
     bool kernels = build_has_vector_kernels();
     switch (simd) {
     case THRONG_SIMD_AUTO: /* always finds a path */
-    case THRONG_SIMD_SCALAR: return true;
+    case THRONG_SIMD_SCALAR:
+        return true;
 #if defined(__x86_64__)
-    case THRONG_SIMD_SSE2: return kernels && o.sse2;
-    case THRONG_SIMD_AVX2: return kernels && o.avx2;
-    case THRONG_SIMD_AVX512: return kernels && o.avx512;
-    case THRONG_SIMD_NEON: return false;
+    case THRONG_SIMD_SSE2:
+        return kernels && o.sse2;
+    case THRONG_SIMD_AVX2:
+        return kernels && o.avx2;
+    case THRONG_SIMD_AVX512:
+        return kernels && o.avx512;
+    case THRONG_SIMD_NEON:
+        return false;
 #elif defined(__aarch64__)
-    case THRONG_SIMD_NEON: return kernels && o.neon;
+    case THRONG_SIMD_NEON:
+        return kernels && o.neon;
     case THRONG_SIMD_SSE2:
     case THRONG_SIMD_AVX2:
-    case THRONG_SIMD_AVX512: return false;
+    case THRONG_SIMD_AVX512:
+        return false;
 #else
-    default: return false;
+    default:
+        return false;
 #endif
     }
     return false;
 }
 
 /* The path "auto" must pick: the widest the witness allows. */
-static throng_simd expect_best(void)
-{
-    const throng_simd widest_first[] = {THRONG_SIMD_AVX512, THRONG_SIMD_AVX2,
-                                        THRONG_SIMD_SSE2, THRONG_SIMD_NEON};
+static throng_simd expect_best(void) {
+    const throng_simd widest_first[] = { THRONG_SIMD_AVX512, THRONG_SIMD_AVX2,
+                                         THRONG_SIMD_SSE2, THRONG_SIMD_NEON };
     for (size_t k = 0; k < sizeof widest_first / sizeof widest_first[0]; k++)
         if (expect_supported(widest_first[k]))
             return widest_first[k];
@@ -136,8 +138,7 @@ static throng_simd expect_best(void)
 }
 
 /* Creates a small world on `simd`; its status, and the world or NULL. */
-static throng_status simd_world(throng_simd simd, throng_world **out)
-{
+static throng_status simd_world(throng_simd simd, throng_world **out) {
     static char sentinel;
     throng_world_def def = throng_world_def_default();
     def.simd = simd;
@@ -147,8 +148,7 @@ static throng_status simd_world(throng_simd simd, throng_world **out)
 }
 
 /* The path a world reports in its stats ("" when the call fails). */
-static const char *world_simd(const throng_world *w)
-{
+static const char *world_simd(const throng_world *w) {
     throng_step_stats stats;
     memset(&stats, 0, sizeof stats);
     if (throng_world_stats(w, &stats) != THRONG_OK || stats.simd == NULL)
@@ -157,8 +157,7 @@ static const char *world_simd(const throng_world *w)
 }
 
 /* A few agents stepped twice: the chosen path must run, not just be set. */
-static void step_some(throng_world *w, const char *what)
-{
+static void step_some(throng_world *w, const char *what) {
     for (int i = 0; i < 40; i++) {
         int column = i % 7, row = i / 7; /* a 7-wide grid, 0.3 m apart */
         throng_agent_def d = throng_agent_def_default();
@@ -174,8 +173,7 @@ static void step_some(throng_world *w, const char *what)
                         throng_world_last_error(w));
 }
 
-TEST(simd_auto_picks_the_widest_the_cpu_offers)
-{
+TEST(simd_auto_picks_the_widest_the_cpu_offers) {
     throng_simd want = expect_best();
     throng_simd best = throng_simd_best();
     if (best != want)
@@ -203,11 +201,10 @@ TEST(simd_auto_picks_the_widest_the_cpu_offers)
     }
 }
 
-TEST(simd_named_paths)
-{
-    const throng_simd all[] = {THRONG_SIMD_AUTO, THRONG_SIMD_SCALAR,
-                               THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
-                               THRONG_SIMD_AVX512, THRONG_SIMD_NEON};
+TEST(simd_named_paths) {
+    const throng_simd all[] = { THRONG_SIMD_AUTO,   THRONG_SIMD_SCALAR,
+                                THRONG_SIMD_SSE2,   THRONG_SIMD_AVX2,
+                                THRONG_SIMD_AVX512, THRONG_SIMD_NEON };
     int created = 0, refused = 0;
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         throng_simd simd = all[k];
@@ -228,8 +225,8 @@ TEST(simd_named_paths)
                                      ? throng_simd_name(throng_simd_best())
                                      : name;
             if (strcmp(world_simd(w), expect) != 0)
-                runner_fail(__FILE__, __LINE__, "asked for %s, got %s",
-                            name, world_simd(w));
+                runner_fail(__FILE__, __LINE__, "asked for %s, got %s", name,
+                            world_simd(w));
             step_some(w, name);
             throng_world_destroy(w);
             created++;
@@ -246,9 +243,8 @@ TEST(simd_named_paths)
     CHECK(refused >= 1);
 }
 
-TEST(simd_out_of_range)
-{
-    const int bad[] = {-1, 6, 7, 1000, -2147483647 - 1};
+TEST(simd_out_of_range) {
+    const int bad[] = { -1, 6, 7, 1000, -2147483647 - 1 };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         throng_simd simd = (throng_simd)bad[k];
         throng_world *w = NULL;
@@ -264,15 +260,14 @@ TEST(simd_out_of_range)
     }
 }
 
-TEST(simd_names)
-{
+TEST(simd_names) {
     const struct {
         throng_simd simd;
         const char *name;
     } table[] = {
-        {THRONG_SIMD_AUTO, "auto"},     {THRONG_SIMD_SCALAR, "scalar"},
-        {THRONG_SIMD_SSE2, "sse2"},     {THRONG_SIMD_AVX2, "avx2"},
-        {THRONG_SIMD_AVX512, "avx512"}, {THRONG_SIMD_NEON, "neon"},
+        { THRONG_SIMD_AUTO, "auto" },     { THRONG_SIMD_SCALAR, "scalar" },
+        { THRONG_SIMD_SSE2, "sse2" },     { THRONG_SIMD_AVX2, "avx2" },
+        { THRONG_SIMD_AVX512, "avx512" }, { THRONG_SIMD_NEON, "neon" },
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
         CHECK(strcmp(throng_simd_name(table[k].simd), table[k].name) == 0);
@@ -280,8 +275,8 @@ TEST(simd_names)
         CHECK_OK(throng_simd_from_name(table[k].name, &back));
         CHECK(back == table[k].simd);
     }
-    const char *unknown[] = {"", "AVX2", "avx", "avx-512", "unknown",
-                             " scalar", "sse2 "};
+    const char *unknown[] = { "",        "AVX2",    "avx",  "avx-512",
+                              "unknown", " scalar", "sse2 " };
     for (size_t k = 0; k < sizeof unknown / sizeof unknown[0]; k++) {
         throng_simd out = THRONG_SIMD_AVX2;
         CHECK_STATUS(throng_simd_from_name(unknown[k], &out),
@@ -304,8 +299,7 @@ typedef struct env_saved {
     bool was_set;
 } env_saved;
 
-static env_saved env_set(const char *value)
-{
+static env_saved env_set(const char *value) {
     env_saved saved;
     memset(&saved, 0, sizeof saved);
     const char *old = getenv(SCENARIO_SIMD_ENV);
@@ -316,16 +310,14 @@ static env_saved env_set(const char *value)
     return saved;
 }
 
-static void env_restore(const env_saved *saved)
-{
+static void env_restore(const env_saved *saved) {
     if (saved->was_set)
         setenv(SCENARIO_SIMD_ENV, saved->value, 1);
     else
         unsetenv(SCENARIO_SIMD_ENV);
 }
 
-TEST(simd_environment_does_not_steer_the_library)
-{
+TEST(simd_environment_does_not_steer_the_library) {
     throng_simd best = throng_simd_best();
     /* A name other than the one auto picks, so obeying it would show. */
     const char *other = best == THRONG_SIMD_SCALAR ? "sse2" : "scalar";
@@ -396,8 +388,7 @@ TEST(simd_environment_does_not_steer_the_library)
     env_restore(&saved);
 }
 
-void register_simd_tests(void)
-{
+void register_simd_tests(void) {
     REGISTER(simd_auto_picks_the_widest_the_cpu_offers);
     REGISTER(simd_named_paths);
     REGISTER(simd_out_of_range);

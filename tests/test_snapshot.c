@@ -28,8 +28,7 @@
 #define SNAP_TEST_CELLS_AT 88u
 #define SNAP_TEST_CELL_SIZE_AT 172u
 
-static uint64_t snap_test_fnv(uint64_t h, const uint8_t *p, size_t n)
-{
+static uint64_t snap_test_fnv(uint64_t h, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++) {
         h ^= p[i];
         h *= 0x100000001B3ull;
@@ -37,38 +36,33 @@ static uint64_t snap_test_fnv(uint64_t h, const uint8_t *p, size_t n)
     return h;
 }
 
-void test_snapshot_reseal(uint8_t *s, size_t n)
-{
+void test_snapshot_reseal(uint8_t *s, size_t n) {
     uint64_t h = snap_test_fnv(0xCBF29CE484222325ull, s, SNAP_TEST_CHECKSUM_AT);
     h = snap_test_fnv(h, s + SNAP_TEST_HEADER, n - SNAP_TEST_HEADER);
     for (unsigned k = 0; k < 8u; k++)
         s[SNAP_TEST_CHECKSUM_AT + k] = (uint8_t)(h >> (8u * k));
 }
 
-static void snap_test_put_u32(uint8_t *p, uint32_t v)
-{
+static void snap_test_put_u32(uint8_t *p, uint32_t v) {
     for (unsigned k = 0; k < 4u; k++)
         p[k] = (uint8_t)(v >> (8u * k));
 }
 
-static uint32_t snap_test_get_u32(const uint8_t *p)
-{
+static uint32_t snap_test_get_u32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
            (uint32_t)p[3] << 24;
 }
 
-static uint64_t snap_test_get_u64(const uint8_t *p)
-{
-    return (uint64_t)snap_test_get_u32(p) |
-           (uint64_t)snap_test_get_u32(p + 4) << 32;
+static uint64_t snap_test_get_u64(const uint8_t *p) {
+    return (uint64_t)snap_test_get_u32(p) | (uint64_t)snap_test_get_u32(p + 4)
+                                                << 32;
 }
 
 /* Two snapshots hold the same state: every byte is the same but the
  * saving world's id (and so the checksum), which differs between any two
  * worlds. */
 static bool snap_test_same_state(const uint8_t *a, size_t na, const uint8_t *b,
-                                 size_t nb)
-{
+                                 size_t nb) {
     if (na != nb || na < SNAP_TEST_WORLD_ID_AT + 8u)
         return false;
     return memcmp(a, b, SNAP_TEST_CHECKSUM_AT) == 0 &&
@@ -80,8 +74,7 @@ static bool snap_test_same_state(const uint8_t *a, size_t na, const uint8_t *b,
 }
 
 /* The world's snapshot in a malloc'd buffer (NULL on failure). */
-static uint8_t *snap_test_save(const throng_world *w, size_t *out_size)
-{
+static uint8_t *snap_test_save(const throng_world *w, size_t *out_size) {
     size_t size = 0;
     *out_size = 0;
     if (throng_world_snapshot_size(w, &size) != THRONG_OK || size == 0u)
@@ -97,8 +90,7 @@ static uint8_t *snap_test_save(const throng_world *w, size_t *out_size)
     return buffer;
 }
 
-static throng_world *snap_test_load(const uint8_t *s, size_t n)
-{
+static throng_world *snap_test_load(const uint8_t *s, size_t n) {
     throng_world *w = NULL;
     char why[256] = "";
     throng_world_load_def def = throng_world_load_def_default();
@@ -111,8 +103,7 @@ static throng_world *snap_test_load(const uint8_t *s, size_t n)
     return w;
 }
 
-static int snap_test_step(throng_world *w, float dt, int steps)
-{
+static int snap_test_step(throng_world *w, float dt, int steps) {
     for (int s = 0; s < steps; s++)
         if (throng_world_step(w, dt) != THRONG_OK)
             return 0;
@@ -120,8 +111,7 @@ static int snap_test_step(throng_world *w, float dt, int steps)
 }
 
 static throng_world *snap_test_scenario(const char *name, uint32_t agents,
-                                        int threads)
-{
+                                        int threads) {
     const scenario *sc = scenario_find(name);
     throng_world *w = NULL;
     if (!sc || sc->build(agents, threads, 11u, &w) != THRONG_OK)
@@ -133,8 +123,7 @@ static throng_world *snap_test_scenario(const char *name, uint32_t agents,
  * on another thread count) `after` more, and compares both with a run
  * that was never saved; the loaded copy saved again gives the same bytes. */
 static void snap_test_continue(const char *name, uint32_t agents, int before,
-                               int after)
-{
+                               int after) {
     const scenario *sc = scenario_find(name);
     REQUIRE(sc != NULL);
     throng_world *straight = snap_test_scenario(name, agents, 1);
@@ -212,23 +201,19 @@ static void snap_test_continue(const char *name, uint32_t agents, int before,
     throng_world_destroy(straight);
 }
 
-TEST(snapshot_continues_every2d)
-{
+TEST(snapshot_continues_every2d) {
     snap_test_continue("every2d", 600u, 50, 40);
 }
 
-TEST(snapshot_continues_every3d)
-{
+TEST(snapshot_continues_every3d) {
     snap_test_continue("every3d", 600u, 30, 30);
 }
 
-TEST(snapshot_continues_wander3d)
-{
+TEST(snapshot_continues_wander3d) {
     snap_test_continue("wander3d", 500u, 50, 40);
 }
 
-TEST(snapshot_continues_flock2d)
-{
+TEST(snapshot_continues_flock2d) {
     snap_test_continue("flock2d", 800u, 20, 20);
 }
 
@@ -248,8 +233,7 @@ typedef struct snap_mixed {
 } snap_mixed;
 
 static void snap_mixed_add(snap_mixed *m, test_rng *rng, throng_group group,
-                           uint64_t key)
-{
+                           uint64_t key) {
     const float L = 36.0f;
     throng_agent_def ad = throng_agent_def_default();
     for (int k = 0; k < 3; k++) {
@@ -265,19 +249,17 @@ static void snap_mixed_add(snap_mixed *m, test_rng *rng, throng_group group,
         runner_fail(__FILE__, __LINE__, "agent add refused");
         return;
     }
-    float target[3] = {test_rng_range(rng, 0.0f, L),
-                       test_rng_range(rng, 0.0f, L),
-                       test_rng_range(rng, 0.0f, L)};
+    float target[3] = { test_rng_range(rng, 0.0f, L),
+                        test_rng_range(rng, 0.0f, L),
+                        test_rng_range(rng, 0.0f, L) };
     CHECK_OK(throng_agent_set_target_point(m->world, h, target));
-    CHECK_OK(throng_agent_set_progress(m->world, h,
-                                       test_rng_below(rng, 3u)));
+    CHECK_OK(throng_agent_set_progress(m->world, h, test_rng_below(rng, 3u)));
     m->agents[m->agent_count++] = h;
 }
 
 /* Builds the world; `agents` is how many are added at first. */
 static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
-                            uint32_t agents)
-{
+                            uint32_t agents) {
     memset(m, 0, sizeof *m);
     throng_world_def def = throng_world_def_default();
     def.dimensions = dims;
@@ -300,8 +282,8 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
     throng_status st = THRONG_OK;
 
     /* Objects, two of which are removed below. */
-    float c1[3] = {8.0f, 8.0f, 8.0f}, c2[3] = {20.0f, 12.0f, 9.0f};
-    float lo[3] = {24.0f, 24.0f, 4.0f}, hi[3] = {28.0f, 27.0f, 9.0f};
+    float c1[3] = { 8.0f, 8.0f, 8.0f }, c2[3] = { 20.0f, 12.0f, 9.0f };
+    float lo[3] = { 24.0f, 24.0f, 4.0f }, hi[3] = { 28.0f, 27.0f, 9.0f };
     float ring[6 * 3], line[4 * 3];
     for (int k = 0; k < 6; k++) {
         ring[3 * k] = 18.0f + 9.0f * (float)(k % 3) - 6.0f;
@@ -336,11 +318,11 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
     if (st == THRONG_OK)
         st = throng_flow_field_add(w, &flow, &o[5]);
     if (dims == 2) {
-        float a[3] = {2.0f, 33.0f, 0.0f}, b[3] = {34.0f, 33.0f, 0.0f};
+        float a[3] = { 2.0f, 33.0f, 0.0f }, b[3] = { 34.0f, 33.0f, 0.0f };
         if (st == THRONG_OK)
             st = add_segment(w, a, b, &o[6]);
     } else {
-        float p[3] = {0.0f, 0.0f, 1.0f}, nrm[3] = {0.0f, 0.0f, 1.0f};
+        float p[3] = { 0.0f, 0.0f, 1.0f }, nrm[3] = { 0.0f, 0.0f, 1.0f };
         if (st == THRONG_OK)
             st = add_plane(w, p, nrm, &o[6]);
     }
@@ -348,8 +330,8 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
 
     /* Groups: flocking with wander, a behaviour list over the objects,
      * one that follows the line path (removed later), priority mode. */
-    throng_group g[4] = {THRONG_NULL_GROUP, THRONG_NULL_GROUP,
-                         THRONG_NULL_GROUP, THRONG_NULL_GROUP};
+    throng_group g[4] = { THRONG_NULL_GROUP, THRONG_NULL_GROUP,
+                          THRONG_NULL_GROUP, THRONG_NULL_GROUP };
     throng_group_def gd = throng_group_def_default();
     gd.name = "flockers";
     gd.flocking.separation_weight = 1.0f;
@@ -394,8 +376,8 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
         snap_mixed_add(m, &rng, g[i % 4u], i % 3u ? 1000u + i : 0u);
     /* Chase the agent seven further on. */
     for (uint32_t i = 0; i < agents; i++)
-        CHECK_OK(throng_agent_set_target_agent(
-            w, m->agents[i], m->agents[(i + 7u) % agents]));
+        CHECK_OK(throng_agent_set_target_agent(w, m->agents[i],
+                                               m->agents[(i + 7u) % agents]));
     /* A history: removals in a scattered order, a key moved. */
     for (uint32_t i = 0; i < agents; i += 5u)
         CHECK_OK(throng_agent_remove(w, m->agents[(i * 13u) % agents]));
@@ -417,8 +399,7 @@ static int snap_mixed_build(snap_mixed *m, int dims, bool periodic,
 /* The loaded world agrees with the original about every handle ever
  * handed out, every host key, and what comes next: the same handles for
  * new agents and objects, the same states after more steps. */
-static void snap_test_mixed(int dims, bool periodic)
-{
+static void snap_test_mixed(int dims, bool periodic) {
     snap_mixed m;
     if (!snap_mixed_build(&m, dims, periodic, 240u)) {
         runner_fail(__FILE__, __LINE__, "the mixed world did not build: %s",
@@ -484,8 +465,8 @@ static void snap_test_mixed(int dims, bool periodic)
     CHECK(group.id == 3u && group.generation == 1u &&
           group.world == throng_world_id(copy));
     uint32_t behaviours = 0;
-    CHECK_OK(throng_group_behaviour_count(copy, first_group(copy, 2u),
-                                          &behaviours));
+    CHECK_OK(
+        throng_group_behaviour_count(copy, first_group(copy, 2u), &behaviours));
     CHECK_EQ_INT(behaviours, 6);
     throng_behaviour ba, bb;
     CHECK_OK(throng_group_get_behaviour(w, first_group(w, 3u), 0u, &ba));
@@ -503,12 +484,12 @@ static void snap_test_mixed(int dims, bool periodic)
         throng_status want = removed ? THRONG_ERR_STALE_HANDLE : THRONG_OK;
         throng_object oc = THRONG_NULL_OBJECT;
         CHECK_STATUS(throng_object_rebind(copy, m.objects[i], &oc), want);
-        CHECK_STATUS(throng_object_get(copy, m.objects[i],
-                                       &(throng_object_info){0}),
-                     THRONG_ERR_STALE_HANDLE);
+        CHECK_STATUS(
+            throng_object_get(copy, m.objects[i], &(throng_object_info){ 0 }),
+            THRONG_ERR_STALE_HANDLE);
         if (removed)
-            oc = (throng_object){m.objects[i].id, m.objects[i].generation,
-                                 throng_world_id(copy)};
+            oc = (throng_object){ m.objects[i].id, m.objects[i].generation,
+                                  throng_world_id(copy) };
         if (i == 0u) {
             CHECK_STATUS(throng_object_remove(w, m.objects[i]), want);
             CHECK_STATUS(throng_object_remove(copy, oc), want);
@@ -527,14 +508,14 @@ static void snap_test_mixed(int dims, bool periodic)
     CHECK(na.slot == nb.slot && na.generation == nb.generation);
     /* Added after the save: the copy does not rebind it, even though its
      * slot and generation name the copy's own new agent. */
-    CHECK_STATUS(throng_agent_rebind(copy, na, &(throng_agent){0}),
+    CHECK_STATUS(throng_agent_rebind(copy, na, &(throng_agent){ 0 }),
                  THRONG_ERR_STALE_HANDLE);
-    float centre[3] = {30.0f, 5.0f, 5.0f};
+    float centre[3] = { 30.0f, 5.0f, 5.0f };
     throng_object oa, ob;
     CHECK_OK(add_sphere(w, centre, 1.0f, &oa));
     CHECK_OK(add_sphere(copy, centre, 1.0f, &ob));
     CHECK(oa.id == ob.id && oa.generation == ob.generation);
-    CHECK_STATUS(throng_object_rebind(copy, oa, &(throng_object){0}),
+    CHECK_STATUS(throng_object_rebind(copy, oa, &(throng_object){ 0 }),
                  THRONG_ERR_STALE_HANDLE);
     throng_agent gone_c = THRONG_NULL_AGENT;
     CHECK_OK(throng_agent_rebind(copy, m.agents[2], &gone_c));
@@ -556,29 +537,24 @@ static void snap_test_mixed(int dims, bool periodic)
     throng_world_destroy(w);
 }
 
-TEST(snapshot_history_2d_unbounded)
-{
+TEST(snapshot_history_2d_unbounded) {
     snap_test_mixed(2, false);
 }
 
-TEST(snapshot_history_2d_periodic)
-{
+TEST(snapshot_history_2d_periodic) {
     snap_test_mixed(2, true);
 }
 
-TEST(snapshot_history_3d_periodic)
-{
+TEST(snapshot_history_3d_periodic) {
     snap_test_mixed(3, true);
 }
 
-TEST(snapshot_history_3d_unbounded)
-{
+TEST(snapshot_history_3d_unbounded) {
     snap_test_mixed(3, false);
 }
 
 /* An empty world, and one whose agents were all removed. */
-TEST(snapshot_empty_worlds)
-{
+TEST(snapshot_empty_worlds) {
     throng_world_def def = throng_world_def_default();
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&def, &w));
@@ -618,14 +594,12 @@ TEST(snapshot_empty_worlds)
 /* Files                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static void snap_test_path(char *out, size_t n, const char *what)
-{
+static void snap_test_path(char *out, size_t n, const char *what) {
     snprintf(out, n, "/tmp/throng-test-snapshot-%ld-%s.bin", (long)getpid(),
              what);
 }
 
-TEST(snapshot_file_round_trip)
-{
+TEST(snapshot_file_round_trip) {
     snap_mixed m;
     if (!snap_mixed_build(&m, 2, true, 60u)) {
         throng_world_destroy(m.world);
@@ -670,7 +644,7 @@ TEST(snapshot_file_round_trip)
     throng_world_load_def def = throng_world_load_def_default();
     def.error = why;
     def.error_capacity = sizeof why;
-    const size_t sizes[] = {0u, 7u, 39u, 40u, n / 2u, n - 1u, n + 1u};
+    const size_t sizes[] = { 0u, 7u, 39u, 40u, n / 2u, n - 1u, n + 1u };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         f = fopen(path, "wb");
         REQUIRE(f != NULL);
@@ -715,8 +689,7 @@ TEST(snapshot_file_round_trip)
 /* ------------------------------------------------------------------------ */
 
 /* A small snapshot with every section non-empty. */
-static uint8_t *snap_test_small(int dims, size_t *n)
-{
+static uint8_t *snap_test_small(int dims, size_t *n) {
     snap_mixed m;
     *n = 0;
     if (!snap_mixed_build(&m, dims, dims == 2, 12u)) {
@@ -728,8 +701,7 @@ static uint8_t *snap_test_small(int dims, size_t *n)
     return s;
 }
 
-TEST(snapshot_every_truncation_refused)
-{
+TEST(snapshot_every_truncation_refused) {
     size_t n = 0;
     uint8_t *s = snap_test_small(2, &n);
     REQUIRE(s != NULL);
@@ -747,24 +719,22 @@ TEST(snapshot_every_truncation_refused)
         throng_status st = throng_world_load(cut, len, &def, &w);
         free(cut);
         if (st != THRONG_ERR_BAD_SNAPSHOT || w != NULL || strlen(why) < 10u) {
-            runner_fail(__FILE__, __LINE__,
-                        "%zu of %zu bytes: got %s (%s)", len, n,
-                        throng_status_string(st), why);
+            runner_fail(__FILE__, __LINE__, "%zu of %zu bytes: got %s (%s)",
+                        len, n, throng_status_string(st), why);
             throng_world_destroy(w != (throng_world *)1 ? w : NULL);
         }
     }
     free(s);
 }
 
-TEST(snapshot_every_flipped_byte_refused)
-{
+TEST(snapshot_every_flipped_byte_refused) {
     for (int dims = 2; dims <= 3; dims++) {
         size_t n = 0;
         uint8_t *s = snap_test_small(dims, &n);
         REQUIRE(s != NULL);
         uint8_t *bad = malloc(n);
         REQUIRE(bad != NULL);
-        const uint8_t masks[] = {0x01u, 0x80u, 0xFFu, 0x5Au};
+        const uint8_t masks[] = { 0x01u, 0x80u, 0xFFu, 0x5Au };
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < sizeof masks; k++) {
                 memcpy(bad, s, n);
@@ -772,14 +742,14 @@ TEST(snapshot_every_flipped_byte_refused)
                 throng_world *w = (throng_world *)1;
                 throng_status st = throng_world_load(bad, n, NULL, &w);
                 /* A flip in the version field may read as a newer one. */
-                int version = i >= SNAP_TEST_VERSION_AT &&
-                              i < SNAP_TEST_VERSION_AT + 4u;
+                int version =
+                    i >= SNAP_TEST_VERSION_AT && i < SNAP_TEST_VERSION_AT + 4u;
                 if (!(st == THRONG_ERR_BAD_SNAPSHOT ||
                       (version && st == THRONG_ERR_VERSION)) ||
                     w != NULL) {
                     runner_fail(__FILE__, __LINE__,
-                                "%dD: byte %zu ^ %#x of %zu: got %s", dims,
-                                i, masks[k], n, throng_status_string(st));
+                                "%dD: byte %zu ^ %#x of %zu: got %s", dims, i,
+                                masks[k], n, throng_status_string(st));
                     throng_world_destroy(w != (throng_world *)1 ? w : NULL);
                 }
             }
@@ -791,8 +761,7 @@ TEST(snapshot_every_flipped_byte_refused)
 /* Flips the checksum cannot see (it is rewritten after each) reach the
  * structural checks: whatever they let through must be a world that can
  * be stepped, saved and destroyed; whatever they refuse creates none. */
-TEST(snapshot_resealed_flips_never_crash)
-{
+TEST(snapshot_resealed_flips_never_crash) {
     size_t n = 0;
     uint8_t *s = snap_test_small(2, &n);
     REQUIRE(s != NULL);
@@ -826,8 +795,7 @@ TEST(snapshot_resealed_flips_never_crash)
 }
 
 /* Resealed snapshots whose structure lies: each is refused. */
-TEST(snapshot_inconsistent_structure_refused)
-{
+TEST(snapshot_inconsistent_structure_refused) {
     size_t n = 0;
     uint8_t *s = snap_test_small(2, &n);
     REQUIRE(s != NULL);
@@ -838,10 +806,10 @@ TEST(snapshot_inconsistent_structure_refused)
         size_t at;
         uint32_t value;
     } lies[] = {
-        {SNAP_TEST_DIMS_AT, 4u},
-        {SNAP_TEST_AGENT_COUNT_AT,
-         snap_test_get_u32(s + SNAP_TEST_AGENT_COUNT_AT) + 1u},
-        {SNAP_TEST_AGENT_COUNT_AT, 0xFFFFFFFFu},
+        { SNAP_TEST_DIMS_AT, 4u },
+        { SNAP_TEST_AGENT_COUNT_AT,
+          snap_test_get_u32(s + SNAP_TEST_AGENT_COUNT_AT) + 1u },
+        { SNAP_TEST_AGENT_COUNT_AT, 0xFFFFFFFFu },
     };
     char why[256];
     throng_world_load_def def = throng_world_load_def_default();
@@ -883,8 +851,7 @@ TEST(snapshot_inconsistent_structure_refused)
     free(s);
 }
 
-TEST(snapshot_future_version_refused)
-{
+TEST(snapshot_future_version_refused) {
     size_t n = 0;
     uint8_t *s = snap_test_small(2, &n);
     REQUIRE(s != NULL);
@@ -924,8 +891,7 @@ TEST(snapshot_future_version_refused)
     free(s);
 }
 
-TEST(snapshot_null_arguments)
-{
+TEST(snapshot_null_arguments) {
     throng_world_def wd = throng_world_def_default();
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&wd, &w));
@@ -961,18 +927,16 @@ TEST(snapshot_null_arguments)
     CHECK(strlen(why) > 10u);
     CHECK_STATUS(throng_world_load(s, size, &def, NULL), THRONG_ERR_NULL);
     CHECK_STATUS(throng_world_load_file(NULL, &def, &out), THRONG_ERR_NULL);
-    CHECK_STATUS(throng_world_load_file("/tmp/x", &def, NULL),
-                 THRONG_ERR_NULL);
+    CHECK_STATUS(throng_world_load_file("/tmp/x", &def, NULL), THRONG_ERR_NULL);
     /* A load that succeeds clears the message. */
     CHECK_OK(throng_world_load(s, size, &def, &out));
     throng_world_destroy(out);
     CHECK(strcmp(why, "") == 0);
     /* A tiny error buffer is filled and terminated, never overrun. */
-    char tiny[6] = {'x', 'x', 'x', 'x', 'x', 'x'};
+    char tiny[6] = { 'x', 'x', 'x', 'x', 'x', 'x' };
     def.error = tiny;
     def.error_capacity = 5u;
-    CHECK_STATUS(throng_world_load(s, 3u, &def, &out),
-                 THRONG_ERR_BAD_SNAPSHOT);
+    CHECK_STATUS(throng_world_load(s, 3u, &def, &out), THRONG_ERR_BAD_SNAPSHOT);
     CHECK(tiny[4] == '\0' && tiny[5] == 'x');
     /* NULL def: defaults. */
     CHECK_OK(throng_world_load(s, size, NULL, &out));
@@ -984,12 +948,11 @@ TEST(snapshot_null_arguments)
 
 /* The allocator a load is given serves the new world (and the file's
  * bytes), and a refused load leaves nothing allocated. */
-TEST(snapshot_allocator_and_half_allocator)
-{
+TEST(snapshot_allocator_and_half_allocator) {
     size_t n = 0;
     uint8_t *s = snap_test_small(3, &n);
     REQUIRE(s != NULL);
-    ts_heap heap = {0};
+    ts_heap heap = { 0 };
     throng_world_load_def def = throng_world_load_def_default();
     def.allocator = ts_heap_allocator(&heap);
     throng_world *w = NULL;
@@ -1027,8 +990,7 @@ TEST(snapshot_allocator_and_half_allocator)
     free(s);
 }
 
-TEST(snapshot_capacity_gives_size)
-{
+TEST(snapshot_capacity_gives_size) {
     throng_world *w = snap_test_scenario("every2d", 60u, 1);
     REQUIRE(w != NULL);
     REQUIRE_OK(throng_world_step(w, 0.05f));
@@ -1059,11 +1021,10 @@ TEST(snapshot_capacity_gives_size)
     throng_world_destroy(w);
 }
 
-TEST(snapshot_status_strings)
-{
-    const throng_status codes[] = {THRONG_ERR_CAPACITY,
-                                   THRONG_ERR_BAD_SNAPSHOT,
-                                   THRONG_ERR_VERSION, THRONG_ERR_IO};
+TEST(snapshot_status_strings) {
+    const throng_status codes[] = { THRONG_ERR_CAPACITY,
+                                    THRONG_ERR_BAD_SNAPSHOT, THRONG_ERR_VERSION,
+                                    THRONG_ERR_IO };
     CHECK_EQ_INT(THRONG_ERR_BAD_SNAPSHOT, 10);
     CHECK_EQ_INT(THRONG_ERR_VERSION, 11);
     CHECK_EQ_INT(THRONG_ERR_IO, 12);
@@ -1078,8 +1039,7 @@ TEST(snapshot_status_strings)
 /* A periodic box stretches each axis's cell edge on its own; the reload
  * must rebuild the grid from the cell size the world was made with, not
  * from the edge along x (which here would ask for 10^7 cells along y). */
-TEST(snapshot_uneven_periodic_box)
-{
+TEST(snapshot_uneven_periodic_box) {
     throng_world_def d = throng_world_def_default();
     d.boundary = THRONG_BOUNDARY_PERIODIC;
     d.box_size[0] = 3.0f;
@@ -1290,8 +1250,7 @@ TEST(snapshot_keeps_saved_periodic_cells) {
     free(buf);
 }
 
-void register_snapshot_tests(void)
-{
+void register_snapshot_tests(void) {
     REGISTER(snapshot_uneven_periodic_box);
     REGISTER(snapshot_restores_the_grid_plan);
     REGISTER(snapshot_keeps_saved_periodic_cells);

@@ -47,7 +47,8 @@ typedef struct agent_spec {
 /* Mass 2 and a force limit nothing reaches, unless said otherwise. */
 static agent_spec spec(float px, float py, float pz, float vx, float vy,
                        float vz, float max_speed) {
-    agent_spec s = {{px, py, pz}, {vx, vy, vz}, 2.0f, 1e6f, max_speed, 0.25f};
+    agent_spec s = { { px, py, pz }, { vx, vy, vz }, 2.0f,
+                     1e6f,           max_speed,      0.25f };
     return s;
 }
 
@@ -68,25 +69,25 @@ static throng_agent add(throng_world *w, throng_group group, agent_spec s) {
 }
 
 static void get_v(const throng_world *w, throng_agent h, double out[3]) {
-    float v[3] = {0.0f, 0.0f, 0.0f};
+    float v[3] = { 0.0f, 0.0f, 0.0f };
     throng_agent_get_velocity(w, h, v);
     test_to_double3(v, out);
 }
 
 static void get_p(const throng_world *w, throng_agent h, double out[3]) {
-    float p[3] = {0.0f, 0.0f, 0.0f};
+    float p[3] = { 0.0f, 0.0f, 0.0f };
     throng_agent_get_position(w, h, p);
     test_to_double3(p, out);
 }
 
 /* Velocity after one step must be `want` (v_desired), to float rounding. */
-#define CHECK_V(w, h, x, y, z)                                             \
-    do {                                                                   \
-        double got_[3];                                                    \
-        get_v((w), (h), got_);                                             \
-        CHECK_NEAR(got_[0], (x), 2e-5);                                    \
-        CHECK_NEAR(got_[1], (y), 2e-5);                                    \
-        CHECK_NEAR(got_[2], (z), 2e-5);                                    \
+#define CHECK_V(w, h, x, y, z)          \
+    do {                                \
+        double got_[3];                 \
+        get_v((w), (h), got_);          \
+        CHECK_NEAR(got_[0], (x), 2e-5); \
+        CHECK_NEAR(got_[1], (y), 2e-5); \
+        CHECK_NEAR(got_[2], (z), 2e-5); \
     } while (0)
 
 static throng_behaviour kind_default(throng_behaviour_kind kind) {
@@ -106,8 +107,8 @@ TEST(steer_agent_defaults) {
     CHECK(b.u.seek.flee_range == 0.0f && b.u.seek.braking_distance == 0.0f);
     b = kind_default(THRONG_BEHAVIOUR_PURSUE);
     CHECK(b.u.pursue.prediction_time == 0.0f &&
-          b.u.pursue.max_prediction == 0.0f &&
-          b.u.pursue.evade_range == 0.0f && b.u.pursue.offset[0] == 0.0f);
+          b.u.pursue.max_prediction == 0.0f && b.u.pursue.evade_range == 0.0f &&
+          b.u.pursue.offset[0] == 0.0f);
     b = kind_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
     CHECK(b.u.wander.distance == 2.0f && b.u.wander.radius == 1.0f &&
           b.u.wander.jitter == 0.3f);
@@ -130,9 +131,9 @@ TEST(steer_agent_defaults) {
  * seek, and v1 = v + F dt / m = v_d; p1 = p + v1 dt = (1.06, 2.08).
  * A flee_range of 4 < 5 leaves flee quiet (the agent coasts); 6 > 5 not. */
 TEST(steer_agent_seek_flee_2d) {
-    const throng_behaviour_kind kinds[2] = {THRONG_BEHAVIOUR_SEEK,
-                                            THRONG_BEHAVIOUR_FLEE};
-    const float ranges[3] = {0.0f, 4.0f, 6.0f};
+    const throng_behaviour_kind kinds[2] = { THRONG_BEHAVIOUR_SEEK,
+                                             THRONG_BEHAVIOUR_FLEE };
+    const float ranges[3] = { 0.0f, 4.0f, 6.0f };
     for (int k = 0; k < 2; k++)
         for (int r = 0; r < (k ? 3 : 1); r++) {
             throng_world *w = make_world(2, 1u, 1.0f);
@@ -142,7 +143,7 @@ TEST(steer_agent_seek_flee_2d) {
             b.u.seek.flee_range = ranges[r];
             throng_group g = make_group(w, &b);
             throng_agent h = add(w, g, spec(1, 2, 0, 0.5f, 0, 0, 2));
-            const float target[3] = {4.0f, 6.0f, 0.0f};
+            const float target[3] = { 4.0f, 6.0f, 0.0f };
             REQUIRE_OK(throng_agent_set_target_point(w, h, target));
             REQUIRE_OK(throng_world_step(w, DT));
             double p[3];
@@ -167,8 +168,8 @@ TEST(steer_agent_seek_flee_3d) {
     for (int k = 0; k < 2; k++) {
         throng_world *w = make_world(3, 1u, 1.0f);
         REQUIRE(w != NULL);
-        throng_behaviour b = kind_default(k ? THRONG_BEHAVIOUR_FLEE
-                                            : THRONG_BEHAVIOUR_SEEK);
+        throng_behaviour b =
+            kind_default(k ? THRONG_BEHAVIOUR_FLEE : THRONG_BEHAVIOUR_SEEK);
         b.u.seek.source = THRONG_TARGET_FIXED_POINT;
         b.u.seek.point[0] = 2.0f;
         b.u.seek.point[1] = -1.0f;
@@ -194,10 +195,10 @@ TEST(steer_agent_seek_truncated) {
     agent_spec s = spec(0, 0, 0, 0, 0, 0, 1);
     s.max_force = 1.0f;
     throng_agent h = add(w, g, s);
-    const float target[3] = {3.0f, 4.0f, 0.0f};
+    const float target[3] = { 3.0f, 4.0f, 0.0f };
     REQUIRE_OK(throng_agent_set_target_point(w, h, target));
     REQUIRE_OK(throng_world_step(w, DT));
-    const double v0[3] = {0, 0, 0}, force[3] = {12.0, 16.0, 0.0};
+    const double v0[3] = { 0, 0, 0 }, force[3] = { 12.0, 16.0, 0.0 };
     double ref[3];
     test_ref_vehicle(2.0, 1.0, 1.0, (double)DT, v0, force, ref);
     CHECK_NEAR(ref[0], 0.03, 1e-8);
@@ -212,11 +213,12 @@ TEST(steer_agent_seek_truncated) {
  * point 2 m behind it, (0.5, 3), is at offset (1, -2) through the edge,
  * beyond D = 1: v_d = (1, -2) / sqrt 5. */
 TEST(steer_agent_periodic) {
-    const throng_behaviour_kind kinds[3] = {THRONG_BEHAVIOUR_SEEK,
-                                            THRONG_BEHAVIOUR_PURSUE,
-                                            THRONG_BEHAVIOUR_FOLLOW_LEADER};
-    const double want[3][2] = {{1.0, 0.0}, {1.0, 0.0},
-                               {1.0 / sqrt(5.0), -2.0 / sqrt(5.0)}};
+    const throng_behaviour_kind kinds[3] = { THRONG_BEHAVIOUR_SEEK,
+                                             THRONG_BEHAVIOUR_PURSUE,
+                                             THRONG_BEHAVIOUR_FOLLOW_LEADER };
+    const double want[3][2] = { { 1.0, 0.0 },
+                                { 1.0, 0.0 },
+                                { 1.0 / sqrt(5.0), -2.0 / sqrt(5.0) } };
     for (int k = 0; k < 3; k++) {
         throng_world_def d = throng_world_def_default();
         d.max_dt = 10.0f; /* one tick per step: one step's formulas */
@@ -233,8 +235,9 @@ TEST(steer_agent_periodic) {
         }
         throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(9.5f, 5, 0, 0, 0, 0, 1));
-        throng_agent t = add(w, THRONG_NULL_GROUP, spec(0.5f, 5, 0, 0, 1e-3f, 0, 1));
-        const float target[3] = {0.5f, 5.0f, 0.0f};
+        throng_agent t =
+            add(w, THRONG_NULL_GROUP, spec(0.5f, 5, 0, 0, 1e-3f, 0, 1));
+        const float target[3] = { 0.5f, 5.0f, 0.0f };
         REQUIRE_OK(throng_agent_set_target_point(w, h, target));
         REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
         /* The target creeps at 1e-3 m/s so the leader has a heading; the
@@ -271,16 +274,16 @@ TEST(steer_agent_arrive_hand_worked) {
         float D, tx, ty, vx, vy, max_force, dt;
         double want_x, want_y;
     } cases[] = {
-        {THRONG_ARRIVE_LINEAR, 4.0f, 0.6f, 0.8f, 0, 0, 1e6f, 0.1f, 0.3, 0.4},
-        {THRONG_ARRIVE_SMOOTH, 4.0f, 0.6f, 0.8f, 0, 0, 1e6f, 0.1f, 0.4125,
-         0.55},
-        {THRONG_ARRIVE_SMOOTH, 0.0f, 0.15f, 0.2f, 0.7f, 0.9f, 8.0f, 0.1f,
-         0.6 * (5.0 / 14.0) * (3.0 - 5.0 / 14.0),
-         0.8 * (5.0 / 14.0) * (3.0 - 5.0 / 14.0)},
-        {THRONG_ARRIVE_SMOOTH, 0.0f, 0.15f, 0.2f, 0.1f, 0.2f, 8.0f, 1.0f,
-         0.15, 0.2},
-        {THRONG_ARRIVE_LINEAR, 0.0f, 0.0f, 0.0f, 0.3f, 0.0f, 8.0f, 0.1f, 0.0,
-         0.0},
+        { THRONG_ARRIVE_LINEAR, 4.0f, 0.6f, 0.8f, 0, 0, 1e6f, 0.1f, 0.3, 0.4 },
+        { THRONG_ARRIVE_SMOOTH, 4.0f, 0.6f, 0.8f, 0, 0, 1e6f, 0.1f, 0.4125,
+          0.55 },
+        { THRONG_ARRIVE_SMOOTH, 0.0f, 0.15f, 0.2f, 0.7f, 0.9f, 8.0f, 0.1f,
+          0.6 * (5.0 / 14.0) * (3.0 - 5.0 / 14.0),
+          0.8 * (5.0 / 14.0) * (3.0 - 5.0 / 14.0) },
+        { THRONG_ARRIVE_SMOOTH, 0.0f, 0.15f, 0.2f, 0.1f, 0.2f, 8.0f, 1.0f, 0.15,
+          0.2 },
+        { THRONG_ARRIVE_LINEAR, 0.0f, 0.0f, 0.0f, 0.3f, 0.0f, 8.0f, 0.1f, 0.0,
+          0.0 },
     };
     for (int dims = 2; dims <= 3; dims++)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -296,7 +299,7 @@ TEST(steer_agent_arrive_hand_worked) {
             agent_spec s = spec(0, 0, z, c->vx, c->vy, 0, 2);
             s.max_force = c->max_force;
             throng_agent h = add(w, g, s);
-            const float target[3] = {c->tx, c->ty, z};
+            const float target[3] = { c->tx, c->ty, z };
             REQUIRE_OK(throng_agent_set_target_point(w, h, target));
             REQUIRE_OK(throng_world_step(w, c->dt));
             CHECK_V(w, h, c->want_x, c->want_y, 0.0);
@@ -324,12 +327,12 @@ TEST(steer_agent_pursue_evade_2d) {
         double px, py; /* predicted offset; 0, 0: quiet */
         double sign;
     } cases[] = {
-        {THRONG_BEHAVIOUR_PURSUE, 0, 0, 0, 4.0, 2.0, 1.0},
-        {THRONG_BEHAVIOUR_PURSUE, 0, 1, 0, 4.0, 1.0, 1.0},
-        {THRONG_BEHAVIOUR_PURSUE, 0.5f, 0, 0, 4.0, 0.5, 1.0},
-        {THRONG_BEHAVIOUR_EVADE, 0, 0, 0, 4.0, 2.0, -1.0},
-        {THRONG_BEHAVIOUR_EVADE, 0, 0, 5, 4.0, 2.0, -1.0},
-        {THRONG_BEHAVIOUR_EVADE, 0, 0, 3, 0.0, 0.0, 0.0},
+        { THRONG_BEHAVIOUR_PURSUE, 0, 0, 0, 4.0, 2.0, 1.0 },
+        { THRONG_BEHAVIOUR_PURSUE, 0, 1, 0, 4.0, 1.0, 1.0 },
+        { THRONG_BEHAVIOUR_PURSUE, 0.5f, 0, 0, 4.0, 0.5, 1.0 },
+        { THRONG_BEHAVIOUR_EVADE, 0, 0, 0, 4.0, 2.0, -1.0 },
+        { THRONG_BEHAVIOUR_EVADE, 0, 0, 5, 4.0, 2.0, -1.0 },
+        { THRONG_BEHAVIOUR_EVADE, 0, 0, 3, 0.0, 0.0, 0.0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct pursue_case *c = &cases[i];
@@ -348,8 +351,8 @@ TEST(steer_agent_pursue_evade_2d) {
         if (c->sign == 0.0)
             CHECK_V(w, h, 0.0, 0.0, 0.0);
         else
-            CHECK_V(w, h, c->sign * 2.0 * c->px / n,
-                    c->sign * 2.0 * c->py / n, 0.0);
+            CHECK_V(w, h, c->sign * 2.0 * c->px / n, c->sign * 2.0 * c->py / n,
+                    0.0);
         throng_world_destroy(w);
     }
 }
@@ -361,11 +364,12 @@ TEST(steer_agent_pursue_evade_3d) {
     for (int k = 0; k < 2; k++) {
         throng_world *w = make_world(3, 1u, 1.0f);
         REQUIRE(w != NULL);
-        throng_behaviour b = kind_default(k ? THRONG_BEHAVIOUR_EVADE
-                                            : THRONG_BEHAVIOUR_PURSUE);
+        throng_behaviour b =
+            kind_default(k ? THRONG_BEHAVIOUR_EVADE : THRONG_BEHAVIOUR_PURSUE);
         throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(0, 0, 0, 0, 0, 0, 1.5f));
-        throng_agent t = add(w, THRONG_NULL_GROUP, spec(0, 3, 0, 0, 0, 1.5f, 2));
+        throng_agent t =
+            add(w, THRONG_NULL_GROUP, spec(0, 3, 0, 0, 0, 1.5f, 2));
         REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
         REQUIRE_OK(throng_world_step(w, DT));
         double s = (k ? -1.0 : 1.0) * 1.5 / sqrt(2.0);
@@ -405,16 +409,18 @@ TEST(steer_agent_offset_pursuit_3d) {
     throng_world *w = make_world(3, 1u, 1.0f);
     REQUIRE(w != NULL);
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
-    const float o[3] = {1.0f, -2.0f, 3.0f};
+    const float o[3] = { 1.0f, -2.0f, 3.0f };
     memcpy(b.u.pursue.offset, o, sizeof o);
     b.u.pursue.prediction_time = 0.5f;
     throng_group g = make_group(w, &b);
     throng_agent h = add(w, g, spec(-4, 1, 2, 0, 0, 0, 2));
-    throng_agent t = add(w, THRONG_NULL_GROUP, spec(3, 2, 1, 0.6f, 0.0f, 0.8f, 1));
+    throng_agent t =
+        add(w, THRONG_NULL_GROUP, spec(3, 2, 1, 0.6f, 0.0f, 0.8f, 1));
     REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
     float f[3], up[3], side[3];
     REQUIRE_OK(throng_agent_get_basis(w, t, f, up, side));
-    const double tp[3] = {3, 2, 1}, tv[3] = {0.6, 0.0, 0.8}, p[3] = {-4, 1, 2};
+    const double tp[3] = { 3, 2, 1 }, tv[3] = { 0.6, 0.0, 0.8 },
+                 p[3] = { -4, 1, 2 };
     double x[3];
     for (int k = 0; k < 3; k++)
         x[k] = tp[k] + (double)(o[0] * f[k]) + (double)(o[1] * side[k]) +
@@ -436,7 +442,7 @@ static uint64_t rng_agent(throng_agent h) {
  * (0, 2) + (cos a, sin a) and v_d = unit(offset); jitter 0 gives
  * (1, 2) / sqrt(5). The second step continues from a. */
 TEST(steer_agent_wander_circle_2d_hand) {
-    const float jitters[2] = {0.0f, 0.8f};
+    const float jitters[2] = { 0.0f, 0.8f };
     for (int j = 0; j < 2; j++) {
         throng_world *w = make_world(2, 77u, 1.0f);
         REQUIRE(w != NULL);
@@ -445,10 +451,9 @@ TEST(steer_agent_wander_circle_2d_hand) {
         throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(0, 0, 0, 0, 1, 0, 1));
         REQUIRE_OK(throng_world_step(w, DT));
-        double a = (double)(jitters[j] *
-                            rng_symmetric(77u, rng_agent(h), 0u,
-                                          RNG_STREAM_CIRCLE_X));
-        double x[2] = {cos(a), 2.0 + sin(a)};
+        double a = (double)(jitters[j] * rng_symmetric(77u, rng_agent(h), 0u,
+                                                       RNG_STREAM_CIRCLE_X));
+        double x[2] = { cos(a), 2.0 + sin(a) };
         double n = sqrt(x[0] * x[0] + x[1] * x[1]);
         if (j == 0)
             CHECK_NEAR(x[0] / n, 1.0 / sqrt(5.0), 1e-12);
@@ -475,7 +480,7 @@ TEST(steer_agent_wander_circle_2d_hand) {
  * unit(f + jitter r). Target offset f distance + radius u; jitter 0 gives
  * v_d = s_t f. Heading (0, 0, 1), distance 2, radius 0.5, max speed 1. */
 TEST(steer_agent_wander_circle_3d_hand) {
-    const float jitters[2] = {0.0f, 0.4f};
+    const float jitters[2] = { 0.0f, 0.4f };
     for (int j = 0; j < 2; j++) {
         throng_world *w = make_world(3, 5u, 1.0f);
         REQUIRE(w != NULL);
@@ -485,12 +490,12 @@ TEST(steer_agent_wander_circle_3d_hand) {
         throng_group g = make_group(w, &b);
         throng_agent h = add(w, g, spec(1, 1, 1, 0, 0, 1, 1));
         REQUIRE_OK(throng_world_step(w, DT));
-        const uint32_t streams[3] = {RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y,
-                                     RNG_STREAM_CIRCLE_Z};
-        double u[3] = {0.0, 0.0, 1.0};
+        const uint32_t streams[3] = { RNG_STREAM_CIRCLE_X, RNG_STREAM_CIRCLE_Y,
+                                      RNG_STREAM_CIRCLE_Z };
+        double u[3] = { 0.0, 0.0, 1.0 };
         for (int k = 0; k < 3; k++)
-            u[k] += (double)(jitters[j] * rng_symmetric(5u, rng_agent(h), 0u,
-                                                        streams[k]));
+            u[k] += (double)(jitters[j] *
+                             rng_symmetric(5u, rng_agent(h), 0u, streams[k]));
         double un = test_len3(u);
         double x[3];
         for (int k = 0; k < 3; k++)
@@ -522,8 +527,10 @@ TEST(steer_agent_follow_leader_hand) {
     struct leader_case {
         float x, y;
         int evade; /* 0 arrive, 1 evade, 2 step aside */
-    } cases[] = {{-5.0f, 1.0f, 0}, {2.0f, 0.5f, 1}, {2.0f, 1.5f, 0},
-                 {2.0f, 0.0f, 2}};
+    } cases[] = { { -5.0f, 1.0f, 0 },
+                  { 2.0f, 0.5f, 1 },
+                  { 2.0f, 1.5f, 0 },
+                  { 2.0f, 0.0f, 2 } };
     for (int dims = 2; dims <= 3; dims++)
         for (int i = 0; i < 4; i++) {
             throng_world *w = make_world(dims, 1u, 1.0f);
@@ -533,7 +540,8 @@ TEST(steer_agent_follow_leader_hand) {
             throng_group g = make_group(w, &b);
             throng_agent h =
                 add(w, g, spec(cases[i].x, cases[i].y, 0, 0, 0, 0, 2));
-            throng_agent l = add(w, THRONG_NULL_GROUP, spec(0, 0, 0, 1, 0, 0, 1));
+            throng_agent l =
+                add(w, THRONG_NULL_GROUP, spec(0, 0, 0, 1, 0, 0, 1));
             REQUIRE_OK(throng_agent_set_target_agent(w, h, l));
             REQUIRE_OK(throng_world_step(w, DT));
             double x[2];
@@ -578,9 +586,9 @@ TEST(steer_agent_avoid_neighbours_hand) {
         float by, horizon;
         double ay_want, by_want, ax_want, bx_want;
     } cases[] = {
-        {-0.2f, 2.0f, 1.0, -1.0, 0.0, 0.0},
-        {-0.2f, 1.5f, 0.0, 0.0, 1.0, -1.0},
-        {0.0f, 2.0f, -1.0, 1.0, 0.0, 0.0},
+        { -0.2f, 2.0f, 1.0, -1.0, 0.0, 0.0 },
+        { -0.2f, 1.5f, 0.0, 0.0, 1.0, -1.0 },
+        { 0.0f, 2.0f, -1.0, 1.0, 0.0, 0.0 },
     };
     for (int dims = 2; dims <= 3; dims++)
         for (int i = 0; i < 3; i++) {
@@ -619,17 +627,17 @@ TEST(steer_agent_degenerate_inputs) {
         int target_agent;
         double want_x, want_y;
     } cases[] = {
-        {THRONG_BEHAVIOUR_SEEK, 1, 2, 0.3f, 0.4f, 1, 2, 2, DT, 0, 0.3, 0.4},
-        {THRONG_BEHAVIOUR_FLEE, 1, 2, 0.3f, 0.4f, 1, 2, 2, DT, 0, 0.6, 0.8},
-        {THRONG_BEHAVIOUR_PURSUE, 1, 2, 0.3f, 0.4f, 0, 0, 2, DT, 1, 0.3, 0.4},
-        {THRONG_BEHAVIOUR_EVADE, 1, 2, 0.3f, 0.4f, 0, 0, 2, DT, 1, 0.6, 0.8},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, 0, 0, -0.5f, 0, 0, 0, 2, DT, 0,
-         -1.0, 0.0},
-        {THRONG_BEHAVIOUR_ARRIVE, 0, 0, 0, 0, 3e38f, 3e38f, 2, DT, 0, r, r},
-        {THRONG_BEHAVIOUR_SEEK, 3e38f, 0, 0.3f, 0.4f, -3e38f, 0, 2, DT, 0,
-         0.3, 0.4},
-        {THRONG_BEHAVIOUR_SEEK, 0, 0, 0.3f, 0.4f, 5, 5, 1e30f, 1e-10f, 0, 0.3,
-         0.4},
+        { THRONG_BEHAVIOUR_SEEK, 1, 2, 0.3f, 0.4f, 1, 2, 2, DT, 0, 0.3, 0.4 },
+        { THRONG_BEHAVIOUR_FLEE, 1, 2, 0.3f, 0.4f, 1, 2, 2, DT, 0, 0.6, 0.8 },
+        { THRONG_BEHAVIOUR_PURSUE, 1, 2, 0.3f, 0.4f, 0, 0, 2, DT, 1, 0.3, 0.4 },
+        { THRONG_BEHAVIOUR_EVADE, 1, 2, 0.3f, 0.4f, 0, 0, 2, DT, 1, 0.6, 0.8 },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, 0, 0, -0.5f, 0, 0, 0, 2, DT, 0, -1.0,
+          0.0 },
+        { THRONG_BEHAVIOUR_ARRIVE, 0, 0, 0, 0, 3e38f, 3e38f, 2, DT, 0, r, r },
+        { THRONG_BEHAVIOUR_SEEK, 3e38f, 0, 0.3f, 0.4f, -3e38f, 0, 2, DT, 0, 0.3,
+          0.4 },
+        { THRONG_BEHAVIOUR_SEEK, 0, 0, 0.3f, 0.4f, 5, 5, 1e30f, 1e-10f, 0, 0.3,
+          0.4 },
     };
     for (int dims = 2; dims <= 3; dims++)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -647,10 +655,11 @@ TEST(steer_agent_degenerate_inputs) {
             sp.mass = c->mass;
             throng_agent h = add(w, g, sp);
             if (c->target_agent) {
-                throng_agent t = add(w, THRONG_NULL_GROUP, spec(c->px, c->py, 0, 0, 0, 0, 1));
+                throng_agent t = add(w, THRONG_NULL_GROUP,
+                                     spec(c->px, c->py, 0, 0, 0, 0, 1));
                 REQUIRE_OK(throng_agent_set_target_agent(w, h, t));
             } else {
-                const float tp[3] = {c->tx, c->ty, 0.0f};
+                const float tp[3] = { c->tx, c->ty, 0.0f };
                 REQUIRE_OK(throng_agent_set_target_point(w, h, tp));
             }
             REQUIRE_OK(throng_world_step(w, c->dt));
@@ -680,8 +689,8 @@ TEST(steer_agent_degenerate_inputs) {
  * With D = 1.5, and with the default D = 0.5 + v dt = 0.6 (the
  * stopping distance plus the one step by which the agent may notice D
  * late), no overshoot is allowed at all. */
-static void arrive_run(int dims, throng_arrive_ramp ramp, float D,
-                       float speed0, double allowed, int line) {
+static void arrive_run(int dims, throng_arrive_ramp ramp, float D, float speed0,
+                       double allowed, int line) {
     throng_world *w = make_world(dims, 1u, 1.0f);
     if (!w) {
         runner_fail(__FILE__, line, "no world");
@@ -693,20 +702,18 @@ static void arrive_run(int dims, throng_arrive_ramp ramp, float D,
     throng_group g = make_group(w, &b);
     /* Direction of approach u = (0.6, 0.8, 0) in 2D, (0.48, 0.64, 0.6) in
      * 3D; the agent starts 10 m before the target. */
-    const double u[3] = {dims == 3 ? 0.48 : 0.6, dims == 3 ? 0.64 : 0.8,
-                         dims == 3 ? 0.6 : 0.0};
-    const double target[3] = {3.0, -2.0, dims == 3 ? 1.0 : 0.0};
-    agent_spec s = spec((float)(target[0] - 10.0 * u[0]),
-                        (float)(target[1] - 10.0 * u[1]),
-                        (float)(target[2] - 10.0 * u[2]),
-                        (float)((double)speed0 * u[0]),
-                        (float)((double)speed0 * u[1]),
-                        (float)((double)speed0 * u[2]), 2.0f);
+    const double u[3] = { dims == 3 ? 0.48 : 0.6, dims == 3 ? 0.64 : 0.8,
+                          dims == 3 ? 0.6 : 0.0 };
+    const double target[3] = { 3.0, -2.0, dims == 3 ? 1.0 : 0.0 };
+    agent_spec s = spec(
+        (float)(target[0] - 10.0 * u[0]), (float)(target[1] - 10.0 * u[1]),
+        (float)(target[2] - 10.0 * u[2]), (float)((double)speed0 * u[0]),
+        (float)((double)speed0 * u[1]), (float)((double)speed0 * u[2]), 2.0f);
     s.mass = 1.0f;
     s.max_force = 4.0f;
     throng_agent h = add(w, g, s);
-    const float tf[3] = {(float)target[0], (float)target[1],
-                         (float)target[2]};
+    const float tf[3] = { (float)target[0], (float)target[1],
+                          (float)target[2] };
     throng_agent_set_target_point(w, h, tf);
     const double Dused = D > 0.0f ? (double)D : 0.6;
     double min_along = 1e9;
@@ -724,16 +731,15 @@ static void arrive_run(int dims, throng_arrive_ramp ramp, float D,
     get_v(w, h, v);
     double dist = test_dist3(p, target);
     if (!(min_along >= -allowed))
-        runner_fail(__FILE__, line,
-                    "%dD ramp %d D %g v0 %g: overshot by %g m", dims,
-                    (int)ramp, (double)D, (double)speed0, -min_along);
+        runner_fail(__FILE__, line, "%dD ramp %d D %g v0 %g: overshot by %g m",
+                    dims, (int)ramp, (double)D, (double)speed0, -min_along);
     if (!(dist <= 0.01 * Dused))
         runner_fail(__FILE__, line,
                     "%dD ramp %d D %g v0 %g: ended %g m from the target", dims,
                     (int)ramp, (double)D, (double)speed0, dist);
     if (!(test_len3(v) <= 0.01))
-        runner_fail(__FILE__, line, "%dD ramp %d: still moving at %g m/s",
-                    dims, (int)ramp, test_len3(v));
+        runner_fail(__FILE__, line, "%dD ramp %d: still moving at %g m/s", dims,
+                    (int)ramp, test_len3(v));
     throng_world_destroy(w);
 }
 
@@ -828,8 +834,7 @@ TEST(steer_agent_evade_keeps_distance) {
             throng_group gp = make_group(w, &b);
             agent_spec es = spec(0, 0, 0, 0, 0, 0, 1);
             es.max_force = 2.0f;
-            agent_spec ps = spec(-3, 0, dims == 3 ? 0.5f : 0.0f, 0, 0, 0,
-                                 0.8f);
+            agent_spec ps = spec(-3, 0, dims == 3 ? 0.5f : 0.0f, 0, 0, 0, 0.8f);
             ps.max_force = 2.0f;
             throng_agent e = add(w, ge, es), p = add(w, gp, ps);
             REQUIRE_OK(throng_agent_set_target_agent(w, e, p));
@@ -867,8 +872,7 @@ TEST(steer_agent_evade_keeps_distance) {
  * Separation is in both runs on purpose: avoidance only sees agents on a
  * collision course, not crowd-mates moving alongside, so alone it shoves
  * agents into their neighbours and the overlaps it makes never part. */
-static long crossing(int avoid, int threads, double *progress,
-                     uint64_t *hash) {
+static long crossing(int avoid, int threads, double *progress, uint64_t *hash) {
     throng_world *w = make_world(2, 9u, 3.0f);
     if (!w)
         return -1;
@@ -887,7 +891,10 @@ static long crossing(int avoid, int threads, double *progress,
         throng_group_add_behaviour(w, g, &b, NULL);
     b = kind_default(THRONG_BEHAVIOUR_SEEK);
     throng_group_add_behaviour(w, g, &b, NULL);
-    enum { SIDE = 6, N = 2 * SIDE * SIDE };
+    enum {
+        SIDE = 6,
+        N = 2 * SIDE * SIDE
+    };
     throng_agent h[N];
     double start[N];
     int n = 0;
@@ -902,8 +909,8 @@ static long crossing(int avoid, int threads, double *progress,
                 s.max_force = 2.0f;
                 s.radius = 0.3f;
                 h[n] = add(w, g, s);
-                const float goal[3] = {crowd ? x : x + 40.0f,
-                                       crowd ? y + 40.0f : y, 0.0f};
+                const float goal[3] = { crowd ? x : x + 40.0f,
+                                        crowd ? y + 40.0f : y, 0.0f };
                 throng_agent_set_target_point(w, h[n], goal);
                 start[n] = (double)along;
                 n++;
@@ -953,14 +960,16 @@ TEST(steer_agent_avoid_neighbours_crossing) {
  * when the target is removed, even after its slot is reused by a new
  * agent, and when no target was ever set. */
 TEST(steer_agent_removed_target_quiet) {
-    const throng_behaviour_kind kinds[4] = {
-        THRONG_BEHAVIOUR_PURSUE, THRONG_BEHAVIOUR_EVADE,
-        THRONG_BEHAVIOUR_OFFSET_PURSUIT, THRONG_BEHAVIOUR_FOLLOW_LEADER};
+    const throng_behaviour_kind kinds[4] = { THRONG_BEHAVIOUR_PURSUE,
+                                             THRONG_BEHAVIOUR_EVADE,
+                                             THRONG_BEHAVIOUR_OFFSET_PURSUIT,
+                                             THRONG_BEHAVIOUR_FOLLOW_LEADER };
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = make_world(dims, 1u, 1.0f);
         REQUIRE(w != NULL);
         throng_agent h[4], lonely[4];
-        throng_agent target = add(w, THRONG_NULL_GROUP, spec(5, 5, 1, 0.3f, 0, 0, 1));
+        throng_agent target =
+            add(w, THRONG_NULL_GROUP, spec(5, 5, 1, 0.3f, 0, 0, 1));
         for (int k = 0; k < 4; k++) {
             throng_behaviour b = kind_default(kinds[k]);
             throng_group g = make_group(w, &b);
@@ -976,7 +985,8 @@ TEST(steer_agent_removed_target_quiet) {
             CHECK(fabs(v[0] - 0.2) + fabs(v[1] - 0.1) > 1e-3);
         }
         REQUIRE_OK(throng_agent_remove(w, target));
-        throng_agent reuse = add(w, THRONG_NULL_GROUP, spec(1, 1, 0, 0, 0, 0, 1));
+        throng_agent reuse =
+            add(w, THRONG_NULL_GROUP, spec(1, 1, 0, 0, 0, 0, 1));
         CHECK_EQ_INT(reuse.slot, target.slot); /* the slot came back */
         double v0[4][3];
         for (int k = 0; k < 4; k++)
@@ -1013,7 +1023,7 @@ TEST(steer_agent_offset_pursuit_end_to_end) {
         b.u.seek.point[2] = dims == 3 ? 10.0f : 0.0f;
         throng_group gt = make_group(w, &b);
         b = kind_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
-        const float o[3] = {-1.0f, 2.0f, 0.5f};
+        const float o[3] = { -1.0f, 2.0f, 0.5f };
         memcpy(b.u.pursue.offset, o, sizeof o);
         throng_group gf = make_group(w, &b);
         agent_spec ts = spec(0, 0, 0, 0.5f, 0.5f, dims == 3 ? 0.5f : 0.0f, 1);
@@ -1071,9 +1081,11 @@ TEST(steer_agent_follow_leader_end_to_end) {
         agent_spec ls = spec(0, 0, 0, 0.5f, 0, 0, 0.5f);
         ls.max_force = 2.0f;
         throng_agent l = add(w, gl, ls);
-        const float start[5][3] = {{2.0f, -0.5f, 0.0f}, {1.5f, 0.3f, 0.2f},
-                                   {2.8f, 0.0f, 0.0f}, {-3.0f, 2.0f, 0.0f},
-                                   {-1.0f, -2.0f, -0.5f}};
+        const float start[5][3] = { { 2.0f, -0.5f, 0.0f },
+                                    { 1.5f, 0.3f, 0.2f },
+                                    { 2.8f, 0.0f, 0.0f },
+                                    { -3.0f, 2.0f, 0.0f },
+                                    { -1.0f, -2.0f, -0.5f } };
         throng_agent h[5];
         for (int i = 0; i < 5; i++) {
             agent_spec fs = spec(start[i][0], start[i][1],
@@ -1097,8 +1109,8 @@ TEST(steer_agent_follow_leader_end_to_end) {
                 rel[k] = p[k] - pl[k];
                 along += rel[k] * fl[k];
             }
-            double behind[3] = {pl[0] - 2.0 * fl[0], pl[1] - 2.0 * fl[1],
-                                pl[2] - 2.0 * fl[2]};
+            double behind[3] = { pl[0] - 2.0 * fl[0], pl[1] - 2.0 * fl[1],
+                                 pl[2] - 2.0 * fl[2] };
             if (!(along < 0.0) || !(test_dist3(p, behind) < 1.5))
                 runner_fail(__FILE__, __LINE__,
                             "%dD follower %d: %g along the leader's heading, "
@@ -1113,8 +1125,8 @@ TEST(steer_agent_follow_leader_end_to_end) {
  * paths bit for bit (and for 1 or 4 threads), another seed other paths;
  * speeds never exceed max speed, nothing turns non-finite, and the agents
  * really turn (the net displacement is well below the path length). */
-static uint64_t wander_run(int dims, uint64_t seed, int threads,
-                           int *bad_speed, double *straightness) {
+static uint64_t wander_run(int dims, uint64_t seed, int threads, int *bad_speed,
+                           double *straightness) {
     throng_world *w = make_world(dims, seed, 1.0f);
     *bad_speed = 0;
     *straightness = 1.0;
@@ -1124,7 +1136,9 @@ static uint64_t wander_run(int dims, uint64_t seed, int threads,
     throng_behaviour b = kind_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
     b.u.wander.jitter = 0.5f;
     throng_group g = make_group(w, &b);
-    enum { N = 16 };
+    enum {
+        N = 16
+    };
     throng_agent h[N];
     for (int i = 0; i < N; i++) {
         /* A 4 x 4 lattice: i / 4 is the row, integer division on purpose. */
@@ -1178,8 +1192,8 @@ TEST(steer_agent_wander_circle_seeded) {
             /* 15 s at ~1.2 m/s: a straight walk would give 1. */
             if (!(straight[i] < 0.9))
                 runner_fail(__FILE__, __LINE__,
-                            "%dD: net / path = %g, the walk hardly turns",
-                            dims, straight[i]);
+                            "%dD: net / path = %g, the walk hardly turns", dims,
+                            straight[i]);
         }
     }
 }
@@ -1190,36 +1204,98 @@ TEST(steer_agent_wander_circle_seeded) {
 
 /* Parameters of the agent kinds, by name, so a table can set them. */
 enum field {
-    F_SOURCE, F_RAMP, F_POINT0, F_POINT2, F_FLEE_RANGE, F_SEEK_BRAKING,
-    F_PREDICTION, F_MAX_PREDICTION, F_OFFSET1, F_OFFSET2, F_PURSUE_BRAKING,
-    F_EVADE_RANGE, F_W_DISTANCE, F_W_RADIUS, F_W_JITTER, F_L_BEHIND,
-    F_L_LENGTH, F_L_WIDTH, F_L_BRAKING, F_U_RADIUS, F_U_HORIZON, F_U_MARGIN
+    F_SOURCE,
+    F_RAMP,
+    F_POINT0,
+    F_POINT2,
+    F_FLEE_RANGE,
+    F_SEEK_BRAKING,
+    F_PREDICTION,
+    F_MAX_PREDICTION,
+    F_OFFSET1,
+    F_OFFSET2,
+    F_PURSUE_BRAKING,
+    F_EVADE_RANGE,
+    F_W_DISTANCE,
+    F_W_RADIUS,
+    F_W_JITTER,
+    F_L_BEHIND,
+    F_L_LENGTH,
+    F_L_WIDTH,
+    F_L_BRAKING,
+    F_U_RADIUS,
+    F_U_HORIZON,
+    F_U_MARGIN
 };
 
 static void set_field(throng_behaviour *b, enum field f, float x) {
     switch (f) {
-    case F_SOURCE: b->u.seek.source = (throng_target_source)(int)x; break;
-    case F_RAMP: b->u.seek.ramp = (throng_arrive_ramp)(int)x; break;
-    case F_POINT0: b->u.seek.point[0] = x; break;
-    case F_POINT2: b->u.seek.point[2] = x; break;
-    case F_FLEE_RANGE: b->u.seek.flee_range = x; break;
-    case F_SEEK_BRAKING: b->u.seek.braking_distance = x; break;
-    case F_PREDICTION: b->u.pursue.prediction_time = x; break;
-    case F_MAX_PREDICTION: b->u.pursue.max_prediction = x; break;
-    case F_OFFSET1: b->u.pursue.offset[1] = x; break;
-    case F_OFFSET2: b->u.pursue.offset[2] = x; break;
-    case F_PURSUE_BRAKING: b->u.pursue.braking_distance = x; break;
-    case F_EVADE_RANGE: b->u.pursue.evade_range = x; break;
-    case F_W_DISTANCE: b->u.wander.distance = x; break;
-    case F_W_RADIUS: b->u.wander.radius = x; break;
-    case F_W_JITTER: b->u.wander.jitter = x; break;
-    case F_L_BEHIND: b->u.leader.behind = x; break;
-    case F_L_LENGTH: b->u.leader.clearance_length = x; break;
-    case F_L_WIDTH: b->u.leader.clearance_width = x; break;
-    case F_L_BRAKING: b->u.leader.braking_distance = x; break;
-    case F_U_RADIUS: b->u.unaligned.radius = x; break;
-    case F_U_HORIZON: b->u.unaligned.horizon = x; break;
-    case F_U_MARGIN: b->u.unaligned.margin = x; break;
+    case F_SOURCE:
+        b->u.seek.source = (throng_target_source)(int)x;
+        break;
+    case F_RAMP:
+        b->u.seek.ramp = (throng_arrive_ramp)(int)x;
+        break;
+    case F_POINT0:
+        b->u.seek.point[0] = x;
+        break;
+    case F_POINT2:
+        b->u.seek.point[2] = x;
+        break;
+    case F_FLEE_RANGE:
+        b->u.seek.flee_range = x;
+        break;
+    case F_SEEK_BRAKING:
+        b->u.seek.braking_distance = x;
+        break;
+    case F_PREDICTION:
+        b->u.pursue.prediction_time = x;
+        break;
+    case F_MAX_PREDICTION:
+        b->u.pursue.max_prediction = x;
+        break;
+    case F_OFFSET1:
+        b->u.pursue.offset[1] = x;
+        break;
+    case F_OFFSET2:
+        b->u.pursue.offset[2] = x;
+        break;
+    case F_PURSUE_BRAKING:
+        b->u.pursue.braking_distance = x;
+        break;
+    case F_EVADE_RANGE:
+        b->u.pursue.evade_range = x;
+        break;
+    case F_W_DISTANCE:
+        b->u.wander.distance = x;
+        break;
+    case F_W_RADIUS:
+        b->u.wander.radius = x;
+        break;
+    case F_W_JITTER:
+        b->u.wander.jitter = x;
+        break;
+    case F_L_BEHIND:
+        b->u.leader.behind = x;
+        break;
+    case F_L_LENGTH:
+        b->u.leader.clearance_length = x;
+        break;
+    case F_L_WIDTH:
+        b->u.leader.clearance_width = x;
+        break;
+    case F_L_BRAKING:
+        b->u.leader.braking_distance = x;
+        break;
+    case F_U_RADIUS:
+        b->u.unaligned.radius = x;
+        break;
+    case F_U_HORIZON:
+        b->u.unaligned.horizon = x;
+        break;
+    case F_U_MARGIN:
+        b->u.unaligned.margin = x;
+        break;
     }
 }
 
@@ -1232,69 +1308,70 @@ TEST(steer_agent_bad_input) {
         int dims; /* 0: both */
         throng_status want;
     } cases[] = {
-        {THRONG_BEHAVIOUR_SEEK, F_SOURCE, 2, 0, THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_FLEE, F_SOURCE, -1, 0, THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_ARRIVE, F_RAMP, 2, 0, THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_ARRIVE, F_RAMP, -1, 0, THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_SEEK, F_POINT0, nan, 0, THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_SEEK, F_POINT2, inf, 3, THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_SEEK, F_POINT2, nan, 2, THRONG_OK},
-        {THRONG_BEHAVIOUR_FLEE, F_FLEE_RANGE, -1, 0, THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_FLEE, F_FLEE_RANGE, inf, 0, THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_ARRIVE, F_SEEK_BRAKING, -0.1f, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_ARRIVE, F_SEEK_BRAKING, nan, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_PURSUE, F_PREDICTION, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_PURSUE, F_PREDICTION, nan, 0, THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_EVADE, F_MAX_PREDICTION, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_EVADE, F_EVADE_RANGE, -2, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_EVADE, F_EVADE_RANGE, -inf, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_OFFSET1, inf, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_OFFSET2, nan, 3,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_OFFSET2, nan, 2, THRONG_OK},
-        {THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_PURSUE_BRAKING, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_DISTANCE, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_RADIUS, 0, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_RADIUS, nan, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_JITTER, -0.1f, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_JITTER, 3.2f, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_JITTER, 3.14159265f, 0,
-         THRONG_OK},
-        {THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_BEHIND, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_LENGTH, nan, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_WIDTH, -0.5f, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_BRAKING, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, -1, 0,
-         THRONG_ERR_OUT_OF_RANGE},
+        { THRONG_BEHAVIOUR_SEEK, F_SOURCE, 2, 0, THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_FLEE, F_SOURCE, -1, 0, THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_ARRIVE, F_RAMP, 2, 0, THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_ARRIVE, F_RAMP, -1, 0, THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_SEEK, F_POINT0, nan, 0, THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_SEEK, F_POINT2, inf, 3, THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_SEEK, F_POINT2, nan, 2, THRONG_OK },
+        { THRONG_BEHAVIOUR_FLEE, F_FLEE_RANGE, -1, 0, THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_FLEE, F_FLEE_RANGE, inf, 0, THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_ARRIVE, F_SEEK_BRAKING, -0.1f, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_ARRIVE, F_SEEK_BRAKING, nan, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_PURSUE, F_PREDICTION, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_PURSUE, F_PREDICTION, nan, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_EVADE, F_MAX_PREDICTION, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_EVADE, F_EVADE_RANGE, -2, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_EVADE, F_EVADE_RANGE, -inf, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_OFFSET1, inf, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_OFFSET2, nan, 3,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_OFFSET2, nan, 2, THRONG_OK },
+        { THRONG_BEHAVIOUR_OFFSET_PURSUIT, F_PURSUE_BRAKING, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_DISTANCE, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_RADIUS, 0, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_RADIUS, nan, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_JITTER, -0.1f, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_JITTER, 3.2f, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_WANDER_CIRCLE, F_W_JITTER, 3.14159265f, 0,
+          THRONG_OK },
+        { THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_BEHIND, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_LENGTH, nan, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_WIDTH, -0.5f, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_FOLLOW_LEADER, F_L_BRAKING, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, -1, 0,
+          THRONG_ERR_OUT_OF_RANGE },
         /* The world's neighbour radius is 2. */
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, 2.5f, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, 2.0f, 0, THRONG_OK},
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, nan, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_HORIZON, 0, 0,
-         THRONG_ERR_OUT_OF_RANGE},
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_HORIZON, inf, 0,
-         THRONG_ERR_NOT_FINITE},
-        {THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_MARGIN, -0.1f, 0,
-         THRONG_ERR_OUT_OF_RANGE},
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, 2.5f, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, 2.0f, 0, THRONG_OK },
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_RADIUS, nan, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_HORIZON, 0, 0,
+          THRONG_ERR_OUT_OF_RANGE },
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_HORIZON, inf, 0,
+          THRONG_ERR_NOT_FINITE },
+        { THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, F_U_MARGIN, -0.1f, 0,
+          THRONG_ERR_OUT_OF_RANGE },
     };
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = make_world(dims, 1u, 2.0f);
@@ -1376,11 +1453,11 @@ TEST(steer_agent_set_target_agent_refusals) {
         throng_agent agent, target;
         throng_status want;
     } cases[] = {
-        {a, gone, THRONG_ERR_STALE_HANDLE},
-        {a, {999u, 1u, b.world}, THRONG_ERR_STALE_HANDLE},
-        {a, {b.slot, b.generation + 1u, b.world}, THRONG_ERR_STALE_HANDLE},
-        {gone, b, THRONG_ERR_STALE_HANDLE},
-        {a, a, THRONG_ERR_OUT_OF_RANGE},
+        { a, gone, THRONG_ERR_STALE_HANDLE },
+        { a, { 999u, 1u, b.world }, THRONG_ERR_STALE_HANDLE },
+        { a, { b.slot, b.generation + 1u, b.world }, THRONG_ERR_STALE_HANDLE },
+        { gone, b, THRONG_ERR_STALE_HANDLE },
+        { a, a, THRONG_ERR_OUT_OF_RANGE },
     };
     /* First with no behaviour state yet, then with a target set. */
     for (int round = 0; round < 2; round++) {

@@ -53,7 +53,7 @@ static int combine_force(const combine_case *c, float F[2]) {
     int ok = throng_group_create(w, &g, &a.group) == THRONG_OK &&
              throng_agent_add(w, &a, &h) == THRONG_OK &&
              throng_world_step(w, COMBINE_DT) == THRONG_OK;
-    float v[3] = {0};
+    float v[3] = { 0 };
     ok = ok && throng_agent_get_velocity(w, h, v) == THRONG_OK;
     F[0] = (v[0] - 0.5f) * 20.0f;
     F[1] = (v[1] - 0.5f) * 20.0f;
@@ -63,7 +63,7 @@ static int combine_force(const combine_case *c, float F[2]) {
 
 /* Seed 001: F = 1 * F_sep + 2 * F_wan = -10 + 8.2843 = -1.7157. */
 TEST(combine_weighted_sum) {
-    combine_case c = {THRONG_COMBINE_WEIGHTED_SUM, 1.0f, 2.0f, 0, 0, 100.0f};
+    combine_case c = { THRONG_COMBINE_WEIGHTED_SUM, 1.0f, 2.0f, 0, 0, 100.0f };
     float F[2];
     REQUIRE(combine_force(&c, F));
     CHECK_NEAR(F[0], -10.0f + 2.0f * wander_f, 2e-4);
@@ -73,8 +73,9 @@ TEST(combine_weighted_sum) {
 /* Seed 000: weights over their total: F = (1/4) F_sep + (3/4) F_wan
  * = -2.5 + 3.1066 = 0.6066. */
 TEST(combine_weighted_average) {
-    combine_case c = {THRONG_COMBINE_WEIGHTED_AVERAGE, 1.0f, 3.0f, 0, 0,
-                      100.0f};
+    combine_case c = {
+        THRONG_COMBINE_WEIGHTED_AVERAGE, 1.0f, 3.0f, 0, 0, 100.0f
+    };
     float F[2];
     REQUIRE(combine_force(&c, F));
     CHECK_NEAR(F[0], -2.5f + 0.75f * wander_f, 2e-4);
@@ -86,7 +87,7 @@ TEST(combine_priority) {
     float F[2];
     /* Separation first (priority 1 > 0): |(-10, -10)| = 14.14 >= 5, so the
      * sum is cut to 5 along (-1, -1) and wander is never added. */
-    combine_case c = {THRONG_COMBINE_PRIORITY, 1.0f, 1.0f, 1, 0, 5.0f};
+    combine_case c = { THRONG_COMBINE_PRIORITY, 1.0f, 1.0f, 1, 0, 5.0f };
     REQUIRE(combine_force(&c, F));
     CHECK_NEAR(F[0], -5.0f / sqrtf(2.0f), 2e-4);
     CHECK_NEAR(F[1], -5.0f / sqrtf(2.0f), 2e-4);
@@ -103,13 +104,13 @@ TEST(combine_priority) {
     CHECK_NEAR(F[0], wander_f - 10.0f, 2e-4);
     /* Weights apply before the test: 0.25 F_sep = (-2.5, -2.5) first,
      * |.| = 3.54 < 5, then 1 F_wan: (1.64, 1.64), |.| = 2.32, kept. */
-    combine_case d = {THRONG_COMBINE_PRIORITY, 0.25f, 1.0f, 5, -5, 5.0f};
+    combine_case d = { THRONG_COMBINE_PRIORITY, 0.25f, 1.0f, 5, -5, 5.0f };
     REQUIRE(combine_force(&d, F));
     CHECK_NEAR(F[0], -2.5f + wander_f, 2e-4);
     /* Equal priorities keep the fixed order: separation, then wander;
      * separation alone reaches 5, so the result is that of the first
      * case. */
-    combine_case e = {THRONG_COMBINE_PRIORITY, 1.0f, 1.0f, 0, 0, 5.0f};
+    combine_case e = { THRONG_COMBINE_PRIORITY, 1.0f, 1.0f, 0, 0, 5.0f };
     REQUIRE(combine_force(&e, F));
     CHECK_NEAR(F[0], -5.0f / sqrtf(2.0f), 2e-4);
 }
@@ -142,7 +143,7 @@ TEST(combine_list_bad_input) {
     throng_world *w = list_world(&g);
     REQUIRE(w);
     /* A group id this world never handed out. */
-    const throng_group bogus = {77u, 1u, throng_world_id(w)};
+    const throng_group bogus = { 77u, 1u, throng_world_id(w) };
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
     uint64_t before = throng_world_hash(w);
     uint32_t index = 99, count = 99;
@@ -230,8 +231,8 @@ TEST(combine_agent_state) {
     throng_agent_def d = throng_agent_def_default();
     REQUIRE(throng_agent_add(w, &d, &other) == THRONG_OK);
 
-    float p[3] = {9, 9, 9};
-    throng_agent t = {7, 7, 7};
+    float p[3] = { 9, 9, 9 };
+    throng_agent t = { 7, 7, 7 };
     uint32_t progress = 9;
     CHECK_OK(throng_agent_get_target_point(w, a, p));
     CHECK(p[0] == 0.0f && p[1] == 0.0f && p[2] == 0.0f);
@@ -241,13 +242,13 @@ TEST(combine_agent_state) {
     CHECK_EQ_INT(progress, 0);
 
     uint64_t before = throng_world_hash(w);
-    const float nan3[3] = {NAN, 0, 0};
+    const float nan3[3] = { NAN, 0, 0 };
     CHECK_STATUS(throng_agent_set_target_point(w, a, nan3),
                  THRONG_ERR_NOT_FINITE);
     CHECK_STATUS(throng_agent_set_target_point(w, a, NULL), THRONG_ERR_NULL);
     CHECK_STATUS(throng_agent_set_target_agent(w, a, a),
                  THRONG_ERR_OUT_OF_RANGE);
-    throng_agent forged = {other.slot, other.generation + 1, other.world};
+    throng_agent forged = { other.slot, other.generation + 1, other.world };
     CHECK_STATUS(throng_agent_set_target_agent(w, a, forged),
                  THRONG_ERR_STALE_HANDLE);
     throng_agent gone = THRONG_NULL_AGENT;
@@ -255,7 +256,7 @@ TEST(combine_agent_state) {
                  THRONG_ERR_STALE_HANDLE);
     CHECK_EQ_U64(throng_world_hash(w), before);
 
-    const float q[3] = {1.5f, -2.0f, 7.0f};
+    const float q[3] = { 1.5f, -2.0f, 7.0f };
     CHECK_OK(throng_agent_set_target_point(w, a, q));
     CHECK_OK(throng_agent_get_target_point(w, a, p));
     CHECK(p[0] == 1.5f && p[1] == -2.0f && p[2] == 0.0f); /* 2D: z is 0 */

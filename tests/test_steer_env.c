@@ -33,7 +33,7 @@ static throng_world *env_world(int dims) {
 }
 
 static throng_group env_group(throng_world *w, throng_combine_mode mode,
-                          const throng_behaviour *list, int n) {
+                              const throng_behaviour *list, int n) {
     throng_group_def g = throng_group_def_default();
     g.combine = mode;
     throng_group id = THRONG_NULL_GROUP;
@@ -83,18 +83,18 @@ static void env_expect_line(throng_world *w, const throng_behaviour *b,
     throng_agent_index(w, h, &row);
     steer_ctx ctx;
     steer_ctx_load(&ctx, w, row, ENV_DT);
-    float F[3] = {9.0f, 9.0f, 9.0f};
+    float F[3] = { 9.0f, 9.0f, 9.0f };
     int on = steer_env_force(&ctx, b, F);
     const double m_dt = (double)ENV_MASS / (double)ENV_DT;
     for (int k = 0; k < dims; k++) {
         double want = vd ? m_dt * (vd[k] - (double)v[k]) : 0.0;
         if (!(fabs((double)F[k] - want) <= 1e-3))
-            runner_fail(__FILE__, line, "%s: F[%d] = %.7g, want %.7g", what,
-                        k, (double)F[k], want);
+            runner_fail(__FILE__, line, "%s: F[%d] = %.7g, want %.7g", what, k,
+                        (double)F[k], want);
     }
     if (on != (vd != NULL))
-        runner_fail(__FILE__, line, "%s: kernel returned %d, want %d", what,
-                    on, vd != NULL);
+        runner_fail(__FILE__, line, "%s: kernel returned %d, want %d", what, on,
+                    vd != NULL);
     if (throng_world_step(w, ENV_DT) != THRONG_OK)
         runner_fail(__FILE__, line, "%s: step refused", what);
     float v1[3];
@@ -102,17 +102,17 @@ static void env_expect_line(throng_world *w, const throng_behaviour *b,
     for (int k = 0; k < dims; k++) {
         double want = vd ? vd[k] : (double)v[k];
         if (!(fabs((double)v1[k] - want) <= 1e-5))
-            runner_fail(__FILE__, line, "%s: v1[%d] = %.7g, want %.7g", what,
-                        k, (double)v1[k], want);
+            runner_fail(__FILE__, line, "%s: v1[%d] = %.7g, want %.7g", what, k,
+                        (double)v1[k], want);
     }
     throng_agent_remove(w, h);
 }
-#define env_expect(w, b, p, v, r, vd, what)                                  \
+#define env_expect(w, b, p, v, r, vd, what) \
     env_expect_line(w, b, p, v, r, vd, what, __LINE__)
 
 static throng_object env_sphere(throng_world *w, float x, float y, float z,
                                 float r) {
-    float c[3] = {x, y, z};
+    float c[3] = { x, y, z };
     throng_object o = THRONG_NULL_OBJECT;
     if (add_sphere(w, c, r, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "sphere refused: %s",
@@ -129,9 +129,9 @@ static throng_object env_box(throng_world *w, const float lo[3],
     return o;
 }
 
-static throng_object env_segment(throng_world *w, float ax, float ay,
-                                 float bx, float by) {
-    float a[3] = {ax, ay, 0.0f}, b[3] = {bx, by, 0.0f};
+static throng_object env_segment(throng_world *w, float ax, float ay, float bx,
+                                 float by) {
+    float a[3] = { ax, ay, 0.0f }, b[3] = { bx, by, 0.0f };
     throng_object o = THRONG_NULL_OBJECT;
     if (add_segment(w, a, b, &o) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "segment refused: %s",
@@ -161,12 +161,9 @@ static void env_refused_line(throng_world *w, throng_status got,
                     (int)got, throng_status_string(got), (int)want,
                     throng_status_string(want));
     if (strlen(throng_world_last_error(w)) < 8u)
-        runner_fail(__FILE__, line, "%s: last error is not a sentence",
-                    expr);
-    if (throng_world_hash(w) != hash ||
-        throng_world_object_count(w) != objects)
-        runner_fail(__FILE__, line, "%s: refused but changed the world",
-                    expr);
+        runner_fail(__FILE__, line, "%s: last error is not a sentence", expr);
+    if (throng_world_hash(w) != hash || throng_world_object_count(w) != objects)
+        runner_fail(__FILE__, line, "%s: refused but changed the world", expr);
 }
 #define CHECK_ENV_REFUSED(w, expr, want)                                    \
     do {                                                                    \
@@ -187,17 +184,15 @@ TEST(steer_env_create_refusals) {
         throng_agent h;
         REQUIRE_OK(throng_agent_add(w, &ad, &h));
         (void)env_sphere(w, 5.0f, 5.0f, 0.0f, 1.0f); /* one live object */
-        throng_object out = {77u, 77u, 77u};
-        const float ok[3] = {1.0f, 2.0f, 3.0f}, hi[3] = {2.0f, 3.0f, 4.0f};
-        const float bad_x[3] = {nan, 0.0f, 0.0f}, bad_y[3] = {0.0f, inf, 0.0f};
-        const float up[3] = {0.0f, 1.0f, 0.0f};
+        throng_object out = { 77u, 77u, 77u };
+        const float ok[3] = { 1.0f, 2.0f, 3.0f }, hi[3] = { 2.0f, 3.0f, 4.0f };
+        const float bad_x[3] = { nan, 0.0f, 0.0f },
+                    bad_y[3] = { 0.0f, inf, 0.0f };
+        const float up[3] = { 0.0f, 1.0f, 0.0f };
 
-        CHECK_STATUS(add_sphere(NULL, ok, 1.0f, &out),
-                     THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_sphere(w, NULL, 1.0f, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_sphere(w, ok, 1.0f, NULL),
-                          THRONG_ERR_NULL);
+        CHECK_STATUS(add_sphere(NULL, ok, 1.0f, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_sphere(w, NULL, 1.0f, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_sphere(w, ok, 1.0f, NULL), THRONG_ERR_NULL);
         CHECK_ENV_REFUSED(w, add_sphere(w, bad_x, 1.0f, &out),
                           THRONG_ERR_NOT_FINITE);
         CHECK_ENV_REFUSED(w, add_sphere(w, bad_y, 1.0f, &out),
@@ -211,21 +206,18 @@ TEST(steer_env_create_refusals) {
         CHECK_ENV_REFUSED(w, add_sphere(w, ok, -1.0f, &out),
                           THRONG_ERR_OUT_OF_RANGE);
 
-        CHECK_STATUS(add_box(NULL, ok, hi, &out),
-                     THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_box(w, NULL, hi, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_box(w, ok, NULL, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_box(w, ok, hi, NULL),
-                          THRONG_ERR_NULL);
+        CHECK_STATUS(add_box(NULL, ok, hi, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_box(w, NULL, hi, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_box(w, ok, NULL, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_box(w, ok, hi, NULL), THRONG_ERR_NULL);
         CHECK_ENV_REFUSED(w, add_box(w, bad_x, hi, &out),
                           THRONG_ERR_NOT_FINITE);
         CHECK_ENV_REFUSED(w, add_box(w, ok, bad_y, &out),
                           THRONG_ERR_NOT_FINITE);
         /* min >= max on each axis of the world in turn. */
         for (int k = 0; k < dims; k++) {
-            float flat[3] = {2.0f, 3.0f, 4.0f}, inverted[3] = {2.0f, 3.0f, 4.0f};
+            float flat[3] = { 2.0f, 3.0f, 4.0f },
+                  inverted[3] = { 2.0f, 3.0f, 4.0f };
             flat[k] = ok[k];
             inverted[k] = ok[k] - 0.5f;
             CHECK_ENV_REFUSED(w, add_box(w, ok, flat, &out),
@@ -234,20 +226,16 @@ TEST(steer_env_create_refusals) {
                               THRONG_ERR_OUT_OF_RANGE);
         }
 
-        CHECK_STATUS(add_segment(NULL, ok, hi, &out),
-                     THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_segment(w, NULL, hi, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_segment(w, ok, NULL, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_segment(w, ok, hi, NULL),
-                          THRONG_ERR_NULL);
+        CHECK_STATUS(add_segment(NULL, ok, hi, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_segment(w, NULL, hi, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_segment(w, ok, NULL, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_segment(w, ok, hi, NULL), THRONG_ERR_NULL);
         if (dims == 3) {
             /* A good segment is still refused in 3D. */
             CHECK_ENV_REFUSED(w, add_segment(w, ok, hi, &out),
                               THRONG_ERR_OUT_OF_RANGE);
         } else {
-            const float near[3] = {1.0f + 4e-7f, 2.0f + 4e-7f, 0.0f};
+            const float near[3] = { 1.0f + 4e-7f, 2.0f + 4e-7f, 0.0f };
             CHECK_ENV_REFUSED(w, add_segment(w, bad_x, hi, &out),
                               THRONG_ERR_NOT_FINITE);
             CHECK_ENV_REFUSED(w, add_segment(w, ok, bad_y, &out),
@@ -259,17 +247,13 @@ TEST(steer_env_create_refusals) {
                               THRONG_ERR_OUT_OF_RANGE);
         }
 
-        const float zero[3] = {0.0f, 0.0f, 0.0f};
-        const float tiny[3] = {5e-7f, 5e-7f, 0.0f}; /* 7.1e-7 long */
-        const float z_only[3] = {0.0f, 0.0f, 1.0f};
-        CHECK_STATUS(add_plane(NULL, ok, up, &out),
-                     THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_plane(w, NULL, up, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_plane(w, ok, NULL, &out),
-                          THRONG_ERR_NULL);
-        CHECK_ENV_REFUSED(w, add_plane(w, ok, up, NULL),
-                          THRONG_ERR_NULL);
+        const float zero[3] = { 0.0f, 0.0f, 0.0f };
+        const float tiny[3] = { 5e-7f, 5e-7f, 0.0f }; /* 7.1e-7 long */
+        const float z_only[3] = { 0.0f, 0.0f, 1.0f };
+        CHECK_STATUS(add_plane(NULL, ok, up, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_plane(w, NULL, up, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, NULL, &out), THRONG_ERR_NULL);
+        CHECK_ENV_REFUSED(w, add_plane(w, ok, up, NULL), THRONG_ERR_NULL);
         CHECK_ENV_REFUSED(w, add_plane(w, bad_x, up, &out),
                           THRONG_ERR_NOT_FINITE);
         CHECK_ENV_REFUSED(w, add_plane(w, ok, bad_y, &out),
@@ -294,9 +278,9 @@ TEST(steer_env_create_stores) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = env_world(dims);
         REQUIRE(w != NULL);
-        const float c[3] = {1.0f, 2.0f, dims == 2 ? nanf("") : 3.0f};
+        const float c[3] = { 1.0f, 2.0f, dims == 2 ? nanf("") : 3.0f };
         throng_object s = env_sphere(w, c[0], c[1], c[2], 0.5f);
-        const float p[3] = {0.0f, 0.0f, 7.0f}, n[3] = {3.0f, 0.0f, 4.0f};
+        const float p[3] = { 0.0f, 0.0f, 7.0f }, n[3] = { 3.0f, 0.0f, 4.0f };
         throng_object pl = env_plane(w, p, n);
         REQUIRE(s.id != 0 && pl.id != 0 && s.id != pl.id);
         CHECK_EQ_INT(throng_world_object_count(w), 2);
@@ -322,9 +306,9 @@ TEST(steer_env_remove) {
     throng_world *w = env_world(2);
     REQUIRE(w != NULL);
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
-    const float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {1.0f, 0.0f, 0.0f};
+    const float p[3] = { 0.0f, 0.0f, 0.0f }, v[3] = { 1.0f, 0.0f, 0.0f };
     throng_object s = env_sphere(w, 2.5f, 0.6f, 0.0f, 0.5f);
-    const double vd[3] = {1.0, -2.0, 0.0}; /* worked in steer_env_avoid_2d */
+    const double vd[3] = { 1.0, -2.0, 0.0 }; /* worked in steer_env_avoid_2d */
     env_expect(w, &b, p, v, 0.5f, vd, "before removal");
     CHECK_OK(throng_object_remove(w, s));
     CHECK_EQ_INT(throng_world_object_count(w), 0);
@@ -336,7 +320,7 @@ TEST(steer_env_remove) {
     CHECK(s2.id == s.id && s2.generation != s.generation);
     CHECK_ENV_REFUSED(w, throng_object_remove(w, s), THRONG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(throng_world_object_count(w), 1);
-    const double vd2[3] = {1.0, 2.0, 0.0}; /* the mirror image */
+    const double vd2[3] = { 1.0, 2.0, 0.0 }; /* the mirror image */
     env_expect(w, &b, p, v, 0.5f, vd2, "the new obstacle");
     throng_world_destroy(w);
 }
@@ -344,8 +328,8 @@ TEST(steer_env_remove) {
 /* Behaviour parameters: defaults, and each bad value refused with its
  * code, the group's list and the world left as they were. */
 TEST(steer_env_behaviour_params) {
-    throng_behaviour av = throng_behaviour_default(
-        THRONG_BEHAVIOUR_AVOID_OBSTACLES);
+    throng_behaviour av =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
     CHECK(av.u.avoid.min_length == 2.0f && av.u.avoid.lookahead_time == 1.0f);
     for (int kind = THRONG_BEHAVIOUR_CONTAIN;
          kind <= THRONG_BEHAVIOUR_FOLLOW_WALL; kind++) {
@@ -384,23 +368,23 @@ TEST(steer_env_behaviour_params) {
             float value;
             throng_status want;
         } cases[] = {
-            {11, 0, 0, nan, THRONG_ERR_NOT_FINITE},
-            {11, 0, 0, 0.0f, THRONG_ERR_OUT_OF_RANGE},
-            {11, 0, 0, -1.0f, THRONG_ERR_OUT_OF_RANGE},
-            {11, 1, 0, inf, THRONG_ERR_NOT_FINITE},
-            {11, 1, 0, -0.5f, THRONG_ERR_OUT_OF_RANGE},
-            {12, 0, 0, nan, THRONG_ERR_NOT_FINITE},
-            {12, 0, 0, 0.0f, THRONG_ERR_OUT_OF_RANGE},
-            {13, 0, 0, -2.0f, THRONG_ERR_OUT_OF_RANGE},
-            {13, 1, 0, -inf, THRONG_ERR_NOT_FINITE},
-            {13, 1, 0, -0.1f, THRONG_ERR_OUT_OF_RANGE},
-            {12, 2, 0, -0.1f, THRONG_ERR_INVALID_ARG}, /* not read */
-            {13, 2, 0, nan, THRONG_ERR_NOT_FINITE},
-            {12, 3, 0, nan, THRONG_ERR_NOT_FINITE},
-            {12, 3, 1, 10.0f, THRONG_ERR_OUT_OF_RANGE},  /* min == max */
-            {12, 4, 0, -1.0f, THRONG_ERR_OUT_OF_RANGE},  /* max < min */
-            {12, 4, dims - 1, -5.0f, THRONG_ERR_OUT_OF_RANGE},
-            {12, 4, 1, inf, THRONG_ERR_NOT_FINITE},
+            { 11, 0, 0, nan, THRONG_ERR_NOT_FINITE },
+            { 11, 0, 0, 0.0f, THRONG_ERR_OUT_OF_RANGE },
+            { 11, 0, 0, -1.0f, THRONG_ERR_OUT_OF_RANGE },
+            { 11, 1, 0, inf, THRONG_ERR_NOT_FINITE },
+            { 11, 1, 0, -0.5f, THRONG_ERR_OUT_OF_RANGE },
+            { 12, 0, 0, nan, THRONG_ERR_NOT_FINITE },
+            { 12, 0, 0, 0.0f, THRONG_ERR_OUT_OF_RANGE },
+            { 13, 0, 0, -2.0f, THRONG_ERR_OUT_OF_RANGE },
+            { 13, 1, 0, -inf, THRONG_ERR_NOT_FINITE },
+            { 13, 1, 0, -0.1f, THRONG_ERR_OUT_OF_RANGE },
+            { 12, 2, 0, -0.1f, THRONG_ERR_INVALID_ARG }, /* not read */
+            { 13, 2, 0, nan, THRONG_ERR_NOT_FINITE },
+            { 12, 3, 0, nan, THRONG_ERR_NOT_FINITE },
+            { 12, 3, 1, 10.0f, THRONG_ERR_OUT_OF_RANGE }, /* min == max */
+            { 12, 4, 0, -1.0f, THRONG_ERR_OUT_OF_RANGE }, /* max < min */
+            { 12, 4, dims - 1, -5.0f, THRONG_ERR_OUT_OF_RANGE },
+            { 12, 4, 1, inf, THRONG_ERR_NOT_FINITE },
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             throng_behaviour b =
@@ -411,14 +395,14 @@ TEST(steer_env_behaviour_params) {
                 b.u.contain.box_max[k] = 10.0f;
             }
             if (cases[i].kind == 11) {
-                float *f[2] = {&b.u.avoid.min_length,
-                               &b.u.avoid.lookahead_time};
+                float *f[2] = { &b.u.avoid.min_length,
+                                &b.u.avoid.lookahead_time };
                 *f[cases[i].field] = cases[i].value;
             } else {
-                float *f[5] = {&b.u.contain.range, &b.u.contain.distance,
-                               &b.u.contain.ahead,
-                               &b.u.contain.box_min[cases[i].axis],
-                               &b.u.contain.box_max[cases[i].axis]};
+                float *f[5] = { &b.u.contain.range, &b.u.contain.distance,
+                                &b.u.contain.ahead,
+                                &b.u.contain.box_min[cases[i].axis],
+                                &b.u.contain.box_max[cases[i].axis] };
                 *f[cases[i].field] = cases[i].value;
             }
             uint64_t hash = throng_world_hash(w);
@@ -436,7 +420,8 @@ TEST(steer_env_behaviour_params) {
         }
         /* A box that is off is not read, so it must keep its default
          * (else the call is refused, naming it); z is free in 2D. */
-        throng_behaviour off = throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
+        throng_behaviour off =
+            throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
         off.u.contain.box_min[0] = nan;
         CHECK_STATUS(throng_group_set_behaviour(w, g, 0u, &off),
                      THRONG_ERR_INVALID_ARG);
@@ -446,7 +431,8 @@ TEST(steer_env_behaviour_params) {
         if (dims == 2) {
             throng_behaviour flat = off;
             flat.u.contain.use_box = true;
-            const float lo[3] = {0.0f, 0.0f, 5.0f}, hi[3] = {1.0f, 1.0f, 5.0f};
+            const float lo[3] = { 0.0f, 0.0f, 5.0f },
+                        hi[3] = { 1.0f, 1.0f, 5.0f };
             memcpy(flat.u.contain.box_min, lo, sizeof lo);
             memcpy(flat.u.contain.box_max, hi, sizeof hi);
             CHECK_OK(throng_group_set_behaviour(w, g, 0u, &flat));
@@ -462,8 +448,8 @@ TEST(steer_env_behaviour_params) {
 /* R = 0.5, min_length 2, lookahead 1: L = 2 + |v|. */
 TEST(steer_env_avoid_2d) {
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
-    const float o[3] = {0.0f, 0.0f, 0.0f};
-    const float east[3] = {1.0f, 0.0f, 0.0f};
+    const float o[3] = { 0.0f, 0.0f, 0.0f };
+    const float east[3] = { 1.0f, 0.0f, 0.0f };
 
     /* Circle (2.5, 0.6), r 0.5, grown to 1: m = p - c = (-2.5, -0.6),
      * b = m.f = -2.5, c = |m|^2 - 1 = 5.61, disc = 6.25 - 5.61 = 0.64,
@@ -472,13 +458,13 @@ TEST(steer_env_avoid_2d) {
     throng_world *w = env_world(2);
     REQUIRE(w != NULL);
     env_sphere(w, 2.5f, 0.6f, 0.0f, 0.5f);
-    const double vd1[3] = {1.0, -2.0, 0.0};
+    const double vd1[3] = { 1.0, -2.0, 0.0 };
     env_expect(w, &b, o, east, 0.5f, vd1, "circle above the corridor");
     /* A nearer circle below wins whatever its id: c = (2, -0.9): b = -2,
      * c = 4 + 0.81 - 1 = 3.81, disc = 0.19, t = 2 - 0.436 = 1.564 < 1.7;
      * u = (0, 1), v_d = (1, 2). */
     env_sphere(w, 2.0f, -0.9f, 0.0f, 0.5f);
-    const double vd2[3] = {1.0, 2.0, 0.0};
+    const double vd2[3] = { 1.0, 2.0, 0.0 };
     env_expect(w, &b, o, east, 0.5f, vd2, "the nearer threat wins");
     throng_world_destroy(w);
 
@@ -492,8 +478,8 @@ TEST(steer_env_avoid_2d) {
     env_expect(w, &b, o, east, 0.5f, NULL, "no threat");
     /* Faster, L = 2 + 2 = 4 reaches the last one, dead ahead: the side
      * vector (forward x up = (0, -1)) stands in: v_d = (2, 0) + 2 (0, -1). */
-    const float fast[3] = {2.0f, 0.0f, 0.0f};
-    const double vd3[3] = {2.0, -2.0, 0.0};
+    const float fast[3] = { 2.0f, 0.0f, 0.0f };
+    const double vd3[3] = { 2.0, -2.0, 0.0 };
     env_expect(w, &b, o, fast, 0.5f, vd3, "lookahead, dead ahead");
     throng_world_destroy(w);
 
@@ -503,10 +489,10 @@ TEST(steer_env_avoid_2d) {
      * whose grown y range [0.1, 1.5] misses y = 0 is no threat. */
     w = env_world(2);
     REQUIRE(w != NULL);
-    const float lo1[3] = {1.0f, 0.6f, 0.0f}, hi1[3] = {2.0f, 1.0f, 0.0f};
+    const float lo1[3] = { 1.0f, 0.6f, 0.0f }, hi1[3] = { 2.0f, 1.0f, 0.0f };
     env_box(w, lo1, hi1);
     env_expect(w, &b, o, east, 0.5f, NULL, "box beside the corridor");
-    const float lo2[3] = {3.0f, -1.0f, 0.0f}, hi2[3] = {4.0f, 0.2f, 0.0f};
+    const float lo2[3] = { 3.0f, -1.0f, 0.0f }, hi2[3] = { 4.0f, 0.2f, 0.0f };
     env_box(w, lo2, hi2);
     env_expect(w, &b, o, east, 0.5f, vd2, "box ahead");
     throng_world_destroy(w);
@@ -518,8 +504,8 @@ TEST(steer_env_avoid_2d) {
     w = env_world(2);
     REQUIRE(w != NULL);
     env_sphere(w, 1.5f, 2.5f, 0.0f, 0.5f);
-    const float diag[3] = {0.6f, 0.8f, 0.0f};
-    const double vd4[3] = {2.2, -0.4, 0.0};
+    const float diag[3] = { 0.6f, 0.8f, 0.0f };
+    const double vd4[3] = { 2.2, -0.4, 0.0 };
     env_expect(w, &b, o, diag, 0.5f, vd4, "diagonal heading");
     throng_world_destroy(w);
 
@@ -529,9 +515,9 @@ TEST(steer_env_avoid_2d) {
     w = env_world(2);
     REQUIRE(w != NULL);
     env_sphere(w, 0.0f, 0.0f, 0.0f, 1.0f);
-    const float north[3] = {0.0f, 1.0f, 0.0f};
-    const float in1[3] = {0.2f, 0.0f, 0.0f}, in2[3] = {1.3f, 0.0f, 0.0f};
-    const double out_x[3] = {2.0, 0.0, 0.0};
+    const float north[3] = { 0.0f, 1.0f, 0.0f };
+    const float in1[3] = { 0.2f, 0.0f, 0.0f }, in2[3] = { 1.3f, 0.0f, 0.0f };
+    const double out_x[3] = { 2.0, 0.0, 0.0 };
     env_expect(w, &b, in1, north, 0.5f, out_x, "inside a circle");
     env_expect(w, &b, in2, north, 0.5f, out_x, "inside a grown circle");
     throng_world_destroy(w);
@@ -542,14 +528,14 @@ TEST(steer_env_avoid_2d) {
      * 0.3606 = (1.1094, 1.6641). */
     w = env_world(2);
     REQUIRE(w != NULL);
-    const float blo[3] = {-1.0f, -1.0f, 0.0f}, bhi[3] = {1.0f, 1.0f, 0.0f};
+    const float blo[3] = { -1.0f, -1.0f, 0.0f }, bhi[3] = { 1.0f, 1.0f, 0.0f };
     env_box(w, blo, bhi);
-    const float clo[3] = {4.0f, 4.0f, 0.0f}, chi[3] = {5.0f, 5.0f, 0.0f};
+    const float clo[3] = { 4.0f, 4.0f, 0.0f }, chi[3] = { 5.0f, 5.0f, 0.0f };
     env_box(w, clo, chi);
-    const float in3[3] = {0.5f, 0.2f, 0.0f}, in4[3] = {5.2f, 5.3f, 0.0f};
+    const float in3[3] = { 0.5f, 0.2f, 0.0f }, in4[3] = { 5.2f, 5.3f, 0.0f };
     env_expect(w, &b, in3, north, 0.5f, out_x, "inside a box");
-    const double corner[3] = {2.0 * 0.2 / sqrt(0.13), 2.0 * 0.3 / sqrt(0.13),
-                              0.0};
+    const double corner[3] = { 2.0 * 0.2 / sqrt(0.13), 2.0 * 0.3 / sqrt(0.13),
+                               0.0 };
     env_expect(w, &b, in4, north, 0.5f, corner, "grown corner of a box");
     throng_world_destroy(w);
 
@@ -561,48 +547,48 @@ TEST(steer_env_avoid_2d) {
     env_sphere(w, 0.8f, 0.0f, 0.0f, 0.5f);
     env_sphere(w, 0.0f, 0.5f, 0.0f, 0.5f);
     env_sphere(w, 2.5f, 0.0f, 0.0f, 0.5f);
-    const double down[3] = {0.0, -2.0, 0.0};
+    const double down[3] = { 0.0, -2.0, 0.0 };
     env_expect(w, &b, o, east, 0.5f, down, "deepest overlap wins");
     throng_world_destroy(w);
 }
 
 TEST(steer_env_avoid_3d) {
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
-    const float o[3] = {0.0f, 0.0f, 0.0f};
-    const float east[3] = {1.0f, 0.0f, 0.0f};
+    const float o[3] = { 0.0f, 0.0f, 0.0f };
+    const float east[3] = { 1.0f, 0.0f, 0.0f };
     throng_world *w = env_world(3);
     REQUIRE(w != NULL);
     /* The 2D case turned into z: sphere (2.5, 0, 0.6): v_d = (1, 0, -2). */
     throng_object s = env_sphere(w, 2.5f, 0.0f, 0.6f, 0.5f);
-    const double vd1[3] = {1.0, 0.0, -2.0};
+    const double vd1[3] = { 1.0, 0.0, -2.0 };
     env_expect(w, &b, o, east, 0.5f, vd1, "sphere above");
     CHECK_OK(throng_object_remove(w, s));
     /* Box [3, 4] x [-0.3, 0.3] x [-1, 0.2], grown: x [2.5, 4.5], y [-0.8,
      * 0.8], z [-1.5, 0.7]; entry t = 2.5. Centre (3.5, 0, -0.4),
      * lateral (0, 0, 0.4): v_d = (1, 0, 2). */
-    const float lo[3] = {3.0f, -0.3f, -1.0f}, hi[3] = {4.0f, 0.3f, 0.2f};
+    const float lo[3] = { 3.0f, -0.3f, -1.0f }, hi[3] = { 4.0f, 0.3f, 0.2f };
     throng_object bx = env_box(w, lo, hi);
-    const double vd2[3] = {1.0, 0.0, 2.0};
+    const double vd2[3] = { 1.0, 0.0, 2.0 };
     env_expect(w, &b, o, east, 0.5f, vd2, "box below");
     CHECK_OK(throng_object_remove(w, bx));
     /* Heading +y, sphere (0.3, 2.5, 0.4): m = (-0.3, -2.5, -0.4), b =
      * -2.5, c = 6.5 - 1 = 5.5, disc = 0.75, t = 2.5 - 0.866 = 1.634.
      * Lateral (-0.3, 0, -0.4), u = (-0.6, 0, -0.8): v_d = (-1.2, 1, -1.6). */
     s = env_sphere(w, 0.3f, 2.5f, 0.4f, 0.5f);
-    const float north[3] = {0.0f, 1.0f, 0.0f};
-    const double vd3[3] = {-1.2, 1.0, -1.6};
+    const float north[3] = { 0.0f, 1.0f, 0.0f };
+    const double vd3[3] = { -1.2, 1.0, -1.6 };
     env_expect(w, &b, o, north, 0.5f, vd3, "heading +y");
     CHECK_OK(throng_object_remove(w, s));
     /* Inside sphere (0, 0, 0) r 1 at (0, 0, 0.5): v_d = (0, 0, 2). */
     s = env_sphere(w, 0.0f, 0.0f, 0.0f, 1.0f);
-    const float in[3] = {0.0f, 0.0f, 0.5f};
-    const double up2[3] = {0.0, 0.0, 2.0};
+    const float in[3] = { 0.0f, 0.0f, 0.5f };
+    const double up2[3] = { 0.0, 0.0, 2.0 };
     env_expect(w, &b, in, east, 0.5f, up2, "inside a sphere");
     CHECK_OK(throng_object_remove(w, s));
     /* Dead ahead: the side vector of the agent's basis, (0, -1, 0) for
      * heading +x and up +z: v_d = (1, -2, 0). */
     env_sphere(w, 2.5f, 0.0f, 0.0f, 0.5f);
-    const double vd4[3] = {1.0, -2.0, 0.0};
+    const double vd4[3] = { 1.0, -2.0, 0.0 };
     env_expect(w, &b, o, east, 0.5f, vd4, "dead ahead");
     throng_world_destroy(w);
 }
@@ -614,24 +600,24 @@ TEST(steer_env_avoid_3d) {
 TEST(steer_env_contain_2d) {
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_CONTAIN);
     b.u.contain.use_box = true;
-    const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {10.0f, 10.0f, 0.0f};
+    const float lo[3] = { 0.0f, 0.0f, 0.0f }, hi[3] = { 10.0f, 10.0f, 0.0f };
     memcpy(b.u.contain.box_min, lo, sizeof lo);
     memcpy(b.u.contain.box_max, hi, sizeof hi);
     throng_world *w = env_world(2);
     REQUIRE(w != NULL);
     /* Seed 002's rule: x- face 1 m away: v_d = (s_t, v_y) = (2, 0.5). */
-    const float p1[3] = {1.0f, 5.0f, 0.0f}, v1[3] = {-1.0f, 0.5f, 0.0f};
-    const double vd1[3] = {2.0, 0.5, 0.0};
+    const float p1[3] = { 1.0f, 5.0f, 0.0f }, v1[3] = { -1.0f, 0.5f, 0.0f };
+    const double vd1[3] = { 2.0, 0.5, 0.0 };
     env_expect(w, &b, p1, v1, 0.25f, vd1, "near x-");
     /* A corner: x+ and y- in range: v_d = (-2, 2). */
-    const float p2[3] = {9.5f, 0.5f, 0.0f}, v2[3] = {1.0f, -1.0f, 0.0f};
-    const double vd2[3] = {-2.0, 2.0, 0.0};
+    const float p2[3] = { 9.5f, 0.5f, 0.0f }, v2[3] = { 1.0f, -1.0f, 0.0f };
+    const double vd2[3] = { -2.0, 2.0, 0.0 };
     env_expect(w, &b, p2, v2, 0.25f, vd2, "corner");
     /* Outside the box counts as in range: v_d = (2, 0). */
-    const float p3[3] = {-1.0f, 5.0f, 0.0f}, v3[3] = {-1.0f, 0.0f, 0.0f};
-    const double vd3[3] = {2.0, 0.0, 0.0};
+    const float p3[3] = { -1.0f, 5.0f, 0.0f }, v3[3] = { -1.0f, 0.0f, 0.0f };
+    const double vd3[3] = { 2.0, 0.0, 0.0 };
     env_expect(w, &b, p3, v3, 0.25f, vd3, "outside");
-    const float p4[3] = {5.0f, 5.0f, 0.0f};
+    const float p4[3] = { 5.0f, 5.0f, 0.0f };
     env_expect(w, &b, p4, v1, 0.25f, NULL, "middle");
 
     /* A line through the origin with normal (1, 1), stored as (1, 1) /
@@ -640,11 +626,11 @@ TEST(steer_env_contain_2d) {
     b.u.contain.use_box = false; /* and the box back to its default */
     memset(b.u.contain.box_min, 0, sizeof b.u.contain.box_min);
     memset(b.u.contain.box_max, 0, sizeof b.u.contain.box_max);
-    const float origin[3] = {0.0f, 0.0f, 0.0f}, n11[3] = {1.0f, 1.0f, 0.0f};
+    const float origin[3] = { 0.0f, 0.0f, 0.0f }, n11[3] = { 1.0f, 1.0f, 0.0f };
     throng_object line = env_plane(w, origin, n11);
-    const float p5[3] = {1.0f, 0.0f, 0.0f}, west[3] = {-1.0f, 0.0f, 0.0f};
+    const float p5[3] = { 1.0f, 0.0f, 0.0f }, west[3] = { -1.0f, 0.0f, 0.0f };
     const double r2 = sqrt(2.0);
-    const double vd5[3] = {-0.5 + r2, 0.5 + r2, 0.0};
+    const double vd5[3] = { -0.5 + r2, 0.5 + r2, 0.0 };
     env_expect(w, &b, p5, west, 0.25f, vd5, "line");
     b.u.contain.use_walls = false;
     env_expect(w, &b, p5, west, 0.25f, NULL, "walls switched off");
@@ -657,17 +643,17 @@ TEST(steer_env_contain_2d) {
      * point (10, 0), normal (1, 1) / sqrt 2, as for the line above; at
      * (12, 1) it is sqrt 5 > 2 away: quiet. */
     env_segment(w, 0.0f, 0.0f, 10.0f, 0.0f);
-    const float p6[3] = {3.0f, 1.0f, 0.0f}, south[3] = {0.0f, -1.0f, 0.0f};
-    const double vd6[3] = {0.0, 2.0, 0.0};
+    const float p6[3] = { 3.0f, 1.0f, 0.0f }, south[3] = { 0.0f, -1.0f, 0.0f };
+    const double vd6[3] = { 0.0, 2.0, 0.0 };
     env_expect(w, &b, p6, south, 0.25f, vd6, "segment from above");
-    const float p7[3] = {3.0f, -1.0f, 0.0f}, north[3] = {0.0f, 1.0f, 0.0f};
-    const double vd7[3] = {0.0, -2.0, 0.0};
+    const float p7[3] = { 3.0f, -1.0f, 0.0f }, north[3] = { 0.0f, 1.0f, 0.0f };
+    const double vd7[3] = { 0.0, -2.0, 0.0 };
     env_expect(w, &b, p7, north, 0.25f, vd7, "segment from below");
-    const float p8[3] = {11.0f, 1.0f, 0.0f}, p9[3] = {12.0f, 1.0f, 0.0f};
+    const float p8[3] = { 11.0f, 1.0f, 0.0f }, p9[3] = { 12.0f, 1.0f, 0.0f };
     env_expect(w, &b, p8, west, 0.25f, vd5, "past the segment's end");
     env_expect(w, &b, p9, west, 0.25f, NULL, "segment out of range");
     /* Standing on the segment, moving down: pushed back up. */
-    const float p10[3] = {3.0f, 0.0f, 0.0f};
+    const float p10[3] = { 3.0f, 0.0f, 0.0f };
     env_expect(w, &b, p10, south, 0.25f, vd6, "on the segment");
     throng_world_destroy(w);
 
@@ -677,13 +663,13 @@ TEST(steer_env_contain_2d) {
      * (2 - 0.48, 2 - 0.64) = (1.52, 1.36). */
     w = env_world(2);
     REQUIRE(w != NULL);
-    const float n68[3] = {0.6f, 0.8f, 0.0f};
+    const float n68[3] = { 0.6f, 0.8f, 0.0f };
     env_plane(w, origin, n68);
     b.u.contain.use_box = true;
     memcpy(b.u.contain.box_min, lo, sizeof lo);
     memcpy(b.u.contain.box_max, hi, sizeof hi);
-    const float p11[3] = {1.0f, 1.0f, 0.0f}, sw[3] = {-1.0f, -1.0f, 0.0f};
-    const double vd11[3] = {1.52, 1.36, 0.0};
+    const float p11[3] = { 1.0f, 1.0f, 0.0f }, sw[3] = { -1.0f, -1.0f, 0.0f };
+    const double vd11[3] = { 1.52, 1.36, 0.0 };
     env_expect(w, &b, p11, sw, 0.25f, vd11, "box faces, then a line");
     throng_world_destroy(w);
 }
@@ -691,31 +677,31 @@ TEST(steer_env_contain_2d) {
 TEST(steer_env_contain_3d) {
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_CONTAIN);
     b.u.contain.use_box = true;
-    const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {10.0f, 10.0f, 10.0f};
+    const float lo[3] = { 0.0f, 0.0f, 0.0f }, hi[3] = { 10.0f, 10.0f, 10.0f };
     memcpy(b.u.contain.box_min, lo, sizeof lo);
     memcpy(b.u.contain.box_max, hi, sizeof hi);
     throng_world *w = env_world(3);
     REQUIRE(w != NULL);
     /* z+ face 0.5 m away: v_d = (0.5, 0, -2). */
-    const float p1[3] = {5.0f, 5.0f, 9.5f}, v1[3] = {0.5f, 0.0f, 1.0f};
-    const double vd1[3] = {0.5, 0.0, -2.0};
+    const float p1[3] = { 5.0f, 5.0f, 9.5f }, v1[3] = { 0.5f, 0.0f, 1.0f };
+    const double vd1[3] = { 0.5, 0.0, -2.0 };
     env_expect(w, &b, p1, v1, 0.25f, vd1, "near z+");
-    const float p2[3] = {5.0f, 5.0f, 5.0f};
+    const float p2[3] = { 5.0f, 5.0f, 5.0f };
     env_expect(w, &b, p2, v1, 0.25f, NULL, "middle");
     b.u.contain.use_box = false; /* and the box back to its default */
     memset(b.u.contain.box_min, 0, sizeof b.u.contain.box_min);
     memset(b.u.contain.box_max, 0, sizeof b.u.contain.box_max);
     /* Plane z = 0, normal given as (0, 0, 2): at height 1 moving down,
      * v_d = (0, 0, 2); 5 m behind it moving along x: (1, 0, 2). */
-    const float origin[3] = {0.0f, 0.0f, 0.0f}, nz[3] = {0.0f, 0.0f, 2.0f};
+    const float origin[3] = { 0.0f, 0.0f, 0.0f }, nz[3] = { 0.0f, 0.0f, 2.0f };
     throng_object pl = env_plane(w, origin, nz);
-    const float p3[3] = {0.0f, 0.0f, 1.0f}, v3[3] = {0.0f, 0.0f, -1.0f};
-    const double vd3[3] = {0.0, 0.0, 2.0};
+    const float p3[3] = { 0.0f, 0.0f, 1.0f }, v3[3] = { 0.0f, 0.0f, -1.0f };
+    const double vd3[3] = { 0.0, 0.0, 2.0 };
     env_expect(w, &b, p3, v3, 0.25f, vd3, "plane above");
-    const float p4[3] = {3.0f, 0.0f, -5.0f}, v4[3] = {1.0f, 0.0f, 0.0f};
-    const double vd4[3] = {1.0, 0.0, 2.0};
+    const float p4[3] = { 3.0f, 0.0f, -5.0f }, v4[3] = { 1.0f, 0.0f, 0.0f };
+    const double vd4[3] = { 1.0, 0.0, 2.0 };
     env_expect(w, &b, p4, v4, 0.25f, vd4, "behind the plane");
-    const float p5[3] = {0.0f, 0.0f, 3.0f};
+    const float p5[3] = { 0.0f, 0.0f, 3.0f };
     env_expect(w, &b, p5, v3, 0.25f, NULL, "plane out of range");
     CHECK_OK(throng_object_remove(w, pl));
     throng_world_destroy(w);
@@ -725,9 +711,10 @@ TEST(steer_env_contain_3d) {
      * (-1, 0, 0). n1 first: v_d = (2, 0, 0), then v_d.n2 = 1.2, v_d +=
      * 0.8 n2: (2.48, 0.64, 0). n2 first: v.n2 = -0.6, v += 2.6 n2 =
      * (0.56, 2.08, 0), then x = 2: (2, 2.08, 0). */
-    const float n1[3] = {1.0f, 0.0f, 0.0f}, n2[3] = {0.6f, 0.8f, 0.0f};
-    const float p6[3] = {1.0f, 1.0f, 0.0f}, v6[3] = {-1.0f, 0.0f, 0.0f};
-    const double first_x[3] = {2.48, 0.64, 0.0}, first_n2[3] = {2.0, 2.08, 0.0};
+    const float n1[3] = { 1.0f, 0.0f, 0.0f }, n2[3] = { 0.6f, 0.8f, 0.0f };
+    const float p6[3] = { 1.0f, 1.0f, 0.0f }, v6[3] = { -1.0f, 0.0f, 0.0f };
+    const double first_x[3] = { 2.48, 0.64, 0.0 },
+                 first_n2[3] = { 2.0, 2.08, 0.0 };
     for (int order = 0; order < 2; order++) {
         w = env_world(3);
         REQUIRE(w != NULL);
@@ -747,7 +734,9 @@ TEST(steer_env_contain_many_walls) {
     throng_world *w = env_world(2);
     REQUIRE(w != NULL);
     test_rng rng = test_rng_make(31u);
-    enum { WALLS = 60 };
+    enum {
+        WALLS = 60
+    };
     int is_line[WALLS];
     double wa[WALLS][2], wb[WALLS][2];
     for (int i = 0; i < WALLS; i++) {
@@ -792,7 +781,7 @@ TEST(steer_env_contain_many_walls) {
     throng_agent h;
     REQUIRE_OK(throng_agent_add(w, &d, &h));
 
-    double vd[2] = {0.3, -0.2};
+    double vd[2] = { 0.3, -0.2 };
     int in_range = 0;
     for (int i = 0; i < WALLS; i++) {
         double n[2], dist;
@@ -847,23 +836,23 @@ TEST(steer_env_follow_wall_hand) {
      * target (0, 0) + (0, 1) + (2, 0) = (2, 1); v_d = 2 (2, -2) / 2.828
      * = (1.4142, -1.4142). Moving -x: target (-2, 1). At rest: the
      * heading, +x. */
-    const float p1[3] = {0.0f, 3.0f, 0.0f};
-    const float east[3] = {1.0f, 0.0f, 0.0f}, west[3] = {-1.0f, 0.0f, 0.0f};
-    const float still[3] = {0.0f, 0.0f, 0.0f};
+    const float p1[3] = { 0.0f, 3.0f, 0.0f };
+    const float east[3] = { 1.0f, 0.0f, 0.0f }, west[3] = { -1.0f, 0.0f, 0.0f };
+    const float still[3] = { 0.0f, 0.0f, 0.0f };
     const double r2 = sqrt(2.0);
-    const double vd1[3] = {r2, -r2, 0.0}, vd2[3] = {-r2, -r2, 0.0};
+    const double vd1[3] = { r2, -r2, 0.0 }, vd2[3] = { -r2, -r2, 0.0 };
     env_expect(w, &b, p1, east, 0.25f, vd1, "segment, moving +x");
     env_expect(w, &b, p1, west, 0.25f, vd2, "segment, moving -x");
     env_expect(w, &b, p1, still, 0.25f, vd1, "segment, at rest");
-    const float far[3] = {0.0f, 6.0f, 0.0f};
+    const float far[3] = { 0.0f, 6.0f, 0.0f };
     env_expect(w, &b, far, east, 0.25f, NULL, "out of range");
     /* A second wall at y = -2: from (0, -0.5) the first (0.5 away) is
      * nearest, approached from below: n = (0, -1), target (2, -1), v_d =
      * 2 (2, -0.5) / 2.0616 = (1.9403, -0.4851). */
     env_segment(w, -10.0f, -2.0f, 10.0f, -2.0f);
-    const float p2[3] = {0.0f, -0.5f, 0.0f};
+    const float p2[3] = { 0.0f, -0.5f, 0.0f };
     const double k = 2.0 / sqrt(4.25);
-    const double vd3[3] = {2.0 * k, -0.5 * k, 0.0};
+    const double vd3[3] = { 2.0 * k, -0.5 * k, 0.0 };
     env_expect(w, &b, p2, east, 0.25f, vd3, "nearest of two walls");
     throng_world_destroy(w);
 
@@ -872,9 +861,9 @@ TEST(steer_env_follow_wall_hand) {
      * 1.5) / 2.5 = (1.6, 1.2). */
     w = env_world(2);
     REQUIRE(w != NULL);
-    const float origin[3] = {0.0f, 0.0f, 0.0f}, ny[3] = {0.0f, 1.0f, 0.0f};
+    const float origin[3] = { 0.0f, 0.0f, 0.0f }, ny[3] = { 0.0f, 1.0f, 0.0f };
     env_plane(w, origin, ny);
-    const double vd4[3] = {1.6, 1.2, 0.0};
+    const double vd4[3] = { 1.6, 1.2, 0.0 };
     env_expect(w, &b, p2, east, 0.25f, vd4, "behind a line");
     throng_world_destroy(w);
 
@@ -883,16 +872,16 @@ TEST(steer_env_follow_wall_hand) {
      * v_d = 2 (0, 2, -0.5) / 2.0616 = (0, 1.9403, -0.4851). */
     w = env_world(3);
     REQUIRE(w != NULL);
-    const float nz[3] = {0.0f, 0.0f, 1.0f};
+    const float nz[3] = { 0.0f, 0.0f, 1.0f };
     env_plane(w, origin, nz);
-    const float p3[3] = {1.0f, 2.0f, 1.5f}, v3[3] = {0.0f, 1.0f, 0.5f};
-    const double vd5[3] = {0.0, 2.0 * k, -0.5 * k};
+    const float p3[3] = { 1.0f, 2.0f, 1.5f }, v3[3] = { 0.0f, 1.0f, 0.5f };
+    const double vd5[3] = { 0.0, 2.0 * k, -0.5 * k };
     env_expect(w, &b, p3, v3, 0.25f, vd5, "plane");
     /* Straight down at it from (0, 0, 2): the tangent is the side vector
      * of the agent's basis. Heading (0, 0, -1) with the z hint gives up
      * along an axis least aligned; read it, then target = (0, 0, 1) + 2
      * side, v_d = 2 unit((0, 0, -1) + 2 side). */
-    const float p4[3] = {0.0f, 0.0f, 2.0f}, down[3] = {0.0f, 0.0f, -1.0f};
+    const float p4[3] = { 0.0f, 0.0f, 2.0f }, down[3] = { 0.0f, 0.0f, -1.0f };
     {
         throng_agent_def d = throng_agent_def_default();
         memcpy(d.position, p4, sizeof p4);
@@ -903,10 +892,10 @@ TEST(steer_env_follow_wall_hand) {
         REQUIRE_OK(throng_agent_get_basis(w, h, f, u, s));
         CHECK_OK(throng_agent_remove(w, h));
         CHECK_NEAR(s[2], 0.0, 1e-6);
-        double x[3] = {2.0 * (double)s[0], 2.0 * (double)s[1], -1.0};
+        double x[3] = { 2.0 * (double)s[0], 2.0 * (double)s[1], -1.0 };
         double len = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        const double vd6[3] = {2.0 * x[0] / len, 2.0 * x[1] / len,
-                               2.0 * x[2] / len};
+        const double vd6[3] = { 2.0 * x[0] / len, 2.0 * x[1] / len,
+                                2.0 * x[2] / len };
         env_expect(w, &b, p4, down, 0.25f, vd6, "straight at the plane");
     }
     throng_world_destroy(w);
@@ -930,8 +919,7 @@ static void env_grid_compare(int dims) {
         for (int k = 0; k < 3; k++)
             c[k] = test_rng_range(&rng, 0.0f, side);
         if (test_rng_below(&rng, 10u) < 7u) {
-            env_sphere(w, c[0], c[1], c[2],
-                       test_rng_range(&rng, 0.2f, 1.5f));
+            env_sphere(w, c[0], c[1], c[2], test_rng_range(&rng, 0.2f, 1.5f));
         } else {
             float hi[3];
             for (int k = 0; k < 3; k++)
@@ -941,8 +929,8 @@ static void env_grid_compare(int dims) {
     }
     /* A few giant obstacles, which must not spoil the cells. */
     env_sphere(w, side * 0.5f, side * 0.5f, side * 0.5f, side * 0.1f);
-    const float big_lo[3] = {0.0f, side * 0.2f, 0.0f};
-    const float big_hi[3] = {side, side * 0.21f, side};
+    const float big_lo[3] = { 0.0f, side * 0.2f, 0.0f };
+    const float big_hi[3] = { side, side * 0.21f, side };
     env_box(w, big_lo, big_hi);
     if (dims == 2)
         for (int i = 0; i < 200; i++) {
@@ -972,7 +960,8 @@ static void env_grid_compare(int dims) {
     }
     list[2] = env_behaviour(THRONG_BEHAVIOUR_FOLLOW_WALL);
     list[2].u.contain.range = 4.0f;
-    const throng_group group = env_group(w, THRONG_COMBINE_WEIGHTED_SUM, list, 3);
+    const throng_group group =
+        env_group(w, THRONG_COMBINE_WEIGHTED_SUM, list, 3);
     const uint32_t agents = 600;
     for (uint32_t i = 0; i < agents; i++) {
         throng_agent_def d = throng_agent_def_default();
@@ -996,7 +985,7 @@ static void env_grid_compare(int dims) {
     CHECK(g->start[g->cell_count] <= 16u * gridded + 1024u);
     CHECK_EQ_INT(g->plane_count, 4);
 
-    int active[3] = {0, 0, 0};
+    int active[3] = { 0, 0, 0 };
     uint64_t touched = 0;
     uint32_t most = 0;
     for (uint32_t row = 0; row < agents; row++) {
@@ -1013,15 +1002,15 @@ static void env_grid_compare(int dims) {
                             "%dD row %u behaviour %d: grid (%d: %g %g %g) "
                             "vs scan (%d: %g %g %g)",
                             dims, row, i, on_g, (double)fg[0], (double)fg[1],
-                            (double)fg[2], on_b, (double)fb[0],
-                            (double)fb[1], (double)fb[2]);
+                            (double)fg[2], on_b, (double)fb[0], (double)fb[1],
+                            (double)fb[2]);
             active[i] += on_g;
         }
         /* The list entries in the cells of the avoidance corridor. */
-        double speed = sqrt((double)(a.v[0] * a.v[0] + a.v[1] * a.v[1] +
-                                     a.v[2] * a.v[2]));
+        double speed =
+            sqrt((double)(a.v[0] * a.v[0] + a.v[1] * a.v[1] + a.v[2] * a.v[2]));
         double L = 2.0 + 1.5 * speed, R = (double)a.radius;
-        int32_t clo[3] = {0, 0, 0}, chi[3] = {0, 0, 0};
+        int32_t clo[3] = { 0, 0, 0 }, chi[3] = { 0, 0, 0 };
         int in = 1;
         for (int k = 0; k < dims; k++) {
             double e = (double)a.p[k] + L * (double)a.f[k];
@@ -1076,8 +1065,12 @@ static void env_grid_compare(int dims) {
     throng_world_destroy(w);
 }
 
-TEST(steer_env_grid_2d) { env_grid_compare(2); }
-TEST(steer_env_grid_3d) { env_grid_compare(3); }
+TEST(steer_env_grid_2d) {
+    env_grid_compare(2);
+}
+TEST(steer_env_grid_3d) {
+    env_grid_compare(3);
+}
 
 /* ------------------------------------------------------------------------ */
 /* End to end                                                               */
@@ -1123,7 +1116,7 @@ static void env_field_make(throng_world *w, env_field *f, int dims, int want,
     test_rng rng = test_rng_make(seed);
     f->count = 0;
     for (int tries = 0; tries < 20000 && f->count < want; tries++) {
-        float c[3] = {0.0f, 0.0f, 0.0f}, half[3] = {0.0f, 0.0f, 0.0f};
+        float c[3] = { 0.0f, 0.0f, 0.0f }, half[3] = { 0.0f, 0.0f, 0.0f };
         for (int k = 0; k < dims; k++)
             c[k] = test_rng_range(&rng, lo[k], hi[k]);
         int box = boxes && test_rng_below(&rng, 3u) == 0u;
@@ -1188,8 +1181,8 @@ static int env_field_run(int dims, int avoid, int *crossed) {
         return -1;
     throng_world_set_threads(w, 0);
     static env_field field;
-    const float lo[3] = {0.0f, 0.0f, 0.0f};
-    const float hi[3] = {40.0f, 40.0f, 40.0f};
+    const float lo[3] = { 0.0f, 0.0f, 0.0f };
+    const float hi[3] = { 40.0f, 40.0f, 40.0f };
     env_field_make(w, &field, dims, dims == 2 ? 160 : 220, lo, hi, 1,
                    dims == 2 ? 21u : 22u);
 
@@ -1206,7 +1199,9 @@ static int env_field_run(int dims, int avoid, int *crossed) {
     throng_group group = env_group(w, THRONG_COMBINE_PRIORITY, list, n);
 
     test_rng rng = test_rng_make(5u);
-    enum { AGENTS = 60 };
+    enum {
+        AGENTS = 60
+    };
     throng_agent h[AGENTS];
     float goal[AGENTS];
     for (int i = 0; i < AGENTS; i++) {
@@ -1219,7 +1214,7 @@ static int env_field_run(int dims, int avoid, int *crossed) {
         d.max_force = 4.0f;
         d.radius = 0.25f;
         throng_agent_add(w, &d, &h[i]);
-        float target[3] = {48.0f, d.position[1], d.position[2]};
+        float target[3] = { 48.0f, d.position[1], d.position[2] };
         throng_agent_set_target_point(w, h[i], target);
         goal[i] = 0.0f;
     }
@@ -1306,7 +1301,7 @@ static int env_contain_run(int dims, int planes, int contain, int *reached) {
     s.u.seek.point[0] = 200.0f;
     s.u.seek.point[1] = -100.0f;
     s.u.seek.point[2] = 150.0f;
-    throng_behaviour list[2] = {c, s};
+    throng_behaviour list[2] = { c, s };
     throng_group groups[2];
     for (int i = 0; i < 2; i++) {
         throng_group_def g = throng_group_def_default();
@@ -1321,7 +1316,9 @@ static int env_contain_run(int dims, int planes, int contain, int *reached) {
             throng_group_add_behaviour(w, groups[i], &list[1], NULL);
     }
     test_rng rng = test_rng_make(9u);
-    enum { AGENTS = 150 };
+    enum {
+        AGENTS = 150
+    };
     throng_agent h[AGENTS];
     for (int i = 0; i < AGENTS; i++) {
         throng_agent_def d = throng_agent_def_default();
@@ -1401,12 +1398,12 @@ TEST(steer_env_follow_wall_run) {
              from_below++) {
             throng_world *w = env_world(dims);
             REQUIRE(w != NULL);
-            const float origin[3] = {0.0f, 0.0f, 0.0f};
+            const float origin[3] = { 0.0f, 0.0f, 0.0f };
             int axis = dims == 2 ? 1 : 2; /* the wall's normal axis */
             if (dims == 2) {
                 env_segment(w, -500.0f, 0.0f, 500.0f, 0.0f);
             } else {
-                const float nz[3] = {0.0f, 0.0f, 1.0f};
+                const float nz[3] = { 0.0f, 0.0f, 1.0f };
                 env_plane(w, origin, nz);
             }
             throng_behaviour b =
@@ -1464,7 +1461,7 @@ TEST(steer_env_follow_wall_run) {
  * runs and the new obstacle matters. Adding the first object without
  * memory is refused too. */
 TEST(steer_env_out_of_memory) {
-    ts_heap heap = {0};
+    ts_heap heap = { 0 };
     throng_world *w = ts_world(2, 1, &heap);
     REQUIRE(w != NULL);
     throng_behaviour b = env_behaviour(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
@@ -1477,15 +1474,13 @@ TEST(steer_env_out_of_memory) {
     REQUIRE_OK(throng_world_step(w, 0.05f)); /* warm up */
 
     heap.refuse_all = true;
-    const float c[3] = {3.0f, 0.3f, 0.0f};
+    const float c[3] = { 3.0f, 0.3f, 0.0f };
     throng_object o;
-    CHECK_ENV_REFUSED(w, add_sphere(w, c, 0.5f, &o),
-                      THRONG_ERR_OUT_OF_MEMORY);
+    CHECK_ENV_REFUSED(w, add_sphere(w, c, 0.5f, &o), THRONG_ERR_OUT_OF_MEMORY);
     heap.refuse_all = false;
     REQUIRE_OK(add_sphere(w, c, 0.5f, &o));
     heap.refuse_all = true;
-    CHECK_ENV_REFUSED(w, throng_world_step(w, 0.05f),
-                      THRONG_ERR_OUT_OF_MEMORY);
+    CHECK_ENV_REFUSED(w, throng_world_step(w, 0.05f), THRONG_ERR_OUT_OF_MEMORY);
     heap.refuse_all = false;
     float v0[3], v1[3];
     throng_agent_get_velocity(w, h, v0);

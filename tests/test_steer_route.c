@@ -44,9 +44,8 @@ static throng_group route_group(throng_world *w, const throng_behaviour *b) {
 }
 
 static throng_agent route_agent(throng_world *w, throng_group group,
-                                const float p[3], const float v[3],
-                                float mass, float max_force,
-                                float max_speed) {
+                                const float p[3], const float v[3], float mass,
+                                float max_force, float max_speed) {
     throng_agent_def a = throng_agent_def_default();
     memcpy(a.position, p, sizeof a.position);
     memcpy(a.velocity, v, sizeof a.velocity);
@@ -77,23 +76,24 @@ static void route_refused(throng_world *w, uint64_t hash, uint32_t objects,
     if (throng_world_hash(w) != hash)
         runner_fail(__FILE__, line, "%s: refused but changed the hash", expr);
     if (throng_world_object_count(w) != objects)
-        runner_fail(__FILE__, line, "%s: refused but changed the objects "
-                    "(%u -> %u)", expr, objects,
-                    throng_world_object_count(w));
+        runner_fail(__FILE__, line,
+                    "%s: refused but changed the objects "
+                    "(%u -> %u)",
+                    expr, objects, throng_world_object_count(w));
 }
 
-#define CHECK_ROUTE_REFUSED(w, expr, want)                                 \
-    do {                                                                   \
-        uint64_t route_hash_ = throng_world_hash(w);                       \
-        uint32_t route_objects_ = throng_world_object_count(w);            \
-        throng_status route_got_ = (expr);                                 \
-        route_refused(w, route_hash_, route_objects_, route_got_, (want),  \
-                      #expr, __LINE__);                                    \
+#define CHECK_ROUTE_REFUSED(w, expr, want)                                \
+    do {                                                                  \
+        uint64_t route_hash_ = throng_world_hash(w);                      \
+        uint32_t route_objects_ = throng_world_object_count(w);           \
+        throng_status route_got_ = (expr);                                \
+        route_refused(w, route_hash_, route_objects_, route_got_, (want), \
+                      #expr, __LINE__);                                   \
     } while (0)
 
 static void route_vec(throng_world *w, throng_agent h, int position,
                       double out[3]) {
-    float f[3] = {0.0f, 0.0f, 0.0f};
+    float f[3] = { 0.0f, 0.0f, 0.0f };
     if (position)
         throng_agent_get_position(w, h, f);
     else
@@ -132,18 +132,17 @@ static double route_segment_distance(const double x[3], const double a[3],
 
 TEST(steer_route_path_create_refusals) {
     for (int dims = 2; dims <= 3; dims++) {
-        ts_heap heap = {0};
+        ts_heap heap = { 0 };
         throng_world *w = route_world_with(dims, 1, &heap);
         REQUIRE(w != NULL);
-        float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
-        const float v0[3] = {0.5f, 0.0f, 0.0f};
+        float p[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 } };
+        const float v0[3] = { 0.5f, 0.0f, 0.0f };
         route_agent(w, THRONG_NULL_GROUP, p[0], v0, 1.0f, 10.0f, 1.0f);
-        throng_object o = {77u, 77u, 77u};
+        throng_object o = { 77u, 77u, 77u };
         const float *pts = &p[0][0];
         const float nan = nanf(""), inf = INFINITY;
 
-        CHECK_STATUS(add_path(NULL, pts, 4, 1.0f, false, &o),
-                     THRONG_ERR_NULL);
+        CHECK_STATUS(add_path(NULL, pts, 4, 1.0f, false, &o), THRONG_ERR_NULL);
         CHECK_ROUTE_REFUSED(w, add_path(w, NULL, 4, 1.0f, false, &o),
                             THRONG_ERR_NULL);
         CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 1.0f, false, NULL),
@@ -154,11 +153,9 @@ TEST(steer_route_path_create_refusals) {
                             THRONG_ERR_OUT_OF_RANGE);
         /* Refused on the count alone: the 4 points must not be read past
          * (ASan would see it). */
-        CHECK_ROUTE_REFUSED(w,
-                            add_path(w, pts,
-                                               THRONG_MAX_PATH_POINTS + 1u,
-                                               1.0f, false, &o),
-                            THRONG_ERR_OUT_OF_RANGE);
+        CHECK_ROUTE_REFUSED(
+            w, add_path(w, pts, THRONG_MAX_PATH_POINTS + 1u, 1.0f, false, &o),
+            THRONG_ERR_OUT_OF_RANGE);
         CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, 0.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         CHECK_ROUTE_REFUSED(w, add_path(w, pts, 4, -1.0f, false, &o),
@@ -171,13 +168,11 @@ TEST(steer_route_path_create_refusals) {
         float bad[4][3];
         memcpy(bad, p, sizeof bad);
         bad[2][0] = nan;
-        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
-                                                  false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f, false, &o),
                             THRONG_ERR_NOT_FINITE);
         memcpy(bad, p, sizeof bad);
         bad[3][1] = -inf;
-        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
-                                                  false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f, false, &o),
                             THRONG_ERR_NOT_FINITE);
         /* Consecutive points 5e-7 m apart, then equal ones. */
         memcpy(bad, p, sizeof bad);
@@ -185,24 +180,20 @@ TEST(steer_route_path_create_refusals) {
         bad[2][1] = 5e-7f;
         bad[1][0] = 1.0f;
         bad[1][1] = 0.0f;
-        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
-                                                  false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         memcpy(bad, p, sizeof bad);
         memcpy(bad[3], bad[2], sizeof bad[3]);
-        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
-                                                  false, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Last back to first counts only for a closed path. */
         memcpy(bad, p, sizeof bad);
         memcpy(bad[3], bad[0], sizeof bad[3]);
-        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f,
-                                                  true, &o),
+        CHECK_ROUTE_REFUSED(w, add_path(w, &bad[0][0], 4, 1.0f, true, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         /* Longer than a float can measure. */
-        float far[2][3] = {{-3e38f, 0, 0}, {3e38f, 0, 0}};
-        CHECK_ROUTE_REFUSED(w, add_path(w, &far[0][0], 2, 1.0f,
-                                                  false, &o),
+        float far[2][3] = { { -3e38f, 0, 0 }, { 3e38f, 0, 0 } };
+        CHECK_ROUTE_REFUSED(w, add_path(w, &far[0][0], 2, 1.0f, false, &o),
                             THRONG_ERR_OUT_OF_RANGE);
         CHECK(o.id == 77u && o.generation == 77u); /* untouched */
 
@@ -217,10 +208,10 @@ TEST(steer_route_path_create_refusals) {
         /* What is allowed: the open path whose last point is its first,
          * points 2e-6 m apart, and (2D) a NaN z, which is ignored. */
         CHECK_OK(add_path(w, &bad[0][0], 4, 1.0f, false, &o));
-        float near[2][3] = {{0, 0, 0}, {2e-6f, 0, 0}};
+        float near[2][3] = { { 0, 0, 0 }, { 2e-6f, 0, 0 } };
         CHECK_OK(add_path(w, &near[0][0], 2, 1.0f, false, &o));
         if (dims == 2) {
-            float flat[2][3] = {{0, 0, nan}, {1, 0, inf}};
+            float flat[2][3] = { { 0, 0, nan }, { 1, 0, inf } };
             CHECK_OK(add_path(w, &flat[0][0], 2, 1.0f, true, &o));
         }
         CHECK_EQ_INT(throng_world_object_count(w), dims == 2 ? 3 : 2);
@@ -231,10 +222,10 @@ TEST(steer_route_path_create_refusals) {
 
 TEST(steer_route_flow_create_refusals) {
     for (int dims = 2; dims <= 3; dims++) {
-        ts_heap heap = {0};
+        ts_heap heap = { 0 };
         throng_world *w = route_world_with(dims, 1, &heap);
         REQUIRE(w != NULL);
-        const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
+        const float p0[3] = { 0, 0, 0 }, v0[3] = { 0.5f, 0, 0 };
         route_agent(w, THRONG_NULL_GROUP, p0, v0, 1.0f, 10.0f, 1.0f);
         float vectors[8 * 3];
         for (int i = 0; i < 8 * 3; i++)
@@ -247,10 +238,9 @@ TEST(steer_route_flow_create_refusals) {
         good.size[2] = 2;
         good.vectors = vectors;
         throng_flow_field_def d;
-        throng_object o = {77u, 77u, 77u};
+        throng_object o = { 77u, 77u, 77u };
 
-        CHECK_STATUS(throng_flow_field_add(NULL, &good, &o),
-                     THRONG_ERR_NULL);
+        CHECK_STATUS(throng_flow_field_add(NULL, &good, &o), THRONG_ERR_NULL);
         CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, NULL, &o),
                             THRONG_ERR_NULL);
         CHECK_ROUTE_REFUSED(w, throng_flow_field_add(w, &good, NULL),
@@ -329,10 +319,10 @@ TEST(steer_route_flow_create_refusals) {
 TEST(steer_route_behaviour_refusals) {
     throng_world *w = route_world(2);
     REQUIRE(w != NULL);
-    const float p0[3] = {0, 0, 0}, v0[3] = {0.5f, 0, 0};
+    const float p0[3] = { 0, 0, 0 }, v0[3] = { 0.5f, 0, 0 };
     route_agent(w, THRONG_NULL_GROUP, p0, v0, 1.0f, 10.0f, 1.0f);
-    float pts[2][3] = {{0, 0, 0}, {5, 0, 0}};
-    float vec[2] = {1.0f, 0.0f};
+    float pts[2][3] = { { 0, 0, 0 }, { 5, 0, 0 } };
+    float vec[2] = { 1.0f, 0.0f };
     throng_object path, field;
     REQUIRE_OK(add_path(w, &pts[0][0], 2, 1.0f, false, &path));
     throng_flow_field_def fd;
@@ -360,59 +350,75 @@ TEST(steer_route_behaviour_refusals) {
     /* The object must be live and of the right kind. */
     b = patrol;
     b.u.path.path = THRONG_NULL_OBJECT;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_STALE_HANDLE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_STALE_HANDLE);
     b.u.path.path = field;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_STALE_HANDLE);
-    b.u.path.path = (throng_object){path.id, path.generation + 1u, path.world};
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_STALE_HANDLE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_STALE_HANDLE);
+    b.u.path.path =
+        (throng_object){ path.id, path.generation + 1u, path.world };
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_STALE_HANDLE);
     b = follow;
-    b.u.path.path = (throng_object){99u, 1u, path.world};
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_STALE_HANDLE);
+    b.u.path.path = (throng_object){ 99u, 1u, path.world };
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_STALE_HANDLE);
     b = flow;
     b.u.flow.field = path;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_STALE_HANDLE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_STALE_HANDLE);
 
     b = patrol;
     b.u.path.reach = 0.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_OUT_OF_RANGE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_OUT_OF_RANGE);
     b.u.path.reach = nanf("");
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_NOT_FINITE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_NOT_FINITE);
     b = patrol;
     b.u.path.braking_distance = -1.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_OUT_OF_RANGE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_OUT_OF_RANGE);
     b.u.path.braking_distance = INFINITY;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_NOT_FINITE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_NOT_FINITE);
     b = follow;
     b.u.path.window = 0u;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_OUT_OF_RANGE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_OUT_OF_RANGE);
     b = follow;
     b.u.path.ahead = -0.5f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_OUT_OF_RANGE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_OUT_OF_RANGE);
     b = follow;
     b.u.path.prediction_time = -1.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_OUT_OF_RANGE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_OUT_OF_RANGE);
     b.u.path.prediction_time = nanf("");
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_NOT_FINITE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_NOT_FINITE);
     b = flow;
     b.u.flow.prediction_time = -0.1f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_OUT_OF_RANGE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_OUT_OF_RANGE);
     b.u.flow.prediction_time = INFINITY;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_NOT_FINITE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_NOT_FINITE);
     uint32_t n = 99u;
     CHECK_OK(throng_group_behaviour_count(w, default_group(w), &n));
     CHECK_EQ_INT(n, 0);
@@ -421,14 +427,16 @@ TEST(steer_route_behaviour_refusals) {
      * with a sentence naming it, whatever its value. */
     b = follow;
     b.u.path.reach = 0.0f;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_INVALID_ARG);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_INVALID_ARG);
     CHECK(strstr(throng_world_last_error(w), "path.reach is not read by "
                                              "FOLLOW_PATH") != NULL);
     b = patrol;
     b.u.path.window = 0u;
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
-                        THRONG_ERR_INVALID_ARG);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &b, NULL),
+        THRONG_ERR_INVALID_ARG);
     b.u.path.window = 4u;
     CHECK_OK(throng_group_add_behaviour(w, default_group(w), &b, NULL));
     CHECK_OK(throng_group_add_behaviour(w, default_group(w), &flow, NULL));
@@ -439,11 +447,11 @@ TEST(steer_route_behaviour_refusals) {
  * already name it go quiet (the agent coasts) without a NaN. The memory
  * goes back at once. */
 TEST(steer_route_object_removal) {
-    ts_heap heap = {0};
+    ts_heap heap = { 0 };
     throng_world *w = route_world_with(2, 1, &heap);
     REQUIRE(w != NULL);
-    float pts[3][3] = {{0, 0, 0}, {5, 0, 0}, {5, 5, 0}};
-    float vec[4 * 2] = {1, 0, 1, 0, 0, 1, 0, 1};
+    float pts[3][3] = { { 0, 0, 0 }, { 5, 0, 0 }, { 5, 5, 0 } };
+    float vec[4 * 2] = { 1, 0, 1, 0, 0, 1, 0, 1 };
     throng_object path, field;
     REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &path));
     throng_flow_field_def fd;
@@ -457,17 +465,18 @@ TEST(steer_route_object_removal) {
     throng_behaviour kinds[3] = {
         throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH),
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW)};
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW)
+    };
     kinds[0].u.path.path = path;
     kinds[1].u.path.path = path;
     kinds[2].u.flow.field = field;
     throng_agent h[3];
     double start[3][3];
-    const float v0[3] = {0.3f, -0.4f, 0.0f};
+    const float v0[3] = { 0.3f, -0.4f, 0.0f };
     for (int i = 0; i < 3; i++) {
-        const float p[3] = {1.0f + (float)i, 3.0f, 0.0f};
-        h[i] = route_agent(w, route_group(w, &kinds[i]), p, v0, 1.0f, 10.0f,
-                           1.0f);
+        const float p[3] = { 1.0f + (float)i, 3.0f, 0.0f };
+        h[i] =
+            route_agent(w, route_group(w, &kinds[i]), p, v0, 1.0f, 10.0f, 1.0f);
     }
     /* Alive, each behaviour acts (the follower is 3 m off the path). */
     REQUIRE_OK(throng_world_step(w, 0.1f));
@@ -475,7 +484,7 @@ TEST(steer_route_object_removal) {
         double v[3];
         route_vec(w, h[i], 0, v);
         CHECK(fabs(v[0] - 0.3) > 1e-3 || fabs(v[1] + 0.4) > 1e-3);
-        const float reset[3] = {0.3f, -0.4f, 0.0f};
+        const float reset[3] = { 0.3f, -0.4f, 0.0f };
         throng_agent_set_velocity(w, h[i], reset);
         route_vec(w, h[i], 1, start[i]);
     }
@@ -487,18 +496,21 @@ TEST(steer_route_object_removal) {
     CHECK_EQ_INT(throng_world_object_count(w), 0);
     CHECK_ROUTE_REFUSED(w, throng_object_remove(w, path),
                         THRONG_ERR_STALE_HANDLE);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[0], NULL),
-                        THRONG_ERR_STALE_HANDLE);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[2], NULL),
-                        THRONG_ERR_STALE_HANDLE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &kinds[0], NULL),
+        THRONG_ERR_STALE_HANDLE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &kinds[2], NULL),
+        THRONG_ERR_STALE_HANDLE);
 
     /* A new object may reuse the slot, with a new generation: the old
      * handle still names nothing. */
     throng_object again;
     REQUIRE_OK(add_path(w, &pts[0][0], 3, 1.0f, false, &again));
     CHECK(again.id != path.id || again.generation != path.generation);
-    CHECK_ROUTE_REFUSED(w, throng_group_add_behaviour(w, default_group(w), &kinds[1], NULL),
-                        THRONG_ERR_STALE_HANDLE);
+    CHECK_ROUTE_REFUSED(
+        w, throng_group_add_behaviour(w, default_group(w), &kinds[1], NULL),
+        THRONG_ERR_STALE_HANDLE);
 
     for (int s = 0; s < 10; s++)
         REQUIRE_OK(throng_world_step(w, 0.1f));
@@ -521,7 +533,9 @@ TEST(steer_route_object_removal) {
 /* ------------------------------------------------------------------------ */
 
 /* Checkpoints (10,0), (10,10), (0,10). */
-static const float patrol_points[3][3] = {{10, 0, 0}, {10, 10, 0}, {0, 10, 0}};
+static const float patrol_points[3][3] = { { 10, 0, 0 },
+                                           { 10, 10, 0 },
+                                           { 0, 10, 0 } };
 
 typedef struct patrol_case {
     float p[3], v[3];
@@ -561,8 +575,8 @@ static void patrol_step(const patrol_case *c, float dt, double v1[3],
  * With max force 100 it is not truncated: v1 = v_d = (1, 0). With max force
  * 10 it is cut to 10 (7.0711, -7.0711): v1 = (0.35355, 0.64645). */
 TEST(steer_route_patrol_first_step) {
-    patrol_case c = {{0, 0, 0}, {0, 1, 0}, 2.0f, 100.0f, 2.0f, 0.5f,
-                     0.5f, 0.0f, true, 0u};
+    patrol_case c = { { 0, 0, 0 }, { 0, 1, 0 }, 2.0f, 100.0f, 2.0f,
+                      0.5f,        0.5f,        0.0f, true,   0u };
     double v1[3];
     uint32_t progress;
     patrol_step(&c, 0.1f, v1, &progress);
@@ -572,7 +586,7 @@ TEST(steer_route_patrol_first_step) {
 
     c.max_force = 10.0f;
     patrol_step(&c, 0.1f, v1, &progress);
-    const double v0[3] = {0, 1, 0}, force[3] = {20.0, -20.0, 0.0};
+    const double v0[3] = { 0, 1, 0 }, force[3] = { 20.0, -20.0, 0.0 };
     double want[3];
     test_ref_vehicle(2.0, 10.0, 2.0, 0.1, v0, force, want);
     CHECK_NEAR(want[0], 0.5 * sqrt(0.5), 1e-9); /* the comment's figure */
@@ -586,8 +600,8 @@ TEST(steer_route_patrol_arrive_ramp) {
      * short of (10, 0), reach 0.1: x = 0.5, f = 2 * 0.5 * 2.5 / 2 = 1.25
      * (below the cap 0.3 / 0.1 = 3). From v = (1.6, 0), F = 2 * -0.35 /
      * 0.1 = -7, under max force 10: v1 = (1.25, 0). */
-    patrol_case c = {{9.7f, 0, 0}, {1.6f, 0, 0}, 2.0f, 10.0f, 2.0f, 1.0f,
-                     0.1f, 0.0f, true, 0u};
+    patrol_case c = { { 9.7f, 0, 0 }, { 1.6f, 0, 0 }, 2.0f, 10.0f, 2.0f,
+                      1.0f,           0.1f,           0.0f, true,  0u };
     double v1[3];
     uint32_t progress;
     patrol_step(&c, 0.1f, v1, &progress);
@@ -597,16 +611,16 @@ TEST(steer_route_patrol_arrive_ramp) {
 
     /* A given D = 4 with s_t = 1 (speed factor 0.5), 2 m short, from
      * rest: x = 0.5, f = 1 * 0.5 * 2.5 / 2 = 0.625; max force 100. */
-    patrol_case r = {{8, 0, 0}, {0, 0, 0}, 2.0f, 100.0f, 2.0f, 0.5f,
-                     0.1f, 4.0f, true, 0u};
+    patrol_case r = { { 8, 0, 0 }, { 0, 0, 0 }, 2.0f, 100.0f, 2.0f,
+                      0.5f,        0.1f,        4.0f, true,   0u };
     patrol_step(&r, 0.1f, v1, &progress);
     CHECK_NEAR(v1[0], 0.625, 1e-5);
 
     /* The cap: 0.6 m short with dt = 0.5 and a given D = 0.4: s_t = 2 but
      * at most 0.6 / 0.5 = 1.2, so v1 = (1.2, 0) (F = 2 * 1.2 / 0.5 = 4.8,
      * under max force 10). */
-    patrol_case cap = {{9.4f, 0, 0}, {0, 0, 0}, 2.0f, 10.0f, 2.0f, 1.0f,
-                       0.1f, 0.4f, true, 0u};
+    patrol_case cap = { { 9.4f, 0, 0 }, { 0, 0, 0 }, 2.0f, 10.0f, 2.0f,
+                        1.0f,           0.1f,        0.4f, true,  0u };
     patrol_step(&cap, 0.5f, v1, &progress);
     CHECK_NEAR(v1[0], 1.2, 1e-5);
 }
@@ -618,8 +632,16 @@ TEST(steer_route_patrol_advance) {
     uint32_t progress;
     /* 0.3 m from checkpoint 0, reach 0.5: next is (10, 10), 10.3 m up:
      * v_d = (0, 2), F = 2 * 2 / 0.1 = 40 < 100. */
-    patrol_case c = {{10, -0.3f, 0}, {0, 0, 0}, 2.0f, 100.0f, 2.0f, 1.0f,
-                     0.5f, 0.0f, true, 0u};
+    patrol_case c = { { 10, -0.3f, 0 },
+                      { 0, 0, 0 },
+                      2.0f,
+                      100.0f,
+                      2.0f,
+                      1.0f,
+                      0.5f,
+                      0.0f,
+                      true,
+                      0u };
     patrol_step(&c, 0.1f, v1, &progress);
     CHECK_EQ_INT(progress, 1);
     CHECK_NEAR(v1[0], 0.0, 1e-5);
@@ -627,8 +649,16 @@ TEST(steer_route_patrol_advance) {
 
     /* At the last checkpoint (0, 10), looping: back to (10, 0), which is
      * at (10.3, -10) from (-0.3, 10): v_d = 2 (10.3, -10) / 14.3558. */
-    patrol_case last = {{-0.3f, 10, 0}, {0, 0, 0}, 2.0f, 100.0f, 2.0f,
-                        1.0f, 0.5f, 0.0f, true, 2u};
+    patrol_case last = { { -0.3f, 10, 0 },
+                         { 0, 0, 0 },
+                         2.0f,
+                         100.0f,
+                         2.0f,
+                         1.0f,
+                         0.5f,
+                         0.0f,
+                         true,
+                         2u };
     patrol_step(&last, 0.1f, v1, &progress);
     CHECK_EQ_INT(progress, 0);
     double len = sqrt(10.3 * 10.3 + 100.0);
@@ -646,8 +676,8 @@ TEST(steer_route_patrol_advance) {
 
     /* Progress past the end is clamped: 99 means the last point. From
      * (0, 5), (0, 10) is straight up, 5 m away. */
-    patrol_case past = {{0, 5, 0}, {0, 0, 0}, 2.0f, 100.0f, 2.0f, 1.0f,
-                        0.5f, 0.0f, false, 99u};
+    patrol_case past = { { 0, 5, 0 }, { 0, 0, 0 }, 2.0f, 100.0f, 2.0f,
+                         1.0f,        0.5f,        0.0f, false,  99u };
     patrol_step(&past, 0.1f, v1, &progress);
     CHECK_EQ_INT(progress, 99);
     CHECK_NEAR(v1[0], 0.0, 1e-5);
@@ -672,15 +702,14 @@ typedef struct follow_case {
 static void follow_step(throng_world *w, const follow_case *c, double v1[3],
                         uint32_t *progress) {
     throng_object path;
-    if (add_path(w, c->points, c->count, 1.0f, c->closed, &path) !=
-        THRONG_OK)
+    if (add_path(w, c->points, c->count, 1.0f, c->closed, &path) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "path refused: %s",
                     throng_world_last_error(w));
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     b.u.path.path = path;
     b.u.path.ahead = c->ahead;
-    throng_agent h = route_agent(w, route_group(w, &b), c->p, c->v, 1.0f,
-                                 1000.0f, 2.0f);
+    throng_agent h =
+        route_agent(w, route_group(w, &b), c->p, c->v, 1.0f, 1000.0f, 2.0f);
     throng_agent_set_progress(w, h, c->progress);
     if (throng_world_step(w, 0.1f) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "step refused");
@@ -696,7 +725,9 @@ static void follow_case_run(const follow_case *c, double v1[3],
 }
 
 /* The L path (0,0) -> (10,0) -> (10,10). */
-static const float follow_l[3][3] = {{0, 0, 0}, {10, 0, 0}, {10, 10, 0}};
+static const float follow_l[3][3] = { { 0, 0, 0 },
+                                      { 10, 0, 0 },
+                                      { 10, 10, 0 } };
 
 TEST(steer_route_follow_path_seek) {
     double v1[3];
@@ -704,8 +735,8 @@ TEST(steer_route_follow_path_seek) {
     /* p = (3, 2), v = (1, 0): q = (3.5, 2); nearest (3.5, 0), 2 m off
      * (> 1); the target is 2 m further on, (5.5, 0); d = (2.5, -2), |d| =
      * sqrt(10.25): v_d = 2 (2.5, -2) / 3.2016 = (1.5617, -1.2494). */
-    follow_case c = {&follow_l[0][0], 3, false, {3, 2, 0}, {1, 0, 0}, 0u,
-                     2.0f};
+    follow_case c = { &follow_l[0][0], 3,  false, { 3, 2, 0 },
+                      { 1, 0, 0 },     0u, 2.0f };
     follow_case_run(&c, v1, &progress);
     CHECK_NEAR(v1[0], 2.0 * 2.5 / sqrt(10.25), 1e-5);
     CHECK_NEAR(v1[1], -2.0 * 2.0 / sqrt(10.25), 1e-5);
@@ -714,8 +745,8 @@ TEST(steer_route_follow_path_seek) {
     /* The target turns the corner: p = (8, -2), q = (8.5, -2); segment 0
      * is nearer (2 m, against 2.5 m to (10, 0)); 8.5 + 3 = 11.5 m along is
      * (10, 1.5); d = (2, 3.5): v_d = 2 (2, 3.5) / sqrt(16.25). */
-    follow_case corner = {&follow_l[0][0], 3, false, {8, -2, 0}, {1, 0, 0},
-                          0u, 3.0f};
+    follow_case corner = { &follow_l[0][0], 3,  false, { 8, -2, 0 },
+                           { 1, 0, 0 },     0u, 3.0f };
     follow_case_run(&corner, v1, &progress);
     CHECK_NEAR(v1[0], 2.0 * 2.0 / sqrt(16.25), 1e-5);
     CHECK_NEAR(v1[1], 2.0 * 3.5 / sqrt(16.25), 1e-5);
@@ -725,8 +756,8 @@ TEST(steer_route_follow_path_seek) {
      * 3.5): segment 1 is 2.5 m off, segment 0 (its end) sqrt(6.25 +
      * 12.25); segment 1 wins, target 10 + 3.5 + 2 = 15.5 m along = (10,
      * 5.5); d = (-2.5, 2.5): v_d = sqrt(2) (-1, 1). */
-    follow_case second = {&follow_l[0][0], 3, false, {12.5f, 3, 0},
-                          {0, 1, 0}, 0u, 2.0f};
+    follow_case second = { &follow_l[0][0], 3,  false, { 12.5f, 3, 0 },
+                           { 0, 1, 0 },     0u, 2.0f };
     follow_case_run(&second, v1, &progress);
     CHECK_EQ_INT(progress, 1);
     CHECK_NEAR(v1[0], -sqrt(2.0), 1e-5);
@@ -735,8 +766,8 @@ TEST(steer_route_follow_path_seek) {
     /* Past the end of the open path: p = (10.5, 12), v = (0, 1), q =
      * (10.5, 12.5): nearest is the end (10, 10), 2.55 m off; the target is
      * clamped to it: d = (-0.5, -2): v_d = 2 (-0.5, -2) / sqrt(4.25). */
-    follow_case end = {&follow_l[0][0], 3, false, {10.5f, 12, 0}, {0, 1, 0},
-                       1u, 2.0f};
+    follow_case end = { &follow_l[0][0], 3,  false, { 10.5f, 12, 0 },
+                        { 0, 1, 0 },     1u, 2.0f };
     follow_case_run(&end, v1, &progress);
     CHECK_EQ_INT(progress, 1);
     CHECK_NEAR(v1[0], -1.0 / sqrt(4.25), 1e-5);
@@ -748,15 +779,15 @@ TEST(steer_route_follow_path_quiet_inside) {
     uint32_t progress;
     /* p = (3, 0.5), v = (1, 0.2): q = (3.5, 0.6), 0.6 m off, inside the
      * radius 1: no force, v1 = v. Progress still tracks the segment. */
-    follow_case c = {&follow_l[0][0], 3, false, {3, 0.5f, 0}, {1, 0.2f, 0},
-                     0u, 2.0f};
+    follow_case c = { &follow_l[0][0], 3,  false, { 3, 0.5f, 0 },
+                      { 1, 0.2f, 0 },  0u, 2.0f };
     follow_case_run(&c, v1, &progress);
     CHECK_NEAR(v1[0], 1.0, 1e-7);
     CHECK_NEAR(v1[1], 0.2, 1e-7);
     CHECK_EQ_INT(progress, 0);
     /* Just inside the second segment's corridor. */
-    follow_case d = {&follow_l[0][0], 3, false, {10.9f, 4, 0}, {0, 1, 0},
-                     0u, 2.0f};
+    follow_case d = { &follow_l[0][0], 3,  false, { 10.9f, 4, 0 },
+                      { 0, 1, 0 },     0u, 2.0f };
     follow_case_run(&d, v1, &progress);
     CHECK_NEAR(v1[0], 0.0, 1e-7);
     CHECK_NEAR(v1[1], 1.0, 1e-7);
@@ -772,8 +803,8 @@ TEST(steer_route_follow_path_window) {
      * is searched; its nearest point (10, 0.2) is 6.5 m off; target 10 +
      * 0.2 + 2 = 12.2 m along = (10, 2.2); from p = (3, 0.2), d = (7, 2):
      * v_d = 2 (7, 2) / sqrt(53). */
-    follow_case c = {&follow_l[0][0], 3, false, {3, 0.2f, 0}, {1, 0, 0}, 1u,
-                     2.0f};
+    follow_case c = { &follow_l[0][0], 3,  false, { 3, 0.2f, 0 },
+                      { 1, 0, 0 },     1u, 2.0f };
     follow_case_run(&c, v1, &progress);
     CHECK_EQ_INT(progress, 1);
     CHECK_NEAR(v1[0], 14.0 / sqrt(53.0), 1e-5);
@@ -781,23 +812,24 @@ TEST(steer_route_follow_path_window) {
 
     /* A tie: q = (12, -2) is sqrt(8) from (10, 0), the nearest point of
      * both segments; the earlier one keeps the progress. */
-    follow_case tie = {&follow_l[0][0], 3, false, {11.5f, -2, 0},
-                       {1, 0, 0}, 0u, 2.0f};
+    follow_case tie = { &follow_l[0][0], 3,  false, { 11.5f, -2, 0 },
+                        { 1, 0, 0 },     0u, 2.0f };
     follow_case_run(&tie, v1, &progress);
     CHECK_EQ_INT(progress, 0);
 
     /* A window of 1 on a long path: only the progress segment. */
-    const float line[5][3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0},
-                              {4, 0, 0}};
+    const float line[5][3] = {
+        { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 3, 0, 0 }, { 4, 0, 0 }
+    };
     throng_world *w = route_world(2);
     throng_object path;
     REQUIRE_OK(add_path(w, &line[0][0], 5, 0.5f, false, &path));
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     b.u.path.path = path;
     b.u.path.window = 1u;
-    const float p[3] = {3.5f, 0.1f, 0}, v[3] = {0, 0, 0};
-    throng_agent h = route_agent(w, route_group(w, &b), p, v, 1.0f, 10.0f,
-                                 1.0f);
+    const float p[3] = { 3.5f, 0.1f, 0 }, v[3] = { 0, 0, 0 };
+    throng_agent h =
+        route_agent(w, route_group(w, &b), p, v, 1.0f, 10.0f, 1.0f);
     REQUIRE_OK(throng_world_step(w, 0.1f));
     CHECK_EQ_INT(route_progress(w, h), 0);
     CHECK_OK(throng_agent_set_progress(w, h, 2u));
@@ -812,7 +844,8 @@ TEST(steer_route_follow_path_window) {
 
 /* A closed square (0,0), (10,0), (10,10), (0,10): 40 m round. */
 static const float follow_square[4][3] = {
-    {0, 0, 0}, {10, 0, 0}, {10, 10, 0}, {0, 10, 0}};
+    { 0, 0, 0 }, { 10, 0, 0 }, { 10, 10, 0 }, { 0, 10, 0 }
+};
 
 TEST(steer_route_follow_path_closed) {
     double v1[3];
@@ -821,8 +854,8 @@ TEST(steer_route_follow_path_closed) {
      * = (-2, 0.5), nearest (0, 0.5) 2 m off; along: 30 + 9.5 + 2 = 41.5,
      * wrapped to 1.5 = (1.5, 0); d = (3.5, -1): v_d = 2 (3.5, -1) /
      * sqrt(13.25). */
-    follow_case c = {&follow_square[0][0], 4, true, {-2, 1, 0}, {0, -1, 0},
-                     3u, 2.0f};
+    follow_case c = { &follow_square[0][0], 4,  true, { -2, 1, 0 },
+                      { 0, -1, 0 },         3u, 2.0f };
     follow_case_run(&c, v1, &progress);
     CHECK_EQ_INT(progress, 3);
     CHECK_NEAR(v1[0], 7.0 / sqrt(13.25), 1e-5);
@@ -831,8 +864,8 @@ TEST(steer_route_follow_path_closed) {
     /* The window wraps: progress 3 searches 3, 0, 1, 2; q = (5.5, -2) is
      * nearest segment 0 at (5.5, 0); the target is (7.5, 0); from (5, -2),
      * d = (2.5, 2): v_d = 2 (2.5, 2) / sqrt(10.25). */
-    follow_case wrap = {&follow_square[0][0], 4, true, {5, -2, 0}, {1, 0, 0},
-                        3u, 2.0f};
+    follow_case wrap = { &follow_square[0][0], 4,  true, { 5, -2, 0 },
+                         { 1, 0, 0 },          3u, 2.0f };
     follow_case_run(&wrap, v1, &progress);
     CHECK_EQ_INT(progress, 0);
     CHECK_NEAR(v1[0], 5.0 / sqrt(10.25), 1e-5);
@@ -857,8 +890,10 @@ TEST(steer_route_follow_path_periodic) {
     d.threads = 1;
     throng_world *w = NULL;
     REQUIRE_OK(throng_world_create(&d, &w));
-    const float pts[2][3] = {{1, 10, 0}, {5, 10, 0}};
-    follow_case c = {&pts[0][0], 2, false, {19, 10, 0}, {1, 0, 0}, 0u, 2.0f};
+    const float pts[2][3] = { { 1, 10, 0 }, { 5, 10, 0 } };
+    follow_case c = {
+        &pts[0][0], 2, false, { 19, 10, 0 }, { 1, 0, 0 }, 0u, 2.0f
+    };
     double v1[3];
     uint32_t progress;
     follow_step(w, &c, v1, &progress);
@@ -874,7 +909,7 @@ TEST(steer_route_follow_path_periodic) {
 /* A 3 x 2 field at origin (0, 0), cell 2: points x = 0, 2, 4 and y = 0, 2.
  * v(0,0) = (1,0), v(1,0) = (3,0), v(2,0) = (0,-1),
  * v(0,1) = (1,2), v(1,1) = (3,4), v(2,1) = (5,5). */
-static const float flow_2d[6 * 2] = {1, 0, 3, 0, 0, -1, 1, 2, 3, 4, 5, 5};
+static const float flow_2d[6 * 2] = { 1, 0, 3, 0, 0, -1, 1, 2, 3, 4, 5, 5 };
 
 /* One step of an agent at p with v in `field`; m = 1, max force 1000,
  * dt = 0.1, T = 1: v1 is v_d (or v when quiet). */
@@ -890,8 +925,8 @@ static void flow_step(int dims, const throng_flow_field_def *def, bool raw,
     b.u.flow.field = field;
     b.u.flow.prediction_time = 1.0f;
     b.u.flow.raw = raw;
-    throng_agent h = route_agent(w, route_group(w, &b), p, v, 1.0f, 1000.0f,
-                                 max_speed);
+    throng_agent h =
+        route_agent(w, route_group(w, &b), p, v, 1.0f, 1000.0f, max_speed);
     if (throng_world_step(w, 0.1f) != THRONG_OK)
         runner_fail(__FILE__, __LINE__, "step refused");
     route_vec(w, h, 0, v1);
@@ -910,7 +945,7 @@ TEST(steer_route_flow_bilinear) {
      * (0.5, 0.25). Weights: v00 0.5*0.75 = 0.375, v10 0.375, v01 0.5*0.25
      * = 0.125, v11 0.125. x = 0.375 + 1.125 + 0.125 + 0.375 = 2; y =
      * 0.125*2 + 0.125*4 = 0.75. Raw: v_d = (2, 0.75) (max speed 10). */
-    const float p[3] = {0.5f, 0.5f, 0}, v[3] = {0.5f, 0, 0};
+    const float p[3] = { 0.5f, 0.5f, 0 }, v[3] = { 0.5f, 0, 0 };
     flow_step(2, &d, true, 10.0f, p, v, v1);
     CHECK_NEAR(v1[0], 2.0, 1e-5);
     CHECK_NEAR(v1[1], 0.75, 1e-5);
@@ -922,7 +957,7 @@ TEST(steer_route_flow_bilinear) {
     /* The second cell: q = (3, 1.5) is (1.5, 0.75) in cells: v10 0.5*0.25
      * = 0.125, v20 0.125, v11 0.375, v21 0.375: x = 0.375 + 0 + 1.125 +
      * 1.875 = 3.375, y = 0 - 0.125 + 1.5 + 1.875 = 3.25. */
-    const float p2[3] = {3, 1.5f, 0}, still[3] = {0, 0, 0};
+    const float p2[3] = { 3, 1.5f, 0 }, still[3] = { 0, 0, 0 };
     flow_step(2, &d, true, 10.0f, p2, still, v1);
     CHECK_NEAR(v1[0], 3.375, 1e-5);
     CHECK_NEAR(v1[1], 3.25, 1e-5);
@@ -935,27 +970,27 @@ TEST(steer_route_flow_edges) {
     d.size[0] = 3;
     d.size[1] = 2;
     d.vectors = flow_2d;
-    const float still[3] = {0, 0, 0};
+    const float still[3] = { 0, 0, 0 };
     double v1[3];
     /* Far to the upper left: clamped to the corner (0, 1): (1, 2). */
-    const float ul[3] = {-50, 100, 0};
+    const float ul[3] = { -50, 100, 0 };
     flow_step(2, &d, true, 10.0f, ul, still, v1);
     CHECK_NEAR(v1[0], 1.0, 1e-6);
     CHECK_NEAR(v1[1], 2.0, 1e-6);
     /* Far to the lower right: the corner (2, 0): (0, -1). */
-    const float lr[3] = {1e30f, -1e30f, 0};
+    const float lr[3] = { 1e30f, -1e30f, 0 };
     flow_step(2, &d, true, 10.0f, lr, still, v1);
     CHECK_NEAR(v1[0], 0.0, 1e-6);
     CHECK_NEAR(v1[1], -1.0, 1e-6);
     /* Beyond the right edge at y = 1 (half way): (0 + 5) / 2, (-1 + 5) /
      * 2 = (2.5, 2). */
-    const float right[3] = {9, 1, 0};
+    const float right[3] = { 9, 1, 0 };
     flow_step(2, &d, true, 10.0f, right, still, v1);
     CHECK_NEAR(v1[0], 2.5, 1e-6);
     CHECK_NEAR(v1[1], 2.0, 1e-6);
 
     /* One point: the same vector everywhere. */
-    const float one[2] = {0.0f, -3.0f};
+    const float one[2] = { 0.0f, -3.0f };
     d.size[0] = d.size[1] = 1;
     d.vectors = one;
     flow_step(2, &d, true, 10.0f, ul, still, v1);
@@ -963,10 +998,10 @@ TEST(steer_route_flow_edges) {
     CHECK_NEAR(v1[1], -3.0, 1e-6);
 
     /* A zero sample is quiet: the agent coasts. */
-    const float zero[4 * 2] = {0};
+    const float zero[4 * 2] = { 0 };
     d.size[0] = d.size[1] = 2;
     d.vectors = zero;
-    const float moving[3] = {0.25f, -0.5f, 0};
+    const float moving[3] = { 0.25f, -0.5f, 0 };
     flow_step(2, &d, false, 1.0f, ul, moving, v1);
     CHECK_NEAR(v1[0], 0.25, 1e-7);
     CHECK_NEAR(v1[1], -0.5, 1e-7);
@@ -995,7 +1030,7 @@ TEST(steer_route_flow_trilinear) {
     d.cell_size = 2.0f;
     d.size[0] = d.size[1] = d.size[2] = 2;
     d.vectors = vec;
-    const float p[3] = {1.5f, 3, 4}, v[3] = {0, 0, 0.5f};
+    const float p[3] = { 1.5f, 3, 4 }, v[3] = { 0, 0, 0.5f };
     double v1[3];
     flow_step(3, &d, true, 10.0f, p, v, v1);
     CHECK_NEAR(v1[0], 0.09375, 1e-6);
@@ -1003,7 +1038,7 @@ TEST(steer_route_flow_trilinear) {
     CHECK_NEAR(v1[2], 0.75, 1e-6);
     /* Clamped above on z: cell coordinates (0.25, 0.5, 1): (0.125, 0.75,
      * 1). */
-    const float high[3] = {1.5f, 3, 50};
+    const float high[3] = { 1.5f, 3, 50 };
     flow_step(3, &d, true, 10.0f, high, v, v1);
     CHECK_NEAR(v1[0], 0.125, 1e-6);
     CHECK_NEAR(v1[1], 0.75, 1e-6);
@@ -1016,14 +1051,15 @@ TEST(steer_route_degenerate_finite) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = route_world(dims);
         REQUIRE(w != NULL);
-        const float pts[2][3] = {{0, 0, 0}, {0, 0, 3}};
-        const float flat[2][3] = {{0, 0, 0}, {3, 0, 0}};
+        const float pts[2][3] = { { 0, 0, 0 }, { 0, 0, 3 } };
+        const float flat[2][3] = { { 0, 0, 0 }, { 3, 0, 0 } };
         throng_object path;
-        REQUIRE_OK(add_path(w, dims == 3 ? &pts[0][0] : &flat[0][0],
-                                      2, 0.5f, false, &path));
+        REQUIRE_OK(add_path(w, dims == 3 ? &pts[0][0] : &flat[0][0], 2, 0.5f,
+                            false, &path));
         throng_behaviour b[2] = {
             throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
-            throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH)};
+            throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH)
+        };
         b[0].u.path.path = path;
         b[0].u.path.loop = false;
         b[1].u.path.path = path;
@@ -1031,8 +1067,8 @@ TEST(steer_route_degenerate_finite) {
         b[1].u.path.prediction_time = 0.0f;
         throng_agent h[8];
         int n = 0;
-        const float at[3] = {0, 0, 0}, zero[3] = {0, 0, 0};
-        const float off[3] = {2, 2, 0}, fast[3] = {0.5f, 0.5f, 0.5f};
+        const float at[3] = { 0, 0, 0 }, zero[3] = { 0, 0, 0 };
+        const float off[3] = { 2, 2, 0 }, fast[3] = { 0.5f, 0.5f, 0.5f };
         for (int i = 0; i < 2; i++) {
             throng_group g = route_group(w, &b[i]);
             h[n++] = route_agent(w, g, at, zero, 1.0f, 10.0f, 1.0f);
@@ -1077,9 +1113,9 @@ static void patrol_run(bool loop, uint32_t *order, int *order_count,
     b.u.path.path = path;
     b.u.path.loop = loop;
     b.u.path.reach = 0.5f;
-    const float p0[3] = {0, 0, 0}, v0[3] = {0, 0, 0};
-    throng_agent h = route_agent(w, route_group(w, &b), p0, v0, 1.0f, 8.0f,
-                                 2.0f);
+    const float p0[3] = { 0, 0, 0 }, v0[3] = { 0, 0, 0 };
+    throng_agent h =
+        route_agent(w, route_group(w, &b), p0, v0, 1.0f, 8.0f, 2.0f);
     int inside = -1;
     *order_count = 0;
     for (int s = 0; s < 1200; s++) {
@@ -1088,7 +1124,7 @@ static void patrol_run(bool loop, uint32_t *order, int *order_count,
         route_vec(w, h, 1, p);
         int now = -1;
         for (int i = 0; i < 5; i++) {
-            double c[3] = {(double)pts[i][0], (double)pts[i][1], 0.0};
+            double c[3] = { (double)pts[i][0], (double)pts[i][1], 0.0 };
             if (test_dist3(p, c) <= 0.5)
                 now = i;
         }
@@ -1122,8 +1158,8 @@ TEST(steer_route_patrol_order) {
     for (int i = 0; i < n; i++)
         CHECK_EQ_INT(order[i], i);
     CHECK_EQ_INT(progress, 5);
-    double last[3] = {8.0 * cos(2.0 * 3.14159265358979 * 4 / 5.0),
-                      8.0 * sin(2.0 * 3.14159265358979 * 4 / 5.0), 0.0};
+    double last[3] = { 8.0 * cos(2.0 * 3.14159265358979 * 4 / 5.0),
+                       8.0 * sin(2.0 * 3.14159265358979 * 4 / 5.0), 0.0 };
     CHECK(test_dist3(p, last) < 0.05);
     CHECK(test_len3(v) < 0.05);
 }
@@ -1135,8 +1171,7 @@ TEST(steer_route_patrol_order) {
  * another branch at a crossing). Returns the least number of segments any
  * agent advanced. */
 static uint32_t follow_run(int dims, const float *pts, uint32_t count,
-                           float radius, int agents, int steps,
-                           double *worst) {
+                           float radius, int agents, int steps, double *worst) {
     throng_world *w = route_world_with(dims, 4, NULL);
     if (!w)
         return 0;
@@ -1154,11 +1189,11 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
     b.u.path.window = 4u;
     throng_group group = route_group(w, &b);
 
-    double seg_start[64] = {0};
+    double seg_start[64] = { 0 };
     double total = 0.0;
     for (uint32_t i = 0; i < count; i++) {
         const float *a = pts + 3 * i, *c = pts + 3 * ((i + 1) % count);
-        double d[3] = {0.0, 0.0, 0.0};
+        double d[3] = { 0.0, 0.0, 0.0 };
         for (int k = 0; k < dims; k++)
             d[k] = (double)c[k] - (double)a[k];
         seg_start[i] = total;
@@ -1174,8 +1209,8 @@ static uint32_t follow_run(int dims, const float *pts, uint32_t count,
         /* count >= 2: the path above was accepted. */
         /* NOLINTNEXTLINE(clang-analyzer-core.DivideZero) */
         const float *a = pts + 3 * seg, *c = pts + 3 * ((seg + 1) % count);
-        double len = (seg + 1 < count ? seg_start[seg + 1] : total) -
-                     seg_start[seg];
+        double len =
+            (seg + 1 < count ? seg_start[seg + 1] : total) - seg_start[seg];
         double u = (s - seg_start[seg]) / len;
         float p[3], v[3];
         for (int k = 0; k < 3; k++) {
@@ -1262,7 +1297,9 @@ TEST(steer_route_follow_3d) {
  * rotational field v = (-y, x) they end up moving round the centre,
  * anticlockwise, at s_t, tangent to their circle. */
 TEST(steer_route_flow_follow_run) {
-    enum { N = 41 };
+    enum {
+        N = 41
+    };
     static float uniform[N * N * 2], swirl[N * N * 2];
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) {
@@ -1293,8 +1330,8 @@ TEST(steer_route_flow_follow_run) {
         for (int i = 0; i < 16; i++) {
             double a = 2.0 * 3.14159265358979 * i / 16.0;
             double r = 6.0 + 0.25 * i;
-            const float p[3] = {(float)(r * cos(a)), (float)(r * sin(a)), 0};
-            const float v[3] = {0, 0, 0};
+            const float p[3] = { (float)(r * cos(a)), (float)(r * sin(a)), 0 };
+            const float v[3] = { 0, 0, 0 };
             angle0[i] = a;
             h[i] = route_agent(w, g, p, v, 1.0f, 5.0f, 2.0f);
         }
@@ -1353,7 +1390,8 @@ static uint64_t route_mixed_hash(int threads) {
     throng_behaviour b[3] = {
         throng_behaviour_default(THRONG_BEHAVIOUR_PATROL),
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH),
-        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW)};
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW)
+    };
     b[0].u.path.path = path;
     b[1].u.path.path = path;
     b[2].u.flow.field = field;
@@ -1362,10 +1400,10 @@ static uint64_t route_mixed_hash(int threads) {
         g[i] = route_group(w, &b[i]);
     test_rng rng = test_rng_make(5u);
     for (int i = 0; i < 300; i++) {
-        const float p[3] = {test_rng_range(&rng, -12, 12),
-                            test_rng_range(&rng, -8, 8), 0};
-        const float v[3] = {test_rng_range(&rng, -1, 1),
-                            test_rng_range(&rng, -1, 1), 0};
+        const float p[3] = { test_rng_range(&rng, -12, 12),
+                             test_rng_range(&rng, -8, 8), 0 };
+        const float v[3] = { test_rng_range(&rng, -1, 1),
+                             test_rng_range(&rng, -1, 1), 0 };
         throng_agent h = route_agent(w, g[i % 3], p, v, 1.0f, 5.0f, 2.0f);
         throng_agent_set_progress(w, h, test_rng_below(&rng, 24u));
     }

@@ -33,10 +33,9 @@ static uint64_t run_scene(const char *name, uint32_t agents, int steps,
         runner_fail(__FILE__, __LINE__, "scenario %s did not build", name);
         return 0;
     }
-    if (spec.pool &&
-        throng_world_set_task_hooks(w, task_pool_enqueue, task_pool_finish,
-                                    spec.pool, spec.pool->workers) !=
-            THRONG_OK) {
+    if (spec.pool && throng_world_set_task_hooks(
+                         w, task_pool_enqueue, task_pool_finish, spec.pool,
+                         spec.pool->workers) != THRONG_OK) {
         runner_fail(__FILE__, __LINE__, "%s: hooks refused: %s", name,
                     throng_world_last_error(w));
         throng_world_destroy(w);
@@ -56,21 +55,21 @@ static uint64_t run_scene(const char *name, uint32_t agents, int steps,
     return h;
 }
 
-static const char *const order_names[] = {"fifo", "lifo", "shuffle"};
+static const char *const order_names[] = { "fifo", "lifo", "shuffle" };
 
 /* The scene on OpenMP at 1 and 2 threads, then on pools of 1 to 4
  * workers in every order: every hash must be the first. */
 static void check_scene(const char *name, uint32_t agents, int steps) {
-    uint64_t one = run_scene(name, agents, steps, (run_spec){1, NULL});
+    uint64_t one = run_scene(name, agents, steps, (run_spec){ 1, NULL });
     REQUIRE(one != 0);
-    uint64_t two = run_scene(name, agents, steps, (run_spec){2, NULL});
+    uint64_t two = run_scene(name, agents, steps, (run_spec){ 2, NULL });
     CHECK(two == one);
     for (uint32_t workers = 1; workers <= 4; workers++) {
         for (int order = TASK_POOL_FIFO; order <= TASK_POOL_SHUFFLE; order++) {
             task_pool pool;
             REQUIRE(task_pool_start(&pool, workers, (task_pool_order)order,
                                     workers * 77u) == 0);
-            uint64_t h = run_scene(name, agents, steps, (run_spec){0, &pool});
+            uint64_t h = run_scene(name, agents, steps, (run_spec){ 0, &pool });
             task_pool_stop(&pool);
             if (h != one)
                 runner_fail(__FILE__, __LINE__,
@@ -91,9 +90,15 @@ static void check_scene(const char *name, uint32_t agents, int steps) {
 
 /* Sizes that split every loop (the grid's sort into parts from 16k agents
  * up), steps enough for every behaviour and the wander to matter. */
-TEST(tasks_flock2d) { check_scene("flock2d", 40000u, 12); }
-TEST(tasks_every2d) { check_scene("every2d", 3000u, 60); }
-TEST(tasks_every3d) { check_scene("every3d", 3000u, 60); }
+TEST(tasks_flock2d) {
+    check_scene("flock2d", 40000u, 12);
+}
+TEST(tasks_every2d) {
+    check_scene("every2d", 3000u, 60);
+}
+TEST(tasks_every3d) {
+    check_scene("every3d", 3000u, 60);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Hooks that break the contract                                            */
@@ -147,7 +152,7 @@ TEST(tasks_broken_hooks_refuse_the_step) {
         CHECK(throng_world_set_task_hooks(w, NULL, NULL, NULL, 0u) ==
               THRONG_OK);
         CHECK(throng_world_step(w, sc->dt) == THRONG_OK);
-        float p[3] = {1.0f, 1.0f, 0.0f};
+        float p[3] = { 1.0f, 1.0f, 0.0f };
         throng_agent out[8];
         uint32_t n = 0;
         CHECK(throng_world_query_radius(w, p, 3.0f, out, 8u, &n, NULL) ==
@@ -243,8 +248,8 @@ TEST(tasks_loaded_world) {
     task_pool pool;
     REQUIRE(task_pool_start(&pool, 2u, TASK_POOL_SHUFFLE, 9u) == 0);
     CHECK(throng_world_set_task_hooks(loaded, task_pool_enqueue,
-                                      task_pool_finish, &pool, 2u) ==
-          THRONG_OK);
+                                      task_pool_finish, &pool,
+                                      2u) == THRONG_OK);
     for (int s = 0; s < 20; s++) {
         CHECK(throng_world_step(w, sc->dt) == THRONG_OK);
         CHECK(throng_world_step(loaded, sc->dt) == THRONG_OK);

@@ -114,8 +114,12 @@ static void check_turn_bounds(int dims) {
     throng_world_destroy(w);
 }
 
-TEST(wander_turn_bounds_2d) { check_turn_bounds(2); }
-TEST(wander_turn_bounds_3d) { check_turn_bounds(3); }
+TEST(wander_turn_bounds_2d) {
+    check_turn_bounds(2);
+}
+TEST(wander_turn_bounds_3d) {
+    check_turn_bounds(3);
+}
 
 /* The same seed gives the same walk; another seed another one. */
 static void walk(uint64_t seed, float out[3]) {
@@ -158,28 +162,33 @@ TEST(wander_bad_input) {
         float value;
         throng_status want;
     } cases[] = {
-        {0, nan, THRONG_ERR_NOT_FINITE},  {0, inf, THRONG_ERR_NOT_FINITE},
-        {0, -1.0f, THRONG_ERR_OUT_OF_RANGE}, {1, nan, THRONG_ERR_NOT_FINITE},
-        {1, -0.1f, THRONG_ERR_OUT_OF_RANGE}, {1, 3.2f, THRONG_ERR_OUT_OF_RANGE},
-        {2, -inf, THRONG_ERR_NOT_FINITE}, {2, 4.0f, THRONG_ERR_OUT_OF_RANGE},
-        {3, 1.5f, THRONG_ERR_OUT_OF_RANGE}, {3, -0.5f, THRONG_ERR_OUT_OF_RANGE},
+        { 0, nan, THRONG_ERR_NOT_FINITE },
+        { 0, inf, THRONG_ERR_NOT_FINITE },
+        { 0, -1.0f, THRONG_ERR_OUT_OF_RANGE },
+        { 1, nan, THRONG_ERR_NOT_FINITE },
+        { 1, -0.1f, THRONG_ERR_OUT_OF_RANGE },
+        { 1, 3.2f, THRONG_ERR_OUT_OF_RANGE },
+        { 2, -inf, THRONG_ERR_NOT_FINITE },
+        { 2, 4.0f, THRONG_ERR_OUT_OF_RANGE },
+        { 3, 1.5f, THRONG_ERR_OUT_OF_RANGE },
+        { 3, -0.5f, THRONG_ERR_OUT_OF_RANGE },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         throng_wander bad = good;
-        float *fields[4] = {&bad.weight, &bad.max_turn_rate,
-                            &bad.max_turn_change, &bad.speed_factor};
+        float *fields[4] = { &bad.weight, &bad.max_turn_rate,
+                             &bad.max_turn_change, &bad.speed_factor };
         *fields[cases[i].field] = cases[i].value;
         CHECK_STATUS(throng_group_set_wander(w, g, &bad), cases[i].want);
         CHECK(throng_world_last_error(w)[0] != '\0');
         throng_group_def gd = throng_group_def_default();
         gd.wander = bad;
-        throng_group id = {999u, 0u, 0u};
+        throng_group id = { 999u, 0u, 0u };
         CHECK_STATUS(throng_group_create(w, &gd, &id), cases[i].want);
         CHECK(id.id == 999u);
     }
     CHECK_STATUS(throng_group_set_wander(w, g, NULL), THRONG_ERR_NULL);
     /* A group id this world never handed out. */
-    const throng_group bogus = {77u, 1u, throng_world_id(w)};
+    const throng_group bogus = { 77u, 1u, throng_world_id(w) };
     CHECK_STATUS(throng_group_set_wander(w, bogus, &good),
                  THRONG_ERR_STALE_HANDLE);
     CHECK_STATUS(throng_group_get_wander(w, g, NULL), THRONG_ERR_NULL);

@@ -8,8 +8,7 @@
 
 #include "runner.h"
 
-static throng_world *world_make(int dimensions)
-{
+static throng_world *world_make(int dimensions) {
     throng_world_def def = throng_world_def_default();
     def.max_dt = 10.0f; /* one tick per step: one step's formulas */
     def.dimensions = dimensions;
@@ -20,8 +19,7 @@ static throng_world *world_make(int dimensions)
 }
 
 static throng_status world_add_at(throng_world *world, float x, float y,
-                                  float z, uint64_t key, throng_agent *out)
-{
+                                  float z, uint64_t key, throng_agent *out) {
     throng_agent_def def = throng_agent_def_default();
     def.position[0] = x;
     def.position[1] = y;
@@ -30,8 +28,7 @@ static throng_status world_add_at(throng_world *world, float x, float y,
     return throng_agent_add(world, &def, out);
 }
 
-TEST(world_defaults)
-{
+TEST(world_defaults) {
     throng_world_def wd = throng_world_def_default();
     wd.max_dt = 10.0f; /* one tick per step: one step's formulas */
     CHECK_EQ_INT(wd.boundary, THRONG_BOUNDARY_UNBOUNDED);
@@ -73,8 +70,7 @@ TEST(world_defaults)
     CHECK(memcmp(&gd.flocking, &fl, sizeof fl) == 0);
 }
 
-TEST(world_create_destroy)
-{
+TEST(world_create_destroy) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *world = world_make(dims);
         REQUIRE(world != NULL);
@@ -104,8 +100,7 @@ TEST(world_create_destroy)
     throng_world_destroy(empty);
 }
 
-TEST(world_handle_lifecycle)
-{
+TEST(world_handle_lifecycle) {
     throng_world *world = world_make(2);
     REQUIRE(world != NULL);
     CHECK(!throng_agent_valid(world, THRONG_NULL_AGENT));
@@ -163,8 +158,7 @@ TEST(world_handle_lifecycle)
     throng_world_destroy(world);
 }
 
-TEST(world_forged_handles)
-{
+TEST(world_forged_handles) {
     throng_world *world = world_make(3);
     REQUIRE(world != NULL);
     throng_agent h[4];
@@ -173,16 +167,16 @@ TEST(world_forged_handles)
 
     throng_agent forged[] = {
         THRONG_NULL_AGENT,
-        {0u, 1u, h[0].world},
-        {0u, h[0].generation, h[0].world},
-        {h[3].slot + 1000u, 1u, h[0].world},
-        {UINT32_MAX, 1u, h[0].world},
-        {UINT32_MAX, UINT32_MAX, h[0].world},
-        {h[1].slot, h[1].generation + 1u, h[0].world},
-        {h[1].slot, h[1].generation + 1000u, h[0].world},
-        {h[1].slot, 0u, h[0].world},
-        {h[1].slot, h[1].generation, 0u},
-        {h[1].slot, h[1].generation, h[0].world + 1u},
+        { 0u, 1u, h[0].world },
+        { 0u, h[0].generation, h[0].world },
+        { h[3].slot + 1000u, 1u, h[0].world },
+        { UINT32_MAX, 1u, h[0].world },
+        { UINT32_MAX, UINT32_MAX, h[0].world },
+        { h[1].slot, h[1].generation + 1u, h[0].world },
+        { h[1].slot, h[1].generation + 1000u, h[0].world },
+        { h[1].slot, 0u, h[0].world },
+        { h[1].slot, h[1].generation, 0u },
+        { h[1].slot, h[1].generation, h[0].world + 1u },
     };
     int count = (int)(sizeof forged / sizeof forged[0]);
     for (int i = 0; i < count; i++) {
@@ -193,7 +187,7 @@ TEST(world_forged_handles)
             continue; /* the forgery happened to be real; skip it */
         uint64_t hash = throng_world_hash(world);
         CHECK(!throng_agent_valid(world, forged[i]));
-        float v[3] = {1.0f, 0.0f, 0.0f};
+        float v[3] = { 1.0f, 0.0f, 0.0f };
         uint32_t index = 0;
         CHECK_STATUS(throng_agent_set_velocity(world, forged[i], v),
                      THRONG_ERR_STALE_HANDLE);
@@ -207,8 +201,7 @@ TEST(world_forged_handles)
     throng_world_destroy(world);
 }
 
-TEST(world_foreign_handles)
-{
+TEST(world_foreign_handles) {
     throng_world *world_a = world_make(2);
     throng_world *world_b = world_make(2);
     REQUIRE(world_a != NULL && world_b != NULL);
@@ -256,8 +249,7 @@ typedef struct shadow_agent {
 
 static void shadow_check_all(throng_world *world, const shadow_agent *live,
                              int live_count, const throng_agent *dead,
-                             int dead_count, int dims)
-{
+                             int dead_count, int dims) {
     CHECK_EQ_INT(throng_world_agent_count(world), live_count);
     throng_columns cols;
     CHECK_OK(throng_world_columns(world, &cols));
@@ -276,9 +268,8 @@ static void shadow_check_all(throng_world *world, const shadow_agent *live,
             runner_fail(__FILE__, __LINE__,
                         "handle {%u,%u} at (%g,%g,%g), want (%g,%g,%g)",
                         s->handle.slot, s->handle.generation, (double)pos[0],
-                        (double)pos[1], (double)pos[2],
-                        (double)s->position[0], (double)s->position[1],
-                        (double)s->position[2]);
+                        (double)pos[1], (double)pos[2], (double)s->position[0],
+                        (double)s->position[1], (double)s->position[2]);
         uint32_t index = UINT32_MAX;
         CHECK_OK(throng_agent_index(world, s->handle, &index));
         if (index >= (uint32_t)live_count) {
@@ -306,13 +297,15 @@ static void shadow_check_all(throng_world *world, const shadow_agent *live,
         CHECK(!throng_agent_valid(world, dead[i]));
 }
 
-TEST(world_swap_remove_shadow)
-{
+TEST(world_swap_remove_shadow) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *world = world_make(dims);
         REQUIRE(world != NULL);
         test_rng rng = test_rng_make(100u + (uint64_t)dims);
-        enum { MAX_LIVE = 700, MAX_DEAD = 4000 };
+        enum {
+            MAX_LIVE = 700,
+            MAX_DEAD = 4000
+        };
         shadow_agent *live = calloc(MAX_LIVE, sizeof *live);
         throng_agent *dead = calloc(MAX_DEAD, sizeof *dead);
         uint64_t *dead_keys = calloc(MAX_DEAD, sizeof *dead_keys);
@@ -339,7 +332,8 @@ TEST(world_swap_remove_shadow)
                     test_rng_below(&rng, 4u) == 0u) {
                     bool taken = false;
                     for (int k = 0; k < live_count; k++)
-                        taken = taken || live[k].key == dead_keys[dead_count - 1];
+                        taken =
+                            taken || live[k].key == dead_keys[dead_count - 1];
                     if (!taken)
                         s.key = dead_keys[dead_count - 1];
                 }
@@ -359,9 +353,9 @@ TEST(world_swap_remove_shadow)
                 CHECK_OK(throng_agent_remove(world, live[victim].handle));
                 if (live[victim].key != 0u) {
                     throng_agent found;
-                    CHECK_STATUS(throng_agent_find(world, live[victim].key,
-                                                   &found),
-                                 THRONG_ERR_NOT_FOUND);
+                    CHECK_STATUS(
+                        throng_agent_find(world, live[victim].key, &found),
+                        THRONG_ERR_NOT_FOUND);
                 }
                 dead_keys[dead_count] = live[victim].key;
                 dead[dead_count++] = live[victim].handle;
@@ -392,8 +386,7 @@ TEST(world_swap_remove_shadow)
     }
 }
 
-TEST(world_host_keys)
-{
+TEST(world_host_keys) {
     throng_world *world = world_make(2);
     REQUIRE(world != NULL);
     throng_agent a, b, c, found;
@@ -469,8 +462,7 @@ TEST(world_host_keys)
     throng_world_destroy(world);
 }
 
-TEST(world_columns_zero_copy)
-{
+TEST(world_columns_zero_copy) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *world = world_make(dims);
         REQUIRE(world != NULL);
@@ -487,8 +479,7 @@ TEST(world_columns_zero_copy)
         throng_columns cols;
         REQUIRE_OK(throng_world_columns(world, &cols));
         CHECK_EQ_INT(cols.count, 10);
-        REQUIRE(cols.px && cols.py && cols.vx && cols.vy && cols.fx &&
-                cols.fy);
+        REQUIRE(cols.px && cols.py && cols.vx && cols.vy && cols.fx && cols.fy);
         if (dims == 2) {
             CHECK(cols.pz == NULL && cols.vz == NULL && cols.fz == NULL);
             CHECK(cols.ux == NULL && cols.uy == NULL && cols.uz == NULL);
@@ -517,17 +508,17 @@ TEST(world_columns_zero_copy)
          * or the row order. */
         uint32_t row;
         REQUIRE_OK(throng_agent_index(world, h[4], &row));
-        float np[3] = {-7.0f, 8.5f, 9.25f};
+        float np[3] = { -7.0f, 8.5f, 9.25f };
         CHECK_OK(throng_agent_set_position(world, h[4], np));
         CHECK(cols.px[row] == -7.0f && cols.py[row] == 8.5f);
         if (dims == 3)
             CHECK(cols.pz[row] == 9.25f);
-        float nv[3] = {0.0f, -1.5f, 0.5f};
+        float nv[3] = { 0.0f, -1.5f, 0.5f };
         CHECK_OK(throng_agent_set_velocity(world, h[4], nv));
         CHECK(cols.vx[row] == 0.0f && cols.vy[row] == -1.5f);
         uint32_t found = 0;
-        CHECK_OK(throng_world_query_radius(world, np, 3.0f, NULL, 0u, &found,
-                                           NULL));
+        CHECK_OK(
+            throng_world_query_radius(world, np, 3.0f, NULL, 0u, &found, NULL));
         throng_columns again;
         CHECK_OK(throng_world_columns(world, &again));
         CHECK(again.px == cols.px && again.py == cols.py &&
@@ -565,8 +556,7 @@ TEST(world_columns_zero_copy)
     }
 }
 
-TEST(world_getters_setters_roundtrip)
-{
+TEST(world_getters_setters_roundtrip) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *world = world_make(dims);
         REQUIRE(world != NULL);
@@ -618,11 +608,11 @@ TEST(world_getters_setters_roundtrip)
         }
 
         float v3[3];
-        float p_in[3] = {-4.0f, 5.5f, -6.75f};
+        float p_in[3] = { -4.0f, 5.5f, -6.75f };
         CHECK_OK(throng_agent_set_position(world, a, p_in));
         CHECK_OK(throng_agent_get_position(world, a, v3));
         CHECK(v3[0] == -4.0f && v3[1] == 5.5f && v3[2] == -6.75f * zw);
-        float v_in[3] = {0.25f, -0.5f, 0.125f};
+        float v_in[3] = { 0.25f, -0.5f, 0.125f };
         CHECK_OK(throng_agent_set_velocity(world, a, v_in));
         CHECK_OK(throng_agent_get_velocity(world, a, v3));
         CHECK(v3[0] == 0.25f && v3[1] == -0.5f && v3[2] == 0.125f * zw);
@@ -649,7 +639,7 @@ TEST(world_getters_setters_roundtrip)
         CHECK_OK(throng_agent_set_radius(world, a, 2.0f));
         CHECK_OK(throng_agent_get_radius(world, a, &x));
         CHECK(x == 2.0f);
-        throng_group g = {77u, 77u, 77u};
+        throng_group g = { 77u, 77u, 77u };
         CHECK_OK(throng_agent_set_group(world, a, THRONG_NULL_GROUP));
         CHECK_OK(throng_agent_get_group(world, a, &g));
         CHECK(same_group(g, default_group(world)));
@@ -680,11 +670,10 @@ TEST(world_getters_setters_roundtrip)
     }
 }
 
-TEST(world_groups)
-{
+TEST(world_groups) {
     throng_world *world = world_make(3);
     REQUIRE(world != NULL);
-    throng_group id = {99u, 99u, 99u};
+    throng_group id = { 99u, 99u, 99u };
     CHECK_OK(throng_group_find(world, "default", &id));
     CHECK(id.id == 0u && id.generation == 1u &&
           id.world == throng_world_id(world));
@@ -721,7 +710,7 @@ TEST(world_groups)
     CHECK_STATUS(throng_group_find(world, "bird", &id), THRONG_ERR_NOT_FOUND);
 
     /* Duplicate names refused, "default" included. */
-    throng_group dup = {12345u, 0u, 0u};
+    throng_group dup = { 12345u, 0u, 0u };
     gd.name = "birds";
     CHECK_STATUS(throng_group_create(world, &gd, &dup),
                  THRONG_ERR_DUPLICATE_KEY);
@@ -767,13 +756,12 @@ TEST(world_groups)
     /* Ids never handed out, a live id with a wrong generation, the null
      * handle, and another world's id. */
     const uint64_t here = throng_world_id(world);
-    throng_group unknown[] = {{long_id.id + 1u, 1u, here},
-                              {long_id.id + 100u, 1u, here},
-                              {THRONG_MAX_GROUPS, 1u, here},
-                              {UINT32_MAX, 1u, here},
-                              {long_id.id, 2u, here},
-                              {long_id.id, 0u, here},
-                              {long_id.id, 1u, here + 1000u}};
+    throng_group unknown[] = {
+        { long_id.id + 1u, 1u, here },   { long_id.id + 100u, 1u, here },
+        { THRONG_MAX_GROUPS, 1u, here }, { UINT32_MAX, 1u, here },
+        { long_id.id, 2u, here },        { long_id.id, 0u, here },
+        { long_id.id, 1u, here + 1000u }
+    };
     throng_agent a;
     throng_agent_def ad = throng_agent_def_default();
     REQUIRE_OK(throng_agent_add(world, &ad, &a));
@@ -794,7 +782,7 @@ TEST(world_groups)
                      THRONG_ERR_STALE_HANDLE);
     }
     CHECK_EQ_INT(throng_world_agent_count(world), 1);
-    throng_group g = {99u, 99u, 99u};
+    throng_group g = { 99u, 99u, 99u };
     CHECK_OK(throng_agent_get_group(world, a, &g));
     CHECK(same_group(g, default_group(world)));
 
@@ -808,8 +796,7 @@ TEST(world_groups)
     throng_world_destroy(world);
 }
 
-static throng_world *hash_world(void)
-{
+static throng_world *hash_world(void) {
     throng_world *world = world_make(3);
     if (!world)
         return NULL;
@@ -829,8 +816,7 @@ static throng_world *hash_world(void)
     return world;
 }
 
-TEST(world_hash)
-{
+TEST(world_hash) {
     throng_world *w1 = hash_world();
     throng_world *w2 = hash_world();
     REQUIRE(w1 != NULL && w2 != NULL);
@@ -873,13 +859,14 @@ TEST(world_hash)
  * With many host keys the key table is a large part of the heap: its
  * entries are rounded up to the allocation alignment and its bucket array
  * is allocated too, and the figure must count both. */
-TEST(world_bytes_matches_allocator)
-{
-    ts_heap counter = {0};
+TEST(world_bytes_matches_allocator) {
+    ts_heap counter = { 0 };
     throng_world_def def = ts_world_def(2, 0, &counter);
     throng_world *world = NULL;
     REQUIRE_OK(throng_world_create(&def, &world));
-    enum { AGENTS = 10000 };
+    enum {
+        AGENTS = 10000
+    };
     static throng_agent handles[AGENTS];
     test_rng rng = test_rng_make(7);
     for (uint32_t i = 0; i < AGENTS; ++i) {
@@ -898,8 +885,7 @@ TEST(world_bytes_matches_allocator)
     CHECK_EQ_U64(counter.live, 0u);
 }
 
-void register_world_tests(void)
-{
+void register_world_tests(void) {
     REGISTER(world_defaults);
     REGISTER(world_create_destroy);
     REGISTER(world_handle_lifecycle);

@@ -79,8 +79,8 @@ static int parse_u64(const char *option, const char *text, uint64_t lo,
                      uint64_t hi, uint64_t *out) {
     char *end = NULL;
     errno = 0;
-    unsigned long long v = text && *text != '-' ? strtoull(text, &end, 10)
-                                                : 0ull;
+    unsigned long long v =
+        text && *text != '-' ? strtoull(text, &end, 10) : 0ull;
     if (!text || !end || end == text || *end != '\0' || errno != 0 || v < lo ||
         v > hi) {
         fprintf(stderr,
@@ -154,8 +154,7 @@ static int parse_args(int argc, char **argv, render_args *a) {
             return -1;
         }
     }
-    if (!a->scenario || !a->out || !have_agents || !have_steps ||
-        !have_every) {
+    if (!a->scenario || !a->out || !have_agents || !have_steps || !have_every) {
         fprintf(stderr, "throng-render: --scenario, --agents, --steps, "
                         "--every and --out are required\n");
         return -1;
@@ -252,14 +251,13 @@ static int make_gif(const char *dir, uint32_t fps, const char *gif) {
     char output[PATH_MAX];
     if (snprintf(output, sizeof output, "%s", gif) >= (int)sizeof output)
         return -1;
-    char *args[] = {ffmpeg,    overwrite, quiet,   loglevel, errors,
-                    framerate, rate,      input,   pattern,  filter,
-                    graph,     output,    NULL};
+    char *args[] = { ffmpeg,    overwrite, quiet, loglevel, errors,
+                     framerate, rate,      input, pattern,  filter,
+                     graph,     output,    NULL };
     pid_t pid;
     int rc = posix_spawnp(&pid, ffmpeg, NULL, NULL, args, environ);
     if (rc != 0) {
-        fprintf(stderr, "throng-render: cannot run ffmpeg: %s\n",
-                strerror(rc));
+        fprintf(stderr, "throng-render: cannot run ffmpeg: %s\n", strerror(rc));
         return -1;
     }
     int status = 0;
@@ -286,8 +284,9 @@ int main(int argc, char **argv) {
     }
     const scenario *sc = scenario_find(a.scenario);
     if (!sc) {
-        fprintf(stderr, "throng-render: no scenario named \"%s\"; there "
-                        "are:",
+        fprintf(stderr,
+                "throng-render: no scenario named \"%s\"; there "
+                "are:",
                 a.scenario);
         for (size_t i = 0; i < scenario_count(); i++)
             fprintf(stderr, " %s", scenario_at(i)->name);

@@ -149,8 +149,7 @@ static void bounds_add(bounds *b, double x, double y, double pad) {
 
 /* Whether the group's list seeks or arrives at the agent's own target
  * point, which is then where its agents are heading. */
-static bool group_heads_for_target(const throng_world *w,
-                                   throng_group group) {
+static bool group_heads_for_target(const throng_world *w, throng_group group) {
     uint32_t count = 0;
     if (throng_group_behaviour_count(w, group, &count) != THRONG_OK)
         return false;
@@ -223,10 +222,10 @@ static void fit_object(const throng_object_info *in, int dims, bounds *b) {
         if (dims == 2) {
             bounds_add(b, (double)in->a[0], (double)in->a[1], 0.0);
             bounds_add(b,
-                       (double)in->a[0] + (double)in->cell_size *
-                                              (double)(in->size[0] - 1u),
-                       (double)in->a[1] + (double)in->cell_size *
-                                              (double)(in->size[1] - 1u),
+                       (double)in->a[0] +
+                           (double)in->cell_size * (double)(in->size[0] - 1u),
+                       (double)in->a[1] +
+                           (double)in->cell_size * (double)(in->size[1] - 1u),
                        0.0);
         }
         break;
@@ -295,8 +294,7 @@ typedef struct canvas_ops {
     void (*polyline)(canvas *c, const double *xy, uint32_t n, bool closed,
                      uint32_t colour, double width);
     /* n triangles, 6 doubles each. */
-    void (*triangles)(canvas *c, const double *xy, uint32_t n,
-                      uint32_t colour);
+    void (*triangles)(canvas *c, const double *xy, uint32_t n, uint32_t colour);
 } canvas_ops;
 
 struct canvas {
@@ -329,8 +327,8 @@ static void svg_rect(canvas *c, double x0, double y0, double x1, double y1,
             stroke == RENDER_NONE ? 0.0 : width);
 }
 
-static void svg_circle(canvas *c, double cx, double cy, double r,
-                       uint32_t fill, uint32_t stroke, double width) {
+static void svg_circle(canvas *c, double cx, double cy, double r, uint32_t fill,
+                       uint32_t stroke, double width) {
     FILE *f = ((svg_canvas *)c)->out;
     char fs[8], ss[8];
     svg_colour(fill, fs);
@@ -352,13 +350,14 @@ static void svg_line(canvas *c, double x0, double y0, double x1, double y1,
             x0, y0, x1, y1, cs, width);
 }
 
-static void svg_polyline(canvas *c, const double *xy, uint32_t n,
-                         bool closed, uint32_t colour, double width) {
+static void svg_polyline(canvas *c, const double *xy, uint32_t n, bool closed,
+                         uint32_t colour, double width) {
     FILE *f = ((svg_canvas *)c)->out;
     char cs[8];
     svg_colour(colour, cs);
-    fprintf(f, "<%s fill=\"none\" stroke=\"%s\" stroke-width=\"%.2f\" "
-               "stroke-linejoin=\"round\" stroke-linecap=\"round\" points=\"",
+    fprintf(f,
+            "<%s fill=\"none\" stroke=\"%s\" stroke-width=\"%.2f\" "
+            "stroke-linejoin=\"round\" stroke-linecap=\"round\" points=\"",
             closed ? "polygon" : "polyline", cs, width);
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "%s%.2f,%.2f", i ? " " : "", xy[2u * i], xy[2u * i + 1u]);
@@ -373,14 +372,14 @@ static void svg_triangles(canvas *c, const double *xy, uint32_t n,
     fprintf(f, "<path fill=\"%s\" d=\"\n", cs);
     for (uint32_t i = 0; i < n; i++) {
         const double *t = xy + 6u * i;
-        fprintf(f, "M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\n", t[0], t[1], t[2],
-                t[3], t[4], t[5]);
+        fprintf(f, "M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\n", t[0], t[1], t[2], t[3],
+                t[4], t[5]);
     }
     fprintf(f, "\"/>\n");
 }
 
-static const canvas_ops svg_ops = {svg_rect, svg_circle, svg_line,
-                                   svg_polyline, svg_triangles};
+static const canvas_ops svg_ops = { svg_rect, svg_circle, svg_line,
+                                    svg_polyline, svg_triangles };
 
 /* The raster: RGB bytes, row by row from the top. A pixel is painted when
  * its centre lies inside the shape. */
@@ -425,8 +424,8 @@ static void raster_capsule(raster_canvas *r, double x0, double y0, double x1,
         double py = (double)y + 0.5;
         for (int32_t x = ix0; x <= ix1; x++) {
             double px = (double)x + 0.5;
-            double t = len2 > 0.0 ? ((px - x0) * dx + (py - y0) * dy) / len2
-                                  : 0.0;
+            double t =
+                len2 > 0.0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0.0;
             t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
             double ex = x0 + t * dx - px, ey = y0 + t * dy - py;
             if (ex * ex + ey * ey <= hw * hw)
@@ -435,9 +434,8 @@ static void raster_capsule(raster_canvas *r, double x0, double y0, double x1,
     }
 }
 
-static void raster_rect(canvas *c, double x0, double y0, double x1,
-                        double y1, uint32_t fill, uint32_t stroke,
-                        double width) {
+static void raster_rect(canvas *c, double x0, double y0, double x1, double y1,
+                        uint32_t fill, uint32_t stroke, double width) {
     raster_canvas *r = (raster_canvas *)c;
     int32_t ix0, ix1, iy0, iy1;
     if (fill != RENDER_NONE &&
@@ -478,8 +476,8 @@ static void raster_circle(canvas *c, double cx, double cy, double radius,
     }
 }
 
-static void raster_line(canvas *c, double x0, double y0, double x1,
-                        double y1, uint32_t colour, double width) {
+static void raster_line(canvas *c, double x0, double y0, double x1, double y1,
+                        uint32_t colour, double width) {
     raster_capsule((raster_canvas *)c, x0, y0, x1, y1, width, colour);
 }
 
@@ -510,11 +508,9 @@ static void raster_triangles(canvas *c, const double *xy, uint32_t n,
         double s = area > 0.0 ? 1.0 : -1.0;
         int32_t ix0, ix1, iy0, iy1;
         if (!raster_span(fmin(t[0], fmin(t[2], t[4])),
-                         fmax(t[0], fmax(t[2], t[4])), r->width, &ix0,
-                         &ix1) ||
+                         fmax(t[0], fmax(t[2], t[4])), r->width, &ix0, &ix1) ||
             !raster_span(fmin(t[1], fmin(t[3], t[5])),
-                         fmax(t[1], fmax(t[3], t[5])), r->height, &iy0,
-                         &iy1))
+                         fmax(t[1], fmax(t[3], t[5])), r->height, &iy0, &iy1))
             continue;
         for (int32_t y = iy0; y <= iy1; y++) {
             double py = (double)y + 0.5;
@@ -529,9 +525,8 @@ static void raster_triangles(canvas *c, const double *xy, uint32_t n,
     }
 }
 
-static const canvas_ops raster_ops = {raster_rect, raster_circle,
-                                      raster_line, raster_polyline,
-                                      raster_triangles};
+static const canvas_ops raster_ops = { raster_rect, raster_circle, raster_line,
+                                       raster_polyline, raster_triangles };
 
 /* ------------------------------------------------------------------------ */
 /* The drawing walk                                                         */
@@ -619,9 +614,8 @@ static int draw_objects(const throng_world *w, const render_options *o,
             objects[i].point_count > longest_path)
             longest_path = objects[i].point_count;
     }
-    double *xy = longest_path ? malloc(2u * (size_t)longest_path *
-                                       sizeof *xy)
-                              : NULL;
+    double *xy =
+        longest_path ? malloc(2u * (size_t)longest_path * sizeof *xy) : NULL;
     if (longest_path && !xy) {
         free(objects);
         return -1;
@@ -649,23 +643,20 @@ static int draw_objects(const throng_world *w, const render_options *o,
                                      RENDER_PATH, unit);
             }
             if (layer == 2 && in->kind == THRONG_OBJECT_SPHERE)
-                c->ops->circle(c, map_x(m, (double)in->a[0]),
-                               map_y(m, (double)in->a[1]),
-                               (double)in->radius * m->scale,
-                               RENDER_OBSTACLE_FILL, RENDER_OBSTACLE_EDGE,
-                               unit);
+                c->ops->circle(
+                    c, map_x(m, (double)in->a[0]), map_y(m, (double)in->a[1]),
+                    (double)in->radius * m->scale, RENDER_OBSTACLE_FILL,
+                    RENDER_OBSTACLE_EDGE, unit);
             if (layer == 2 && in->kind == THRONG_OBJECT_BOX)
-                c->ops->rect(c, map_x(m, (double)in->a[0]),
-                             map_y(m, (double)in->b[1]),
-                             map_x(m, (double)in->b[0]),
-                             map_y(m, (double)in->a[1]), RENDER_OBSTACLE_FILL,
-                             RENDER_OBSTACLE_EDGE, unit);
+                c->ops->rect(
+                    c, map_x(m, (double)in->a[0]), map_y(m, (double)in->b[1]),
+                    map_x(m, (double)in->b[0]), map_y(m, (double)in->a[1]),
+                    RENDER_OBSTACLE_FILL, RENDER_OBSTACLE_EDGE, unit);
             if (layer == 3 && in->kind == THRONG_OBJECT_SEGMENT)
-                c->ops->line(c, map_x(m, (double)in->a[0]),
-                             map_y(m, (double)in->a[1]),
-                             map_x(m, (double)in->b[0]),
-                             map_y(m, (double)in->b[1]), RENDER_WALL,
-                             2.5 * unit);
+                c->ops->line(
+                    c, map_x(m, (double)in->a[0]), map_y(m, (double)in->a[1]),
+                    map_x(m, (double)in->b[0]), map_y(m, (double)in->b[1]),
+                    RENDER_WALL, 2.5 * unit);
             if (layer == 3 && in->kind == THRONG_OBJECT_PLANE)
                 draw_plane(c, m, o, in, unit);
         }
@@ -716,13 +707,12 @@ static int draw_agents(const throng_world *w, const render_options *o,
     for (uint32_t i = 0; i < col.count; i++)
         colour[i] = (uint8_t)palette_index(col.group[i]);
     double length = o->agent_pixels > 0.0f ? (double)o->agent_pixels
-                                            : (double)o->size / 100.0;
+                                           : (double)o->size / 100.0;
     double width = 0.55 * length;
     for (uint32_t k = 0; k < RENDER_PALETTE_SIZE; k++) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < col.count; i++) {
-            if (colour[i] != k || !isfinite(col.px[i]) ||
-                !isfinite(col.py[i]))
+            if (colour[i] != k || !isfinite(col.px[i]) || !isfinite(col.py[i]))
                 continue;
             agent_triangle(m, length, width, (double)col.px[i],
                            (double)col.py[i], (double)col.fx[i],
@@ -737,12 +727,12 @@ static int draw_agents(const throng_world *w, const render_options *o,
     return 0;
 }
 
-static int draw_world(const throng_world *w, const render_options *o,
-                      canvas *c, uint32_t width, uint32_t height) {
+static int draw_world(const throng_world *w, const render_options *o, canvas *c,
+                      uint32_t width, uint32_t height) {
     view_map m = view_of(o);
     double unit = fmax((double)o->size / RENDER_REFERENCE_SIZE, 0.5);
-    c->ops->rect(c, 0.0, 0.0, (double)width, (double)height,
-                 RENDER_BACKGROUND, RENDER_NONE, 0.0);
+    c->ops->rect(c, 0.0, 0.0, (double)width, (double)height, RENDER_BACKGROUND,
+                 RENDER_NONE, 0.0);
     if (o->box_edge > 0.0f) {
         double edge = (double)o->box_edge;
         c->ops->rect(c, map_x(&m, 0.0), map_y(&m, edge), map_x(&m, edge),
@@ -758,15 +748,14 @@ int render_svg(const throng_world *w, const render_options *o, FILE *out) {
         return -1;
     uint32_t width, height;
     render_image_size(o, &width, &height);
-    svg_canvas c = {{&svg_ops}, out};
+    svg_canvas c = { { &svg_ops }, out };
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
             "height=\"%u\" viewBox=\"0 0 %u %u\">\n"
             "<title>throng: step %llu, %u agents</title>\n",
             (unsigned)width, (unsigned)height, (unsigned)width,
-            (unsigned)height,
-            (unsigned long long)throng_world_step_count(w),
+            (unsigned)height, (unsigned long long)throng_world_step_count(w),
             (unsigned)throng_world_agent_count(w));
     if (draw_world(w, o, &c.base, width, height) != 0)
         return -1;
@@ -780,8 +769,9 @@ int render_ppm(const throng_world *w, const render_options *o, FILE *out) {
     uint32_t width, height;
     render_image_size(o, &width, &height);
     size_t bytes = 3u * (size_t)width * (size_t)height;
-    raster_canvas c = {{&raster_ops}, malloc(bytes), (int32_t)width,
-                       (int32_t)height};
+    raster_canvas c = {
+        { &raster_ops }, malloc(bytes), (int32_t)width, (int32_t)height
+    };
     if (!c.rgb)
         return -1;
     int status = draw_world(w, o, &c.base, width, height);

@@ -29,8 +29,7 @@ static void check(throng_status st, const char *what) {
     }
 }
 
-static void report(const throng_world *w, const char *name,
-                   throng_status st) {
+static void report(const throng_world *w, const char *name, throng_status st) {
     printf("%s %d %s\n", name, (int)st,
            st == THRONG_OK ? "" : throng_world_last_error(w));
 }
@@ -66,7 +65,7 @@ int main(void) {
     wl.point[1] = 1.0f;
     wl.normal[1] = 2.0f;
     check(throng_wall_add(w, &wl, &plane), "plane");
-    const float points[] = {3, 3, 0, 30, 4, 0, 28, 30, 0};
+    const float points[] = { 3, 3, 0, 30, 4, 0, 28, 30, 0 };
     throng_path_def pd = throng_path_def_default();
     pd.points = points;
     pd.point_count = 3;

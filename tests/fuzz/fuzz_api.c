@@ -41,15 +41,15 @@
 
 /* Prints where the library broke a promise and aborts, so libFuzzer
  * reports the input. */
-#define REQUIRE(cond)                                                        \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "fuzz_api: %s:%d: %s (last error: %s)\n",       \
-                    __FILE__, __LINE__, #cond,                               \
-                    fz.world ? throng_world_last_error(fz.world) : "-");    \
-            dump_world();                                                    \
-            abort();                                                         \
-        }                                                                    \
+#define REQUIRE(cond)                                                    \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            fprintf(stderr, "fuzz_api: %s:%d: %s (last error: %s)\n",    \
+                    __FILE__, __LINE__, #cond,                           \
+                    fz.world ? throng_world_last_error(fz.world) : "-"); \
+            dump_world();                                                \
+            abort();                                                     \
+        }                                                                \
     } while (0)
 
 static void dump_world(void);
@@ -218,7 +218,7 @@ static throng_group rd_group(int *known, int null_ok) {
             return g;
         }
         if (k == 1u) {
-            g = (throng_group){0u, 1u, world};
+            g = (throng_group){ 0u, 1u, world };
             *known = 1;
             return g;
         }
@@ -259,9 +259,12 @@ static double rd_in_range(const schema_field *f) {
     double lo = f->lo, hi = f->hi;
     uint8_t how = rd_u8();
     switch (how % 8u) {
-    case 0: return lo;
-    case 1: return hi;
-    case 2: return f->dflt;
+    case 0:
+        return lo;
+    case 1:
+        return hi;
+    case 2:
+        return f->dflt;
     case 3: /* just below the range, or just above */
         return how & 8u ? nextafter(lo, -HUGE_VAL) : nextafter(hi, HUGE_VAL);
     default: {
@@ -286,8 +289,8 @@ static void rd_field(const schema_field *f, void *base) {
             break;
         }
         case SCHEMA_I32: {
-            int32_t x = how < 32u ? (int32_t)rd_u32()
-                                  : (int32_t)(int8_t)rd_u8();
+            int32_t x =
+                how < 32u ? (int32_t)rd_u32() : (int32_t)(int8_t)rd_u8();
             memcpy(p, &x, sizeof x);
             break;
         }
@@ -378,7 +381,9 @@ static void rd_behaviour(throng_behaviour *b, int *unread) {
 /* Books and invariants                                                     */
 /* ------------------------------------------------------------------------ */
 
-static int is_finite(float x) { return x == x && x - x == 0.0f; }
+static int is_finite(float x) {
+    return x == x && x - x == 0.0f;
+}
 
 static void add_record(throng_agent h, uint64_t key) {
     uint32_t r = fz.record_count;
@@ -507,8 +512,8 @@ static void check_state(void) {
          * float has no float vector of its exact length. */
         double limit = (double)max_speed * (1.0 + 1e-4) + 4e-45;
         if (!(speed2 <= limit * limit)) {
-            fprintf(stderr, "fuzz_api: row %u speed %g above max speed %g\n",
-                    i, sqrt(speed2), (double)max_speed);
+            fprintf(stderr, "fuzz_api: row %u speed %g above max speed %g\n", i,
+                    sqrt(speed2), (double)max_speed);
             REQUIRE(speed2 <= limit * limit);
         }
     }
@@ -516,16 +521,16 @@ static void check_state(void) {
 
 /* A call the harness expects the library to refuse must be refused, and
  * a refused call must leave the state as it was. */
-#define CALL(expr)                                                           \
-    do {                                                                     \
-        uint64_t hash_before_ = throng_world_hash(fz.world);                 \
-        st = (expr);                                                         \
-        if (fz.trace)                                                        \
-            fprintf(stderr, "  %s -> %s %s\n", #expr,                      \
-                    throng_status_string(st),                                \
-                    st ? throng_world_last_error(fz.world) : "");           \
-        if (st != THRONG_OK)                                                 \
-            REQUIRE(throng_world_hash(fz.world) == hash_before_);            \
+#define CALL(expr)                                                \
+    do {                                                          \
+        uint64_t hash_before_ = throng_world_hash(fz.world);      \
+        st = (expr);                                              \
+        if (fz.trace)                                             \
+            fprintf(stderr, "  %s -> %s %s\n", #expr,             \
+                    throng_status_string(st),                     \
+                    st ? throng_world_last_error(fz.world) : ""); \
+        if (st != THRONG_OK)                                      \
+            REQUIRE(throng_world_hash(fz.world) == hash_before_); \
     } while (0)
 
 /* ------------------------------------------------------------------------ */
@@ -614,10 +619,18 @@ static void op_set_scalar(void) {
     uint8_t which = rd_u8() % 4u;
     float x = rd_float();
     switch (which) {
-    case 0: CALL(throng_agent_set_mass(fz.world, h, x)); break;
-    case 1: CALL(throng_agent_set_max_force(fz.world, h, x)); break;
-    case 2: CALL(throng_agent_set_max_speed(fz.world, h, x)); break;
-    default: CALL(throng_agent_set_radius(fz.world, h, x)); break;
+    case 0:
+        CALL(throng_agent_set_mass(fz.world, h, x));
+        break;
+    case 1:
+        CALL(throng_agent_set_max_force(fz.world, h, x));
+        break;
+    case 2:
+        CALL(throng_agent_set_max_speed(fz.world, h, x));
+        break;
+    default:
+        CALL(throng_agent_set_radius(fz.world, h, x));
+        break;
     }
     expect_for(r, st);
     if (st == THRONG_OK)
@@ -881,8 +894,8 @@ static void op_flow(void) {
         if (fz.dims == 2)
             def.size[2] = 0u;
     }
-    uint32_t points = def.size[0] * def.size[1] *
-                      (fz.dims == 3 ? def.size[2] : 1u);
+    uint32_t points =
+        def.size[0] * def.size[1] * (fz.dims == 3 ? def.size[2] : 1u);
     if (huge || points > MAX_FLOW_POINTS) {
         if (!huge)
             return;
@@ -954,21 +967,19 @@ static void op_query(void) {
     bool truncated = false;
     if (capacity > MAX_AGENTS)
         capacity = MAX_AGENTS;
-    CALL(throng_world_query_radius(fz.world, p, radius,
-                                   capacity ? out : NULL, capacity, &count,
-                                   &truncated));
+    CALL(throng_world_query_radius(fz.world, p, radius, capacity ? out : NULL,
+                                   capacity, &count, &truncated));
     if (st == THRONG_OK) {
         REQUIRE(count <= fz.alive);
         REQUIRE(truncated == (count > capacity));
         uint32_t shown = count < capacity ? count : capacity;
         for (uint32_t k = 0; k < shown; k++) {
-            float q[3] = {0, 0, 0};
+            float q[3] = { 0, 0, 0 };
             REQUIRE(throng_agent_get_position(fz.world, out[k], q) ==
                     THRONG_OK);
             if (!fz.periodic) {
                 double d2 = 0.0;
-                for (int a = 0; a < fz.dims; a++)
-                    {
+                for (int a = 0; a < fz.dims; a++) {
                     double d = (double)q[a] - (double)p[a];
                     d2 += d * d;
                 }
@@ -1155,8 +1166,7 @@ static void op_read(void) {
                     back.world == h.world);
         }
         REQUIRE(throng_agent_get_target_point(fz.world, h, f) == THRONG_OK);
-        REQUIRE(throng_agent_get_target_agent(fz.world, h, &back) ==
-                THRONG_OK);
+        REQUIRE(throng_agent_get_target_agent(fz.world, h, &back) == THRONG_OK);
         REQUIRE(throng_agent_get_progress(fz.world, h, &index) == THRONG_OK);
     }
     throng_agent none;
@@ -1199,8 +1209,7 @@ static void op_read(void) {
             continue;
         }
         REQUIRE(throng_group_get_flocking(fz.world, g, &fl) == THRONG_OK);
-        REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
-                THRONG_OK);
+        REQUIRE(throng_group_behaviour_count(fz.world, g, &count) == THRONG_OK);
         for (uint32_t b = 0; b < count; b++) {
             throng_behaviour beh;
             REQUIRE(throng_group_get_behaviour(fz.world, g, b, &beh) ==
@@ -1210,8 +1219,9 @@ static void op_read(void) {
 }
 
 static void op_threads(void) {
-    static const int choices[6] = {1, 2, 0, -1, 1025, 2};
-    throng_status st = throng_world_set_threads(fz.world, choices[rd_u8() % 6u]);
+    static const int choices[6] = { 1, 2, 0, -1, 1025, 2 };
+    throng_status st =
+        throng_world_set_threads(fz.world, choices[rd_u8() % 6u]);
     (void)st;
 }
 
@@ -1273,42 +1283,83 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             op_add(&d);
             break;
         }
-        case FUZZ_OP_ADD_MANY: op_add_many(); break;
-        case FUZZ_OP_REMOVE: op_remove(); break;
-        case FUZZ_OP_SET_POSITION: op_set_vector(0); break;
-        case FUZZ_OP_SET_VELOCITY: op_set_vector(1); break;
-        case FUZZ_OP_SET_SCALAR: op_set_scalar(); break;
-        case FUZZ_OP_SET_GROUP: op_set_group(); break;
-        case FUZZ_OP_SET_HOST_KEY: op_set_host_key(); break;
-        case FUZZ_OP_GROUP_CREATE: op_group_create(); break;
-        case FUZZ_OP_GROUP_REMOVE: op_group_remove(); break;
+        case FUZZ_OP_ADD_MANY:
+            op_add_many();
+            break;
+        case FUZZ_OP_REMOVE:
+            op_remove();
+            break;
+        case FUZZ_OP_SET_POSITION:
+            op_set_vector(0);
+            break;
+        case FUZZ_OP_SET_VELOCITY:
+            op_set_vector(1);
+            break;
+        case FUZZ_OP_SET_SCALAR:
+            op_set_scalar();
+            break;
+        case FUZZ_OP_SET_GROUP:
+            op_set_group();
+            break;
+        case FUZZ_OP_SET_HOST_KEY:
+            op_set_host_key();
+            break;
+        case FUZZ_OP_GROUP_CREATE:
+            op_group_create();
+            break;
+        case FUZZ_OP_GROUP_REMOVE:
+            op_group_remove();
+            break;
         case FUZZ_OP_SET_FLOCKING:
         case FUZZ_OP_SET_WANDER:
         case FUZZ_OP_SET_COMBINE:
         case FUZZ_OP_ADD_BEHAVIOUR:
         case FUZZ_OP_SET_BEHAVIOUR:
-        case FUZZ_OP_CLEAR_BEHAVIOURS: op_group_setting(op); break;
+        case FUZZ_OP_CLEAR_BEHAVIOURS:
+            op_group_setting(op);
+            break;
         case FUZZ_OP_SPHERE:
         case FUZZ_OP_BOX:
         case FUZZ_OP_SEGMENT:
-        case FUZZ_OP_PLANE: op_shape(op); break;
-        case FUZZ_OP_PATH: op_path(); break;
-        case FUZZ_OP_FLOW: op_flow(); break;
-        case FUZZ_OP_OBJECT_REMOVE: op_object_remove(); break;
+        case FUZZ_OP_PLANE:
+            op_shape(op);
+            break;
+        case FUZZ_OP_PATH:
+            op_path();
+            break;
+        case FUZZ_OP_FLOW:
+            op_flow();
+            break;
+        case FUZZ_OP_OBJECT_REMOVE:
+            op_object_remove();
+            break;
         case FUZZ_OP_TARGET_POINT:
         case FUZZ_OP_TARGET_AGENT:
-        case FUZZ_OP_PROGRESS: op_target(op); break;
-        case FUZZ_OP_QUERY: op_query(); break;
-        case FUZZ_OP_STEP: op_step(); break;
-        case FUZZ_OP_SAVE_LOAD: op_save_load(); break;
-        case FUZZ_OP_THREADS: op_threads(); break;
-        case FUZZ_OP_READ: op_read(); break;
+        case FUZZ_OP_PROGRESS:
+            op_target(op);
+            break;
+        case FUZZ_OP_QUERY:
+            op_query();
+            break;
+        case FUZZ_OP_STEP:
+            op_step();
+            break;
+        case FUZZ_OP_SAVE_LOAD:
+            op_save_load();
+            break;
+        case FUZZ_OP_THREADS:
+            op_threads();
+            break;
+        case FUZZ_OP_READ:
+            op_read();
+            break;
         case FUZZ_OP_FAIL_ALLOC:
             /* Fail an allocation during the next operation. */
             fz.fail_armed = 1;
             ts_heap_arm(&fz.heap, rd_u8() % 8u, true);
             break;
-        default: break;
+        default:
+            break;
         }
         if (armed) {
             fz.fail_armed = 0;

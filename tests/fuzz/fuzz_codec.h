@@ -77,11 +77,11 @@ enum fuzz_op {
 #define FUZZ_FLOAT_RAW 0xF0u
 
 static const float fuzz_float_table[FUZZ_FLOAT_SMALL_BASE] = {
-    0.0f,     -0.0f,     1.0f,     -1.0f,    0.5f,     2.0f,
-    3.0f,     10.0f,     100.0f,   1000.0f,  1e-3f,    1e-6f,
-    1e-20f,   FLT_MIN,   1e-45f,   -1e-6f,   1e20f,    1e30f,
-    3e38f,    FLT_MAX,   -FLT_MAX, INFINITY, -INFINITY, NAN,
-    -NAN,     3.14159274f, 6.28318548f, 0.25f, 0.1f,   50.0f,
-    99.999f,  -1e30f};
+    0.0f,     -0.0f,     1.0f,    -1.0f, 0.5f,        2.0f,        3.0f,
+    10.0f,    100.0f,    1000.0f, 1e-3f, 1e-6f,       1e-20f,      FLT_MIN,
+    1e-45f,   -1e-6f,    1e20f,   1e30f, 3e38f,       FLT_MAX,     -FLT_MAX,
+    INFINITY, -INFINITY, NAN,     -NAN,  3.14159274f, 6.28318548f, 0.25f,
+    0.1f,     50.0f,     99.999f, -1e30f
+};
 
 #endif

@@ -25,16 +25,18 @@
 #define WORLD_ID_AT 112u /* format version 3, as this library writes */
 #define STEPS 3
 
-#define REQUIRE(cond)                                                        \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "fuzz_snapshot: %s:%d: %s\n", __FILE__,         \
-                    __LINE__, #cond);                                        \
-            abort();                                                         \
-        }                                                                    \
+#define REQUIRE(cond)                                                         \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "fuzz_snapshot: %s:%d: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                   \
+            abort();                                                          \
+        }                                                                     \
     } while (0)
 
-static int is_finite(float x) { return x == x && x - x == 0.0f; }
+static int is_finite(float x) {
+    return x == x && x - x == 0.0f;
+}
 
 static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -68,15 +70,14 @@ static uint8_t *save(const throng_world *w, size_t *out_size) {
 
 /* Two snapshots this library wrote of worlds in the same state: equal but
  * for the checksum and the saving world's id, which is the world's own. */
-static int same_state(const uint8_t *a, size_t na, const uint8_t *b,
-                      size_t nb, const throng_world *wb) {
+static int same_state(const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
+                      const throng_world *wb) {
     uint64_t id = 0;
     if (na != nb || na < WORLD_ID_AT + 8u)
         return 0;
     for (unsigned k = 0; k < 8u; k++)
         id |= (uint64_t)b[WORLD_ID_AT + k] << (8u * k);
-    return id == throng_world_id(wb) &&
-           memcmp(a, b, CHECKSUM_AT) == 0 &&
+    return id == throng_world_id(wb) && memcmp(a, b, CHECKSUM_AT) == 0 &&
            memcmp(a + HEADER_BYTES, b + HEADER_BYTES,
                   WORLD_ID_AT - HEADER_BYTES) == 0 &&
            memcmp(a + WORLD_ID_AT + 8u, b + WORLD_ID_AT + 8u,

@@ -74,8 +74,7 @@ static void put_v(program *p, float x, float y, float z) {
  * then, for a behaviour, "put fields its kind does not read back". So a
  * parameter added to the table is encoded at its default with no change
  * here. */
-static void put_schema(program *p, schema_set set, const void *base,
-                       int kind) {
+static void put_schema(program *p, schema_set set, const void *base, int kind) {
     for (size_t i = 0; i < schema_field_count; i++) {
         const schema_field *f = &schema_fields[i];
         if (schema_structs[f->strct].set != set || !schema_part_of(f, kind))
@@ -114,11 +113,11 @@ static void header(program *p, int dims, int periodic) {
     p->size = 0;
     put_u8(p, (dims == 3 ? FUZZ_WORLD_3D : 0u) |
                   (periodic ? FUZZ_WORLD_PERIODIC : 0u));
-    put_f(p, 2.0f);   /* neighbour radius */
-    put_f(p, 0.0f);   /* cell size: the radius */
+    put_f(p, 2.0f); /* neighbour radius */
+    put_f(p, 0.0f); /* cell size: the radius */
     put_v(p, 20.0f, 20.0f, 20.0f);
-    put_u8(p, 7);     /* seed */
-    put_u8(p, 0);     /* initial capacity */
+    put_u8(p, 7); /* seed */
+    put_u8(p, 0); /* initial capacity */
 }
 
 /* n agents on a lattice at (x, y), moving along +x. */
@@ -493,8 +492,8 @@ static void op_program(program *p, unsigned op) {
 
 /* Steps with the dt values a host gets wrong. */
 static void dt_program(program *p) {
-    static const float dts[] = {0.0f, -0.1f, NAN, INFINITY, 1e-30f,
-                                1e-45f, 1000.0f, 1e30f};
+    static const float dts[] = { 0.0f,   -0.1f,  NAN,     INFINITY,
+                                 1e-30f, 1e-45f, 1000.0f, 1e30f };
     header(p, 2, 1);
     add_many(p, 16, 10.0f, 10.0f);
     for (unsigned k = 0; k < sizeof dts / sizeof dts[0]; k++)
@@ -539,8 +538,8 @@ static void save_world(throng_world *w, const char *dir, const char *name) {
 static throng_world *make_world(int dims, int periodic, float box) {
     throng_world_def def = throng_world_def_default();
     def.dimensions = dims;
-    def.boundary = periodic ? THRONG_BOUNDARY_PERIODIC
-                            : THRONG_BOUNDARY_UNBOUNDED;
+    def.boundary =
+        periodic ? THRONG_BOUNDARY_PERIODIC : THRONG_BOUNDARY_UNBOUNDED;
     def.box_size[0] = def.box_size[1] = def.box_size[2] = box;
     def.neighbour_radius = 2.0f;
     def.seed = 11;
@@ -601,18 +600,18 @@ static void snapshots(const char *dir) {
     for (int dims = 2; dims <= 3; dims++) {
         w = make_world(dims, 0, 100.0f);
         throng_object sphere, box, plane, path, flow, gone;
-        float c[3] = {8, 8, 1}, lo[3] = {3, 3, 0}, hi[3] = {5, 4, 2};
-        float n[3] = {0, 1, 0}, p0[3] = {0, 0.5f, 0};
+        float c[3] = { 8, 8, 1 }, lo[3] = { 3, 3, 0 }, hi[3] = { 5, 4, 2 };
+        float n[3] = { 0, 1, 0 }, p0[3] = { 0, 0.5f, 0 };
         must(add_sphere(w, c, 1.5f, &sphere), "sphere");
         must(add_box(w, lo, hi, &box), "box");
         must(add_plane(w, p0, n, &plane), "plane");
         must(add_sphere(w, lo, 0.5f, &gone), "sphere");
         if (dims == 2) {
-            float a[3] = {12, 0, 0}, b[3] = {12, 6, 0};
+            float a[3] = { 12, 0, 0 }, b[3] = { 12, 6, 0 };
             throng_object seg;
             must(add_segment(w, a, b, &seg), "segment");
         }
-        float pts[12] = {2, 2, 1, 10, 2, 1, 10, 10, 1, 2, 10, 1};
+        float pts[12] = { 2, 2, 1, 10, 2, 1, 10, 10, 1, 2, 10, 1 };
         must(add_path(w, pts, 4, 1.0f, true, &path), "path");
         float vec[2 * 2 * 2 * 3];
         for (unsigned k = 0; k < sizeof vec / sizeof vec[0]; k++)
@@ -648,14 +647,14 @@ static void snapshots(const char *dir) {
             add_agents(w, 10, groups[k], h + 10 * k);
         for (int k = 1; k < 30; k++)
             must(throng_agent_set_target_agent(w, h[k], h[k - 1]), "target");
-        float t[3] = {9, 9, 1};
+        float t[3] = { 9, 9, 1 };
         must(throng_agent_set_target_point(w, h[4], t), "target point");
         must(throng_agent_set_progress(w, h[5], 2), "progress");
         must(throng_agent_remove(w, h[7]), "remove");
         for (int k = 0; k < 4; k++)
             must(throng_world_step(w, 0.1f), "step");
-        save_world(w, dir, dims == 2 ? "every-kind-2d.snap"
-                                     : "every-kind-3d.snap");
+        save_world(w, dir,
+                   dims == 2 ? "every-kind-2d.snap" : "every-kind-3d.snap");
         throng_world_destroy(w);
     }
 
