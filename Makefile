@@ -654,6 +654,12 @@ CPPCHECK_FLAGS := --std=c11 --enable=warning,performance,portability \
 lint: lint-cppcheck lint-tidy
 	@echo "lint: cppcheck and clang-tidy found nothing"
 
+# Every C file of the tree is as the house .clang-format lays it out.
+.PHONY: check-format
+check-format:
+	@git ls-files '*.c' '*.h' '*.inc' | xargs clang-format --dry-run --Werror
+	@echo "check-format: $$(git ls-files '*.c' '*.h' '*.inc' | wc -l) files in the house format"
+
 lint-cppcheck:
 	@command -v $(CPPCHECK) >/dev/null || { echo "lint: cppcheck is missing (Debian: cppcheck)" >&2; exit 1; }
 	@mkdir -p $(LINT_BUILD)/cppcheck
