@@ -46,9 +46,13 @@
 
 #include "cli.h"
 #include "throng.h"
+#include "schema.h"
 #include "../testsupport/support.h"
 
 #define SOAK_PI 3.14159265358979323846
+
+/* The world's neighbour radius, metres. */
+#define SOAK_NEIGHBOUR_RADIUS 1.0f
 
 /* Step length: the behaviour scenes' 30 Hz. */
 #define SOAK_DT (1.0f / 30.0f)
@@ -369,120 +373,45 @@ static throng_object field_make(soak *s) {
 /* Groups                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static throng_flocking random_flocking(void) {
-    throng_flocking f = throng_flocking_default();
-    f.separation_radius = rng_range(0.2, 1.0);
-    f.separation_weight = rng_chance(0.2) ? 0.0f : rng_range(0.0, 2.0);
-    f.alignment_radius = rng_range(0.2, 1.0);
-    f.alignment_weight = rng_chance(0.4) ? 0.0f : rng_range(0.0, 1.0);
-    f.cohesion_radius = rng_range(0.2, 1.0);
-    f.cohesion_weight = rng_chance(0.4) ? 0.0f : rng_range(0.0, 1.0);
-    f.field_of_view = rng_chance(0.5) ? (float)(2.0 * SOAK_PI)
-                                      : rng_range(0.5, 6.0);
-    f.speed_factor = rng_range(0.3, 1.0);
-    f.separation_mode = rng_chance(0.5) ? THRONG_SEPARATION_INVERSE_DISTANCE
-                                        : THRONG_SEPARATION_FLEE_AVERAGE;
-    f.separation_priority = (int32_t)rng_below(4u);
-    f.alignment_priority = (int32_t)rng_below(4u);
-    f.cohesion_priority = (int32_t)rng_below(4u);
+/* Recipes draw every parameter from the behaviour schema's ranges
+ * (testsupport/support.h), lengths and weights up to a few metres; a
+ * behaviour's path or flow field is one of the current routes. */
+#define SOAK_PARAM_SCALE 4.0
+
+static throng_object soak_route(int kind, void *user) {
+    const soak *s = user;
+    if (kind == THRONG_OBJECT_FLOW)
+        return s->field;
+    return rng_chance(0.5) ? s->open_path : s->closed_path;
+}
+
+static ts_schema_draw soak_draw(const soak *s) {
+    ts_schema_draw d = {&rng_state, SOAK_PARAM_SCALE, SOAK_NEIGHBOUR_RADIUS,
+                        soak_route, (void *)(uintptr_t)s};
+    return d;
+}
+
+static throng_flocking random_flocking(const soak *s) {
+    throng_flocking f;
+    ts_schema_draw d = soak_draw(s);
+    ts_schema_random(SCHEMA_SET_FLOCKING, &f, 0, &d);
     return f;
 }
 
-static throng_wander random_wander(void) {
+static throng_wander random_wander(const soak *s) {
     throng_wander w;
-    w.weight = rng_chance(0.4) ? 0.0f : rng_range(0.0, 1.0);
-    w.max_turn_rate = rng_range(0.0, SOAK_PI);
-    w.max_turn_change = rng_range(0.0, 0.1 * SOAK_PI);
-    w.speed_factor = rng_range(0.2, 1.0);
-    w.priority = (int32_t)rng_below(4u);
+    ts_schema_draw d = soak_draw(s);
+    ts_schema_random(SCHEMA_SET_WANDER, &w, 0, &d);
     return w;
 }
 
-/* A behaviour of `kind` with randomised parameters, naming the current
+/* A behaviour of `kind` with random parameters, naming the current
  * routes. */
 static throng_behaviour random_behaviour(const soak *s,
                                          throng_behaviour_kind kind) {
-    throng_behaviour b = throng_behaviour_default(kind);
-    b.weight = rng_range(0.1, 2.0);
-    b.priority = (int32_t)rng_below(6u);
-    b.speed_factor = rng_range(0.3, 1.0);
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-        if (rng_chance(0.5)) {
-            b.u.seek.source = THRONG_TARGET_FIXED_POINT;
-            random_point(s, 0.1f, 0.9f, b.u.seek.point);
-        }
-        b.u.seek.flee_range = rng_chance(0.5) ? 0.0f : rng_range(1.0, 10.0);
-        b.u.seek.braking_distance = rng_chance(0.5) ? 0.0f
-                                                    : rng_range(0.1, 5.0);
-        b.u.seek.ramp = rng_chance(0.5) ? THRONG_ARRIVE_LINEAR
-                                        : THRONG_ARRIVE_SMOOTH;
-        break;
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        b.u.pursue.prediction_time = rng_chance(0.5) ? 0.0f
-                                                     : rng_range(0.0, 2.0);
-        b.u.pursue.max_prediction = rng_chance(0.5) ? 0.0f
-                                                    : rng_range(0.1, 3.0);
-        for (int c = 0; c < 3; ++c)
-            b.u.pursue.offset[c] = rng_range(-2.0, 2.0);
-        b.u.pursue.braking_distance = rng_chance(0.5) ? 0.0f
-                                                      : rng_range(0.1, 3.0);
-        b.u.pursue.evade_range = rng_chance(0.5) ? 0.0f : rng_range(1.0, 8.0);
-        break;
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        b.u.wander.distance = rng_range(0.0, 3.0);
-        b.u.wander.radius = rng_range(0.1, 2.0);
-        b.u.wander.jitter = rng_range(0.0, SOAK_PI);
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        b.u.path.path = rng_chance(0.5) ? s->open_path : s->closed_path;
-        b.u.path.prediction_time = rng_range(0.0, 1.0);
-        b.u.path.ahead = rng_range(0.0, 3.0);
-        b.u.path.window = 1u + rng_below(8u);
-        b.u.path.loop = rng_chance(0.5);
-        b.u.path.reach = rng_range(0.1, 2.0);
-        b.u.path.braking_distance = rng_chance(0.5) ? 0.0f
-                                                    : rng_range(0.1, 3.0);
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        b.u.flow.field = s->field;
-        b.u.flow.prediction_time = rng_range(0.0, 1.0);
-        b.u.flow.raw = rng_chance(0.3);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        b.u.avoid.min_length = rng_range(0.5, 3.0);
-        b.u.avoid.lookahead_time = rng_range(0.0, 2.0);
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        b.u.contain.use_box = rng_chance(0.5);
-        for (int c = 0; c < 3; ++c) {
-            b.u.contain.box_min[c] = 0.1f * s->box;
-            b.u.contain.box_max[c] = 0.9f * s->box;
-        }
-        b.u.contain.use_walls = rng_chance(0.7);
-        b.u.contain.range = rng_range(0.5, 4.0);
-        b.u.contain.distance = rng_range(0.0, 2.0);
-        b.u.contain.ahead = rng_range(0.0, 3.0);
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        b.u.leader.behind = rng_range(0.0, 3.0);
-        b.u.leader.clearance_length = rng_range(0.0, 4.0);
-        b.u.leader.clearance_width = rng_range(0.0, 2.0);
-        b.u.leader.braking_distance = rng_chance(0.5) ? 0.0f
-                                                      : rng_range(0.1, 3.0);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        b.u.unaligned.radius = rng_chance(0.5) ? 0.0f : rng_range(0.1, 1.0);
-        b.u.unaligned.horizon = rng_range(0.1, 3.0);
-        b.u.unaligned.margin = rng_range(0.0, 0.5);
-        break;
-    }
+    throng_behaviour b;
+    ts_schema_draw d = soak_draw(s);
+    ts_schema_random(SCHEMA_SET_BEHAVIOUR, &b, (int)kind, &d);
     return b;
 }
 
@@ -528,9 +457,9 @@ static void group_rebuild(soak *s, uint32_t g) {
 
 static void group_tweak(soak *s, uint32_t g) {
     throng_group id = s->groups[g];
-    throng_flocking f = random_flocking();
+    throng_flocking f = random_flocking(s);
     expect_ok(s, throng_group_set_flocking(s->world, id, &f), "set flocking");
-    throng_wander w = random_wander();
+    throng_wander w = random_wander(s);
     expect_ok(s, throng_group_set_wander(s->world, id, &w), "set wander");
     expect_ok(s,
               throng_group_set_combine(s->world, id,
@@ -540,18 +469,14 @@ static void group_tweak(soak *s, uint32_t g) {
     expect_ok(s, throng_group_behaviour_count(s->world, id, &count),
               "behaviour count");
     if (count > 0) {
+        /* One behaviour redrawn, of the same kind. */
         uint32_t k = rng_below(count);
         throng_behaviour b;
         if (expect_ok(s, throng_group_get_behaviour(s->world, id, k, &b),
                       "get behaviour")) {
-            b.weight = rng_range(0.0, 2.0);
-            b.priority = (int32_t)rng_below(6u);
-            b.speed_factor = rng_range(0.0, 1.0);
-            /* Setting a behaviour validates its objects afresh: a stale
-             * route is refused, so only live ones are written back. */
-            throng_status st = throng_group_set_behaviour(s->world, id, k, &b);
-            if (st != THRONG_OK && st != THRONG_ERR_STALE_HANDLE)
-                expect_ok(s, st, "set behaviour");
+            b = random_behaviour(s, b.kind);
+            expect_ok(s, throng_group_set_behaviour(s->world, id, k, &b),
+                      "set behaviour");
         }
     }
 }
@@ -568,13 +493,8 @@ static void routes_refresh(soak *s) {
             if (!expect_ok(s, throng_group_get_behaviour(s->world, id, k, &b),
                            "get behaviour"))
                 continue;
-            if (b.kind == THRONG_BEHAVIOUR_PATROL ||
-                b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
-                b.u.path.path = rng_chance(0.5) ? s->open_path
-                                                : s->closed_path;
-            else if (b.kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
-                b.u.flow.field = s->field;
-            else
+            ts_schema_draw d = soak_draw(s);
+            if (ts_schema_reroute(&b, &d) == 0)
                 continue;
             expect_ok(s, throng_group_set_behaviour(s->world, id, k, &b),
                       "refresh route");
@@ -1274,7 +1194,7 @@ static void world_build(soak *s) {
     def.dimensions = o->dims;
     def.boundary = THRONG_BOUNDARY_PERIODIC;
     def.box_size[0] = def.box_size[1] = def.box_size[2] = s->box;
-    def.neighbour_radius = 1.0f;
+    def.neighbour_radius = SOAK_NEIGHBOUR_RADIUS;
     def.threads = o->threads;
     def.seed = o->seed;
     def.initial_capacity = (uint32_t)peak;
@@ -1294,8 +1214,8 @@ static void world_build(soak *s) {
     s->field = field_make(s);
     for (uint32_t g = 0; g < GROUPS; ++g) {
         throng_group_def gd = throng_group_def_default();
-        gd.flocking = random_flocking();
-        gd.wander = random_wander();
+        gd.flocking = random_flocking(s);
+        gd.wander = random_wander(s);
         gd.combine = (throng_combine_mode)(g % 3u);
         expect_ok(s, throng_group_create(s->world, &gd, &s->groups[g]),
                   "create group");
