@@ -215,6 +215,11 @@ void *ts_schema_at(const schema_field *f, void *base, int k) {
            (size_t)k * f->size;
 }
 
+int ts_schema_has(const schema_field *f, int set, int kind) {
+    return (int)schema_structs[f->strct].set == set &&
+           (set != SCHEMA_SET_BEHAVIOUR || schema_part_of(f, kind));
+}
+
 void ts_schema_store(const schema_field *f, void *base, int k, double v) {
     void *p = ts_schema_at(f, base, k);
     if (f->type == SCHEMA_F32) {

@@ -131,6 +131,11 @@ struct schema_field;
  * throng_flocking, throng_wander or throng_behaviour, by f's set). */
 void *ts_schema_at(const struct schema_field *f, void *base, int k);
 
+/* Whether the struct of schema set `set` has field f: a flocking or
+ * wander field, or a behaviour's common field or one of its kind's union
+ * member (read or not). */
+int ts_schema_has(const struct schema_field *f, int set, int kind);
+
 /* Stores v in component k of field f, converted to the field's type
  * (clamped to what the type holds; a float beyond FLT_MAX becomes an
  * infinity; a bool is v != 0). Not for handles. */

@@ -20,12 +20,14 @@
  * Inputs are bounded (agents, objects, steps, operations) so one run takes
  * milliseconds.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "throng.h"
+#include "schema.h"
 #include "fuzz_codec.h"
 #include "../../testsupport/support.h"
 
@@ -71,6 +73,7 @@ typedef struct fuzz_state {
     throng_world *world;
     int dims;
     int periodic;
+    float neighbour_radius;
     record records[MAX_RECORDS];
     uint32_t record_count; /* ring: the oldest dead records are reused */
     uint32_t alive;
@@ -248,112 +251,252 @@ static void rd_agent_def(throng_agent_def *d) {
     d->host_key = rd_u8();
 }
 
-static void rd_flocking(throng_flocking *f) {
-    *f = throng_flocking_default();
-    f->separation_radius = rd_float();
-    f->separation_weight = rd_float();
-    f->alignment_radius = rd_float();
-    f->alignment_weight = rd_float();
-    f->cohesion_radius = rd_float();
-    f->cohesion_weight = rd_float();
-    f->field_of_view = rd_float();
-    f->speed_factor = rd_float();
-    f->separation_mode = (throng_separation_mode)(rd_u8() % 3u);
-    f->separation_priority = (int8_t)rd_u8();
-    f->alignment_priority = (int8_t)rd_u8();
-    f->cohesion_priority = (int8_t)rd_u8();
+static int is_finite(float x) { return x == x && x - x == 0.0f; }
+
+/* ------------------------------------------------------------------------ */
+/* Flocking, wander and behaviours from the behaviour schema               */
+/* ------------------------------------------------------------------------ */
+
+/* What the decoder knows of a struct it made: whether some field it
+ * reads holds a value out of range (or the kind is unknown), and whether
+ * a field it does not read was set. Either must be refused. */
+typedef struct params_made {
+    int bad;
+    int unread;
+} params_made;
+
+/* Whether the struct of `set` has field f (a behaviour: the common
+ * fields and those of its kind's member). */
+static int has_field(const schema_field *f, schema_set set, int kind) {
+    return ts_schema_has(f, (int)set, kind);
 }
 
-static void rd_wander(throng_wander *w) {
-    w->weight = rd_float();
-    w->max_turn_rate = rd_float();
-    w->max_turn_change = rd_float();
-    w->speed_factor = rd_float();
-    w->priority = (int8_t)rd_u8();
+/* The low and high bound of field f, the high one capped by the world's
+ * neighbour radius where the table says so. */
+static void param_bounds(const schema_field *f, double *lo, double *hi) {
+    *lo = f->lo;
+    *hi = f->hi;
+    if ((f->flags & SCHEMA_NBR) && (double)fz.neighbour_radius < *hi)
+        *hi = (double)fz.neighbour_radius;
 }
 
-static void rd_behaviour(throng_behaviour *b) {
-    throng_behaviour_kind kind = (throng_behaviour_kind)(rd_u8() % 17u);
-    *b = throng_behaviour_default(kind);
+/* One step from x towards `to`, in the field's type. */
+static double param_step(const schema_field *f, double x, double to) {
+    if (f->type == SCHEMA_F32)
+        return (double)nextafterf((float)x, (float)to);
+    return to > x ? x + 1.0 : x - 1.0;
+}
+
+/* A value of field f from its control byte (fuzz_codec.h). */
+static double rd_param(const schema_field *f) {
+    uint8_t c = rd_u8();
+    double lo, hi;
+    param_bounds(f, &lo, &hi);
+    if (c < FUZZ_PARAM_BOUND)
+        return ts_schema_in_range(f, ((double)c + 0.5) / FUZZ_PARAM_BOUND,
+                                  FUZZ_PARAM_SCALE, fz.neighbour_radius);
+    if (c < FUZZ_PARAM_OUTSIDE) {
+        const double on[8] = { lo, hi, param_step(f, lo, hi),
+                               param_step(f, hi, lo), 0.0, -FUZZ_PARAM_SCALE,
+                               FUZZ_PARAM_SCALE, lo };
+        return on[c & 7u];
+    }
+    if (c < FUZZ_PARAM_NOT_FINITE) {
+        const double off[4] = { param_step(f, lo, -(double)INFINITY),
+                                param_step(f, hi, (double)INFINITY), lo - 1.0,
+                                hi + 1.0 };
+        return off[c & 3u];
+    }
+    if (c < FUZZ_PARAM_DEFAULT) {
+        const double bad[4] = { (double)NAN, (double)INFINITY,
+                                -(double)INFINITY, -(double)NAN };
+        return f->type == SCHEMA_F32 ? bad[c & 3u] : lo - 1.0;
+    }
+    if (c < FUZZ_PARAM_RAW)
+        return f->dflt;
+    if (f->type == SCHEMA_F32)
+        return (double)rd_float();
+    uint32_t u = rd_u32();
+    if (f->type == SCHEMA_U32)
+        return (double)u;
+    int32_t i;
+    memcpy(&i, &u, sizeof i);
+    return (double)i;
+}
+
+/* Field f of the struct at base from the input: each component's value
+ * (a handle: an object the books know, perhaps removed, or a forged one). */
+static void rd_field(const schema_field *f, void *base) {
+    if (f->type == SCHEMA_OBJECT) {
+        rd_object(ts_schema_at(f, base, 0));
+        return;
+    }
+    for (int k = 0; k < f->n; k++)
+        ts_schema_store(f, base, k, rd_param(f));
+}
+
+/* Whether field f, read, holds a value the library must accept: worked
+ * out here from the table's range, not by the library's check. */
+static int param_ok(const schema_field *f, const void *base) {
+    if (f->type == SCHEMA_OBJECT) {
+        const throng_object *o = ts_schema_at(f, (void *)(uintptr_t)base, 0);
+        throng_object_info info;
+        return throng_object_get(fz.world, *o, &info) == THRONG_OK &&
+               (int)info.kind == ts_schema_object_kind(f);
+    }
+    const int comps = f->n > 1 ? fz.dims : 1;
+    for (int k = 0; k < comps; k++) {
+        const double x = schema_get(f, base, k);
+        if (f->type == SCHEMA_F32 && !is_finite((float)x))
+            return 0;
+        if (f->n > 1) {
+            /* Vectors: any finite value, below the next field's where the
+             * table pairs them (that one's own check covers its NaN). */
+            if ((f->flags & SCHEMA_LT_NEXT) &&
+                is_finite((float)schema_get(f + 1, base, k)) &&
+                !(x < schema_get(f + 1, base, k)))
+                return 0;
+            continue;
+        }
+        if (f->type == SCHEMA_BOOL || f->type == SCHEMA_I32)
+            continue; /* every value the type holds */
+        double lo, hi;
+        param_bounds(f, &lo, &hi);
+        const int above = (f->flags & SCHEMA_LO_OPEN) ? x > lo : x >= lo;
+        const int below = (f->flags & SCHEMA_HI_OPEN) ? x < hi : x <= hi;
+        if (!(above && below) && !((f->flags & SCHEMA_ZERO) && x == 0.0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether field f holds its default in every component. */
+static int param_default(const schema_field *f, const void *base) {
+    if (f->type == SCHEMA_OBJECT) {
+        const throng_object *o = ts_schema_at(f, (void *)(uintptr_t)base, 0);
+        return o->id == 0u && o->generation == 0u && o->world == 0u;
+    }
+    for (int k = 0; k < f->n; k++) {
+        const double x = schema_get(f, base, k);
+        if (f->type == SCHEMA_F32 ? (float)x != (float)f->dflt : x != f->dflt)
+            return 0;
+    }
+    return 1;
+}
+
+/* Fills the struct of `set` at base (a behaviour of `kind`, already at
+ * its defaults) from the input, field by field down the table, and says
+ * what the library must make of it. */
+static void rd_params(schema_set set, void *base, int kind, params_made *m) {
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < schema_field_count; i++)
+        if (has_field(&schema_fields[i], set, kind))
+            rd_field(&schema_fields[i], base);
+    if (set == SCHEMA_SET_BEHAVIOUR)
+        schema_normalise(base); /* the unread fields back at default */
+    /* Now and then one unread field set again. */
+    uint8_t pick = rd_u8();
+    uint32_t unread = 0;
+    for (size_t i = 0; i < schema_field_count; i++)
+        unread += has_field(&schema_fields[i], set, kind) &&
+                  schema_reads(&schema_fields[i], base, kind) == 0;
+    if (pick >= FUZZ_PARAM_UNREAD && unread > 0u) {
+        uint32_t n = (pick - FUZZ_PARAM_UNREAD) % unread;
+        for (size_t i = 0; i < schema_field_count; i++) {
+            const schema_field *f = &schema_fields[i];
+            if (!has_field(f, set, kind) || schema_reads(f, base, kind) != 0 ||
+                n-- != 0u)
+                continue;
+            if (f->type == SCHEMA_OBJECT) {
+                rd_object(ts_schema_at(f, base, 0));
+            } else {
+                ts_schema_store(f, base, 0, rd_param(f));
+            }
+            if (param_default(f, base)) {
+                if (f->type == SCHEMA_OBJECT)
+                    ((throng_object *)ts_schema_at(f, base, 0))->id = 1u;
+                else
+                    ts_schema_store(f, base, 0,
+                                    f->type == SCHEMA_BOOL ? (f->dflt == 0.0 ? 1.0 : 0.0)
+                                                           : f->dflt + 1.0);
+            }
+            m->unread = 1;
+            break;
+        }
+    }
+    if (set == SCHEMA_SET_BEHAVIOUR && !schema_kind_known(kind))
+        m->bad = 1;
+    for (size_t i = 0; i < schema_field_count && !m->bad; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (has_field(f, set, kind) && schema_reads(f, base, kind) == 1 &&
+            !param_ok(f, base))
+            m->bad = 1;
+    }
+}
+
+/* Whether two behaviours of one kind hold the same bits in every field
+ * (what was set is what is read back). */
+static int same_params(const throng_behaviour *a, const throng_behaviour *b) {
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (has_field(f, SCHEMA_SET_BEHAVIOUR, (int)a->kind) &&
+            memcmp(ts_schema_at(f, (void *)(uintptr_t)a, 0),
+                   ts_schema_at(f, (void *)(uintptr_t)b, 0),
+                   f->type == SCHEMA_OBJECT ? sizeof(throng_object)
+                                            : (size_t)f->n * f->size) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Prints the fields of a struct of `set` (a behaviour of `kind`). */
+static void print_params(schema_set set, const void *base, int kind) {
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (!has_field(f, set, kind))
+            continue;
+        fprintf(stderr, " %s%s", schema_structs[f->strct].prefix, f->field);
+        for (int k = 0; k < f->n; k++)
+            fprintf(stderr, "%s%g", k ? "," : "=", schema_get(f, base, k));
+    }
+    fprintf(stderr, "\n");
+}
+
+static void rd_flocking(throng_flocking *f, params_made *m) {
+    schema_default(SCHEMA_SET_FLOCKING, f, 0);
+    rd_params(SCHEMA_SET_FLOCKING, f, 0, m);
+}
+
+static void rd_wander(throng_wander *w, params_made *m) {
+    schema_default(SCHEMA_SET_WANDER, w, 0);
+    rd_params(SCHEMA_SET_WANDER, w, 0, m);
+}
+
+static void rd_behaviour(throng_behaviour *b, params_made *m) {
+    int kind = rd_u8() % (FUZZ_KIND_COUNT + 1); /* 0 .. count: two refused */
+    *b = throng_behaviour_default((throng_behaviour_kind)kind);
+    memset(m, 0, sizeof *m);
+    m->bad = !schema_kind_known(kind);
     if (rd_u8() == 0u)
         return; /* the defaults */
-    b->weight = rd_float();
-    b->priority = (int8_t)rd_u8();
-    b->speed_factor = rd_float();
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-        b->u.seek.source = (throng_target_source)(rd_u8() % 3u);
-        rd_vec(b->u.seek.point);
-        b->u.seek.flee_range = rd_float();
-        b->u.seek.braking_distance = rd_float();
-        b->u.seek.ramp = (throng_arrive_ramp)(rd_u8() % 3u);
-        break;
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        b->u.pursue.prediction_time = rd_float();
-        b->u.pursue.max_prediction = rd_float();
-        rd_vec(b->u.pursue.offset);
-        b->u.pursue.braking_distance = rd_float();
-        b->u.pursue.evade_range = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        b->u.wander.distance = rd_float();
-        b->u.wander.radius = rd_float();
-        b->u.wander.jitter = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        rd_object(&b->u.path.path);
-        b->u.path.prediction_time = rd_float();
-        b->u.path.ahead = rd_float();
-        b->u.path.window = rd_u8();
-        b->u.path.loop = (rd_u8() & 1u) != 0u;
-        b->u.path.reach = rd_float();
-        b->u.path.braking_distance = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        rd_object(&b->u.flow.field);
-        b->u.flow.prediction_time = rd_float();
-        b->u.flow.raw = (rd_u8() & 1u) != 0u;
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        b->u.avoid.min_length = rd_float();
-        b->u.avoid.lookahead_time = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        b->u.contain.use_box = (rd_u8() & 1u) != 0u;
-        rd_vec(b->u.contain.box_min);
-        rd_vec(b->u.contain.box_max);
-        b->u.contain.use_walls = (rd_u8() & 1u) != 0u;
-        b->u.contain.range = rd_float();
-        b->u.contain.distance = rd_float();
-        b->u.contain.ahead = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        b->u.leader.behind = rd_float();
-        b->u.leader.clearance_length = rd_float();
-        b->u.leader.clearance_width = rd_float();
-        b->u.leader.braking_distance = rd_float();
-        break;
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        b->u.unaligned.radius = rd_float();
-        b->u.unaligned.horizon = rd_float();
-        b->u.unaligned.margin = rd_float();
-        break;
-    default:
-        break;
-    }
+    rd_params(SCHEMA_SET_BEHAVIOUR, b, kind, m);
+}
+
+/* A call given made parameters, on a group the books say is live, that
+ * has no other reason to fail: refused with THRONG_ERR_INVALID_ARG when
+ * an unread field was set and nothing else is wrong, accepted when nothing
+ * is wrong; refused whenever something is. */
+static void expect_params(const params_made *m, int clean, throng_status st) {
+    if (m->bad || m->unread)
+        REQUIRE(st != THRONG_OK);
+    if (!clean || fz.fail_armed || m->bad)
+        return;
+    REQUIRE(st == (m->unread ? THRONG_ERR_INVALID_ARG : THRONG_OK));
 }
 
 /* ------------------------------------------------------------------------ */
 /* Books and invariants                                                     */
 /* ------------------------------------------------------------------------ */
-
-static int is_finite(float x) { return x == x && x - x == 0.0f; }
 
 static void add_record(throng_agent h, uint64_t key) {
     uint32_t r = fz.record_count;
@@ -424,22 +567,18 @@ static void dump_world(void) {
         if (throng_group_get_flocking(fz.world, g, &f) != THRONG_OK ||
             throng_group_get_wander(fz.world, g, &w) != THRONG_OK)
             continue;
-        fprintf(stderr,
-                "  group %u: sep %g/%g ali %g/%g coh %g/%g fov %g sf %g "
-                "mode %d; wander %g rate %g change %g sf %g\n",
-                g.id, (double)f.separation_radius, (double)f.separation_weight,
-                (double)f.alignment_radius, (double)f.alignment_weight,
-                (double)f.cohesion_radius, (double)f.cohesion_weight,
-                (double)f.field_of_view, (double)f.speed_factor,
-                (int)f.separation_mode, (double)w.weight,
-                (double)w.max_turn_rate, (double)w.max_turn_change,
-                (double)w.speed_factor);
+        fprintf(stderr, "  group %u:", g.id);
+        print_params(SCHEMA_SET_FLOCKING, &f, 0);
+        fprintf(stderr, "   ");
+        print_params(SCHEMA_SET_WANDER, &w, 0);
         throng_group_behaviour_count(fz.world, g, &count);
         for (uint32_t b = 0; b < count; b++) {
             throng_behaviour beh;
-            if (throng_group_get_behaviour(fz.world, g, b, &beh) == THRONG_OK)
-                fprintf(stderr, "    behaviour %u: kind %d weight %g\n", b,
-                        (int)beh.kind, (double)beh.weight);
+            if (throng_group_get_behaviour(fz.world, g, b, &beh) ==
+                THRONG_OK) {
+                fprintf(stderr, "    behaviour %u: kind %d", b, (int)beh.kind);
+                print_params(SCHEMA_SET_BEHAVIOUR, &beh, (int)beh.kind);
+            }
         }
     }
 }
@@ -640,15 +779,18 @@ static void op_group_create(void) {
         snprintf(name, sizeof name, "g%u", (unsigned)(n % 8u));
         def.name = name;
     }
+    params_made mf = { 0, 0 }, mw = { 0, 0 };
     if (rd_u8() & 1u) {
-        rd_flocking(&def.flocking);
-        rd_wander(&def.wander);
+        rd_flocking(&def.flocking, &mf);
+        rd_wander(&def.wander, &mw);
         def.combine = (throng_combine_mode)(rd_u8() % 4u);
     }
     if (fz.group_count >= MAX_GROUPS)
         return;
     throng_group g = THRONG_NULL_GROUP;
     CALL(throng_group_create(fz.world, &def, &g));
+    expect_params(&mf, 0, st);
+    expect_params(&mw, 0, st);
     if (st == THRONG_OK) {
         REQUIRE(g.id != 0u && g.generation >= 1u);
         /* A reused id comes back one generation on. */
@@ -696,19 +838,24 @@ static void op_group_setting(uint8_t op) {
     throng_status st = THRONG_OK;
     int known;
     throng_group g = rd_group(&known, 0);
+    params_made m;
+    uint32_t count = 0;
+    if (known)
+        REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
+                THRONG_OK);
     switch (op) {
     case FUZZ_OP_SET_FLOCKING: {
         throng_flocking f;
-        rd_flocking(&f);
+        rd_flocking(&f, &m);
         CALL(throng_group_set_flocking(fz.world, g, &f));
+        expect_params(&m, known, st);
         break;
     }
     case FUZZ_OP_SET_WANDER: {
         throng_wander w;
-        REQUIRE(throng_group_get_wander(fz.world, default_group(fz.world),
-                                        &w) == THRONG_OK);
-        rd_wander(&w);
+        rd_wander(&w, &m);
         CALL(throng_group_set_wander(fz.world, g, &w));
+        expect_params(&m, known, st);
         break;
     }
     case FUZZ_OP_SET_COMBINE:
@@ -717,9 +864,10 @@ static void op_group_setting(uint8_t op) {
         break;
     case FUZZ_OP_ADD_BEHAVIOUR: {
         throng_behaviour b;
-        uint32_t index = ~0u, count = 0;
-        rd_behaviour(&b);
+        uint32_t index = ~0u;
+        rd_behaviour(&b, &m);
         CALL(throng_group_add_behaviour(fz.world, g, &b, &index));
+        expect_params(&m, known && count < THRONG_MAX_BEHAVIOURS, st);
         if (st == THRONG_OK) {
             REQUIRE(throng_group_behaviour_count(fz.world, g, &count) ==
                     THRONG_OK);
@@ -730,13 +878,14 @@ static void op_group_setting(uint8_t op) {
     case FUZZ_OP_SET_BEHAVIOUR: {
         throng_behaviour b;
         uint32_t index = rd_u8() % (THRONG_MAX_BEHAVIOURS + 2u);
-        rd_behaviour(&b);
+        rd_behaviour(&b, &m);
         CALL(throng_group_set_behaviour(fz.world, g, index, &b));
+        expect_params(&m, known && index < count, st);
         if (st == THRONG_OK) {
             throng_behaviour back;
             REQUIRE(throng_group_get_behaviour(fz.world, g, index, &back) ==
                     THRONG_OK);
-            REQUIRE(back.kind == b.kind);
+            REQUIRE(back.kind == b.kind && same_params(&back, &b));
         }
         break;
     }
@@ -1217,6 +1366,7 @@ static void create_world(void) {
     fz.world = w;
     fz.dims = throng_world_dimensions(w);
     fz.periodic = def.boundary == THRONG_BOUNDARY_PERIODIC;
+    fz.neighbour_radius = def.neighbour_radius;
     REQUIRE(fz.dims == 2 || fz.dims == 3);
 }
 

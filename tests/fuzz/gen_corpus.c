@@ -17,9 +17,11 @@
 #include <string.h>
 
 #include "throng.h"
+#include "schema.h"
 #include "fuzz_codec.h"
 #include "../object_defs.h"
 #include "../snapshot_v2.h"
+#include "../../testsupport/support.h"
 
 /* ------------------------------------------------------------------------ */
 /* API programs                                                             */
@@ -60,6 +62,9 @@ static void put_f(program *p, float x) {
     put_u32(p, bits);
 }
 
+/* The neighbour radius header() gives the world. */
+#define NEIGHBOUR_RADIUS 2.0f
+
 static void put_v(program *p, float x, float y, float z) {
     put_f(p, x);
     put_f(p, y);
@@ -70,11 +75,65 @@ static void header(program *p, int dims, int periodic) {
     p->size = 0;
     put_u8(p, (dims == 3 ? FUZZ_WORLD_3D : 0u) |
                   (periodic ? FUZZ_WORLD_PERIODIC : 0u));
-    put_f(p, 2.0f);   /* neighbour radius */
+    put_f(p, NEIGHBOUR_RADIUS);
     put_f(p, 0.0f);   /* cell size: the radius */
     put_v(p, 20.0f, 20.0f, 20.0f);
     put_u8(p, 7);     /* seed */
     put_u8(p, 0);     /* initial capacity */
+}
+
+/* The struct of `set` at base (a behaviour of `kind`) as the harness
+ * reads it (fuzz_codec.h): each field's components, a default as the
+ * default byte, any other value whole; a handle's id is the selector of
+ * its object. Then `unread`: 0, or FUZZ_PARAM_UNREAD and more to set a
+ * field the kind does not read (to an in-range value). */
+static void put_params(program *p, schema_set set, const void *base, int kind,
+                       unsigned unread) {
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (!ts_schema_has(f, (int)set, kind))
+            continue;
+        if (f->type == SCHEMA_OBJECT) {
+            put_u8(p, (unsigned)schema_get(f, base, 0));
+            continue;
+        }
+        for (int k = 0; k < f->n; k++) {
+            const double x = schema_get(f, base, k);
+            if (x == f->dflt) {
+                put_u8(p, FUZZ_PARAM_DEFAULT);
+            } else if (f->type == SCHEMA_F32) {
+                put_u8(p, FUZZ_PARAM_RAW);
+                put_f(p, (float)x);
+            } else {
+                put_u8(p, FUZZ_PARAM_RAW);
+                put_u32(p, (uint32_t)(int64_t)x);
+            }
+        }
+    }
+    put_u8(p, unread);
+    if (unread >= FUZZ_PARAM_UNREAD)
+        put_u8(p, 0x40u);
+}
+
+/* Object selector bytes after objects(): 0 sphere, 1 box, 2 plane,
+ * 3 path, 4 flow, 5 segment. */
+#define SEL_PATH 3u
+#define SEL_FLOW 4u
+
+/* The object a handle field names, as a handle whose id is its
+ * selector. */
+static throng_object selector(int kind, void *user) {
+    (void)user;
+    throng_object o = THRONG_NULL_OBJECT;
+    o.id = kind == THRONG_OBJECT_FLOW ? SEL_FLOW : SEL_PATH;
+    return o;
+}
+
+/* Parameters in range, the same for the same seed. */
+static void random_params(schema_set set, void *base, int kind,
+                          uint64_t seed) {
+    ts_schema_draw d = { &seed, 4.0, NEIGHBOUR_RADIUS, selector, NULL };
+    ts_schema_random((int)set, base, kind, &d);
 }
 
 /* n agents on a lattice at (x, y), moving along +x. */
@@ -97,29 +156,18 @@ static void step(program *p, float dt, unsigned repeat) {
     put_u8(p, repeat - 1u);
 }
 
-/* A group with all three flocking rules; the first one created is
- * selected by group byte 1. */
+/* A group with random flocking rules and wander; the first one created
+ * is selected by group byte 1. */
 static void group_create(program *p, unsigned name) {
+    throng_flocking f;
+    throng_wander w;
+    random_params(SCHEMA_SET_FLOCKING, &f, 0, 100u + name);
+    random_params(SCHEMA_SET_WANDER, &w, 0, 200u + name);
     put_u8(p, FUZZ_OP_GROUP_CREATE);
     put_u8(p, name);
     put_u8(p, 1);
-    put_f(p, 1.0f);
-    put_f(p, 1.5f);
-    put_f(p, 2.0f);
-    put_f(p, 1.0f);
-    put_f(p, 2.0f);
-    put_f(p, 0.5f);
-    put_f(p, 3.14159274f);
-    put_f(p, 1.0f);
-    put_u8(p, 1);
-    put_u8(p, 0);
-    put_u8(p, 0);
-    put_u8(p, 0);
-    put_f(p, 0.5f); /* wander */
-    put_f(p, 0.25f);
-    put_f(p, 0.1f);
-    put_f(p, 1.0f);
-    put_u8(p, 0);
+    put_params(p, SCHEMA_SET_FLOCKING, &f, 0, 0u);
+    put_params(p, SCHEMA_SET_WANDER, &w, 0, 0u);
     put_u8(p, 2); /* priority combine */
 }
 
@@ -164,84 +212,14 @@ static void objects(program *p, int dims) {
     }
 }
 
-/* Object selector bytes after objects(): 0 sphere, 1 box, 2 plane,
- * 3 path, 4 flow, 5 segment. */
-#define SEL_PATH 3u
-#define SEL_FLOW 4u
-
-static void behaviour(program *p, unsigned kind) {
+/* A behaviour of `kind` with parameters in range; with `unread`, one
+ * field it does not read set too (fuzz_codec.h). */
+static void behaviour(program *p, unsigned kind, unsigned unread) {
+    throng_behaviour b;
+    random_params(SCHEMA_SET_BEHAVIOUR, &b, (int)kind, kind);
     put_u8(p, kind);
     put_u8(p, 1); /* customised */
-    put_f(p, 1.0f);
-    put_u8(p, 0);
-    put_f(p, 1.0f);
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-        put_u8(p, kind == THRONG_BEHAVIOUR_ARRIVE ? 0u : 1u);
-        put_v(p, 12.0f, 9.0f, 2.0f);
-        put_f(p, kind == THRONG_BEHAVIOUR_FLEE ? 5.0f : 0.0f);
-        put_f(p, 0.0f);
-        put_u8(p, 0);
-        break;
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        put_f(p, 0.0f);
-        put_f(p, 2.0f);
-        put_v(p, -1.0f, 0.5f, 0.0f);
-        put_f(p, 0.0f);
-        put_f(p, 0.0f);
-        break;
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 0.25f);
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        put_u8(p, SEL_PATH);
-        put_f(p, 0.5f);
-        put_f(p, 1.0f);
-        put_u8(p, 4);
-        put_u8(p, 1);
-        put_f(p, 0.5f);
-        put_f(p, 0.0f);
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        put_u8(p, SEL_FLOW);
-        put_f(p, 0.5f);
-        put_u8(p, 0);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        put_u8(p, 1);
-        put_v(p, 1.0f, 1.0f, 0.0f);
-        put_v(p, 19.0f, 19.0f, 5.0f);
-        put_u8(p, 1);
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 2.0f);
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        put_f(p, 2.0f);
-        put_f(p, 3.0f);
-        put_f(p, 1.0f);
-        put_f(p, 0.0f);
-        break;
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        put_f(p, 0.0f);
-        put_f(p, 2.0f);
-        put_f(p, 0.1f);
-        break;
-    default:
-        break;
-    }
+    put_params(p, SCHEMA_SET_BEHAVIOUR, &b, (int)kind, unread);
 }
 
 /* A world of 12 agents in a flocking group with one behaviour, targets
@@ -254,7 +232,7 @@ static void behaviour_program(program *p, unsigned kind, int dims,
     group_create(p, 1);
     put_u8(p, FUZZ_OP_ADD_BEHAVIOUR);
     put_u8(p, 1);
-    behaviour(p, kind);
+    behaviour(p, kind, 0u);
     for (unsigned a = 0; a < 12; a++) {
         put_u8(p, FUZZ_OP_SET_GROUP);
         put_u8(p, a);
@@ -335,46 +313,37 @@ static void op_program(program *p, unsigned op) {
         put_u8(p, 3);
         put_u8(p, 0);
         break;
-    case FUZZ_OP_SET_FLOCKING:
+    case FUZZ_OP_SET_FLOCKING: {
+        throng_flocking f;
+        random_params(SCHEMA_SET_FLOCKING, &f, 0, 300u);
         put_u8(p, 1);
-        put_f(p, 1.0f);
-        put_f(p, 2.0f);
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 2.0f);
-        put_f(p, 1.0f);
-        put_f(p, 6.28318548f);
-        put_f(p, 1.0f);
-        put_u8(p, 0);
-        put_u8(p, 1);
-        put_u8(p, 2);
-        put_u8(p, 3);
+        put_params(p, SCHEMA_SET_FLOCKING, &f, 0, 0u);
         break;
-    case FUZZ_OP_SET_WANDER:
+    }
+    case FUZZ_OP_SET_WANDER: {
+        throng_wander w;
+        random_params(SCHEMA_SET_WANDER, &w, 0, 400u);
         put_u8(p, 1);
-        put_f(p, 1.0f);
-        put_f(p, 0.25f);
-        put_f(p, 0.1f);
-        put_f(p, 0.5f);
-        put_u8(p, 0);
+        put_params(p, SCHEMA_SET_WANDER, &w, 0, 0u);
         break;
+    }
     case FUZZ_OP_SET_COMBINE:
         put_u8(p, 1);
         put_u8(p, 1);
         break;
     case FUZZ_OP_ADD_BEHAVIOUR:
         put_u8(p, 1);
-        behaviour(p, THRONG_BEHAVIOUR_SEEK);
+        behaviour(p, THRONG_BEHAVIOUR_SEEK, 0u);
         break;
     case FUZZ_OP_SET_BEHAVIOUR:
         /* Something to replace first. */
         p->bytes[p->size - 1u] = FUZZ_OP_ADD_BEHAVIOUR;
         put_u8(p, 1);
-        behaviour(p, THRONG_BEHAVIOUR_ARRIVE);
+        behaviour(p, THRONG_BEHAVIOUR_ARRIVE, 0u);
         put_u8(p, FUZZ_OP_SET_BEHAVIOUR);
         put_u8(p, 1);
         put_u8(p, 0);
-        behaviour(p, THRONG_BEHAVIOUR_FLEE);
+        behaviour(p, THRONG_BEHAVIOUR_FLEE, 0u);
         break;
     case FUZZ_OP_CLEAR_BEHAVIOURS:
         put_u8(p, 1);
@@ -447,6 +416,26 @@ static void op_program(program *p, unsigned op) {
         break;
     default:
         break;
+    }
+    step(p, 0.1f, 2);
+}
+
+/* Every kind once with a field it does not read set (refused), then in
+ * range (accepted), in one group. */
+static void unread_program(program *p, int dims) {
+    header(p, dims, 0);
+    add_many(p, 8, 5.0f, 5.0f);
+    objects(p, dims);
+    group_create(p, 0);
+    for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
+        put_u8(p, FUZZ_OP_ADD_BEHAVIOUR);
+        put_u8(p, 1);
+        behaviour(p, kind, FUZZ_PARAM_UNREAD + kind);
+        put_u8(p, FUZZ_OP_CLEAR_BEHAVIOURS);
+        put_u8(p, 1);
+        put_u8(p, FUZZ_OP_ADD_BEHAVIOUR);
+        put_u8(p, 1);
+        behaviour(p, kind, 0u);
     }
     step(p, 0.1f, 2);
 }
@@ -532,6 +521,12 @@ static void add_agents(throng_world *w, uint32_t n, throng_group group,
     }
 }
 
+/* The world's route of a handle field's kind (user: the routes by
+ * object kind). */
+static throng_object route(int kind, void *user) {
+    return ((const throng_object *)user)[kind];
+}
+
 static void snapshots(const char *dir) {
     throng_world *w = make_world(2, 0, 100.0f);
     save_world(w, dir, "empty-2d.snap");
@@ -592,14 +587,14 @@ static void snapshots(const char *dir) {
             d.flocking.separation_weight = 1.0f;
             must(throng_group_create(w, &d, &groups[k]), "group");
         }
-        for (unsigned kind = 1; kind <= 15u; kind++) {
+        throng_object routes[THRONG_OBJECT_FLOW + 1] = { 0 };
+        routes[THRONG_OBJECT_PATH] = path;
+        routes[THRONG_OBJECT_FLOW] = flow;
+        ts_schema_draw to_routes = { NULL, 0.0, 0.0f, route, routes };
+        for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
             throng_behaviour b =
                 throng_behaviour_default((throng_behaviour_kind)kind);
-            if (kind == THRONG_BEHAVIOUR_PATROL ||
-                kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
-                b.u.path.path = path;
-            if (kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
-                b.u.flow.field = flow;
+            ts_schema_reroute(&b, &to_routes);
             b.priority = (int32_t)kind % 4;
             must(throng_group_add_behaviour(w, groups[kind % 3u], &b, NULL),
                  "behaviour");
@@ -646,7 +641,11 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, "op-%02u", op);
         write_file(argv[1], name, p.bytes, p.size);
     }
-    for (unsigned kind = 1; kind <= 15u; kind++) {
+    unread_program(&p, 2);
+    write_file(argv[1], "unread-2d", p.bytes, p.size);
+    unread_program(&p, 3);
+    write_file(argv[1], "unread-3d", p.bytes, p.size);
+    for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
         behaviour_program(&p, kind, 2, 0);
         snprintf(name, sizeof name, "kind-%02u-2d", kind);
         write_file(argv[1], name, p.bytes, p.size);
