@@ -384,6 +384,20 @@ static int param_default(const schema_field *f, const void *base) {
     return 1;
 }
 
+/* Whether the struct of `set` at base (a behaviour of `kind`) must be
+ * refused for a value: an unknown kind, or a field read out of range. */
+static int params_bad(schema_set set, const void *base, int kind) {
+    if (set == SCHEMA_SET_BEHAVIOUR && !schema_kind_known(kind))
+        return 1;
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (has_field(f, set, kind) && schema_reads(f, base, kind) == 1 &&
+            !param_ok(f, base))
+            return 1;
+    }
+    return 0;
+}
+
 /* Fills the struct of `set` at base (a behaviour of `kind`, already at
  * its defaults) from the input, field by field down the table, and says
  * what the library must make of it. */
@@ -424,14 +438,7 @@ static void rd_params(schema_set set, void *base, int kind, params_made *m) {
             break;
         }
     }
-    if (set == SCHEMA_SET_BEHAVIOUR && !schema_kind_known(kind))
-        m->bad = 1;
-    for (size_t i = 0; i < schema_field_count && !m->bad; i++) {
-        const schema_field *f = &schema_fields[i];
-        if (has_field(f, set, kind) && schema_reads(f, base, kind) == 1 &&
-            !param_ok(f, base))
-            m->bad = 1;
-    }
+    m->bad = params_bad(set, base, kind);
 }
 
 /* Whether two behaviours of one kind hold the same bits in every field
@@ -476,9 +483,11 @@ static void rd_behaviour(throng_behaviour *b, params_made *m) {
     int kind = rd_u8() % (FUZZ_KIND_COUNT + 1); /* 0 .. count: two refused */
     *b = throng_behaviour_default((throng_behaviour_kind)kind);
     memset(m, 0, sizeof *m);
-    m->bad = !schema_kind_known(kind);
-    if (rd_u8() == 0u)
-        return; /* the defaults */
+    if (rd_u8() == 0u) {
+        /* The defaults (a null route among them). */
+        m->bad = params_bad(SCHEMA_SET_BEHAVIOUR, b, kind);
+        return;
+    }
     rd_params(SCHEMA_SET_BEHAVIOUR, b, kind, m);
 }
 
