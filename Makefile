@@ -796,8 +796,8 @@ fuzz-regress: fuzz-bin
 	done; exit $$status
 
 GEN_CORPUS := $(BUILD)/gen_corpus
-$(GEN_CORPUS): $(BUILD)/obj/tests/fuzz/gen_corpus.o $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+$(GEN_CORPUS): $(BUILD)/obj/tests/fuzz/gen_corpus.o $(SUPPORT_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(STATIC) $(LDLIBS)
 
 fuzz-corpus: $(GEN_CORPUS)
 	@mkdir -p $(FUZZ_SEEDS)/api $(FUZZ_SEEDS)/snapshot

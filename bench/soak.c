@@ -51,6 +51,9 @@
 
 #define SOAK_PI 3.14159265358979323846
 
+/* The world's neighbour radius, metres. */
+#define SOAK_NEIGHBOUR_RADIUS 1.0f
+
 /* Step length: the behaviour scenes' 30 Hz. */
 #define SOAK_DT (1.0f / 30.0f)
 
@@ -372,118 +375,45 @@ static throng_object field_make(soak *s) {
 /* Groups                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Random recipes come from the behaviour schema (src/behaviour_schema.h):
- * every field of the struct (a behaviour: the common fields and its
- * kind's) is drawn inside its range, so a parameter added to the table is
- * soaked with no change here. The draw keeps to a scene-sized part of
- * each range: up to four times the default (or 4 units when it is 0),
- * the neighbour radius for SCHEMA_NBR fields, often the default itself
- * when that is 0 (which means "off" or "derive it"); a vector of
- * unbounded metres is a point in the box, and a pair with SCHEMA_LT_NEXT
- * (a box's corners) a box inside the world's. Object fields name the
- * soak's routes by their unit. */
-static float random_scalar(const schema_field *f) {
-    double lo = f->lo, hi = f->hi;
-    double top = f->dflt > 0.0 ? 4.0 * f->dflt : 4.0;
-    if (f->flags & SCHEMA_NBR)
-        top = 1.0; /* the soak's neighbour radius */
-    if (hi > top)
-        hi = top;
-    if ((f->flags & SCHEMA_LO_OPEN) || ((f->flags & SCHEMA_ZERO) && lo > 0.0))
-        lo = lo > 0.0 ? lo : 0.05 * hi;
-    if ((f->flags & SCHEMA_ZERO) || f->dflt == 0.0)
-        if (rng_chance(0.3))
-            return (float)f->dflt;
-    if (lo < -top)
-        lo = -top;
-    if (hi < lo)
-        hi = lo;
-    double x = lo + (hi - lo) * rng_unit();
-    float v = (float)x;
-    if ((f->flags & SCHEMA_HI_OPEN) && (double)v >= f->hi)
-        v = (float)lo;
-    return v;
+/* Recipes draw every parameter from the behaviour schema's ranges
+ * (testsupport/support.h), lengths and weights up to a few metres; a
+ * behaviour's path or flow field is one of the current routes. */
+#define SOAK_PARAM_SCALE 4.0
+
+static throng_object soak_route(int kind, void *user) {
+    const soak *s = user;
+    if (kind == THRONG_OBJECT_FLOW)
+        return s->field;
+    return rng_chance(0.5) ? s->open_path : s->closed_path;
 }
 
-static void random_field(const soak *s, const schema_field *f, void *base,
-                         int after_lt_next) {
-    if (f->type == SCHEMA_F32 && f->n == 3 && f->lo < -1e30) {
-        float *v = schema_field_at(f, base, 0);
-        if (f->flags & SCHEMA_LT_NEXT)
-            random_point(s, 0.05f, 0.3f, v);
-        else if (after_lt_next)
-            random_point(s, 0.7f, 0.95f, v);
-        else
-            random_point(s, 0.1f, 0.9f, v);
-        if (after_lt_next && s->opt.dims == 2)
-            v[2] = 1.0f; /* above the lower corner's 0 */
-        return;
-    }
-    for (int k = 0; k < f->n; k++) {
-        void *p = schema_field_at(f, base, k);
-        switch (f->type) {
-        case SCHEMA_F32:
-            *(float *)p = random_scalar(f);
-            break;
-        case SCHEMA_I32:
-        case SCHEMA_U32: {
-            double span = f->hi - f->lo;
-            double x = f->lo +
-                       (double)rng_below(span < 7.0 ? (uint32_t)span + 1u : 8u);
-            if (f->type == SCHEMA_I32)
-                *(int32_t *)p = (int32_t)x;
-            else
-                *(uint32_t *)p = (uint32_t)x;
-            break;
-        }
-        case SCHEMA_BOOL:
-            *(bool *)p = rng_chance(0.5);
-            break;
-        case SCHEMA_ENUM:
-            *(int *)p =
-                (int)f->lo + (int)rng_below((uint32_t)(f->hi - f->lo) + 1u);
-            break;
-        default:
-            *(throng_object *)p = strcmp(f->unit, "flow field") == 0 ? s->field
-                                  : rng_chance(0.5) ? s->open_path
-                                                    : s->closed_path;
-            break;
-        }
-    }
-}
-
-static void random_struct(const soak *s, schema_set set, void *base, int kind) {
-    schema_default(set, base, kind);
-    int after_lt_next = 0;
-    for (size_t i = 0; i < schema_field_count; i++) {
-        const schema_field *f = &schema_fields[i];
-        if (schema_structs[f->strct].set != set || !schema_part_of(f, kind))
-            continue;
-        random_field(s, f, base, after_lt_next);
-        after_lt_next = (f->flags & SCHEMA_LT_NEXT) != 0u;
-    }
+static ts_schema_draw soak_draw(const soak *s) {
+    ts_schema_draw d = { &rng_state, SOAK_PARAM_SCALE, SOAK_NEIGHBOUR_RADIUS,
+                         soak_route, (void *)(uintptr_t)s };
+    return d;
 }
 
 static throng_flocking random_flocking(const soak *s) {
     throng_flocking f;
-    random_struct(s, SCHEMA_SET_FLOCKING, &f, 0);
+    ts_schema_draw d = soak_draw(s);
+    ts_schema_random(SCHEMA_SET_FLOCKING, &f, 0, &d);
     return f;
 }
 
 static throng_wander random_wander(const soak *s) {
     throng_wander w;
-    random_struct(s, SCHEMA_SET_WANDER, &w, 0);
+    ts_schema_draw d = soak_draw(s);
+    ts_schema_random(SCHEMA_SET_WANDER, &w, 0, &d);
     return w;
 }
 
-/* A behaviour of `kind` with randomised parameters, naming the current
- * routes; fields its kind does not read (as drawn) go back to their
- * defaults. */
+/* A behaviour of `kind` with random parameters, naming the current
+ * routes. */
 static throng_behaviour random_behaviour(const soak *s,
                                          throng_behaviour_kind kind) {
     throng_behaviour b;
-    random_struct(s, SCHEMA_SET_BEHAVIOUR, &b, (int)kind);
-    schema_normalise(&b);
+    ts_schema_draw d = soak_draw(s);
+    ts_schema_random(SCHEMA_SET_BEHAVIOUR, &b, (int)kind, &d);
     return b;
 }
 
@@ -541,23 +471,14 @@ static void group_tweak(soak *s, uint32_t g) {
     expect_ok(s, throng_group_behaviour_count(s->world, id, &count),
               "behaviour count");
     if (count > 0) {
+        /* One behaviour redrawn, of the same kind. */
         uint32_t k = rng_below(count);
         throng_behaviour b;
         if (expect_ok(s, throng_group_get_behaviour(s->world, id, k, &b),
                       "get behaviour")) {
-            /* The common fields drawn again (those its kind reads). */
-            for (size_t i = 0; i < schema_field_count; i++) {
-                const schema_field *f = &schema_fields[i];
-                if (schema_structs[f->strct].set == SCHEMA_SET_BEHAVIOUR &&
-                    schema_structs[f->strct].member[0] == '_')
-                    random_field(s, f, &b, 0);
-            }
-            schema_normalise(&b);
-            /* Setting a behaviour validates its objects afresh: a stale
-             * route is refused, so only live ones are written back. */
-            throng_status st = throng_group_set_behaviour(s->world, id, k, &b);
-            if (st != THRONG_OK && st != THRONG_ERR_STALE_HANDLE)
-                expect_ok(s, st, "set behaviour");
+            b = random_behaviour(s, b.kind);
+            expect_ok(s, throng_group_set_behaviour(s->world, id, k, &b),
+                      "set behaviour");
         }
     }
 }
@@ -574,12 +495,8 @@ static void routes_refresh(soak *s) {
             if (!expect_ok(s, throng_group_get_behaviour(s->world, id, k, &b),
                            "get behaviour"))
                 continue;
-            if (b.kind == THRONG_BEHAVIOUR_PATROL ||
-                b.kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
-                b.u.path.path = rng_chance(0.5) ? s->open_path : s->closed_path;
-            else if (b.kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
-                b.u.flow.field = s->field;
-            else
+            ts_schema_draw d = soak_draw(s);
+            if (ts_schema_reroute(&b, &d) == 0)
                 continue;
             expect_ok(s, throng_group_set_behaviour(s->world, id, k, &b),
                       "refresh route");
@@ -1277,7 +1194,7 @@ static void world_build(soak *s) {
     def.dimensions = o->dims;
     def.boundary = THRONG_BOUNDARY_PERIODIC;
     def.box_size[0] = def.box_size[1] = def.box_size[2] = s->box;
-    def.neighbour_radius = 1.0f;
+    def.neighbour_radius = SOAK_NEIGHBOUR_RADIUS;
     def.threads = o->threads;
     def.seed = o->seed;
     def.initial_capacity = (uint32_t)peak;

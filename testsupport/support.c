@@ -1,6 +1,6 @@
 /*
- * The shared test support (support.h): the checking allocator and the
- * world builders.
+ * The shared test support (support.h): the checking allocator, the
+ * world builders and the schema's random parameters.
  *
  * Every block carries a header of TS_HEADER bytes in front of what the
  * caller gets: its size and its links in the list of live blocks. The
@@ -15,9 +15,13 @@
 
 #include "support.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "schema.h"
 
 /* The largest alignment the library's allocator contract allows, and the
  * header size that keeps every block aligned to it. */
@@ -200,4 +204,142 @@ throng_world *ts_world_make(const throng_world_def *def) {
 throng_world *ts_world(int dimensions, int threads, ts_heap *heap) {
     throng_world_def def = ts_world_def(dimensions, threads, heap);
     return ts_world_make(&def);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Behaviour parameters from the schema                                     */
+/* ------------------------------------------------------------------------ */
+
+void *ts_schema_at(const schema_field *f, void *base, int k) {
+    return schema_field_at(f, base, k);
+}
+
+int ts_schema_has(const schema_field *f, int set, int kind) {
+    return (int)schema_structs[f->strct].set == set &&
+           (set != SCHEMA_SET_BEHAVIOUR || schema_part_of(f, kind));
+}
+
+void ts_schema_store(const schema_field *f, void *base, int k, double v) {
+    void *p = ts_schema_at(f, base, k);
+    if (f->type == SCHEMA_F32) {
+        float x = v > (double)FLT_MAX    ? INFINITY
+                  : v < -(double)FLT_MAX ? -INFINITY
+                                         : (float)v; /* NaN stays NaN */
+        memcpy(p, &x, sizeof x);
+    } else if (f->type == SCHEMA_U32) {
+        uint32_t x = !(v > 0.0)            ? 0u
+                     : v >= SCHEMA_U32_MAX ? UINT32_MAX
+                                           : (uint32_t)v;
+        memcpy(p, &x, sizeof x);
+    } else if (f->type == SCHEMA_BOOL) {
+        *(bool *)p = v != 0.0;
+    } else if (f->type == SCHEMA_I32 || f->type == SCHEMA_ENUM) {
+        /* int32_t, and the enums, which are int-sized. */
+        int32_t x = !(v > SCHEMA_I32_MIN) ? INT32_MIN
+                    : v >= SCHEMA_I32_MAX ? INT32_MAX
+                                          : (int32_t)v;
+        memcpy(p, &x, sizeof x);
+    }
+}
+
+double ts_schema_in_range(const schema_field *f, double u, double scale,
+                          float neighbour_radius) {
+    double lo = f->lo, hi = f->hi;
+    if ((f->flags & SCHEMA_NBR) && (double)neighbour_radius < hi)
+        hi = (double)neighbour_radius;
+    if ((f->flags & SCHEMA_ZERO) && lo > 0.0) {
+        if (u < 0.2)
+            return 0.0;
+        u = (u - 0.2) / 0.8;
+    }
+    /* Sides beyond +-scale stop there (a range wholly beyond it stays). */
+    if (-scale > lo && -scale <= hi)
+        lo = -scale;
+    if (scale < hi && scale >= lo)
+        hi = scale;
+    if (f->type != SCHEMA_F32) {
+        /* Whole numbers lo .. hi, each as likely. */
+        double x = floor(lo + u * (floor(hi) - ceil(lo) + 1.0));
+        return x < lo ? ceil(lo) : x > hi ? floor(hi) : x;
+    }
+    float x = (float)(lo + u * (hi - lo));
+    const float flo = (float)lo, fhi = (float)hi;
+    if (x < flo || ((f->flags & SCHEMA_LO_OPEN) && x <= flo))
+        x = nextafterf(flo, INFINITY);
+    if (x > fhi || ((f->flags & SCHEMA_HI_OPEN) && x >= fhi))
+        x = nextafterf(fhi, -INFINITY);
+    return (double)x;
+}
+
+int ts_schema_object_kind(const schema_field *f) {
+    if (f->type != SCHEMA_OBJECT)
+        return 0;
+    if (strcmp(f->unit, "path") == 0)
+        return THRONG_OBJECT_PATH;
+    if (strcmp(f->unit, "flow field") == 0)
+        return THRONG_OBJECT_FLOW;
+    return 0;
+}
+
+/* Each component of a SCHEMA_LT_NEXT field read below the next field's
+ * (a field of another kind may share its bytes in the union). */
+static void schema_order_pairs(int set, void *base, int kind) {
+    for (size_t i = 0; i + 1 < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if ((int)schema_structs[f->strct].set != set ||
+            !(f->flags & SCHEMA_LT_NEXT) || f->type != SCHEMA_F32 ||
+            schema_reads(f, base, kind) != 1 ||
+            schema_reads(f + 1, base, kind) != 1)
+            continue;
+        for (int k = 0; k < f->n; k++) {
+            float *a = ts_schema_at(f, base, k),
+                  *b = ts_schema_at(f + 1, base, k);
+            if (*a > *b) {
+                float t = *a;
+                *a = *b;
+                *b = t;
+            }
+            if (*a == *b)
+                *b = *a + 1.0f;
+        }
+    }
+}
+
+void ts_schema_random(int set, void *base, int kind, const ts_schema_draw *d) {
+    schema_default((schema_set)set, base, kind);
+    /* In the table's order, where a field that decides whether others
+     * are read comes before them. */
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if ((int)schema_structs[f->strct].set != set ||
+            schema_reads(f, base, kind) != 1)
+            continue;
+        if (f->type == SCHEMA_OBJECT)
+            continue; /* below */
+        for (int k = 0; k < f->n; k++)
+            ts_schema_store(f, base, k,
+                            ts_schema_in_range(f, ts_unit(d->rng), d->scale,
+                                               d->neighbour_radius));
+    }
+    if (set == SCHEMA_SET_BEHAVIOUR) {
+        schema_normalise(base); /* should a deciding field come later */
+        ts_schema_reroute(base, d);
+    }
+    schema_order_pairs(set, base, kind);
+}
+
+int ts_schema_reroute(throng_behaviour *b, const ts_schema_draw *d) {
+    int n = 0;
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (f->type != SCHEMA_OBJECT ||
+            schema_structs[f->strct].set != SCHEMA_SET_BEHAVIOUR ||
+            schema_reads(f, b, (int)b->kind) != 1)
+            continue;
+        if (d->object)
+            *(throng_object *)ts_schema_at(f, b, 0) =
+                d->object(ts_schema_object_kind(f), d->user);
+        n++;
+    }
+    return n;
 }

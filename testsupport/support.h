@@ -11,7 +11,13 @@
  *   and refuses requests on demand (the k-th from now, every one, or any
  *   above a size) so out-of-memory paths can be walked;
  * - world builders: the default world def with dimensions, threads and
- *   allocator set, and a world made from a def or NULL.
+ *   allocator set, and a world made from a def or NULL;
+ * - behaviour parameters drawn from the behaviour schema
+ *   (src/behaviour_schema.h, walked through src/schema.h): a field's
+ *   address, a value stored in it, a value inside its range, and whole
+ *   random flockings, wanders and behaviours, so no program names a
+ *   parameter and a new row in the table reaches the fuzzer and the soak
+ *   without a change to either.
  *
  * Nothing here prints unless asked (abort_on_misuse), so any program can
  * link it.
@@ -112,5 +118,62 @@ throng_world *ts_world_make(const throng_world_def *def);
 
 /* A world of ts_world_def(dimensions, threads, heap); NULL if refused. */
 throng_world *ts_world(int dimensions, int threads, ts_heap *heap);
+
+/* ------------------------------------------------------------------------ */
+/* Behaviour parameters from the schema                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A descriptor of src/schema.h (schema_fields[]); the programs that walk
+ * the table include that header. */
+struct schema_field;
+
+/* Where component k of field f lies in the struct at base (a
+ * throng_flocking, throng_wander or throng_behaviour, by f's set). */
+void *ts_schema_at(const struct schema_field *f, void *base, int k);
+
+/* Whether the struct of schema set `set` has field f: a flocking or
+ * wander field, or a behaviour's common field or one of its kind's union
+ * member (read or not). */
+int ts_schema_has(const struct schema_field *f, int set, int kind);
+
+/* Stores v in component k of field f, converted to the field's type
+ * (clamped to what the type holds; a float beyond FLT_MAX becomes an
+ * infinity; a bool is v != 0). Not for handles. */
+void ts_schema_store(const struct schema_field *f, void *base, int k, double v);
+
+/* A value inside field f's range for u in [0, 1), spread evenly over it
+ * (whole numbers for the integer types), where a side beyond +-scale
+ * stops there (lengths up to 1e9 metres and weights up to FLT_MAX are
+ * drawn up to `scale`); the SCHEMA_NBR bound is neighbour_radius; with
+ * SCHEMA_ZERO the lowest fifth of u gives 0. A float never lands on an
+ * open bound. Not for handles. */
+double ts_schema_in_range(const struct schema_field *f, double u, double scale,
+                          float neighbour_radius);
+
+/* The throng_object_kind a handle field names (its unit: "path",
+ * "flow field"); 0 when the unit names none. */
+int ts_schema_object_kind(const struct schema_field *f);
+
+/* How ts_schema_random draws. */
+typedef struct ts_schema_draw {
+    uint64_t *rng;          /* the splitmix64 stream */
+    double scale;           /* see ts_schema_in_range */
+    float neighbour_radius; /* the world's */
+    /* A live object of `kind` (a throng_object_kind) for a handle field;
+     * NULL leaves handles null. */
+    throng_object (*object)(int kind, void *user);
+    void *user;
+} ts_schema_draw;
+
+/* Fills the struct of schema set `set` (SCHEMA_SET_FLOCKING, _WANDER or
+ * _BEHAVIOUR, src/schema.h) at base with random values in range: every
+ * field read (by a behaviour of `kind`, its `when` conditions honoured)
+ * drawn, every other field at its default, the SCHEMA_LT_NEXT pairs in
+ * order in every component. */
+void ts_schema_random(int set, void *base, int kind, const ts_schema_draw *d);
+
+/* Points every handle field the behaviour at b reads at d->object's
+ * choice; how many there are. */
+int ts_schema_reroute(throng_behaviour *b, const ts_schema_draw *d);
 
 #endif /* THRONG_TESTSUPPORT_H */

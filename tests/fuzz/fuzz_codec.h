@@ -13,12 +13,46 @@
  * of a half; FUZZ_FLOAT_RAW and above is followed by the four bytes of an
  * IEEE-754 bit pattern, little-endian. One byte per value keeps the
  * mutator's single-byte flips meaningful.
+ *
+ * Flocking, wander and behaviour parameters follow the behaviour schema
+ * (src/behaviour_schema.h), so a new parameter changes no code here: for
+ * every field of the struct in the table's order (a behaviour: its
+ * common fields and those of its kind's union member, read or not), one
+ * control byte per component (a handle: an object selector):
+ *   below FUZZ_PARAM_BOUND      in range, at (byte + 0.5) / 160 of it
+ *                               (testsupport's ts_schema_in_range, sides
+ *                               beyond +-FUZZ_PARAM_SCALE stopping there);
+ *   below FUZZ_PARAM_OUTSIDE    on a bound: low, high, one step inside
+ *                               each, 0, -+FUZZ_PARAM_SCALE (byte & 7);
+ *   below FUZZ_PARAM_NOT_FINITE just outside: one step, or 1, beyond low
+ *                               or high (byte & 3);
+ *   below FUZZ_PARAM_DEFAULT    NaN, +inf, -inf, -NaN (byte & 3; integer
+ *                               types take one below low);
+ *   below FUZZ_PARAM_RAW        the default;
+ *   from FUZZ_PARAM_RAW         followed by a float (as above), or for
+ *                               the other types a u32 (an int32 for the
+ *                               signed ones, non-zero for true).
+ * Fields the kind does not read (its `when` conditions included) are then
+ * put back to their defaults, and one more byte, at FUZZ_PARAM_UNREAD or
+ * above, sets one of them again, the ((byte - FUZZ_PARAM_UNREAD) % count)-th,
+ * from the control byte after it (moved off its default if it lands
+ * there), which the library must refuse.
  */
 #ifndef THRONG_FUZZ_CODEC_H
 #define THRONG_FUZZ_CODEC_H
 
 #include <float.h>
 #include <math.h>
+
+#include "behaviour_schema.h"
+
+/* Behaviour kinds are 1 .. FUZZ_KIND_COUNT - 1, the table's; the harness
+ * also tries 0 and FUZZ_KIND_COUNT, which are refused. */
+#define FUZZ_KIND_ONE(k, number, member) +1
+enum {
+    FUZZ_KIND_COUNT = 1 THRONG_SCHEMA_KINDS(FUZZ_KIND_ONE)
+};
+#undef FUZZ_KIND_ONE
 
 enum fuzz_op {
     FUZZ_OP_ADD = 0,
@@ -71,6 +105,14 @@ enum fuzz_op {
  * version 3, throng.h and src/snapshot_codec.c). */
 #define FUZZ_SNAP_CHECKSUM_AT 32u
 #define FUZZ_SNAP_WORLD_ID_AT 112u
+
+#define FUZZ_PARAM_BOUND 0xA0u
+#define FUZZ_PARAM_OUTSIDE 0xB0u
+#define FUZZ_PARAM_NOT_FINITE 0xC0u
+#define FUZZ_PARAM_DEFAULT 0xD0u
+#define FUZZ_PARAM_RAW 0xF0u
+#define FUZZ_PARAM_UNREAD 0xC0u
+#define FUZZ_PARAM_SCALE 16.0
 
 #define FUZZ_FLOAT_SMALL_BASE 32u
 #define FUZZ_FLOAT_SMALL_ZERO 136u /* the byte for 0.0 in the small form */

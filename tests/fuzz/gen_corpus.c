@@ -21,6 +21,7 @@
 #include "fuzz_codec.h"
 #include "../object_defs.h"
 #include "../snapshot_v2.h"
+#include "../../testsupport/support.h"
 
 /* ------------------------------------------------------------------------ */
 /* API programs                                                             */
@@ -61,63 +62,77 @@ static void put_f(program *p, float x) {
     put_u32(p, bits);
 }
 
+/* The neighbour radius header() gives the world. */
+#define NEIGHBOUR_RADIUS 2.0f
+
 static void put_v(program *p, float x, float y, float z) {
     put_f(p, x);
     put_f(p, y);
     put_f(p, z);
 }
 
-/* Encodes the struct of `set` at base as fuzz_api's rd_schema reads it:
- * the behaviour schema's fields in table order, each taken and each
- * component given exactly (a float through put_f, small integers as a
- * byte; an object field's id is the object selector byte, see SEL_*),
- * then, for a behaviour, "put fields its kind does not read back". So a
- * parameter added to the table is encoded at its default with no change
- * here. */
-static void put_schema(program *p, schema_set set, const void *base, int kind) {
-    for (size_t i = 0; i < schema_field_count; i++) {
-        const schema_field *f = &schema_fields[i];
-        if (schema_structs[f->strct].set != set || !schema_part_of(f, kind))
-            continue;
-        put_u8(p, 1); /* taken */
-        for (int k = 0; k < f->n; k++) {
-            double v = schema_get(f, base, k);
-            switch (f->type) {
-            case SCHEMA_F32:
-                put_u8(p, 0); /* any float */
-                put_f(p, *(const float *)schema_field_at(f, base, k));
-                break;
-            case SCHEMA_I32:
-            case SCHEMA_U32:
-                put_u8(p, 32); /* a byte */
-                put_u8(p, (unsigned)(int)v & 0xFFu);
-                break;
-            case SCHEMA_BOOL:
-                put_u8(p, v != 0.0 ? 1u : 0u);
-                break;
-            case SCHEMA_ENUM:
-                put_u8(p, (unsigned)(v - f->lo));
-                break;
-            default:
-                put_u8(p, 0);
-                put_u8(p, (unsigned)v); /* the selector */
-                break;
-            }
-        }
-    }
-    if (set == SCHEMA_SET_BEHAVIOUR)
-        put_u8(p, 255); /* unread fields back to their defaults */
-}
-
 static void header(program *p, int dims, int periodic) {
     p->size = 0;
     put_u8(p, (dims == 3 ? FUZZ_WORLD_3D : 0u) |
                   (periodic ? FUZZ_WORLD_PERIODIC : 0u));
-    put_f(p, 2.0f); /* neighbour radius */
+    put_f(p, NEIGHBOUR_RADIUS);
     put_f(p, 0.0f); /* cell size: the radius */
     put_v(p, 20.0f, 20.0f, 20.0f);
     put_u8(p, 7); /* seed */
     put_u8(p, 0); /* initial capacity */
+}
+
+/* The struct of `set` at base (a behaviour of `kind`) as the harness
+ * reads it (fuzz_codec.h): each field's components, a default as the
+ * default byte, any other value whole; a handle's id is the selector of
+ * its object. Then `unread`: 0, or FUZZ_PARAM_UNREAD and more to set a
+ * field the kind does not read (to an in-range value). */
+static void put_params(program *p, schema_set set, const void *base, int kind,
+                       unsigned unread) {
+    for (size_t i = 0; i < schema_field_count; i++) {
+        const schema_field *f = &schema_fields[i];
+        if (!ts_schema_has(f, (int)set, kind))
+            continue;
+        if (f->type == SCHEMA_OBJECT) {
+            put_u8(p, (unsigned)schema_get(f, base, 0));
+            continue;
+        }
+        for (int k = 0; k < f->n; k++) {
+            const double x = schema_get(f, base, k);
+            if (x == f->dflt) {
+                put_u8(p, FUZZ_PARAM_DEFAULT);
+            } else if (f->type == SCHEMA_F32) {
+                put_u8(p, FUZZ_PARAM_RAW);
+                put_f(p, (float)x);
+            } else {
+                put_u8(p, FUZZ_PARAM_RAW);
+                put_u32(p, (uint32_t)(int64_t)x);
+            }
+        }
+    }
+    put_u8(p, unread);
+    if (unread >= FUZZ_PARAM_UNREAD)
+        put_u8(p, 0x40u);
+}
+
+/* Object selector bytes after objects(): 0 sphere, 1 box, 2 plane,
+ * 3 path, 4 flow, 5 segment. */
+#define SEL_PATH 3u
+#define SEL_FLOW 4u
+
+/* The object a handle field names, as a handle whose id is its
+ * selector. */
+static throng_object selector(int kind, void *user) {
+    (void)user;
+    throng_object o = THRONG_NULL_OBJECT;
+    o.id = kind == THRONG_OBJECT_FLOW ? SEL_FLOW : SEL_PATH;
+    return o;
+}
+
+/* Parameters in range, the same for the same seed. */
+static void random_params(schema_set set, void *base, int kind, uint64_t seed) {
+    ts_schema_draw d = { &seed, 4.0, NEIGHBOUR_RADIUS, selector, NULL };
+    ts_schema_random((int)set, base, kind, &d);
 }
 
 /* n agents on a lattice at (x, y), moving along +x. */
@@ -140,30 +155,18 @@ static void step(program *p, float dt, unsigned repeat) {
     put_u8(p, repeat - 1u);
 }
 
-/* A group with all three flocking rules; the first one created is
- * selected by group byte 1. */
+/* A group with random flocking rules and wander; the first one created
+ * is selected by group byte 1. */
 static void group_create(program *p, unsigned name) {
+    throng_flocking f;
+    throng_wander w;
+    random_params(SCHEMA_SET_FLOCKING, &f, 0, 100u + name);
+    random_params(SCHEMA_SET_WANDER, &w, 0, 200u + name);
     put_u8(p, FUZZ_OP_GROUP_CREATE);
     put_u8(p, name);
     put_u8(p, 1);
-    throng_flocking f = throng_flocking_default();
-    f.separation_radius = 1.0f;
-    f.separation_weight = 1.5f;
-    f.alignment_radius = 2.0f;
-    f.alignment_weight = 1.0f;
-    f.cohesion_radius = 2.0f;
-    f.cohesion_weight = 0.5f;
-    f.field_of_view = 3.14159274f;
-    f.speed_factor = 1.0f;
-    f.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
-    put_schema(p, SCHEMA_SET_FLOCKING, &f, 0);
-    throng_wander w;
-    schema_default(SCHEMA_SET_WANDER, &w, 0);
-    w.weight = 0.5f;
-    w.max_turn_rate = 0.25f;
-    w.max_turn_change = 0.1f;
-    w.speed_factor = 1.0f;
-    put_schema(p, SCHEMA_SET_WANDER, &w, 0);
+    put_params(p, SCHEMA_SET_FLOCKING, &f, 0, 0u);
+    put_params(p, SCHEMA_SET_WANDER, &w, 0, 0u);
     put_u8(p, 2); /* priority combine */
 }
 
@@ -208,81 +211,14 @@ static void objects(program *p, int dims) {
     }
 }
 
-/* Object selector bytes after objects(): 0 sphere, 1 box, 2 plane,
- * 3 path, 4 flow, 5 segment. */
-#define SEL_PATH 3u
-#define SEL_FLOW 4u
-
-static void behaviour(program *p, unsigned kind) {
+/* A behaviour of `kind` with parameters in range; with `unread`, one
+ * field it does not read set too (fuzz_codec.h). */
+static void behaviour(program *p, unsigned kind, unsigned unread) {
+    throng_behaviour b;
+    random_params(SCHEMA_SET_BEHAVIOUR, &b, (int)kind, kind);
     put_u8(p, kind);
     put_u8(p, 1); /* customised */
-    throng_behaviour b = throng_behaviour_default((throng_behaviour_kind)kind);
-    switch (kind) {
-    case THRONG_BEHAVIOUR_SEEK:
-    case THRONG_BEHAVIOUR_FLEE:
-    case THRONG_BEHAVIOUR_ARRIVE:
-        if (kind != THRONG_BEHAVIOUR_ARRIVE) {
-            b.u.seek.source = THRONG_TARGET_FIXED_POINT;
-            b.u.seek.point[0] = 12.0f;
-            b.u.seek.point[1] = 9.0f;
-            b.u.seek.point[2] = 2.0f;
-        }
-        if (kind == THRONG_BEHAVIOUR_FLEE)
-            b.u.seek.flee_range = 5.0f;
-        break;
-    case THRONG_BEHAVIOUR_PURSUE:
-    case THRONG_BEHAVIOUR_EVADE:
-    case THRONG_BEHAVIOUR_OFFSET_PURSUIT:
-        b.u.pursue.max_prediction = 2.0f;
-        if (kind == THRONG_BEHAVIOUR_OFFSET_PURSUIT) {
-            b.u.pursue.offset[0] = -1.0f;
-            b.u.pursue.offset[1] = 0.5f;
-        }
-        break;
-    case THRONG_BEHAVIOUR_WANDER_CIRCLE:
-        b.u.wander.distance = 2.0f;
-        b.u.wander.radius = 1.0f;
-        b.u.wander.jitter = 0.25f;
-        break;
-    case THRONG_BEHAVIOUR_PATROL:
-    case THRONG_BEHAVIOUR_FOLLOW_PATH:
-        b.u.path.path.id = SEL_PATH;
-        b.u.path.prediction_time = 0.5f;
-        b.u.path.ahead = 1.0f;
-        b.u.path.reach = 0.5f;
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_FLOW:
-        b.u.flow.field.id = SEL_FLOW;
-        b.u.flow.prediction_time = 0.5f;
-        break;
-    case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        b.u.avoid.min_length = 2.0f;
-        b.u.avoid.lookahead_time = 1.0f;
-        break;
-    case THRONG_BEHAVIOUR_CONTAIN:
-    case THRONG_BEHAVIOUR_FOLLOW_WALL:
-        b.u.contain.use_box = true;
-        b.u.contain.box_min[0] = b.u.contain.box_min[1] = 1.0f;
-        b.u.contain.box_max[0] = b.u.contain.box_max[1] = 19.0f;
-        b.u.contain.box_max[2] = 5.0f;
-        b.u.contain.use_walls = true;
-        b.u.contain.range = 2.0f;
-        b.u.contain.distance = 1.0f;
-        b.u.contain.ahead = 2.0f;
-        break;
-    case THRONG_BEHAVIOUR_FOLLOW_LEADER:
-        b.u.leader.behind = 2.0f;
-        b.u.leader.clearance_length = 3.0f;
-        b.u.leader.clearance_width = 1.0f;
-        break;
-    case THRONG_BEHAVIOUR_AVOID_NEIGHBOURS:
-        b.u.unaligned.horizon = 2.0f;
-        b.u.unaligned.margin = 0.1f;
-        break;
-    default:
-        break;
-    }
-    put_schema(p, SCHEMA_SET_BEHAVIOUR, &b, (int)kind);
+    put_params(p, SCHEMA_SET_BEHAVIOUR, &b, (int)kind, unread);
 }
 
 /* A world of 12 agents in a flocking group with one behaviour, targets
@@ -295,7 +231,7 @@ static void behaviour_program(program *p, unsigned kind, int dims,
     group_create(p, 1);
     put_u8(p, FUZZ_OP_ADD_BEHAVIOUR);
     put_u8(p, 1);
-    behaviour(p, kind);
+    behaviour(p, kind, 0u);
     for (unsigned a = 0; a < 12; a++) {
         put_u8(p, FUZZ_OP_SET_GROUP);
         put_u8(p, a);
@@ -377,24 +313,17 @@ static void op_program(program *p, unsigned op) {
         put_u8(p, 0);
         break;
     case FUZZ_OP_SET_FLOCKING: {
+        throng_flocking f;
+        random_params(SCHEMA_SET_FLOCKING, &f, 0, 300u);
         put_u8(p, 1);
-        throng_flocking f = throng_flocking_default();
-        f.alignment_radius = f.cohesion_radius = 2.0f;
-        f.separation_priority = 1;
-        f.alignment_priority = 2;
-        f.cohesion_priority = 3;
-        put_schema(p, SCHEMA_SET_FLOCKING, &f, 0);
+        put_params(p, SCHEMA_SET_FLOCKING, &f, 0, 0u);
         break;
     }
     case FUZZ_OP_SET_WANDER: {
-        put_u8(p, 1);
         throng_wander w;
-        schema_default(SCHEMA_SET_WANDER, &w, 0);
-        w.weight = 1.0f;
-        w.max_turn_rate = 0.25f;
-        w.max_turn_change = 0.1f;
-        w.speed_factor = 0.5f;
-        put_schema(p, SCHEMA_SET_WANDER, &w, 0);
+        random_params(SCHEMA_SET_WANDER, &w, 0, 400u);
+        put_u8(p, 1);
+        put_params(p, SCHEMA_SET_WANDER, &w, 0, 0u);
         break;
     }
     case FUZZ_OP_SET_COMBINE:
@@ -403,17 +332,17 @@ static void op_program(program *p, unsigned op) {
         break;
     case FUZZ_OP_ADD_BEHAVIOUR:
         put_u8(p, 1);
-        behaviour(p, THRONG_BEHAVIOUR_SEEK);
+        behaviour(p, THRONG_BEHAVIOUR_SEEK, 0u);
         break;
     case FUZZ_OP_SET_BEHAVIOUR:
         /* Something to replace first. */
         p->bytes[p->size - 1u] = FUZZ_OP_ADD_BEHAVIOUR;
         put_u8(p, 1);
-        behaviour(p, THRONG_BEHAVIOUR_ARRIVE);
+        behaviour(p, THRONG_BEHAVIOUR_ARRIVE, 0u);
         put_u8(p, FUZZ_OP_SET_BEHAVIOUR);
         put_u8(p, 1);
         put_u8(p, 0);
-        behaviour(p, THRONG_BEHAVIOUR_FLEE);
+        behaviour(p, THRONG_BEHAVIOUR_FLEE, 0u);
         break;
     case FUZZ_OP_CLEAR_BEHAVIOURS:
         put_u8(p, 1);
@@ -486,6 +415,26 @@ static void op_program(program *p, unsigned op) {
         break;
     default:
         break;
+    }
+    step(p, 0.1f, 2);
+}
+
+/* Every kind once with a field it does not read set (refused), then in
+ * range (accepted), in one group. */
+static void unread_program(program *p, int dims) {
+    header(p, dims, 0);
+    add_many(p, 8, 5.0f, 5.0f);
+    objects(p, dims);
+    group_create(p, 0);
+    for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
+        put_u8(p, FUZZ_OP_ADD_BEHAVIOUR);
+        put_u8(p, 1);
+        behaviour(p, kind, FUZZ_PARAM_UNREAD + kind);
+        put_u8(p, FUZZ_OP_CLEAR_BEHAVIOURS);
+        put_u8(p, 1);
+        put_u8(p, FUZZ_OP_ADD_BEHAVIOUR);
+        put_u8(p, 1);
+        behaviour(p, kind, 0u);
     }
     step(p, 0.1f, 2);
 }
@@ -571,6 +520,12 @@ static void add_agents(throng_world *w, uint32_t n, throng_group group,
     }
 }
 
+/* The world's route of a handle field's kind (user: the routes by
+ * object kind). */
+static throng_object route(int kind, void *user) {
+    return ((const throng_object *)user)[kind];
+}
+
 static void snapshots(const char *dir) {
     throng_world *w = make_world(2, 0, 100.0f);
     save_world(w, dir, "empty-2d.snap");
@@ -631,14 +586,14 @@ static void snapshots(const char *dir) {
             d.flocking.separation_weight = 1.0f;
             must(throng_group_create(w, &d, &groups[k]), "group");
         }
-        for (unsigned kind = 1; kind <= 15u; kind++) {
+        throng_object routes[THRONG_OBJECT_FLOW + 1] = { 0 };
+        routes[THRONG_OBJECT_PATH] = path;
+        routes[THRONG_OBJECT_FLOW] = flow;
+        ts_schema_draw to_routes = { NULL, 0.0, 0.0f, route, routes };
+        for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
             throng_behaviour b =
                 throng_behaviour_default((throng_behaviour_kind)kind);
-            if (kind == THRONG_BEHAVIOUR_PATROL ||
-                kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
-                b.u.path.path = path;
-            if (kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
-                b.u.flow.field = flow;
+            ts_schema_reroute(&b, &to_routes);
             b.priority = (int32_t)kind % 4;
             must(throng_group_add_behaviour(w, groups[kind % 3u], &b, NULL),
                  "behaviour");
@@ -685,7 +640,11 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, "op-%02u", op);
         write_file(argv[1], name, p.bytes, p.size);
     }
-    for (unsigned kind = 1; kind <= 15u; kind++) {
+    unread_program(&p, 2);
+    write_file(argv[1], "unread-2d", p.bytes, p.size);
+    unread_program(&p, 3);
+    write_file(argv[1], "unread-3d", p.bytes, p.size);
+    for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
         behaviour_program(&p, kind, 2, 0);
         snprintf(name, sizeof name, "kind-%02u-2d", kind);
         write_file(argv[1], name, p.bytes, p.size);
