@@ -251,15 +251,9 @@ void schema_normalise(throng_behaviour *b) {
 
 /* A value of the field as a sentence shows it. */
 static void value_text(const schema_field *f, double v, char *buf, size_t n) {
-    const char *name = f->type == SCHEMA_ENUM ? enum_name(f, (int)v) : NULL;
-    if (name)
-        snprintf(buf, n, "%s", name);
-    else if (f->type == SCHEMA_BOOL)
-        snprintf(buf, n, "%s", v != 0.0 ? "true" : "false");
-    else if (f->type == SCHEMA_OBJECT)
-        snprintf(buf, n, "the null object");
-    else
-        snprintf(buf, n, "%g", v);
+    schema_value_text(buf, n, f->type,
+                      f->type == SCHEMA_ENUM ? enum_name(f, (int)v) : NULL, v,
+                      0);
 }
 
 /* A field the kind does not read that was set. */

@@ -38,6 +38,24 @@ static inline void schema_number(char *buf, size_t n, double v, int doc) {
     }
 }
 
+/* A value of a field as a sentence or the documentation shows it: an
+ * enum's value by its name (enum_name; NULL when the number has none), a
+ * flag as true or false, a handle (only the null one is ever shown) as
+ * "the null object", a number by schema_number when doc, else as %g. */
+static inline void schema_value_text(char *buf, size_t n, int type,
+                                     const char *enum_name, double v, int doc) {
+    if (enum_name)
+        snprintf(buf, n, "%s", enum_name);
+    else if (type == SCHEMA_BOOL)
+        snprintf(buf, n, "%s", v != 0.0 ? "true" : "false");
+    else if (type == SCHEMA_OBJECT)
+        snprintf(buf, n, "the null object");
+    else if (doc)
+        schema_number(buf, n, v, 1);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
 /* The range of a field as a phrase ("0 or in [1e-09, 1e+09] metres",
  * ">= 0 seconds", "in (0, 2 pi] radians"); `hi` is the upper bound in
  * force (the world's neighbour radius with SCHEMA_NBR in a sentence).

@@ -210,17 +210,13 @@ throng_world *ts_world(int dimensions, int threads, ts_heap *heap) {
 /* Behaviour parameters from the schema                                     */
 /* ------------------------------------------------------------------------ */
 
-void *ts_schema_at(const schema_field *f, void *base, int k) {
-    return schema_field_at(f, base, k);
-}
-
 int ts_schema_has(const schema_field *f, int set, int kind) {
     return (int)schema_structs[f->strct].set == set &&
            (set != SCHEMA_SET_BEHAVIOUR || schema_part_of(f, kind));
 }
 
 void ts_schema_store(const schema_field *f, void *base, int k, double v) {
-    void *p = ts_schema_at(f, base, k);
+    void *p = schema_field_at(f, base, k);
     if (f->type == SCHEMA_F32) {
         float x = v > (double)FLT_MAX    ? INFINITY
                   : v < -(double)FLT_MAX ? -INFINITY
@@ -292,8 +288,8 @@ static void schema_order_pairs(int set, void *base, int kind) {
             schema_reads(f + 1, base, kind) != 1)
             continue;
         for (int k = 0; k < f->n; k++) {
-            float *a = ts_schema_at(f, base, k),
-                  *b = ts_schema_at(f + 1, base, k);
+            float *a = schema_field_at(f, base, k),
+                  *b = schema_field_at(f + 1, base, k);
             if (*a > *b) {
                 float t = *a;
                 *a = *b;
@@ -337,7 +333,7 @@ int ts_schema_reroute(throng_behaviour *b, const ts_schema_draw *d) {
             schema_reads(f, b, (int)b->kind) != 1)
             continue;
         if (d->object)
-            *(throng_object *)ts_schema_at(f, b, 0) =
+            *(throng_object *)schema_field_at(f, b, 0) =
                 d->object(ts_schema_object_kind(f), d->user);
         n++;
     }

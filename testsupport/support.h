@@ -127,10 +127,6 @@ throng_world *ts_world(int dimensions, int threads, ts_heap *heap);
  * the table include that header. */
 struct schema_field;
 
-/* Where component k of field f lies in the struct at base (a
- * throng_flocking, throng_wander or throng_behaviour, by f's set). */
-void *ts_schema_at(const struct schema_field *f, void *base, int k);
-
 /* Whether the struct of schema set `set` has field f: a flocking or
  * wander field, or a behaviour's common field or one of its kind's union
  * member (read or not). */

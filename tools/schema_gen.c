@@ -146,16 +146,10 @@ static void kind_list(unsigned mask, char *buf, size_t n) {
 }
 
 static void value_text(const gen_field *f, double v, char *buf, size_t n) {
-    const char *name =
-        f->type == SCHEMA_ENUM ? enum_value_name(f->ctype, (int)v) : NULL;
-    if (name)
-        snprintf(buf, n, "%s", name);
-    else if (f->type == SCHEMA_BOOL)
-        snprintf(buf, n, "%s", v != 0.0 ? "true" : "false");
-    else if (f->type == SCHEMA_OBJECT)
-        snprintf(buf, n, "the null object");
-    else
-        schema_number(buf, n, v, 1);
+    schema_value_text(buf, n, f->type,
+                      f->type == SCHEMA_ENUM ? enum_value_name(f->ctype, (int)v)
+                                             : NULL,
+                      v, 1);
 }
 
 static const gen_field *find(const char *qualified) {

@@ -335,7 +335,7 @@ static double rd_param(const schema_field *f) {
  * (a handle: an object the books know, perhaps removed, or a forged one). */
 static void rd_field(const schema_field *f, void *base) {
     if (f->type == SCHEMA_OBJECT) {
-        rd_object(ts_schema_at(f, base, 0));
+        rd_object(schema_field_at(f, base, 0));
         return;
     }
     for (int k = 0; k < f->n; k++)
@@ -346,7 +346,7 @@ static void rd_field(const schema_field *f, void *base) {
  * out here from the table's range, not by the library's check. */
 static int param_ok(const schema_field *f, const void *base) {
     if (f->type == SCHEMA_OBJECT) {
-        const throng_object *o = ts_schema_at(f, (void *)(uintptr_t)base, 0);
+        const throng_object *o = schema_field_at(f, (void *)(uintptr_t)base, 0);
         throng_object_info info;
         return throng_object_get(fz.world, *o, &info) == THRONG_OK &&
                (int)info.kind == ts_schema_object_kind(f);
@@ -380,7 +380,7 @@ static int param_ok(const schema_field *f, const void *base) {
 /* Whether field f holds its default in every component. */
 static int param_default(const schema_field *f, const void *base) {
     if (f->type == SCHEMA_OBJECT) {
-        const throng_object *o = ts_schema_at(f, (void *)(uintptr_t)base, 0);
+        const throng_object *o = schema_field_at(f, (void *)(uintptr_t)base, 0);
         return o->id == 0u && o->generation == 0u && o->world == 0u;
     }
     for (int k = 0; k < f->n; k++) {
@@ -429,13 +429,13 @@ static void rd_params(schema_set set, void *base, int kind, params_made *m) {
                 n-- != 0u)
                 continue;
             if (f->type == SCHEMA_OBJECT) {
-                rd_object(ts_schema_at(f, base, 0));
+                rd_object(schema_field_at(f, base, 0));
             } else {
                 ts_schema_store(f, base, 0, rd_param(f));
             }
             if (param_default(f, base)) {
                 if (f->type == SCHEMA_OBJECT)
-                    ((throng_object *)ts_schema_at(f, base, 0))->id = 1u;
+                    ((throng_object *)schema_field_at(f, base, 0))->id = 1u;
                 else
                     ts_schema_store(f, base, 0,
                                     f->type == SCHEMA_BOOL
@@ -455,8 +455,8 @@ static int same_params(const throng_behaviour *a, const throng_behaviour *b) {
     for (size_t i = 0; i < schema_field_count; i++) {
         const schema_field *f = &schema_fields[i];
         if (has_field(f, SCHEMA_SET_BEHAVIOUR, (int)a->kind) &&
-            memcmp(ts_schema_at(f, (void *)(uintptr_t)a, 0),
-                   ts_schema_at(f, (void *)(uintptr_t)b, 0),
+            memcmp(schema_field_at(f, (void *)(uintptr_t)a, 0),
+                   schema_field_at(f, (void *)(uintptr_t)b, 0),
                    f->type == SCHEMA_OBJECT ? sizeof(throng_object)
                                             : (size_t)f->n * f->size) != 0)
             return 0;
