@@ -574,6 +574,14 @@ static const scenario_param crossing_params[] = {
     { "arrive_weight", 1.0, "", "arrive weight" },
 };
 
+/* The crowds keep their bodies apart (radius 0.3 m) once the random start,
+ * which may place two bodies on each other, has spread. */
+static const scenario_range crossing_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
+    { SCENARIO_FIGURE_SEPARATION, 0.6, INFINITY, 200,
+      "centres at least two body radii apart" },
+};
+
 static throng_status crossing_build(const scenario *sc, uint32_t agents,
                                     int threads, uint64_t seed,
                                     throng_world **out_world) {
@@ -654,6 +662,12 @@ static const scenario_param pursuit_params[] = {
     { "evader_speed", 1.2, "m/s", "evaders' max speed" },
     { "evade_range", 4.0, "m", "evaders react within this distance" },
     { "wander_weight", 1.0, "", "evaders' wander weight" },
+};
+
+/* The pursuers catch up: most pairs touch (pursuit has no separation). */
+static const scenario_range pursuit_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 50.0, 100.0, 200,
+      "most agents touch their partner: the pursuers close in" },
 };
 
 static throng_status pursuit_build(const scenario *sc, uint32_t agents,
@@ -747,6 +761,13 @@ static const scenario_param path_params[] = {
     { "separation_radius", 0.8, "m", "separation neighbourhood" },
     { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
     { "path_weight", 1.0, "", "path following weight" },
+};
+
+/* As crossing2d: bodies apart once the random start has spread. */
+static const scenario_range path_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
+    { SCENARIO_FIGURE_SEPARATION, 0.6, INFINITY, 200,
+      "centres at least two body radii apart" },
 };
 
 static throng_status path_build(const scenario *sc, uint32_t agents,
@@ -846,6 +867,14 @@ static const scenario_param obstacle_params[] = {
     { "wander_weight", 1.0, "", "wander weight (turn-rate form)" },
 };
 
+/* A guard, not a claim: separation does not keep these wanderers apart
+ * (about 60% overlap another body after 200 to 1,000 steps); a change
+ * that makes it worse leaves the range. */
+static const scenario_range obstacle_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 75.0, 200,
+      "guard at today's overlap share (about 60%)" },
+};
+
 static throng_status obstacles_build(const scenario *sc, uint32_t agents,
                                      int threads, uint64_t seed,
                                      throng_world **out_world) {
@@ -942,6 +971,13 @@ static const scenario_param leader_params[] = {
     { "separation_radius", 0.8, "m", "separation neighbourhood" },
     { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
     { "follow_weight", 1.0, "", "leader following weight" },
+};
+
+/* A guard, not a claim: followers crowd their leader (about 76-83%
+ * overlap another body after 200 to 1,000 steps). */
+static const scenario_range leader_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 90.0, 200,
+      "guard at today's overlap share (about 80%)" },
 };
 
 static throng_status leader_build(const scenario *sc, uint32_t agents,
@@ -1326,6 +1362,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = crossing_params,
             .param_count = COUNT_OF(crossing_params),
             .build = crossing2d_build,
+            .ranges = crossing_ranges,
+            .range_count = COUNT_OF(crossing_ranges),
         },
     [SCENARIO_PURSUIT2D] =
         {
@@ -1336,6 +1374,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = pursuit_params,
             .param_count = COUNT_OF(pursuit_params),
             .build = pursuit2d_build,
+            .ranges = pursuit_ranges,
+            .range_count = COUNT_OF(pursuit_ranges),
         },
     [SCENARIO_PATH2D] =
         {
@@ -1346,6 +1386,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = path_params,
             .param_count = COUNT_OF(path_params),
             .build = path2d_build,
+            .ranges = path_ranges,
+            .range_count = COUNT_OF(path_ranges),
         },
     [SCENARIO_OBSTACLES2D] =
         {
@@ -1356,6 +1398,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = obstacle_params,
             .param_count = COUNT_OF(obstacle_params),
             .build = obstacles2d_build,
+            .ranges = obstacle_ranges,
+            .range_count = COUNT_OF(obstacle_ranges),
         },
     [SCENARIO_LEADER2D] =
         {
@@ -1366,6 +1410,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = leader_params,
             .param_count = COUNT_OF(leader_params),
             .build = leader2d_build,
+            .ranges = leader_ranges,
+            .range_count = COUNT_OF(leader_ranges),
         },
     [SCENARIO_EVERY2D] =
         {
