@@ -258,9 +258,13 @@ $(SHARED): $(SHARED_REAL)
 $(BENCH): $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
-# The task hook tests run the example's pthread pool.
-$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(TEST_LIB)
-	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(TEST_LIB) $(LDLIBS)
+# The task hook tests run the example's pthread pool. The tests also
+# check the bench's verdicts on its results (pass ranges, flock2d ratios),
+# so they link the modules that make them.
+BENCH_VERDICT_OBJ := $(BUILD)/obj/bench/quality.o $(BUILD)/obj/bench/run.o \
+	$(BUILD)/obj/bench/options.o
+$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB)
+	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB) $(LDLIBS)
 
 test: $(TESTS)
 	$(SAN_ENV) $(TESTS) $(FILTER)

@@ -26,8 +26,10 @@
  * The bench also checks what it can see for free: no position or velocity
  * may be non-finite after the run, repeats must end in the same state, and
  * every thread count must end in the same state as the others (the
- * library's determinism contract). A failed check is reported after the
- * results and makes the exit status 1.
+ * library's determinism contract). Each row's quality is judged against
+ * its scene's pass ranges (the scenario table's, and the limits every
+ * world holds) in the table's "check" column. A failed check or a row out
+ * of range is reported after the results and makes the exit status 1.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -156,6 +158,9 @@ static int run_sweep(const options *opt, FILE *table, result *results,
                                     opt->threads[c], s, snap, &bar, r);
                 if (status == 0) {
                     progress_clear(&bar);
+                    /* flock2d's own row, or an earlier one, gives the
+                     * ratio; the files get every ratio after the sweep. */
+                    result_ratios(results, *done + 1);
                     table_row(table, name_width, r);
                     ++*done;
                 }
@@ -249,6 +254,7 @@ int main(int argc, char **argv) {
     busy_stop(busy, busy_pids);
 
     if (exit_status == 0) {
+        result_ratios(results, done);
         if (busy > 0) {
             fprintf(table,
                     "\n%" PRIu32 " busy process%s ran beside the "
@@ -276,6 +282,9 @@ int main(int argc, char **argv) {
         }
     }
     if (exit_status == 0 && check_results(results, done) > 0) {
+        exit_status = EXIT_FAILED;
+    }
+    if (exit_status == 0 && check_ranges(results, done) > 0) {
         exit_status = EXIT_FAILED;
     }
 

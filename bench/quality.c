@@ -14,6 +14,7 @@
 #include "quality.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ unsigned quality_kind(const scenario *sc) {
     } kinds[] = {
         { "flock2d", QUALITY_FLOCK },
         { "flock3d", QUALITY_FLOCK },
+        { "flock2d_seed000", QUALITY_FLOCK },
         { "wander2d", QUALITY_FLOCK },
         { "wander3d", QUALITY_FLOCK },
         { "cluster2d", QUALITY_FLOCK },
@@ -361,4 +363,81 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
         out->min_separation = nearest_count > 0 ? nearest_min : (double)NAN;
     }
     return THRONG_OK;
+}
+
+double quality_figure(const quality *q, scenario_figure figure) {
+    switch (figure) {
+    case SCENARIO_FIGURE_SPEED:
+        return q->kind & QUALITY_FLOCK ? q->mean_speed : (double)NAN;
+    case SCENARIO_FIGURE_POLARISATION:
+        return q->kind & QUALITY_FLOCK ? q->polarisation : (double)NAN;
+    case SCENARIO_FIGURE_OVERLAP:
+        return q->kind & QUALITY_CROWD ? 100.0 * q->overlap_share : (double)NAN;
+    case SCENARIO_FIGURE_SEPARATION:
+        return q->kind & QUALITY_CROWD ? q->min_separation : (double)NAN;
+    case SCENARIO_FIGURE_AT_TARGET:
+        return q->kind & QUALITY_TARGET ? 100.0 * q->at_target_share
+                                        : (double)NAN;
+    }
+    return (double)NAN;
+}
+
+const char *quality_figure_name(scenario_figure figure) {
+    switch (figure) {
+    case SCENARIO_FIGURE_SPEED:
+        return "speed";
+    case SCENARIO_FIGURE_POLARISATION:
+        return "pol";
+    case SCENARIO_FIGURE_OVERLAP:
+        return "ovl%";
+    case SCENARIO_FIGURE_SEPARATION:
+        return "sep m";
+    case SCENARIO_FIGURE_AT_TARGET:
+        return "goal%";
+    }
+    return "?";
+}
+
+/* Adds a figure's heading to the flag. */
+static void flag_add(char *flag, size_t size, unsigned *out, const char *name) {
+    size_t used = strlen(flag);
+    if (used < size) {
+        snprintf(flag + used, size - used, "%s%s", *out == 0 ? "OUT: " : ",",
+                 name);
+    }
+    ++*out;
+}
+
+unsigned quality_judge(const quality *q, const scenario *sc, uint64_t steps,
+                       char *flag, size_t size) {
+    unsigned out = 0;
+    if (size == 0) {
+        return 0;
+    }
+    flag[0] = '\0';
+    if (q->nan_count != 0) {
+        flag_add(flag, size, &out, "nan");
+    }
+    /* NaN ratios fail too, except F/Fmax without a snapshot (a run of one
+     * step has no step before the last). */
+    if (!(q->max_speed_ratio <= 1.0 + QUALITY_LIMIT_SLACK)) {
+        flag_add(flag, size, &out, "v/vmax");
+    }
+    if (q->max_force_ratio > 1.0 + QUALITY_LIMIT_SLACK) {
+        flag_add(flag, size, &out, "F/Fmax");
+    }
+    for (size_t k = 0; k < sc->range_count; ++k) {
+        const scenario_range *range = &sc->ranges[k];
+        if (steps < range->from_step) {
+            continue;
+        }
+        double value = quality_figure(q, range->figure);
+        if (!(value >= range->min && value <= range->max)) {
+            flag_add(flag, size, &out, quality_figure_name(range->figure));
+        }
+    }
+    if (out == 0) {
+        snprintf(flag, size, "ok");
+    }
+    return out;
 }

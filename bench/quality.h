@@ -11,6 +11,7 @@
 #define THRONG_BENCH_QUALITY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scenarios.h"
@@ -71,6 +72,27 @@ typedef struct quality {
     double at_target_share; /* agents within QUALITY_TARGET_REACH */
     uint32_t sample;        /* agents whose neighbourhood was searched */
 } quality;
+
+/* How far past 1 the limits |v| / max speed and the last step's force /
+ * max force may read: the figures are computed in double from float
+ * columns, so a velocity truncated to exactly max speed reads up to a few
+ * float roundings over (1.0000006 is seen). */
+#define QUALITY_LIMIT_SLACK 1e-5
+
+/* The figure a pass range names, as measured in q; NaN when q lacks it. */
+double quality_figure(const quality *q, scenario_figure figure);
+
+/* The figure's column heading in the bench's table ("speed", "pol"). */
+const char *quality_figure_name(scenario_figure figure);
+
+/* Judges q, the state after `steps` steps of a world built by `sc`,
+ * against what every world must hold (no non-finite agent, v/vmax and
+ * F/Fmax at most 1 + QUALITY_LIMIT_SLACK) and against the scene's own
+ * ranges whose from_step is at most `steps`. Writes "ok", or "OUT: "
+ * and the headings of the figures outside ("OUT: pol,speed"), into
+ * flag (truncated to size). Returns the number of figures outside. */
+unsigned quality_judge(const quality *q, const scenario *sc, uint64_t steps,
+                       char *flag, size_t size);
 
 /* Measures `world`, built by `sc` with `agents` agents and last stepped
  * by sc->dt; `before` may be NULL. Returns THRONG_OK, or the status of a

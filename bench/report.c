@@ -95,16 +95,16 @@ static bool quality_value(const quality *q, int column, double *value) {
 
 void table_header(FILE *out, int name_width) {
     fprintf(out,
-            "%-*s %9s %7s %6s %10s %10s %9s %7s %7s %8s %9s %9s %9s %-8s "
-            "%-16s %3s",
+            "%-*s %9s %7s %6s %10s %10s %9s %8s %7s %7s %8s %9s %9s %9s "
+            "%-8s %-16s %3s",
             name_width, "scenario", "agents", "threads", "steps", "ms/step",
-            "min ms", "ns/agent", "nbrs", "cands", "B/agent", "grid ms",
-            "behav ms", "integ ms", "simd", "hash", "nan");
+            "min ms", "ns/agent", "x flock2d", "nbrs", "cands", "B/agent",
+            "grid ms", "behav ms", "integ ms", "simd", "hash", "nan");
     for (int k = 0; k < COLUMN_COUNT; ++k) {
         fprintf(out, " %*s", quality_columns[k].width,
                 quality_columns[k].heading);
     }
-    fputc('\n', out);
+    fprintf(out, " %s\n", "check");
     fflush(out);
 }
 
@@ -116,11 +116,15 @@ void table_row(FILE *out, int name_width, const result *r) {
     } else {
         snprintf(threads, sizeof threads, "%d", r->threads);
     }
+    char ratio[24] = "-";
+    if (isfinite(r->flock2d_ratio)) {
+        snprintf(ratio, sizeof ratio, "%.2f", r->flock2d_ratio);
+    }
     fprintf(out,
-            "%-*s %9" PRIu32 " %7s %6" PRIu64 " %10.3f %10.3f %9.1f %7.2f "
-            "%7.2f %8.1f %9.3f %9.3f %9.3f %-8s %016" PRIx64 " %3" PRIu64,
+            "%-*s %9" PRIu32 " %7s %6" PRIu64 " %10.3f %10.3f %9.1f %9s "
+            "%7.2f %7.2f %8.1f %9.3f %9.3f %9.3f %-8s %016" PRIx64 " %3" PRIu64,
             name_width, r->sc->name, r->agents, threads, r->iterations,
-            r->ms_median, r->ms_min, r->ns_per_agent_step,
+            r->ms_median, r->ms_min, r->ns_per_agent_step, ratio,
             r->neighbours_per_agent, r->candidates_per_agent,
             r->bytes_per_agent, r->grid_ms, r->behaviour_ms, r->integrate_ms,
             r->simd, r->state_hash, r->nan_count);
@@ -133,7 +137,7 @@ void table_row(FILE *out, int name_width, const result *r) {
             fprintf(out, " %*s", quality_columns[k].width, "-");
         }
     }
-    fputc('\n', out);
+    fprintf(out, " %s\n", r->check);
     fflush(out);
 }
 
@@ -155,8 +159,18 @@ void table_legend(FILE *out) {
             "  smallest centre distance; goal%% = agents within %g m of their "
             "target.\n"
             "  nn, ovl and sep use a sample of at most %u agents; '-': not "
-            "measured here.\n",
-            QUALITY_TARGET_REACH, QUALITY_SAMPLE);
+            "measured here.\n"
+            "x flock2d: ms/step / flock2d's ms/step at the same agents and "
+            "threads in this\n"
+            "  run ('-': flock2d not run there, or not yet: list it first).\n"
+            "check: 'ok', or 'OUT:' and the figures outside the scene's pass "
+            "ranges (--list):\n"
+            "  every scene nan = 0, v/vmax and F/Fmax <= 1 + %g; a scene's own "
+            "range is judged\n"
+            "  once warm-up + steps reach its first step. A row out of range "
+            "makes the exit\n"
+            "  status 1.\n",
+            QUALITY_TARGET_REACH, QUALITY_SAMPLE, QUALITY_LIMIT_SLACK);
     fflush(out);
 }
 
@@ -279,6 +293,8 @@ static void json_result(json_writer *w, const options *opt, const result *r,
     if (q->kind & (QUALITY_FLOCK | QUALITY_CROWD)) {
         json_u64(w, "quality_sample", q->sample);
     }
+    json_string(w, "quality_check", r->check);
+    json_number(w, "flock2d_ratio", r->flock2d_ratio);
     json_number(w, "quality_ms", r->quality_ms);
     json_u64(w, "nan_count", r->nan_count);
     json_object_end(w);
@@ -325,8 +341,8 @@ static void csv_number(FILE *out, double value, bool present) {
 
 /* One row per configuration: the table's columns, the repeats' medians
  * (joined by ';' so the field needs no quoting) and the quality figures.
- * Names hold no commas or quotes (scenario names are identifiers), so no
- * field needs quoting. */
+ * Names hold no commas or quotes (scenario names are identifiers); the
+ * quality check ("OUT: pol,speed") is the one field quoted. */
 void csv_write(FILE *out, const machine *m, const result *results,
                size_t count) {
     fputs("machine,scenario,agents,threads,threads_used,steps,"
@@ -335,7 +351,8 @@ void csv_write(FILE *out, const machine *m, const result *results,
           "behaviour_ms,integrate_ms,simd,state_hash,nan_count,repeat_ms,"
           "max_speed_ratio,max_force_ratio,mean_speed,polarisation,"
           "nearest_neighbour_m,overlap_pairs,overlap_share,min_separation_m,"
-          "at_target_share,quality_sample,quality_ms\n",
+          "at_target_share,quality_sample,quality_ms,quality_check,"
+          "flock2d_ratio\n",
           out);
     for (size_t i = 0; i < count; ++i) {
         const result *r = &results[i];
@@ -372,6 +389,9 @@ void csv_write(FILE *out, const machine *m, const result *results,
         csv_number(out, q->at_target_share, (q->kind & QUALITY_TARGET) != 0);
         csv_number(out, (double)q->sample, flock || crowd);
         csv_number(out, r->quality_ms, true);
+        /* "OUT: pol,speed" holds a comma: that field is quoted. */
+        fprintf(out, ",\"%s\"", r->check);
+        csv_number(out, r->flock2d_ratio, true);
         fputc('\n', out);
     }
 }
@@ -423,6 +443,16 @@ void print_scenarios(FILE *out) {
                 kind & QUALITY_FLOCK ? ", speed, pol, nn m" : "",
                 kind & QUALITY_CROWD ? ", ovl%, sep m" : "",
                 kind & QUALITY_TARGET ? ", goal%" : "");
+        fprintf(out, "%-10s   pass: nan = 0, v/vmax <= 1, F/Fmax <= 1 (+%g)\n",
+                "", QUALITY_LIMIT_SLACK);
+        for (size_t k = 0; k < sc->range_count; ++k) {
+            const scenario_range *g = &sc->ranges[k];
+            fprintf(out,
+                    "%-10s   pass: %-5s in [%g, %g] from step %" PRIu32
+                    ": %s\n",
+                    "", quality_figure_name(g->figure), g->min, g->max,
+                    g->from_step, g->why);
+        }
         for (size_t k = 0; k < sc->param_count; ++k) {
             const scenario_param *p = &sc->params[k];
             fprintf(out, "%-10s   %-18s %-9.6g %-12s %s\n", "", p->name,

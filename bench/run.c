@@ -236,6 +236,9 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
             clock_gettime(CLOCK_MONOTONIC, &end);
             out->quality_ms = elapsed_ms(&start, &end);
             out->nan_count = out->q.nan_count;
+            out->out_of_range =
+                quality_judge(&out->q, sc, (uint64_t)opt->warmup + opt->steps,
+                              out->check, sizeof out->check);
             if (status != THRONG_OK) {
                 progress_clear(bar);
                 fprintf(stderr,
@@ -266,6 +269,40 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
 /* Reports on stderr every configuration whose state went non-finite or
  * differed between repeats, and every (scenario, agents) whose thread
  * counts disagree. Returns the number of problems. */
+void result_ratios(result *results, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        result *r = &results[i];
+        r->flock2d_ratio = (double)NAN;
+        for (size_t j = 0; j < count; ++j) {
+            const result *base = &results[j];
+            if (strcmp(base->sc->name, RATIO_SCENARIO) == 0 &&
+                base->agents == r->agents && base->threads == r->threads &&
+                base->ms_median > 0.0) {
+                r->flock2d_ratio = r->ms_median / base->ms_median;
+                break;
+            }
+        }
+    }
+}
+
+size_t check_ranges(const result *results, size_t count) {
+    size_t problems = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const result *r = &results[i];
+        if (r->out_of_range == 0) {
+            continue;
+        }
+        char name[128];
+        config_name(r->sc, r->agents, r->threads, name, sizeof name);
+        fprintf(stderr,
+                PROGRAM ": %s: quality %s (pass ranges: --list, "
+                        "bench/scenarios.c)\n",
+                name, r->check);
+        ++problems;
+    }
+    return problems;
+}
+
 size_t check_results(const result *results, size_t count) {
     size_t problems = 0;
     for (size_t i = 0; i < count; ++i) {

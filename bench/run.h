@@ -39,6 +39,13 @@ typedef struct result {
     uint32_t repeat_count;
     quality q;         /* the last repeat's final state */
     double quality_ms; /* what measuring it cost (not in any timing) */
+    /* q judged against the scene's pass ranges (quality_judge): the
+     * figures outside, and "ok" or "OUT: pol,..." */
+    unsigned out_of_range;
+    char check[48];
+    /* ms_median / flock2d's ms_median at the same agents and threads in
+     * the same run; NaN when flock2d did not run there (result_ratios). */
+    double flock2d_ratio;
 } result;
 
 /* Per-step samples of one configuration; sized once for steps x repeats. */
@@ -83,6 +90,17 @@ void config_name(const scenario *sc, uint32_t agents, int threads, char *buffer,
 int run_config(const options *opt, const scenario *sc, uint32_t agents,
                int threads, samples *s, quality_snapshot *snap, progress *bar,
                result *out);
+
+/* The scene every behaviour scene's time is compared with. */
+#define RATIO_SCENARIO "flock2d"
+
+/* Sets each of the first `count` results' flock2d_ratio from the
+ * RATIO_SCENARIO result with the same agents and threads among them. */
+void result_ratios(result *results, size_t count);
+
+/* Reports on stderr every configuration whose quality left a pass range
+ * of its scene. Returns how many did. */
+size_t check_ranges(const result *results, size_t count);
 
 /* Reports on stderr every configuration whose state went non-finite or
  * differed between repeats, and every (scenario, agents) whose thread

@@ -117,7 +117,10 @@ static double param_get(param_reader *reader, const char *name) {
 /* ------------------------------------------------------------------------ */
 
 /*
- * flock2d, flock3d: Reynolds' boids in a periodic box at a fixed density.
+ * flock2d_seed000: Reynolds' boids with seed 000's weights, in a periodic
+ * box at a fixed density. (This was flock2d's recipe before the flocks
+ * got one that moves; it keeps its golden hash, so the kernels' bits stay
+ * pinned, and wander, cluster and knot scenes keep its rules.)
  *
  * N agents are placed uniformly at random in a periodic box whose edge is
  * chosen so that each agent has on average `neighbours` (30) others within
@@ -131,6 +134,14 @@ static double param_get(param_reader *reader, const char *name) {
  * 1 m, weight 1) and cohesion (radius 1 m, weight 1), combined as a
  * weighted average, with a full 2 pi field of view. dt = 1/30 s. The grid
  * cell is the library default (the neighbour radius).
+ *
+ * It does not flock. Each rule's force is m (v_desired - v) / dt, and dt
+ * is short, so the velocity settles where the weighted average of the
+ * desired velocities is: from random headings, alignment's desired
+ * velocity (the neighbours' mean velocity) is near zero and separation
+ * and cohesion pull against each other, so the mean speed falls to about
+ * 0.09 m/s within a few hundred steps and the polarisation stays below
+ * 0.1. It stays as the scene of seed 000's numbers, not of a flock.
  */
 /* The rows every flock scenario shares: the radius, the density that sets
  * the box, and the rules. */
@@ -161,13 +172,73 @@ static double param_get(param_reader *reader, const char *name) {
     },                                                                 \
         FLOCK_RULE_ROWS
 
-static const scenario_param flock_params[] = { FLOCK_PARAM_ROWS };
+static const scenario_param flock_seed000_params[] = { FLOCK_PARAM_ROWS };
 
 /*
- * wander2d, wander3d: the flock above plus seed 000's wander (weight 0.5,
- * max turn rate 0.1 pi and max change 0.02 pi radians per step), so every
- * step draws from the counter-based generator: the scene the determinism
- * contract is checked on.
+ * flock2d, flock3d: a moving flock. flock2d_seed000's box, agents and
+ * start, with a recipe under which the crowd keeps its speed and lines up:
+ *
+ * - cruise: the turn-rate wander with its turn rate held at 0 (max turn
+ *   rate and max change 0), whose desired velocity is the heading at max
+ *   speed: the "keep flying" urge the other rules average against. The
+ *   library has no other behaviour that asks for speed along the heading.
+ * - alignment weight above separation and cohesion, so a neighbourhood's
+ *   headings decide where it goes; cohesion is weak, so the flock does not
+ *   clump and the neighbour count stays near the 30 the box is sized for.
+ * - separation within 0.7 R, a little more than seed 000's 0.5 R, for the
+ *   same reason.
+ * - a full view, as seed 000: Reynolds' 270 degree cone lined the flocks
+ *   up no better here and made the neighbour walk about a third dearer.
+ *
+ * Why these numbers: with forces m (v_desired - v) / dt the velocity
+ * settles near the weighted average of the desired velocities. In an
+ * aligned flock alignment's desired velocity is v itself and separation
+ * and cohesion mostly cancel, so |v| ~ w_cruise / (w_cruise + w_sep +
+ * w_coh) x max speed = 6 / 7.75 = 0.77 m/s (measured: 0.77), and from
+ * random headings, where alignment's desired velocity is near 0, it
+ * starts lower and rises as the headings line up. The cruise term is the
+ * recipe's cost: the library steers wander one agent at a time, beside
+ * the vector walk. Measured figures: the README's bench section.
+ */
+static const scenario_param flock_params[] = {
+    FLOCK_RADIUS_ROW{ "neighbours", 30.0, "",
+                      "mean agents within R of an agent at the start; sets "
+                      "the periodic box edge" },
+    { "speed_min", 0.5, "x max_speed", "initial speed, lower bound" },
+    { "speed_max", 1.0, "x max_speed", "initial speed, upper bound" },
+    { "mass", 1.0, "kg", "agent mass" },
+    { "max_speed", 1.0, "m/s", "agent max speed" },
+    { "max_force", 2.0, "N", "agent max steering force" },
+    { "body_radius", 0.25, "m", "agent body radius" },
+    { "separation_radius", 0.7, "m", "separation neighbourhood" },
+    { "separation_weight", 1.5, "", "separation weight (flee average)" },
+    { "alignment_radius", 1.0, "m", "alignment neighbourhood" },
+    { "alignment_weight", 6.0, "", "alignment weight" },
+    { "cohesion_radius", 1.0, "m", "cohesion neighbourhood" },
+    { "cohesion_weight", 0.25, "", "cohesion weight" },
+    { "field_of_view", 2.0 * SCENARIO_PI, "rad",
+      "full view-cone angle around the heading (2 pi = all around)" },
+    { "combine", (double)THRONG_COMBINE_WEIGHTED_AVERAGE, "",
+      "0 = weighted average of the rule forces, 1 = weighted sum" },
+    { "cruise_weight", 6.0, "",
+      "weight of the urge to fly on at max speed (wander, turn rate 0)" },
+};
+
+/* The flocks' claims: they keep at least half their max speed (1 m/s)
+ * once the start's random headings have settled, and line up within
+ * 1,000 steps. */
+static const scenario_range flock_ranges[] = {
+    { SCENARIO_FIGURE_SPEED, 0.5, 1.0, 100,
+      "mean speed at least half the max speed" },
+    { SCENARIO_FIGURE_POLARISATION, 0.5, 1.0, 1000,
+      "the headings line up within 1,000 steps" },
+};
+
+/*
+ * wander2d, wander3d: flock2d_seed000's rules plus seed 000's wander
+ * (weight 0.5, max turn rate 0.1 pi and max change 0.02 pi radians per
+ * step), so every step draws from the counter-based generator: the
+ * scene the determinism contract is checked on.
  */
 static const scenario_param wander_params[] = {
     FLOCK_PARAM_ROWS{ "wander_weight", 0.5, "",
@@ -178,9 +249,9 @@ static const scenario_param wander_params[] = {
 };
 
 /*
- * cluster2d: flock2d's rules and box, but a clustered start, so the grid
- * meets dense cells and the threads an uneven load. The box edge is
- * flock2d's for the same agent count (30 neighbours on average over the
+ * cluster2d: flock2d_seed000's rules and box, but a clustered start, so
+ * the grid meets dense cells and the threads an uneven load. The box edge
+ * is flock2d's for the same agent count (30 neighbours on average over the
  * box); `cluster_share` (90%) of the agents start uniformly in a disc at
  * the box centre covering `cluster_area` (5%) of the box, the rest
  * uniformly over the box outside the disc. At the start an agent in the
@@ -201,7 +272,8 @@ static const scenario_param cluster_params[] = {
 };
 
 /*
- * knot2d, knot2d_cap: the degenerate crowd. flock2d's rules and box, but
+ * knot2d, knot2d_cap: the degenerate crowd. flock2d_seed000's rules and
+ * box, but
  * every agent starts inside one grid cell, uniformly in a square of edge
  * `knot_edge` x R at the box origin, so each checks every other at first
  * (n^2 candidate pairs per step) until the knot spreads. knot2d_cap also
@@ -346,6 +418,13 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
             (float)param_get(&reader, "wander_turn_rate");
         group.wander.max_turn_change =
             (float)param_get(&reader, "wander_turn_change");
+    }
+    if (scenario_param_find(sc, "cruise_weight") != NULL) {
+        /* Wander with its turn rate held at 0 steers to max speed along
+         * the heading. */
+        group.wander.weight = (float)param_get(&reader, "cruise_weight");
+        group.wander.max_turn_rate = 0.0f;
+        group.wander.max_turn_change = 0.0f;
     }
     bool knot = scenario_param_find(sc, "knot_edge") != NULL;
     double knot_edge =
@@ -495,6 +574,14 @@ static const scenario_param crossing_params[] = {
     { "arrive_weight", 1.0, "", "arrive weight" },
 };
 
+/* The crowds keep their bodies apart (radius 0.3 m) once the random start,
+ * which may place two bodies on each other, has spread. */
+static const scenario_range crossing_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
+    { SCENARIO_FIGURE_SEPARATION, 0.6, INFINITY, 200,
+      "centres at least two body radii apart" },
+};
+
 static throng_status crossing_build(const scenario *sc, uint32_t agents,
                                     int threads, uint64_t seed,
                                     throng_world **out_world) {
@@ -575,6 +662,12 @@ static const scenario_param pursuit_params[] = {
     { "evader_speed", 1.2, "m/s", "evaders' max speed" },
     { "evade_range", 4.0, "m", "evaders react within this distance" },
     { "wander_weight", 1.0, "", "evaders' wander weight" },
+};
+
+/* The pursuers catch up: most pairs touch (pursuit has no separation). */
+static const scenario_range pursuit_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 50.0, 100.0, 200,
+      "most agents touch their partner: the pursuers close in" },
 };
 
 static throng_status pursuit_build(const scenario *sc, uint32_t agents,
@@ -668,6 +761,13 @@ static const scenario_param path_params[] = {
     { "separation_radius", 0.8, "m", "separation neighbourhood" },
     { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
     { "path_weight", 1.0, "", "path following weight" },
+};
+
+/* As crossing2d: bodies apart once the random start has spread. */
+static const scenario_range path_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
+    { SCENARIO_FIGURE_SEPARATION, 0.6, INFINITY, 200,
+      "centres at least two body radii apart" },
 };
 
 static throng_status path_build(const scenario *sc, uint32_t agents,
@@ -767,6 +867,14 @@ static const scenario_param obstacle_params[] = {
     { "wander_weight", 1.0, "", "wander weight (turn-rate form)" },
 };
 
+/* A guard, not a claim: separation does not keep these wanderers apart
+ * (about 60% overlap another body after 200 to 1,000 steps); a change
+ * that makes it worse leaves the range. */
+static const scenario_range obstacle_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 75.0, 200,
+      "guard at today's overlap share (about 60%)" },
+};
+
 static throng_status obstacles_build(const scenario *sc, uint32_t agents,
                                      int threads, uint64_t seed,
                                      throng_world **out_world) {
@@ -863,6 +971,13 @@ static const scenario_param leader_params[] = {
     { "separation_radius", 0.8, "m", "separation neighbourhood" },
     { "separation_weight", 1.0, "", "separation weight (inverse distance)" },
     { "follow_weight", 1.0, "", "leader following weight" },
+};
+
+/* A guard, not a claim: followers crowd their leader (about 76-83%
+ * overlap another body after 200 to 1,000 steps). */
+static const scenario_range leader_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP, 0.0, 90.0, 200,
+      "guard at today's overlap share (about 80%)" },
 };
 
 static throng_status leader_build(const scenario *sc, uint32_t agents,
@@ -1146,6 +1261,7 @@ enum {
     SCENARIO_EVERY3D,
     SCENARIO_KNOT2D,
     SCENARIO_KNOT2D_CAP,
+    SCENARIO_FLOCK2D_SEED000,
     SCENARIO_COUNT
 };
 
@@ -1162,6 +1278,7 @@ SCENE_ENTRY(every2d_build, SCENARIO_EVERY2D, every_build)
 SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
 SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
 SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
+SCENE_ENTRY(flock2d_seed000_build, SCENARIO_FLOCK2D_SEED000, flock_build)
 #undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
@@ -1180,29 +1297,33 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
     [SCENARIO_FLOCK2D] =
         {
             .name = "flock2d",
-            .description = "boids in a periodic 2D box, uniform random "
-                           "start, ~30 neighbours per agent",
+            .description = "a moving flock in a periodic 2D box: cruise and "
+                           "alignment, ~30 neighbours at the start",
             .dimensions = 2,
             .dt = 1.0f / 30.0f,
             .params = flock_params,
             .param_count = COUNT_OF(flock_params),
             .build = flock2d_build,
+            .ranges = flock_ranges,
+            .range_count = COUNT_OF(flock_ranges),
         },
     [SCENARIO_FLOCK3D] =
         {
             .name = "flock3d",
-            .description = "boids in a periodic 3D box, uniform random "
-                           "start, ~30 neighbours per agent",
+            .description = "a moving flock in a periodic 3D box: cruise and "
+                           "alignment, ~30 neighbours at the start",
             .dimensions = 3,
             .dt = 1.0f / 30.0f,
             .params = flock_params,
             .param_count = COUNT_OF(flock_params),
             .build = flock3d_build,
+            .ranges = flock_ranges,
+            .range_count = COUNT_OF(flock_ranges),
         },
     [SCENARIO_WANDER2D] =
         {
             .name = "wander2d",
-            .description = "flock2d plus random wander (seed 000): the "
+            .description = "seed 000's 2D flock plus random wander: the "
                            "determinism scene",
             .dimensions = 2,
             .dt = 1.0f / 30.0f,
@@ -1213,7 +1334,7 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
     [SCENARIO_WANDER3D] =
         {
             .name = "wander3d",
-            .description = "flock3d plus random wander (seed 000): the "
+            .description = "seed 000's 3D flock plus random wander: the "
                            "determinism scene",
             .dimensions = 3,
             .dt = 1.0f / 30.0f,
@@ -1224,8 +1345,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
     [SCENARIO_CLUSTER2D] =
         {
             .name = "cluster2d",
-            .description = "flock2d's rules and box, 90% of the agents "
-                           "starting in a disc of 5% of the area",
+            .description = "flock2d_seed000's rules and box, 90% of the "
+                           "agents starting in a disc of 5% of the area",
             .dimensions = 2,
             .dt = 1.0f / 30.0f,
             .params = cluster_params,
@@ -1241,6 +1362,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = crossing_params,
             .param_count = COUNT_OF(crossing_params),
             .build = crossing2d_build,
+            .ranges = crossing_ranges,
+            .range_count = COUNT_OF(crossing_ranges),
         },
     [SCENARIO_PURSUIT2D] =
         {
@@ -1251,6 +1374,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = pursuit_params,
             .param_count = COUNT_OF(pursuit_params),
             .build = pursuit2d_build,
+            .ranges = pursuit_ranges,
+            .range_count = COUNT_OF(pursuit_ranges),
         },
     [SCENARIO_PATH2D] =
         {
@@ -1261,6 +1386,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = path_params,
             .param_count = COUNT_OF(path_params),
             .build = path2d_build,
+            .ranges = path_ranges,
+            .range_count = COUNT_OF(path_ranges),
         },
     [SCENARIO_OBSTACLES2D] =
         {
@@ -1271,6 +1398,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = obstacle_params,
             .param_count = COUNT_OF(obstacle_params),
             .build = obstacles2d_build,
+            .ranges = obstacle_ranges,
+            .range_count = COUNT_OF(obstacle_ranges),
         },
     [SCENARIO_LEADER2D] =
         {
@@ -1281,6 +1410,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = leader_params,
             .param_count = COUNT_OF(leader_params),
             .build = leader2d_build,
+            .ranges = leader_ranges,
+            .range_count = COUNT_OF(leader_ranges),
         },
     [SCENARIO_EVERY2D] =
         {
@@ -1305,8 +1436,8 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
     [SCENARIO_KNOT2D] =
         {
             .name = "knot2d",
-            .description = "flock2d's rules, every agent starting in one "
-                           "grid cell (the degenerate crowd)",
+            .description = "flock2d_seed000's rules, every agent starting "
+                           "in one grid cell (the degenerate crowd)",
             .dimensions = 2,
             .dt = 1.0f / 30.0f,
             .params = knot_params,
@@ -1323,6 +1454,17 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .params = knot_cap_params,
             .param_count = COUNT_OF(knot_cap_params),
             .build = knot2d_cap_build,
+        },
+    [SCENARIO_FLOCK2D_SEED000] =
+        {
+            .name = "flock2d_seed000",
+            .description = "seed 000's boids in flock2d's box: slows to a "
+                           "crawl, does not flock (the golden scene)",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = flock_seed000_params,
+            .param_count = COUNT_OF(flock_seed000_params),
+            .build = flock2d_seed000_build,
         },
 };
 
@@ -1341,6 +1483,7 @@ SCENE_ENTRY(every2d_build, SCENARIO_EVERY2D, every_build)
 SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
 SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
 SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
+SCENE_ENTRY(flock2d_seed000_build, SCENARIO_FLOCK2D_SEED000, flock_build)
 #undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,

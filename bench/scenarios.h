@@ -61,6 +61,30 @@ typedef throng_status (*scenario_build_fn)(uint32_t agents, int threads,
                                            uint64_t seed,
                                            throng_world **out_world);
 
+/* The quality figures a pass range can hold (bench/quality.h measures
+ * them; the table's column headings in brackets). */
+typedef enum scenario_figure {
+    SCENARIO_FIGURE_SPEED,        /* mean |v|, m/s ("speed") */
+    SCENARIO_FIGURE_POLARISATION, /* |mean unit heading|, 0 to 1 ("pol") */
+    SCENARIO_FIGURE_OVERLAP,      /* share of agents overlapping, % ("ovl%") */
+    SCENARIO_FIGURE_SEPARATION,   /* smallest centre distance, m ("sep m") */
+    SCENARIO_FIGURE_AT_TARGET,    /* share at their target, % ("goal%") */
+} scenario_figure;
+
+/* A documented pass range of one quality figure: the scene claims that
+ * after `from_step` steps (warm-up and counted steps of one repeat) the
+ * figure lies in [min, max]. A run with fewer steps does not judge it.
+ * Every scene also holds the ranges every world must: no non-finite
+ * position or velocity, |v| <= max speed and the last step's force <=
+ * max force (to float rounding); the bench checks those itself. */
+typedef struct scenario_range {
+    scenario_figure figure;
+    double min;
+    double max;
+    uint32_t from_step;
+    const char *why; /* one line: what the range shows */
+} scenario_range;
+
 typedef struct scenario {
     const char *name;        /* short identifier, e.g. "flock2d" */
     const char *description; /* one line */
@@ -69,6 +93,9 @@ typedef struct scenario {
     const scenario_param *params;
     size_t param_count;
     scenario_build_fn build;
+    /* The scene's own pass ranges; none when range_count is 0. */
+    const scenario_range *ranges;
+    size_t range_count;
 } scenario;
 
 /* Number of scenarios in the table. */
