@@ -86,16 +86,23 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
     const int three = w->dims == 3;
     /* Seed 000: the turn rate takes a random step and is clamped; the
      * desired velocity is the heading turned by it. */
-    const uint32_t slot = w->col.slot[i];
-    const uint64_t agent = ((uint64_t)slot << 32) | w->slots[slot].generation;
-    float rate = w->col.wander_rate[i] +
-                 k->wander_change *
-                     rng_symmetric(w->seed, agent, w->step, RNG_STREAM_WANDER);
-    rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
-    rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
+    const float old_rate = w->col.wander_rate[i];
+    float rate, sn, cs;
+    if (wander_no_turn(k->wander_rate_max, k->wander_change, old_rate, &rate)) {
+        sn = rate;
+        cs = 1.0f;
+    } else {
+        const uint32_t slot = w->col.slot[i];
+        const uint64_t agent =
+            ((uint64_t)slot << 32) | w->slots[slot].generation;
+        rate =
+            old_rate + k->wander_change * rng_symmetric(w->seed, agent, w->step,
+                                                        RNG_STREAM_WANDER);
+        rate = rate > k->wander_rate_max ? k->wander_rate_max : rate;
+        rate = rate < -k->wander_rate_max ? -k->wander_rate_max : rate;
+        detmath_sincosf(rate, &sn, &cs);
+    }
     w->col.wander_rate[i] = rate;
-    float sn, cs;
-    detmath_sincosf(rate, &sn, &cs);
     const float ws = k->wander_speed_factor * w->col.max_speed[i];
     const float f[3] = { w->col.fx[i], w->col.fy[i],
                          three ? w->col.fz[i] : 0.0f };

@@ -7,6 +7,8 @@
 
 #include "internal.h"
 
+#include <math.h>
+
 /* One agent as the behaviours see it: the state before the step. */
 typedef struct steer_ctx {
     const throng_world *w;
@@ -85,6 +87,21 @@ int64_t steer_target_row(const throng_world *w, uint32_t row);
 
 /* v_desired = speed * x / |x|, or 0 when x is 0. */
 void flock_desired_towards(const float x[3], float speed, float out[3]);
+/* Wander with no turn (turn rate limit and change both 0) is a cruise: the
+ * random step is 0 * r, a zero, which leaves any rate but -0 as it was, and
+ * the clamp to +-0 keeps only its sign, whatever r is. Sets *rate to the
+ * next turn rate and returns 1 when that holds (sin and cos of it are then
+ * the zero itself and 1, so neither the draw nor the sine is needed);
+ * returns 0 when the draw decides (a rate of -0 or NaN, or a real turn). */
+static inline int wander_no_turn(float rate_max, float change, float old_rate,
+                                 float *rate) {
+    if (rate_max != 0.0f || change != 0.0f || isnan(old_rate) ||
+        (old_rate == 0.0f && signbit(old_rate)))
+        return 0;
+    *rate = old_rate < 0.0f ? -0.0f : 0.0f;
+    return 1;
+}
+
 /* Adds wander's weighted force for row i to F and advances its state. */
 void flock_wander(const throng_world *w, uint32_t i, float m_dt,
                   const float v[3], float F[3]);

@@ -85,8 +85,9 @@ TEST(determinism_threads_every3d) {
 static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
 
 TEST(determinism_simd_paths) {
-    const char *scenes[] = { "wander2d", "wander3d", "every2d", "every3d" };
-    for (int s = 0; s < 4; s++) {
+    const char *scenes[] = { "wander2d", "wander3d", "every2d",
+                             "every3d",  "flock2d",  "flock3d" };
+    for (int s = 0; s < 6; s++) {
         uint64_t scalar = run_scenario(scenes[s], 2000u, 2, "scalar", 300);
         REQUIRE(scalar > 1);
         for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
@@ -171,6 +172,85 @@ TEST(determinism_simd_variants) {
 }
 
 /* A query between steps must not change what later steps compute. */
+/* Wander with no turn (the flocks' cruise) takes a shortcut on the vector
+ * paths (no draw) wherever the draw cannot matter. Here one group turns
+ * for 40 steps, so its rates are of both signs, then stops turning: its
+ * rates go to +0 and -0, and a -0 rate must fall back to the draw; a
+ * second group cruises from the start, and a third keeps turning, in
+ * bands that meet in some cells. Every path gives the scalar path's bits. */
+static uint64_t run_cruise(int dims, const char *path, int threads) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.threads = threads;
+    d.seed = 17u;
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return 0;
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return 1;
+    }
+    throng_group_def g = throng_group_def_default();
+    g.flocking.separation_weight = 1.5f;
+    g.flocking.alignment_weight = 2.0f;
+    g.flocking.cohesion_weight = 0.25f;
+    g.wander.weight = 3.0f;
+    throng_group turning = THRONG_NULL_GROUP, cruising = THRONG_NULL_GROUP,
+                 stopping = THRONG_NULL_GROUP;
+    throng_group_create(w, &g, &turning);
+    throng_group_create(w, &g, &stopping);
+    g.wander.max_turn_rate = 0.0f;
+    g.wander.max_turn_change = 0.0f;
+    throng_group_create(w, &g, &cruising);
+    test_rng rng = test_rng_make(23u);
+    for (int i = 0; i < 1200; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        for (int k = 0; k < dims; k++) {
+            a.position[k] = test_rng_range(&rng, -5.0f, 5.0f);
+            a.velocity[k] = test_rng_range(&rng, -0.7f, 0.7f);
+        }
+        a.max_speed = 1.0f + 0.25f * (float)(i % 3);
+        /* Bands of x, so most groups of lanes hold one group (the
+         * shortcut's case) and those at the borders mix them. */
+        a.group = a.position[0] < -1.7f  ? turning
+                  : a.position[0] < 1.7f ? stopping
+                                         : cruising;
+        throng_agent h;
+        throng_agent_add(w, &a, &h);
+    }
+    for (int s = 0; s < 40; s++)
+        throng_world_step(w, 0.05f);
+    throng_wander stop;
+    throng_group_get_wander(w, stopping, &stop);
+    stop.max_turn_rate = 0.0f;
+    stop.max_turn_change = 0.0f;
+    if (throng_group_set_wander(w, stopping, &stop) != THRONG_OK) {
+        throng_world_destroy(w);
+        return 0;
+    }
+    for (int s = 0; s < 80; s++)
+        throng_world_step(w, 0.05f);
+    uint64_t h = throng_world_hash(w);
+    throng_world_destroy(w);
+    return h;
+}
+
+TEST(determinism_simd_cruise) {
+    for (int dims = 2; dims <= 3; dims++) {
+        uint64_t scalar = run_cruise(dims, "scalar", 1);
+        REQUIRE(scalar > 1);
+        CHECK(run_cruise(dims, "scalar", 2) == scalar);
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            uint64_t h = run_cruise(dims, paths[p], 2);
+            if (h != 1 && h != scalar)
+                runner_fail(__FILE__, __LINE__,
+                            "cruise %dD: %s gives %016llx, scalar %016llx",
+                            dims, paths[p], (unsigned long long)h,
+                            (unsigned long long)scalar);
+        }
+    }
+}
+
 TEST(determinism_query_is_read_only) {
     const scenario *sc = scenario_find("wander2d");
     REQUIRE(sc != NULL);
@@ -235,6 +315,7 @@ void register_determinism_tests(void) {
     REGISTER(determinism_threads_every3d);
     REGISTER(determinism_simd_paths);
     REGISTER(determinism_simd_variants);
+    REGISTER(determinism_simd_cruise);
     REGISTER(determinism_query_is_read_only);
     REGISTER(determinism_tuner_solo);
 }

@@ -5,10 +5,13 @@
  * F = m (v_desired - v) / dt. Bad wander parameters are refused with the
  * world unchanged.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
+#include "detmath.h"
 #include "runner.h"
+#include "steer.h"
 
 static throng_world *wander_world(int dims, uint64_t seed) {
     throng_world_def d = ts_world_def(dims, 1, NULL);
@@ -144,6 +147,52 @@ TEST(wander_seeded) {
     CHECK(a[0] != c[0] || a[1] != c[1]);
 }
 
+static uint32_t float_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* The no-turn shortcut (wander_no_turn) against seed 000's update for
+ * every draw: the general step old + phi r, clamped to [-theta, theta],
+ * then sine and cosine, with theta = phi = 0, must give the shortcut's
+ * rate, that rate as the sine and 1 as the cosine, to the bit, for draws
+ * of both signs, both zeros and the ends of the range; and the shortcut
+ * must decline exactly where the draw's sign decides (-0) or there is
+ * no number (NaN), and whenever there is a turn. */
+TEST(wander_no_turn_matches_the_draw) {
+    const float olds[] = { 0.0f,     -0.0f, 0.25f,     -0.25f,   1e-30f,
+                           -1e-30f,  3.0f,  -INFINITY, INFINITY, FLT_MIN,
+                           -FLT_MIN, NAN,   1e-45f,    -1e-45f };
+    const float draws[] = { 1.0f, -1.0f, 0.0f, -0.0f, 0.5f, -1e-20f };
+    int taken = 0;
+    for (size_t o = 0; o < sizeof olds / sizeof olds[0]; o++) {
+        float fast;
+        int ok = wander_no_turn(0.0f, 0.0f, olds[o], &fast);
+        int minus_zero = olds[o] == 0.0f && signbit(olds[o]);
+        CHECK(ok == !(isnan(olds[o]) || minus_zero));
+        if (!ok)
+            continue;
+        taken++;
+        for (size_t r = 0; r < sizeof draws / sizeof draws[0]; r++) {
+            const float theta = 0.0f, phi = 0.0f;
+            float rate = olds[o] + phi * draws[r];
+            rate = rate > theta ? theta : rate;
+            rate = rate < -theta ? -theta : rate;
+            float sn, cs;
+            detmath_sincosf(rate, &sn, &cs);
+            CHECK(float_bits(rate) == float_bits(fast));
+            CHECK(float_bits(sn) == float_bits(fast));
+            CHECK(float_bits(cs) == float_bits(1.0f));
+        }
+    }
+    CHECK(taken == 12);
+    float rate = 7.0f;
+    CHECK(!wander_no_turn(0.1f, 0.0f, 0.0f, &rate));
+    CHECK(!wander_no_turn(0.0f, 0.1f, 0.0f, &rate));
+    CHECK(rate == 7.0f);
+}
+
 TEST(wander_bad_input) {
     throng_world *w = wander_world(2, 1u);
     REQUIRE(w != NULL);
@@ -215,4 +264,5 @@ void register_wander_tests(void) {
     REGISTER(wander_turn_bounds_3d);
     REGISTER(wander_seeded);
     REGISTER(wander_bad_input);
+    REGISTER(wander_no_turn_matches_the_draw);
 }
