@@ -226,11 +226,13 @@ static uint64_t run_uca(int dims, const char *path, int threads) {
                 a.velocity[k] = test_rng_range(&rng, -0.8f, 0.8f);
             }
         } else {
-            int cell = i - 600;
-            a.position[0] = 0.5f * (float)(cell % 12) - 3.0f;
-            a.position[1] = 0.5f * (float)(cell / 12 % 10) - 2.5f;
+            const int cell = i - 600;
+            const int column = cell % 12, row = cell / 12 % 10,
+                      layer = cell / 120;
+            a.position[0] = 0.5f * (float)column - 3.0f;
+            a.position[1] = 0.5f * (float)row - 2.5f;
             if (dims == 3)
-                a.position[2] = 0.5f * (float)(cell / 120) - 1.0f;
+                a.position[2] = 0.5f * (float)layer - 1.0f;
             a.velocity[(cell / 7) % dims] = (cell % 2) ? 0.5f : -0.5f;
         }
         if (i % 5 == 0)
