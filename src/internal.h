@@ -151,7 +151,7 @@ typedef struct group_kernel_params {
      * neighbour walk at all. */
     int walk;
     /* Unaligned collision avoidance is in the list: the walk also tracks
-     * the soonest predicted collision (scalar walk only). */
+     * the soonest predicted collision. */
     int uca;
     float uca_r2, uca_horizon, uca_margin;
     /* throng_flocking.max_neighbours: 0, or the nearest this many

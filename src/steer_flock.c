@@ -279,8 +279,7 @@ void steer_flock(throng_world *w, parallel_sched *sched, float dt) {
     for (uint32_t g = 0; g < w->group_count; g++) {
         const group_kernel_params *k = &w->group_params[g];
         w->any_recipe |= k->recipe;
-        w->any_scalar_rows |=
-            (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
+        w->any_scalar_rows |= flock_scalar_group(k);
     }
     uint32_t grain = w->count / (8u * (uint32_t)sched->threads);
     grain = grain < FLOCK_GRAIN_MIN ? FLOCK_GRAIN_MIN : grain;

@@ -23,8 +23,8 @@ typedef struct flock_sums {
     float ali[3]; /* sum of neighbour velocities */
     float coh[3]; /* sum of offsets */
     uint32_t sep_n, ali_n, coh_n;
-    /* Unaligned collision avoidance (filled by the scalar walk for groups
-     * that use it): of the predicted collisions, the soonest one's time,
+    /* Unaligned collision avoidance (filled by every walk for groups that
+     * use it): of the predicted collisions, the soonest one's time,
      * and the offset then from the neighbour to the agent; uca_n counts
      * the threats (0: none, and the rest is unset). */
     float uca_t;
@@ -181,12 +181,14 @@ static inline void flock_cell_of(const throng_world *w, uint32_t t,
     c[1] = grid_coord(g, 1, w->col.py[t]);
     c[2] = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
 }
-/* Row t's group needs the scalar walk (its recipe tracks collisions, or
- * needs no walk at all); the vector paths hand such rows to
+/* Group k's rows need the scalar kernel (a recipe that needs no walk at
+ * all, or a neighbour cap); the vector paths hand such rows to
  * flock_kernel_scalar(). */
+static inline int flock_scalar_group(const group_kernel_params *k) {
+    return (k->recipe && !k->walk) || (k->cap && k->walk);
+}
 static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
-    const group_kernel_params *k = &w->group_params[w->col.group[t]];
-    return (k->recipe && (k->uca || !k->walk)) || (k->cap && k->walk);
+    return flock_scalar_group(&w->group_params[w->col.group[t]]);
 }
 
 /* The neighbour-walk stage of the step, on the step's scheduler. */
