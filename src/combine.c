@@ -4,14 +4,17 @@
  * end of the neighbour kernels' walk, so every kernel path shares it).
  *
  * A group's terms are its three flocking rules, its turn-rate wander and
- * its list. Every term is computed for every agent each step (so state
- * such as a wander angle or path progress advances whatever the
- * combination keeps), then folded:
+ * its list, folded:
  *   weighted sum / weighted average: F = sum of w_i F_i over the terms in
  *   their fixed order (the average's weights were divided by their total
- *   when the recipe was set);
+ *   when the recipe was set); every term is computed;
  *   priority (seed 003): the same sum in priority order, truncated to max
- *   force and stopped as soon as it reaches max force.
+ *   force and stopped as soon as it reaches max force. A term after the
+ *   stop is not computed at all, unless it advances its agent's state
+ *   (turn-rate wander, projected-circle wander, patrol and path
+ *   progress): those run every step whatever the combination keeps, in
+ *   their fixed order, before the running sum, so the state and the
+ *   forces are those of computing everything.
  */
 #include "behaviour.h"
 #include "combine.h"
@@ -26,14 +29,16 @@
 /* The recipe finish                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* The flocking terms, as flock_finish() computes them, but each kept
- * apart and unweighted. */
-static void flocking_terms(const throng_world *w, const group_kernel_params *k,
-                           const steer_ctx *a, const flock_sums *s,
-                           float T[][3], int on[]) {
+/* Flocking term i (separation, alignment, cohesion or turn-rate wander),
+ * as flock_finish() computes it, but unweighted; returns whether it is on.
+ * Its weight is > 0 (the caller checks). */
+static int flocking_term(const throng_world *w, const group_kernel_params *k,
+                         const steer_ctx *a, const flock_sums *s, int i,
+                         float T[3]) {
     const float speed = k->speed_factor * a->max_speed;
     float vd[3];
-    if (k->sep_w > 0.0f) {
+    switch (i) {
+    case TERM_SEPARATION: {
         int have = s->sep_n > 0;
         if (have) {
             float inv_n = 1.0f / (float)s->sep_n;
@@ -44,29 +49,33 @@ static void flocking_terms(const throng_world *w, const group_kernel_params *k,
         } else {
             vd[0] = vd[1] = vd[2] = 0.0f;
         }
-        if (have || !k->sep_inverse) {
-            steer_force(a, vd, T[TERM_SEPARATION]);
-            on[TERM_SEPARATION] = 1;
-        }
+        if (!have && k->sep_inverse)
+            return 0;
+        steer_force(a, vd, T);
+        return 1;
     }
-    if (k->ali_w > 0.0f && s->ali_n > 0) {
+    case TERM_ALIGNMENT: {
+        if (s->ali_n == 0)
+            return 0;
         float inv_n = 1.0f / (float)s->ali_n;
         for (int d = 0; d < 3; d++)
             vd[d] = s->ali[d] * inv_n;
-        steer_force(a, vd, T[TERM_ALIGNMENT]);
-        on[TERM_ALIGNMENT] = 1;
+        steer_force(a, vd, T);
+        return 1;
     }
-    if (k->coh_w > 0.0f && s->coh_n > 0) {
+    case TERM_COHESION: {
+        if (s->coh_n == 0)
+            return 0;
         float inv_n = 1.0f / (float)s->coh_n;
         float c[3] = { s->coh[0] * inv_n, s->coh[1] * inv_n,
                        s->coh[2] * inv_n };
         flock_desired_towards(c, speed, vd);
-        steer_force(a, vd, T[TERM_COHESION]);
-        on[TERM_COHESION] = 1;
+        steer_force(a, vd, T);
+        return 1;
     }
-    if (k->wander_w > 0.0f) {
-        flock_wander_force(w, a->row, a->m_dt, a->v, T[TERM_WANDER]);
-        on[TERM_WANDER] = 1;
+    default:
+        flock_wander_force(w, a->row, a->m_dt, a->v, T);
+        return 1;
     }
 }
 
@@ -84,6 +93,45 @@ static int list_force(const steer_ctx *a, const throng_behaviour *b,
     }
 }
 
+/* Whether behaviour kind advances its agent's state columns. */
+static int kind_advances_state(throng_behaviour_kind kind) {
+    return kind == THRONG_BEHAVIOUR_WANDER_CIRCLE ||
+           kind == THRONG_BEHAVIOUR_PATROL ||
+           kind == THRONG_BEHAVIOUR_FOLLOW_PATH;
+}
+
+/* Term i's weight (0: the term is off for the whole group). */
+static float term_weight(const group_kernel_params *k, int i) {
+    switch (i) {
+    case TERM_SEPARATION:
+        return k->sep_w;
+    case TERM_ALIGNMENT:
+        return k->ali_w;
+    case TERM_COHESION:
+        return k->coh_w;
+    case TERM_WANDER:
+        return k->wander_w;
+    default:
+        return k->list_w[i - TERM_LIST];
+    }
+}
+
+/* Term i's unweighted force; returns whether it is on. */
+static int term_force(const throng_world *w, const group_record *g,
+                      const group_kernel_params *k, const steer_ctx *a,
+                      const flock_sums *s, int i, float T[3]) {
+    if (i < TERM_LIST)
+        return flocking_term(w, k, a, s, i, T);
+    return list_force(a, &g->behaviours[i - TERM_LIST], s, T);
+}
+
+/* Whether term i writes its agent's state when computed. */
+static int term_advances_state(const group_record *g, int i) {
+    if (i < TERM_LIST)
+        return i == TERM_WANDER;
+    return kind_advances_state(g->behaviours[i - TERM_LIST].kind);
+}
+
 void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
                          float dt) {
     const uint32_t group = w->col.group[t];
@@ -92,31 +140,35 @@ void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
     steer_ctx a;
     steer_ctx_load(&a, w, t, dt);
 
+    const int priority = g->combine == THRONG_COMBINE_PRIORITY;
+    const int terms = TERM_LIST + (int)g->behaviour_count;
     float T[TERM_MAX][3];
-    int on[TERM_MAX];
-    float wt[TERM_MAX];
-    memset(on, 0, sizeof on);
-    wt[TERM_SEPARATION] = k->sep_w;
-    wt[TERM_ALIGNMENT] = k->ali_w;
-    wt[TERM_COHESION] = k->coh_w;
-    wt[TERM_WANDER] = k->wander_w;
-    flocking_terms(w, k, &a, s, T, on);
-    for (uint32_t i = 0; i < g->behaviour_count; i++) {
-        wt[TERM_LIST + i] = k->list_w[i];
-        if (k->list_w[i] > 0.0f)
-            on[TERM_LIST + i] =
-                list_force(&a, &g->behaviours[i], s, T[TERM_LIST + i]);
+    /* Per term: 0 not computed yet, 1 computed and quiet, 2 on. */
+    uint8_t state[TERM_MAX];
+    memset(state, 0, sizeof state);
+    /* Everything (weighted modes), or only what advances state (priority),
+     * in the fixed term order. */
+    for (int i = 0; i < terms; i++) {
+        if (!(term_weight(k, i) > 0.0f))
+            continue;
+        if (priority && !term_advances_state(g, i))
+            continue;
+        state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, i, T[i]));
     }
 
     float F[3] = { 0.0f, 0.0f, 0.0f };
-    const int priority = g->combine == THRONG_COMBINE_PRIORITY;
     const float limit2 = a.max_force * a.max_force;
     for (int o = 0; o < k->term_count; o++) {
         int i = k->order[o];
-        if (!on[i])
+        const float wt = term_weight(k, i);
+        if (!(wt > 0.0f))
+            continue;
+        if (state[i] == 0)
+            state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, i, T[i]));
+        if (state[i] != 2)
             continue;
         for (int d = 0; d < 3; d++)
-            F[d] += wt[i] * T[i][d];
+            F[d] += wt * T[i][d];
         if (!priority)
             continue;
         float f2 = F[0] * F[0] + F[1] * F[1] + F[2] * F[2];
