@@ -132,8 +132,12 @@ static int term_advances_state(const group_record *g, int i) {
     return kind_advances_state(g->behaviours[i - TERM_LIST].kind);
 }
 
-void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
-                         float dt) {
+/* Row t's finish. `wander`, when not NULL, is the turn-rate wander force
+ * already computed for the row (steer_finish_rows computes a run's at
+ * once); it is the first term that advances state, so computing it
+ * earlier changes nothing. */
+static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
+                       float dt, const float *wander) {
     const uint32_t group = w->col.group[t];
     const group_record *g = &w->groups[group];
     const group_kernel_params *k = &w->group_params[group];
@@ -146,10 +150,14 @@ void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
     /* Per term: 0 not computed yet, 1 computed and quiet, 2 on. */
     uint8_t state[TERM_MAX];
     memset(state, 0, sizeof state);
+    if (wander && k->wander_w > 0.0f) {
+        memcpy(T[TERM_WANDER], wander, sizeof T[TERM_WANDER]);
+        state[TERM_WANDER] = 2;
+    }
     /* Everything (weighted modes), or only what advances state (priority),
      * in the fixed term order. */
     for (int i = 0; i < terms; i++) {
-        if (!(term_weight(k, i) > 0.0f))
+        if (state[i] != 0 || !(term_weight(k, i) > 0.0f))
             continue;
         if (priority && !term_advances_state(g, i))
             continue;
@@ -187,4 +195,84 @@ void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
     sy[t] = F[1];
     if (w->dims == 3)
         sz[t] = F[2];
+}
+
+void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
+                         float dt) {
+    finish_row(w, t, s, dt, NULL);
+}
+
+/* The most rows finished together: a run of the neighbour walk. */
+#define FINISH_BATCH 64u
+
+/* Rows [begin, end), at most FINISH_BATCH. */
+static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
+                         const flock_sums *s, float dt, int recipes_only) {
+    const agent_columns *c = &w->col;
+    uint8_t skip[FINISH_BATCH], wanders[FINISH_BATCH];
+    float wf[FINISH_BATCH][3];
+    /* The rows' slot entries (the wander's random stream is keyed by the
+     * generation) and their targets' (steer_target_row) lie in slot
+     * order, scattered over tables that need not fit in cache: ask for
+     * them all before the first is needed. */
+    for (uint32_t t = begin; t < end; t++) {
+        __builtin_prefetch(&w->slots[c->slot[t]]);
+        if (w->behaviour_state) {
+            uint32_t ts = c->target_slot[t];
+            if (ts != 0 && ts <= w->slot_count) {
+                __builtin_prefetch(&w->slots[ts - 1u]);
+                __builtin_prefetch(&w->slot_dense[ts - 1u]);
+            }
+        }
+    }
+    /* The turn-rate wander of every row that has it, one row after
+     * another with nothing in between: each is a long chain of dependent
+     * operations (the random stream, the sine and cosine), and rows side
+     * by side overlap theirs. */
+    for (uint32_t t = begin; t < end; t++) {
+        const uint32_t u = t - begin;
+        const group_kernel_params *k = &w->group_params[c->group[t]];
+        skip[u] = (uint8_t)(recipes_only && !k->recipe);
+        wanders[u] = (uint8_t)(!skip[u] && k->wander_w > 0.0f);
+        if (!wanders[u])
+            continue;
+        steer_ctx a;
+        steer_ctx_load(&a, w, t, dt);
+        flock_wander_force(w, t, a.m_dt, a.v, wf[u]);
+    }
+    /* By now the slot entries have arrived: the target agents' rows are
+     * known, and their columns can be asked for in turn. */
+    if (w->behaviour_state)
+        for (uint32_t t = begin; t < end; t++) {
+            const int64_t r = skip[t - begin] ? -1 : steer_target_row(w, t);
+            if (r < 0)
+                continue;
+            __builtin_prefetch(&c->px[r]);
+            __builtin_prefetch(&c->py[r]);
+            __builtin_prefetch(&c->vx[r]);
+            __builtin_prefetch(&c->vy[r]);
+            __builtin_prefetch(&c->fx[r]);
+            __builtin_prefetch(&c->fy[r]);
+            if (w->dims == 3) {
+                __builtin_prefetch(&c->pz[r]);
+                __builtin_prefetch(&c->vz[r]);
+                __builtin_prefetch(&c->fz[r]);
+                __builtin_prefetch(&c->ux[r]);
+                __builtin_prefetch(&c->uy[r]);
+                __builtin_prefetch(&c->uz[r]);
+            }
+        }
+    for (uint32_t t = begin; t < end; t++) {
+        const uint32_t u = t - begin;
+        if (!skip[u])
+            finish_row(w, t, &s[u], dt, wanders[u] ? wf[u] : NULL);
+    }
+}
+
+void steer_finish_rows(const throng_world *w, uint32_t begin, uint32_t end,
+                       const flock_sums *s, float dt, int recipes_only) {
+    for (uint32_t t = begin; t < end; t += FINISH_BATCH) {
+        uint32_t stop = end - t > FINISH_BATCH ? t + FINISH_BATCH : end;
+        finish_batch(w, t, stop, s + (t - begin), dt, recipes_only);
+    }
 }

@@ -12,4 +12,11 @@
 void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
                          float dt);
 
+/* The recipe finish of rows [begin, end), a run of the walk, from their
+ * sums s[0 .. end - begin): the same bits as steer_finish_recipe() row by
+ * row, computed a run at a time. With recipes_only, rows whose group has
+ * no recipe are left alone (a vector path has finished them). */
+void steer_finish_rows(const throng_world *w, uint32_t begin, uint32_t end,
+                       const flock_sums *s, float dt, int recipes_only);
+
 #endif /* THRONG_COMBINE_H */

@@ -35,8 +35,10 @@
 /* Shared pieces                                                            */
 /* ------------------------------------------------------------------------ */
 
-static int finite3(const float x[3]) {
-    return is_finite_float(x[0]) && is_finite_float(x[1]) &&
+/* All three finite: one test without branches (a kernel asks several
+ * times per behaviour). */
+static inline int finite3(const float x[3]) {
+    return is_finite_float(x[0]) & is_finite_float(x[1]) &
            is_finite_float(x[2]);
 }
 
