@@ -32,9 +32,10 @@
 /* Flocking term i (separation, alignment, cohesion or turn-rate wander),
  * as flock_finish() computes it, but unweighted; returns whether it is on.
  * Its weight is > 0 (the caller checks). */
-static int flocking_term(const throng_world *w, const group_kernel_params *k,
-                         const steer_ctx *a, const flock_sums *s, int i,
-                         float T[3]) {
+static inline int flocking_term(const throng_world *w,
+                                const group_kernel_params *k,
+                                const steer_ctx *a, const flock_sums *s, int i,
+                                float T[3]) {
     const float speed = k->speed_factor * a->max_speed;
     float vd[3];
     switch (i) {
@@ -100,44 +101,23 @@ static int kind_advances_state(throng_behaviour_kind kind) {
            kind == THRONG_BEHAVIOUR_FOLLOW_PATH;
 }
 
-/* Term i's weight (0: the term is off for the whole group). */
-static float term_weight(const group_kernel_params *k, int i) {
-    switch (i) {
-    case TERM_SEPARATION:
-        return k->sep_w;
-    case TERM_ALIGNMENT:
-        return k->ali_w;
-    case TERM_COHESION:
-        return k->coh_w;
-    case TERM_WANDER:
-        return k->wander_w;
-    default:
-        return k->list_w[i - TERM_LIST];
-    }
-}
-
 /* Term i's unweighted force; returns whether it is on. */
-static int term_force(const throng_world *w, const group_record *g,
-                      const group_kernel_params *k, const steer_ctx *a,
-                      const flock_sums *s, int i, float T[3]) {
+static inline int term_force(const throng_world *w, const group_record *g,
+                             const group_kernel_params *k, const steer_ctx *a,
+                             const flock_sums *s, int i, float T[3]) {
     if (i < TERM_LIST)
         return flocking_term(w, k, a, s, i, T);
     return list_force(a, &g->behaviours[i - TERM_LIST], s, T);
 }
 
-/* Whether term i writes its agent's state when computed. */
-static int term_advances_state(const group_record *g, int i) {
-    if (i < TERM_LIST)
-        return i == TERM_WANDER;
-    return kind_advances_state(g->behaviours[i - TERM_LIST].kind);
-}
-
-/* Row t's finish. `wander`, when not NULL, is the turn-rate wander force
- * already computed for the row (steer_finish_rows computes a run's at
- * once); it is the first term that advances state, so computing it
- * earlier changes nothing. */
+/* Row t's finish. `given`, when not NULL, holds flocking terms already
+ * computed for the row (steer_finish_rows computes a run's turn-rate
+ * wanders at once, a vector path its separation, alignment and
+ * cohesion): the turn-rate wander is the first term that advances state,
+ * and the others advance none, so computing them earlier changes
+ * nothing. */
 static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
-                       float dt, const float *wander) {
+                       float dt, const finish_terms *given) {
     const uint32_t group = w->col.group[t];
     const group_record *g = &w->groups[group];
     const group_kernel_params *k = &w->group_params[group];
@@ -146,20 +126,30 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
 
     const int priority = g->combine == THRONG_COMBINE_PRIORITY;
     const int terms = TERM_LIST + (int)g->behaviour_count;
-    float T[TERM_MAX][3];
+    float T[TERM_MAX][3], wt[TERM_MAX];
     /* Per term: 0 not computed yet, 1 computed and quiet, 2 on. */
     uint8_t state[TERM_MAX];
     memset(state, 0, sizeof state);
-    if (wander && k->wander_w > 0.0f) {
-        memcpy(T[TERM_WANDER], wander, sizeof T[TERM_WANDER]);
-        state[TERM_WANDER] = 2;
-    }
+    wt[TERM_SEPARATION] = k->sep_w;
+    wt[TERM_ALIGNMENT] = k->ali_w;
+    wt[TERM_COHESION] = k->coh_w;
+    wt[TERM_WANDER] = k->wander_w;
+    for (int i = TERM_LIST; i < terms; i++)
+        wt[i] = k->list_w[i - TERM_LIST];
+    if (given)
+        for (int i = 0; i < TERM_LIST; i++) {
+            state[i] = given->state[i];
+            memcpy(T[i], given->T[i], sizeof T[i]);
+        }
     /* Everything (weighted modes), or only what advances state (priority),
      * in the fixed term order. */
     for (int i = 0; i < terms; i++) {
-        if (state[i] != 0 || !(term_weight(k, i) > 0.0f))
+        if (state[i] != 0 || !(wt[i] > 0.0f))
             continue;
-        if (priority && !term_advances_state(g, i))
+        if (priority &&
+            (i < TERM_LIST
+                 ? i != TERM_WANDER
+                 : !kind_advances_state(g->behaviours[i - TERM_LIST].kind)))
             continue;
         state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, i, T[i]));
     }
@@ -168,15 +158,14 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
     const float limit2 = a.max_force * a.max_force;
     for (int o = 0; o < k->term_count; o++) {
         int i = k->order[o];
-        const float wt = term_weight(k, i);
-        if (!(wt > 0.0f))
+        if (!(wt[i] > 0.0f))
             continue;
         if (state[i] == 0)
             state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, i, T[i]));
         if (state[i] != 2)
             continue;
         for (int d = 0; d < 3; d++)
-            F[d] += wt * T[i][d];
+            F[d] += wt[i] * T[i][d];
         if (!priority)
             continue;
         float f2 = F[0] * F[0] + F[1] * F[1] + F[2] * F[2];
@@ -207,17 +196,32 @@ void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
 
 /* Rows [begin, end), at most FINISH_BATCH. */
 static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
-                         const flock_sums *s, float dt, int recipes_only) {
+                         const flock_sums *s, const finish_terms *given,
+                         float dt, int recipes_only) {
     const agent_columns *c = &w->col;
-    uint8_t skip[FINISH_BATCH], wanders[FINISH_BATCH];
-    float wf[FINISH_BATCH][3];
+    uint8_t skip[FINISH_BATCH];
+    finish_terms ft[FINISH_BATCH];
     /* The rows' slot entries (the wander's random stream is keyed by the
      * generation) and their targets' (steer_target_row) lie in slot
      * order, scattered over tables that need not fit in cache: ask for
      * them all before the first is needed. */
+    int any_wander = 0, any_list = 0;
     for (uint32_t t = begin; t < end; t++) {
-        __builtin_prefetch(&w->slots[c->slot[t]]);
-        if (w->behaviour_state) {
+        const uint32_t u = t - begin;
+        const group_kernel_params *k = &w->group_params[c->group[t]];
+        const uint32_t count = w->groups[c->group[t]].behaviour_count;
+        skip[u] = (uint8_t)(recipes_only && !k->recipe);
+        if (skip[u])
+            continue;
+        if (given)
+            ft[u] = given[u];
+        else
+            memset(ft[u].state, 0, sizeof ft[u].state);
+        if (k->wander_w > 0.0f || count > 0)
+            __builtin_prefetch(&w->slots[c->slot[t]]);
+        any_wander |= k->wander_w > 0.0f;
+        any_list |= count > 0;
+        if (count > 0 && w->behaviour_state) {
             uint32_t ts = c->target_slot[t];
             if (ts != 0 && ts <= w->slot_count) {
                 __builtin_prefetch(&w->slots[ts - 1u]);
@@ -229,20 +233,20 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
      * another with nothing in between: each is a long chain of dependent
      * operations (the random stream, the sine and cosine), and rows side
      * by side overlap theirs. */
-    for (uint32_t t = begin; t < end; t++) {
-        const uint32_t u = t - begin;
-        const group_kernel_params *k = &w->group_params[c->group[t]];
-        skip[u] = (uint8_t)(recipes_only && !k->recipe);
-        wanders[u] = (uint8_t)(!skip[u] && k->wander_w > 0.0f);
-        if (!wanders[u])
-            continue;
-        steer_ctx a;
-        steer_ctx_load(&a, w, t, dt);
-        flock_wander_force(w, t, a.m_dt, a.v, wf[u]);
-    }
+    if (any_wander)
+        for (uint32_t t = begin; t < end; t++) {
+            const uint32_t u = t - begin;
+            const group_kernel_params *k = &w->group_params[c->group[t]];
+            if (skip[u] || !(k->wander_w > 0.0f))
+                continue;
+            steer_ctx a;
+            steer_ctx_load(&a, w, t, dt);
+            flock_wander_force(w, t, a.m_dt, a.v, ft[u].T[TERM_WANDER]);
+            ft[u].state[TERM_WANDER] = 2;
+        }
     /* By now the slot entries have arrived: the target agents' rows are
      * known, and their columns can be asked for in turn. */
-    if (w->behaviour_state)
+    if (any_list && w->behaviour_state)
         for (uint32_t t = begin; t < end; t++) {
             const int64_t r = skip[t - begin] ? -1 : steer_target_row(w, t);
             if (r < 0)
@@ -265,14 +269,16 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
     for (uint32_t t = begin; t < end; t++) {
         const uint32_t u = t - begin;
         if (!skip[u])
-            finish_row(w, t, &s[u], dt, wanders[u] ? wf[u] : NULL);
+            finish_row(w, t, &s[u], dt, &ft[u]);
     }
 }
 
 void steer_finish_rows(const throng_world *w, uint32_t begin, uint32_t end,
-                       const flock_sums *s, float dt, int recipes_only) {
+                       const flock_sums *s, const finish_terms *given, float dt,
+                       int recipes_only) {
     for (uint32_t t = begin; t < end; t += FINISH_BATCH) {
         uint32_t stop = end - t > FINISH_BATCH ? t + FINISH_BATCH : end;
-        finish_batch(w, t, stop, s + (t - begin), dt, recipes_only);
+        finish_batch(w, t, stop, s + (t - begin),
+                     given ? given + (t - begin) : NULL, dt, recipes_only);
     }
 }

@@ -242,7 +242,7 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                    flock_no_walk(w, stop))
                 stop++;
             memset(sums, 0, (size_t)(stop - t) * sizeof sums[0]);
-            steer_finish_rows(w, t, stop, sums, dt, 0);
+            steer_finish_rows(w, t, stop, sums, NULL, dt, 0);
             t = stop;
             continue;
         }
@@ -259,7 +259,7 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
         };
         run.range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
         flock_accumulate_scalar(&run, sums, counts);
-        steer_finish_rows(w, t, stop, sums, dt, 0);
+        steer_finish_rows(w, t, stop, sums, NULL, dt, 0);
         t = stop;
     }
 }

@@ -262,7 +262,7 @@ static uint32_t compare_runs(throng_world *w, test_rng *rng, float dt) {
             if (w->dims == 3)
                 w->steer_z[u] = -7.0f;
         }
-        steer_finish_rows(w, t, end, s, dt, recipes_only);
+        steer_finish_rows(w, t, end, s, NULL, dt, recipes_only);
         rows_read(w, t, end, &got);
         if (memcmp(&want, &got, sizeof want) != 0 && bad++ < 3)
             runner_fail(__FILE__, __LINE__, "rows %u..%u (recipes only %d)", t,
