@@ -117,29 +117,31 @@ static inline int term_force(const throng_world *w, const group_record *g,
  * and the others advance none, so computing them earlier changes
  * nothing. */
 static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
-                       float dt, const finish_terms *given) {
+                       float dt, const finish_terms *given, int64_t target) {
     const uint32_t group = w->col.group[t];
     const group_record *g = &w->groups[group];
     const group_kernel_params *k = &w->group_params[group];
     steer_ctx a;
     steer_ctx_load(&a, w, t, dt);
+    a.target = target;
 
     const int priority = g->combine == THRONG_COMBINE_PRIORITY;
     const int terms = TERM_LIST + (int)g->behaviour_count;
     float T[TERM_MAX][3], wt[TERM_MAX];
     /* Per term: 0 not computed yet, 1 computed and quiet, 2 on. */
-    uint8_t state[TERM_MAX];
-    memset(state, 0, sizeof state);
+    uint8_t state[TERM_MAX] = { 0 };
     wt[TERM_SEPARATION] = k->sep_w;
     wt[TERM_ALIGNMENT] = k->ali_w;
     wt[TERM_COHESION] = k->coh_w;
     wt[TERM_WANDER] = k->wander_w;
-    for (int i = TERM_LIST; i < terms; i++)
-        wt[i] = k->list_w[i - TERM_LIST];
+    /* The whole list, a fixed size (copied inline; the entries past the
+     * group's count are never read). */
+    memcpy(wt + TERM_LIST, k->list_w, sizeof k->list_w);
     if (given)
         for (int i = 0; i < TERM_LIST; i++) {
             state[i] = given->state[i];
-            memcpy(T[i], given->T[i], sizeof T[i]);
+            if (state[i] != 0)
+                memcpy(T[i], given->T[i], sizeof T[i]);
         }
     /* Everything (weighted modes), or only what advances state (priority),
      * in the fixed term order. */
@@ -188,7 +190,7 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
 
 void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
                          float dt) {
-    finish_row(w, t, s, dt, NULL);
+    finish_row(w, t, s, dt, NULL, STEER_TARGET_UNKNOWN);
 }
 
 /* The most rows finished together: a run of the neighbour walk. */
@@ -200,6 +202,7 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, int recipes_only) {
     const agent_columns *c = &w->col;
     uint8_t skip[FINISH_BATCH];
+    int64_t target[FINISH_BATCH];
     finish_terms ft[FINISH_BATCH];
     /* The rows' slot entries (the wander's random stream is keyed by the
      * generation) and their targets' (steer_target_row) lie in slot
@@ -211,6 +214,7 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
         const group_kernel_params *k = &w->group_params[c->group[t]];
         const uint32_t count = w->groups[c->group[t]].behaviour_count;
         skip[u] = (uint8_t)(recipes_only && !k->recipe);
+        target[u] = STEER_TARGET_UNKNOWN;
         if (skip[u])
             continue;
         if (given)
@@ -248,7 +252,11 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
      * known, and their columns can be asked for in turn. */
     if (any_list && w->behaviour_state)
         for (uint32_t t = begin; t < end; t++) {
-            const int64_t r = skip[t - begin] ? -1 : steer_target_row(w, t);
+            const uint32_t u = t - begin;
+            if (skip[u])
+                continue;
+            const int64_t r = steer_target_row(w, t);
+            target[u] = r;
             if (r < 0)
                 continue;
             __builtin_prefetch(&c->px[r]);
@@ -269,7 +277,7 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
     for (uint32_t t = begin; t < end; t++) {
         const uint32_t u = t - begin;
         if (!skip[u])
-            finish_row(w, t, &s[u], dt, &ft[u]);
+            finish_row(w, t, &s[u], dt, &ft[u], target[u]);
     }
 }
 

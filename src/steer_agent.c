@@ -184,7 +184,7 @@ static void seek_target(const steer_ctx *a, const throng_seek_params *p,
 static int pursue_force(const steer_ctx *a, const throng_behaviour *b,
                         float speed, float F[3]) {
     const throng_pursue_params *p = &b->u.pursue;
-    int64_t r = steer_target_row(a->w, a->row);
+    int64_t r = steer_ctx_target(a);
     if (r < 0)
         return 0;
     other_agent t;
@@ -210,7 +210,7 @@ static int pursue_force(const steer_ctx *a, const throng_behaviour *b,
 static int offset_pursuit_force(const steer_ctx *a, const throng_behaviour *b,
                                 float speed, float F[3]) {
     const throng_pursue_params *p = &b->u.pursue;
-    int64_t r = steer_target_row(a->w, a->row);
+    int64_t r = steer_ctx_target(a);
     if (r < 0)
         return 0;
     other_agent t;
@@ -290,7 +290,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
 static int follow_leader_force(const steer_ctx *a, const throng_behaviour *b,
                                float speed, float F[3]) {
     const throng_leader_params *p = &b->u.leader;
-    int64_t r = steer_target_row(a->w, a->row);
+    int64_t r = steer_ctx_target(a);
     if (r < 0)
         return 0;
     other_agent l;

@@ -229,6 +229,7 @@ static int flock_no_walk(const throng_world *w, uint32_t t) {
 /* Runs of agents that share a cell, each walking that cell's ranges. */
 void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts) {
+    static const flock_sums no_sums[FLOCK_RUN_MAX];
     cell_range ranges[GRID_MAX_RANGES];
     flock_sums sums[FLOCK_RUN_MAX];
     uint32_t t = begin;
@@ -241,8 +242,7 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
             while (stop < end && stop - t < FLOCK_RUN_MAX &&
                    flock_no_walk(w, stop))
                 stop++;
-            memset(sums, 0, (size_t)(stop - t) * sizeof sums[0]);
-            steer_finish_rows(w, t, stop, sums, NULL, dt, 0);
+            steer_finish_rows(w, t, stop, no_sums, NULL, dt, 0);
             t = stop;
             continue;
         }
