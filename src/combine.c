@@ -110,14 +110,14 @@ static inline int term_force(const throng_world *w, const group_record *g,
     return list_force(a, &g->behaviours[i - TERM_LIST], s, T);
 }
 
-/* Row t's finish. `given`, when not NULL, holds flocking terms already
- * computed for the row (steer_finish_rows computes a run's turn-rate
- * wanders at once, a vector path its separation, alignment and
- * cohesion): the turn-rate wander is the first term that advances state,
- * and the others advance none, so computing them earlier changes
- * nothing. */
+/* Row t's finish. `given`, when not NULL, holds separation, alignment and
+ * cohesion as a vector path computed them; `wander`, when not NULL, the
+ * turn-rate wander's force (steer_finish_rows computes a run's at once).
+ * The wander is the first term that advances state and the others
+ * advance none, so computing them earlier changes nothing. */
 static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
-                       float dt, const finish_terms *given, int64_t target) {
+                       float dt, const finish_terms *given, const float *wander,
+                       int64_t target) {
     const uint32_t group = w->col.group[t];
     const group_record *g = &w->groups[group];
     const group_kernel_params *k = &w->group_params[group];
@@ -138,11 +138,14 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
      * group's count are never read). */
     memcpy(wt + TERM_LIST, k->list_w, sizeof k->list_w);
     if (given)
-        for (int i = 0; i < TERM_LIST; i++) {
+        for (int i = TERM_SEPARATION; i <= TERM_COHESION; i++) {
             state[i] = given->state[i];
-            if (state[i] != 0)
-                memcpy(T[i], given->T[i], sizeof T[i]);
+            memcpy(T[i], given->T[i], sizeof T[i]);
         }
+    if (wander) {
+        memcpy(T[TERM_WANDER], wander, sizeof T[TERM_WANDER]);
+        state[TERM_WANDER] = 2;
+    }
     /* Everything (weighted modes), or only what advances state (priority),
      * in the fixed term order. */
     for (int i = 0; i < terms; i++) {
@@ -190,7 +193,7 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
 
 void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
                          float dt) {
-    finish_row(w, t, s, dt, NULL, STEER_TARGET_UNKNOWN);
+    finish_row(w, t, s, dt, NULL, NULL, STEER_TARGET_UNKNOWN);
 }
 
 /* The most rows finished together: a run of the neighbour walk. */
@@ -201,9 +204,9 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
                          const flock_sums *s, const finish_terms *given,
                          float dt, int recipes_only) {
     const agent_columns *c = &w->col;
-    uint8_t skip[FINISH_BATCH];
+    uint8_t skip[FINISH_BATCH], wanders[FINISH_BATCH];
     int64_t target[FINISH_BATCH];
-    finish_terms ft[FINISH_BATCH];
+    float wf[FINISH_BATCH][3];
     /* The rows' slot entries (the wander's random stream is keyed by the
      * generation) and their targets' (steer_target_row) lie in slot
      * order, scattered over tables that need not fit in cache: ask for
@@ -214,16 +217,13 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
         const group_kernel_params *k = &w->group_params[c->group[t]];
         const uint32_t count = w->groups[c->group[t]].behaviour_count;
         skip[u] = (uint8_t)(recipes_only && !k->recipe);
+        wanders[u] = (uint8_t)(!skip[u] && k->wander_w > 0.0f);
         target[u] = STEER_TARGET_UNKNOWN;
         if (skip[u])
             continue;
-        if (given)
-            ft[u] = given[u];
-        else
-            memset(ft[u].state, 0, sizeof ft[u].state);
-        if (k->wander_w > 0.0f || count > 0)
+        if (wanders[u])
             __builtin_prefetch(&w->slots[c->slot[t]]);
-        any_wander |= k->wander_w > 0.0f;
+        any_wander |= wanders[u];
         any_list |= count > 0;
         if (count > 0 && w->behaviour_state) {
             uint32_t ts = c->target_slot[t];
@@ -240,13 +240,11 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
     if (any_wander)
         for (uint32_t t = begin; t < end; t++) {
             const uint32_t u = t - begin;
-            const group_kernel_params *k = &w->group_params[c->group[t]];
-            if (skip[u] || !(k->wander_w > 0.0f))
+            if (!wanders[u])
                 continue;
             steer_ctx a;
             steer_ctx_load(&a, w, t, dt);
-            flock_wander_force(w, t, a.m_dt, a.v, ft[u].T[TERM_WANDER]);
-            ft[u].state[TERM_WANDER] = 2;
+            flock_wander_force(w, t, a.m_dt, a.v, wf[u]);
         }
     /* By now the slot entries have arrived: the target agents' rows are
      * known, and their columns can be asked for in turn. */
@@ -277,7 +275,8 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
     for (uint32_t t = begin; t < end; t++) {
         const uint32_t u = t - begin;
         if (!skip[u])
-            finish_row(w, t, &s[u], dt, &ft[u], target[u]);
+            finish_row(w, t, &s[u], dt, given ? &given[u] : NULL,
+                       wanders[u] ? wf[u] : NULL, target[u]);
     }
 }
 

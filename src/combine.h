@@ -12,13 +12,12 @@
 void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
                          float dt);
 
-/* Flocking terms of one row computed ahead of its finish: separation,
- * alignment, cohesion and turn-rate wander (TERM_SEPARATION ..
- * TERM_WANDER), unweighted, each with its state: 0 not computed (the
- * finish computes it), 1 quiet, 2 on. */
+/* Flocking terms of one row computed ahead of its finish by a vector
+ * path: separation, alignment and cohesion (TERM_SEPARATION ..
+ * TERM_COHESION), unweighted, each with its state: 1 quiet, 2 on. */
 typedef struct finish_terms {
-    float T[TERM_LIST][3];
-    uint8_t state[TERM_LIST];
+    float T[TERM_COHESION + 1][3];
+    uint8_t state[TERM_COHESION + 1];
 } finish_terms;
 
 /* The recipe finish of rows [begin, end), a run of the walk, from their
