@@ -204,7 +204,7 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
                          const flock_sums *s, const finish_terms *given,
                          float dt, int recipes_only) {
     const agent_columns *c = &w->col;
-    uint8_t skip[FINISH_BATCH], wanders[FINISH_BATCH];
+    uint8_t skip[FINISH_BATCH] = { 0 }, wanders[FINISH_BATCH] = { 0 };
     int64_t target[FINISH_BATCH];
     float wf[FINISH_BATCH][3];
     /* The rows' slot entries (the wander's random stream is keyed by the
