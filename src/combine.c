@@ -32,10 +32,9 @@
 /* Flocking term i (separation, alignment, cohesion or turn-rate wander),
  * as flock_finish() computes it, but unweighted; returns whether it is on.
  * Its weight is > 0 (the caller checks). */
-static inline int flocking_term(const throng_world *w,
-                                const group_kernel_params *k,
-                                const steer_ctx *a, const flock_sums *s, int i,
-                                float T[3]) {
+static inline __attribute__((always_inline)) int
+flocking_term(const throng_world *w, const group_kernel_params *k,
+              const steer_ctx *a, const flock_sums *s, int i, float T[3]) {
     const float speed = k->speed_factor * a->max_speed;
     float vd[3];
     switch (i) {
@@ -148,15 +147,21 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
     }
     /* Everything (weighted modes), or only what advances state (priority),
      * in the fixed term order. */
-    for (int i = 0; i < terms; i++) {
-        if (state[i] != 0 || !(wt[i] > 0.0f))
-            continue;
-        if (priority &&
-            (i < TERM_LIST
-                 ? i != TERM_WANDER
-                 : !kind_advances_state(g->behaviours[i - TERM_LIST].kind)))
-            continue;
-        state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, i, T[i]));
+#define FLOCKING_TERM(i)                                                      \
+    do {                                                                      \
+        if (state[i] == 0 && wt[i] > 0.0f && (!priority || i == TERM_WANDER)) \
+            state[i] = (uint8_t)(1 + flocking_term(w, k, &a, s, i, T[i]));    \
+    } while (0)
+    /* One by one, so each call's switch folds away. */
+    FLOCKING_TERM(TERM_SEPARATION);
+    FLOCKING_TERM(TERM_ALIGNMENT);
+    FLOCKING_TERM(TERM_COHESION);
+    FLOCKING_TERM(TERM_WANDER);
+#undef FLOCKING_TERM
+    for (int i = TERM_LIST; i < terms; i++) {
+        const throng_behaviour *b = &g->behaviours[i - TERM_LIST];
+        if (wt[i] > 0.0f && (!priority || kind_advances_state(b->kind)))
+            state[i] = (uint8_t)(1 + list_force(&a, b, s, T[i]));
     }
 
     float F[3] = { 0.0f, 0.0f, 0.0f };
