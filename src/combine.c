@@ -147,10 +147,12 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
     }
     /* Everything (weighted modes), or only what advances state (priority),
      * in the fixed term order. */
-#define FLOCKING_TERM(i)                                                      \
-    do {                                                                      \
-        if (state[i] == 0 && wt[i] > 0.0f && (!priority || i == TERM_WANDER)) \
-            state[i] = (uint8_t)(1 + flocking_term(w, k, &a, s, i, T[i]));    \
+#define FLOCKING_TERM(i)                                                \
+    do {                                                                \
+        if (state[(i)] == 0 && wt[(i)] > 0.0f &&                        \
+            (!priority || (i) == TERM_WANDER))                          \
+            state[(i)] =                                                \
+                (uint8_t)(1 + flocking_term(w, k, &a, s, (i), T[(i)])); \
     } while (0)
     /* One by one, so each call's switch folds away. */
     FLOCKING_TERM(TERM_SEPARATION);
