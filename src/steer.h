@@ -20,7 +20,12 @@ typedef struct steer_ctx {
     float up[3];   /* unit up; (0, 0, 1) in 2D */
     float side[3]; /* forward x up */
     float mass, max_force, max_speed, radius;
+    /* The live target agent's row (steer_target_row), when the caller
+     * resolved it ahead; STEER_TARGET_UNKNOWN when not. */
+    int64_t target;
 } steer_ctx;
+
+#define STEER_TARGET_UNKNOWN (-2)
 
 /* Row `row`'s position, velocity, heading, up and side (forward x up), as
  * the kernels read them for an agent or its target: z is 0 in 2D, where
@@ -54,8 +59,8 @@ static inline void steer_load_frame(const throng_world *w, uint32_t row,
 
 /* Fills a context for row `row`. Inline: the recipe finish loads one
  * per agent per step. */
-static inline void steer_ctx_load(steer_ctx *a, const throng_world *w,
-                                  uint32_t row, float dt) {
+static inline __attribute__((always_inline)) void
+steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row, float dt) {
     const agent_columns *c = &w->col;
     a->w = w;
     a->row = row;
@@ -66,6 +71,7 @@ static inline void steer_ctx_load(steer_ctx *a, const throng_world *w,
     a->max_force = c->max_force[row];
     a->max_speed = c->max_speed[row];
     a->radius = c->radius[row];
+    a->target = STEER_TARGET_UNKNOWN;
     steer_load_frame(w, row, a->p, a->v, a->f, a->up, a->side);
 }
 
@@ -84,6 +90,12 @@ void steer_offset(const throng_world *w, const float from[3], const float to[3],
 /* The live target agent of row `row`: its dense row, or -1 when it has
  * none or it was removed. */
 int64_t steer_target_row(const throng_world *w, uint32_t row);
+
+/* The live target agent of the context's row: resolved ahead, or now. */
+static inline int64_t steer_ctx_target(const steer_ctx *a) {
+    return a->target != STEER_TARGET_UNKNOWN ? a->target
+                                             : steer_target_row(a->w, a->row);
+}
 
 /* v_desired = speed * x / |x|, or 0 when x is 0. */
 void flock_desired_towards(const float x[3], float speed, float out[3]);

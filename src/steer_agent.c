@@ -35,8 +35,10 @@
 /* Shared pieces                                                            */
 /* ------------------------------------------------------------------------ */
 
-static int finite3(const float x[3]) {
-    return is_finite_float(x[0]) && is_finite_float(x[1]) &&
+/* All three finite: one test without branches (a kernel asks several
+ * times per behaviour). */
+static inline int finite3(const float x[3]) {
+    return is_finite_float(x[0]) & is_finite_float(x[1]) &
            is_finite_float(x[2]);
 }
 
@@ -182,7 +184,7 @@ static void seek_target(const steer_ctx *a, const throng_seek_params *p,
 static int pursue_force(const steer_ctx *a, const throng_behaviour *b,
                         float speed, float F[3]) {
     const throng_pursue_params *p = &b->u.pursue;
-    int64_t r = steer_target_row(a->w, a->row);
+    int64_t r = steer_ctx_target(a);
     if (r < 0)
         return 0;
     other_agent t;
@@ -208,7 +210,7 @@ static int pursue_force(const steer_ctx *a, const throng_behaviour *b,
 static int offset_pursuit_force(const steer_ctx *a, const throng_behaviour *b,
                                 float speed, float F[3]) {
     const throng_pursue_params *p = &b->u.pursue;
-    int64_t r = steer_target_row(a->w, a->row);
+    int64_t r = steer_ctx_target(a);
     if (r < 0)
         return 0;
     other_agent t;
@@ -288,7 +290,7 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
 static int follow_leader_force(const steer_ctx *a, const throng_behaviour *b,
                                float speed, float F[3]) {
     const throng_leader_params *p = &b->u.leader;
-    int64_t r = steer_target_row(a->w, a->row);
+    int64_t r = steer_ctx_target(a);
     if (r < 0)
         return 0;
     other_agent l;

@@ -216,27 +216,34 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
     counts->neighbours += neighbours;
 }
 
-/* The scalar epilogue is the recipe finish (combine.c): for a plain
- * flocking group it adds the same terms, weighted, in the same order as
- * the vector epilogue does. */
-static void flock_finish(const throng_world *w, uint32_t t, const flock_sums *s,
-                         float dt) {
-    steer_finish_recipe(w, t, s, dt);
+/* The scalar epilogue is the recipe finish (combine.c, steer_finish_rows):
+ * for a plain flocking group it adds the same terms, weighted, in the same
+ * order as the vector epilogue does. */
+
+/* Row t's group has a recipe and needs no neighbour walk. */
+static int flock_no_walk(const throng_world *w, uint32_t t) {
+    const group_kernel_params *k = &w->group_params[w->col.group[t]];
+    return k->recipe && !k->walk;
 }
 
 /* Runs of agents that share a cell, each walking that cell's ranges. */
 void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts) {
+    static const flock_sums no_sums[FLOCK_RUN_MAX];
     cell_range ranges[GRID_MAX_RANGES];
     flock_sums sums[FLOCK_RUN_MAX];
     uint32_t t = begin;
     while (t < end) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->recipe && !k->walk) {
-            /* Nothing to walk: no cell, no ranges, empty sums. */
-            memset(&sums[0], 0, sizeof sums[0]);
-            flock_finish(w, t, &sums[0], dt);
-            t++;
+            /* Nothing to walk: no cell, no ranges, empty sums; such rows
+             * side by side are finished together. */
+            uint32_t stop = t + 1;
+            while (stop < end && stop - t < FLOCK_RUN_MAX &&
+                   flock_no_walk(w, stop))
+                stop++;
+            steer_finish_rows(w, t, stop, no_sums, NULL, dt, 0);
+            t = stop;
             continue;
         }
         int32_t c[3], d[3];
@@ -252,8 +259,7 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
         };
         run.range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
         flock_accumulate_scalar(&run, sums, counts);
-        for (uint32_t u = t; u < stop; u++)
-            flock_finish(w, u, &sums[u - t], dt);
+        steer_finish_rows(w, t, stop, sums, NULL, dt, 0);
         t = stop;
     }
 }

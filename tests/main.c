@@ -76,6 +76,7 @@ int main(int argc, char **argv) {
     register_steer_route_tests();
     register_steer_env_tests();
     register_steer_combine_tests();
+    register_finish_tests();
     register_render_tests();
     register_snapshot_tests();
     register_bench_stats_tests();

@@ -76,6 +76,7 @@ void register_steer_agent_tests(void);
 void register_steer_route_tests(void);
 void register_steer_env_tests(void);
 void register_steer_combine_tests(void);
+void register_finish_tests(void);
 void register_render_tests(void);
 void register_snapshot_tests(void);
 void register_bench_stats_tests(void);
