@@ -1265,7 +1265,12 @@ static void sparse_check_build(const throng_world *w, const char *what) {
     /* Ranges: the arithmetic against the walk, around a sample of the
      * occupied cells (the box's first and last rows among them), and
      * beyond the box's rows. */
-    cell_range fast[GRID_MAX_RANGES], slow[GRID_MAX_RANGES];
+    cell_range fast[GRID_MAX_RANGES], slow[GRID_MAX_RANGES],
+        at[GRID_MAX_RANGES];
+    /* The cursor is correct in any order of lookups (here, x goes back
+     * at each new row of the block), fast in the kernels' order. */
+    grid_cursor cursor;
+    grid_cursor_reset(&cursor);
     const int rz = w->dims == 3 ? g->reach[2] + 1 : 0;
     const uint32_t stride = w->dims == 3 ? 13u : 5u;
     for (uint32_t b = 0; b < cells;
@@ -1279,7 +1284,10 @@ static void sparse_check_build(const throng_world *w, const char *what) {
                         int32_t x = c[0] + dx, y = c[1] + dy, z = c[2] + dz;
                         int nf = grid_ranges_span(g, x, x + span, y, z, fast);
                         int ns = grid_ranges_walk(g, x, x + span, y, z, slow);
-                        if (!ranges_equal(fast, nf, slow, ns)) {
+                        int nc = grid_ranges_span_at(g, x, x + span, y, z,
+                                                     &cursor, at);
+                        if (!ranges_equal(fast, nf, slow, ns) ||
+                            !ranges_equal(at, nc, slow, ns)) {
                             runner_fail(__FILE__, __LINE__,
                                         "%s: span %d..%d, y %d, z %d: %d "
                                         "ranges, walk %d",
