@@ -14,8 +14,18 @@
  * Unbounded space has no fixed lattice. When the agents' bounding box of
  * cells holds at most about two cells per agent, that box is numbered
  * densely in the same way (each build measures it again), and a walk gets
- * the same contiguous rows and lane packing as in a periodic box. When the
- * crowd is too spread out for that, a cell's integer coordinates
+ * the same contiguous rows and lane packing as in a periodic box. A crowd
+ * too spread out for that, but with few rows of cells (a ring, a road,
+ * scattered clumps: at most n + 4096 rows of the box, y and z), is
+ * numbered sparsely: the rows are numbered densely, and within a row only
+ * the occupied cells, x ascending. The agents are counting-sorted by row,
+ * each row is then ordered by cell x (it mostly is already: last step
+ * left the rows in this order) and cut into its cells. That is exactly
+ * the order a dense numbering of the box would give, empty cells left
+ * out, so a row of cells of a neighbourhood is again one run of rows and
+ * the kernels pack lanes as in a dense grid; only finding a cell takes a
+ * search of its row (or a step on from the last one). When even the rows
+ * are too many, a cell's integer coordinates
  * are hashed into a power-of-two table of about half as many buckets as
  * agents. Two cells may then share a bucket. That costs candidates (the
  * distance test throws out strangers) but never correctness, as long as a
