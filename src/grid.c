@@ -772,6 +772,12 @@ static void sparse_cells_part(void *ctx, uint32_t part, uint32_t begin,
 static uint32_t sparse_cut(throng_world *w, grid *g, parallel_sched *sched,
                            uint32_t parts) {
     const uint32_t rows = g->row_count, n = w->count;
+    INVARIANT((uint64_t)rows + 1 <= g->hist_capacity &&
+                  n <= g->sparse_capacity &&
+                  (uint64_t)rows <=
+                      (uint64_t)g->sparse_capacity + GRID_SPARSE_SPARE_ROWS,
+              "the rows' starts fit the histogram, the cells and rows their "
+              "arrays");
     sparse_ctx s = { .w = w, .g = g };
     parallel_parts(sched, rows, parts, sparse_sort_part, &s);
     if (sched->failed)
