@@ -14,8 +14,18 @@
  * Unbounded space has no fixed lattice. When the agents' bounding box of
  * cells holds at most about two cells per agent, that box is numbered
  * densely in the same way (each build measures it again), and a walk gets
- * the same contiguous rows and lane packing as in a periodic box. When the
- * crowd is too spread out for that, a cell's integer coordinates
+ * the same contiguous rows and lane packing as in a periodic box. A crowd
+ * too spread out for that, but with few rows of cells (a ring, a road,
+ * scattered clumps: at most n + 4096 rows of the box, y and z), is
+ * numbered sparsely: the rows are numbered densely, and within a row only
+ * the occupied cells, x ascending. The agents are counting-sorted by row,
+ * each row is then ordered by cell x (it mostly is already: last step
+ * left the rows in this order) and cut into its cells. That is exactly
+ * the order a dense numbering of the box would give, empty cells left
+ * out, so a row of cells of a neighbourhood is again one run of rows and
+ * the kernels pack lanes as in a dense grid; only finding a cell takes a
+ * search of its row (or a step on from the last one). When even the rows
+ * are too many, a cell's integer coordinates
  * are hashed into a power-of-two table of about half as many buckets as
  * agents. Two cells may then share a bucket. That costs candidates (the
  * distance test throws out strangers) but never correctness, as long as a
@@ -93,8 +103,19 @@ static void free_arrays(throng_world *w, grid *g) {
     g->agent_capacity = 0;
 }
 
+static void free_sparse(throng_world *w, grid *g) {
+    size_t cells = g->sparse_capacity;
+    world_free(w, g->cell_x, cells * sizeof(int32_t));
+    world_free(w, g->row_first,
+               (cells + GRID_SPARSE_SPARE_ROWS + 1) * sizeof(uint32_t));
+    g->cell_x = NULL;
+    g->row_first = NULL;
+    g->sparse_capacity = 0;
+}
+
 void grid_release(throng_world *w, grid *g) {
     free_arrays(w, g);
+    free_sparse(w, g);
     world_free(w, g->cell_start,
                ((size_t)g->bucket_capacity + 1) * sizeof(uint32_t));
     world_free(w, g->hist, (size_t)g->hist_capacity * sizeof(uint32_t));
@@ -105,7 +126,34 @@ void grid_release(throng_world *w, grid *g) {
 size_t grid_bytes(const grid *g) {
     return (size_t)g->agent_capacity * 2 * sizeof(uint32_t) +
            ((size_t)g->bucket_capacity + 1) * sizeof(uint32_t) +
-           (size_t)g->hist_capacity * sizeof(uint32_t);
+           (size_t)g->hist_capacity * sizeof(uint32_t) +
+           (g->row_first ? ((size_t)g->sparse_capacity * 2 +
+                            GRID_SPARSE_SPARE_ROWS + 1) *
+                               sizeof(uint32_t)
+                         : 0);
+}
+
+/* Grows a sparse numbering's arrays to `agents` occupied cells and
+ * agents + GRID_SPARSE_SPARE_ROWS rows; all or nothing. */
+static int reserve_sparse(throng_world *w, grid *g, uint32_t agents) {
+    agents = agents > 0 ? agents : 1; /* a world of no agents yet */
+    if (agents <= g->sparse_capacity && g->row_first)
+        return 0;
+    size_t cells = (size_t)agents * sizeof(int32_t);
+    size_t rows =
+        ((size_t)agents + GRID_SPARSE_SPARE_ROWS + 1) * sizeof(uint32_t);
+    int32_t *cell_x = world_alloc(w, cells);
+    uint32_t *row_first = world_alloc(w, rows);
+    if (!cell_x || !row_first) {
+        world_free(w, cell_x, cells);
+        world_free(w, row_first, rows);
+        return 1;
+    }
+    free_sparse(w, g);
+    g->cell_x = cell_x;
+    g->row_first = row_first;
+    g->sparse_capacity = agents;
+    return 0;
 }
 
 /* Grows the per-agent arrays to `agents` rows; all or nothing. */
@@ -256,12 +304,21 @@ static void periodic_buckets(const grid *g, const agent_columns *c,
     periodic_buckets_body(g, c, bucket_of, begin, end);
 }
 
-/* bucket_of for rows [begin, end). */
+/* bucket_of for rows [begin, end). A sparse numbering first sorts by
+ * row of cells (sort_sparse_rows then orders each row by x). */
 static void buckets_of(const grid *g, const agent_columns *c,
                        uint32_t *restrict bucket_of, uint32_t begin,
                        uint32_t end) {
     if (g->periodic) {
         periodic_buckets(g, c, bucket_of, begin, end);
+        return;
+    }
+    if (g->sparse) {
+        const int three = g->dims == 3;
+        for (uint32_t i = begin; i < end; i++)
+            bucket_of[i] =
+                grid_sparse_row(g, grid_coord(g, 1, c->py[i]),
+                                three ? grid_coord(g, 2, c->pz[i]) : 0);
         return;
     }
     for (uint32_t i = begin; i < end; i++)
@@ -517,12 +574,14 @@ static void bounds_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
 }
 
 /* Unbounded space: numbers the agents' bounding box of cells densely when
- * it holds at most 2 n + 4096 cells, else hashes. Min and max do not
- * depend on how the range was split. */
+ * it holds at most 2 n + 4096 cells; else sparsely when it holds at most
+ * n + GRID_SPARSE_SPARE_ROWS rows of cells; else hashes. Min and max do
+ * not depend on how the range was split. */
 static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
                            uint32_t parts) {
     uint32_t n = w->count;
     g->dense = 0;
+    g->sparse = 0;
     if (n > 0) {
         bounds_ctx b;
         b.w = w;
@@ -550,9 +609,190 @@ static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
             g->bucket_count = (uint32_t)cells;
             return;
         }
+        const double rows =
+            (double)(hi[1] - lo[1] + 1) * (double)(hi[2] - lo[2] + 1);
+        if (rows <= (double)n + (double)GRID_SPARSE_SPARE_ROWS) {
+            g->sparse = 1;
+            for (int a = 0; a < 3; a++) {
+                g->origin[a] = (int32_t)lo[a];
+                /* x spans up to 2^31 + 1 cells; nothing reads n[0] of a
+                 * sparse numbering but this record. */
+                int64_t cells_a = hi[a] - lo[a] + 1;
+                g->n[a] = cells_a > INT32_MAX ? INT32_MAX : (int32_t)cells_a;
+            }
+            g->row_count = (uint32_t)rows;
+            /* The sort's buckets are the rows; the build then cuts them
+             * into cells. */
+            g->bucket_count = g->row_count;
+            return;
+        }
     }
     uint32_t want = n / 2 > 64 ? n / 2 : 64;
     g->bucket_count = next_pow2(want);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sparse numbering: rows of cells sorted, then cut into cells              */
+/* ------------------------------------------------------------------------ */
+
+/* Sorted position a comes after b: by cell x, then by source row. */
+static inline int sparse_after(const int32_t *key, const uint32_t *sorted,
+                               uint32_t a, uint32_t b) {
+    return key[a] > key[b] || (key[a] == key[b] && sorted[a] > sorted[b]);
+}
+
+static inline void sparse_swap(int32_t *key, uint32_t *sorted, uint32_t a,
+                               uint32_t b) {
+    int32_t k = key[a];
+    uint32_t s = sorted[a];
+    key[a] = key[b];
+    sorted[a] = sorted[b];
+    key[b] = k;
+    sorted[b] = s;
+}
+
+/* Heap sort of positions [first, first + len) by (key, sorted row): the
+ * fallback for a row far out of order, in place and O(len log len). */
+static void sparse_heap_sort(int32_t *key, uint32_t *sorted, uint32_t first,
+                             uint32_t len) {
+    int32_t *k = key + first;
+    uint32_t *s = sorted + first;
+    for (uint32_t end = len, start = len / 2; end > 1;) {
+        uint32_t root;
+        if (start > 0) {
+            root = --start;
+        } else {
+            end--;
+            sparse_swap(k, s, 0, end);
+            root = 0;
+        }
+        for (;;) {
+            uint32_t child = 2 * root + 1;
+            if (child >= end)
+                break;
+            if (child + 1 < end && sparse_after(k, s, child + 1, child))
+                child++;
+            if (!sparse_after(k, s, child, root))
+                break;
+            sparse_swap(k, s, root, child);
+            root = child;
+        }
+    }
+}
+
+/* Orders one row's sorted positions [begin, end) by cell x, keeping the
+ * source order among agents of one cell: the counting sort placed them in
+ * source order, so ordering by (x, source row) is the stable sort, and
+ * its result is unique whatever algorithm reaches it. The rows were put
+ * in cell order by the last step, so a row is nearly always in order
+ * already, and an insertion sort costs a pass; one far out of order (the
+ * first steps of a crowd added in random order) goes to a heap sort. */
+static void sort_row(int32_t *key, uint32_t *sorted, uint32_t begin,
+                     uint32_t end) {
+    uint64_t budget = 8u * (uint64_t)(end - begin) + 64u;
+    for (uint32_t r = begin + 1; r < end; r++) {
+        if (!sparse_after(key, sorted, r - 1, r))
+            continue;
+        const int32_t k = key[r];
+        const uint32_t from = sorted[r];
+        uint32_t j = r;
+        while (j > begin &&
+               (key[j - 1] > k || (key[j - 1] == k && sorted[j - 1] > from))) {
+            key[j] = key[j - 1];
+            sorted[j] = sorted[j - 1];
+            j--;
+            budget--;
+            if (budget == 0)
+                break;
+        }
+        key[j] = k;
+        sorted[j] = from;
+        if (budget == 0) {
+            sparse_heap_sort(key, sorted, begin, end - begin);
+            return;
+        }
+    }
+}
+
+typedef struct sparse_ctx {
+    throng_world *w;
+    grid *g;
+    uint32_t first_cell[GRID_MAX_PARTS]; /* per part: cells, then the first */
+} sparse_ctx;
+
+/* First pass over a part of the rows of cells: each row's agents ordered
+ * by cell x (bucket_of, free once the rows are placed, holds each sorted
+ * position's cell x), the rows' first sorted positions kept in hist (free
+ * too) for the second pass, and the part's cells counted. */
+static void sparse_sort_part(void *ctx, uint32_t part, uint32_t begin,
+                             uint32_t end, int thread) {
+    (void)thread;
+    sparse_ctx *s = ctx;
+    grid *g = s->g;
+    const float *px = s->w->col.px;
+    int32_t *key = (int32_t *)g->bucket_of;
+    uint32_t *sorted = g->sorted;
+    uint32_t cells = 0;
+    for (uint32_t q = begin; q < end; q++) {
+        const uint32_t first = g->cell_start[q], last = g->cell_start[q + 1];
+        g->hist[q] = first;
+        for (uint32_t r = first; r < last; r++)
+            key[r] = grid_coord(g, 0, px[sorted[r]]);
+        sort_row(key, sorted, first, last);
+        for (uint32_t r = first; r < last; r++)
+            cells += r == first || key[r] != key[r - 1];
+    }
+    s->first_cell[part] = cells;
+}
+
+/* Second pass: the part's cells, their first rows and x, and each row's
+ * first cell. */
+static void sparse_cells_part(void *ctx, uint32_t part, uint32_t begin,
+                              uint32_t end, int thread) {
+    (void)thread;
+    sparse_ctx *s = ctx;
+    grid *g = s->g;
+    const int32_t *key = (const int32_t *)g->bucket_of;
+    uint32_t c = s->first_cell[part];
+    for (uint32_t q = begin; q < end; q++) {
+        const uint32_t first = g->hist[q], last = g->hist[q + 1];
+        g->row_first[q] = c;
+        for (uint32_t r = first; r < last; r++)
+            if (r == first || key[r] != key[r - 1]) {
+                g->cell_start[c] = r;
+                g->cell_x[c] = key[r];
+                c++;
+            }
+    }
+}
+
+/* Turns the counting sort by row of cells into the sparse numbering:
+ * each row ordered by x, then cut into its occupied cells. Returns the
+ * number of cells. */
+static uint32_t sparse_cut(throng_world *w, grid *g, parallel_sched *sched,
+                           uint32_t parts) {
+    const uint32_t rows = g->row_count, n = w->count;
+    INVARIANT((uint64_t)rows + 1 <= g->hist_capacity &&
+                  n <= g->sparse_capacity &&
+                  (uint64_t)rows <=
+                      (uint64_t)g->sparse_capacity + GRID_SPARSE_SPARE_ROWS,
+              "the rows' starts fit the histogram, the cells and rows their "
+              "arrays");
+    sparse_ctx s = { .w = w, .g = g };
+    parallel_parts(sched, rows, parts, sparse_sort_part, &s);
+    if (sched->failed)
+        return 0;
+    uint32_t cells = 0;
+    for (uint32_t p = 0; p < parts; p++) {
+        uint32_t in_part = s.first_cell[p];
+        s.first_cell[p] = cells;
+        cells += in_part;
+    }
+    g->hist[rows] = n;
+    parallel_parts(sched, rows, parts, sparse_cells_part, &s);
+    g->row_first[rows] = cells;
+    g->cell_start[cells] = n;
+    return cells;
 }
 
 /* The most buckets, and histogram entries, that any build of up to `room`
@@ -562,7 +802,8 @@ static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
  * into a hashed table) never makes a step allocate: only a step after the
  * columns grew (more agents than ever before) or the thread count rose
  * may. Unbounded: a dense numbering holds at most 2 room + 4096 cells (and
- * at most GRID_MAX_CELLS), a hashed one next_pow2(room / 2) buckets;
+ * at most GRID_MAX_CELLS), a sparse one room + GRID_SPARSE_SPARE_ROWS
+ * rows, a hashed one next_pow2(room / 2) buckets;
  * periodic: the box's cells. The histograms hold a row per part, parts *
  * buckets <= 4 room + buckets when there is more than one part (see
  * grid_build). */
@@ -573,7 +814,11 @@ static void storage_room(const grid *g, uint32_t room, int threads,
         uint64_t dense = 2ull * room + 4096u;
         dense = dense > GRID_MAX_CELLS ? GRID_MAX_CELLS : dense;
         uint64_t hashed = next_pow2(room / 2 > 64 ? room / 2 : 64);
+        /* A sparse numbering's sort counts rows of cells, and its cells
+         * and the rows' first positions then reuse these arrays. */
+        uint64_t sparse = (uint64_t)room + GRID_SPARSE_SPARE_ROWS + 1u;
         buckets = dense > hashed ? dense : hashed;
+        buckets = buckets > sparse ? buckets : sparse;
     }
     uint64_t parts = threads > 0 ? (uint64_t)threads : 1u;
     parts = parts > GRID_MAX_PARTS ? GRID_MAX_PARTS : parts;
@@ -606,7 +851,8 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     if (!g->periodic)
         plan_unbounded(w, g, sched, parts);
     uint32_t buckets = g->bucket_count;
-    INVARIANT(buckets >= 1 && (g->dense || (buckets & (buckets - 1)) == 0),
+    INVARIANT(buckets >= 1 &&
+                  (g->dense || g->sparse || (buckets & (buckets - 1)) == 0),
               "a dense numbering has its cells, a hashed table a power of "
               "two of buckets");
 
@@ -625,7 +871,8 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     if (hist_room < parts * buckets)
         hist_room = parts * buckets;
     if (reserve_agents(w, g, room) ||
-        reserve_buckets(w, g, bucket_room, hist_room))
+        reserve_buckets(w, g, bucket_room, hist_room) ||
+        (!g->periodic && reserve_sparse(w, g, room)))
         return 1;
     INVARIANT(parts >= 1 && parts <= GRID_MAX_PARTS &&
                   (uint64_t)parts * buckets <= g->hist_capacity &&
@@ -661,6 +908,12 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
     g->cell_start[buckets] = n;
 
     parallel_parts(sched, n, parts, place_part, &s);
+    if (g->sparse && !sched->failed) {
+        uint32_t row_parts = g->row_count / 64u;
+        row_parts = row_parts < parts ? row_parts : parts;
+        occupied = sparse_cut(w, g, sched, row_parts > 0 ? row_parts : 1);
+        g->bucket_count = occupied;
+    }
     if (permute)
         permute_columns(w, sched);
     if (sched->failed) {

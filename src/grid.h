@@ -28,6 +28,11 @@ typedef struct throng_world throng_world;
 /* The most cells a periodic box may hold (memory for ranges and counts). */
 #define GRID_MAX_CELLS (1u << 24)
 
+/* A sparse numbering holds at most count + this many rows of cells (the
+ * rows' index, 4 bytes a row, then costs at most about 4 bytes an agent;
+ * the spare rows let a small crowd spread far along x and y). */
+#define GRID_SPARSE_SPARE_ROWS 4096u
+
 /* Columns permuted per parallel region (and spare buffers kept). */
 #define GRID_PERMUTE_BATCH 7
 
@@ -55,9 +60,17 @@ typedef struct grid {
     /* Dense numbering: always in a periodic box; in unbounded space when
      * the agents' bounding box of cells is small enough (see grid.c). */
     int dense;
-    int32_t origin[3];     /* dense: the lowest cell of the numbering */
-    int32_t n[3];          /* dense: cells per axis */
-    uint32_t bucket_count; /* dense: n0 n1 n2; hashed: a power of two */
+    /* Sparse numbering (unbounded space, too spread out to be dense, with
+     * few enough rows of cells): the bounding box's rows of cells (y, z)
+     * numbered densely, and in each row only its occupied cells, x
+     * ascending. Buckets are occupied cells, in the order a dense
+     * numbering would give them. Neither dense nor sparse: hashed. */
+    int sparse;
+    int32_t origin[3];     /* dense, sparse: the lowest cell of the box */
+    int32_t n[3];          /* dense, sparse: cells per axis of the box */
+    uint32_t bucket_count; /* dense: n0 n1 n2; sparse: occupied cells;
+                              hashed: a power of two */
+    uint32_t row_count;    /* sparse: n1 n2 */
 
     /* Storage, grown as needed, never shrunk. */
     uint32_t agent_capacity;
@@ -69,6 +82,13 @@ typedef struct grid {
     uint32_t *bucket_of;      /* dense row -> bucket */
     uint32_t *sorted;         /* sorted row -> dense row (before a
                                   permuting build moved the rows) */
+    /* Sparse: row q of cells holds buckets [row_first[q], row_first[q+1]),
+     * and bucket b is the cell (cell_x[b], y, z) of its row. */
+    uint32_t sparse_capacity; /* entries of cell_x; row_first holds
+                                  sparse_capacity + GRID_SPARSE_SPARE_ROWS
+                                  + 1 */
+    uint32_t *row_first;
+    int32_t *cell_x;
 
     uint32_t count;    /* agents in the last build */
     uint32_t occupied; /* buckets holding an agent */
@@ -107,10 +127,51 @@ static inline int32_t grid_coord(const grid *g, int axis, float x) {
     return (int32_t)t;
 }
 
-/* A cell lies inside a dense numbering (always true when periodic, with
- * wrapped coordinates, and when hashed). */
+/* The first of buckets [lo, hi) of a sparse grid's row whose cell x is
+ * at least x (hi when none is): a binary search whose steps are selects,
+ * not branches, since which way it goes is a coin toss. */
+static inline uint32_t grid_sparse_seek(const grid *g, uint32_t lo, uint32_t hi,
+                                        int64_t x) {
+    if (lo >= hi)
+        return hi;
+    const int32_t *base = g->cell_x + lo;
+    uint32_t n = hi - lo;
+    while (n > 1) {
+        const uint32_t half = n / 2;
+        base = base[half] < x ? base + half : base;
+        n -= half;
+    }
+    return (uint32_t)(base - g->cell_x) + (*base < x);
+}
+
+/* A sparse grid's row of cells (y, z), or UINT32_MAX outside the box. */
+static inline uint32_t grid_sparse_row(const grid *g, int32_t cy, int32_t cz) {
+    const int64_t y = (int64_t)cy - g->origin[1],
+                  z = (int64_t)cz - g->origin[2];
+    if (y < 0 || y >= g->n[1] || z < 0 || z >= g->n[2])
+        return UINT32_MAX;
+    return (uint32_t)(z * g->n[1] + y);
+}
+
+/* A sparse grid's bucket of cell (cx, cy, cz), or UINT32_MAX when no
+ * agent is in it. */
+static inline uint32_t grid_sparse_find(const grid *g, int32_t cx, int32_t cy,
+                                        int32_t cz) {
+    const uint32_t q = grid_sparse_row(g, cy, cz);
+    if (q == UINT32_MAX)
+        return UINT32_MAX;
+    const uint32_t end = g->row_first[q + 1];
+    const uint32_t b = grid_sparse_seek(g, g->row_first[q], end, cx);
+    return b < end && g->cell_x[b] == cx ? b : UINT32_MAX;
+}
+
+/* A cell lies inside a dense numbering, or is occupied in a sparse one
+ * (always true when periodic, with wrapped coordinates, and when
+ * hashed). */
 static inline int grid_cell_inside(const grid *g, int32_t cx, int32_t cy,
                                    int32_t cz) {
+    if (g->sparse)
+        return grid_sparse_find(g, cx, cy, cz) != UINT32_MAX;
     if (!g->dense || g->periodic)
         return 1;
     /* In 64 bits: cells span +-2^30, so a difference can pass int32. */
@@ -120,9 +181,11 @@ static inline int grid_cell_inside(const grid *g, int32_t cx, int32_t cy,
 }
 
 /* The bucket of a cell (coordinates already wrapped when periodic; inside
- * the numbering when dense). */
+ * the numbering when dense, occupied when sparse). */
 static inline uint32_t grid_bucket(const grid *g, int32_t cx, int32_t cy,
                                    int32_t cz) {
+    if (g->sparse)
+        return grid_sparse_find(g, cx, cy, cz);
     if (g->dense)
         return ((uint32_t)(cz - g->origin[2]) * (uint32_t)g->n[1] +
                 (uint32_t)(cy - g->origin[1])) *

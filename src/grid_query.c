@@ -115,10 +115,74 @@ static int ranges_dense(const grid *g, int32_t cx_first, int32_t cx_last,
     return count;
 }
 
+/* A sparse grid numbers the cells of a row of cells consecutively, x
+ * ascending, so the occupied cells of one row of a block are again one
+ * run of buckets, found by a search of the row's cells: the ranges of
+ * ranges_dense() over the same bounding box, bucket for bucket. With a
+ * cursor, a row the last lookup found at an x no greater than this one's
+ * is stepped along from there (every cell before that point lies before
+ * x too), a few cells at most before it searches again. */
+static int ranges_sparse(const grid *g, int32_t cx_first, int32_t cx_last,
+                         int32_t cy, int32_t cz, grid_cursor *cur,
+                         cell_range *out) {
+    const int rx = g->reach[0], ry = g->reach[1];
+    const int rz = g->dims == 3 ? g->reach[2] : 0;
+    const uint32_t *start = g->cell_start, *row_first = g->row_first;
+    const int32_t *cell_x = g->cell_x;
+    const int64_t x0 = (int64_t)cx_first - rx, x1 = (int64_t)cx_last + rx;
+    int count = 0, slot = 0;
+    for (int dz = -rz; dz <= rz; dz++) {
+        for (int dy = -ry; dy <= ry; dy++, slot++) {
+            const uint32_t q = grid_sparse_row(g, cy + dy, cz + dz);
+            if (q == UINT32_MAX)
+                continue;
+            const uint32_t end = row_first[q + 1];
+            uint32_t a;
+            if (cur && cur->row[slot] == q && cur->x[slot] <= x0) {
+                a = cur->at[slot];
+                for (int steps = 0; a < end && cell_x[a] < x0; steps++, a++)
+                    if (steps == 8) {
+                        a = grid_sparse_seek(g, a, end, x0);
+                        break;
+                    }
+            } else {
+                a = grid_sparse_seek(g, row_first[q], end, x0);
+            }
+            if (cur) {
+                cur->row[slot] = q;
+                cur->at[slot] = a;
+                cur->x[slot] = x0;
+            }
+            /* The block's cells in the row are few: step over them. */
+            uint32_t b = a;
+            while (b < end && cell_x[b] <= x1)
+                b++;
+            count =
+                ranges_push(out, count, start[a], start[b], 0.0f, 0.0f, 0.0f);
+        }
+    }
+    return count;
+}
+
+void grid_cursor_reset(grid_cursor *cur) {
+    for (int k = 0; k < GRID_MAX_RANGES; k++)
+        cur->row[k] = UINT32_MAX;
+}
+
+int grid_ranges_span_at(const grid *g, int32_t cx_first, int32_t cx_last,
+                        int32_t cy, int32_t cz, grid_cursor *cur,
+                        cell_range *out) {
+    if (g->sparse)
+        return ranges_sparse(g, cx_first, cx_last, cy, cz, cur, out);
+    return grid_ranges_span(g, cx_first, cx_last, cy, cz, out);
+}
+
 int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
                      int32_t cy, int32_t cz, cell_range *out) {
     if (g->dense)
         return ranges_dense(g, cx_first, cx_last, cy, cz, out);
+    if (g->sparse)
+        return ranges_sparse(g, cx_first, cx_last, cy, cz, NULL, out);
     return grid_ranges_walk(g, cx_first, cx_last, cy, cz, out);
 }
 
@@ -149,7 +213,7 @@ int grid_ranges_walk(const grid *g, int32_t cx_first, int32_t cx_last,
                 if (!grid_cell_inside(g, c[0], c[1], c[2]))
                     continue;
                 uint32_t b = grid_bucket(g, c[0], c[1], c[2]);
-                if (!g->dense) {
+                if (!g->dense && !g->sparse) {
                     INVARIANT(nseen < GRID_MAX_RANGES,
                               "a hashed block walks at most the most ranges");
                     int dup = 0;
@@ -266,7 +330,7 @@ static void query_cell(query_state *qs, const grid *g, int32_t x, int32_t y,
         uint32_t i = g->permuted ? s : g->sorted[s];
         /* A hashed bucket may also hold other cells: visit each agent only
          * from its own cell, so none is reported twice. */
-        if (!g->dense &&
+        if (!g->dense && !g->sparse &&
             (grid_coord(g, 0, w->col.px[i]) != x ||
              grid_coord(g, 1, w->col.py[i]) != y ||
              (g->dims == 3 && grid_coord(g, 2, w->col.pz[i]) != z)))

@@ -25,6 +25,25 @@ int grid_ranges(const grid *g, int32_t cx, int32_t cy, int32_t cz,
 int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
                      int32_t cy, int32_t cz, cell_range *out);
 
+/* Where the last sparse range lookup of a walk found each row of its
+ * block, so the next lookup, a little further along x in the same rows,
+ * steps on from there instead of searching the whole row again. */
+typedef struct grid_cursor {
+    uint32_t row[GRID_MAX_RANGES]; /* row of cells per block row */
+    uint32_t at[GRID_MAX_RANGES];  /* its first bucket at or past x */
+    int64_t x[GRID_MAX_RANGES];    /* that x */
+} grid_cursor;
+
+/* Forgets every row: the next lookup searches. */
+void grid_cursor_reset(grid_cursor *cur);
+
+/* grid_ranges_span(), the same ranges, for a caller that walks cells in
+ * sorted order (any order is correct, that one is fast): a sparse grid
+ * starts each row's search where `cur` last found it. */
+int grid_ranges_span_at(const grid *g, int32_t cx_first, int32_t cx_last,
+                        int32_t cy, int32_t cz, grid_cursor *cur,
+                        cell_range *out);
+
 /* The same, cell by cell: every cell of the block in turn, its bucket, its
  * rows, merged with the previous range where they continue it. Hashed
  * grids use it; for dense ones it is the reference the arithmetic of

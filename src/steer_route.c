@@ -106,7 +106,11 @@ static int follow_path_force(const steer_ctx *a, const throng_path_params *pp,
         q[k] = a->p[k] + a->v[k] * pp->prediction_time;
 
     /* The nearest point to q on the window's segments, in path order; a
-     * later segment wins only when strictly nearer. */
+     * later segment wins only when strictly nearer. Every agent of a
+     * crowd runs this, so it is written out in scalars, with the offset
+     * (steer_offset's operations) inline outside a periodic box. */
+    const int periodic = a->w->boundary == THRONG_BOUNDARY_PERIODIC;
+    const int dims = a->w->dims;
     uint32_t best = first;
     float best_t = 0.0f, best_d2 = 0.0f;
     for (uint32_t i = 0; i < window; i++) {
@@ -119,16 +123,25 @@ static int follow_path_force(const steer_ctx *a, const throng_path_params *pp,
         const float *A = o->points + 3u * (size_t)s;
         const float *B =
             o->points + 3u * (size_t)(s + 1u < o->count ? s + 1u : 0u);
-        float ab[3] = { B[0] - A[0], B[1] - A[1], B[2] - A[2] };
-        float aq[3];
-        steer_offset(a->w, A, q, aq);
-        float t = dot3(aq, ab) / dot3(ab, ab);
+        const float abx = B[0] - A[0], aby = B[1] - A[1], abz = B[2] - A[2];
+        float aqx, aqy, aqz;
+        if (periodic) {
+            float aq[3];
+            steer_offset(a->w, A, q, aq);
+            aqx = aq[0];
+            aqy = aq[1];
+            aqz = aq[2];
+        } else {
+            aqx = q[0] - A[0];
+            aqy = q[1] - A[1];
+            aqz = dims == 3 ? q[2] - A[2] : 0.0f;
+        }
+        float t = (aqx * abx + aqy * aby + aqz * abz) /
+                  (abx * abx + aby * aby + abz * abz);
         t = t > 0.0f ? t : 0.0f; /* also turns an overflow's NaN into 0 */
         t = t < 1.0f ? t : 1.0f;
-        float off[3];
-        for (int k = 0; k < 3; k++)
-            off[k] = aq[k] - t * ab[k];
-        float d2 = dot3(off, off);
+        const float ox = aqx - t * abx, oy = aqy - t * aby, oz = aqz - t * abz;
+        const float d2 = ox * ox + oy * oy + oz * oz;
         if (i == 0u || d2 < best_d2) {
             best = s;
             best_t = t;

@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "columns.h"
 #include "core.h"
+#include "kernel_paths.h"
 
 typedef struct grid_config {
     int dims;
@@ -1110,9 +1111,370 @@ TEST(grid_stable_columns) {
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Sparse numbering: the order, the cells and the ranges against brute force */
+/* ------------------------------------------------------------------------ */
+
+/* Shapes of an unbounded crowd too spread out for a dense numbering. */
+enum {
+    SPARSE_RING,
+    SPARSE_SCATTER,
+    SPARSE_LINE,
+    SPARSE_FAR3D
+};
+
+/* A crowd of `n` agents in shape `shape`, added in random order, a third
+ * of them stacked on the agent before (many agents in one cell). */
+static throng_world *sparse_world(int dims, int shape, uint32_t n,
+                                  uint64_t seed, int threads) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.neighbour_radius = 1.0f;
+    d.threads = threads;
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return NULL;
+    test_rng rng = test_rng_make(seed);
+    float prev[3] = { 0.0f, 0.0f, 0.0f };
+    for (uint32_t i = 0; i < n; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        float *p = a.position;
+        switch (shape) {
+        case SPARSE_RING: { /* an annulus 6 m wide, 150 m round */
+            float angle = test_rng_range(&rng, 0.0f, TEST_TWO_PI);
+            float r = test_rng_range(&rng, 147.0f, 153.0f);
+            p[0] = r * cosf(angle);
+            p[1] = r * sinf(angle);
+            p[2] = test_rng_range(&rng, 0.0f, 3.0f);
+            break;
+        }
+        case SPARSE_SCATTER: /* clumps over a wide box */
+            for (int k = 0; k < 3; k++)
+                p[k] = test_rng_range(&rng, dims == 3 ? -30.0f : -200.0f,
+                                      dims == 3 ? 30.0f : 200.0f);
+            break;
+        case SPARSE_LINE: /* one long row of cells, crowded cells */
+            p[0] = test_rng_range(&rng, -20000.0f, 20000.0f);
+            p[1] = test_rng_range(&rng, 0.0f, 1.5f);
+            p[2] = test_rng_range(&rng, 0.0f, 1.5f);
+            break;
+        default: /* so far apart in 3D that the rows are too many */
+            for (int k = 0; k < 3; k++)
+                p[k] = test_rng_range(&rng, -1000.0f, 1000.0f);
+            break;
+        }
+        if (i % 3 == 2) {
+            /* On top of the previous agent, or within a cell of it. */
+            for (int k = 0; k < 3; k++)
+                p[k] = prev[k] +
+                       (i % 2 ? 0.0f : test_rng_range(&rng, -0.4f, 0.4f));
+        }
+        if (dims == 2)
+            p[2] = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            a.velocity[k] =
+                dims == 2 && k == 2 ? 0.0f : test_rng_range(&rng, -0.5f, 0.5f);
+            prev[k] = p[k];
+        }
+        throng_agent h;
+        if (throng_agent_add(w, &a, &h) != THRONG_OK) {
+            throng_world_destroy(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
+/* The cell of a sorted position, read where the rows are now. */
+static void sparse_cell_at(const throng_world *w, uint32_t r, int32_t c[3]) {
+    const grid *g = &w->grid;
+    const uint32_t i = g->permuted ? r : g->sorted[r];
+    c[0] = grid_coord(g, 0, w->col.px[i]);
+    c[1] = grid_coord(g, 1, w->col.py[i]);
+    c[2] = w->dims == 3 ? grid_coord(g, 2, w->col.pz[i]) : 0;
+}
+
+/* a's cell comes before b's in the order z, y, x: -1, 0 or 1. */
+static int sparse_cell_cmp(const int32_t a[3], const int32_t b[3]) {
+    for (int k = 2; k >= 0; k--)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* The last build of a sparse grid is the stable sort by cell (z, y, x),
+ * its buckets are the occupied cells in that order, each row's buckets
+ * are listed under the right row, and the ranges of every span a kernel
+ * may ask for are the cell-by-cell walk's. */
+static void sparse_check_build(const throng_world *w, const char *what) {
+    const grid *g = &w->grid;
+    const uint32_t n = w->count;
+    if (!g->sparse || g->dense) {
+        runner_fail(__FILE__, __LINE__, "%s: not a sparse numbering", what);
+        return;
+    }
+    /* sorted is a permutation. */
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    REQUIRE(seen);
+    for (uint32_t r = 0; r < n; r++) {
+        CHECK(g->sorted[r] < n && !seen[g->sorted[r]]);
+        if (g->sorted[r] < n)
+            seen[g->sorted[r]] = 1;
+    }
+    free(seen);
+    /* Rows in cell order, source order within a cell, one bucket a cell. */
+    uint32_t cells = 0, bad = 0;
+    int32_t last[3] = { 0, 0, 0 };
+    for (uint32_t r = 0; r < n; r++) {
+        int32_t c[3];
+        sparse_cell_at(w, r, c);
+        int cmp = r == 0 ? 1 : sparse_cell_cmp(last, c);
+        if (cmp > 0 && r > 0)
+            bad++;
+        if (cmp == 0 && g->sorted[r - 1] >= g->sorted[r])
+            bad++;
+        if (r == 0 || cmp != 0) {
+            if (cells >= g->bucket_count || g->cell_start[cells] != r ||
+                g->cell_x[cells] != c[0] ||
+                grid_sparse_find(g, c[0], c[1], c[2]) != cells)
+                bad++;
+            cells++;
+        }
+        memcpy(last, c, sizeof last);
+    }
+    if (bad)
+        runner_fail(__FILE__, __LINE__,
+                    "%s: %u rows out of the stable cell order or their "
+                    "cells misfiled",
+                    what, bad);
+    CHECK_EQ_U64(cells, g->bucket_count);
+    CHECK_EQ_U64(cells, g->occupied);
+    CHECK_EQ_U64(g->cell_start[cells], n);
+    CHECK_EQ_U64(g->row_first[0], 0);
+    CHECK_EQ_U64(g->row_first[g->row_count], cells);
+    for (uint32_t q = 0; q < g->row_count; q++)
+        for (uint32_t b = g->row_first[q]; b < g->row_first[q + 1]; b++) {
+            int32_t c[3];
+            sparse_cell_at(w, g->cell_start[b], c);
+            if (grid_sparse_row(g, c[1], c[2]) != q) {
+                runner_fail(__FILE__, __LINE__,
+                            "%s: bucket %u listed under row %u", what, b, q);
+                return;
+            }
+        }
+    /* Ranges: the arithmetic against the walk, around a sample of the
+     * occupied cells (the box's first and last rows among them), and
+     * beyond the box's rows. */
+    cell_range fast[GRID_MAX_RANGES], slow[GRID_MAX_RANGES],
+        at[GRID_MAX_RANGES];
+    /* The cursor is correct in any order of lookups (here, x goes back
+     * at each new row of the block), fast in the kernels' order. */
+    grid_cursor cursor;
+    grid_cursor_reset(&cursor);
+    const int rz = w->dims == 3 ? g->reach[2] + 1 : 0;
+    const uint32_t stride = w->dims == 3 ? 13u : 5u;
+    for (uint32_t b = 0; b < cells;
+         b = b + stride < cells || b + 1 == cells ? b + stride : cells - 1) {
+        int32_t c[3];
+        sparse_cell_at(w, g->cell_start[b], c);
+        for (int32_t dz = -rz; dz <= rz; dz++)
+            for (int32_t dy = -g->reach[1] - 1; dy <= g->reach[1] + 1; dy++)
+                for (int32_t dx = -g->reach[0] - 1; dx <= 1; dx++)
+                    for (int32_t span = 0; span <= 6; span++) {
+                        int32_t x = c[0] + dx, y = c[1] + dy, z = c[2] + dz;
+                        int nf = grid_ranges_span(g, x, x + span, y, z, fast);
+                        int ns = grid_ranges_walk(g, x, x + span, y, z, slow);
+                        int nc = grid_ranges_span_at(g, x, x + span, y, z,
+                                                     &cursor, at);
+                        if (!ranges_equal(fast, nf, slow, ns) ||
+                            !ranges_equal(at, nc, slow, ns)) {
+                            runner_fail(__FILE__, __LINE__,
+                                        "%s: span %d..%d, y %d, z %d: %d "
+                                        "ranges, walk %d",
+                                        what, x, x + span, y, z, nf, ns);
+                            return;
+                        }
+                    }
+    }
+}
+
+/* Every agent's neighbours through its cell's ranges are exactly the ones
+ * a scan of all agents finds. */
+static void sparse_check_neighbours(const throng_world *w, const char *what) {
+    const grid *g = &w->grid;
+    const float r2 = w->neighbour_radius * w->neighbour_radius;
+    cell_range ranges[GRID_MAX_RANGES];
+    uint64_t pairs = 0;
+    for (uint32_t t = 0; t < w->count; t++) {
+        int32_t c[3];
+        sparse_cell_at(w, t, c);
+        const uint32_t i = g->permuted ? t : g->sorted[t];
+        const int count = grid_ranges(g, c[0], c[1], c[2], ranges);
+        uint32_t through_grid = 0, by_scan = 0;
+        for (int k = 0; k < count; k++)
+            for (uint32_t s = ranges[k].begin; s < ranges[k].end; s++) {
+                const uint32_t j = g->permuted ? s : g->sorted[s];
+                float dx = w->col.px[j] - w->col.px[i];
+                float dy = w->col.py[j] - w->col.py[i];
+                float dz = w->dims == 3 ? w->col.pz[j] - w->col.pz[i] : 0.0f;
+                through_grid += j != i && dx * dx + dy * dy + dz * dz <= r2;
+            }
+        for (uint32_t j = 0; j < w->count; j++) {
+            float dx = w->col.px[j] - w->col.px[i];
+            float dy = w->col.py[j] - w->col.py[i];
+            float dz = w->dims == 3 ? w->col.pz[j] - w->col.pz[i] : 0.0f;
+            by_scan += j != i && dx * dx + dy * dy + dz * dz <= r2;
+        }
+        if (through_grid != by_scan) {
+            runner_fail(__FILE__, __LINE__,
+                        "%s: agent at row %u has %u neighbours through the "
+                        "grid, %u by a scan",
+                        what, i, through_grid, by_scan);
+            return;
+        }
+        pairs += by_scan;
+    }
+    CHECK(pairs > 0); /* the crowds are meant to touch */
+}
+
+TEST(grid_sparse_matches_brute_force) {
+    const struct {
+        const char *name;
+        int dims, shape;
+        uint32_t agents;
+    } cases[] = {
+        { "ring 2D", 2, SPARSE_RING, 3000 },
+        { "ring 3D", 3, SPARSE_RING, 3000 },
+        { "scatter 2D", 2, SPARSE_SCATTER, 1500 },
+        { "scatter 3D", 3, SPARSE_SCATTER, 2500 },
+        { "line 2D", 2, SPARSE_LINE, 3000 },
+        { "line 3D", 3, SPARSE_LINE, 3000 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int threads = 1; threads <= 2; threads++) {
+            throng_world *w = sparse_world(cases[k].dims, cases[k].shape,
+                                           cases[k].agents, 40u + k, threads);
+            REQUIRE(w);
+            /* A query builds the index only (rows in insertion order:
+             * the far-out-of-order sort), a step moves the rows. */
+            float origin[3] = { 0.0f, 0.0f, 0.0f };
+            uint32_t found = 0;
+            CHECK_OK(throng_world_query_radius(w, origin, 1.0f, NULL, 0, &found,
+                                               NULL));
+            CHECK(!w->grid.permuted);
+            sparse_check_build(w, cases[k].name);
+            sparse_check_neighbours(w, cases[k].name);
+            for (int step = 0; step < 3; step++) {
+                /* The step moved the agents after its build: build again,
+                 * as a step does (rows moved) and as a query does. */
+                REQUIRE(test_step_n(w, 0.1f, 1, cases[k].name));
+                parallel_sched sched = world_scheduler(w);
+                REQUIRE(grid_build(w, &sched, 1) == 0 && w->grid.valid);
+                CHECK(w->grid.permuted);
+                sparse_check_build(w, cases[k].name);
+                REQUIRE(grid_build(w, &sched, 0) == 0 && w->grid.valid);
+                sparse_check_build(w, cases[k].name);
+            }
+            sparse_check_neighbours(w, cases[k].name);
+            throng_world_destroy(w);
+        }
+}
+
+/* Rows of cells beyond the count (and its spare rows): hashed, as
+ * before, and the step still finds the same neighbours. */
+TEST(grid_sparse_falls_back_to_hashing) {
+    throng_world *w = sparse_world(3, SPARSE_FAR3D, 600, 7u, 1);
+    REQUIRE(w);
+    REQUIRE(test_step_n(w, 0.1f, 1, "far 3D"));
+    CHECK(!w->grid.dense && !w->grid.sparse);
+    throng_world_destroy(w);
+    /* The same crowd drawn in together numbers its rows again. */
+    w = sparse_world(2, SPARSE_SCATTER, 1500, 8u, 1);
+    REQUIRE(w);
+    REQUIRE(test_step_n(w, 0.1f, 1, "scatter 2D"));
+    CHECK(w->grid.sparse);
+    throng_world_destroy(w);
+}
+
+/* Vector paths, 1 and 2 threads, on sparse worlds: the scalar path's
+ * bits. The path-following crowd on its ring (path2d) and flocks in
+ * rings and clumps with two groups, one with a view cone. */
+static uint64_t sparse_flock_hash(int dims, int shape, const char *path,
+                                  int threads) {
+    throng_world *w = sparse_world(dims, shape, 2400, 11u, threads);
+    if (!w)
+        return 0;
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return 1;
+    }
+    throng_group_def gd = throng_group_def_default();
+    gd.flocking.separation_weight = 2.0f;
+    gd.flocking.alignment_weight = 1.0f;
+    gd.flocking.cohesion_weight = 0.5f;
+    throng_group plain = THRONG_NULL_GROUP, coned = THRONG_NULL_GROUP;
+    throng_group_create(w, &gd, &plain);
+    gd.flocking.field_of_view = 2.0944f;
+    gd.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    gd.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    throng_group_create(w, &gd, &coned);
+    for (uint32_t i = 0; i < w->count; i++) {
+        throng_agent h;
+        throng_agent_at(w, i, &h);
+        throng_agent_set_group(w, h, i % 3 == 0 ? coned : plain);
+    }
+    w->tuner.pinned = 1;
+    uint64_t h = 0;
+    if (test_step_n(w, 0.1f, 20, "sparse flock")) {
+        CHECK(w->grid.sparse);
+        h = throng_world_hash(w);
+    }
+    throng_world_destroy(w);
+    return h;
+}
+
+TEST(grid_sparse_paths_match_scalar) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    for (int dims = 2; dims <= 3; dims++)
+        for (int shape = SPARSE_RING; shape <= SPARSE_SCATTER; shape++) {
+            uint64_t scalar = sparse_flock_hash(dims, shape, "scalar", 1);
+            REQUIRE(scalar > 1);
+            CHECK(sparse_flock_hash(dims, shape, "scalar", 2) == scalar);
+            for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    uint64_t h =
+                        sparse_flock_hash(dims, shape, paths[p], threads);
+                    if (h != 1 && h != scalar)
+                        runner_fail(__FILE__, __LINE__,
+                                    "%dD shape %d: %s on %d threads gives "
+                                    "%016llx, scalar %016llx",
+                                    dims, shape, paths[p], threads,
+                                    (unsigned long long)h,
+                                    (unsigned long long)scalar);
+                }
+        }
+    uint64_t scalar = test_scenario_hash("path2d", 3000u, 1, 3u, "scalar", 30);
+    REQUIRE(scalar > 1);
+    CHECK(test_scenario_hash("path2d", 3000u, 2, 3u, "scalar", 30) == scalar);
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
+        for (int threads = 1; threads <= 2; threads++) {
+            uint64_t h =
+                test_scenario_hash("path2d", 3000u, threads, 3u, paths[p], 30);
+            if (h != 1 && h != scalar)
+                runner_fail(__FILE__, __LINE__,
+                            "path2d: %s on %d threads gives %016llx, scalar "
+                            "%016llx",
+                            paths[p], threads, (unsigned long long)h,
+                            (unsigned long long)scalar);
+        }
+}
+
 void register_grid_tests(void) {
     REGISTER(grid_stable_columns);
     REGISTER(grid_ranges_dense_match_walk);
+    REGISTER(grid_sparse_matches_brute_force);
+    REGISTER(grid_sparse_falls_back_to_hashing);
+    REGISTER(grid_sparse_paths_match_scalar);
     REGISTER(grid_permute_matches_gather);
     REGISTER(grid_uniform_columns_2d);
     REGISTER(grid_uniform_columns_3d);
