@@ -279,7 +279,23 @@ int world_enable_behaviour_state(throng_world *w) {
     return 0;
 }
 
+/* The spares are scratch from the end of the grid build, which gathers
+ * the columns through them, to the start of the next build; the steering
+ * force lives in that interval only (the behaviours write it, the
+ * integration reads it), so it borrows the first spares rather than
+ * holding `dims` columns of its own. A build trades spares with columns,
+ * so the force is pointed at whatever the spares are after each one. */
+_Static_assert(GRID_PERMUTE_BATCH >= 3,
+               "the steering force borrows three spare buffers in 3D");
+
+static void world_steer_scratch(throng_world *w) {
+    w->steer_x = w->spare4[0];
+    w->steer_y = w->spare4[1];
+    w->steer_z = w->dims == 3 ? w->spare4[2] : NULL;
+}
+
 void world_zero_tails(throng_world *w) {
+    world_steer_scratch(w);
     const size_t bytes = COLUMN_PAD * 4u;
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
@@ -310,11 +326,6 @@ int reserve_columns(throng_world *w, uint32_t want) {
     agent_columns n;
     memset(&n, 0, sizeof n);
     int ok = !alloc_columns(w, &n, cap, w->behaviour_state);
-    float *steer[3] = { NULL, NULL, NULL };
-    for (int a = 0; a < w->dims && ok; a++) {
-        steer[a] = column_alloc(w, cap, sizeof(float));
-        ok = steer[a] != NULL;
-    }
     void *spare4[GRID_PERMUTE_BATCH] = { NULL };
     for (int b = 0; b < GRID_PERMUTE_BATCH && ok; b++) {
         spare4[b] = column_alloc(w, cap, 4u);
@@ -322,8 +333,6 @@ int reserve_columns(throng_world *w, uint32_t want) {
     }
     if (!ok) {
         free_columns(w, &n, cap);
-        for (int a = 0; a < 3; a++)
-            column_free(w, steer[a], cap, sizeof(float));
         for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
             column_free(w, spare4[b], cap, 4u);
         return 1;
@@ -341,18 +350,13 @@ int reserve_columns(throng_world *w, uint32_t want) {
         if (*ifrom[k] && w->count)
             memcpy(*ito[k], *ifrom[k], (size_t)w->count * sizeof(uint32_t));
     free_columns(w, &w->col, w->capacity);
-    column_free(w, w->steer_x, w->capacity, sizeof(float));
-    column_free(w, w->steer_y, w->capacity, sizeof(float));
-    column_free(w, w->steer_z, w->capacity, sizeof(float));
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++) {
         column_free(w, w->spare4[b], w->capacity, 4u);
         w->spare4[b] = spare4[b];
     }
     w->col = n;
-    w->steer_x = steer[0];
-    w->steer_y = steer[1];
-    w->steer_z = steer[2];
     w->capacity = cap;
+    world_steer_scratch(w);
     return 0;
 }
 

@@ -55,8 +55,9 @@ int world_non_finite(const throng_world *world, const char **out_column,
  * nonzero when out of memory (the world is unchanged). */
 int world_enable_behaviour_state(throng_world *world);
 
-/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
- * step's force columns. */
+/* Readies a step's scratch after its grid build: points the force
+ * columns (steer_x, steer_y, steer_z) at spare buffers, and zeroes rows
+ * [count, count + COLUMN_PAD) of every column and of the force columns. */
 void world_zero_tails(throng_world *world);
 
 /* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its

@@ -280,8 +280,9 @@ struct throng_world {
 
     grid grid;
 
-    /* Step scratch, `capacity` long: the steering force of each row, and
-     * the spare buffers the grid permutes columns through. */
+    /* Step scratch, `capacity` long: the spare buffers the grid permutes
+     * columns through, and the steering force of each row, which borrows
+     * the first spares (world_steer_scratch, columns.c). */
     float *steer_x, *steer_y, *steer_z;
     void *spare4[GRID_PERMUTE_BATCH];
     /* throng_world_set_stable_columns: the columns throng_world_columns

@@ -330,9 +330,6 @@ void throng_world_destroy(throng_world *w) {
     grid_release(w, &w->grid);
     geometry_free(w);
     free_columns(w, &w->col, w->capacity);
-    column_free(w, w->steer_x, w->capacity, sizeof(float));
-    column_free(w, w->steer_y, w->capacity, sizeof(float));
-    column_free(w, w->steer_z, w->capacity, sizeof(float));
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
         column_free(w, w->spare4[b], w->capacity, 4u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
@@ -474,9 +471,8 @@ size_t throng_world_bytes(const throng_world *w) {
         floats += (size_t)column_present(w->dims, w->behaviour_state, k);
     for (int k = 0; k < U32_COLUMN_COUNT; k++)
         ints += (size_t)u32_present(w->behaviour_state, k);
-    /* Columns, steering scratch, and the spare buffers. */
+    /* Columns and the spare buffers (the steering force borrows some). */
     size_t per_agent = floats * sizeof(float) + ints * sizeof(uint32_t) +
-                       (size_t)w->dims * sizeof(float) +
                        GRID_PERMUTE_BATCH * 4u;
     size_t bytes =
         sizeof *w + (size_t)w->capacity * per_agent +
