@@ -363,6 +363,9 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (w->free_count == 0 && reserve_slots(w, w->slot_count + 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to grow the handle table", fn);
+    if (d->host_key != 0 && reserve_slot_keys(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the slots' host keys", fn);
     uint32_t slot =
         w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count;
     if (d->host_key != 0) {
@@ -427,7 +430,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
      * skipped by the note. */
     for (int k = 0; k < UNIFORM_COLUMNS; k++)
         world_uniform_note(w, 1u << k, i);
-    w->slots[slot].host_key = d->host_key;
+    if (w->slot_keys)
+        w->slot_keys[slot] = d->host_key;
     w->grid.valid = 0;
     *out = handle_of(w, slot);
     return THRONG_OK;
@@ -442,9 +446,10 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     agent_columns *c = &w->col;
     uint32_t i = w->slot_dense[s], last = w->count - 1;
     INVARIANT(i <= last && c->slot[i] == s, "a live slot's row holds it");
-    if (w->slots[s].host_key != 0) {
+    const uint64_t key = slot_host_key(w, (uint32_t)s);
+    if (key != 0) {
         key_entry *e = NULL;
-        HASH_FIND(hh, w->keys, &w->slots[s].host_key, sizeof(uint64_t), e);
+        HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), e);
         if (e) {
             throng_world *hash_world = w;
             HASH_DEL(w->keys, e);
@@ -467,7 +472,8 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     }
     slot_entry *e = &w->slots[s];
     w->slot_dense[s] = SLOT_FREE;
-    e->host_key = 0;
+    if (key != 0)
+        w->slot_keys[s] = 0;
     /* The slot's next agent gets the next generation; past the last one
      * the slot is retired instead, free but never handed out again, so no
      * generation ever comes round to name a second agent. */
@@ -550,7 +556,7 @@ throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
     out->max_speed = c->max_speed[i];
     out->radius = c->radius[i];
     out->group = group_handle(w, c->group[i]);
-    out->host_key = w->slots[c->slot[i]].host_key;
+    out->host_key = slot_host_key(w, c->slot[i]);
     return THRONG_OK;
 }
 
@@ -617,7 +623,7 @@ SCALAR_GETTER(radius, radius)
 throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
                                         uint64_t *out) {
     GETTER_PROLOGUE("throng_agent_get_host_key");
-    *out = w->slots[w->col.slot[i]].host_key;
+    *out = slot_host_key(w, w->col.slot[i]);
     return THRONG_OK;
 }
 
@@ -690,9 +696,12 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
     static const char fn[] = "throng_agent_set_host_key";
     SETTER_PROLOGUE(fn);
-    uint64_t old = w->slots[w->col.slot[i]].host_key;
+    uint64_t old = slot_host_key(w, w->col.slot[i]);
     if (key == old)
         return THRONG_OK;
+    if (reserve_slot_keys(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the slots' host keys", fn);
     key_entry *e = NULL;
     if (key != 0) {
         key_entry *found = NULL;
@@ -731,7 +740,7 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
             world_free(w, prev, sizeof *prev);
         }
     }
-    w->slots[w->col.slot[i]].host_key = key;
+    w->slot_keys[w->col.slot[i]] = key;
     w->keys_stale = 1;
     return THRONG_OK;
 }

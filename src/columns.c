@@ -371,11 +371,21 @@ int reserve_slots(throng_world *w, uint32_t want) {
     slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));
     uint32_t *dense = world_alloc(w, (size_t)cap * sizeof(uint32_t));
     uint32_t *free_slots = world_alloc(w, (size_t)cap * sizeof(uint32_t));
-    if (!slots || !dense || !free_slots) {
+    uint64_t *keys =
+        w->slot_keys ? world_alloc(w, (size_t)cap * sizeof(uint64_t)) : NULL;
+    if (!slots || !dense || !free_slots || (w->slot_keys && !keys)) {
         world_free(w, slots, (size_t)cap * sizeof(slot_entry));
         world_free(w, dense, (size_t)cap * sizeof(uint32_t));
         world_free(w, free_slots, (size_t)cap * sizeof(uint32_t));
+        world_free(w, keys, (size_t)cap * sizeof(uint64_t));
         return 1;
+    }
+    if (keys) {
+        memset(keys, 0, (size_t)cap * sizeof(uint64_t));
+        memcpy(keys, w->slot_keys, (size_t)w->slot_count * sizeof(uint64_t));
+        world_free(w, w->slot_keys,
+                   (size_t)w->slot_capacity * sizeof(uint64_t));
+        w->slot_keys = keys;
     }
     if (w->slot_count) {
         memcpy(slots, w->slots, (size_t)w->slot_count * sizeof(slot_entry));
@@ -391,5 +401,16 @@ int reserve_slots(throng_world *w, uint32_t want) {
     w->slot_dense = dense;
     w->free_slots = free_slots;
     w->slot_capacity = cap;
+    return 0;
+}
+
+int reserve_slot_keys(throng_world *w) {
+    if (w->slot_keys || !w->slot_capacity)
+        return 0;
+    uint64_t *keys = world_alloc(w, (size_t)w->slot_capacity * sizeof *keys);
+    if (!keys)
+        return 1;
+    memset(keys, 0, (size_t)w->slot_capacity * sizeof *keys);
+    w->slot_keys = keys;
     return 0;
 }

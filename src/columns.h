@@ -31,6 +31,11 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state);
 int reserve_columns(throng_world *w, uint32_t want);
 int reserve_slots(throng_world *w, uint32_t want);
 
+/* Makes the slots' host-key array (world->slot_keys), all zero, when it
+ * does not exist yet; nonzero, and the world unchanged, when out of
+ * memory. */
+int reserve_slot_keys(throng_world *w);
+
 /* Fills `out` with the addresses of the 4-byte column pointers a step must
  * permute (floats, then integers, the slot column last) and returns how
  * many. */

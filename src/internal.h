@@ -67,15 +67,14 @@ static inline int generation_release(uint32_t *generation) {
     return 1;
 }
 
-/* A slot never moves, so the agent's cold data lives here rather than in
- * a column the step would permute: the host key is read only by lookups.
- * The slot's current row is kept apart, in slot_dense: every step rewrites
- * it for every agent, and a 4-byte array stays in cache where this one
- * would not. */
+/* A slot never moves, so the agent's cold data lives in arrays indexed
+ * by slot rather than in columns the step would permute. The slot's
+ * current row is kept apart, in slot_dense: every step rewrites it for
+ * every agent, and a 4-byte array stays in cache. Host keys, read only by
+ * lookups, are another array (world->slot_keys), which a world whose host
+ * never keys an agent does without. */
 typedef struct slot_entry {
     uint32_t generation; /* current generation, >= 1 */
-    uint32_t unused;
-    uint64_t host_key; /* the host's key, 0 for none */
 } slot_entry;
 
 /* The hot and cold columns of the agents, each `capacity` long. z, up and
@@ -237,6 +236,10 @@ struct throng_world {
 
     slot_entry *slots;
     uint32_t *slot_dense; /* slot -> dense row, or SLOT_FREE */
+    /* slot -> the host's key of its agent, 0 for none; slot_capacity long,
+     * NULL until the first agent is given a key (slot_host_key reads it;
+     * reserve_slot_keys, columns.c, makes it). */
+    uint64_t *slot_keys;
     /* The rows of live slots in slot_dense are out of date: a step moved
      * the rows. Free slots are always marked. See world_links(). */
     _Atomic int links_stale;
@@ -359,6 +362,11 @@ struct throng_world {
 #define TASK_HOOKS_BROKEN                                                   \
     "the task hooks did not run every item exactly once on a worker below " \
     "worker_count"
+
+/* The host key of the agent in slot `slot`, 0 for none. */
+static inline uint64_t slot_host_key(const throng_world *w, uint32_t slot) {
+    return w->slot_keys ? w->slot_keys[slot] : 0u;
+}
 
 /* Float checks shared by validation. */
 static inline int is_finite_float(float x) {

@@ -384,9 +384,15 @@ static void load_agents(snap_codec *c, throng_world *w,
     w->slot_count = s->slot_count;
     for (uint32_t i = 0; i < s->slot_count && c->status == THRONG_OK; i++) {
         slot_entry *e = &w->slots[i];
-        e->unused = 0;
+        uint64_t key = 0;
         io_u32(c, &e->generation);
-        io_u64(c, &e->host_key);
+        io_u64(c, &key);
+        /* Most worlds key no agent and keep no key array. */
+        if (key != 0u && reserve_slot_keys(w))
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for the host keys of %u slots", s->slot_count);
+        else if (key != 0u)
+            w->slot_keys[i] = key;
         if (c->status == THRONG_OK && c->version < SNAP_VERSION_WORLD_ID) {
             if (e->generation >> SNAP_TAG_SHIFT != c->tag ||
                 (e->generation & SNAP_COUNTER_MASK) == 0u)
@@ -437,7 +443,7 @@ static void load_agents(snap_codec *c, throng_world *w,
     for (uint32_t k = 0; k < w->free_count && c->status == THRONG_OK; k++) {
         uint32_t slot = w->free_slots[k];
         if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE ||
-            w->slots[slot].host_key != 0u)
+            slot_host_key(w, slot) != 0u)
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                       "free slot %u is out of range, live, listed twice or "
                       "keyed",
@@ -451,7 +457,7 @@ static void load_agents(snap_codec *c, throng_world *w,
         if (w->slot_dense[i] == SLOT_FREE &&
             (c->version < SNAP_VERSION_WORLD_ID ||
              w->slots[i].generation != SLOT_LAST_GENERATION ||
-             w->slots[i].host_key != 0u))
+             slot_host_key(w, i) != 0u))
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                       "slot %u has no agent, but is neither on the free "
                       "list nor retired",
@@ -465,10 +471,10 @@ static void load_agents(snap_codec *c, throng_world *w,
     /* Host keys enter the key table through the public setter, which
      * refuses a key held twice; the slot holds none until then. */
     for (uint32_t i = 0; i < w->slot_count; i++) {
-        uint64_t key = w->slots[i].host_key;
+        uint64_t key = slot_host_key(w, i);
         if (w->slot_dense[i] == SLOT_FREE || key == 0u)
             continue;
-        w->slots[i].host_key = 0u;
+        w->slot_keys[i] = 0u;
         throng_agent h = { i + 1u, w->slots[i].generation, w->id };
         throng_status st = throng_agent_set_host_key(w, h, key);
         if (st != THRONG_OK) {

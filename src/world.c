@@ -333,6 +333,7 @@ void throng_world_destroy(throng_world *w) {
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
         column_free(w, w->spare4[b], w->capacity, 4u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
+    world_free(w, w->slot_keys, (size_t)w->slot_capacity * sizeof(uint64_t));
     world_free(w, w->slot_dense, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->origin_gen, (size_t)w->origin_slots * sizeof(uint32_t));
@@ -476,7 +477,8 @@ size_t throng_world_bytes(const throng_world *w) {
                        GRID_PERMUTE_BATCH * 4u;
     size_t bytes =
         sizeof *w + (size_t)w->capacity * per_agent +
-        (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t)) +
+        (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t) +
+                                    (w->slot_keys ? sizeof(uint64_t) : 0u)) +
         (size_t)w->group_capacity *
             (sizeof(group_record) + sizeof(group_kernel_params)) +
         (size_t)w->counters_len * sizeof(thread_counters) +
@@ -524,10 +526,10 @@ static int key_rows_update(throng_world *w) {
     }
     if (!failed && atomic_load_explicit(&w->keys_stale, memory_order_relaxed)) {
         const uint32_t *restrict slot = w->col.slot;
-        const slot_entry *restrict slots = w->slots;
+        const uint64_t *restrict keys = w->slot_keys;
         uint64_t *restrict rows = w->key_rows;
         for (uint32_t r = 0; r < w->count; r++)
-            rows[r] = slots[slot[r]].host_key;
+            rows[r] = keys ? keys[slot[r]] : 0u;
         atomic_store_explicit(&w->keys_stale, 0, memory_order_release);
     }
     shared_write_unlock(w);
@@ -608,7 +610,7 @@ uint64_t throng_world_hash(const throng_world *w) {
             if (cols[k])
                 h = mix_word(h, float_bits(cols[k][i]));
         h = mix_word(h, c->group[i]);
-        h = mix_word(h, w->slots[s].host_key);
+        h = mix_word(h, slot_host_key(w, s));
         if (w->behaviour_state) {
             h = mix_word(h, ((uint64_t)c->target_slot[i] << 32) |
                                 c->target_gen[i]);
