@@ -50,6 +50,24 @@ void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     memcpy(out, all, sizeof all);
 }
 
+/* The UNIFORM_* bit of float column k (float_columns order) when the
+ * world holds that column as a single row, else 0. */
+uint32_t float_column_single(const throng_world *w, int k) {
+    static const uint32_t bits[FLOAT_COLUMNS] = {
+        [12] = UNIFORM_MASS,
+        [13] = UNIFORM_MAX_FORCE,
+        [14] = UNIFORM_MAX_SPEED,
+        [15] = UNIFORM_RADIUS,
+    };
+    return bits[k] & w->single;
+}
+
+/* The rows a column of capacity `cap` has: 0 (COLUMN_PAD elements, row 0
+ * among them) for one held as a single row. */
+static uint32_t column_rows(const throng_world *w, int k, uint32_t cap) {
+    return float_column_single(w, k) ? 0u : cap;
+}
+
 /* Their names, in the same order, for sentences. */
 static const char *const float_column_names[FLOAT_COLUMNS] = {
     "px",          "py", "pz", "vx", "vy",   "vz",        "fx",        "fy",
@@ -70,10 +88,11 @@ int world_non_finite(const throng_world *cw, const char **out_column,
         const float *x = *cols[k];
         if (!x)
             continue;
-        for (uint32_t b = 0; b < w->count; b += FINITE_SCAN_BLOCK) {
-            uint32_t e = w->count - b < FINITE_SCAN_BLOCK
-                             ? w->count
-                             : b + FINITE_SCAN_BLOCK;
+        const uint32_t rows =
+            float_column_single(w, k) && w->count ? 1u : w->count;
+        for (uint32_t b = 0; b < rows; b += FINITE_SCAN_BLOCK) {
+            uint32_t e =
+                rows - b < FINITE_SCAN_BLOCK ? rows : b + FINITE_SCAN_BLOCK;
             uint32_t bad = 0;
             for (uint32_t i = b; i < e; i++) {
                 uint32_t bits;
@@ -134,7 +153,9 @@ static uint32_t uniform_bit(const agent_columns *c, const void *column) {
 void world_uniform_note(throng_world *w, uint32_t bit, uint32_t row) {
     int k = __builtin_ctz(bit);
     const unsigned char *col = uniform_column(&w->col, k);
-    if (!col || w->count < 2)
+    /* A single row was written only with the value it holds, or made
+     * whole first (column_make_room). */
+    if (!col || w->count < 2 || (w->single & bit))
         return;
     if (!(w->uniform & bit)) {
         /* This write may have made the rows equal again (an agent added
@@ -154,7 +175,7 @@ void world_uniform_note(throng_world *w, uint32_t bit, uint32_t row) {
  * the first row that differs, which in a varied column comes early. */
 static int uniform_rows(const throng_world *w, int k) {
     const unsigned char *col = uniform_column(&w->col, k);
-    if (!col)
+    if (!col || (w->single & (1u << k)))
         return 1;
     for (uint32_t i = 1; i < w->count; i++)
         if (memcmp(col + 4u * i, col, 4) != 0)
@@ -210,7 +231,7 @@ void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
     float **cols[FLOAT_COLUMNS];
     float_columns(c, cols);
     for (int k = 0; k < FLOAT_COLUMNS; k++) {
-        column_free(w, *cols[k], cap, sizeof(float));
+        column_free(w, *cols[k], column_rows(w, k, cap), sizeof(float));
         *cols[k] = NULL;
     }
     uint32_t **ints[U32_COLUMN_COUNT];
@@ -230,11 +251,13 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     uint32_t **ints[U32_COLUMN_COUNT];
     u32_columns(c, ints);
     void **made[COLUMN4_MAX];
+    uint32_t made_rows[COLUMN4_MAX];
     int n = 0, ok = 1;
     for (int k = 0; k < FLOAT_COLUMNS && ok; k++) {
         if (*cols[k] || !column_present(w->dims, state, k))
             continue;
-        *cols[k] = column_alloc(w, cap, sizeof(float));
+        made_rows[n] = column_rows(w, k, cap);
+        *cols[k] = column_alloc(w, made_rows[n], sizeof(float));
         ok = *cols[k] != NULL;
         if (ok)
             made[n++] = (void **)cols[k];
@@ -242,6 +265,7 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     for (int k = 0; k < U32_COLUMN_COUNT && ok; k++) {
         if (*ints[k] || !u32_present(state, k))
             continue;
+        made_rows[n] = cap;
         *ints[k] = column_alloc(w, cap, sizeof(uint32_t));
         ok = *ints[k] != NULL;
         if (ok)
@@ -249,7 +273,7 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     }
     if (!ok)
         for (int k = 0; k < n; k++) {
-            column_free(w, *made[k], cap, 4u);
+            column_free(w, *made[k], made_rows[k], 4u);
             *made[k] = NULL;
         }
     return !ok;
@@ -300,7 +324,7 @@ void world_zero_tails(throng_world *w) {
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
     for (int k = 0; k < FLOAT_COLUMNS; k++)
-        if (*cols[k])
+        if (*cols[k] && !float_column_single(w, k))
             memset(*cols[k] + w->count, 0, bytes);
     uint32_t **ints[U32_COLUMN_COUNT];
     u32_columns(&w->col, ints);
@@ -340,9 +364,16 @@ int reserve_columns(throng_world *w, uint32_t want) {
     float **from[FLOAT_COLUMNS], **to[FLOAT_COLUMNS];
     float_columns(&w->col, from);
     float_columns(&n, to);
-    for (int k = 0; k < FLOAT_COLUMNS; k++)
-        if (*from[k] && w->count)
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        if (*from[k] && float_column_single(w, k)) {
+            /* A single row does not grow: it moves as it is. */
+            column_free(w, *to[k], 0, sizeof(float));
+            *to[k] = *from[k];
+            *from[k] = NULL;
+        } else if (*from[k] && w->count) {
             memcpy(*to[k], *from[k], (size_t)w->count * sizeof(float));
+        }
+    }
     uint32_t **ifrom[U32_COLUMN_COUNT], **ito[U32_COLUMN_COUNT];
     u32_columns(&w->col, ifrom);
     u32_columns(&n, ito);
@@ -412,5 +443,84 @@ int reserve_slot_keys(throng_world *w) {
         return 1;
     memset(keys, 0, (size_t)w->slot_capacity * sizeof *keys);
     w->slot_keys = keys;
+    return 0;
+}
+
+/* The float column (float_columns order) of a SINGLE_COLUMNS bit. */
+static int single_float_index(uint32_t bit) {
+    return bit == UNIFORM_MASS        ? 12
+           : bit == UNIFORM_MAX_FORCE ? 13
+           : bit == UNIFORM_MAX_SPEED ? 14
+                                      : 15;
+}
+
+/* Gives the column held as a single row with bit `bit` all its rows, each
+ * the single row's value; nonzero, and the world unchanged, when out of
+ * memory. */
+static int column_unfold(throng_world *w, uint32_t bit) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    float **col = cols[single_float_index(bit)];
+    float *whole = column_alloc(w, w->capacity, sizeof(float));
+    if (!whole)
+        return 1;
+    const float value = (*col)[0];
+    for (uint32_t i = 0; i < w->count; i++)
+        whole[i] = value;
+    column_free(w, *col, 0, sizeof(float));
+    *col = whole;
+    w->single &= ~bit;
+    return 0;
+}
+
+int column_make_room(throng_world *w, uint32_t bit, uint32_t row, float value) {
+    if (!(w->single & bit) || !*column_single_ref(w, bit))
+        return 0;
+    /* Rows other than `row` hold the single value: a new row below the
+     * count, or any row but `row` of the others. */
+    const uint32_t others = row < w->count ? w->count - 1u : w->count;
+    uint32_t had, now;
+    memcpy(&had, *column_single_ref(w, bit), sizeof had);
+    memcpy(&now, &value, sizeof now);
+    if (others == 0 || had == now)
+        return 0;
+    return column_unfold(w, bit);
+}
+
+void column_put(throng_world *w, uint32_t bit, uint32_t row, float value) {
+    float *col = *column_single_ref(w, bit);
+    col[(w->single & bit) ? 0u : row] = value;
+}
+
+float **column_single_ref(throng_world *w, uint32_t bit) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    return cols[single_float_index(bit)];
+}
+
+int world_unfold_columns(throng_world *w) {
+    for (uint32_t bits = w->single; bits; bits &= bits - 1u) {
+        uint32_t bit = bits & (0u - bits);
+        if (*column_single_ref(w, bit) && column_unfold(w, bit))
+            return 1;
+    }
+    return 0;
+}
+
+int world_fold_columns(throng_world *w) {
+    for (uint32_t bits = SINGLE_COLUMNS & w->uniform & ~w->single; bits;
+         bits &= bits - 1u) {
+        uint32_t bit = bits & (0u - bits);
+        float **col = column_single_ref(w, bit);
+        if (!*col)
+            continue;
+        float *one = column_alloc(w, 0, sizeof(float));
+        if (!one)
+            return 1;
+        one[0] = w->count ? (*col)[0] : 0.0f;
+        column_free(w, *col, w->capacity, sizeof(float));
+        *col = one;
+        w->single |= bit;
+    }
     return 0;
 }

@@ -71,4 +71,27 @@ void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
 void column_free(const throng_world *world, void *ptr, uint32_t capacity,
                  size_t elem);
 
+/* The UNIFORM_* bit of float column k (float_columns order) when the
+ * world holds it as a single row (SINGLE_COLUMNS, internal.h), else 0. */
+uint32_t float_column_single(const throng_world *world, int k);
+
+/* The address of the column pointer of a SINGLE_COLUMNS bit. */
+float **column_single_ref(throng_world *world, uint32_t bit);
+
+/* Row `row` (below the count, or the count for an agent being added) of
+ * the column of SINGLE_COLUMNS bit `bit` is about to take `value`: a
+ * column held as a single row gets all its rows first when another row
+ * holds a different value. Nonzero, and the world unchanged, when out of
+ * memory. Then column_put writes the value (to row 0 of a single row). */
+int column_make_room(throng_world *world, uint32_t bit, uint32_t row,
+                     float value);
+void column_put(throng_world *world, uint32_t bit, uint32_t row, float value);
+
+/* Every column held as a single row gets all its rows (a load writes
+ * them all); folding takes the rows away again from the SINGLE_COLUMNS
+ * that are uniform (world->uniform must be up to date). Nonzero when out
+ * of memory, with every column's rows intact (some may be folded). */
+int world_unfold_columns(throng_world *world);
+int world_fold_columns(throng_world *world);
+
 #endif /* THRONG_COLUMNS_H */

@@ -271,8 +271,11 @@ struct throng_world {
      * last generation is retired: a hole, never on the stack. */
     uint32_t group_free_head;
     uint32_t group_free_count;
-    int wander_used;        /* some group has had a wander weight (sticky) */
-    uint32_t uniform;       /* UNIFORM_* bits: those columns hold one value */
+    int wander_used;  /* some group has had a wander weight (sticky) */
+    uint32_t uniform; /* UNIFORM_* bits: those columns hold one value */
+    /* UNIFORM_* bits (of SINGLE_COLUMNS) of the columns held as one row
+     * while uniform; always a subset of `uniform`. */
+    uint32_t single;
     uint32_t uniform_check; /* UNIFORM_* bits to look at again */
     int behaviour_state;    /* the behaviour-state columns exist (sticky) */
     /* Set at the start of each step's behaviour stage: some group has a
@@ -341,6 +344,16 @@ struct throng_world {
 #define UNIFORM_TZ (1u << 7)
 #define UNIFORM_TARGET_SLOT (1u << 8)
 #define UNIFORM_TARGET_GEN (1u << 9)
+/* The uniform columns that are stored as a single row (a block of
+ * COLUMN_PAD elements) rather than `capacity` rows while every agent
+ * shares their value, which most crowds do: a 2D world of one kind of
+ * agent saves 12 of its 100-odd bytes per agent. A write that would make
+ * the rows differ first gives the column all its rows (columns.c,
+ * column_make_room); a load gives them all and takes them away again from
+ * the columns that turn out uniform. Readers take row uniform_row(). Only
+ * columns the API writes and kernels read as a per-agent constant qualify;
+ * the kernels' vector paths already read row 0 of a uniform column. */
+#define SINGLE_COLUMNS (UNIFORM_MASS | UNIFORM_MAX_FORCE | UNIFORM_MAX_SPEED)
 /* Checked builds (check.h: the tests, the sanitizer builds, and so the
  * fuzzers and the sanitized soak) scan each column a step is about to
  * skip and stop if a row differs, a write that did not clear its bit. */
@@ -362,6 +375,14 @@ struct throng_world {
 #define TASK_HOOKS_BROKEN                                                   \
     "the task hooks did not run every item exactly once on a worker below " \
     "worker_count"
+
+/* The row to read of a column with UNIFORM_* bit `bit` for the agent at
+ * `row`: row 0 while the column is uniform, which is the only row a column
+ * held as a single row has, and holds every row's bits otherwise too. */
+static inline uint32_t uniform_row(const throng_world *w, uint32_t bit,
+                                   uint32_t row) {
+    return (w->uniform & bit) ? 0u : row;
+}
 
 /* The host key of the agent in slot `slot`, 0 for none. */
 static inline uint64_t slot_host_key(const throng_world *w, uint32_t slot) {

@@ -408,6 +408,10 @@ static void load_agents(snap_codec *c, throng_world *w,
     }
     io_u32s(c, w->free_slots, s->slot_free);
     w->free_count = s->slot_free;
+    /* Every row is read; the uniform columns are folded again after. */
+    if (c->status == THRONG_OK && world_unfold_columns(w))
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                  "no memory for the columns of %u agents", s->agent_count);
     w->count = s->agent_count;
     io_columns(c, w);
     if (c->status != THRONG_OK)
@@ -601,6 +605,13 @@ void snap_decode(snap_codec *c, const throng_world_load_def *d,
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                   "%llu bytes follow the last section",
                   (unsigned long long)(c->len - c->pos));
+    /* The loaded world holds its uniform columns as the saved one did. */
+    if (c->status == THRONG_OK) {
+        world_uniform_scan(w);
+        if (world_fold_columns(w))
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for the uniform columns");
+    }
     if (c->status != THRONG_OK) {
         throng_world_destroy(w);
         return;

@@ -275,6 +275,7 @@ throng_status throng_world_create(const throng_world_def *def,
         atomic_fetch_add_explicit(&world_id_counter, 1u, memory_order_relaxed) +
         1u;
     w->uniform = UNIFORM_ALL;
+    w->single = SINGLE_COLUMNS;
     /* Checked above, so this names a path; the step points the world at
      * its kernels (kernel_paths.c) before the first step. */
     w->simd = simd_resolve(def->simd);
@@ -467,9 +468,13 @@ size_t throng_world_bytes(const throng_world *w) {
     WORLD_READ_OR(w, 0u);
     if (!w)
         return 0;
-    size_t floats = 0, ints = 0;
-    for (int k = 0; k < FLOAT_COLUMNS; k++)
-        floats += (size_t)column_present(w->dims, w->behaviour_state, k);
+    size_t floats = 0, ints = 0, singles = 0;
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        const int present = column_present(w->dims, w->behaviour_state, k);
+        const int single = present && float_column_single(w, k);
+        floats += (size_t)(present && !single);
+        singles += (size_t)single;
+    }
     for (int k = 0; k < U32_COLUMN_COUNT; k++)
         ints += (size_t)u32_present(w->behaviour_state, k);
     /* Columns and the spare buffers (the steering force borrows some). */
@@ -477,6 +482,7 @@ size_t throng_world_bytes(const throng_world *w) {
                        GRID_PERMUTE_BATCH * 4u;
     size_t bytes =
         sizeof *w + (size_t)w->capacity * per_agent +
+        singles * COLUMN_PAD * sizeof(float) +
         (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t) +
                                     (w->slot_keys ? sizeof(uint64_t) : 0u)) +
         (size_t)w->group_capacity *
@@ -608,7 +614,8 @@ uint64_t throng_world_hash(const throng_world *w) {
         h = mix_word(h, w->slots[s].generation);
         for (int k = 0; k < FLOAT_COLUMNS; k++)
             if (cols[k])
-                h = mix_word(h, float_bits(cols[k][i]));
+                h = mix_word(
+                    h, float_bits(cols[k][float_column_single(w, k) ? 0u : i]));
         h = mix_word(h, c->group[i]);
         h = mix_word(h, slot_host_key(w, s));
         if (w->behaviour_state) {
