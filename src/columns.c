@@ -402,20 +402,20 @@ int reserve_slots(throng_world *w, uint32_t want) {
     slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));
     uint32_t *dense = world_alloc(w, (size_t)cap * sizeof(uint32_t));
     uint32_t *free_slots = world_alloc(w, (size_t)cap * sizeof(uint32_t));
+    uint64_t *const old_keys = w->slot_keys;
     uint64_t *keys =
-        w->slot_keys ? world_alloc(w, (size_t)cap * sizeof(uint64_t)) : NULL;
-    if (!slots || !dense || !free_slots || (w->slot_keys && !keys)) {
+        old_keys ? world_alloc(w, (size_t)cap * sizeof(uint64_t)) : NULL;
+    if (!slots || !dense || !free_slots || (old_keys && !keys)) {
         world_free(w, slots, (size_t)cap * sizeof(slot_entry));
         world_free(w, dense, (size_t)cap * sizeof(uint32_t));
         world_free(w, free_slots, (size_t)cap * sizeof(uint32_t));
         world_free(w, keys, (size_t)cap * sizeof(uint64_t));
         return 1;
     }
-    if (keys) {
+    if (old_keys && keys) {
         memset(keys, 0, (size_t)cap * sizeof(uint64_t));
-        memcpy(keys, w->slot_keys, (size_t)w->slot_count * sizeof(uint64_t));
-        world_free(w, w->slot_keys,
-                   (size_t)w->slot_capacity * sizeof(uint64_t));
+        memcpy(keys, old_keys, (size_t)w->slot_count * sizeof(uint64_t));
+        world_free(w, old_keys, (size_t)w->slot_capacity * sizeof(uint64_t));
         w->slot_keys = keys;
     }
     if (w->slot_count) {
