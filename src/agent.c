@@ -191,9 +191,9 @@ throng_status world_check_row(throng_world *w, const char *fn, uint32_t row) {
     d.velocity[0] = c->vx[row];
     d.velocity[1] = c->vy[row];
     d.velocity[2] = three ? c->vz[row] : 0.0f;
-    d.mass = c->mass[row];
-    d.max_force = c->max_force[row];
-    d.max_speed = c->max_speed[row];
+    d.mass = c->mass[uniform_row(w, UNIFORM_MASS, row)];
+    d.max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, row)];
+    d.max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, row)];
     d.radius = c->radius[row];
     d.group = c->group[row];
     throng_status st = check_agent_fields(w, fn, &d);
@@ -363,6 +363,15 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     if (w->free_count == 0 && reserve_slots(w, w->slot_count + 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to grow the handle table", fn);
+    if (d->host_key != 0 && reserve_slot_keys(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the slots' host keys", fn);
+    if (column_make_room(w, UNIFORM_MASS, w->count, d->mass) ||
+        column_make_room(w, UNIFORM_MAX_FORCE, w->count, d->max_force) ||
+        column_make_room(w, UNIFORM_MAX_SPEED, w->count, d->max_speed))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for a column of %u agents", fn,
+                          w->capacity);
     uint32_t slot =
         w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count;
     if (d->host_key != 0) {
@@ -410,9 +419,9 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
         c->vz[i] = d->velocity[2];
     }
     init_basis(w, i, d->velocity);
-    c->mass[i] = d->mass;
-    c->max_force[i] = d->max_force;
-    c->max_speed[i] = d->max_speed;
+    column_put(w, UNIFORM_MASS, i, d->mass);
+    column_put(w, UNIFORM_MAX_FORCE, i, d->max_force);
+    column_put(w, UNIFORM_MAX_SPEED, i, d->max_speed);
     c->radius[i] = d->radius;
     c->wander_rate[i] = 0.0f;
     if (w->behaviour_state) {
@@ -427,7 +436,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
      * skipped by the note. */
     for (int k = 0; k < UNIFORM_COLUMNS; k++)
         world_uniform_note(w, 1u << k, i);
-    w->slots[slot].host_key = d->host_key;
+    if (w->slot_keys)
+        w->slot_keys[slot] = d->host_key;
     w->grid.valid = 0;
     *out = handle_of(w, slot);
     return THRONG_OK;
@@ -442,9 +452,10 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     agent_columns *c = &w->col;
     uint32_t i = w->slot_dense[s], last = w->count - 1;
     INVARIANT(i <= last && c->slot[i] == s, "a live slot's row holds it");
-    if (w->slots[s].host_key != 0) {
+    const uint64_t key = slot_host_key(w, (uint32_t)s);
+    if (key != 0) {
         key_entry *e = NULL;
-        HASH_FIND(hh, w->keys, &w->slots[s].host_key, sizeof(uint64_t), e);
+        HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), e);
         if (e) {
             throng_world *hash_world = w;
             HASH_DEL(w->keys, e);
@@ -456,7 +467,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
         float **cols[FLOAT_COLUMNS];
         float_columns(c, cols);
         for (int k = 0; k < FLOAT_COLUMNS; k++)
-            if (*cols[k])
+            if (*cols[k] && !float_column_single(w, k))
                 (*cols[k])[i] = (*cols[k])[last];
         uint32_t **ints[U32_COLUMN_COUNT];
         u32_columns(c, ints);
@@ -467,7 +478,8 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     }
     slot_entry *e = &w->slots[s];
     w->slot_dense[s] = SLOT_FREE;
-    e->host_key = 0;
+    if (key != 0)
+        w->slot_keys[s] = 0;
     /* The slot's next agent gets the next generation; past the last one
      * the slot is retired instead, free but never handed out again, so no
      * generation ever comes round to name a second agent. */
@@ -545,12 +557,12 @@ throng_status throng_agent_get_def(const throng_world *cw, throng_agent h,
     memset(out, 0, sizeof *out);
     column_vec(w, c->px, c->py, c->pz, i, out->position);
     column_vec(w, c->vx, c->vy, c->vz, i, out->velocity);
-    out->mass = c->mass[i];
-    out->max_force = c->max_force[i];
-    out->max_speed = c->max_speed[i];
+    out->mass = c->mass[uniform_row(w, UNIFORM_MASS, i)];
+    out->max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, i)];
+    out->max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, i)];
     out->radius = c->radius[i];
     out->group = group_handle(w, c->group[i]);
-    out->host_key = w->slots[c->slot[i]].host_key;
+    out->host_key = slot_host_key(w, c->slot[i]);
     return THRONG_OK;
 }
 
@@ -601,23 +613,23 @@ throng_status throng_agent_get_basis(const throng_world *cw, throng_agent h,
     return THRONG_OK;
 }
 
-#define SCALAR_GETTER(name, column)                                     \
+#define SCALAR_GETTER(name, column, bit)                                \
     throng_status throng_agent_get_##name(const throng_world *cw,       \
                                           throng_agent h, float *out) { \
         GETTER_PROLOGUE("throng_agent_get_" #name);                     \
-        *out = w->col.column[i];                                        \
+        *out = w->col.column[uniform_row(w, bit, i)];                   \
         return THRONG_OK;                                               \
     }
 
-SCALAR_GETTER(mass, mass)
-SCALAR_GETTER(max_force, max_force)
-SCALAR_GETTER(max_speed, max_speed)
-SCALAR_GETTER(radius, radius)
+SCALAR_GETTER(mass, mass, UNIFORM_MASS)
+SCALAR_GETTER(max_force, max_force, UNIFORM_MAX_FORCE)
+SCALAR_GETTER(max_speed, max_speed, UNIFORM_MAX_SPEED)
+SCALAR_GETTER(radius, radius, UNIFORM_RADIUS)
 
 throng_status throng_agent_get_host_key(const throng_world *cw, throng_agent h,
                                         uint64_t *out) {
     GETTER_PROLOGUE("throng_agent_get_host_key");
-    *out = w->slots[w->col.slot[i]].host_key;
+    *out = slot_host_key(w, w->col.slot[i]);
     return THRONG_OK;
 }
 
@@ -668,31 +680,38 @@ throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                       0, w->col.vx, w->col.vy, w->col.vz);
 }
 
-#define SCALAR_SETTER(name, column, positive, bit)                         \
-    throng_status throng_agent_set_##name(throng_world *w, throng_agent h, \
-                                          float value) {                   \
-        static const char fn[] = "throng_agent_set_" #name;                \
-        SETTER_PROLOGUE(fn);                                               \
-        throng_status st = check_scalar(w, fn, #name, value, positive);    \
-        if (st != THRONG_OK)                                               \
-            return st;                                                     \
-        w->col.column[i] = value;                                          \
-        world_uniform_note(w, bit, i);                                     \
-        return THRONG_OK;                                                  \
+#define SCALAR_SETTER(name, positive, bit)                                   \
+    throng_status throng_agent_set_##name(throng_world *w, throng_agent h,   \
+                                          float value) {                     \
+        static const char fn[] = "throng_agent_set_" #name;                  \
+        SETTER_PROLOGUE(fn);                                                 \
+        throng_status st = check_scalar(w, fn, #name, value, positive);      \
+        if (st != THRONG_OK)                                                 \
+            return st;                                                       \
+        if (column_make_room(w, bit, i, value))                              \
+            return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,                   \
+                              "%s: no memory for a column of %u agents", fn, \
+                              w->capacity);                                  \
+        column_put(w, bit, i, value);                                        \
+        world_uniform_note(w, bit, i);                                       \
+        return THRONG_OK;                                                    \
     }
 
-SCALAR_SETTER(mass, mass, 1, UNIFORM_MASS)
-SCALAR_SETTER(max_force, max_force, 0, UNIFORM_MAX_FORCE)
-SCALAR_SETTER(max_speed, max_speed, 0, UNIFORM_MAX_SPEED)
-SCALAR_SETTER(radius, radius, SCALAR_LENGTH, UNIFORM_RADIUS)
+SCALAR_SETTER(mass, 1, UNIFORM_MASS)
+SCALAR_SETTER(max_force, 0, UNIFORM_MAX_FORCE)
+SCALAR_SETTER(max_speed, 0, UNIFORM_MAX_SPEED)
+SCALAR_SETTER(radius, SCALAR_LENGTH, UNIFORM_RADIUS)
 
 throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
                                         uint64_t key) {
     static const char fn[] = "throng_agent_set_host_key";
     SETTER_PROLOGUE(fn);
-    uint64_t old = w->slots[w->col.slot[i]].host_key;
+    uint64_t old = slot_host_key(w, w->col.slot[i]);
     if (key == old)
         return THRONG_OK;
+    if (reserve_slot_keys(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the slots' host keys", fn);
     key_entry *e = NULL;
     if (key != 0) {
         key_entry *found = NULL;
@@ -731,7 +750,7 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
             world_free(w, prev, sizeof *prev);
         }
     }
-    w->slots[w->col.slot[i]].host_key = key;
+    w->slot_keys[w->col.slot[i]] = key;
     w->keys_stale = 1;
     return THRONG_OK;
 }

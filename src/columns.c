@@ -50,6 +50,24 @@ void float_columns(agent_columns *c, float **out[FLOAT_COLUMNS]) {
     memcpy(out, all, sizeof all);
 }
 
+/* The UNIFORM_* bit of float column k (float_columns order) when the
+ * world holds that column as a single row, else 0. */
+uint32_t float_column_single(const throng_world *w, int k) {
+    static const uint32_t bits[FLOAT_COLUMNS] = {
+        [12] = UNIFORM_MASS,
+        [13] = UNIFORM_MAX_FORCE,
+        [14] = UNIFORM_MAX_SPEED,
+        [15] = UNIFORM_RADIUS,
+    };
+    return bits[k] & w->single;
+}
+
+/* The rows a column of capacity `cap` has: 0 (COLUMN_PAD elements, row 0
+ * among them) for one held as a single row. */
+static uint32_t column_rows(const throng_world *w, int k, uint32_t cap) {
+    return float_column_single(w, k) ? 0u : cap;
+}
+
 /* Their names, in the same order, for sentences. */
 static const char *const float_column_names[FLOAT_COLUMNS] = {
     "px",          "py", "pz", "vx", "vy",   "vz",        "fx",        "fy",
@@ -70,10 +88,11 @@ int world_non_finite(const throng_world *cw, const char **out_column,
         const float *x = *cols[k];
         if (!x)
             continue;
-        for (uint32_t b = 0; b < w->count; b += FINITE_SCAN_BLOCK) {
-            uint32_t e = w->count - b < FINITE_SCAN_BLOCK
-                             ? w->count
-                             : b + FINITE_SCAN_BLOCK;
+        const uint32_t rows =
+            float_column_single(w, k) && w->count ? 1u : w->count;
+        for (uint32_t b = 0; b < rows; b += FINITE_SCAN_BLOCK) {
+            uint32_t e =
+                rows - b < FINITE_SCAN_BLOCK ? rows : b + FINITE_SCAN_BLOCK;
             uint32_t bad = 0;
             for (uint32_t i = b; i < e; i++) {
                 uint32_t bits;
@@ -134,7 +153,9 @@ static uint32_t uniform_bit(const agent_columns *c, const void *column) {
 void world_uniform_note(throng_world *w, uint32_t bit, uint32_t row) {
     int k = __builtin_ctz(bit);
     const unsigned char *col = uniform_column(&w->col, k);
-    if (!col || w->count < 2)
+    /* A single row was written only with the value it holds, or made
+     * whole first (column_make_room). */
+    if (!col || w->count < 2 || (w->single & bit))
         return;
     if (!(w->uniform & bit)) {
         /* This write may have made the rows equal again (an agent added
@@ -154,7 +175,7 @@ void world_uniform_note(throng_world *w, uint32_t bit, uint32_t row) {
  * the first row that differs, which in a varied column comes early. */
 static int uniform_rows(const throng_world *w, int k) {
     const unsigned char *col = uniform_column(&w->col, k);
-    if (!col)
+    if (!col || (w->single & (1u << k)))
         return 1;
     for (uint32_t i = 1; i < w->count; i++)
         if (memcmp(col + 4u * i, col, 4) != 0)
@@ -210,7 +231,7 @@ void free_columns(throng_world *w, agent_columns *c, uint32_t cap) {
     float **cols[FLOAT_COLUMNS];
     float_columns(c, cols);
     for (int k = 0; k < FLOAT_COLUMNS; k++) {
-        column_free(w, *cols[k], cap, sizeof(float));
+        column_free(w, *cols[k], column_rows(w, k, cap), sizeof(float));
         *cols[k] = NULL;
     }
     uint32_t **ints[U32_COLUMN_COUNT];
@@ -230,11 +251,13 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     uint32_t **ints[U32_COLUMN_COUNT];
     u32_columns(c, ints);
     void **made[COLUMN4_MAX];
+    uint32_t made_rows[COLUMN4_MAX];
     int n = 0, ok = 1;
     for (int k = 0; k < FLOAT_COLUMNS && ok; k++) {
         if (*cols[k] || !column_present(w->dims, state, k))
             continue;
-        *cols[k] = column_alloc(w, cap, sizeof(float));
+        made_rows[n] = column_rows(w, k, cap);
+        *cols[k] = column_alloc(w, made_rows[n], sizeof(float));
         ok = *cols[k] != NULL;
         if (ok)
             made[n++] = (void **)cols[k];
@@ -242,6 +265,7 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     for (int k = 0; k < U32_COLUMN_COUNT && ok; k++) {
         if (*ints[k] || !u32_present(state, k))
             continue;
+        made_rows[n] = cap;
         *ints[k] = column_alloc(w, cap, sizeof(uint32_t));
         ok = *ints[k] != NULL;
         if (ok)
@@ -249,7 +273,7 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state) {
     }
     if (!ok)
         for (int k = 0; k < n; k++) {
-            column_free(w, *made[k], cap, 4u);
+            column_free(w, *made[k], made_rows[k], 4u);
             *made[k] = NULL;
         }
     return !ok;
@@ -279,12 +303,28 @@ int world_enable_behaviour_state(throng_world *w) {
     return 0;
 }
 
+/* The spares are scratch from the end of the grid build, which gathers
+ * the columns through them, to the start of the next build; the steering
+ * force lives in that interval only (the behaviours write it, the
+ * integration reads it), so it borrows the first spares rather than
+ * holding `dims` columns of its own. A build trades spares with columns,
+ * so the force is pointed at whatever the spares are after each one. */
+_Static_assert(GRID_PERMUTE_BATCH >= 3,
+               "the steering force borrows three spare buffers in 3D");
+
+static void world_steer_scratch(throng_world *w) {
+    w->steer_x = w->spare4[0];
+    w->steer_y = w->spare4[1];
+    w->steer_z = w->dims == 3 ? w->spare4[2] : NULL;
+}
+
 void world_zero_tails(throng_world *w) {
+    world_steer_scratch(w);
     const size_t bytes = COLUMN_PAD * 4u;
     float **cols[FLOAT_COLUMNS];
     float_columns(&w->col, cols);
     for (int k = 0; k < FLOAT_COLUMNS; k++)
-        if (*cols[k])
+        if (*cols[k] && !float_column_single(w, k))
             memset(*cols[k] + w->count, 0, bytes);
     uint32_t **ints[U32_COLUMN_COUNT];
     u32_columns(&w->col, ints);
@@ -310,11 +350,6 @@ int reserve_columns(throng_world *w, uint32_t want) {
     agent_columns n;
     memset(&n, 0, sizeof n);
     int ok = !alloc_columns(w, &n, cap, w->behaviour_state);
-    float *steer[3] = { NULL, NULL, NULL };
-    for (int a = 0; a < w->dims && ok; a++) {
-        steer[a] = column_alloc(w, cap, sizeof(float));
-        ok = steer[a] != NULL;
-    }
     void *spare4[GRID_PERMUTE_BATCH] = { NULL };
     for (int b = 0; b < GRID_PERMUTE_BATCH && ok; b++) {
         spare4[b] = column_alloc(w, cap, 4u);
@@ -322,8 +357,6 @@ int reserve_columns(throng_world *w, uint32_t want) {
     }
     if (!ok) {
         free_columns(w, &n, cap);
-        for (int a = 0; a < 3; a++)
-            column_free(w, steer[a], cap, sizeof(float));
         for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
             column_free(w, spare4[b], cap, 4u);
         return 1;
@@ -331,9 +364,16 @@ int reserve_columns(throng_world *w, uint32_t want) {
     float **from[FLOAT_COLUMNS], **to[FLOAT_COLUMNS];
     float_columns(&w->col, from);
     float_columns(&n, to);
-    for (int k = 0; k < FLOAT_COLUMNS; k++)
-        if (*from[k] && w->count)
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        if (*from[k] && float_column_single(w, k)) {
+            /* A single row does not grow: it moves as it is. */
+            column_free(w, *to[k], 0, sizeof(float));
+            *to[k] = *from[k];
+            *from[k] = NULL;
+        } else if (*from[k] && w->count) {
             memcpy(*to[k], *from[k], (size_t)w->count * sizeof(float));
+        }
+    }
     uint32_t **ifrom[U32_COLUMN_COUNT], **ito[U32_COLUMN_COUNT];
     u32_columns(&w->col, ifrom);
     u32_columns(&n, ito);
@@ -341,18 +381,13 @@ int reserve_columns(throng_world *w, uint32_t want) {
         if (*ifrom[k] && w->count)
             memcpy(*ito[k], *ifrom[k], (size_t)w->count * sizeof(uint32_t));
     free_columns(w, &w->col, w->capacity);
-    column_free(w, w->steer_x, w->capacity, sizeof(float));
-    column_free(w, w->steer_y, w->capacity, sizeof(float));
-    column_free(w, w->steer_z, w->capacity, sizeof(float));
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++) {
         column_free(w, w->spare4[b], w->capacity, 4u);
         w->spare4[b] = spare4[b];
     }
     w->col = n;
-    w->steer_x = steer[0];
-    w->steer_y = steer[1];
-    w->steer_z = steer[2];
     w->capacity = cap;
+    world_steer_scratch(w);
     return 0;
 }
 
@@ -367,11 +402,21 @@ int reserve_slots(throng_world *w, uint32_t want) {
     slot_entry *slots = world_alloc(w, (size_t)cap * sizeof(slot_entry));
     uint32_t *dense = world_alloc(w, (size_t)cap * sizeof(uint32_t));
     uint32_t *free_slots = world_alloc(w, (size_t)cap * sizeof(uint32_t));
-    if (!slots || !dense || !free_slots) {
+    uint64_t *const old_keys = w->slot_keys;
+    uint64_t *keys =
+        old_keys ? world_alloc(w, (size_t)cap * sizeof(uint64_t)) : NULL;
+    if (!slots || !dense || !free_slots || (old_keys && !keys)) {
         world_free(w, slots, (size_t)cap * sizeof(slot_entry));
         world_free(w, dense, (size_t)cap * sizeof(uint32_t));
         world_free(w, free_slots, (size_t)cap * sizeof(uint32_t));
+        world_free(w, keys, (size_t)cap * sizeof(uint64_t));
         return 1;
+    }
+    if (old_keys && keys) {
+        memset(keys, 0, (size_t)cap * sizeof(uint64_t));
+        memcpy(keys, old_keys, (size_t)w->slot_count * sizeof(uint64_t));
+        world_free(w, old_keys, (size_t)w->slot_capacity * sizeof(uint64_t));
+        w->slot_keys = keys;
     }
     if (w->slot_count) {
         memcpy(slots, w->slots, (size_t)w->slot_count * sizeof(slot_entry));
@@ -387,5 +432,95 @@ int reserve_slots(throng_world *w, uint32_t want) {
     w->slot_dense = dense;
     w->free_slots = free_slots;
     w->slot_capacity = cap;
+    return 0;
+}
+
+int reserve_slot_keys(throng_world *w) {
+    if (w->slot_keys || !w->slot_capacity)
+        return 0;
+    uint64_t *keys = world_alloc(w, (size_t)w->slot_capacity * sizeof *keys);
+    if (!keys)
+        return 1;
+    memset(keys, 0, (size_t)w->slot_capacity * sizeof *keys);
+    w->slot_keys = keys;
+    return 0;
+}
+
+/* The float column (float_columns order) of a SINGLE_COLUMNS bit. */
+static int single_float_index(uint32_t bit) {
+    return bit == UNIFORM_MASS        ? 12
+           : bit == UNIFORM_MAX_FORCE ? 13
+           : bit == UNIFORM_MAX_SPEED ? 14
+                                      : 15;
+}
+
+/* Gives the column held as a single row with bit `bit` all its rows, each
+ * the single row's value; nonzero, and the world unchanged, when out of
+ * memory. */
+static int column_unfold(throng_world *w, uint32_t bit) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    float **col = cols[single_float_index(bit)];
+    float *whole = column_alloc(w, w->capacity, sizeof(float));
+    if (!whole)
+        return 1;
+    const float value = (*col)[0];
+    for (uint32_t i = 0; i < w->count; i++)
+        whole[i] = value;
+    column_free(w, *col, 0, sizeof(float));
+    *col = whole;
+    w->single &= ~bit;
+    return 0;
+}
+
+int column_make_room(throng_world *w, uint32_t bit, uint32_t row, float value) {
+    if (!(w->single & bit) || !*column_single_ref(w, bit))
+        return 0;
+    /* Rows other than `row` hold the single value: a new row below the
+     * count, or any row but `row` of the others. */
+    const uint32_t others = row < w->count ? w->count - 1u : w->count;
+    uint32_t had, now;
+    memcpy(&had, *column_single_ref(w, bit), sizeof had);
+    memcpy(&now, &value, sizeof now);
+    if (others == 0 || had == now)
+        return 0;
+    return column_unfold(w, bit);
+}
+
+void column_put(throng_world *w, uint32_t bit, uint32_t row, float value) {
+    float *col = *column_single_ref(w, bit);
+    col[(w->single & bit) ? 0u : row] = value;
+}
+
+float **column_single_ref(throng_world *w, uint32_t bit) {
+    float **cols[FLOAT_COLUMNS];
+    float_columns(&w->col, cols);
+    return cols[single_float_index(bit)];
+}
+
+int world_unfold_columns(throng_world *w) {
+    for (uint32_t bits = w->single; bits; bits &= bits - 1u) {
+        uint32_t bit = bits & (0u - bits);
+        if (*column_single_ref(w, bit) && column_unfold(w, bit))
+            return 1;
+    }
+    return 0;
+}
+
+int world_fold_columns(throng_world *w) {
+    for (uint32_t bits = SINGLE_COLUMNS & w->uniform & ~w->single; bits;
+         bits &= bits - 1u) {
+        uint32_t bit = bits & (0u - bits);
+        float **col = column_single_ref(w, bit);
+        if (!*col)
+            continue;
+        float *one = column_alloc(w, 0, sizeof(float));
+        if (!one)
+            return 1;
+        one[0] = w->count ? (*col)[0] : 0.0f;
+        column_free(w, *col, w->capacity, sizeof(float));
+        *col = one;
+        w->single |= bit;
+    }
     return 0;
 }

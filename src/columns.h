@@ -31,6 +31,11 @@ int alloc_columns(throng_world *w, agent_columns *c, uint32_t cap, int state);
 int reserve_columns(throng_world *w, uint32_t want);
 int reserve_slots(throng_world *w, uint32_t want);
 
+/* Makes the slots' host-key array (world->slot_keys), all zero, when it
+ * does not exist yet; nonzero, and the world unchanged, when out of
+ * memory. */
+int reserve_slot_keys(throng_world *w);
+
 /* Fills `out` with the addresses of the 4-byte column pointers a step must
  * permute (floats, then integers, the slot column last) and returns how
  * many. */
@@ -55,8 +60,9 @@ int world_non_finite(const throng_world *world, const char **out_column,
  * nonzero when out of memory (the world is unchanged). */
 int world_enable_behaviour_state(throng_world *world);
 
-/* Zeroes rows [count, count + COLUMN_PAD) of every column and of the
- * step's force columns. */
+/* Readies a step's scratch after its grid build: points the force
+ * columns (steer_x, steer_y, steer_z) at spare buffers, and zeroes rows
+ * [count, count + COLUMN_PAD) of every column and of the force columns. */
 void world_zero_tails(throng_world *world);
 
 /* A column of `capacity` (+ COLUMN_PAD) elements, not written, and its
@@ -64,5 +70,28 @@ void world_zero_tails(throng_world *world);
 void *column_alloc(const throng_world *world, uint32_t capacity, size_t elem);
 void column_free(const throng_world *world, void *ptr, uint32_t capacity,
                  size_t elem);
+
+/* The UNIFORM_* bit of float column k (float_columns order) when the
+ * world holds it as a single row (SINGLE_COLUMNS, internal.h), else 0. */
+uint32_t float_column_single(const throng_world *world, int k);
+
+/* The address of the column pointer of a SINGLE_COLUMNS bit. */
+float **column_single_ref(throng_world *world, uint32_t bit);
+
+/* Row `row` (below the count, or the count for an agent being added) of
+ * the column of SINGLE_COLUMNS bit `bit` is about to take `value`: a
+ * column held as a single row gets all its rows first when another row
+ * holds a different value. Nonzero, and the world unchanged, when out of
+ * memory. Then column_put writes the value (to row 0 of a single row). */
+int column_make_room(throng_world *world, uint32_t bit, uint32_t row,
+                     float value);
+void column_put(throng_world *world, uint32_t bit, uint32_t row, float value);
+
+/* Every column held as a single row gets all its rows (a load writes
+ * them all); folding takes the rows away again from the SINGLE_COLUMNS
+ * that are uniform (world->uniform must be up to date). Nonzero when out
+ * of memory, with every column's rows intact (some may be folded). */
+int world_unfold_columns(throng_world *world);
+int world_fold_columns(throng_world *world);
 
 #endif /* THRONG_COLUMNS_H */

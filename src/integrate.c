@@ -131,21 +131,24 @@ typedef struct integrate_ctx {
 
 void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     agent_columns *c = &w->col;
+    const float mass = c->mass[uniform_row(w, UNIFORM_MASS, i)];
+    const float max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, i)];
+    const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, i)];
     float F[2] = { w->steer_x[i], w->steer_y[i] };
     float f2 = F[0] * F[0] + F[1] * F[1];
     if (!(f2 == f2) || !is_finite_float(F[0]) || !is_finite_float(F[1])) {
         F[0] = F[1] = 0.0f; /* no direction to keep */
         f2 = 0.0f;
     }
-    truncate_vec(F, 2, f2, c->max_force[i]);
-    const float inv_m = 1.0f / c->mass[i];
+    truncate_vec(F, 2, f2, max_force);
+    const float inv_m = 1.0f / mass;
     float v[2] = { c->vx[i] + (F[0] * inv_m) * dt,
                    c->vy[i] + (F[1] * inv_m) * dt };
     if (is_finite_float(v[0]) && is_finite_float(v[1])) {
-        truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], c->max_speed[i]);
+        truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], max_speed);
     } else {
         const float v0[2] = { c->vx[i], c->vy[i] };
-        velocity_wide(v, v0, F, 2, c->mass[i], dt, c->max_speed[i]);
+        velocity_wide(v, v0, F, 2, mass, dt, max_speed);
     }
     float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
@@ -181,24 +184,25 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end, int thread) {
 
 void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
     agent_columns *c = &w->col;
+    const float mass = c->mass[uniform_row(w, UNIFORM_MASS, i)];
+    const float max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, i)];
+    const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, i)];
     const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
     float F[3] = { w->steer_x[i], w->steer_y[i], w->steer_z[i] };
     if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
         !is_finite_float(F[2]))
         F[0] = F[1] = F[2] = 0.0f;
-    truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2],
-                 c->max_force[i]);
-    const float inv_m = 1.0f / c->mass[i];
+    truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2], max_force);
+    const float inv_m = 1.0f / mass;
     float v[3] = { c->vx[i] + (F[0] * inv_m) * dt,
                    c->vy[i] + (F[1] * inv_m) * dt,
                    c->vz[i] + (F[2] * inv_m) * dt };
     if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
         is_finite_float(v[2])) {
-        truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
-                     c->max_speed[i]);
+        truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2], max_speed);
     } else {
         const float v0[3] = { c->vx[i], c->vy[i], c->vz[i] };
-        velocity_wide(v, v0, F, 3, c->mass[i], dt, c->max_speed[i]);
+        velocity_wide(v, v0, F, 3, mass, dt, max_speed);
     }
     float p[3] = { c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
                    c->pz[i] + v[2] * dt };

@@ -67,15 +67,14 @@ static inline int generation_release(uint32_t *generation) {
     return 1;
 }
 
-/* A slot never moves, so the agent's cold data lives here rather than in
- * a column the step would permute: the host key is read only by lookups.
- * The slot's current row is kept apart, in slot_dense: every step rewrites
- * it for every agent, and a 4-byte array stays in cache where this one
- * would not. */
+/* A slot never moves, so the agent's cold data lives in arrays indexed
+ * by slot rather than in columns the step would permute. The slot's
+ * current row is kept apart, in slot_dense: every step rewrites it for
+ * every agent, and a 4-byte array stays in cache. Host keys, read only by
+ * lookups, are another array (world->slot_keys), which a world whose host
+ * never keys an agent does without. */
 typedef struct slot_entry {
     uint32_t generation; /* current generation, >= 1 */
-    uint32_t unused;
-    uint64_t host_key; /* the host's key, 0 for none */
 } slot_entry;
 
 /* The hot and cold columns of the agents, each `capacity` long. z, up and
@@ -237,6 +236,10 @@ struct throng_world {
 
     slot_entry *slots;
     uint32_t *slot_dense; /* slot -> dense row, or SLOT_FREE */
+    /* slot -> the host's key of its agent, 0 for none; slot_capacity long,
+     * NULL until the first agent is given a key (slot_host_key reads it;
+     * reserve_slot_keys, columns.c, makes it). */
+    uint64_t *slot_keys;
     /* The rows of live slots in slot_dense are out of date: a step moved
      * the rows. Free slots are always marked. See world_links(). */
     _Atomic int links_stale;
@@ -268,8 +271,11 @@ struct throng_world {
      * last generation is retired: a hole, never on the stack. */
     uint32_t group_free_head;
     uint32_t group_free_count;
-    int wander_used;        /* some group has had a wander weight (sticky) */
-    uint32_t uniform;       /* UNIFORM_* bits: those columns hold one value */
+    int wander_used;  /* some group has had a wander weight (sticky) */
+    uint32_t uniform; /* UNIFORM_* bits: those columns hold one value */
+    /* UNIFORM_* bits (of SINGLE_COLUMNS) of the columns held as one row
+     * while uniform; always a subset of `uniform`. */
+    uint32_t single;
     uint32_t uniform_check; /* UNIFORM_* bits to look at again */
     int behaviour_state;    /* the behaviour-state columns exist (sticky) */
     /* Set at the start of each step's behaviour stage: some group has a
@@ -280,8 +286,9 @@ struct throng_world {
 
     grid grid;
 
-    /* Step scratch, `capacity` long: the steering force of each row, and
-     * the spare buffers the grid permutes columns through. */
+    /* Step scratch, `capacity` long: the spare buffers the grid permutes
+     * columns through, and the steering force of each row, which borrows
+     * the first spares (world_steer_scratch, columns.c). */
     float *steer_x, *steer_y, *steer_z;
     void *spare4[GRID_PERMUTE_BATCH];
     /* throng_world_set_stable_columns: the columns throng_world_columns
@@ -337,6 +344,16 @@ struct throng_world {
 #define UNIFORM_TZ (1u << 7)
 #define UNIFORM_TARGET_SLOT (1u << 8)
 #define UNIFORM_TARGET_GEN (1u << 9)
+/* The uniform columns that are stored as a single row (a block of
+ * COLUMN_PAD elements) rather than `capacity` rows while every agent
+ * shares their value, which most crowds do: a 2D world of one kind of
+ * agent saves 12 of its 100-odd bytes per agent. A write that would make
+ * the rows differ first gives the column all its rows (columns.c,
+ * column_make_room); a load gives them all and takes them away again from
+ * the columns that turn out uniform. Readers take row uniform_row(). Only
+ * columns the API writes and kernels read as a per-agent constant qualify;
+ * the kernels' vector paths already read row 0 of a uniform column. */
+#define SINGLE_COLUMNS (UNIFORM_MASS | UNIFORM_MAX_FORCE | UNIFORM_MAX_SPEED)
 /* Checked builds (check.h: the tests, the sanitizer builds, and so the
  * fuzzers and the sanitized soak) scan each column a step is about to
  * skip and stop if a row differs, a write that did not clear its bit. */
@@ -358,6 +375,19 @@ struct throng_world {
 #define TASK_HOOKS_BROKEN                                                   \
     "the task hooks did not run every item exactly once on a worker below " \
     "worker_count"
+
+/* The row to read of a column with UNIFORM_* bit `bit` for the agent at
+ * `row`: row 0 while the column is uniform, which is the only row a column
+ * held as a single row has, and holds every row's bits otherwise too. */
+static inline uint32_t uniform_row(const throng_world *w, uint32_t bit,
+                                   uint32_t row) {
+    return (w->uniform & bit) ? 0u : row;
+}
+
+/* The host key of the agent in slot `slot`, 0 for none. */
+static inline uint64_t slot_host_key(const throng_world *w, uint32_t slot) {
+    return w->slot_keys ? w->slot_keys[slot] : 0u;
+}
 
 /* Float checks shared by validation. */
 static inline int is_finite_float(float x) {

@@ -37,6 +37,7 @@
  * step from the state alone, the last derived again from the recipes.
  */
 #include "snapshot_codec.h"
+#include "columns.h"
 #include "schema.h"
 #include "geometry.h"
 #include "core.h"
@@ -486,9 +487,21 @@ void io_columns(snap_codec *c, throng_world *w) {
     uint32_t *ints[SNAP_U32_COLUMNS];
     snap_float_columns(&w->col, floats);
     snap_u32_columns(&w->col, ints);
-    for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++)
-        if (floats[k])
+    for (int k = 0; k < SNAP_FLOAT_COLUMNS; k++) {
+        if (!floats[k])
+            continue;
+        if (!float_column_single(w, k)) {
             io_f32s(c, floats[k], w->count);
+            continue;
+        }
+        /* A column held as a single row is written as every row; the
+         * loader gives the columns all their rows before reading (or has
+         * refused the snapshot already, and reads no more). */
+        INVARIANT(!c->reading || c->status != THRONG_OK,
+                  "a loaded world's columns have every row");
+        for (uint32_t i = 0; i < w->count && !c->reading; i++)
+            io_f32s(c, floats[k], 1);
+    }
     for (int k = 0; k < SNAP_U32_COLUMNS; k++)
         if (ints[k])
             io_u32s(c, ints[k], w->count);

@@ -384,9 +384,15 @@ static void load_agents(snap_codec *c, throng_world *w,
     w->slot_count = s->slot_count;
     for (uint32_t i = 0; i < s->slot_count && c->status == THRONG_OK; i++) {
         slot_entry *e = &w->slots[i];
-        e->unused = 0;
+        uint64_t key = 0;
         io_u32(c, &e->generation);
-        io_u64(c, &e->host_key);
+        io_u64(c, &key);
+        /* Most worlds key no agent and keep no key array. */
+        if (key != 0u && reserve_slot_keys(w))
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for the host keys of %u slots", s->slot_count);
+        else if (key != 0u)
+            w->slot_keys[i] = key;
         if (c->status == THRONG_OK && c->version < SNAP_VERSION_WORLD_ID) {
             if (e->generation >> SNAP_TAG_SHIFT != c->tag ||
                 (e->generation & SNAP_COUNTER_MASK) == 0u)
@@ -402,6 +408,10 @@ static void load_agents(snap_codec *c, throng_world *w,
     }
     io_u32s(c, w->free_slots, s->slot_free);
     w->free_count = s->slot_free;
+    /* Every row is read; the uniform columns are folded again after. */
+    if (c->status == THRONG_OK && world_unfold_columns(w))
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                  "no memory for the columns of %u agents", s->agent_count);
     w->count = s->agent_count;
     io_columns(c, w);
     if (c->status != THRONG_OK)
@@ -437,7 +447,7 @@ static void load_agents(snap_codec *c, throng_world *w,
     for (uint32_t k = 0; k < w->free_count && c->status == THRONG_OK; k++) {
         uint32_t slot = w->free_slots[k];
         if (slot >= w->slot_count || w->slot_dense[slot] != SLOT_FREE ||
-            w->slots[slot].host_key != 0u)
+            slot_host_key(w, slot) != 0u)
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                       "free slot %u is out of range, live, listed twice or "
                       "keyed",
@@ -451,7 +461,7 @@ static void load_agents(snap_codec *c, throng_world *w,
         if (w->slot_dense[i] == SLOT_FREE &&
             (c->version < SNAP_VERSION_WORLD_ID ||
              w->slots[i].generation != SLOT_LAST_GENERATION ||
-             w->slots[i].host_key != 0u))
+             slot_host_key(w, i) != 0u))
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                       "slot %u has no agent, but is neither on the free "
                       "list nor retired",
@@ -465,10 +475,10 @@ static void load_agents(snap_codec *c, throng_world *w,
     /* Host keys enter the key table through the public setter, which
      * refuses a key held twice; the slot holds none until then. */
     for (uint32_t i = 0; i < w->slot_count; i++) {
-        uint64_t key = w->slots[i].host_key;
+        uint64_t key = slot_host_key(w, i);
         if (w->slot_dense[i] == SLOT_FREE || key == 0u)
             continue;
-        w->slots[i].host_key = 0u;
+        w->slot_keys[i] = 0u;
         throng_agent h = { i + 1u, w->slots[i].generation, w->id };
         throng_status st = throng_agent_set_host_key(w, h, key);
         if (st != THRONG_OK) {
@@ -595,6 +605,13 @@ void snap_decode(snap_codec *c, const throng_world_load_def *d,
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
                   "%llu bytes follow the last section",
                   (unsigned long long)(c->len - c->pos));
+    /* The loaded world holds its uniform columns as the saved one did. */
+    if (c->status == THRONG_OK) {
+        world_uniform_scan(w);
+        if (world_fold_columns(w))
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for the uniform columns");
+    }
     if (c->status != THRONG_OK) {
         throng_world_destroy(w);
         return;

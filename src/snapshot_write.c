@@ -111,8 +111,9 @@ static uint64_t snap_encode(throng_world *w, uint8_t *out) {
          k++, g = w->groups[g].next_free)
         io_u32(&c, &g);
     for (uint32_t i = 0; i < w->slot_count; i++) {
+        uint64_t key = slot_host_key(w, i);
         io_u32(&c, &w->slots[i].generation);
-        io_u64(&c, &w->slots[i].host_key);
+        io_u64(&c, &key);
     }
     io_u32s(&c, w->free_slots, w->free_count);
     io_columns(&c, w);

@@ -103,7 +103,8 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
         detmath_sincosf(rate, &sn, &cs);
     }
     w->col.wander_rate[i] = rate;
-    const float ws = k->wander_speed_factor * w->col.max_speed[i];
+    const float ws = k->wander_speed_factor *
+                     w->col.max_speed[uniform_row(w, UNIFORM_MAX_SPEED, i)];
     const float f[3] = { w->col.fx[i], w->col.fy[i],
                          three ? w->col.fz[i] : 0.0f };
     float turned[3];

@@ -66,10 +66,10 @@ steer_ctx_load(steer_ctx *a, const throng_world *w, uint32_t row, float dt) {
     a->row = row;
     a->dims = w->dims;
     a->dt = dt;
-    a->mass = c->mass[row];
+    a->mass = c->mass[uniform_row(w, UNIFORM_MASS, row)];
     a->m_dt = a->mass / dt;
-    a->max_force = c->max_force[row];
-    a->max_speed = c->max_speed[row];
+    a->max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, row)];
+    a->max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, row)];
     a->radius = c->radius[row];
     a->target = STEER_TARGET_UNKNOWN;
     steer_load_frame(w, row, a->p, a->v, a->f, a->up, a->side);

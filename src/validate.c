@@ -254,7 +254,8 @@ static int tail_columns(const throng_world *w, const void *col[TAIL_COLUMNS],
     };
     int n = 0;
     for (int k = 0; k < TAIL_COLUMNS; k++)
-        if (all[k]) {
+        /* A column held as a single row has no rows past it to zero. */
+        if (all[k] && !(k < FLOAT_COLUMN_COUNT && float_column_single(w, k))) {
             col[n] = all[k];
             name[n] = names[k];
             n++;

@@ -275,6 +275,7 @@ throng_status throng_world_create(const throng_world_def *def,
         atomic_fetch_add_explicit(&world_id_counter, 1u, memory_order_relaxed) +
         1u;
     w->uniform = UNIFORM_ALL;
+    w->single = SINGLE_COLUMNS;
     /* Checked above, so this names a path; the step points the world at
      * its kernels (kernel_paths.c) before the first step. */
     w->simd = simd_resolve(def->simd);
@@ -330,12 +331,10 @@ void throng_world_destroy(throng_world *w) {
     grid_release(w, &w->grid);
     geometry_free(w);
     free_columns(w, &w->col, w->capacity);
-    column_free(w, w->steer_x, w->capacity, sizeof(float));
-    column_free(w, w->steer_y, w->capacity, sizeof(float));
-    column_free(w, w->steer_z, w->capacity, sizeof(float));
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
         column_free(w, w->spare4[b], w->capacity, 4u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
+    world_free(w, w->slot_keys, (size_t)w->slot_capacity * sizeof(uint64_t));
     world_free(w, w->slot_dense, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->origin_gen, (size_t)w->origin_slots * sizeof(uint32_t));
@@ -469,18 +468,23 @@ size_t throng_world_bytes(const throng_world *w) {
     WORLD_READ_OR(w, 0u);
     if (!w)
         return 0;
-    size_t floats = 0, ints = 0;
-    for (int k = 0; k < FLOAT_COLUMNS; k++)
-        floats += (size_t)column_present(w->dims, w->behaviour_state, k);
+    size_t floats = 0, ints = 0, singles = 0;
+    for (int k = 0; k < FLOAT_COLUMNS; k++) {
+        const int present = column_present(w->dims, w->behaviour_state, k);
+        const int single = present && float_column_single(w, k);
+        floats += (size_t)(present && !single);
+        singles += (size_t)single;
+    }
     for (int k = 0; k < U32_COLUMN_COUNT; k++)
         ints += (size_t)u32_present(w->behaviour_state, k);
-    /* Columns, steering scratch, and the spare buffers. */
+    /* Columns and the spare buffers (the steering force borrows some). */
     size_t per_agent = floats * sizeof(float) + ints * sizeof(uint32_t) +
-                       (size_t)w->dims * sizeof(float) +
                        GRID_PERMUTE_BATCH * 4u;
     size_t bytes =
         sizeof *w + (size_t)w->capacity * per_agent +
-        (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t)) +
+        singles * COLUMN_PAD * sizeof(float) +
+        (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t) +
+                                    (w->slot_keys ? sizeof(uint64_t) : 0u)) +
         (size_t)w->group_capacity *
             (sizeof(group_record) + sizeof(group_kernel_params)) +
         (size_t)w->counters_len * sizeof(thread_counters) +
@@ -528,10 +532,10 @@ static int key_rows_update(throng_world *w) {
     }
     if (!failed && atomic_load_explicit(&w->keys_stale, memory_order_relaxed)) {
         const uint32_t *restrict slot = w->col.slot;
-        const slot_entry *restrict slots = w->slots;
+        const uint64_t *restrict keys = w->slot_keys;
         uint64_t *restrict rows = w->key_rows;
         for (uint32_t r = 0; r < w->count; r++)
-            rows[r] = slots[slot[r]].host_key;
+            rows[r] = keys ? keys[slot[r]] : 0u;
         atomic_store_explicit(&w->keys_stale, 0, memory_order_release);
     }
     shared_write_unlock(w);
@@ -610,9 +614,10 @@ uint64_t throng_world_hash(const throng_world *w) {
         h = mix_word(h, w->slots[s].generation);
         for (int k = 0; k < FLOAT_COLUMNS; k++)
             if (cols[k])
-                h = mix_word(h, float_bits(cols[k][i]));
+                h = mix_word(
+                    h, float_bits(cols[k][float_column_single(w, k) ? 0u : i]));
         h = mix_word(h, c->group[i]);
-        h = mix_word(h, w->slots[s].host_key);
+        h = mix_word(h, slot_host_key(w, s));
         if (w->behaviour_state) {
             h = mix_word(h, ((uint64_t)c->target_slot[i] << 32) |
                                 c->target_gen[i]);

@@ -15,6 +15,7 @@
 
 #include "../bench/scenarios.h"
 #include "behaviour.h"
+#include "columns.h"
 #include "combine.h"
 #include "internal.h"
 #include "kernel_paths.h"
@@ -280,6 +281,8 @@ static void check_scene(const char *name, int all_priority) {
     REQUIRE_OK(sc->build(3000, 1, 7u, &w));
     REQUIRE(test_step_n(w, sc->dt, 3, name));
     REQUIRE(w->behaviour_state);
+    /* compare_rows writes max force row by row: every row must be held. */
+    REQUIRE(world_unfold_columns(w) == 0);
     if (all_priority)
         for (uint32_t g = 0; g < w->group_count; g++)
             REQUIRE_OK(throng_group_set_combine(w, first_group(w, g),

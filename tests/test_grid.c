@@ -752,10 +752,12 @@ static uint32_t uniform_present(int dims) {
 }
 
 /* Steps a (which skips its uniform columns) and b (made to permute every
- * column at every step) side by side; their states must stay equal. */
+ * column at every step, all of its rows stored) side by side; their
+ * states must stay equal. */
 static void uniform_steps(throng_world *a, throng_world *b, int steps,
                           const char *when, int dims) {
     for (int s = 0; s < steps; s++) {
+        REQUIRE(world_unfold_columns(b) == 0);
         b->uniform = 0;
         b->uniform_check = 0;
         REQUIRE(throng_world_step(a, 1.0f / 30.0f) == THRONG_OK);
