@@ -46,6 +46,11 @@
  * its relative precision: such a box is never passed over. */
 #define CAP_LB_FLOOR 1e-34
 
+/* Up to this many kept neighbours are put in walk order by rank: each
+ * one's place is the count of those before it, n^2 comparisons without
+ * a branch on the data. */
+#define CAP_RANK_SORT_MAX 64u
+
 /* Relative rounding allowance of a coordinate in a box bound. */
 #define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
 
@@ -250,7 +255,7 @@ void cap_index_build(throng_world *w, parallel_sched *sched) {
     ix = index_reserve(w, w->count);
     if (!ix)
         return; /* capped agents scan their blocks in full */
-    uint32_t target = min_cap / 2u;
+    uint32_t target = min_cap / 4u;
     target = target < CAP_TARGET_MIN ? CAP_TARGET_MIN : target;
     target = target > CAP_TARGET_MAX ? CAP_TARGET_MAX : target;
     const uint32_t min_rows =
@@ -299,9 +304,11 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
     for (int i = 1; i < run->range_count; i++)
         if (run->ranges[order[i]].begin < run->ranges[order[i - 1]].end)
             return;
-    uint32_t n = 0;
+    uint32_t n = 0, walked = 0;
     for (int r = 0; r < run->range_count; r++) {
         const cell_range *cr = &run->ranges[r];
+        blk->base[r] = walked;
+        walked += cr->end - cr->begin;
         uint32_t row = cr->begin;
         while (row < cr->end) {
             const uint32_t b = grid_bucket_of_row(g, row);
@@ -343,6 +350,7 @@ typedef struct picker {
     const flock_run *run;
     const cap_index *ix;
     uint32_t t, cap, m, self_slot;
+    uint32_t settled; /* m after the last cut (the limit is tight) */
     float R2;
     /* Squared distances above this cannot be kept: the radius until cap
      * candidates are held, then the farthest of the cap nearest. */
@@ -413,8 +421,9 @@ static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
     const uint64_t far = kth_key(a, b, m, cap);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++) {
-        out[kept] = buf[i];
-        kept += buf[i].key <= far;
+        const pick_entry e = buf[i]; /* read before out[kept] is written */
+        out[kept] = e;
+        kept += e.key <= far;
     }
     INVARIANT(kept == cap, "unique keys: the cap nearest are cap entries");
     return far;
@@ -423,10 +432,11 @@ static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
 /* Cuts the held candidates back to the cap nearest and tightens the
  * limit to the farthest of them. */
 static void pick_prune(picker *p) {
-    if (p->m < p->cap)
+    if (p->m < p->cap || p->m == p->settled)
         return;
     p->limit = key_d2(keep_nearest(p->buf, p->m, p->cap, p->buf));
     p->m = p->cap;
+    p->settled = p->cap;
 }
 
 /* A box at squared distance lb (before the shrink) may hold a keeper. */
@@ -516,25 +526,25 @@ static inline void pick_image(const picker *p, uint32_t range, float q[3]) {
     q[2] = p->w->dims == 3 ? c->pz[p->t] - cr->shift[2] : 0.0f;
 }
 
-/* Sub-cell (x, y, z) of f: passed over when its box is too far. */
+/* The squared gap from q to sub-cells of index i along one axis, shrunk
+ * by slack (0 when q lies within their slab). */
+static inline double axis_gap2(const cap_fine *f, int axis, int32_t i, double q,
+                               double slack) {
+    const double lo = f->lo[axis] + (double)i * f->edge[axis];
+    double g = lo - q;
+    const double g2 = q - (lo + f->edge[axis]);
+    g = (g2 > g ? g2 : g) - slack;
+    return g > 0.0 ? g * g : 0.0;
+}
+
+/* Sub-cell s of f, whose box lies at squared distance lb (shrunk). */
 static inline void pick_cell(picker *p, const cap_fine *f, uint32_t range,
-                             const float qf[3], const double q[3], double slack,
-                             int32_t x, int32_t y, int32_t z) {
-    const int dims = p->w->dims;
-    const int32_t at[3] = { x, y, z };
-    double lo[3], hi[3];
-    for (int a = 0; a < 3; a++) {
-        lo[a] = f->lo[a] + (double)at[a] * f->edge[a];
-        hi[a] = lo[a] + f->edge[a];
-    }
-    if (!box_may_hold(p, box_gap2(dims, q, lo, hi, slack)))
+                             const float qf[3], double lb, uint32_t s) {
+    if (!box_may_hold(p, lb))
         return;
-    const uint32_t s =
-        ((uint32_t)z * (uint32_t)f->n[1] + (uint32_t)y) * (uint32_t)f->n[0] +
-        (uint32_t)x;
     const uint32_t *start = p->ix->start + f->begin;
     const cap_index *ix = p->ix;
-    if (dims == 3)
+    if (p->w->dims == 3)
         pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
                   start[s + 1], qf, range, 1);
     else
@@ -543,7 +553,9 @@ static inline void pick_cell(picker *p, const cap_fine *f, uint32_t range,
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
- * the agent's image, until no ring left can hold a keeper. */
+ * the agent's image, until no ring left can hold a keeper. A sub-cell's
+ * box distance is the sum of its axes' gaps, so a row of sub-cells whose
+ * y (and z) gaps alone are too far is passed over whole. */
 static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
     const int dims = p->w->dims;
     float qf[3];
@@ -553,6 +565,7 @@ static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
     int32_t at[3] = { 0, 0, 0 };
     for (int a = 0; a < dims; a++)
         at[a] = fine_coord(f, a, q[a]);
+    const uint32_t nx = (uint32_t)f->n[0], ny = (uint32_t)f->n[1];
     for (int32_t k = 0;; k++) {
         if (k > 0) {
             pick_prune(p);
@@ -587,19 +600,33 @@ static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
         const int32_t y1 = at[1] + k >= f->n[1] ? f->n[1] - 1 : at[1] + k;
         const int32_t x0 = at[0] - k < 0 ? 0 : at[0] - k;
         const int32_t x1 = at[0] + k >= f->n[0] ? f->n[0] - 1 : at[0] + k;
-        for (int32_t z = z0; z <= z1; z++)
+        for (int32_t z = z0; z <= z1; z++) {
+            const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
+            if (!box_may_hold(p, gz))
+                continue;
             for (int32_t y = y0; y <= y1; y++) {
+                const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
+                if (!box_may_hold(p, gyz))
+                    continue;
+                const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
                 if (z - at[2] == k || at[2] - z == k || y - at[1] == k ||
                     at[1] - y == k) {
                     for (int32_t x = x0; x <= x1; x++)
-                        pick_cell(p, f, range, qf, q, slack, x, y, z);
+                        pick_cell(p, f, range, qf,
+                                  gyz + axis_gap2(f, 0, x, q[0], slack),
+                                  row_cell + (uint32_t)x);
                     continue;
                 }
                 if (at[0] - k >= 0)
-                    pick_cell(p, f, range, qf, q, slack, at[0] - k, y, z);
+                    pick_cell(p, f, range, qf,
+                              gyz + axis_gap2(f, 0, at[0] - k, q[0], slack),
+                              row_cell + (uint32_t)(at[0] - k));
                 if (at[0] + k < f->n[0])
-                    pick_cell(p, f, range, qf, q, slack, at[0] + k, y, z);
+                    pick_cell(p, f, range, qf,
+                              gyz + axis_gap2(f, 0, at[0] + k, q[0], slack),
+                              row_cell + (uint32_t)(at[0] + k));
             }
+        }
     }
 }
 
@@ -629,6 +656,7 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
                  .t = t,
                  .cap = cap,
                  .m = 0,
+                 .settled = 0,
                  .self_slot = w->col.slot[t],
                  .R2 = w->neighbour_radius * w->neighbour_radius,
                  .candidates = 0,
@@ -668,30 +696,59 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
     if (p.m > cap)
         (void)keep_nearest(buf, p.m, cap, buf);
     const uint32_t n = p.m < cap ? p.m : cap;
-    for (uint32_t i = 0; i < n; i++) {
-        kept[i].d2 = key_d2(buf[i].key);
-        kept[i].slot = (uint32_t)buf[i].key;
-        kept[i].row = buf[i].row;
-        kept[i].range = buf[i].range;
+    if (n > CAP_RANK_SORT_MAX) {
+        for (uint32_t i = 0; i < n; i++) {
+            kept[i].d2 = key_d2(buf[i].key);
+            kept[i].slot = (uint32_t)buf[i].key;
+            kept[i].row = buf[i].row;
+            kept[i].range = buf[i].range;
+        }
+        cap_walk_order(kept, n);
+    } else {
+        /* In walk order by rank: each one's place is the count of kept
+         * ones the walk meets before it. */
+        int32_t place[CAP_RANK_SORT_MAX];
+        for (uint32_t i = 0; i < n; i++)
+            place[i] = (int32_t)(blk->base[buf[i].range] + buf[i].row -
+                                 run->ranges[buf[i].range].begin);
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t rank = 0;
+#pragma omp simd reduction(+ : rank)
+            for (uint32_t j = 0; j < n; j++)
+                rank += place[j] < place[i];
+            kept[rank].d2 = key_d2(buf[i].key);
+            kept[rank].slot = (uint32_t)buf[i].key;
+            kept[rank].row = buf[i].row;
+            kept[rank].range = buf[i].range;
+        }
     }
     counts->candidates += p.candidates;
     counts->neighbours += p.neighbours;
     return n;
 }
 
-/* Walk order as one key: range above, row below. */
-static inline uint64_t walk_key(const kept_neighbour *k) {
-    return (uint64_t)k->range << 32 | k->row;
+/* Walk order as one key: range, then row, then the entry's index (so the
+ * sorted keys say where each entry goes). Ranges stay below 2^22, rows
+ * below 2^32 and indices below 2^10. */
+_Static_assert(THRONG_MAX_NEIGHBOUR_CAP <= 1024u &&
+                   GRID_MAX_RANGES < (1u << 22),
+               "walk keys hold an index in 10 bits and a range in 22");
+
+static inline uint64_t walk_key(const kept_neighbour *k, uint32_t i) {
+    return (uint64_t)k->range << 42 | (uint64_t)k->row << 10 | i;
 }
 
 void cap_walk_order(kept_neighbour *kept, uint32_t n) {
     uint64_t key[THRONG_MAX_NEIGHBOUR_CAP], tmp[THRONG_MAX_NEIGHBOUR_CAP];
+    kept_neighbour copy[THRONG_MAX_NEIGHBOUR_CAP];
     /* Insertion sort of runs of 16, then bottom-up merges. */
     enum {
         RUN = 16
     };
-    for (uint32_t i = 0; i < n; i++)
-        key[i] = walk_key(&kept[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        key[i] = walk_key(&kept[i], i);
+        copy[i] = kept[i];
+    }
     for (uint32_t r = 0; r < n; r += RUN) {
         const uint32_t end = r + RUN < n ? r + RUN : n;
         for (uint32_t i = r + 1; i < end; i++) {
@@ -719,8 +776,6 @@ void cap_walk_order(kept_neighbour *kept, uint32_t n) {
         from = to;
         to = swap;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        kept[i].range = (uint32_t)(from[i] >> 32);
-        kept[i].row = (uint32_t)from[i];
-    }
+    for (uint32_t i = 0; i < n; i++)
+        kept[i] = copy[from[i] & 1023u];
 }

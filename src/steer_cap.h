@@ -83,14 +83,19 @@ typedef struct cap_block {
     int scan;
     uint32_t count;
     cap_segment seg[GRID_MAX_RANGES];
+    /* Each range's place in the walk: the candidates of the ranges
+     * before it (then (range, row) orders as base[range] + row - begin,
+     * one 32-bit number). */
+    uint32_t base[GRID_MAX_RANGES];
 } cap_block;
 
 void cap_block_prepare(const flock_run *run, cap_block *blk);
 
 /* Agent t's `cap` nearest neighbours within the neighbour radius, by
- * (squared distance, slot), into kept (returns how many): the set the
- * full scan keeps, with the same keys, for a block prepared with !scan.
- * Counts the candidates it measured and those within the radius. */
+ * (squared distance, slot), into kept (returns how many) in walk order:
+ * the set the full scan keeps, with the same keys, for a block prepared
+ * with !scan. Counts the candidates it measured and those within the
+ * radius. */
 uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
                     uint32_t cap, kept_neighbour *kept, flock_counts *counts);
 

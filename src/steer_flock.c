@@ -142,10 +142,13 @@ static void flock_capped(const flock_run *run, cap_block *blk, uint32_t t,
     kept_neighbour kept[THRONG_MAX_NEIGHBOUR_CAP];
     if (!blk->prepared)
         cap_block_prepare(run, blk);
-    uint32_t n = blk->scan || k->cap > CAP_SELECT_MAX
-                     ? w->cap_scan(run, t, k->cap, kept, counts)
-                     : cap_select(run, blk, t, k->cap, kept, counts);
-    cap_walk_order(kept, n);
+    uint32_t n;
+    if (blk->scan || k->cap > CAP_SELECT_MAX) {
+        n = w->cap_scan(run, t, k->cap, kept, counts);
+        cap_walk_order(kept, n);
+    } else {
+        n = cap_select(run, blk, t, k->cap, kept, counts);
+    }
     for (uint32_t i = 0; i < n; i++) {
         float d[3];
         float d2 =
