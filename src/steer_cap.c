@@ -646,6 +646,34 @@ static void pick_segment(picker *p, const cap_segment *sg) {
                   sg->range, 0);
 }
 
+/* The squared distance from row t to the outside of its own grid cell,
+ * shrunk for rounding: every other bucket of its block, seen through any
+ * range, lies outside that cell. 0 when unsure. */
+static double outside_cell_gap2(const throng_world *w, uint32_t t) {
+    const grid *g = &w->grid;
+    int32_t c[3];
+    flock_cell_of(w, t, c);
+    const float pf[3] = { w->col.px[t], w->col.py[t],
+                          w->dims == 3 ? w->col.pz[t] : 0.0f };
+    double gap = INFINITY;
+    for (int a = 0; a < w->dims; a++) {
+        const double x = (double)pf[a];
+        /* grid_coord() puts x in cell floor(x inv_edge): the cell spans
+         * [c / inv_edge, (c + 1) / inv_edge), and in a periodic box the
+         * last one reaches the box's face (images of other cells lie
+         * beyond the faces). */
+        const double lo = (double)c[a] / g->inv_edge[a];
+        double hi = (double)(c[a] + 1) / g->inv_edge[a];
+        if (g->periodic && c[a] == g->n[a] - 1 && hi < (double)g->box[a])
+            hi = (double)g->box[a];
+        const double slack =
+            (fabs(x) + fabs(lo) + fabs(hi)) * CAP_SLACK_REL + 1e-30;
+        const double near = (x - lo < hi - x ? x - lo : hi - x) - slack;
+        gap = near < gap ? near : gap;
+    }
+    return gap > 0.0 ? gap * gap : 0.0;
+}
+
 uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
                     uint32_t cap, kept_neighbour *kept, flock_counts *counts) {
     const throng_world *w = run->w;
@@ -666,7 +694,7 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
     const int dims = w->dims;
     /* The agent's own bucket first, where the nearest usually are; then
      * the others, each passed over whole when its box is too far. */
-    uint32_t own = blk->count;
+    uint32_t own = blk->count, blk_count = blk->count;
     for (uint32_t i = 0; i < blk->count; i++) {
         const cap_segment *sg = &blk->seg[i];
         const cell_range *cr = &run->ranges[sg->range];
@@ -676,9 +704,13 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
             break;
         }
     }
-    if (own < blk->count)
+    if (own < blk->count) {
         pick_segment(&p, &blk->seg[own]);
-    for (uint32_t i = 0; i < blk->count; i++) {
+        pick_prune(&p);
+        if (p.m == cap && !box_may_hold(&p, outside_cell_gap2(w, t)))
+            blk_count = 0; /* nothing outside the cell is near enough */
+    }
+    for (uint32_t i = 0; i < blk_count; i++) {
         if (i == own)
             continue;
         const cap_segment *sg = &blk->seg[i];
