@@ -68,6 +68,9 @@ static void cap_place(int layout, int dims, float box, test_rng *rng,
     }
 }
 
+/* The most agents a case holds. */
+#define CAP_TEST_AGENTS_MAX 1024u
+
 typedef struct cap_pair {
     float d2;
     uint32_t slot;
@@ -160,14 +163,16 @@ static void cap_case(int dims, int periodic, int layout, uint32_t cap,
     if (layout == CAP_LAYOUT_KNOT)
         CHECK(ix->fine_count > 0u);
 
-    cell_range *ranges = malloc(GRID_MAX_RANGES * sizeof *ranges);
-    cap_block *blk = malloc(sizeof *blk);
-    kept_neighbour *scan = malloc(THRONG_MAX_NEIGHBOUR_CAP * sizeof *scan);
-    kept_neighbour *pick = malloc(THRONG_MAX_NEIGHBOUR_CAP * sizeof *pick);
-    cap_pair *all = malloc((size_t)agents * sizeof *all);
-    cap_pair *brute = malloc(THRONG_MAX_NEIGHBOUR_CAP * sizeof *brute);
-    cap_pair *mine = malloc(THRONG_MAX_NEIGHBOUR_CAP * sizeof *mine);
-    REQUIRE(ranges && blk && scan && pick && all && brute && mine);
+    /* Static: large, and a failed REQUIRE leaks nothing. */
+    static cell_range ranges[GRID_MAX_RANGES];
+    static cap_block blk_store;
+    static kept_neighbour scan[THRONG_MAX_NEIGHBOUR_CAP];
+    static kept_neighbour pick[THRONG_MAX_NEIGHBOUR_CAP];
+    static cap_pair all[CAP_TEST_AGENTS_MAX];
+    static cap_pair brute[THRONG_MAX_NEIGHBOUR_CAP];
+    static cap_pair mine[THRONG_MAX_NEIGHBOUR_CAP];
+    cap_block *blk = &blk_store;
+    REQUIRE(agents <= CAP_TEST_AGENTS_MAX);
     uint32_t wrong = 0;
     for (uint32_t t = 0; t < w->count; t++) {
         int32_t c[3];
@@ -214,13 +219,6 @@ static void cap_case(int dims, int periodic, int layout, uint32_t cap,
                         blk->scan ? "not used" : "differs");
     }
     CHECK_EQ_U64(wrong, 0u);
-    free(ranges);
-    free(blk);
-    free(scan);
-    free(pick);
-    free(all);
-    free(brute);
-    free(mine);
     cap_index_drop(w);
     throng_world_destroy(w);
 }
@@ -273,9 +271,9 @@ TEST(cap_select_overlap_scans) {
     parallel_sched sched = world_scheduler(w);
     REQUIRE(grid_build(w, &sched, 1) == 0);
     cap_index_build(w, &sched);
-    cell_range *ranges = malloc(GRID_MAX_RANGES * sizeof *ranges);
-    cap_block *blk = malloc(sizeof *blk);
-    REQUIRE(ranges && blk);
+    static cell_range ranges[GRID_MAX_RANGES];
+    static cap_block blk_store;
+    cap_block *blk = &blk_store;
     int32_t c[3];
     flock_cell_of(w, 0, c);
     flock_run run = { .w = w, .ranges = ranges, .begin = 0, .end = 1 };
@@ -290,8 +288,6 @@ TEST(cap_select_overlap_scans) {
     blk->prepared = 0;
     cap_block_prepare(&run, blk);
     CHECK(blk->scan);
-    free(ranges);
-    free(blk);
     cap_index_drop(w);
     throng_world_destroy(w);
 }
