@@ -296,6 +296,12 @@ struct throng_world {
      * from the spares instead of trading places with them). */
     int stable_columns;
 
+    /* The neighbour cap's index of crowded buckets (steer_cap.c), one
+     * block of cap_index_bytes, allocated by the first step a capped
+     * group walks and grown with the agents. */
+    void *cap_index;
+    size_t cap_index_bytes;
+
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */
     uint32_t counters_len;

@@ -15,6 +15,7 @@
 #include "steer_flock.h"
 #include "behaviour.h"
 #include "combine.h"
+#include "steer_cap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,13 +113,6 @@ static inline void flock_pair(const agent_columns *restrict c, int three,
                         three ? c->vz[j] - rv[2] : 0.0f, rr + c->radius[j]);
 }
 
-static int kept_walk_order(const void *pa, const void *pb) {
-    const kept_neighbour *a = pa, *b = pb;
-    if (a->range != b->range)
-        return a->range < b->range ? -1 : 1;
-    return a->row < b->row ? -1 : a->row > b->row;
-}
-
 /* The cap's scan on the scalar path: every candidate, one at a time. */
 uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
                                kept_neighbour *kept, flock_counts *counts) {
@@ -134,19 +128,27 @@ uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
     return n;
 }
 
-/* Agent t with a neighbour cap: the path's scan keeps the k->cap nearest
- * neighbours within the neighbour radius in a heap (a set that does not
- * depend on the order they are offered in), then they are added in the
- * order the uncapped walk would meet them, so a cap above the neighbour
- * count changes nothing. */
-static void flock_capped(const flock_run *run, uint32_t t,
+/* Agent t with a neighbour cap: the k->cap nearest neighbours within the
+ * neighbour radius (a set that does not depend on the order they are
+ * met in), chosen through the step's fine grids (steer_cap.c) or, where
+ * they cannot serve, by the path's scan of every candidate; then added in
+ * the order the uncapped walk would meet them, so a cap above the
+ * neighbour count changes nothing. */
+static void flock_capped(const flock_run *run, cap_block *blk, uint32_t t,
                          const group_kernel_params *k, flock_sums *s,
                          const float f[3], const float rv[3], float rr,
                          flock_counts *counts) {
     const throng_world *w = run->w;
     kept_neighbour kept[THRONG_MAX_NEIGHBOUR_CAP];
-    uint32_t n = w->cap_scan(run, t, k->cap, kept, counts);
-    qsort(kept, n, sizeof kept[0], kept_walk_order);
+    if (!blk->prepared)
+        cap_block_prepare(run, blk);
+    uint32_t n;
+    if (blk->scan || k->cap > CAP_SELECT_MAX) {
+        n = w->cap_scan(run, t, k->cap, kept, counts);
+        cap_walk_order(kept, n);
+    } else {
+        n = cap_select(run, blk, t, k->cap, kept, counts);
+    }
     for (uint32_t i = 0; i < n; i++) {
         float d[3];
         float d2 =
@@ -156,8 +158,8 @@ static void flock_capped(const flock_run *run, uint32_t t,
     }
 }
 
-static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
-                                    flock_counts *counts) {
+static void flock_accumulate_scalar(const flock_run *run, cap_block *blk,
+                                    flock_sums *out, flock_counts *counts) {
     const throng_world *w = run->w;
     const int three = w->dims == 3;
     const float R2 = w->neighbour_radius * w->neighbour_radius;
@@ -183,7 +185,7 @@ static void flock_accumulate_scalar(const flock_run *run, flock_sums *out,
             flock_sums capped;
             memset(&capped, 0, sizeof capped);
             flock_counts cc = { 0, 0 };
-            flock_capped(run, t, k, &capped, f, rv, rr, &cc);
+            flock_capped(run, blk, t, k, &capped, f, rv, rr, &cc);
             candidates += cc.candidates;
             neighbours += cc.neighbours;
             out[t - run->begin] = capped;
@@ -232,6 +234,7 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
     static const flock_sums no_sums[FLOCK_RUN_MAX];
     cell_range ranges[GRID_MAX_RANGES];
     flock_sums sums[FLOCK_RUN_MAX];
+    cap_block blk; /* prepared by the run's first capped agent */
     uint32_t t = begin;
     while (t < end) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
@@ -258,7 +261,8 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
             .w = w, .ranges = ranges, .begin = t, .end = stop, .dt = dt
         };
         run.range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
-        flock_accumulate_scalar(&run, sums, counts);
+        blk.prepared = 0;
+        flock_accumulate_scalar(&run, &blk, sums, counts);
         steer_finish_rows(w, t, stop, sums, NULL, dt, 0);
         t = stop;
     }
@@ -290,5 +294,7 @@ void steer_flock(throng_world *w, parallel_sched *sched, float dt) {
     uint32_t grain = w->count / (8u * (uint32_t)sched->threads);
     grain = grain < FLOCK_GRAIN_MIN ? FLOCK_GRAIN_MIN : grain;
     grain = grain > FLOCK_GRAIN_MAX ? FLOCK_GRAIN_MAX : grain;
+    cap_index_build(w, sched);
     parallel_for(sched, w->count, grain, flock_chunk, &ctx);
+    cap_index_drop(w);
 }

@@ -1,0 +1,829 @@
+/*
+ * The neighbour cap's selection: an agent whose group caps its neighbours
+ * at K sees only the K nearest within the neighbour radius, by (squared
+ * distance, slot). Choosing them by measuring every candidate of the block
+ * costs as much as the uncapped walk, and in a knot (thousands of agents
+ * in one cell, since a cell is as wide as the radius) far more than the K
+ * rule evaluations it saves. So each step that a capped group walks, every
+ * crowded bucket gets a fine grid of its own: the bounding box of its rows
+ * cut into sub-cells of a few agents each, its rows counting-sorted by
+ * sub-cell. An agent then visits each bucket's sub-cells in rings of
+ * increasing distance around its own position and stops once K are kept
+ * and no unvisited sub-cell can hold anything nearer than the K-th.
+ *
+ * The kept set must be exactly the one the full scan keeps, so the forces
+ * do not change by a bit: keys are computed by flock_offset(), as the scan
+ * does, and a sub-cell is passed over only when the distance from the
+ * agent to its box, shrunk by a rounding allowance, exceeds the K-th key
+ * even after the float rounding of a squared distance. Keys are unique
+ * (slots are), so the K smallest are one set whatever order they are met
+ * in. A row met through two ranges of a block (a periodic box narrower
+ * than the block) would have two keys of one slot; such blocks keep the
+ * full scan.
+ */
+#include "steer_cap.h"
+
+#include <string.h>
+
+#include "core.h"
+#include "detmath.h"
+#include "parallel.h"
+
+/* Rows per sub-cell aimed at, from the smallest cap of a walking group:
+ * about K / 2, so the agent's sub-cell and its first ring (9 sub-cells in
+ * 2D) hold the K nearest in most cases; at least 2, so a bucket has fewer
+ * sub-cells than rows (their starts fit in the bucket's rows), and at
+ * most 32, so a large cap does not fall back to scanning whole buckets. */
+#define CAP_TARGET_MIN 2u
+#define CAP_TARGET_MAX 32u
+
+/* A squared float distance is at least the exact one times 1 - 5 2^-24
+ * (one rounding for each of the subtraction, the squares and the sums);
+ * box distances are compared after this shrink, a wide margin. */
+#define CAP_LB_SHRINK (1.0 - 1.0 / 1048576.0)
+
+/* Below this squared distance a float square may be subnormal and lose
+ * its relative precision: such a box is never passed over. */
+#define CAP_LB_FLOOR 1e-34
+
+/* Up to this many kept neighbours are put in walk order by rank: each
+ * one's place is the count of those before it, n^2 comparisons without
+ * a branch on the data. */
+#define CAP_RANK_SORT_MAX 64u
+
+/* Relative rounding allowance of a coordinate in a box bound. */
+#define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
+
+static cap_index *index_of(const throng_world *w) {
+    return (cap_index *)w->cap_index;
+}
+
+size_t cap_index_bytes(const throng_world *w) {
+    return w->cap_index_bytes;
+}
+
+void cap_index_drop(throng_world *w) {
+    cap_index *ix = index_of(w);
+    if (ix)
+        ix->valid = 0;
+}
+
+static size_t align_up(size_t n) {
+    const size_t mask = (size_t)THRONG_ALIGN - 1;
+    return (n + mask) & ~mask;
+}
+
+/* The array at byte `offset` of the index's block (offsets are aligned
+ * for any element type). */
+static void *block_at(char *block, size_t offset) {
+    return block + offset;
+}
+
+/* Room for `agents` rows: all or nothing; returns the index or NULL. */
+static cap_index *index_reserve(throng_world *w, uint32_t agents) {
+    cap_index *ix = index_of(w);
+    if (ix && ix->rows_capacity >= agents)
+        return ix;
+    const uint32_t fine_capacity = agents / CAP_FINE_MIN_ROWS + 1u;
+    const size_t head = align_up(sizeof *ix);
+    const size_t column = align_up((size_t)agents * sizeof(uint32_t));
+    const size_t bytes =
+        head + 7 * column + (size_t)fine_capacity * sizeof(cap_fine);
+    char *block = world_alloc(w, bytes);
+    if (!block)
+        return NULL;
+    if (w->cap_index)
+        world_free(w, w->cap_index, w->cap_index_bytes);
+    ix = block_at(block, 0);
+    memset(ix, 0, sizeof *ix);
+    ix->bytes = bytes;
+    ix->rows_capacity = agents;
+    ix->fine_capacity = fine_capacity;
+    ix->rows = block_at(block, head);
+    ix->start = block_at(block, head + column);
+    ix->fine_of = block_at(block, head + 2 * column);
+    ix->px = block_at(block, head + 3 * column);
+    ix->py = block_at(block, head + 4 * column);
+    ix->pz = block_at(block, head + 5 * column);
+    ix->slot = block_at(block, head + 6 * column);
+    ix->fine = block_at(block, head + 7 * column);
+    w->cap_index = block;
+    w->cap_index_bytes = bytes;
+    return ix;
+}
+
+/* The sub-cell of coordinate x on one axis (rows: x >= lo; queries are
+ * clamped into the grid). */
+static inline int32_t fine_coord(const cap_fine *f, int axis, double x) {
+    double u = (x - f->lo[axis]) * f->inv_edge[axis];
+    if (!(u > 0.0))
+        return 0;
+    if (u >= (double)(f->n[axis] - 1))
+        return f->n[axis] - 1;
+    return (int32_t)u;
+}
+
+static inline uint32_t fine_cell_of_row(const throng_world *w,
+                                        const cap_fine *f, uint32_t j) {
+    const agent_columns *c = &w->col;
+    int32_t x = fine_coord(f, 0, (double)c->px[j]);
+    int32_t y = fine_coord(f, 1, (double)c->py[j]);
+    int32_t z = w->dims == 3 ? fine_coord(f, 2, (double)c->pz[j]) : 0;
+    return ((uint32_t)z * (uint32_t)f->n[1] + (uint32_t)y) * (uint32_t)f->n[0] +
+           (uint32_t)x;
+}
+
+/* Sub-cells per axis: cubes (squares) holding about `target` rows each,
+ * fewer along an axis the box is thin in, and never more in all than
+ * rows / target. */
+static void fine_shape(cap_fine *f, int dims, const double ext[3],
+                       uint32_t rows, uint32_t target) {
+    double longest = 0.0;
+    for (int a = 0; a < dims; a++)
+        longest = ext[a] > longest ? ext[a] : longest;
+    for (int a = 0; a < 3; a++) {
+        f->n[a] = 1;
+        f->edge[a] = 1.0;
+        f->inv_edge[a] = 0.0;
+    }
+    if (!(longest > 0.0))
+        return; /* every row at one point: one sub-cell */
+    const uint32_t cells = rows / target;
+    double e[3], volume = 1.0;
+    for (int a = 0; a < dims; a++) {
+        const double floor_ext = longest / 1024.0;
+        e[a] = ext[a] > floor_ext ? ext[a] : floor_ext;
+        volume *= e[a];
+    }
+    const double side = dims == 3 ? detmath_cbrt(volume / (double)cells)
+                                  : sqrt(volume / (double)cells);
+    uint64_t product = 1;
+    for (int a = 0; a < dims; a++) {
+        double k = floor(e[a] / side);
+        f->n[a] = k < 1.0 ? 1 : k > 4096.0 ? 4096 : (int32_t)k;
+        product *= (uint64_t)f->n[a];
+    }
+    /* Axes clamped up to one sub-cell may leave too many: shrink the
+     * longest axis until the count fits. */
+    while (product > cells) {
+        int big = 0;
+        for (int a = 1; a < dims; a++)
+            big = f->n[a] > f->n[big] ? a : big;
+        uint64_t others = product / (uint64_t)f->n[big];
+        uint64_t k = cells / others;
+        f->n[big] = k < 1 ? 1 : (int32_t)k;
+        product = others * (uint64_t)f->n[big];
+    }
+    for (int a = 0; a < dims; a++) {
+        f->edge[a] = e[a] / (double)f->n[a];
+        f->inv_edge[a] = (double)f->n[a] / e[a];
+    }
+}
+
+typedef struct build_ctx {
+    throng_world *w;
+    cap_index *ix;
+    uint32_t target;
+} build_ctx;
+
+/* Fine grids [begin, end): bounding box, shape, counting sort. */
+static void build_fine(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    build_ctx *bc = ctx;
+    const throng_world *w = bc->w;
+    cap_index *ix = bc->ix;
+    const agent_columns *c = &w->col;
+    const int dims = w->dims;
+    for (uint32_t i = begin; i < end; i++) {
+        cap_fine *f = &ix->fine[i];
+        const uint32_t r0 = f->begin, r1 = f->end;
+        float lo[3] = { c->px[r0], c->py[r0], dims == 3 ? c->pz[r0] : 0.0f };
+        float hi[3] = { lo[0], lo[1], lo[2] };
+        for (uint32_t j = r0 + 1; j < r1; j++) {
+            const float p[3] = { c->px[j], c->py[j],
+                                 dims == 3 ? c->pz[j] : 0.0f };
+            for (int a = 0; a < dims; a++) {
+                lo[a] = p[a] < lo[a] ? p[a] : lo[a];
+                hi[a] = p[a] > hi[a] ? p[a] : hi[a];
+            }
+        }
+        double ext[3] = { 0.0, 0.0, 0.0 }, big = 0.0;
+        for (int a = 0; a < 3; a++) {
+            f->lo[a] = (double)lo[a];
+            ext[a] = (double)hi[a] - (double)lo[a];
+            double m = fabs((double)lo[a]) > fabs((double)hi[a])
+                           ? fabs((double)lo[a])
+                           : fabs((double)hi[a]);
+            big = m > big ? m : big;
+        }
+        f->slack = big * CAP_SLACK_REL + 1e-30;
+        fine_shape(f, dims, ext, r1 - r0, bc->target);
+        const uint32_t cells =
+            (uint32_t)f->n[0] * (uint32_t)f->n[1] * (uint32_t)f->n[2];
+        INVARIANT(cells + 1u <= r1 - r0, "sub-cell starts fit the rows");
+        uint32_t *start = ix->start + r0;
+        memset(start, 0, ((size_t)cells + 1u) * sizeof *start);
+        for (uint32_t j = r0; j < r1; j++)
+            start[fine_cell_of_row(w, f, j) + 1u]++;
+        start[0] = r0;
+        for (uint32_t s = 1; s <= cells; s++)
+            start[s] += start[s - 1];
+        /* Scatter with start[s] as the cursor of sub-cell s (it ends at
+         * the start of s + 1), then shift the starts back. */
+        for (uint32_t j = r0; j < r1; j++)
+            ix->rows[start[fine_cell_of_row(w, f, j)]++] = j;
+        for (uint32_t s = cells; s > 0; s--)
+            start[s] = start[s - 1];
+        start[0] = r0;
+        for (uint32_t e = r0; e < r1; e++) {
+            const uint32_t j = ix->rows[e];
+            ix->px[e] = c->px[j];
+            ix->py[e] = c->py[j];
+            ix->pz[e] = dims == 3 ? c->pz[j] : 0.0f;
+            ix->slot[e] = c->slot[j];
+        }
+    }
+}
+
+void cap_index_build(throng_world *w, parallel_sched *sched) {
+    cap_index *ix = index_of(w);
+    if (ix)
+        ix->valid = 0;
+    uint32_t min_cap = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const group_kernel_params *k = &w->group_params[g];
+        if (k->cap && k->walk && (min_cap == 0 || k->cap < min_cap))
+            min_cap = k->cap;
+    }
+    const grid *gr = &w->grid;
+    if (min_cap == 0 || w->count == 0 || !gr->valid || !gr->permuted)
+        return;
+    ix = index_reserve(w, w->count);
+    if (!ix)
+        return; /* capped agents scan their blocks in full */
+    uint32_t target = min_cap / 4u;
+    target = target < CAP_TARGET_MIN ? CAP_TARGET_MIN : target;
+    target = target > CAP_TARGET_MAX ? CAP_TARGET_MAX : target;
+    const uint32_t min_rows =
+        2u * target > CAP_FINE_MIN_ROWS ? 2u * target : CAP_FINE_MIN_ROWS;
+    uint32_t count = 0;
+    const uint32_t *cs = gr->cell_start;
+    for (uint32_t b = 0; b < gr->bucket_count; b++) {
+        const uint32_t r0 = cs[b], r1 = cs[b + 1];
+        if (r0 == r1)
+            continue;
+        if (r1 - r0 < min_rows) {
+            ix->fine_of[r0] = CAP_NO_FINE;
+            continue;
+        }
+        INVARIANT(count < ix->fine_capacity, "fine grids fit their array");
+        ix->fine_of[r0] = count;
+        ix->fine[count].begin = r0;
+        ix->fine[count].end = r1;
+        count++;
+    }
+    ix->fine_count = count;
+    build_ctx ctx = { .w = w, .ix = ix, .target = target };
+    parallel_for(sched, count, 4, build_fine, &ctx);
+    ix->valid = !sched->failed;
+}
+
+void cap_block_prepare(const flock_run *run, cap_block *blk) {
+    const throng_world *w = run->w;
+    const cap_index *ix = index_of(w);
+    const grid *g = &w->grid;
+    blk->prepared = 1;
+    blk->scan = 1;
+    blk->count = 0;
+    if (!ix || !ix->valid)
+        return;
+    /* Ranges sorted by first row (insertion: they mostly ascend already),
+     * so a row in two of them shows as an overlap of neighbours. */
+    uint32_t order[GRID_MAX_RANGES];
+    for (int r = 0; r < run->range_count; r++) {
+        int i = r;
+        for (; i > 0 && run->ranges[order[i - 1]].begin > run->ranges[r].begin;
+             i--)
+            order[i] = order[i - 1];
+        order[i] = (uint32_t)r;
+    }
+    for (int i = 1; i < run->range_count; i++)
+        if (run->ranges[order[i]].begin < run->ranges[order[i - 1]].end)
+            return;
+    uint32_t n = 0, walked = 0;
+    for (int r = 0; r < run->range_count; r++) {
+        const cell_range *cr = &run->ranges[r];
+        blk->base[r] = walked;
+        walked += cr->end - cr->begin;
+        uint32_t row = cr->begin;
+        while (row < cr->end) {
+            const uint32_t b = grid_bucket_of_row(g, row);
+            const uint32_t r0 = g->cell_start[b], r1 = g->cell_start[b + 1];
+            const uint32_t end = r1 < cr->end ? r1 : cr->end;
+            if (n == GRID_MAX_RANGES)
+                return;
+            /* A bucket the range holds whole may use its fine grid. */
+            const int whole = r0 >= cr->begin && r1 <= cr->end;
+            blk->seg[n].begin = row;
+            blk->seg[n].end = end;
+            blk->seg[n].range = (uint32_t)r;
+            blk->seg[n].fine = whole ? ix->fine_of[r0] : CAP_NO_FINE;
+            n++;
+            row = end;
+        }
+    }
+    blk->count = n;
+    blk->scan = 0;
+}
+
+/* A candidate within the current limit: its key (the squared distance's
+ * bits, which order as the distances do since they are never negative,
+ * above the slot) and where the walk meets it. */
+typedef struct pick_entry {
+    uint64_t key;
+    uint32_t row, range;
+} pick_entry;
+
+/* Candidates held before the buffer is cut back to the cap nearest:
+ * twice the largest cap the selection serves, so a cut always frees half
+ * (larger caps keep the full scan: their buffers would not fit a
+ * thread's stack). */
+#define CAP_PICK_BUF (2u * CAP_SELECT_MAX)
+
+/* The selection's state for one agent. */
+typedef struct picker {
+    const throng_world *w;
+    const flock_run *run;
+    const cap_index *ix;
+    uint32_t t, cap, m, self_slot;
+    uint32_t settled; /* m after the last cut (the limit is tight) */
+    float R2;
+    /* Squared distances above this cannot be kept: the radius until cap
+     * candidates are held, then the farthest of the cap nearest. */
+    float limit;
+    uint64_t candidates, neighbours;
+    pick_entry *buf;
+} picker;
+
+static inline uint64_t pick_key(float d2, uint32_t slot) {
+    uint32_t bits;
+    memcpy(&bits, &d2, sizeof bits);
+    return (uint64_t)bits << 32 | slot;
+}
+
+static inline float key_d2(uint64_t key) {
+    const uint32_t bits = (uint32_t)(key >> 32);
+    float d2;
+    memcpy(&d2, &bits, sizeof d2);
+    return d2;
+}
+
+/* The k-th smallest of the n keys in a (1 <= k <= n), found by
+ * quickselect through b (both n long; a is overwritten): each round
+ * writes every key to both ends of b and advances the end it belongs to,
+ * so no branch depends on a key (they are random, a branch on them would
+ * mispredict about every other time) and no load waits for a store. */
+static uint64_t kth_key(uint64_t *a, uint64_t *b, uint32_t n, uint32_t k) {
+    uint32_t want = k - 1u;
+    for (;;) {
+        if (n == 1)
+            return a[0];
+        /* Every round's n keys were written (the analyser loses track of
+         * the two ends of b). */
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
+        const uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
+        const uint64_t pivot = x < y ? (y < z ? y : (x < z ? z : x))
+                                     : (x < z ? x : (y < z ? z : y));
+        uint32_t less = 0, more = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint64_t v = a[i];
+            b[less] = v;
+            b[n - 1u - more] = v;
+            less += v < pivot;
+            more += v > pivot;
+        }
+        /* b: [0, less) below the pivot, [n - more, n) above, between
+         * them keys equal to it. */
+        uint64_t *spare = a;
+        if (want < less) {
+            a = b;
+            n = less;
+        } else if (want < n - more) {
+            return pivot;
+        } else {
+            a = b + (n - more);
+            want -= n - more;
+            n = more;
+        }
+        b = spare;
+    }
+}
+
+/* Cuts the held candidates back to the cap nearest (keys are unique, so
+ * exactly cap stay), in out (which may be buf), and returns the farthest
+ * one's key. */
+static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
+                             pick_entry *out) {
+    uint64_t a[CAP_PICK_BUF], b[CAP_PICK_BUF];
+    if (cap == 0 || m < cap)
+        return UINT64_MAX; /* never: callers hold at least cap */
+    /* buf[0 .. m) were written by pick_rows() (the analyser cannot tell). */
+    for (uint32_t i = 0; i < m; i++)
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
+        a[i] = buf[i].key;
+    /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
+    const uint64_t far = kth_key(a, b, m, cap);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const pick_entry e = buf[i]; /* read before out[kept] is written */
+        out[kept] = e;
+        kept += e.key <= far;
+    }
+    INVARIANT(kept == cap, "unique keys: the cap nearest are cap entries");
+    return far;
+}
+
+/* Cuts the held candidates back to the cap nearest and tightens the
+ * limit to the farthest of them. */
+static void pick_prune(picker *p) {
+    if (p->m < p->cap || p->m == p->settled)
+        return;
+    p->limit = key_d2(keep_nearest(p->buf, p->m, p->cap, p->buf));
+    p->m = p->cap;
+    p->settled = p->cap;
+}
+
+/* A box at squared distance lb (before the shrink) may hold a keeper. */
+static inline int box_may_hold(const picker *p, double lb) {
+    return !(lb > CAP_LB_FLOOR && lb * CAP_LB_SHRINK > (double)p->limit);
+}
+
+/* Candidates [from, to) of arrays in some order (rows: their rows, or
+ * NULL when the index is the row), measured from the agent's image q as
+ * flock_offset() measures them, held when within the limit. */
+static inline __attribute__((always_inline)) void
+pick_rows(picker *p, const float *restrict px, const float *restrict py,
+          const float *restrict pz, const uint32_t *restrict slot,
+          const uint32_t *restrict rows, uint32_t from, uint32_t to,
+          const float q[3], uint32_t range, const int three) {
+    pick_entry *restrict buf = p->buf;
+    uint32_t m = p->m;
+    uint64_t near = 0;
+    const float R2 = p->R2;
+    for (uint32_t e = from; e < to; e++) {
+        if (m == CAP_PICK_BUF) {
+            p->m = m;
+            pick_prune(p);
+            m = p->m;
+        }
+        const float dx = px[e] - q[0];
+        const float dy = py[e] - q[1];
+        float d2 = dx * dx + dy * dy;
+        if (three) {
+            const float dz = pz[e] - q[2];
+            d2 = d2 + dz * dz;
+        }
+        const uint32_t s = slot[e];
+        const uint32_t in =
+            (uint32_t)(d2 <= R2) & (uint32_t)(s != p->self_slot);
+        near += in;
+        buf[m].key = pick_key(d2, s);
+        buf[m].row = rows ? rows[e] : e;
+        buf[m].range = range;
+        m += in & (uint32_t)(d2 <= p->limit);
+    }
+    p->m = m;
+    p->candidates += to - from;
+    p->neighbours += near;
+}
+
+/* The squared distance from q to the box [lo, hi] per axis, each gap
+ * shrunk by slack. */
+static inline double box_gap2(int dims, const double q[3], const double lo[3],
+                              const double hi[3], double slack) {
+    double s = 0.0;
+    for (int a = 0; a < dims; a++) {
+        double g = lo[a] - q[a];
+        const double g2 = q[a] - hi[a];
+        g = g2 > g ? g2 : g;
+        g -= slack;
+        if (g > 0.0)
+            s += g * g;
+    }
+    return s;
+}
+
+static inline double fine_slack(const cap_fine *f, int dims,
+                                const double q[3]) {
+    double big = 0.0;
+    for (int a = 0; a < dims; a++)
+        big = fabs(q[a]) > big ? fabs(q[a]) : big;
+    return f->slack + big * CAP_SLACK_REL;
+}
+
+/* The squared distance from q to the fine grid's whole box. */
+static double fine_box_gap2(const cap_fine *f, int dims, const double q[3]) {
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = f->lo[a];
+        hi[a] = f->lo[a] + (double)f->n[a] * f->edge[a];
+    }
+    return box_gap2(dims, q, lo, hi, fine_slack(f, dims, q));
+}
+
+/* The agent's image in range r, rounded as flock_offset() rounds it. */
+static inline void pick_image(const picker *p, uint32_t range, float q[3]) {
+    const cell_range *cr = &p->run->ranges[range];
+    const agent_columns *c = &p->w->col;
+    q[0] = c->px[p->t] - cr->shift[0];
+    q[1] = c->py[p->t] - cr->shift[1];
+    q[2] = p->w->dims == 3 ? c->pz[p->t] - cr->shift[2] : 0.0f;
+}
+
+/* The squared gap from q to sub-cells of index i along one axis, shrunk
+ * by slack (0 when q lies within their slab). */
+static inline double axis_gap2(const cap_fine *f, int axis, int32_t i, double q,
+                               double slack) {
+    const double lo = f->lo[axis] + (double)i * f->edge[axis];
+    double g = lo - q;
+    const double g2 = q - (lo + f->edge[axis]);
+    g = (g2 > g ? g2 : g) - slack;
+    return g > 0.0 ? g * g : 0.0;
+}
+
+/* Sub-cell s of f, whose box lies at squared distance lb (shrunk). */
+static inline void pick_cell(picker *p, const cap_fine *f, uint32_t range,
+                             const float qf[3], double lb, uint32_t s) {
+    if (!box_may_hold(p, lb))
+        return;
+    const uint32_t *start = p->ix->start + f->begin;
+    const cap_index *ix = p->ix;
+    if (p->w->dims == 3)
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
+                  start[s + 1], qf, range, 1);
+    else
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
+                  start[s + 1], qf, range, 0);
+}
+
+/* One fine bucket seen through range `range`: sub-cells in rings around
+ * the agent's image, until no ring left can hold a keeper. A sub-cell's
+ * box distance is the sum of its axes' gaps, so a row of sub-cells whose
+ * y (and z) gaps alone are too far is passed over whole. */
+static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
+    const int dims = p->w->dims;
+    float qf[3];
+    pick_image(p, range, qf);
+    const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
+    const double slack = fine_slack(f, dims, q);
+    int32_t at[3] = { 0, 0, 0 };
+    for (int a = 0; a < dims; a++)
+        at[a] = fine_coord(f, a, q[a]);
+    const uint32_t nx = (uint32_t)f->n[0], ny = (uint32_t)f->n[1];
+    for (int32_t k = 0;; k++) {
+        if (k > 0) {
+            pick_prune(p);
+            /* Rings k and beyond lie past the box of rings 0 .. k-1 on
+             * some side where the grid goes on. */
+            double lb = INFINITY;
+            int more = 0;
+            for (int a = 0; a < dims; a++) {
+                if (at[a] - k >= 0) {
+                    double g =
+                        q[a] -
+                        (f->lo[a] + (double)(at[a] - k + 1) * f->edge[a]) -
+                        slack;
+                    g = g > 0.0 ? g * g : 0.0;
+                    lb = g < lb ? g : lb;
+                    more = 1;
+                }
+                if (at[a] + k < f->n[a]) {
+                    double g = f->lo[a] + (double)(at[a] + k) * f->edge[a] -
+                               q[a] - slack;
+                    g = g > 0.0 ? g * g : 0.0;
+                    lb = g < lb ? g : lb;
+                    more = 1;
+                }
+            }
+            if (!more || !box_may_hold(p, lb))
+                return;
+        }
+        const int32_t z0 = at[2] - k < 0 ? 0 : at[2] - k;
+        const int32_t z1 = at[2] + k >= f->n[2] ? f->n[2] - 1 : at[2] + k;
+        const int32_t y0 = at[1] - k < 0 ? 0 : at[1] - k;
+        const int32_t y1 = at[1] + k >= f->n[1] ? f->n[1] - 1 : at[1] + k;
+        const int32_t x0 = at[0] - k < 0 ? 0 : at[0] - k;
+        const int32_t x1 = at[0] + k >= f->n[0] ? f->n[0] - 1 : at[0] + k;
+        for (int32_t z = z0; z <= z1; z++) {
+            const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
+            if (!box_may_hold(p, gz))
+                continue;
+            for (int32_t y = y0; y <= y1; y++) {
+                const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
+                if (!box_may_hold(p, gyz))
+                    continue;
+                const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
+                if (z - at[2] == k || at[2] - z == k || y - at[1] == k ||
+                    at[1] - y == k) {
+                    for (int32_t x = x0; x <= x1; x++)
+                        pick_cell(p, f, range, qf,
+                                  gyz + axis_gap2(f, 0, x, q[0], slack),
+                                  row_cell + (uint32_t)x);
+                    continue;
+                }
+                if (at[0] - k >= 0)
+                    pick_cell(p, f, range, qf,
+                              gyz + axis_gap2(f, 0, at[0] - k, q[0], slack),
+                              row_cell + (uint32_t)(at[0] - k));
+                if (at[0] + k < f->n[0])
+                    pick_cell(p, f, range, qf,
+                              gyz + axis_gap2(f, 0, at[0] + k, q[0], slack),
+                              row_cell + (uint32_t)(at[0] + k));
+            }
+        }
+    }
+}
+
+static void pick_segment(picker *p, const cap_segment *sg) {
+    if (sg->fine != CAP_NO_FINE) {
+        pick_fine(p, &p->ix->fine[sg->fine], sg->range);
+        return;
+    }
+    const agent_columns *c = &p->w->col;
+    float q[3];
+    pick_image(p, sg->range, q);
+    if (p->w->dims == 3)
+        pick_rows(p, c->px, c->py, c->pz, c->slot, NULL, sg->begin, sg->end, q,
+                  sg->range, 1);
+    else
+        pick_rows(p, c->px, c->py, c->pz, c->slot, NULL, sg->begin, sg->end, q,
+                  sg->range, 0);
+}
+
+/* The squared distance from row t to the outside of its own grid cell,
+ * shrunk for rounding: every other bucket of its block, seen through any
+ * range, lies outside that cell. 0 when unsure. */
+static double outside_cell_gap2(const throng_world *w, uint32_t t) {
+    const grid *g = &w->grid;
+    int32_t c[3];
+    flock_cell_of(w, t, c);
+    const float pf[3] = { w->col.px[t], w->col.py[t],
+                          w->dims == 3 ? w->col.pz[t] : 0.0f };
+    double gap = INFINITY;
+    const int dims = w->dims == 3 ? 3 : 2;
+    for (int a = 0; a < dims; a++) {
+        const double x = (double)pf[a];
+        /* grid_coord() puts x in cell floor(x inv_edge): the cell spans
+         * [c / inv_edge, (c + 1) / inv_edge), and in a periodic box the
+         * last one reaches the box's face (images of other cells lie
+         * beyond the faces). */
+        const double lo = (double)c[a] / g->inv_edge[a];
+        double hi = (double)(c[a] + 1) / g->inv_edge[a];
+        if (g->periodic && c[a] == g->n[a] - 1 && hi < (double)g->box[a])
+            hi = (double)g->box[a];
+        const double slack =
+            (fabs(x) + fabs(lo) + fabs(hi)) * CAP_SLACK_REL + 1e-30;
+        const double near = (x - lo < hi - x ? x - lo : hi - x) - slack;
+        gap = near < gap ? near : gap;
+    }
+    return gap > 0.0 ? gap * gap : 0.0;
+}
+
+uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
+                    uint32_t cap, kept_neighbour *kept, flock_counts *counts) {
+    const throng_world *w = run->w;
+    pick_entry buf[CAP_PICK_BUF];
+    picker p = { .w = w,
+                 .run = run,
+                 .ix = index_of(w),
+                 .t = t,
+                 .cap = cap,
+                 .m = 0,
+                 .settled = 0,
+                 .self_slot = w->col.slot[t],
+                 .R2 = w->neighbour_radius * w->neighbour_radius,
+                 .candidates = 0,
+                 .neighbours = 0,
+                 .buf = buf };
+    p.limit = p.R2;
+    const int dims = w->dims;
+    /* The agent's own bucket first, where the nearest usually are; then
+     * the others, each passed over whole when its box is too far. */
+    uint32_t own = blk->count, blk_count = blk->count;
+    for (uint32_t i = 0; i < blk->count; i++) {
+        const cap_segment *sg = &blk->seg[i];
+        const cell_range *cr = &run->ranges[sg->range];
+        if (sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
+            cr->shift[1] == 0.0f && cr->shift[2] == 0.0f) {
+            own = i;
+            break;
+        }
+    }
+    if (own < blk->count) {
+        pick_segment(&p, &blk->seg[own]);
+        pick_prune(&p);
+        if (p.m == cap && !box_may_hold(&p, outside_cell_gap2(w, t)))
+            blk_count = 0; /* nothing outside the cell is near enough */
+    }
+    for (uint32_t i = 0; i < blk_count; i++) {
+        if (i == own)
+            continue;
+        const cap_segment *sg = &blk->seg[i];
+        if (sg->fine != CAP_NO_FINE) {
+            pick_prune(&p);
+            float qf[3];
+            pick_image(&p, sg->range, qf);
+            const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
+            if (!box_may_hold(&p,
+                              fine_box_gap2(&p.ix->fine[sg->fine], dims, q)))
+                continue;
+        }
+        pick_segment(&p, sg);
+    }
+    if (p.m > cap)
+        (void)keep_nearest(buf, p.m, cap, buf);
+    const uint32_t n = p.m < cap ? p.m : cap;
+    if (n > CAP_RANK_SORT_MAX) {
+        for (uint32_t i = 0; i < n; i++) {
+            kept[i].d2 = key_d2(buf[i].key);
+            kept[i].slot = (uint32_t)buf[i].key;
+            kept[i].row = buf[i].row;
+            kept[i].range = buf[i].range;
+        }
+        cap_walk_order(kept, n);
+    } else {
+        /* In walk order by rank: each one's place is the count of kept
+         * ones the walk meets before it. */
+        int32_t place[CAP_RANK_SORT_MAX];
+        for (uint32_t i = 0; i < n; i++)
+            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
+            place[i] = (int32_t)(blk->base[buf[i].range] + buf[i].row -
+                                 run->ranges[buf[i].range].begin);
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t rank = 0;
+#pragma omp simd reduction(+ : rank)
+            for (uint32_t j = 0; j < n; j++)
+                rank += place[j] < place[i];
+            kept[rank].d2 = key_d2(buf[i].key);
+            kept[rank].slot = (uint32_t)buf[i].key;
+            kept[rank].row = buf[i].row;
+            kept[rank].range = buf[i].range;
+        }
+    }
+    counts->candidates += p.candidates;
+    counts->neighbours += p.neighbours;
+    return n;
+}
+
+/* Walk order as one key: range, then row, then the entry's index (so the
+ * sorted keys say where each entry goes). Ranges stay below 2^22, rows
+ * below 2^32 and indices below 2^10. */
+_Static_assert(THRONG_MAX_NEIGHBOUR_CAP <= 1024u &&
+                   GRID_MAX_RANGES < (1u << 22),
+               "walk keys hold an index in 10 bits and a range in 22");
+
+static inline uint64_t walk_key(const kept_neighbour *k, uint32_t i) {
+    return (uint64_t)k->range << 42 | (uint64_t)k->row << 10 | i;
+}
+
+void cap_walk_order(kept_neighbour *kept, uint32_t n) {
+    uint64_t key[THRONG_MAX_NEIGHBOUR_CAP], tmp[THRONG_MAX_NEIGHBOUR_CAP];
+    kept_neighbour copy[THRONG_MAX_NEIGHBOUR_CAP];
+    /* Insertion sort of runs of 16, then bottom-up merges. */
+    enum {
+        RUN = 16
+    };
+    for (uint32_t i = 0; i < n; i++) {
+        key[i] = walk_key(&kept[i], i);
+        copy[i] = kept[i];
+    }
+    for (uint32_t r = 0; r < n; r += RUN) {
+        const uint32_t end = r + RUN < n ? r + RUN : n;
+        for (uint32_t i = r + 1; i < end; i++) {
+            const uint64_t v = key[i];
+            uint32_t j = i;
+            for (; j > r && key[j - 1] > v; j--)
+                key[j] = key[j - 1];
+            key[j] = v;
+        }
+    }
+    uint64_t *from = key, *to = tmp;
+    for (uint32_t width = RUN; width < n; width *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+            const uint32_t mid = lo + width < n ? lo + width : n;
+            const uint32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            uint32_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                to[o++] = from[b] < from[a] ? from[b++] : from[a++];
+            while (a < mid)
+                to[o++] = from[a++];
+            while (b < hi)
+                to[o++] = from[b++];
+        }
+        uint64_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        kept[i] = copy[from[i] & 1023u];
+}
