@@ -849,9 +849,11 @@ typedef struct throng_flocking {
     /* The most neighbours the rules consider, 0 for all. With a cap the K
      * nearest within the neighbour radius are chosen (ties by the lower agent
      * slot), before the field of view and the rules' radii are applied, so a
-     * dense knot costs at most K rule evaluations per agent; every neighbour in
-     * range is still visited once to choose them. Range: [0,
-     * THRONG_MAX_NEIGHBOUR_CAP]. Default: 0. */
+     * dense knot costs at most K rule evaluations per agent; in a crowded cell
+     * they are found through a finer grid searched in rings of growing
+     * distance, so choosing them reads the candidates near the agent rather
+     * than every one in range. Range: [0, THRONG_MAX_NEIGHBOUR_CAP]. Default:
+     * 0. */
     uint32_t max_neighbours;
 } throng_flocking;
 /* clang-format on */

@@ -284,7 +284,7 @@ FIELDS = (
     Field("throng_flocking", "max_neighbours", "u32", 1, (),
           "", 0.0, (), "", 0.0, 1024.0,
           False, False, False, False, False, 0.0, 2,
-          "The most neighbours the rules consider, 0 for all. With a cap the K nearest within the neighbour radius are chosen (ties by the lower agent slot), before the field of view and the rules' radii are applied, so a dense knot costs at most K rule evaluations per agent; every neighbour in range is still visited once to choose them."),
+          "The most neighbours the rules consider, 0 for all. With a cap the K nearest within the neighbour radius are chosen (ties by the lower agent slot), before the field of view and the rules' radii are applied, so a dense knot costs at most K rule evaluations per agent; in a crowded cell they are found through a finer grid searched in rings of growing distance, so choosing them reads the candidates near the agent rather than every one in range."),
     Field("throng_wander", "weight", "f32", 1, (),
           "", 0.0, (), "", 0.0, FLT_MAX,
           False, False, False, False, False, 0.0, 1,

@@ -206,8 +206,9 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "nearest within the neighbour radius are chosen (ties by the lower "   \
       "agent slot), before the field of view and the rules' radii are "      \
       "applied, so a dense knot costs at most K rule evaluations per "       \
-      "agent; every neighbour in range is still visited once to choose "     \
-      "them.")                                                               \
+      "agent; in a crowded cell they are found through a finer grid "        \
+      "searched in rings of growing distance, so choosing them reads the "   \
+      "candidates near the agent rather than every one in range.")           \
     /* The group's turn-rate wander (throng_wander). */                      \
     P(wander, weight, SCHEMA_F32, float, 1, 0, "", 0, 0, "", 0.0f,           \
       SCHEMA_FLT_MAX, 0, 0.0f, 1, "Wander's weight, 0 for off.")             \
