@@ -37,6 +37,8 @@ unsigned quality_kind(const scenario *sc) {
         { "wander2d", QUALITY_FLOCK },
         { "wander3d", QUALITY_FLOCK },
         { "cluster2d", QUALITY_FLOCK },
+        { "blob2d", QUALITY_FLOCK },
+        { "blob2d_cap", QUALITY_FLOCK },
         { "crossing2d", QUALITY_CROWD | QUALITY_TARGET },
         { "pursuit2d", QUALITY_CROWD },
         { "path2d", QUALITY_CROWD },

@@ -294,6 +294,31 @@ static const scenario_param knot_cap_params[] = {
                      "neighbours the rules see (0 = all)" },
 };
 
+/*
+ * blob2d, blob2d_cap: the clustered crowd a neighbour cap is for.
+ * flock2d_seed000's rules and box (30 neighbours on average over the box);
+ * `blob_share` (90%) of the agents start in a Gaussian blob of standard
+ * deviation `blob_sigma` x R per axis at the box centre (each coordinate
+ * the sum of twelve uniform draws less six: additions only, so the scene
+ * is the same on every machine), the rest uniformly over the box. At
+ * 100,000 agents the blob's centre holds about 1,600 agents per cell, so
+ * an uncapped agent there checks some 14,000 candidates. blob2d_cap caps
+ * the rules at the 16 nearest (throng_flocking.max_neighbours).
+ */
+#define BLOB_PARAM_ROWS                                               \
+    FLOCK_PARAM_ROWS{ "blob_share", 0.9, "",                          \
+                      "share of the agents that start in the blob" }, \
+        { "blob_sigma", 3.0, "x R",                                   \
+          "the blob's standard deviation per axis" },
+static const scenario_param blob_params[] = {
+    BLOB_PARAM_ROWS{ "max_neighbours", 0.0, "",
+                     "neighbours the rules see (0 = all)" },
+};
+static const scenario_param blob_cap_params[] = {
+    BLOB_PARAM_ROWS{ "max_neighbours", 16.0, "",
+                     "neighbours the rules see (0 = all)" },
+};
+
 /* ------------------------------------------------------------------------ */
 /* The kernel path, from the environment                                    */
 /* ------------------------------------------------------------------------ */
@@ -343,6 +368,28 @@ static throng_status periodic_world_create(int dimensions, float box_edge,
     def.seed = seed;
     def.initial_capacity = capacity;
     return throng_world_create(&def, out_world);
+}
+
+/* A start position for blob2d: when `inside`, each coordinate the box
+ * centre plus sigma times the sum of twelve uniform draws less six (mean
+ * 0, variance 1, within six sigma), wrapped into the periodic box; else
+ * uniform over the box. */
+static void blob_place(scenario_rng *rng, int dimensions, float box,
+                       double sigma, bool inside, float out[3]) {
+    out[2] = 0.0f;
+    for (int axis = 0; axis < dimensions; ++axis) {
+        if (!inside) {
+            out[axis] = rng_coordinate(rng, box);
+            continue;
+        }
+        double sum = -6.0;
+        for (int k = 0; k < 12; ++k)
+            sum += rng_unit(rng);
+        double x = 0.5 * (double)box + sigma * sum;
+        x -= floor(x / (double)box) * (double)box;
+        float f = (float)x;
+        out[axis] = f < box ? f : 0.0f;
+    }
 }
 
 /* A start position for cluster2d: uniform in the disc (ball) of `radius`
@@ -429,7 +476,12 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     bool knot = scenario_param_find(sc, "knot_edge") != NULL;
     double knot_edge =
         knot ? param_get(&reader, "knot_edge") * (double)neighbour_radius : 0.0;
-    if (knot)
+    bool blob = scenario_param_find(sc, "blob_sigma") != NULL;
+    double blob_share = blob ? param_get(&reader, "blob_share") : 0.0;
+    double blob_sigma =
+        blob ? param_get(&reader, "blob_sigma") * (double)neighbour_radius
+             : 0.0;
+    if (knot || blob)
         group.flocking.max_neighbours =
             (uint32_t)param_get(&reader, "max_neighbours");
     bool clustered = scenario_param_find(sc, "cluster_share") != NULL;
@@ -441,6 +493,8 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     if (reader.missing || box_edge <= 0.0) {
         return THRONG_ERR_NOT_FOUND;
     }
+    if (blob && !(blob_share >= 0.0 && blob_share <= 1.0 && blob_sigma > 0.0))
+        return THRONG_ERR_OUT_OF_RANGE;
     if (clustered && !(cluster_share >= 0.0 && cluster_share <= 1.0 &&
                        cluster_area > 0.0 && cluster_area < 1.0)) {
         return THRONG_ERR_OUT_OF_RANGE;
@@ -477,6 +531,10 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
                     axis < sc->dimensions
                         ? (float)(knot_edge * (0.0005 + 0.999 * rng_unit(&rng)))
                         : 0.0f;
+        } else if (blob) {
+            blob_place(&rng, sc->dimensions, box, blob_sigma,
+                       floor((i + 1.0) * blob_share) > floor(i * blob_share),
+                       agent.position);
         } else if (clustered) {
             cluster_place(&rng, sc->dimensions, box, cluster_radius,
                           floor((i + 1.0) * cluster_share) >
@@ -1262,6 +1320,8 @@ enum {
     SCENARIO_KNOT2D,
     SCENARIO_KNOT2D_CAP,
     SCENARIO_FLOCK2D_SEED000,
+    SCENARIO_BLOB2D,
+    SCENARIO_BLOB2D_CAP,
     SCENARIO_COUNT
 };
 
@@ -1279,6 +1339,8 @@ SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
 SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
 SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 SCENE_ENTRY(flock2d_seed000_build, SCENARIO_FLOCK2D_SEED000, flock_build)
+SCENE_ENTRY(blob2d_build, SCENARIO_BLOB2D, flock_build)
+SCENE_ENTRY(blob2d_cap_build, SCENARIO_BLOB2D_CAP, flock_build)
 #undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
@@ -1466,6 +1528,28 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .param_count = COUNT_OF(flock_seed000_params),
             .build = flock2d_seed000_build,
         },
+    [SCENARIO_BLOB2D] =
+        {
+            .name = "blob2d",
+            .description = "flock2d_seed000's rules and box, 90% of the "
+                           "agents in a Gaussian blob of sigma 3 R",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = blob_params,
+            .param_count = COUNT_OF(blob_params),
+            .build = blob2d_build,
+        },
+    [SCENARIO_BLOB2D_CAP] =
+        {
+            .name = "blob2d_cap",
+            .description = "blob2d with the rules capped at the 16 nearest "
+                           "neighbours",
+            .dimensions = 2,
+            .dt = 1.0f / 30.0f,
+            .params = blob_cap_params,
+            .param_count = COUNT_OF(blob_cap_params),
+            .build = blob2d_cap_build,
+        },
 };
 
 #define SCENE_ENTRY(fn, index, builder)                                  \
@@ -1484,6 +1568,8 @@ SCENE_ENTRY(every3d_build, SCENARIO_EVERY3D, every_build)
 SCENE_ENTRY(knot2d_build, SCENARIO_KNOT2D, flock_build)
 SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 SCENE_ENTRY(flock2d_seed000_build, SCENARIO_FLOCK2D_SEED000, flock_build)
+SCENE_ENTRY(blob2d_build, SCENARIO_BLOB2D, flock_build)
+SCENE_ENTRY(blob2d_cap_build, SCENARIO_BLOB2D_CAP, flock_build)
 #undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,
