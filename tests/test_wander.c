@@ -175,7 +175,12 @@ TEST(wander_no_turn_matches_the_draw) {
             continue;
         taken++;
         for (size_t r = 0; r < sizeof draws / sizeof draws[0]; r++) {
-            const float theta = 0.0f, phi = 0.0f;
+            /* Read through volatile, as the library reads them from the
+             * group: a literal zero lets clang (with the thread
+             * sanitizer) fold the clamp into a max that ignores the sign
+             * of zero, which the library's loaded limits never meet. */
+            volatile float zero = 0.0f;
+            const float theta = zero, phi = zero;
             float rate = olds[o] + phi * draws[r];
             rate = rate > theta ? theta : rate;
             rate = rate < -theta ? -theta : rate;
