@@ -408,10 +408,14 @@ static void load_agents(snap_codec *c, throng_world *w,
     }
     io_u32s(c, w->free_slots, s->slot_free);
     w->free_count = s->slot_free;
-    /* Every row is read; the uniform columns are folded again after. */
+    /* Every row is read; the uniform columns are folded again after. Until
+     * then no column is known uniform, so each row's own values are the
+     * ones checked (a uniform bit would send the checks to row 0). */
     if (c->status == THRONG_OK && world_unfold_columns(w))
         snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
                   "no memory for the columns of %u agents", s->agent_count);
+    w->uniform = 0u;
+    w->uniform_check = 0u;
     w->count = s->agent_count;
     io_columns(c, w);
     if (c->status != THRONG_OK)

@@ -6,6 +6,7 @@
  * version are refused without creating a world, and bad arguments get
  * their documented codes.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -851,6 +852,60 @@ TEST(snapshot_inconsistent_structure_refused) {
     free(s);
 }
 
+/* Every row's limits are checked on load, not only the first: with the
+ * saving world's limits shared (folded to one row), a resealed snapshot
+ * with a non-finite or negative limit in any row is refused. */
+TEST(snapshot_bad_limit_in_any_row_refused) {
+    throng_world_def wd = throng_world_def_default();
+    throng_world *w = NULL;
+    REQUIRE_OK(throng_world_create(&wd, &w));
+    const float mass = 1.3125f, max_force = 3.375f, max_speed = 5.625f;
+    const uint32_t agents = 5u;
+    for (uint32_t i = 0; i < agents; i++) {
+        throng_agent_def ad = throng_agent_def_default();
+        ad.position[0] = (float)i;
+        ad.mass = mass;
+        ad.max_force = max_force;
+        ad.max_speed = max_speed;
+        throng_agent h;
+        REQUIRE_OK(throng_agent_add(w, &ad, &h));
+    }
+    size_t n = 0;
+    uint8_t *s = snap_test_save(w, &n);
+    REQUIRE(s != NULL);
+    uint8_t *bad = malloc(n);
+    REQUIRE(bad != NULL);
+    const float limits[] = { mass, max_force, max_speed };
+    const float lies[] = { NAN, INFINITY, -1.0f };
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        uint32_t rows = 0;
+        for (size_t at = SNAP_TEST_HEADER; at + 4u <= n; at++) {
+            if (memcmp(s + at, &limits[l], 4u) != 0)
+                continue;
+            rows++;
+            for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++) {
+                memcpy(bad, s, n);
+                memcpy(bad + at, &lies[k], 4u);
+                test_snapshot_reseal(bad, n);
+                throng_world *copy = (throng_world *)1;
+                throng_status st = throng_world_load(bad, n, NULL, &copy);
+                if (st != THRONG_ERR_BAD_SNAPSHOT || copy != NULL) {
+                    runner_fail(__FILE__, __LINE__,
+                                "limit %zu, byte %zu set to %g: got %s", l, at,
+                                (double)lies[k], throng_status_string(st));
+                    throng_world_destroy(copy != (throng_world *)1 ? copy
+                                                                   : NULL);
+                }
+            }
+        }
+        /* Each agent's row holds the limit once. */
+        CHECK_EQ_INT(rows, agents);
+    }
+    free(bad);
+    free(s);
+    throng_world_destroy(w);
+}
+
 TEST(snapshot_future_version_refused) {
     size_t n = 0;
     uint8_t *s = snap_test_small(2, &n);
@@ -1268,6 +1323,7 @@ void register_snapshot_tests(void) {
     REGISTER(snapshot_every_flipped_byte_refused);
     REGISTER(snapshot_resealed_flips_never_crash);
     REGISTER(snapshot_inconsistent_structure_refused);
+    REGISTER(snapshot_bad_limit_in_any_row_refused);
     REGISTER(snapshot_future_version_refused);
     REGISTER(snapshot_null_arguments);
     REGISTER(snapshot_allocator_and_half_allocator);
