@@ -51,6 +51,15 @@
  * a branch on the data. */
 #define CAP_RANK_SORT_MAX 64u
 
+/* The guess of an agent's cap-th squared distance: the previous one's
+ * times this, so the guess mostly holds (a miss costs a second search)
+ * and holds few more than cap. */
+#define CAP_GUESS_GROW 2.0f
+
+/* A guess that holds fewer than cap is widened by this (the area it
+ * covers grows as fast) until it holds them or reaches the radius. */
+#define CAP_GUESS_WIDEN 4.0f
+
 /* Relative rounding allowance of a coordinate in a box bound. */
 #define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
 
@@ -295,6 +304,7 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
     blk->prepared = 1;
     blk->scan = 1;
     blk->count = 0;
+    blk->last_far = 0.0f;
     if (!ix || !ix->valid)
         return;
     /* Ranges sorted by first row (insertion: they mostly ascend already),
@@ -467,34 +477,39 @@ pick_rows(picker *p, const float *restrict px, const float *restrict py,
           const uint32_t *restrict rows, uint32_t from, uint32_t to,
           const float q[3], uint32_t range, const int three) {
     pick_entry *restrict buf = p->buf;
-    uint32_t m = p->m;
-    uint64_t near = 0;
     const float R2 = p->R2;
-    for (uint32_t e = from; e < to; e++) {
-        if (m == CAP_PICK_BUF) {
-            p->m = m;
-            pick_prune(p);
-            m = p->m;
-        }
-        const float dx = px[e] - q[0];
-        const float dy = py[e] - q[1];
-        float d2 = dx * dx + dy * dy;
-        if (three) {
-            const float dz = pz[e] - q[2];
-            d2 = d2 + dz * dz;
-        }
-        const uint32_t s = slot[e];
-        const uint32_t in =
-            (uint32_t)(d2 <= R2) & (uint32_t)(s != p->self_slot);
-        near += in;
-        buf[m].key = pick_key(d2, s);
-        buf[m].row = rows ? rows[e] : e;
-        buf[m].range = range;
-        m += in & (uint32_t)(d2 <= p->limit);
-    }
-    p->m = m;
+    const uint32_t self = p->self_slot;
     p->candidates += to - from;
-    p->neighbours += near;
+    while (from < to) {
+        /* Room for every candidate of the stretch (each writes one entry
+         * and keeps it or not), cutting the held back when full. */
+        if (p->m == CAP_PICK_BUF)
+            pick_prune(p);
+        uint32_t m = p->m;
+        const uint32_t room = CAP_PICK_BUF - m;
+        const uint32_t stop = to - from > room ? from + room : to;
+        const float limit = p->limit;
+        uint64_t near = 0;
+        for (uint32_t e = from; e < stop; e++) {
+            const float dx = px[e] - q[0];
+            const float dy = py[e] - q[1];
+            float d2 = dx * dx + dy * dy;
+            if (three) {
+                const float dz = pz[e] - q[2];
+                d2 = d2 + dz * dz;
+            }
+            const uint32_t s = slot[e];
+            const uint32_t in = (uint32_t)(d2 <= R2) & (uint32_t)(s != self);
+            near += in;
+            buf[m].key = pick_key(d2, s);
+            buf[m].row = rows ? rows[e] : e;
+            buf[m].range = range;
+            m += in & (uint32_t)(d2 <= limit);
+        }
+        p->m = m;
+        p->neighbours += near;
+        from = stop;
+    }
 }
 
 /* The squared distance from q to the box [lo, hi] per axis, each gap
@@ -551,19 +566,17 @@ static inline double axis_gap2(const cap_fine *f, int axis, int32_t i, double q,
     return g > 0.0 ? g * g : 0.0;
 }
 
-/* Sub-cell s of f, whose box lies at squared distance lb (shrunk). */
-static inline void pick_cell(picker *p, const cap_fine *f, uint32_t range,
-                             const float qf[3], double lb, uint32_t s) {
-    if (!box_may_hold(p, lb))
-        return;
+/* Sub-cells s0 .. s1 of f (consecutive, so their rows are one stretch). */
+static inline void pick_strip(picker *p, const cap_fine *f, uint32_t range,
+                              const float qf[3], uint32_t s0, uint32_t s1) {
     const uint32_t *start = p->ix->start + f->begin;
     const cap_index *ix = p->ix;
     if (p->w->dims == 3)
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
-                  start[s + 1], qf, range, 1);
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s0],
+                  start[s1 + 1], qf, range, 1);
     else
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
-                  start[s + 1], qf, range, 0);
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s0],
+                  start[s1 + 1], qf, range, 0);
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
@@ -625,20 +638,34 @@ static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
                 const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
                 if (z - at[2] == k || at[2] - z == k || y - at[1] == k ||
                     at[1] - y == k) {
-                    for (int32_t x = x0; x <= x1; x++)
-                        pick_cell(p, f, range, qf,
-                                  gyz + axis_gap2(f, 0, x, q[0], slack),
-                                  row_cell + (uint32_t)x);
+                    /* The whole row of the ring, one stretch of rows, less
+                     * the sub-cells at its ends whose x gap puts them
+                     * beyond the limit. */
+                    int32_t xa = x0, xb = x1;
+                    while (xa < at[0] &&
+                           !box_may_hold(
+                               p, gyz + axis_gap2(f, 0, xa, q[0], slack)))
+                        xa++;
+                    while (xb > at[0] &&
+                           !box_may_hold(
+                               p, gyz + axis_gap2(f, 0, xb, q[0], slack)))
+                        xb--;
+                    pick_strip(p, f, range, qf, row_cell + (uint32_t)xa,
+                               row_cell + (uint32_t)xb);
                     continue;
                 }
-                if (at[0] - k >= 0)
-                    pick_cell(p, f, range, qf,
-                              gyz + axis_gap2(f, 0, at[0] - k, q[0], slack),
-                              row_cell + (uint32_t)(at[0] - k));
-                if (at[0] + k < f->n[0])
-                    pick_cell(p, f, range, qf,
-                              gyz + axis_gap2(f, 0, at[0] + k, q[0], slack),
-                              row_cell + (uint32_t)(at[0] + k));
+                if (at[0] - k >= 0 &&
+                    box_may_hold(
+                        p, gyz + axis_gap2(f, 0, at[0] - k, q[0], slack))) {
+                    const uint32_t c = row_cell + (uint32_t)(at[0] - k);
+                    pick_strip(p, f, range, qf, c, c);
+                }
+                if (at[0] + k < f->n[0] &&
+                    box_may_hold(
+                        p, gyz + axis_gap2(f, 0, at[0] + k, q[0], slack))) {
+                    const uint32_t c = row_cell + (uint32_t)(at[0] + k);
+                    pick_strip(p, f, range, qf, c, c);
+                }
             }
         }
     }
@@ -689,7 +716,50 @@ static double outside_cell_gap2(const throng_world *w, uint32_t t) {
     return gap > 0.0 ? gap * gap : 0.0;
 }
 
-uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
+/* Every candidate of the block that may be nearer than p->limit, the
+ * agent's own bucket first, where the nearest usually are; then the
+ * others, each passed over whole when its box is too far. */
+static void pick_block(picker *p, const cap_block *blk) {
+    const throng_world *w = p->w;
+    const flock_run *run = p->run;
+    const uint32_t t = p->t;
+    const int dims = w->dims;
+    uint32_t own = blk->count, blk_count = blk->count;
+    for (uint32_t i = 0; i < blk->count; i++) {
+        const cap_segment *sg = &blk->seg[i];
+        const cell_range *cr = &run->ranges[sg->range];
+        if (sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
+            cr->shift[1] == 0.0f && cr->shift[2] == 0.0f) {
+            own = i;
+            break;
+        }
+    }
+    if (own < blk->count) {
+        pick_segment(p, &blk->seg[own]);
+        pick_prune(p);
+        /* Every row outside the cell lies beyond the limit: none of them
+         * could be held, whether or not cap are held yet. */
+        if (!box_may_hold(p, outside_cell_gap2(w, t)))
+            blk_count = 0;
+    }
+    for (uint32_t i = 0; i < blk_count; i++) {
+        if (i == own)
+            continue;
+        const cap_segment *sg = &blk->seg[i];
+        if (sg->fine != CAP_NO_FINE) {
+            pick_prune(p);
+            float qf[3];
+            pick_image(p, sg->range, qf);
+            const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
+            if (!box_may_hold(p,
+                              fine_box_gap2(&p->ix->fine[sg->fine], dims, q)))
+                continue;
+        }
+        pick_segment(p, sg);
+    }
+}
+
+uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
                     uint32_t cap, kept_neighbour *kept, flock_counts *counts) {
     const throng_world *w = run->w;
     pick_entry buf[CAP_PICK_BUF];
@@ -705,40 +775,20 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
                  .candidates = 0,
                  .neighbours = 0,
                  .buf = buf };
-    p.limit = p.R2;
-    const int dims = w->dims;
-    /* The agent's own bucket first, where the nearest usually are; then
-     * the others, each passed over whole when its box is too far. */
-    uint32_t own = blk->count, blk_count = blk->count;
-    for (uint32_t i = 0; i < blk->count; i++) {
-        const cap_segment *sg = &blk->seg[i];
-        const cell_range *cr = &run->ranges[sg->range];
-        if (sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
-            cr->shift[1] == 0.0f && cr->shift[2] == 0.0f) {
-            own = i;
-            break;
-        }
-    }
-    if (own < blk->count) {
-        pick_segment(&p, &blk->seg[own]);
-        pick_prune(&p);
-        if (p.m == cap && !box_may_hold(&p, outside_cell_gap2(w, t)))
-            blk_count = 0; /* nothing outside the cell is near enough */
-    }
-    for (uint32_t i = 0; i < blk_count; i++) {
-        if (i == own)
-            continue;
-        const cap_segment *sg = &blk->seg[i];
-        if (sg->fine != CAP_NO_FINE) {
-            pick_prune(&p);
-            float qf[3];
-            pick_image(&p, sg->range, qf);
-            const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
-            if (!box_may_hold(&p,
-                              fine_box_gap2(&p.ix->fine[sg->fine], dims, q)))
-                continue;
-        }
-        pick_segment(&p, sg);
+    /* Start from a guess of the cap-th distance, so fewer candidates are
+     * held and fewer sub-cells visited. Held are then all candidates
+     * within the guess: when they are cap or more, the cap-th of all
+     * lies within it too and they hold the cap nearest; when fewer, the
+     * search runs again with a wider guess, at last the radius. */
+    const float guess = blk->last_far * CAP_GUESS_GROW;
+    p.limit = guess > 0.0f && guess < p.R2 ? guess : p.R2;
+    pick_block(&p, blk);
+    while (p.m < cap && p.limit < p.R2) {
+        const float wider = p.limit * CAP_GUESS_WIDEN;
+        p.m = 0;
+        p.settled = 0;
+        p.limit = wider < p.R2 ? wider : p.R2;
+        pick_block(&p, blk);
     }
     if (p.m > cap)
         (void)keep_nearest(buf, p.m, cap, buf);
@@ -770,6 +820,10 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
             kept[rank].range = buf[i].range;
         }
     }
+    float far = 0.0f;
+    for (uint32_t i = 0; i < n; i++)
+        far = kept[i].d2 > far ? kept[i].d2 : far;
+    blk->last_far = n == cap ? far : 0.0f;
     counts->candidates += p.candidates;
     counts->neighbours += p.neighbours;
     return n;

@@ -87,6 +87,10 @@ typedef struct cap_block {
      * before it (then (range, row) orders as base[range] + row - begin,
      * one 32-bit number). */
     uint32_t base[GRID_MAX_RANGES];
+    /* The squared distance of the farthest kept neighbour of the run's
+     * previous agent (0: none yet): its neighbours lie close by in the
+     * same crowd, so it guesses this agent's (see cap_select()). */
+    float last_far;
 } cap_block;
 
 void cap_block_prepare(const flock_run *run, cap_block *blk);
@@ -96,7 +100,7 @@ void cap_block_prepare(const flock_run *run, cap_block *blk);
  * the set the full scan keeps, with the same keys, for a block prepared
  * with !scan. Counts the candidates it measured and those within the
  * radius. */
-uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
+uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
                     uint32_t cap, kept_neighbour *kept, flock_counts *counts);
 
 /* Sorts kept neighbours into walk order: by range, then row. */
