@@ -51,14 +51,20 @@
  * a branch on the data. */
 #define CAP_RANK_SORT_MAX 64u
 
-/* The guess of an agent's cap-th squared distance: the previous one's
- * times this, so the guess mostly holds (a miss costs a second search)
- * and holds few more than cap. */
-#define CAP_GUESS_GROW 2.0f
+/* The guess of an agent's cap-th squared distance: a running mean of
+ * the run's agents before it (each new one weighs CAP_GUESS_NEW) times
+ * this, so the guess mostly holds (a miss costs a second search) and
+ * holds few more than cap. */
+#define CAP_GUESS_GROW 1.75f
+#define CAP_GUESS_NEW 0.25f
 
 /* A guess that holds fewer than cap is widened by this (the area it
  * covers grows as fast) until it holds them or reaches the radius. */
 #define CAP_GUESS_WIDEN 4.0f
+
+/* A reach computed in double (a square root, a sum) is widened by this
+ * relative margin, far above their rounding. */
+#define CAP_REACH_GROW (1.0 + 1.0 / 1099511627776.0)
 
 /* Relative rounding allowance of a coordinate in a box bound. */
 #define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
@@ -671,9 +677,62 @@ static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
     }
 }
 
+/* One fine bucket seen through range `range` when the limit is below
+ * the radius (a guess, or cut to the cap nearest): a row that may be
+ * held lies within sqrt(limit) of the agent's image, rounding allowed
+ * for, so only the sub-cells that reach overlaps are read, each row of
+ * them as one stretch whose ends are cut where the disc (ball) narrows.
+ * No rings: the reach is known before the first row is read. */
+static void pick_disc(picker *p, const cap_fine *f, uint32_t range) {
+    const int dims = p->w->dims;
+    float qf[3];
+    pick_image(p, range, qf);
+    const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
+    const double slack = fine_slack(f, dims, q);
+    /* The exact squared distance of a row whose float one is within the
+     * limit (a floor of CAP_LB_FLOOR keeps the relative bound true when
+     * the float squares are subnormal). */
+    const double lim =
+        (double)p->limit > CAP_LB_FLOOR ? (double)p->limit : CAP_LB_FLOOR;
+    const double far2 = lim / CAP_LB_SHRINK;
+    const double reach = sqrt(far2) * CAP_REACH_GROW + slack;
+    int32_t lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+    for (int a = 0; a < dims; a++) {
+        /* fine_coord() is monotonic in x and places rows by the same
+         * formula: a row within reach on this axis lies in [lo, hi]. */
+        lo[a] = fine_coord(f, a, q[a] - reach);
+        hi[a] = fine_coord(f, a, q[a] + reach);
+    }
+    const uint32_t nx = (uint32_t)f->n[0], ny = (uint32_t)f->n[1];
+    for (int32_t z = lo[2]; z <= hi[2]; z++) {
+        const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
+        if (!box_may_hold(p, gz))
+            continue;
+        for (int32_t y = lo[1]; y <= hi[1]; y++) {
+            const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
+            if (!box_may_hold(p, gyz))
+                continue;
+            /* Rows of this slab lie at least sqrt(gyz) away across it,
+             * so within sqrt(far2 - gyz) along x. */
+            const double rest = far2 - gyz;
+            const double hx =
+                (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
+            const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
+            pick_strip(p, f, range, qf,
+                       row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx),
+                       row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx));
+        }
+    }
+}
+
 static void pick_segment(picker *p, const cap_segment *sg) {
     if (sg->fine != CAP_NO_FINE) {
-        pick_fine(p, &p->ix->fine[sg->fine], sg->range);
+        /* With the radius as the limit, rings find the cap nearest and
+         * stop; with a smaller one, its disc bounds the search. */
+        if (p->limit < p->R2)
+            pick_disc(p, &p->ix->fine[sg->fine], sg->range);
+        else
+            pick_fine(p, &p->ix->fine[sg->fine], sg->range);
         return;
     }
     const agent_columns *c = &p->w->col;
@@ -823,7 +882,11 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
     float far = 0.0f;
     for (uint32_t i = 0; i < n; i++)
         far = kept[i].d2 > far ? kept[i].d2 : far;
-    blk->last_far = n == cap ? far : 0.0f;
+    blk->last_far =
+        n < cap ? 0.0f
+        : blk->last_far > 0.0f
+            ? (1.0f - CAP_GUESS_NEW) * blk->last_far + CAP_GUESS_NEW * far
+            : far;
     counts->candidates += p.candidates;
     counts->neighbours += p.neighbours;
     return n;

@@ -87,9 +87,11 @@ typedef struct cap_block {
      * before it (then (range, row) orders as base[range] + row - begin,
      * one 32-bit number). */
     uint32_t base[GRID_MAX_RANGES];
-    /* The squared distance of the farthest kept neighbour of the run's
-     * previous agent (0: none yet): its neighbours lie close by in the
-     * same crowd, so it guesses this agent's (see cap_select()). */
+    /* A running mean of the squared distance of the farthest kept
+     * neighbour over the run's agents so far (0: none yet, or the last
+     * one kept fewer than its cap): they lie in one cell of the same
+     * crowd, so it guesses the next agent's (see cap_select()). Any
+     * value gives the same choice; only the work differs. */
     float last_far;
 } cap_block;
 
