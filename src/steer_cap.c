@@ -354,11 +354,19 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
 
 /* A candidate within the current limit: its key (the squared distance's
  * bits, which order as the distances do since they are never negative,
- * above the slot) and where the walk meets it. */
+ * above the slot) and where the walk meets it: the range above an index
+ * that is the row itself or, with PICK_FINE set, the row's entry in the
+ * index's rows[] (looked up only for the few kept). */
 typedef struct pick_entry {
     uint64_t key;
-    uint32_t row, range;
+    uint64_t where;
 } pick_entry;
+
+#define PICK_FINE (UINT64_C(1) << 63)
+
+static inline uint64_t pick_where(uint32_t range, int fine) {
+    return (uint64_t)range << 32 | (fine ? PICK_FINE : 0u);
+}
 
 /* Candidates held before the buffer is cut back to the cap nearest:
  * twice the largest cap the selection serves, so a cut always frees half
@@ -480,8 +488,8 @@ static inline int box_may_hold(const picker *p, double lb) {
 static inline __attribute__((always_inline)) void
 pick_rows(picker *p, const float *restrict px, const float *restrict py,
           const float *restrict pz, const uint32_t *restrict slot,
-          const uint32_t *restrict rows, uint32_t from, uint32_t to,
-          const float q[3], uint32_t range, const int three) {
+          uint32_t from, uint32_t to, const float q[3], uint64_t where,
+          const int three) {
     pick_entry *restrict buf = p->buf;
     const float R2 = p->R2;
     const uint32_t self = p->self_slot;
@@ -495,7 +503,7 @@ pick_rows(picker *p, const float *restrict px, const float *restrict py,
         const uint32_t room = CAP_PICK_BUF - m;
         const uint32_t stop = to - from > room ? from + room : to;
         const float limit = p->limit;
-        uint64_t near = 0;
+        uint32_t near = 0;
         for (uint32_t e = from; e < stop; e++) {
             const float dx = px[e] - q[0];
             const float dy = py[e] - q[1];
@@ -508,8 +516,7 @@ pick_rows(picker *p, const float *restrict px, const float *restrict py,
             const uint32_t in = (uint32_t)(d2 <= R2) & (uint32_t)(s != self);
             near += in;
             buf[m].key = pick_key(d2, s);
-            buf[m].row = rows ? rows[e] : e;
-            buf[m].range = range;
+            buf[m].where = where | e;
             m += in & (uint32_t)(d2 <= limit);
         }
         p->m = m;
@@ -578,11 +585,11 @@ static inline void pick_strip(picker *p, const cap_fine *f, uint32_t range,
     const uint32_t *start = p->ix->start + f->begin;
     const cap_index *ix = p->ix;
     if (p->w->dims == 3)
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s0],
-                  start[s1 + 1], qf, range, 1);
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
+                  qf, pick_where(range, 1), 1);
     else
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s0],
-                  start[s1 + 1], qf, range, 0);
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
+                  qf, pick_where(range, 1), 0);
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
@@ -739,11 +746,11 @@ static void pick_segment(picker *p, const cap_segment *sg) {
     float q[3];
     pick_image(p, sg->range, q);
     if (p->w->dims == 3)
-        pick_rows(p, c->px, c->py, c->pz, c->slot, NULL, sg->begin, sg->end, q,
-                  sg->range, 1);
+        pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
+                  pick_where(sg->range, 0), 1);
     else
-        pick_rows(p, c->px, c->py, c->pz, c->slot, NULL, sg->begin, sg->end, q,
-                  sg->range, 0);
+        pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
+                  pick_where(sg->range, 0), 0);
 }
 
 /* The squared distance from row t to the outside of its own grid cell,
@@ -852,12 +859,22 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
     if (p.m > cap)
         (void)keep_nearest(buf, p.m, cap, buf);
     const uint32_t n = p.m < cap ? p.m : cap;
+    uint32_t row[CAP_SELECT_MAX], range[CAP_SELECT_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        /* buf[0 .. n) were written by pick_rows() (the analyser cannot
+         * tell). */
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
+        const uint64_t where = buf[i].where;
+        const uint32_t at = (uint32_t)where;
+        range[i] = (uint32_t)(where >> 32) & 0x7fffffffu;
+        row[i] = where & PICK_FINE ? p.ix->rows[at] : at;
+    }
     if (n > CAP_RANK_SORT_MAX) {
         for (uint32_t i = 0; i < n; i++) {
             kept[i].d2 = key_d2(buf[i].key);
             kept[i].slot = (uint32_t)buf[i].key;
-            kept[i].row = buf[i].row;
-            kept[i].range = buf[i].range;
+            kept[i].row = row[i];
+            kept[i].range = range[i];
         }
         cap_walk_order(kept, n);
     } else {
@@ -865,9 +882,8 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
          * ones the walk meets before it. */
         int32_t place[CAP_RANK_SORT_MAX];
         for (uint32_t i = 0; i < n; i++)
-            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
-            place[i] = (int32_t)(blk->base[buf[i].range] + buf[i].row -
-                                 run->ranges[buf[i].range].begin);
+            place[i] = (int32_t)(blk->base[range[i]] + row[i] -
+                                 run->ranges[range[i]].begin);
         for (uint32_t i = 0; i < n; i++) {
             int32_t rank = 0;
 #pragma omp simd reduction(+ : rank)
@@ -875,8 +891,8 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
                 rank += place[j] < place[i];
             kept[rank].d2 = key_d2(buf[i].key);
             kept[rank].slot = (uint32_t)buf[i].key;
-            kept[rank].row = buf[i].row;
-            kept[rank].range = buf[i].range;
+            kept[rank].row = row[i];
+            kept[rank].range = range[i];
         }
     }
     float far = 0.0f;
