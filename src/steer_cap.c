@@ -55,12 +55,15 @@
  * the run's agents before it (each new one weighs CAP_GUESS_NEW) times
  * this, so the guess mostly holds (a miss costs a second search) and
  * holds few more than cap. */
-#define CAP_GUESS_GROW 1.75f
+#define CAP_GUESS_GROW 1.5f
 #define CAP_GUESS_NEW 0.25f
 
 /* A guess that holds fewer than cap is widened by this (the area it
- * covers grows as fast) until it holds them or reaches the radius. */
-#define CAP_GUESS_WIDEN 4.0f
+ * covers grows as fast), at most CAP_GUESS_TRIES times (a guess far too
+ * small, after agents at one point, would take many), then the radius
+ * serves. */
+#define CAP_GUESS_WIDEN 2.0f
+#define CAP_GUESS_TRIES 2
 
 /* A reach computed in double (a square root, a sum) is widened by this
  * relative margin, far above their rounding. */
@@ -849,8 +852,9 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
     const float guess = blk->last_far * CAP_GUESS_GROW;
     p.limit = guess > 0.0f && guess < p.R2 ? guess : p.R2;
     pick_block(&p, blk);
-    while (p.m < cap && p.limit < p.R2) {
-        const float wider = p.limit * CAP_GUESS_WIDEN;
+    for (int miss = 0; p.m < cap && p.limit < p.R2; miss++) {
+        const float wider =
+            miss < CAP_GUESS_TRIES ? p.limit * CAP_GUESS_WIDEN : p.R2;
         p.m = 0;
         p.settled = 0;
         p.limit = wider < p.R2 ? wider : p.R2;
