@@ -10,6 +10,11 @@
  * sub-cell. An agent then visits each bucket's sub-cells in rings of
  * increasing distance around its own position and stops once K are kept
  * and no unvisited sub-cell can hold anything nearer than the K-th.
+ * Agents of one run (one cell) mostly see the same crowd, so after the
+ * first the search starts from a guess of the K-th distance (a running
+ * mean of theirs): only rows within it are held and only the sub-cells
+ * within its reach are read, in one stretch per slab, with no rings; a
+ * guess that holds fewer than K is widened and the search run again.
  *
  * The kept set must be exactly the one the full scan keeps, so the forces
  * do not change by a bit: keys are computed by flock_offset(), as the scan
