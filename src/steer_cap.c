@@ -10,6 +10,11 @@
  * sub-cell. An agent then visits each bucket's sub-cells in rings of
  * increasing distance around its own position and stops once K are kept
  * and no unvisited sub-cell can hold anything nearer than the K-th.
+ * Agents of one run (one cell) mostly see the same crowd, so after the
+ * first the search starts from a guess of the K-th distance (a running
+ * mean of theirs): only rows within it are held and only the sub-cells
+ * within its reach are read, in one stretch per slab, with no rings; a
+ * guess that holds fewer than K is widened and the search run again.
  *
  * The kept set must be exactly the one the full scan keeps, so the forces
  * do not change by a bit: keys are computed by flock_offset(), as the scan
@@ -50,6 +55,24 @@
  * one's place is the count of those before it, n^2 comparisons without
  * a branch on the data. */
 #define CAP_RANK_SORT_MAX 64u
+
+/* The guess of an agent's cap-th squared distance: a running mean of
+ * the run's agents before it (each new one weighs CAP_GUESS_NEW) times
+ * this, so the guess mostly holds (a miss costs a second search) and
+ * holds few more than cap. */
+#define CAP_GUESS_GROW 1.5f
+#define CAP_GUESS_NEW 0.25f
+
+/* A guess that holds fewer than cap is widened by this (the area it
+ * covers grows as fast), at most CAP_GUESS_TRIES times (a guess far too
+ * small, after agents at one point, would take many), then the radius
+ * serves. */
+#define CAP_GUESS_WIDEN 2.0f
+#define CAP_GUESS_TRIES 2
+
+/* A reach computed in double (a square root, a sum) is widened by this
+ * relative margin, far above their rounding. */
+#define CAP_REACH_GROW (1.0 + 1.0 / 1099511627776.0)
 
 /* Relative rounding allowance of a coordinate in a box bound. */
 #define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
@@ -295,6 +318,7 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
     blk->prepared = 1;
     blk->scan = 1;
     blk->count = 0;
+    blk->last_far = 0.0f;
     if (!ix || !ix->valid)
         return;
     /* Ranges sorted by first row (insertion: they mostly ascend already),
@@ -338,11 +362,19 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
 
 /* A candidate within the current limit: its key (the squared distance's
  * bits, which order as the distances do since they are never negative,
- * above the slot) and where the walk meets it. */
+ * above the slot) and where the walk meets it: the range above an index
+ * that is the row itself or, with PICK_FINE set, the row's entry in the
+ * index's rows[] (looked up only for the few kept). */
 typedef struct pick_entry {
     uint64_t key;
-    uint32_t row, range;
+    uint64_t where;
 } pick_entry;
+
+#define PICK_FINE (UINT64_C(1) << 63)
+
+static inline uint64_t pick_where(uint32_t range, int fine) {
+    return (uint64_t)range << 32 | (fine ? PICK_FINE : 0u);
+}
 
 /* Candidates held before the buffer is cut back to the cap nearest:
  * twice the largest cap the selection serves, so a cut always frees half
@@ -464,37 +496,41 @@ static inline int box_may_hold(const picker *p, double lb) {
 static inline __attribute__((always_inline)) void
 pick_rows(picker *p, const float *restrict px, const float *restrict py,
           const float *restrict pz, const uint32_t *restrict slot,
-          const uint32_t *restrict rows, uint32_t from, uint32_t to,
-          const float q[3], uint32_t range, const int three) {
+          uint32_t from, uint32_t to, const float q[3], uint64_t where,
+          const int three) {
     pick_entry *restrict buf = p->buf;
-    uint32_t m = p->m;
-    uint64_t near = 0;
     const float R2 = p->R2;
-    for (uint32_t e = from; e < to; e++) {
-        if (m == CAP_PICK_BUF) {
-            p->m = m;
-            pick_prune(p);
-            m = p->m;
-        }
-        const float dx = px[e] - q[0];
-        const float dy = py[e] - q[1];
-        float d2 = dx * dx + dy * dy;
-        if (three) {
-            const float dz = pz[e] - q[2];
-            d2 = d2 + dz * dz;
-        }
-        const uint32_t s = slot[e];
-        const uint32_t in =
-            (uint32_t)(d2 <= R2) & (uint32_t)(s != p->self_slot);
-        near += in;
-        buf[m].key = pick_key(d2, s);
-        buf[m].row = rows ? rows[e] : e;
-        buf[m].range = range;
-        m += in & (uint32_t)(d2 <= p->limit);
-    }
-    p->m = m;
+    const uint32_t self = p->self_slot;
     p->candidates += to - from;
-    p->neighbours += near;
+    while (from < to) {
+        /* Room for every candidate of the stretch (each writes one entry
+         * and keeps it or not), cutting the held back when full. */
+        if (p->m == CAP_PICK_BUF)
+            pick_prune(p);
+        uint32_t m = p->m;
+        const uint32_t room = CAP_PICK_BUF - m;
+        const uint32_t stop = to - from > room ? from + room : to;
+        const float limit = p->limit;
+        uint32_t near = 0;
+        for (uint32_t e = from; e < stop; e++) {
+            const float dx = px[e] - q[0];
+            const float dy = py[e] - q[1];
+            float d2 = dx * dx + dy * dy;
+            if (three) {
+                const float dz = pz[e] - q[2];
+                d2 = d2 + dz * dz;
+            }
+            const uint32_t s = slot[e];
+            const uint32_t in = (uint32_t)(d2 <= R2) & (uint32_t)(s != self);
+            near += in;
+            buf[m].key = pick_key(d2, s);
+            buf[m].where = where | e;
+            m += in & (uint32_t)(d2 <= limit);
+        }
+        p->m = m;
+        p->neighbours += near;
+        from = stop;
+    }
 }
 
 /* The squared distance from q to the box [lo, hi] per axis, each gap
@@ -551,19 +587,17 @@ static inline double axis_gap2(const cap_fine *f, int axis, int32_t i, double q,
     return g > 0.0 ? g * g : 0.0;
 }
 
-/* Sub-cell s of f, whose box lies at squared distance lb (shrunk). */
-static inline void pick_cell(picker *p, const cap_fine *f, uint32_t range,
-                             const float qf[3], double lb, uint32_t s) {
-    if (!box_may_hold(p, lb))
-        return;
+/* Sub-cells s0 .. s1 of f (consecutive, so their rows are one stretch). */
+static inline void pick_strip(picker *p, const cap_fine *f, uint32_t range,
+                              const float qf[3], uint32_t s0, uint32_t s1) {
     const uint32_t *start = p->ix->start + f->begin;
     const cap_index *ix = p->ix;
     if (p->w->dims == 3)
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
-                  start[s + 1], qf, range, 1);
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
+                  qf, pick_where(range, 1), 1);
     else
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, ix->rows, start[s],
-                  start[s + 1], qf, range, 0);
+        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
+                  qf, pick_where(range, 1), 0);
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
@@ -625,39 +659,106 @@ static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
                 const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
                 if (z - at[2] == k || at[2] - z == k || y - at[1] == k ||
                     at[1] - y == k) {
-                    for (int32_t x = x0; x <= x1; x++)
-                        pick_cell(p, f, range, qf,
-                                  gyz + axis_gap2(f, 0, x, q[0], slack),
-                                  row_cell + (uint32_t)x);
+                    /* The whole row of the ring, one stretch of rows, less
+                     * the sub-cells at its ends whose x gap puts them
+                     * beyond the limit. */
+                    int32_t xa = x0, xb = x1;
+                    while (xa < at[0] &&
+                           !box_may_hold(
+                               p, gyz + axis_gap2(f, 0, xa, q[0], slack)))
+                        xa++;
+                    while (xb > at[0] &&
+                           !box_may_hold(
+                               p, gyz + axis_gap2(f, 0, xb, q[0], slack)))
+                        xb--;
+                    pick_strip(p, f, range, qf, row_cell + (uint32_t)xa,
+                               row_cell + (uint32_t)xb);
                     continue;
                 }
-                if (at[0] - k >= 0)
-                    pick_cell(p, f, range, qf,
-                              gyz + axis_gap2(f, 0, at[0] - k, q[0], slack),
-                              row_cell + (uint32_t)(at[0] - k));
-                if (at[0] + k < f->n[0])
-                    pick_cell(p, f, range, qf,
-                              gyz + axis_gap2(f, 0, at[0] + k, q[0], slack),
-                              row_cell + (uint32_t)(at[0] + k));
+                if (at[0] - k >= 0 &&
+                    box_may_hold(
+                        p, gyz + axis_gap2(f, 0, at[0] - k, q[0], slack))) {
+                    const uint32_t c = row_cell + (uint32_t)(at[0] - k);
+                    pick_strip(p, f, range, qf, c, c);
+                }
+                if (at[0] + k < f->n[0] &&
+                    box_may_hold(
+                        p, gyz + axis_gap2(f, 0, at[0] + k, q[0], slack))) {
+                    const uint32_t c = row_cell + (uint32_t)(at[0] + k);
+                    pick_strip(p, f, range, qf, c, c);
+                }
             }
+        }
+    }
+}
+
+/* One fine bucket seen through range `range` when the limit is below
+ * the radius (a guess, or cut to the cap nearest): a row that may be
+ * held lies within sqrt(limit) of the agent's image, rounding allowed
+ * for, so only the sub-cells that reach overlaps are read, each row of
+ * them as one stretch whose ends are cut where the disc (ball) narrows.
+ * No rings: the reach is known before the first row is read. */
+static void pick_disc(picker *p, const cap_fine *f, uint32_t range) {
+    const int dims = p->w->dims;
+    float qf[3];
+    pick_image(p, range, qf);
+    const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
+    const double slack = fine_slack(f, dims, q);
+    /* The exact squared distance of a row whose float one is within the
+     * limit (a floor of CAP_LB_FLOOR keeps the relative bound true when
+     * the float squares are subnormal). */
+    const double lim =
+        (double)p->limit > CAP_LB_FLOOR ? (double)p->limit : CAP_LB_FLOOR;
+    const double far2 = lim / CAP_LB_SHRINK;
+    const double reach = sqrt(far2) * CAP_REACH_GROW + slack;
+    int32_t lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+    for (int a = 0; a < dims; a++) {
+        /* fine_coord() is monotonic in x and places rows by the same
+         * formula: a row within reach on this axis lies in [lo, hi]. */
+        lo[a] = fine_coord(f, a, q[a] - reach);
+        hi[a] = fine_coord(f, a, q[a] + reach);
+    }
+    const uint32_t nx = (uint32_t)f->n[0], ny = (uint32_t)f->n[1];
+    for (int32_t z = lo[2]; z <= hi[2]; z++) {
+        const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
+        if (!box_may_hold(p, gz))
+            continue;
+        for (int32_t y = lo[1]; y <= hi[1]; y++) {
+            const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
+            if (!box_may_hold(p, gyz))
+                continue;
+            /* Rows of this slab lie at least sqrt(gyz) away across it,
+             * so within sqrt(far2 - gyz) along x. */
+            const double rest = far2 - gyz;
+            const double hx =
+                (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
+            const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
+            pick_strip(p, f, range, qf,
+                       row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx),
+                       row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx));
         }
     }
 }
 
 static void pick_segment(picker *p, const cap_segment *sg) {
     if (sg->fine != CAP_NO_FINE) {
-        pick_fine(p, &p->ix->fine[sg->fine], sg->range);
+        /* With the radius as the limit, rings find the cap nearest and
+         * stop; with a smaller one, its disc bounds the search. */
+        if (p->limit < p->R2)
+            pick_disc(p, &p->ix->fine[sg->fine], sg->range);
+        else
+            pick_fine(p, &p->ix->fine[sg->fine], sg->range);
         return;
     }
     const agent_columns *c = &p->w->col;
     float q[3];
     pick_image(p, sg->range, q);
     if (p->w->dims == 3)
-        pick_rows(p, c->px, c->py, c->pz, c->slot, NULL, sg->begin, sg->end, q,
-                  sg->range, 1);
+        pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
+                  pick_where(sg->range, 0), 1);
     else
-        pick_rows(p, c->px, c->py, c->pz, c->slot, NULL, sg->begin, sg->end, q,
-                  sg->range, 0);
+        pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
+                  pick_where(sg->range, 0), 0);
 }
 
 /* The squared distance from row t to the outside of its own grid cell,
@@ -689,7 +790,50 @@ static double outside_cell_gap2(const throng_world *w, uint32_t t) {
     return gap > 0.0 ? gap * gap : 0.0;
 }
 
-uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
+/* Every candidate of the block that may be nearer than p->limit, the
+ * agent's own bucket first, where the nearest usually are; then the
+ * others, each passed over whole when its box is too far. */
+static void pick_block(picker *p, const cap_block *blk) {
+    const throng_world *w = p->w;
+    const flock_run *run = p->run;
+    const uint32_t t = p->t;
+    const int dims = w->dims;
+    uint32_t own = blk->count, blk_count = blk->count;
+    for (uint32_t i = 0; i < blk->count; i++) {
+        const cap_segment *sg = &blk->seg[i];
+        const cell_range *cr = &run->ranges[sg->range];
+        if (sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
+            cr->shift[1] == 0.0f && cr->shift[2] == 0.0f) {
+            own = i;
+            break;
+        }
+    }
+    if (own < blk->count) {
+        pick_segment(p, &blk->seg[own]);
+        pick_prune(p);
+        /* Every row outside the cell lies beyond the limit: none of them
+         * could be held, whether or not cap are held yet. */
+        if (!box_may_hold(p, outside_cell_gap2(w, t)))
+            blk_count = 0;
+    }
+    for (uint32_t i = 0; i < blk_count; i++) {
+        if (i == own)
+            continue;
+        const cap_segment *sg = &blk->seg[i];
+        if (sg->fine != CAP_NO_FINE) {
+            pick_prune(p);
+            float qf[3];
+            pick_image(p, sg->range, qf);
+            const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
+            if (!box_may_hold(p,
+                              fine_box_gap2(&p->ix->fine[sg->fine], dims, q)))
+                continue;
+        }
+        pick_segment(p, sg);
+    }
+}
+
+uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
                     uint32_t cap, kept_neighbour *kept, flock_counts *counts) {
     const throng_world *w = run->w;
     pick_entry buf[CAP_PICK_BUF];
@@ -705,50 +849,41 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
                  .candidates = 0,
                  .neighbours = 0,
                  .buf = buf };
-    p.limit = p.R2;
-    const int dims = w->dims;
-    /* The agent's own bucket first, where the nearest usually are; then
-     * the others, each passed over whole when its box is too far. */
-    uint32_t own = blk->count, blk_count = blk->count;
-    for (uint32_t i = 0; i < blk->count; i++) {
-        const cap_segment *sg = &blk->seg[i];
-        const cell_range *cr = &run->ranges[sg->range];
-        if (sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
-            cr->shift[1] == 0.0f && cr->shift[2] == 0.0f) {
-            own = i;
-            break;
-        }
-    }
-    if (own < blk->count) {
-        pick_segment(&p, &blk->seg[own]);
-        pick_prune(&p);
-        if (p.m == cap && !box_may_hold(&p, outside_cell_gap2(w, t)))
-            blk_count = 0; /* nothing outside the cell is near enough */
-    }
-    for (uint32_t i = 0; i < blk_count; i++) {
-        if (i == own)
-            continue;
-        const cap_segment *sg = &blk->seg[i];
-        if (sg->fine != CAP_NO_FINE) {
-            pick_prune(&p);
-            float qf[3];
-            pick_image(&p, sg->range, qf);
-            const double q[3] = { (double)qf[0], (double)qf[1], (double)qf[2] };
-            if (!box_may_hold(&p,
-                              fine_box_gap2(&p.ix->fine[sg->fine], dims, q)))
-                continue;
-        }
-        pick_segment(&p, sg);
+    /* Start from a guess of the cap-th distance, so fewer candidates are
+     * held and fewer sub-cells visited. Held are then all candidates
+     * within the guess: when they are cap or more, the cap-th of all
+     * lies within it too and they hold the cap nearest; when fewer, the
+     * search runs again with a wider guess, at last the radius. */
+    const float guess = blk->last_far * CAP_GUESS_GROW;
+    p.limit = guess > 0.0f && guess < p.R2 ? guess : p.R2;
+    pick_block(&p, blk);
+    for (int miss = 0; p.m < cap && p.limit < p.R2; miss++) {
+        const float wider =
+            miss < CAP_GUESS_TRIES ? p.limit * CAP_GUESS_WIDEN : p.R2;
+        p.m = 0;
+        p.settled = 0;
+        p.limit = wider < p.R2 ? wider : p.R2;
+        pick_block(&p, blk);
     }
     if (p.m > cap)
         (void)keep_nearest(buf, p.m, cap, buf);
     const uint32_t n = p.m < cap ? p.m : cap;
+    uint32_t row[CAP_SELECT_MAX], range[CAP_SELECT_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        /* buf[0 .. n) were written by pick_rows() (the analyser cannot
+         * tell). */
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
+        const uint64_t where = buf[i].where;
+        const uint32_t at = (uint32_t)where;
+        range[i] = (uint32_t)(where >> 32) & 0x7fffffffu;
+        row[i] = where & PICK_FINE ? p.ix->rows[at] : at;
+    }
     if (n > CAP_RANK_SORT_MAX) {
         for (uint32_t i = 0; i < n; i++) {
             kept[i].d2 = key_d2(buf[i].key);
             kept[i].slot = (uint32_t)buf[i].key;
-            kept[i].row = buf[i].row;
-            kept[i].range = buf[i].range;
+            kept[i].row = row[i];
+            kept[i].range = range[i];
         }
         cap_walk_order(kept, n);
     } else {
@@ -756,9 +891,8 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
          * ones the walk meets before it. */
         int32_t place[CAP_RANK_SORT_MAX];
         for (uint32_t i = 0; i < n; i++)
-            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
-            place[i] = (int32_t)(blk->base[buf[i].range] + buf[i].row -
-                                 run->ranges[buf[i].range].begin);
+            place[i] = (int32_t)(blk->base[range[i]] + row[i] -
+                                 run->ranges[range[i]].begin);
         for (uint32_t i = 0; i < n; i++) {
             int32_t rank = 0;
 #pragma omp simd reduction(+ : rank)
@@ -766,10 +900,18 @@ uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
                 rank += place[j] < place[i];
             kept[rank].d2 = key_d2(buf[i].key);
             kept[rank].slot = (uint32_t)buf[i].key;
-            kept[rank].row = buf[i].row;
-            kept[rank].range = buf[i].range;
+            kept[rank].row = row[i];
+            kept[rank].range = range[i];
         }
     }
+    float far = 0.0f;
+    for (uint32_t i = 0; i < n; i++)
+        far = kept[i].d2 > far ? kept[i].d2 : far;
+    blk->last_far =
+        n < cap ? 0.0f
+        : blk->last_far > 0.0f
+            ? (1.0f - CAP_GUESS_NEW) * blk->last_far + CAP_GUESS_NEW * far
+            : far;
     counts->candidates += p.candidates;
     counts->neighbours += p.neighbours;
     return n;

@@ -87,6 +87,12 @@ typedef struct cap_block {
      * before it (then (range, row) orders as base[range] + row - begin,
      * one 32-bit number). */
     uint32_t base[GRID_MAX_RANGES];
+    /* A running mean of the squared distance of the farthest kept
+     * neighbour over the run's agents so far (0: none yet, or the last
+     * one kept fewer than its cap): they lie in one cell of the same
+     * crowd, so it guesses the next agent's (see cap_select()). Any
+     * value gives the same choice; only the work differs. */
+    float last_far;
 } cap_block;
 
 void cap_block_prepare(const flock_run *run, cap_block *blk);
@@ -96,7 +102,7 @@ void cap_block_prepare(const flock_run *run, cap_block *blk);
  * the set the full scan keeps, with the same keys, for a block prepared
  * with !scan. Counts the candidates it measured and those within the
  * radius. */
-uint32_t cap_select(const flock_run *run, const cap_block *blk, uint32_t t,
+uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
                     uint32_t cap, kept_neighbour *kept, flock_counts *counts);
 
 /* Sorts kept neighbours into walk order: by range, then row. */
