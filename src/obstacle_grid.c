@@ -58,27 +58,6 @@ static int env_gridded(geo_kind kind) {
     return kind == GEO_SPHERE || kind == GEO_BOX || kind == GEO_SEGMENT;
 }
 
-/* The bounds of a gridded object. */
-static void env_bounds(const geo_object *o, double lo[3], double hi[3]) {
-    for (int k = 0; k < 3; k++) {
-        double x = (double)o->a[k], y = (double)o->b[k];
-        switch (o->kind) {
-        case GEO_SPHERE:
-            lo[k] = x - (double)o->r;
-            hi[k] = x + (double)o->r;
-            break;
-        case GEO_BOX:
-            lo[k] = x;
-            hi[k] = y;
-            break;
-        default: /* segment */
-            lo[k] = x < y ? x : y;
-            hi[k] = x < y ? y : x;
-            break;
-        }
-    }
-}
-
 /* The cell coordinate of x on axis k, unclamped (may be < 0 or >= n). */
 static double env_raw_coord(const geo_grid *g, int k, double x) {
     return floor((x - g->origin[k]) / g->cell);
@@ -112,7 +91,7 @@ static int env_object_cells(const geo_grid *g, int dims, const geo_object *o,
     if (!env_gridded(o->kind))
         return 0;
     double lo[3], hi[3];
-    env_bounds(o, lo, hi);
+    geo_bounds(o, lo, hi);
     return env_cell_range(g, dims, lo, hi, clo, chi);
 }
 
@@ -175,7 +154,7 @@ static int env_grid_shape(throng_world *w, const geometry *geo, geo_grid *g,
         if (!env_gridded(o->kind))
             continue;
         double olo[3], ohi[3];
-        env_bounds(o, olo, ohi);
+        geo_bounds(o, olo, ohi);
         double e = 0.0;
         for (int k = 0; k < dims; k++)
             e = ohi[k] - olo[k] > e ? ohi[k] - olo[k] : e;
@@ -250,7 +229,7 @@ static int env_grid_build(throng_world *w, const geometry *geo, geo_grid *g) {
             continue;
         gridded++;
         double olo[3], ohi[3];
-        env_bounds(o, olo, ohi);
+        geo_bounds(o, olo, ohi);
         for (int k = 0; k < 3; k++) {
             lo[k] = olo[k] < lo[k] ? olo[k] : lo[k];
             hi[k] = ohi[k] > hi[k] ? ohi[k] : hi[k];

@@ -8,6 +8,33 @@
 #include "internal.h"
 #include "geometry.h"
 
+/* The bounds of a gridded object (sphere, box or segment) as the grid
+ * files it, in double. Inline and shared: obstacle avoidance keeps an
+ * object as a candidate exactly when these bounds overlap the box it
+ * asked the grid about, which makes its candidates a subset of what the
+ * cells of any larger box list, however the queries are batched. */
+static inline void geo_bounds(const geo_object *o, double lo[3], double hi[3]) {
+    double a[3] = { (double)o->a[0], (double)o->a[1], (double)o->a[2] };
+    double b[3] = { (double)o->b[0], (double)o->b[1], (double)o->b[2] };
+    if (o->kind == GEO_SPHERE) {
+        const double r = (double)o->r;
+        for (int k = 0; k < 3; k++) {
+            lo[k] = a[k] - r;
+            hi[k] = a[k] + r;
+        }
+    } else if (o->kind == GEO_BOX) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = a[k];
+            hi[k] = b[k];
+        }
+    } else { /* segment */
+        for (int k = 0; k < 3; k++) {
+            lo[k] = a[k] < b[k] ? a[k] : b[k];
+            hi[k] = a[k] < b[k] ? b[k] : a[k];
+        }
+    }
+}
+
 /* Before a step: brings the obstacle grid up to date; nonzero when out of
  * memory. */
 int geometry_prepare(throng_world *world);
