@@ -207,22 +207,13 @@ static double env_corridor(const throng_behaviour *b, const double p[3],
     return L;
 }
 
-/* Whether boxes [alo, ahi] and [blo, bhi] overlap on the world's axes
- * (closed: touching counts). An obstacle is a candidate for an agent
- * exactly when its bounds (geo_bounds) overlap the agent's corridor box:
- * a criterion that does not depend on which cells were visited, so every
- * way of gathering the candidates sees the same set. It never drops an
- * obstacle the agent is inside of or whose grown shape the corridor's
- * ray meets: those lie within R of a point of the segment. */
-static inline int env_overlap(const double alo[3], const double ahi[3],
-                              const double blo[3], const double bhi[3],
-                              int dims) {
-    int in = alo[0] <= bhi[0] && ahi[0] >= blo[0] && alo[1] <= bhi[1] &&
-             ahi[1] >= blo[1];
-    if (dims == 3)
-        in = in && alo[2] <= bhi[2] && ahi[2] >= blo[2];
-    return in;
-}
+/* An obstacle is a candidate for an agent exactly when its bounds
+ * (env_obstacle_bounds) overlap the agent's corridor box
+ * (geo_box_overlap): a criterion that does not depend on which cells were
+ * visited, so every way of gathering the candidates sees the same set,
+ * and one that never drops an obstacle the agent is inside of or whose
+ * grown shape the corridor's ray meets: those lie within R of a point of
+ * the segment. */
 
 /* The nearest threat ahead and the deepest overlap so far. */
 typedef struct env_threats {
@@ -286,12 +277,19 @@ static int env_row_corridors(env_run *run, const throng_world *w, uint32_t t,
         if (b->kind != THRONG_BEHAVIOUR_AVOID_OBSTACLES)
             continue;
         if (!any) {
-            float pf[3], vf[3], ff[3], up[3], side[3];
-            steer_load_frame(w, t, pf, vf, ff, up, side);
-            env_load(pf, p);
-            env_load(vf, v);
-            env_load(ff, f);
-            R = (double)w->col.radius[t];
+            /* As steer_load_frame reads them (z is 0 in 2D). */
+            const agent_columns *c = &w->col;
+            const int three = w->dims == 3;
+            p[0] = (double)c->px[t];
+            p[1] = (double)c->py[t];
+            p[2] = three ? (double)c->pz[t] : 0.0;
+            v[0] = (double)c->vx[t];
+            v[1] = (double)c->vy[t];
+            v[2] = three ? (double)c->vz[t] : 0.0;
+            f[0] = (double)c->fx[t];
+            f[1] = (double)c->fy[t];
+            f[2] = three ? (double)c->fz[t] : 0.0;
+            R = (double)c->radius[t];
         }
         double blo[3], bhi[3];
         const double L = env_corridor(b, p, v, f, R, blo, bhi);
@@ -355,41 +353,17 @@ static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
     if (!have)
         return;
 
-    uint32_t n = 0;
-    env_cursor q;
-    env_cursor_begin(&q, w, run->lo, run->hi, 0);
-    uint32_t i;
-    while (env_cursor_next(&q, &i)) {
-        const geo_object *o = &geo->objects[i];
-        if (o->kind != GEO_SPHERE && o->kind != GEO_BOX)
-            continue;
+    const uint32_t n =
+        env_obstacles_in_box(w, run->lo, run->hi, run->id, ENV_RUN_CAPACITY);
+    if (n > ENV_RUN_CAPACITY)
+        return;
+    for (uint32_t j = 0; j < n; j++) {
         double olo[3], ohi[3];
-        geo_bounds(o, olo, ohi);
-        if (!env_overlap(olo, ohi, run->lo, run->hi, dims))
-            continue;
-        /* Sorted insertion drops the copies from other cells; the cells
-         * come x fastest with ascending lists, so ids mostly arrive in
-         * order and the search is short. */
-        uint32_t at = n;
-        while (at > 0 && run->id[at - 1] > i)
-            at--;
-        if (at > 0 && run->id[at - 1] == i)
-            continue;
-        if (n == ENV_RUN_CAPACITY)
-            return;
-        for (uint32_t j = n; j > at; j--) {
-            run->id[j] = run->id[j - 1];
-            for (int k = 0; k < 3; k++) {
-                run->blo[k][j] = run->blo[k][j - 1];
-                run->bhi[k][j] = run->bhi[k][j - 1];
-            }
-        }
-        run->id[at] = i;
+        env_obstacle_bounds(geo, run->id[j], olo, ohi);
         for (int k = 0; k < 3; k++) {
-            run->blo[k][at] = olo[k];
-            run->bhi[k][at] = ohi[k];
+            run->blo[k][j] = olo[k];
+            run->bhi[k][j] = ohi[k];
         }
-        n++;
     }
     run->count = n;
     run->usable = 1;
@@ -474,13 +448,10 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
         env_cursor_begin(&q, w, lo, hi, 0);
         uint32_t i;
         while (env_cursor_next(&q, &i)) {
-            const geo_object *o = &geo->objects[i];
-            if (o->kind != GEO_SPHERE && o->kind != GEO_BOX)
-                continue;
             double olo[3], ohi[3];
-            geo_bounds(o, olo, ohi);
-            if (env_overlap(olo, ohi, lo, hi, dims))
-                env_avoid_test(o, i, p, f, R, L, dims, &th);
+            env_obstacle_bounds(geo, i, olo, ohi);
+            if (geo_box_overlap(olo, ohi, lo, hi, dims))
+                env_avoid_test(&geo->objects[i], i, p, f, R, L, dims, &th);
         }
     }
     const uint32_t hit = th.hit, inside = th.inside;
