@@ -258,9 +258,7 @@ static inline void env_avoid_test(const geo_object *o, uint32_t i,
  * except where it wraps to the next row of cells; a group ends there
  * rather than query the whole width of the world. A few cells keep the
  * candidates an agent screens by bounds near those its own cells hold. */
-#ifndef ENV_RUN_SPAN
 #define ENV_RUN_SPAN 8.0
-#endif
 
 /* The union of row t's avoidance corridors, grown into [lo, hi] when
  * `have`, else written there; returns whether the row has any. A row
@@ -332,9 +330,24 @@ static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
     run->first = from;
     run->usable = 0;
     run->count = 0;
+    /* A row with no other avoiding row after it has nothing to share:
+     * it queries alone (scenes that mix many groups mostly look so). */
+    uint32_t next = from + 1u;
+    while (next < last && !w->group_params[w->col.group[next]].avoid_obstacles)
+        next++;
+    if (next == last) {
+        run->row_b[0] = NULL;
+        run->stop = from + 1u;
+        return;
+    }
     int have = env_row_corridors(run, w, from, 0, run->lo, run->hi, 0);
+    uint32_t avoiders = have ? 1u : 0u;
     uint32_t t = from + 1u;
     for (; t < last; t++) {
+        if (!w->group_params[w->col.group[t]].avoid_obstacles) {
+            run->row_b[t - from] = NULL;
+            continue;
+        }
         double lo[3], hi[3];
         memcpy(lo, run->lo, sizeof lo);
         memcpy(hi, run->hi, sizeof hi);
@@ -348,9 +361,11 @@ static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
         memcpy(run->lo, lo, sizeof lo);
         memcpy(run->hi, hi, sizeof hi);
         have = 1;
+        avoiders++;
     }
     run->stop = t;
-    if (!have)
+    /* One avoiding row has nothing to share: it queries alone. */
+    if (avoiders < 2u)
         return;
 
     const uint32_t n =
@@ -384,14 +399,14 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
     const double R = (double)a->radius;
     const double s_t = (double)b->speed_factor * (double)a->max_speed;
 
-    /* The run's group that holds the row, when it can answer. */
+    /* The run's group that holds the row: the corridor the fill
+     * computed, and the candidates it gathered, when it did. */
     const uint32_t row = a->row;
     if (run && (row < run->begin || row >= run->end))
         run = NULL;
     if (run && (row < run->first || row >= run->stop))
         env_run_fill(run, w, row);
-    if (run && !run->usable)
-        run = NULL;
+    int shared = run && run->usable;
     double lo[3], hi[3], L;
     const uint32_t slot = run ? row - run->first : 0;
     if (run && run->row_b[slot] == b) {
@@ -406,15 +421,15 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
         L = env_corridor(b, p, v, f, R, lo, hi);
         /* A box outside the union (a behaviour the fill did not see)
          * queries alone. */
-        for (int k = 0; k < dims && run; k++)
+        for (int k = 0; k < dims && shared; k++)
             if (!(lo[k] >= run->lo[k] && hi[k] <= run->hi[k]))
-                run = NULL;
+                shared = 0;
     }
 
     /* The nearest threat ahead, and the deepest overlap, if any, among
      * the obstacles whose bounds overlap the corridor's. */
     env_threats th = { UINT32_MAX, UINT32_MAX, DBL_MAX, 0.0 };
-    if (run) {
+    if (shared) {
         const uint32_t n = run->count;
         /* Screen the candidates by bounds without a branch per
          * candidate (which way it goes is a coin toss), then test the
