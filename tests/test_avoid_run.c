@@ -178,7 +178,16 @@ static void ar_compare(int dims) {
      * every live object (the grid made stale). */
     ar_force(*alone)[2] = calloc(agents, sizeof *alone);
     ar_force(*scan)[2] = calloc(agents, sizeof *scan);
-    REQUIRE(alone && scan);
+    env_run *run = malloc(sizeof *run), *cut = malloc(sizeof *cut);
+    if (!alone || !scan || !run || !cut) {
+        runner_fail(__FILE__, __LINE__, "out of memory");
+        free(alone);
+        free(scan);
+        free(run);
+        free(cut);
+        throng_world_destroy(w);
+        return;
+    }
     int busy = 0;
     for (uint32_t t = 0; t < agents; t++) {
         int n = ar_row(w, t, NULL, alone[t]);
@@ -206,8 +215,6 @@ static void ar_compare(int dims) {
     for (int stale = 0; stale < 2; stale++) {
         g->version ^= (uint64_t)stale;
         for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            env_run *run = malloc(sizeof *run);
-            REQUIRE(run != NULL);
             for (uint32_t b = 0; b < agents; b += lengths[li]) {
                 uint32_t e =
                     agents - b > lengths[li] ? b + lengths[li] : agents;
@@ -229,7 +236,6 @@ static void ar_compare(int dims) {
                                         (double)alone[t][j].F[1]);
                 }
             }
-            free(run);
         }
         g->version ^= (uint64_t)stale;
     }
@@ -237,8 +243,6 @@ static void ar_compare(int dims) {
     /* A run that misses a candidate is caught: fill a group, drop one of
      * its candidates, and some row of the group must steer differently
      * for some dropped candidate. */
-    env_run *run = malloc(sizeof *run), *cut = malloc(sizeof *cut);
-    REQUIRE(run && cut);
     uint32_t noticed = 0, tried = 0;
     for (uint32_t b = 0; b + 16u <= agents; b += 16u) {
         steer_env_run_begin(run, b, b + 16u);
