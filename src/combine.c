@@ -79,15 +79,17 @@ flocking_term(const throng_world *w, const group_kernel_params *k,
     }
 }
 
+/* List behaviour b's force; `run`, when not NULL, the obstacle
+ * candidates shared by the run of rows being finished (steer_env.h). */
 static int list_force(const steer_ctx *a, const throng_behaviour *b,
-                      const flock_sums *s, float F[3]) {
+                      const flock_sums *s, env_run *run, float F[3]) {
     switch (behaviour_family(b->kind)) {
     case 1:
         return steer_agent_force(a, b, s, F);
     case 2:
         return steer_route_force(a, b, F);
     case 3:
-        return steer_env_force(a, b, F);
+        return steer_env_force_run(a, b, run, F);
     default:
         return 0;
     }
@@ -103,20 +105,22 @@ static int kind_advances_state(throng_behaviour_kind kind) {
 /* Term i's unweighted force; returns whether it is on. */
 static inline int term_force(const throng_world *w, const group_record *g,
                              const group_kernel_params *k, const steer_ctx *a,
-                             const flock_sums *s, int i, float T[3]) {
+                             const flock_sums *s, env_run *run, int i,
+                             float T[3]) {
     if (i < TERM_LIST)
         return flocking_term(w, k, a, s, i, T);
-    return list_force(a, &g->behaviours[i - TERM_LIST], s, T);
+    return list_force(a, &g->behaviours[i - TERM_LIST], s, run, T);
 }
 
 /* Row t's finish. `given`, when not NULL, holds separation, alignment and
  * cohesion as a vector path computed them; `wander`, when not NULL, the
  * turn-rate wander's force (steer_finish_rows computes a run's at once).
  * The wander is the first term that advances state and the others
- * advance none, so computing them earlier changes nothing. */
+ * advance none, so computing them earlier changes nothing. `run`, when
+ * not NULL, holds the row. */
 static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
                        float dt, const finish_terms *given, const float *wander,
-                       int64_t target) {
+                       int64_t target, env_run *run) {
     const uint32_t group = w->col.group[t];
     const group_record *g = &w->groups[group];
     const group_kernel_params *k = &w->group_params[group];
@@ -163,7 +167,7 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
     for (int i = TERM_LIST; i < terms; i++) {
         const throng_behaviour *b = &g->behaviours[i - TERM_LIST];
         if (wt[i] > 0.0f && (!priority || kind_advances_state(b->kind)))
-            state[i] = (uint8_t)(1 + list_force(&a, b, s, T[i]));
+            state[i] = (uint8_t)(1 + list_force(&a, b, s, run, T[i]));
     }
 
     float F[3] = { 0.0f, 0.0f, 0.0f };
@@ -173,7 +177,7 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
         if (!(wt[i] > 0.0f))
             continue;
         if (state[i] == 0)
-            state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, i, T[i]));
+            state[i] = (uint8_t)(1 + term_force(w, g, k, &a, s, run, i, T[i]));
         if (state[i] != 2)
             continue;
         for (int d = 0; d < 3; d++)
@@ -200,7 +204,7 @@ static void finish_row(const throng_world *w, uint32_t t, const flock_sums *s,
 
 void steer_finish_recipe(const throng_world *w, uint32_t t, const flock_sums *s,
                          float dt) {
-    finish_row(w, t, s, dt, NULL, NULL, STEER_TARGET_UNKNOWN);
+    finish_row(w, t, s, dt, NULL, NULL, STEER_TARGET_UNKNOWN, NULL);
 }
 
 /* The most rows finished together: a run of the neighbour walk. */
@@ -279,11 +283,17 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
                 __builtin_prefetch(&c->uz[r]);
             }
         }
+    /* Obstacle avoidance queries the obstacle grid once per group of
+     * nearby rows rather than once per row (filled as the rows ask). */
+    env_run run;
+    if (any_list)
+        steer_env_run_begin(&run, begin, end);
     for (uint32_t t = begin; t < end; t++) {
         const uint32_t u = t - begin;
         if (!skip[u])
             finish_row(w, t, &s[u], dt, given ? &given[u] : NULL,
-                       wanders[u] ? wf[u] : NULL, target[u]);
+                       wanders[u] ? wf[u] : NULL, target[u],
+                       any_list ? &run : NULL);
     }
 }
 

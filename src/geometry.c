@@ -148,7 +148,8 @@ size_t geometry_bytes(const throng_world *w) {
     if (!g)
         return 0;
     return sizeof *g + (size_t)g->capacity * (sizeof(geo_object) + 4u) +
-           g->data_bytes + g->grid.start_bytes + g->grid.items_bytes;
+           g->data_bytes + g->grid.start_bytes + g->grid.items_bytes +
+           g->grid.bounds_bytes;
 }
 
 void geometry_free(throng_world *w) {

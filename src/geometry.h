@@ -62,7 +62,11 @@ typedef struct geo_grid {
     uint32_t plane_count;
     uint32_t *start;
     uint32_t *items;
-    size_t start_bytes, items_bytes;
+    /* Per object id, the bounds obstacle avoidance screens by: a sphere's
+     * or box's geo_bounds (obstacle_grid.h) as lo[0..3) then hi[0..3),
+     * an empty box (lo +inf, hi -inf) for any other kind. */
+    double *bounds;
+    size_t start_bytes, items_bytes, bounds_bytes;
     uint64_t version; /* geometry->version it was built from */
     int built;
 } geo_grid;

@@ -339,8 +339,10 @@ void recipe_derive(throng_world *w, uint32_t group) {
     group_kernel_params *k = &w->group_params[group];
     k->recipe = g->behaviour_count > 0 || g->combine == THRONG_COMBINE_PRIORITY;
     k->uca = 0;
+    k->avoid_obstacles = 0;
     for (uint32_t i = 0; i < g->behaviour_count; i++) {
         const throng_behaviour *b = &g->behaviours[i];
+        k->avoid_obstacles |= b->kind == THRONG_BEHAVIOUR_AVOID_OBSTACLES;
         if (b->kind != THRONG_BEHAVIOUR_AVOID_NEIGHBOURS ||
             !(k->list_w[i] > 0.0f))
             continue;

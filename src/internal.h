@@ -153,6 +153,9 @@ typedef struct group_kernel_params {
      * the soonest predicted collision. */
     int uca;
     float uca_r2, uca_horizon, uca_margin;
+    /* Obstacle avoidance is in the list (at any weight): the recipe
+     * finish's runs share its obstacle queries (steer_env.c). */
+    int avoid_obstacles;
     /* throng_flocking.max_neighbours: 0, or the nearest this many
      * neighbours are the only ones the rules see (scalar walk only). */
     uint32_t cap;

@@ -58,27 +58,6 @@ static int env_gridded(geo_kind kind) {
     return kind == GEO_SPHERE || kind == GEO_BOX || kind == GEO_SEGMENT;
 }
 
-/* The bounds of a gridded object. */
-static void env_bounds(const geo_object *o, double lo[3], double hi[3]) {
-    for (int k = 0; k < 3; k++) {
-        double x = (double)o->a[k], y = (double)o->b[k];
-        switch (o->kind) {
-        case GEO_SPHERE:
-            lo[k] = x - (double)o->r;
-            hi[k] = x + (double)o->r;
-            break;
-        case GEO_BOX:
-            lo[k] = x;
-            hi[k] = y;
-            break;
-        default: /* segment */
-            lo[k] = x < y ? x : y;
-            hi[k] = x < y ? y : x;
-            break;
-        }
-    }
-}
-
 /* The cell coordinate of x on axis k, unclamped (may be < 0 or >= n). */
 static double env_raw_coord(const geo_grid *g, int k, double x) {
     return floor((x - g->origin[k]) / g->cell);
@@ -112,7 +91,7 @@ static int env_object_cells(const geo_grid *g, int dims, const geo_object *o,
     if (!env_gridded(o->kind))
         return 0;
     double lo[3], hi[3];
-    env_bounds(o, lo, hi);
+    geo_bounds(o, lo, hi);
     return env_cell_range(g, dims, lo, hi, clo, chi);
 }
 
@@ -175,7 +154,7 @@ static int env_grid_shape(throng_world *w, const geometry *geo, geo_grid *g,
         if (!env_gridded(o->kind))
             continue;
         double olo[3], ohi[3];
-        env_bounds(o, olo, ohi);
+        geo_bounds(o, olo, ohi);
         double e = 0.0;
         for (int k = 0; k < dims; k++)
             e = ohi[k] - olo[k] > e ? ohi[k] - olo[k] : e;
@@ -250,7 +229,7 @@ static int env_grid_build(throng_world *w, const geometry *geo, geo_grid *g) {
             continue;
         gridded++;
         double olo[3], ohi[3];
-        env_bounds(o, olo, ohi);
+        geo_bounds(o, olo, ohi);
         for (int k = 0; k < 3; k++) {
             lo[k] = olo[k] < lo[k] ? olo[k] : lo[k];
             hi[k] = ohi[k] > hi[k] ? ohi[k] : hi[k];
@@ -310,6 +289,26 @@ static int env_grid_build(throng_world *w, const geometry *geo, geo_grid *g) {
     for (uint32_t i = 0; i < geo->count; i++)
         if (geo->objects[i].kind == GEO_PLANE)
             g->items[p++] = i;
+
+    g->bounds_bytes = ((size_t)geo->count + 1u) * 6u * sizeof(double);
+    g->bounds = world_alloc(w, g->bounds_bytes);
+    if (!g->bounds) {
+        world_free(w, g->start, g->start_bytes);
+        world_free(w, g->items, g->items_bytes);
+        g->start = NULL;
+        g->items = NULL;
+        return 1;
+    }
+    for (uint32_t i = 0; i < geo->count; i++) {
+        const geo_object *o = &geo->objects[i];
+        double *b = &g->bounds[6u * i];
+        if (o->kind == GEO_SPHERE || o->kind == GEO_BOX) {
+            geo_bounds(o, b, b + 3);
+        } else {
+            b[0] = b[1] = b[2] = INFINITY;
+            b[3] = b[4] = b[5] = -INFINITY;
+        }
+    }
     return 0;
 }
 
@@ -329,7 +328,66 @@ int geometry_prepare(throng_world *w) {
 void geo_grid_free(throng_world *w, geo_grid *g) {
     world_free(w, g->start, g->start_bytes);
     world_free(w, g->items, g->items_bytes);
+    world_free(w, g->bounds, g->bounds_bytes);
     memset(g, 0, sizeof *g);
+}
+
+/* Inserts id into the ascending ids[0 .. *n) unless it is there;
+ * returns 0 when it would be the (cap + 1)-th. The cells come x fastest
+ * with ascending lists, so ids mostly arrive in order and the search is
+ * short. */
+static int env_insert_id(uint32_t *ids, uint32_t *n, uint32_t cap,
+                         uint32_t id) {
+    uint32_t at = *n;
+    while (at > 0 && ids[at - 1] > id)
+        at--;
+    if (at > 0 && ids[at - 1] == id)
+        return 1; /* listed in another cell too */
+    if (*n == cap)
+        return 0;
+    for (uint32_t j = *n; j > at; j--)
+        ids[j] = ids[j - 1];
+    ids[at] = id;
+    (*n)++;
+    return 1;
+}
+
+uint32_t env_obstacles_in_box(const throng_world *w, const double lo[3],
+                              const double hi[3], uint32_t *ids, uint32_t cap) {
+    const geometry *geo = w->geo;
+    const int dims = w->dims;
+    uint32_t n = 0;
+    if (!geo)
+        return 0;
+    const geo_grid *g = &geo->grid;
+    if (!g->built || g->version != geo->version) {
+        for (uint32_t i = 0; i < geo->count; i++) {
+            double olo[3], ohi[3];
+            env_obstacle_bounds(geo, i, olo, ohi);
+            if (!geo_box_overlap(olo, ohi, lo, hi, dims))
+                continue;
+            if (n == cap)
+                return cap + 1u;
+            ids[n++] = i;
+        }
+        return n;
+    }
+    int32_t clo[3], chi[3];
+    if (g->cell_count == 0 || !env_cell_range(g, dims, lo, hi, clo, chi))
+        return 0;
+    for (int32_t z = clo[2]; z <= chi[2]; z++)
+        for (int32_t y = clo[1]; y <= chi[1]; y++)
+            for (int32_t x = clo[0]; x <= chi[0]; x++) {
+                const uint32_t c = (uint32_t)((z * g->n[1] + y) * g->n[0] + x);
+                for (uint32_t j = g->start[c]; j < g->start[c + 1]; j++) {
+                    const uint32_t i = g->items[j];
+                    const double *b = &g->bounds[6u * i];
+                    if (geo_box_overlap(b, b + 3, lo, hi, dims) &&
+                        !env_insert_id(ids, &n, cap, i))
+                        return cap + 1u;
+                }
+            }
+    return n;
 }
 
 void env_cursor_begin(env_cursor *q, const throng_world *w, const double lo[3],

@@ -191,8 +191,201 @@ static double env_box_inside(const geo_object *o, double R, const double p[3],
     return depth;
 }
 
+/* The corridor of an agent at p, heading f at velocity v, of radius R,
+ * for avoidance b: its length L (returned) and its bounds [lo, hi], the
+ * segment p .. p + L f grown by R. */
+static double env_corridor(const throng_behaviour *b, const double p[3],
+                           const double v[3], const double f[3], double R,
+                           double lo[3], double hi[3]) {
+    const double L = (double)b->u.avoid.min_length +
+                     sqrt(env_dot(v, v)) * (double)b->u.avoid.lookahead_time;
+    for (int k = 0; k < 3; k++) {
+        double e = p[k] + L * f[k];
+        lo[k] = (p[k] < e ? p[k] : e) - R;
+        hi[k] = (p[k] < e ? e : p[k]) + R;
+    }
+    return L;
+}
+
+/* An obstacle is a candidate for an agent exactly when its bounds
+ * (env_obstacle_bounds) overlap the agent's corridor box
+ * (geo_box_overlap): a criterion that does not depend on which cells were
+ * visited, so every way of gathering the candidates sees the same set,
+ * and one that never drops an obstacle the agent is inside of or whose
+ * grown shape the corridor's ray meets: those lie within R of a point of
+ * the segment. */
+
+/* The nearest threat ahead and the deepest overlap so far. */
+typedef struct env_threats {
+    uint32_t hit, inside;
+    double hit_t, depth;
+} env_threats;
+
+/* Tests candidate obstacle i (a sphere or a box) against the agent at p
+ * heading f with radius R and look-ahead L. The nearest hit and the
+ * deepest overlap win, ties to the lower id, so the order in which the
+ * candidates come (and whether one comes twice) changes nothing. */
+static inline void env_avoid_test(const geo_object *o, uint32_t i,
+                                  const double p[3], const double f[3],
+                                  double R, double L, int dims,
+                                  env_threats *th) {
+    double t, d;
+    if (o->kind == GEO_SPHERE) {
+        double c[3];
+        env_load(o->a, c);
+        double rr = (double)o->r + R;
+        double m[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
+        d = rr - sqrt(env_dot(m, m));
+        t = d > 0.0 ? -1.0 : env_ray_sphere(p, f, c, rr);
+    } else {
+        double glo[3], ghi[3];
+        d = env_box_inside(o, R, p, dims, glo, ghi, NULL);
+        t = d > 0.0 ? -1.0 : env_ray_box(p, f, glo, ghi, dims);
+    }
+    if (d > 0.0 && (d > th->depth || (d == th->depth && i < th->inside))) {
+        th->depth = d;
+        th->inside = i;
+    }
+    if (t >= 0.0 && t <= L &&
+        (t < th->hit_t || (t == th->hit_t && i < th->hit))) {
+        th->hit_t = t;
+        th->hit = i;
+    }
+}
+
+/* The most a group of a run spans on any axis, in obstacle grid cells:
+ * rows are in cell order, so a run is a strip of neighbouring agents,
+ * except where it wraps to the next row of cells; a group ends there
+ * rather than query the whole width of the world. A few cells keep the
+ * candidates an agent screens by bounds near those its own cells hold. */
+#define ENV_RUN_SPAN 8.0
+
+/* The union of row t's avoidance corridors, grown into [lo, hi] when
+ * `have`, else written there; returns whether the row has any. A row
+ * whose group lists one avoidance keeps its corridor in the run's slot
+ * `u`, as env_avoid would compute it for that row. */
+static int env_row_corridors(env_run *run, const throng_world *w, uint32_t t,
+                             uint32_t u, double lo[3], double hi[3], int have) {
+    const group_record *g = &w->groups[w->col.group[t]];
+    int any = 0;
+    double p[3], v[3], f[3], R = 0.0;
+    run->row_b[u] = NULL;
+    for (uint32_t j = 0; j < g->behaviour_count; j++) {
+        const throng_behaviour *b = &g->behaviours[j];
+        if (b->kind != THRONG_BEHAVIOUR_AVOID_OBSTACLES)
+            continue;
+        if (!any) {
+            /* As steer_load_frame reads them (z is 0 in 2D). */
+            const agent_columns *c = &w->col;
+            const int three = w->dims == 3;
+            p[0] = (double)c->px[t];
+            p[1] = (double)c->py[t];
+            p[2] = three ? (double)c->pz[t] : 0.0;
+            v[0] = (double)c->vx[t];
+            v[1] = (double)c->vy[t];
+            v[2] = three ? (double)c->vz[t] : 0.0;
+            f[0] = (double)c->fx[t];
+            f[1] = (double)c->fy[t];
+            f[2] = three ? (double)c->fz[t] : 0.0;
+            R = (double)c->radius[t];
+        }
+        double blo[3], bhi[3];
+        const double L = env_corridor(b, p, v, f, R, blo, bhi);
+        run->row_b[u] = any ? NULL : b;
+        run->row_L[u] = L;
+        for (int k = 0; k < 3; k++) {
+            run->row_lo[k][u] = blo[k];
+            run->row_hi[k][u] = bhi[k];
+            lo[k] = have && lo[k] < blo[k] ? lo[k] : blo[k];
+            hi[k] = have && hi[k] > bhi[k] ? hi[k] : bhi[k];
+        }
+        any = have = 1;
+    }
+    return any;
+}
+
+void steer_env_run_begin(env_run *run, uint32_t begin, uint32_t end) {
+    run->begin = begin;
+    run->end = end;
+    run->first = run->stop = begin;
+    run->usable = 0;
+    run->count = 0;
+}
+
+/* Starts the run's next group at row `from`: takes the rows after it
+ * while the union of their corridors stays within ENV_RUN_SPAN cells
+ * (and ENV_RUN_ROWS rows), then gathers the obstacles whose bounds
+ * overlap the union, once each, ascending. A group near more than
+ * ENV_RUN_CAPACITY of them is left unusable: its rows query alone. */
+static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
+    const geometry *geo = w->geo;
+    const geo_grid *gg = &geo->grid;
+    const int dims = w->dims;
+    const int current = gg->built && gg->version == geo->version;
+    /* A stale grid means a scan of every object per query: then one
+     * query for as many rows as fit. */
+    const double span = current ? ENV_RUN_SPAN * gg->cell : DBL_MAX;
+    const uint32_t last =
+        run->end - from > ENV_RUN_ROWS ? from + ENV_RUN_ROWS : run->end;
+    run->first = from;
+    run->usable = 0;
+    run->count = 0;
+    /* A row with no other avoiding row after it has nothing to share:
+     * it queries alone (scenes that mix many groups mostly look so). */
+    uint32_t next = from + 1u;
+    while (next < last && !w->group_params[w->col.group[next]].avoid_obstacles)
+        next++;
+    if (next == last) {
+        run->row_b[0] = NULL;
+        run->stop = from + 1u;
+        return;
+    }
+    int have = env_row_corridors(run, w, from, 0, run->lo, run->hi, 0);
+    uint32_t avoiders = have ? 1u : 0u;
+    uint32_t t = from + 1u;
+    for (; t < last; t++) {
+        if (!w->group_params[w->col.group[t]].avoid_obstacles) {
+            run->row_b[t - from] = NULL;
+            continue;
+        }
+        double lo[3], hi[3];
+        memcpy(lo, run->lo, sizeof lo);
+        memcpy(hi, run->hi, sizeof hi);
+        if (!env_row_corridors(run, w, t, t - from, lo, hi, have))
+            continue;
+        int wide = 0;
+        for (int k = 0; k < dims; k++)
+            wide |= !(hi[k] - lo[k] <= span);
+        if (wide && have)
+            break; /* row t starts the next group */
+        memcpy(run->lo, lo, sizeof lo);
+        memcpy(run->hi, hi, sizeof hi);
+        have = 1;
+        avoiders++;
+    }
+    run->stop = t;
+    /* One avoiding row has nothing to share: it queries alone. */
+    if (avoiders < 2u)
+        return;
+
+    const uint32_t n =
+        env_obstacles_in_box(w, run->lo, run->hi, run->id, ENV_RUN_CAPACITY);
+    if (n > ENV_RUN_CAPACITY)
+        return;
+    for (uint32_t j = 0; j < n; j++) {
+        double olo[3], ohi[3];
+        env_obstacle_bounds(geo, run->id[j], olo, ohi);
+        for (int k = 0; k < 3; k++) {
+            run->blo[k][j] = olo[k];
+            run->bhi[k][j] = ohi[k];
+        }
+    }
+    run->count = n;
+    run->usable = 1;
+}
+
 static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
-                     float F[3]) {
+                     env_run *run, float F[3]) {
     const throng_world *w = a->w;
     const geometry *geo = w->geo;
     if (!geo || geo->live == 0)
@@ -204,50 +397,79 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
     env_load(a->f, f);
     env_load(a->side, side);
     const double R = (double)a->radius;
-    const double L = (double)b->u.avoid.min_length +
-                     sqrt(env_dot(v, v)) * (double)b->u.avoid.lookahead_time;
     const double s_t = (double)b->speed_factor * (double)a->max_speed;
 
-    /* The corridor's bounds: the segment p .. p + L f, grown by R. */
-    double lo[3], hi[3];
-    for (int k = 0; k < 3; k++) {
-        double e = p[k] + L * f[k];
-        lo[k] = (p[k] < e ? p[k] : e) - R;
-        hi[k] = (p[k] < e ? e : p[k]) + R;
+    /* The run's group that holds the row: the corridor the fill
+     * computed, and the candidates it gathered, when it did. */
+    const uint32_t row = a->row;
+    if (run && (row < run->begin || row >= run->end))
+        run = NULL;
+    if (run && (row < run->first || row >= run->stop))
+        env_run_fill(run, w, row);
+    int shared = run && run->usable;
+    double lo[3], hi[3], L;
+    const uint32_t slot = run ? row - run->first : 0;
+    if (run && run->row_b[slot] == b) {
+        /* The fill computed this very corridor (from the same columns
+         * the context was loaded from). */
+        L = run->row_L[slot];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = run->row_lo[k][slot];
+            hi[k] = run->row_hi[k][slot];
+        }
+    } else {
+        L = env_corridor(b, p, v, f, R, lo, hi);
+        /* A box outside the union (a behaviour the fill did not see)
+         * queries alone. */
+        for (int k = 0; k < dims && shared; k++)
+            if (!(lo[k] >= run->lo[k] && hi[k] <= run->hi[k]))
+                shared = 0;
     }
 
-    /* The nearest threat ahead, and the deepest overlap, if any. */
-    uint32_t hit = UINT32_MAX, inside = UINT32_MAX;
-    double hit_t = DBL_MAX, depth = 0.0;
-    env_cursor q;
-    env_cursor_begin(&q, w, lo, hi, 0);
-    uint32_t i;
-    while (env_cursor_next(&q, &i)) {
-        const geo_object *o = &geo->objects[i];
-        double t, d;
-        if (o->kind == GEO_SPHERE) {
-            double c[3];
-            env_load(o->a, c);
-            double rr = (double)o->r + R;
-            double m[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
-            d = rr - sqrt(env_dot(m, m));
-            t = d > 0.0 ? -1.0 : env_ray_sphere(p, f, c, rr);
-        } else if (o->kind == GEO_BOX) {
-            double glo[3], ghi[3];
-            d = env_box_inside(o, R, p, dims, glo, ghi, NULL);
-            t = d > 0.0 ? -1.0 : env_ray_box(p, f, glo, ghi, dims);
-        } else {
-            continue;
+    /* The nearest threat ahead, and the deepest overlap, if any, among
+     * the obstacles whose bounds overlap the corridor's. */
+    env_threats th = { UINT32_MAX, UINT32_MAX, DBL_MAX, 0.0 };
+    if (shared) {
+        const uint32_t n = run->count;
+        /* Screen the candidates by bounds without a branch per
+         * candidate (which way it goes is a coin toss), then test the
+         * few that overlap. */
+        const double *blo0 = run->blo[0], *blo1 = run->blo[1],
+                     *blo2 = run->blo[2];
+        const double *bhi0 = run->bhi[0], *bhi1 = run->bhi[1],
+                     *bhi2 = run->bhi[2];
+        uint32_t sel[ENV_RUN_CAPACITY], m = 0;
+        if (dims == 2)
+            for (uint32_t j = 0; j < n; j++) {
+                int in = (blo0[j] <= hi[0]) & (bhi0[j] >= lo[0]) &
+                         (blo1[j] <= hi[1]) & (bhi1[j] >= lo[1]);
+                sel[m] = j;
+                m += (uint32_t)in;
+            }
+        else
+            for (uint32_t j = 0; j < n; j++) {
+                int in = (blo0[j] <= hi[0]) & (bhi0[j] >= lo[0]) &
+                         (blo1[j] <= hi[1]) & (bhi1[j] >= lo[1]) &
+                         (blo2[j] <= hi[2]) & (bhi2[j] >= lo[2]);
+                sel[m] = j;
+                m += (uint32_t)in;
+            }
+        for (uint32_t s = 0; s < m; s++) {
+            const uint32_t i = run->id[sel[s]];
+            env_avoid_test(&geo->objects[i], i, p, f, R, L, dims, &th);
         }
-        if (d > 0.0 && (d > depth || (d == depth && i < inside))) {
-            depth = d;
-            inside = i;
-        }
-        if (t >= 0.0 && t <= L && (t < hit_t || (t == hit_t && i < hit))) {
-            hit_t = t;
-            hit = i;
+    } else {
+        env_cursor q;
+        env_cursor_begin(&q, w, lo, hi, 0);
+        uint32_t i;
+        while (env_cursor_next(&q, &i)) {
+            double olo[3], ohi[3];
+            env_obstacle_bounds(geo, i, olo, ohi);
+            if (geo_box_overlap(olo, ohi, lo, hi, dims))
+                env_avoid_test(&geo->objects[i], i, p, f, R, L, dims, &th);
         }
     }
+    const uint32_t hit = th.hit, inside = th.inside;
 
     double vd[3];
     if (inside != UINT32_MAX) {
@@ -495,11 +717,12 @@ static int env_follow_wall(const steer_ctx *a, const throng_behaviour *b,
 /* The family's entry points                                                */
 /* ------------------------------------------------------------------------ */
 
-int steer_env_force(const steer_ctx *a, const throng_behaviour *b, float F[3]) {
+int steer_env_force_run(const steer_ctx *a, const throng_behaviour *b,
+                        env_run *run, float F[3]) {
     F[0] = F[1] = F[2] = 0.0f;
     switch (b->kind) {
     case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
-        return env_avoid(a, b, F);
+        return env_avoid(a, b, run, F);
     case THRONG_BEHAVIOUR_CONTAIN:
         return env_contain(a, b, F);
     case THRONG_BEHAVIOUR_FOLLOW_WALL:
@@ -507,4 +730,8 @@ int steer_env_force(const steer_ctx *a, const throng_behaviour *b, float F[3]) {
     default:
         return 0;
     }
+}
+
+int steer_env_force(const steer_ctx *a, const throng_behaviour *b, float F[3]) {
+    return steer_env_force_run(a, b, NULL, F);
 }

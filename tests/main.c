@@ -94,6 +94,7 @@ int main(int argc, char **argv) {
     register_groups_tests();
     register_columns_tests();
     register_cap_tests();
+    register_avoid_run_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;
