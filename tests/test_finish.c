@@ -423,9 +423,9 @@ TEST(finish_paths_match_scalar) {
 
 /* One group of every combine mode at a time whose list the vector finish
  * takes (seek to a fixed point, flee and arrive to the agent's own point,
- * unaligned collision avoidance, the flocking rules, a cruising wander in
- * some) holds most agents, in runs of rows that fill the lanes; a tenth
- * are in a group whose list (pursuit) it does not take, so some lanes
+ * pursue and evade its target agent, unaligned collision avoidance, the
+ * flocking rules, a cruising wander in some) holds most agents, in runs of rows that fill the lanes; a tenth
+ * are in a group whose list (offset pursuit) it does not take, so some lanes
  * mix groups. Some agents stand on their target (arrive and flee at a
  * zero offset), some targets lie on the fixed point, limits differ per
  * agent in some worlds, and target agents are removed. The world's hash
@@ -437,7 +437,8 @@ typedef struct lanes_world {
     int cruise;    /* a wander with no turn (the vector cruise) */
     int uniform;   /* one mass and max force for all agents */
     int inverse;   /* inverse-distance separation */
-    int linear;    /* arrive's linear ramp */
+    int linear;    /* arrive's linear ramp, evade's fixed prediction */
+    int pursuit;   /* pursue and evade listed with a weight */
     float braking; /* arrive's braking distance (0: the default) */
 } lanes_world;
 
@@ -481,15 +482,17 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         g.wander.priority = 1;
     }
     int ok = throng_group_create(w, &g, &groups[0]) == THRONG_OK;
-    static const throng_behaviour_kind kinds[5] = {
+    static const throng_behaviour_kind kinds[6] = {
         THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, THRONG_BEHAVIOUR_SEEK,
-        THRONG_BEHAVIOUR_ARRIVE, THRONG_BEHAVIOUR_FLEE,
-        THRONG_BEHAVIOUR_PURSUE /* weight 0: never computed */
+        THRONG_BEHAVIOUR_ARRIVE,           THRONG_BEHAVIOUR_FLEE,
+        THRONG_BEHAVIOUR_PURSUE,           THRONG_BEHAVIOUR_EVADE,
     };
-    for (int b = 0; b < 5 && ok; b++) {
+    for (int b = 0; b < 6 && ok; b++) {
         throng_behaviour be = throng_behaviour_default(kinds[b]);
         be.priority = 4 - 2 * b;
-        be.weight = b == 4 ? 0.0f : 0.4f + 0.3f * (float)b;
+        /* Without pursuit, pursue and evade are listed with weight 0:
+         * never computed. */
+        be.weight = b >= 4 && !cfg->pursuit ? 0.0f : 0.4f + 0.3f * (float)b;
         be.speed_factor = 0.5f + 0.1f * (float)b;
         if (kinds[b] == THRONG_BEHAVIOUR_SEEK) {
             be.u.seek.source = THRONG_TARGET_FIXED_POINT;
@@ -502,14 +505,20 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
             be.u.seek.flee_range = 3.0f;
         } else if (kinds[b] == THRONG_BEHAVIOUR_AVOID_NEIGHBOURS) {
             be.u.unaligned.horizon = 3.0f;
+        } else if (kinds[b] == THRONG_BEHAVIOUR_PURSUE) {
+            be.u.pursue.max_prediction = cfg->braking > 0.0f ? 0.7f : 0.0f;
+        } else {
+            be.u.pursue.evade_range = 2.5f;
+            be.u.pursue.prediction_time = cfg->linear ? 0.4f : 0.0f;
         }
         ok = throng_group_add_behaviour(w, groups[0], &be, NULL) == THRONG_OK;
     }
     g.combine = THRONG_COMBINE_WEIGHTED_SUM;
     ok = ok && throng_group_create(w, &g, &groups[1]) == THRONG_OK;
-    throng_behaviour pursue = throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
+    throng_behaviour offset =
+        throng_behaviour_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
     ok = ok &&
-         throng_group_add_behaviour(w, groups[1], &pursue, NULL) == THRONG_OK;
+         throng_group_add_behaviour(w, groups[1], &offset, NULL) == THRONG_OK;
     test_rng rng = test_rng_make(23u + (uint64_t)cfg->mode);
     enum {
         AGENTS = 1500
@@ -592,6 +601,7 @@ TEST(finish_lanes_match_scalar) {
             .uniform = v % 4 == 3,
             .inverse = v % 3 == 2,
             .linear = v % 5 == 1,
+            .pursuit = v % 4 != 0,
             .braking = v % 4 == 1 ? 2.5f : 0.0f,
         };
         uint64_t scalar = run_lanes(&cfg, "scalar", 30);
