@@ -425,8 +425,8 @@ TEST(finish_paths_match_scalar) {
  * takes (seek to a fixed point, flee and arrive to the agent's own point,
  * pursue and evade its target agent, unaligned collision avoidance, the
  * flocking rules, a cruising wander in some) holds most agents, in runs of rows that fill the lanes; a tenth
- * are in a group whose list (offset pursuit) it does not take, so some lanes
- * mix groups. Some agents stand on their target (arrive and flee at a
+ * are in a group whose list (offset pursuit) it does not take and a tenth
+ * in another it takes, so lanes mix groups. Some agents stand on their target (arrive and flee at a
  * zero offset), some targets lie on the fixed point, limits differ per
  * agent in some worlds, and target agents are removed. The world's hash
  * after `steps` steps on `path`. */
@@ -464,7 +464,7 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         throng_world_destroy(w);
         return 1;
     }
-    throng_group groups[2];
+    throng_group groups[3];
     throng_group_def g = throng_group_def_default();
     g.combine = cfg->mode;
     g.flocking.separation_weight = 1.5f;
@@ -519,6 +519,18 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         throng_behaviour_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
     ok = ok &&
          throng_group_add_behaviour(w, groups[1], &offset, NULL) == THRONG_OK;
+    /* A second group the vector finish takes, combined otherwise. */
+    g.combine = cfg->mode == THRONG_COMBINE_PRIORITY
+                    ? THRONG_COMBINE_WEIGHTED_AVERAGE
+                    : THRONG_COMBINE_PRIORITY;
+    ok = ok && throng_group_create(w, &g, &groups[2]) == THRONG_OK;
+    for (int b = 0; b < 2 && ok; b++) {
+        throng_behaviour be = throng_behaviour_default(
+            b ? THRONG_BEHAVIOUR_AVOID_NEIGHBOURS : THRONG_BEHAVIOUR_ARRIVE);
+        be.priority = b;
+        be.weight = 0.8f + (float)b;
+        ok = throng_group_add_behaviour(w, groups[2], &be, NULL) == THRONG_OK;
+    }
     test_rng rng = test_rng_make(23u + (uint64_t)cfg->mode);
     enum {
         AGENTS = 1500
@@ -536,7 +548,7 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
             a.max_force = test_rng_range(&rng, 0.05f, 4.0f);
             a.mass = test_rng_range(&rng, 0.5f, 2.0f);
         }
-        a.group = groups[i % 10 == 9];
+        a.group = groups[i % 10 == 9 ? 1 : i % 10 == 8 ? 2 : 0];
         if (!cfg->periodic && i < 5) {
             /* Rows 0 and 1 meet head on at one point (the avoidance's
              * away offset is zero: the scalar sidestep); rows 2 to 4
