@@ -101,16 +101,21 @@ static int flee_offset(const steer_ctx *a, const float x[3], float speed,
  * target by up to v dt / 2 before coming back. An agent that cannot
  * accelerate can never stop in time: the distance is infinite and arrive
  * asks for no speed at all. */
-static float default_braking(const steer_ctx *a) {
-    if (!(a->max_speed > 0.0f))
+float steer_default_braking(float mass, float max_force, float max_speed,
+                            float dt) {
+    if (!(max_speed > 0.0f))
         return 0.0f;
-    if (!(a->max_force > 0.0f))
+    if (!(max_force > 0.0f))
         return INFINITY;
     /* In double, where no product of floats can overflow. */
-    double v = (double)a->max_speed;
-    double D = v * v * (double)a->mass / (2.0 * (double)a->max_force) +
-               v * (double)a->dt;
+    double v = (double)max_speed;
+    double D =
+        v * v * (double)mass / (2.0 * (double)max_force) + v * (double)dt;
     return D <= (double)FLT_MAX ? (float)D : INFINITY;
+}
+
+static float default_braking(const steer_ctx *a) {
+    return steer_default_braking(a->mass, a->max_force, a->max_speed, a->dt);
 }
 
 /* Arrive at the point at offset x: seek speed outside D; inside, s_t f(d /

@@ -16,6 +16,13 @@
 int steer_arrive(const steer_ctx *a, const float x[3], float speed,
                  float braking, throng_arrive_ramp ramp, float F[3]);
 
+/* Arrive's default braking distance (seed 004's stopping distance plus one
+ * step of travel, see steer_agent.c) for an agent of these limits: 0 when
+ * it cannot move, infinity when it cannot accelerate. The vector finish
+ * computes it per lane through this very function. */
+float steer_default_braking(float mass, float max_force, float max_speed,
+                            float dt);
+
 /* The agent family's force for behaviour b (see steer_agent.c). `s`
  * holds what the neighbour walk saw (zeros when the group needs no walk). */
 int steer_agent_force(const steer_ctx *a, const throng_behaviour *b,

@@ -417,8 +417,225 @@ TEST(finish_paths_match_scalar) {
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Recipes the vector paths finish on their lanes                           */
+/* ------------------------------------------------------------------------ */
+
+/* One group of every combine mode at a time whose list the vector finish
+ * takes (seek to a fixed point, flee and arrive to the agent's own point,
+ * pursue and evade its target agent, unaligned collision avoidance, the
+ * flocking rules, a cruising wander in some) holds most agents, in runs of rows that fill the lanes; a tenth
+ * are in a group whose list (offset pursuit) it does not take and a tenth
+ * in another it takes, so lanes mix groups. Some agents stand on their target (arrive and flee at a
+ * zero offset), some targets lie on the fixed point, limits differ per
+ * agent in some worlds, and target agents are removed. The world's hash
+ * after `steps` steps on `path`. */
+typedef struct lanes_world {
+    int dims;
+    throng_combine_mode mode;
+    int periodic;
+    int cruise;    /* a wander with no turn (the vector cruise) */
+    int uniform;   /* one mass and max force for all agents */
+    int inverse;   /* inverse-distance separation */
+    int linear;    /* arrive's linear ramp, evade's fixed prediction */
+    int pursuit;   /* pursue and evade listed with a weight */
+    float braking; /* arrive's braking distance (0: the default) */
+} lanes_world;
+
+static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
+    const int dims = cfg->dims;
+    /* The periodic box is [0, 12) along each axis; an unbounded crowd
+     * stands off the origin, where the rare agents below stand alone. */
+    const float o = cfg->periodic ? 6.0f : 15.0f;
+    const float fixed[3] = { 1.0f + o, -2.0f + o, dims == 3 ? 0.5f + o : 0.0f };
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.threads = 1;
+    d.seed = 77u;
+    if (cfg->periodic) {
+        d.boundary = THRONG_BOUNDARY_PERIODIC;
+        for (int k = 0; k < 3; k++)
+            d.box_size[k] = 12.0f;
+    }
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return 0;
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return 1;
+    }
+    throng_group groups[3];
+    throng_group_def g = throng_group_def_default();
+    g.combine = cfg->mode;
+    g.flocking.separation_weight = 1.5f;
+    g.flocking.alignment_weight = 0.4f;
+    g.flocking.cohesion_weight = 0.3f;
+    g.flocking.separation_priority = 3;
+    g.flocking.alignment_priority = -1;
+    g.flocking.cohesion_priority = -2;
+    if (cfg->inverse)
+        g.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    if (cfg->cruise) {
+        g.wander.weight = 0.3f;
+        g.wander.max_turn_rate = 0.0f;
+        g.wander.max_turn_change = 0.0f;
+        g.wander.priority = 1;
+    }
+    int ok = throng_group_create(w, &g, &groups[0]) == THRONG_OK;
+    static const throng_behaviour_kind kinds[6] = {
+        THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, THRONG_BEHAVIOUR_SEEK,
+        THRONG_BEHAVIOUR_ARRIVE,           THRONG_BEHAVIOUR_FLEE,
+        THRONG_BEHAVIOUR_PURSUE,           THRONG_BEHAVIOUR_EVADE,
+    };
+    for (int b = 0; b < 6 && ok; b++) {
+        throng_behaviour be = throng_behaviour_default(kinds[b]);
+        be.priority = 4 - 2 * b;
+        /* Without pursuit, pursue and evade are listed with weight 0:
+         * never computed. */
+        be.weight = b >= 4 && !cfg->pursuit ? 0.0f : 0.4f + 0.3f * (float)b;
+        be.speed_factor = 0.5f + 0.1f * (float)b;
+        if (kinds[b] == THRONG_BEHAVIOUR_SEEK) {
+            be.u.seek.source = THRONG_TARGET_FIXED_POINT;
+            memcpy(be.u.seek.point, fixed, sizeof fixed);
+        } else if (kinds[b] == THRONG_BEHAVIOUR_ARRIVE) {
+            be.u.seek.braking_distance = cfg->braking;
+            be.u.seek.ramp =
+                cfg->linear ? THRONG_ARRIVE_LINEAR : THRONG_ARRIVE_SMOOTH;
+        } else if (kinds[b] == THRONG_BEHAVIOUR_FLEE) {
+            be.u.seek.flee_range = 3.0f;
+        } else if (kinds[b] == THRONG_BEHAVIOUR_AVOID_NEIGHBOURS) {
+            be.u.unaligned.horizon = 3.0f;
+        } else if (kinds[b] == THRONG_BEHAVIOUR_PURSUE) {
+            be.u.pursue.max_prediction = cfg->braking > 0.0f ? 0.7f : 0.0f;
+        } else {
+            be.u.pursue.evade_range = 2.5f;
+            be.u.pursue.prediction_time = cfg->linear ? 0.4f : 0.0f;
+        }
+        ok = throng_group_add_behaviour(w, groups[0], &be, NULL) == THRONG_OK;
+    }
+    g.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    ok = ok && throng_group_create(w, &g, &groups[1]) == THRONG_OK;
+    throng_behaviour offset =
+        throng_behaviour_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
+    ok = ok &&
+         throng_group_add_behaviour(w, groups[1], &offset, NULL) == THRONG_OK;
+    /* A second group the vector finish takes, combined otherwise. */
+    g.combine = cfg->mode == THRONG_COMBINE_PRIORITY
+                    ? THRONG_COMBINE_WEIGHTED_AVERAGE
+                    : THRONG_COMBINE_PRIORITY;
+    ok = ok && throng_group_create(w, &g, &groups[2]) == THRONG_OK;
+    for (int b = 0; b < 2 && ok; b++) {
+        throng_behaviour be = throng_behaviour_default(
+            b ? THRONG_BEHAVIOUR_AVOID_NEIGHBOURS : THRONG_BEHAVIOUR_ARRIVE);
+        be.priority = b;
+        be.weight = 0.8f + (float)b;
+        ok = throng_group_add_behaviour(w, groups[2], &be, NULL) == THRONG_OK;
+    }
+    test_rng rng = test_rng_make(23u + (uint64_t)cfg->mode);
+    enum {
+        AGENTS = 1500
+    };
+    static throng_agent h[AGENTS];
+    static float start[AGENTS][3];
+    for (int i = 0; i < AGENTS && ok; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        for (int k = 0; k < dims; k++) {
+            a.position[k] = o + test_rng_range(&rng, -5.0f, 5.0f);
+            a.velocity[k] = test_rng_range(&rng, -0.9f, 0.9f);
+            start[i][k] = a.position[k];
+        }
+        if (!cfg->uniform) {
+            a.max_force = test_rng_range(&rng, 0.05f, 4.0f);
+            a.mass = test_rng_range(&rng, 0.5f, 2.0f);
+        }
+        a.group = groups[i % 10 == 9 ? 1 : i % 10 == 8 ? 2 : 0];
+        if (!cfg->periodic && i < 5) {
+            /* Rows 0 and 1 meet head on at one point (the avoidance's
+             * away offset is zero: the scalar sidestep); rows 2 to 4
+             * stand within 1e-30 m of their target at the origin (a
+             * square that vanishes). All in the listed group. */
+            memset(a.velocity, 0, sizeof a.velocity);
+            a.group = groups[0];
+            if (i < 2) {
+                a.position[0] = i == 0 ? -20.0f : -19.2f;
+                a.position[1] = -20.0f;
+                a.position[2] = dims == 3 ? -20.0f : 0.0f;
+                a.velocity[0] = i == 0 ? 1.0f : -1.0f;
+            } else {
+                a.position[0] = 1e-30f * (float)(i - 1);
+                a.position[1] = -1e-30f;
+                a.position[2] = 0.0f;
+            }
+            memcpy(start[i], a.position, sizeof start[i]);
+        }
+        ok = throng_agent_add(w, &a, &h[i]) == THRONG_OK;
+    }
+    for (int i = 0; i < AGENTS && ok; i++) {
+        float p[3] = { o + test_rng_range(&rng, -4.0f, 4.0f),
+                       o + test_rng_range(&rng, -4.0f, 4.0f),
+                       dims == 3 ? o + test_rng_range(&rng, -4.0f, 4.0f)
+                                 : 0.0f };
+        if (!cfg->periodic && i >= 2 && i < 5)
+            memset(p, 0, sizeof p);
+        else if (i % 13 == 3) /* on the target: arrive and flee at zero */
+            memcpy(p, start[i], sizeof p);
+        else if (i % 13 == 7) /* the fixed point */
+            memcpy(p, fixed, sizeof p);
+        ok = throng_agent_set_target_point(w, h[i], p) == THRONG_OK &&
+             throng_agent_set_target_agent(
+                 w, h[i],
+                 h[((uint32_t)i + 1u + test_rng_below(&rng, AGENTS - 1)) %
+                   AGENTS]) == THRONG_OK;
+    }
+    for (int s = 0; s < steps && ok; s++) {
+        ok = throng_world_step(w, 0.05f) == THRONG_OK;
+        if (s == steps / 3)
+            for (int i = 0; i < AGENTS && ok; i += 17)
+                ok = throng_agent_remove(w, h[i]) == THRONG_OK;
+    }
+    uint64_t hash = ok ? throng_world_hash(w) : 0;
+    throng_world_destroy(w);
+    return hash;
+}
+
+TEST(finish_lanes_match_scalar) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    static const throng_combine_mode modes[3] = {
+        THRONG_COMBINE_WEIGHTED_SUM, THRONG_COMBINE_WEIGHTED_AVERAGE,
+        THRONG_COMBINE_PRIORITY
+    };
+    for (int v = 0; v < 12; v++) {
+        const lanes_world cfg = {
+            .dims = 2 + (v & 1),
+            .mode = modes[(v >> 1) % 3],
+            .periodic = v % 5 == 2,
+            .cruise = v % 3 != 1,
+            .uniform = v % 4 == 3,
+            .inverse = v % 3 == 2,
+            .linear = v % 5 == 1,
+            .pursuit = v % 4 != 0,
+            .braking = v % 4 == 1 ? 2.5f : 0.0f,
+        };
+        uint64_t scalar = run_lanes(&cfg, "scalar", 30);
+        REQUIRE(scalar > 1);
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            uint64_t got = run_lanes(&cfg, paths[p], 30);
+            if (got == 1)
+                continue; /* not on this CPU or build */
+            if (got != scalar)
+                runner_fail(__FILE__, __LINE__,
+                            "world %d (%dD, mode %d): %s path gives %016llx, "
+                            "scalar %016llx",
+                            v, cfg.dims, (int)cfg.mode, paths[p],
+                            (unsigned long long)got,
+                            (unsigned long long)scalar);
+        }
+    }
+}
+
 void register_finish_tests(void) {
     REGISTER(finish_matches_reference_2d);
     REGISTER(finish_matches_reference_3d);
     REGISTER(finish_paths_match_scalar);
+    REGISTER(finish_lanes_match_scalar);
 }
