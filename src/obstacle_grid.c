@@ -305,8 +305,8 @@ static int env_grid_build(throng_world *w, const geometry *geo, geo_grid *g) {
         if (o->kind == GEO_SPHERE || o->kind == GEO_BOX) {
             geo_bounds(o, b, b + 3);
         } else {
-            b[0] = b[1] = b[2] = INFINITY;
-            b[3] = b[4] = b[5] = -INFINITY;
+            b[0] = b[1] = b[2] = (double)INFINITY;
+            b[3] = b[4] = b[5] = -(double)INFINITY;
         }
     }
     return 0;

@@ -68,8 +68,8 @@ static inline void env_obstacle_bounds(const geometry *geo, uint32_t i,
         geo_bounds(o, lo, hi);
         return;
     }
-    lo[0] = lo[1] = lo[2] = INFINITY;
-    hi[0] = hi[1] = hi[2] = -INFINITY;
+    lo[0] = lo[1] = lo[2] = (double)INFINITY;
+    hi[0] = hi[1] = hi[2] = -(double)INFINITY;
 }
 
 /* Before a step: brings the obstacle grid up to date; nonzero when out of

@@ -619,7 +619,7 @@ static void pick_fine(picker *p, const cap_fine *f, uint32_t range) {
             pick_prune(p);
             /* Rings k and beyond lie past the box of rings 0 .. k-1 on
              * some side where the grid goes on. */
-            double lb = INFINITY;
+            double lb = (double)INFINITY;
             int more = 0;
             for (int a = 0; a < dims; a++) {
                 if (at[a] - k >= 0) {
@@ -770,7 +770,7 @@ static double outside_cell_gap2(const throng_world *w, uint32_t t) {
     flock_cell_of(w, t, c);
     const float pf[3] = { w->col.px[t], w->col.py[t],
                           w->dims == 3 ? w->col.pz[t] : 0.0f };
-    double gap = INFINITY;
+    double gap = (double)INFINITY;
     const int dims = w->dims == 3 ? 3 : 2;
     for (int a = 0; a < dims; a++) {
         const double x = (double)pf[a];
