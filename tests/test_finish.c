@@ -482,18 +482,19 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         g.wander.priority = 1;
     }
     int ok = throng_group_create(w, &g, &groups[0]) == THRONG_OK;
-    static const throng_behaviour_kind kinds[6] = {
+    static const throng_behaviour_kind kinds[7] = {
         THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, THRONG_BEHAVIOUR_SEEK,
         THRONG_BEHAVIOUR_ARRIVE,           THRONG_BEHAVIOUR_FLEE,
         THRONG_BEHAVIOUR_PURSUE,           THRONG_BEHAVIOUR_EVADE,
+        THRONG_BEHAVIOUR_FOLLOW_LEADER,
     };
-    for (int b = 0; b < 6 && ok; b++) {
+    for (int b = 0; b < 7 && ok; b++) {
         throng_behaviour be = throng_behaviour_default(kinds[b]);
         be.priority = 4 - 2 * b;
         /* Without pursuit, pursue and evade are listed with weight 0:
          * never computed. */
         be.weight = b >= 4 && !cfg->pursuit ? 0.0f : 0.4f + 0.3f * (float)b;
-        be.speed_factor = 0.5f + 0.1f * (float)b;
+        be.speed_factor = 0.4f + 0.1f * (float)b;
         if (kinds[b] == THRONG_BEHAVIOUR_SEEK) {
             be.u.seek.source = THRONG_TARGET_FIXED_POINT;
             memcpy(be.u.seek.point, fixed, sizeof fixed);
@@ -505,6 +506,12 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
             be.u.seek.flee_range = 3.0f;
         } else if (kinds[b] == THRONG_BEHAVIOUR_AVOID_NEIGHBOURS) {
             be.u.unaligned.horizon = 3.0f;
+        } else if (kinds[b] == THRONG_BEHAVIOUR_FOLLOW_LEADER) {
+            /* A wide corridor, so many followers stand in it. */
+            be.u.leader.clearance_length = 4.0f;
+            be.u.leader.clearance_width = 2.0f;
+            be.u.leader.behind = cfg->linear ? 0.0f : 1.5f;
+            be.u.leader.braking_distance = cfg->braking;
         } else if (kinds[b] == THRONG_BEHAVIOUR_PURSUE) {
             be.u.pursue.max_prediction = cfg->braking > 0.0f ? 0.7f : 0.0f;
         } else {
