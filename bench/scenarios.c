@@ -636,7 +636,7 @@ static const scenario_param crossing_params[] = {
  * which may place two bodies on each other, has spread. */
 static const scenario_range crossing_ranges[] = {
     { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
-    { SCENARIO_FIGURE_SEPARATION, 0.6, INFINITY, 200,
+    { SCENARIO_FIGURE_SEPARATION, 0.6, (double)INFINITY, 200,
       "centres at least two body radii apart" },
 };
 
@@ -824,7 +824,7 @@ static const scenario_param path_params[] = {
 /* As crossing2d: bodies apart once the random start has spread. */
 static const scenario_range path_ranges[] = {
     { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
-    { SCENARIO_FIGURE_SEPARATION, 0.6, INFINITY, 200,
+    { SCENARIO_FIGURE_SEPARATION, 0.6, (double)INFINITY, 200,
       "centres at least two body radii apart" },
 };
 

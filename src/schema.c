@@ -63,9 +63,9 @@ const size_t schema_struct_count = SCHEMA_S_COUNT;
       .when_value = (wv),                                                \
       .when_kinds = (wk),                                                \
       .unit = (unit_),                                                   \
-      .lo = (lo_),                                                       \
-      .hi = (hi_),                                                       \
-      .dflt = (dflt_) },
+      .lo = (double)(lo_),                                               \
+      .hi = (double)(hi_),                                               \
+      .dflt = (double)(dflt_) },
 const schema_field schema_fields[] = { THRONG_SCHEMA_PARAMS(FIELD_INFO) };
 const size_t schema_field_count =
     sizeof schema_fields / sizeof schema_fields[0];
