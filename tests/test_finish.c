@@ -423,9 +423,10 @@ TEST(finish_paths_match_scalar) {
 
 /* One group of every combine mode at a time whose list the vector finish
  * takes (seek to a fixed point, flee and arrive to the agent's own point,
- * pursue and evade its target agent, unaligned collision avoidance, the
- * flocking rules, a cruising wander in some) holds most agents, in runs of rows that fill the lanes; a tenth
- * are in a group whose list (offset pursuit) it does not take and a tenth
+ * pursue, evade, offset pursuit and leader following of its target agent,
+ * unaligned collision avoidance, the flocking rules, a cruising wander in
+ * some) holds most agents, in runs of rows that fill the lanes; a tenth
+ * are in a group whose list (wall following) it does not take and a tenth
  * in another it takes, so lanes mix groups. Some agents stand on their target (arrive and flee at a
  * zero offset), some targets lie on the fixed point, limits differ per
  * agent in some worlds, and target agents are removed. The world's hash
@@ -482,19 +483,19 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         g.wander.priority = 1;
     }
     int ok = throng_group_create(w, &g, &groups[0]) == THRONG_OK;
-    static const throng_behaviour_kind kinds[7] = {
+    static const throng_behaviour_kind kinds[8] = {
         THRONG_BEHAVIOUR_AVOID_NEIGHBOURS, THRONG_BEHAVIOUR_SEEK,
         THRONG_BEHAVIOUR_ARRIVE,           THRONG_BEHAVIOUR_FLEE,
         THRONG_BEHAVIOUR_PURSUE,           THRONG_BEHAVIOUR_EVADE,
-        THRONG_BEHAVIOUR_FOLLOW_LEADER,
+        THRONG_BEHAVIOUR_FOLLOW_LEADER,    THRONG_BEHAVIOUR_OFFSET_PURSUIT,
     };
-    for (int b = 0; b < 7 && ok; b++) {
+    for (int b = 0; b < 8 && ok; b++) {
         throng_behaviour be = throng_behaviour_default(kinds[b]);
         be.priority = 4 - 2 * b;
         /* Without pursuit, pursue and evade are listed with weight 0:
          * never computed. */
         be.weight = b >= 4 && !cfg->pursuit ? 0.0f : 0.4f + 0.3f * (float)b;
-        be.speed_factor = 0.4f + 0.1f * (float)b;
+        be.speed_factor = b < 7 ? 0.4f + 0.1f * (float)b : 0.95f;
         if (kinds[b] == THRONG_BEHAVIOUR_SEEK) {
             be.u.seek.source = THRONG_TARGET_FIXED_POINT;
             memcpy(be.u.seek.point, fixed, sizeof fixed);
@@ -514,6 +515,16 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
             be.u.leader.braking_distance = cfg->braking;
         } else if (kinds[b] == THRONG_BEHAVIOUR_PURSUE) {
             be.u.pursue.max_prediction = cfg->braking > 0.0f ? 0.7f : 0.0f;
+        } else if (kinds[b] == THRONG_BEHAVIOUR_OFFSET_PURSUIT) {
+            /* Behind, beside and above the target; a fixed or a capped
+             * look-ahead, or none. */
+            be.u.pursue.offset[0] = -1.0f;
+            be.u.pursue.offset[1] = 0.5f;
+            be.u.pursue.offset[2] = 0.3f;
+            be.u.pursue.prediction_time = cfg->linear ? 0.4f : 0.0f;
+            be.u.pursue.max_prediction =
+                cfg->braking > 0.0f && !cfg->linear ? 0.7f : 0.0f;
+            be.u.pursue.braking_distance = cfg->braking;
         } else {
             be.u.pursue.evade_range = 2.5f;
             be.u.pursue.prediction_time = cfg->linear ? 0.4f : 0.0f;
@@ -522,10 +533,10 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
     }
     g.combine = THRONG_COMBINE_WEIGHTED_SUM;
     ok = ok && throng_group_create(w, &g, &groups[1]) == THRONG_OK;
-    throng_behaviour offset =
-        throng_behaviour_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
+    throng_behaviour wall =
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_WALL);
     ok = ok &&
-         throng_group_add_behaviour(w, groups[1], &offset, NULL) == THRONG_OK;
+         throng_group_add_behaviour(w, groups[1], &wall, NULL) == THRONG_OK;
     /* A second group the vector finish takes, combined otherwise. */
     g.combine = cfg->mode == THRONG_COMBINE_PRIORITY
                     ? THRONG_COMBINE_WEIGHTED_AVERAGE
