@@ -199,10 +199,15 @@ env_corridor(const throng_behaviour *b, const double p[3], const double v[3],
              const double f[3], double R, double lo[3], double hi[3]) {
     const double L = (double)b->u.avoid.min_length +
                      sqrt(env_dot(v, v)) * (double)b->u.avoid.lookahead_time;
+    /* Two selects, each of the form of one minimum or maximum
+     * instruction, rather than a branch on the heading's sign; the
+     * second is (p < e ? e : p) for the finite p and e here. */
     for (int k = 0; k < 3; k++) {
-        double e = p[k] + L * f[k];
-        lo[k] = (p[k] < e ? p[k] : e) - R;
-        hi[k] = (p[k] < e ? e : p[k]) + R;
+        const double e = p[k] + L * f[k];
+        const double low = p[k] < e ? p[k] : e;
+        const double high = p[k] >= e ? p[k] : e;
+        lo[k] = low - R;
+        hi[k] = high + R;
     }
     return L;
 }
@@ -299,8 +304,10 @@ static int env_row_corridors(env_run *run, const throng_world *w, uint32_t t,
             run->row_f[k][u] = f[k];
             run->row_lo[k][u] = blo[k];
             run->row_hi[k][u] = bhi[k];
-            lo[k] = have && lo[k] < blo[k] ? lo[k] : blo[k];
-            hi[k] = have && hi[k] > bhi[k] ? hi[k] : bhi[k];
+            const double low = lo[k] < blo[k] ? lo[k] : blo[k];
+            const double high = hi[k] > bhi[k] ? hi[k] : bhi[k];
+            lo[k] = have ? low : blo[k];
+            hi[k] = have ? high : bhi[k];
         }
         any = have = 1;
     }
