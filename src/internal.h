@@ -170,6 +170,7 @@ struct flock_run;
 struct flock_sums;
 struct flock_counts;
 struct kept_neighbour;
+struct env_run;
 
 typedef struct key_entry key_entry;
 typedef struct name_entry name_entry;
@@ -324,6 +325,9 @@ struct throng_world {
     /* The neighbour cap's scan of the same path (steer_flock.h). */
     uint32_t (*cap_scan)(const struct flock_run *, uint32_t, uint32_t,
                          struct kept_neighbour *, struct flock_counts *);
+    /* Obstacle avoidance's test of a run's rows on the path's lanes
+     * (steer_env.h), or NULL for the scalar test row by row. */
+    void (*env_lanes)(struct env_run *, uint32_t);
 
     char error[256];
 };

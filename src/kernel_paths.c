@@ -7,6 +7,7 @@
 #include "kernel_paths.h"
 #include "internal.h"
 #include "steer_flock.h"
+#include "steer_env.h"
 #include "integrate.h"
 #include "simd.h"
 
@@ -24,24 +25,25 @@ typedef struct kernel_path {
     flock_cap_scan_fn cap_scan;
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
     void (*integrate_3d)(throng_world *, uint32_t, uint32_t, float);
+    env_lanes_fn env_lanes;
 } kernel_path;
 
 static const kernel_path paths[] = {
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__x86_64__)
     { THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
-      integrate_2d_avx512, integrate_3d_avx512 },
+      integrate_2d_avx512, integrate_3d_avx512, env_avoid_lanes_avx512 },
     { THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
-      integrate_2d_avx2, integrate_3d_avx2 },
+      integrate_2d_avx2, integrate_3d_avx2, env_avoid_lanes_avx2 },
     { THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
-      integrate_2d_sse2, integrate_3d_sse2 },
+      integrate_2d_sse2, integrate_3d_sse2, env_avoid_lanes_sse2 },
 #endif
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
     /* AdvSIMD is part of the aarch64 base architecture. */
     { THRONG_SIMD_NEON, flock_kernel_neon, flock_cap_scan_neon,
-      integrate_2d_neon, integrate_3d_neon },
+      integrate_2d_neon, integrate_3d_neon, env_avoid_lanes_neon },
 #endif
     { THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
-      NULL },
+      NULL, NULL },
 };
 #define PATH_COUNT (sizeof paths / sizeof paths[0])
 
@@ -57,6 +59,7 @@ int world_use_simd(throng_world *w, throng_simd simd) {
     w->cap_scan = p->cap_scan;
     w->integrate_2d = p->integrate_2d;
     w->integrate_3d = p->integrate_3d;
+    w->env_lanes = p->env_lanes;
     w->simd = p->id;
     w->simd_name = throng_simd_name(p->id);
     return 0;

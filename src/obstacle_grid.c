@@ -375,18 +375,22 @@ uint32_t env_obstacles_in_box(const throng_world *w, const double lo[3],
     int32_t clo[3], chi[3];
     if (g->cell_count == 0 || !env_cell_range(g, dims, lo, hi, clo, chi))
         return 0;
+    /* The cells of a row along x are neighbours in the lists: one walk
+     * over their entries, not one loop per cell (most hold none or one,
+     * and a loop per cell mispredicts where each ends). */
     for (int32_t z = clo[2]; z <= chi[2]; z++)
-        for (int32_t y = clo[1]; y <= chi[1]; y++)
-            for (int32_t x = clo[0]; x <= chi[0]; x++) {
-                const uint32_t c = (uint32_t)((z * g->n[1] + y) * g->n[0] + x);
-                for (uint32_t j = g->start[c]; j < g->start[c + 1]; j++) {
-                    const uint32_t i = g->items[j];
-                    const double *b = &g->bounds[6u * i];
-                    if (geo_box_overlap(b, b + 3, lo, hi, dims) &&
-                        !env_insert_id(ids, &n, cap, i))
-                        return cap + 1u;
-                }
+        for (int32_t y = clo[1]; y <= chi[1]; y++) {
+            const uint32_t c = (uint32_t)((z * g->n[1] + y) * g->n[0]);
+            const uint32_t from = g->start[c + (uint32_t)clo[0]];
+            const uint32_t to = g->start[c + (uint32_t)chi[0] + 1u];
+            for (uint32_t j = from; j < to; j++) {
+                const uint32_t i = g->items[j];
+                const double *b = &g->bounds[6u * i];
+                if (geo_box_overlap(b, b + 3, lo, hi, dims) &&
+                    !env_insert_id(ids, &n, cap, i))
+                    return cap + 1u;
             }
+        }
     return n;
 }
 

@@ -194,15 +194,20 @@ static double env_box_inside(const geo_object *o, double R, const double p[3],
 /* The corridor of an agent at p, heading f at velocity v, of radius R,
  * for avoidance b: its length L (returned) and its bounds [lo, hi], the
  * segment p .. p + L f grown by R. */
-static double env_corridor(const throng_behaviour *b, const double p[3],
-                           const double v[3], const double f[3], double R,
-                           double lo[3], double hi[3]) {
+static inline __attribute__((always_inline)) double
+env_corridor(const throng_behaviour *b, const double p[3], const double v[3],
+             const double f[3], double R, double lo[3], double hi[3]) {
     const double L = (double)b->u.avoid.min_length +
                      sqrt(env_dot(v, v)) * (double)b->u.avoid.lookahead_time;
+    /* Two selects, each of the form of one minimum or maximum
+     * instruction, rather than a branch on the heading's sign; the
+     * second is (p < e ? e : p) for the finite p and e here. */
     for (int k = 0; k < 3; k++) {
-        double e = p[k] + L * f[k];
-        lo[k] = (p[k] < e ? p[k] : e) - R;
-        hi[k] = (p[k] < e ? e : p[k]) + R;
+        const double e = p[k] + L * f[k];
+        const double low = p[k] < e ? p[k] : e;
+        const double high = p[k] >= e ? p[k] : e;
+        lo[k] = low - R;
+        hi[k] = high + R;
     }
     return L;
 }
@@ -225,10 +230,10 @@ typedef struct env_threats {
  * heading f with radius R and look-ahead L. The nearest hit and the
  * deepest overlap win, ties to the lower id, so the order in which the
  * candidates come (and whether one comes twice) changes nothing. */
-static inline void env_avoid_test(const geo_object *o, uint32_t i,
-                                  const double p[3], const double f[3],
-                                  double R, double L, int dims,
-                                  env_threats *th) {
+static inline __attribute__((always_inline)) void
+env_avoid_test(const geo_object *o, uint32_t i, const double p[3],
+               const double f[3], double R, double L, int dims,
+               env_threats *th) {
     double t, d;
     if (o->kind == GEO_SPHERE) {
         double c[3];
@@ -293,15 +298,44 @@ static int env_row_corridors(env_run *run, const throng_world *w, uint32_t t,
         const double L = env_corridor(b, p, v, f, R, blo, bhi);
         run->row_b[u] = any ? NULL : b;
         run->row_L[u] = L;
+        run->row_R[u] = R;
         for (int k = 0; k < 3; k++) {
+            run->row_p[k][u] = p[k];
+            run->row_f[k][u] = f[k];
             run->row_lo[k][u] = blo[k];
             run->row_hi[k][u] = bhi[k];
-            lo[k] = have && lo[k] < blo[k] ? lo[k] : blo[k];
-            hi[k] = have && hi[k] > bhi[k] ? hi[k] : bhi[k];
+            const double low = lo[k] < blo[k] ? lo[k] : blo[k];
+            const double high = hi[k] > bhi[k] ? hi[k] : bhi[k];
+            lo[k] = have ? low : blo[k];
+            hi[k] = have ? high : bhi[k];
         }
         any = have = 1;
     }
     return any;
+}
+
+/* Tests the rows of the run's group on a vector path's lanes. The rows
+ * that did not keep their corridor (and those after the group, up to a
+ * whole block) get an empty one, which overlaps no candidate, so every
+ * lane computes on defined numbers. */
+static void env_run_lanes(env_run *run, env_lanes_fn lanes) {
+    const uint32_t rows = run->stop - run->first;
+    const uint32_t padded =
+        (rows + ENV_LANE_BLOCK - 1u) / ENV_LANE_BLOCK * ENV_LANE_BLOCK;
+    for (uint32_t u = 0; u < padded; u++) {
+        if (u < rows && run->row_b[u])
+            continue;
+        run->row_L[u] = 0.0;
+        run->row_R[u] = 0.0;
+        for (int k = 0; k < 3; k++) {
+            run->row_p[k][u] = 0.0;
+            run->row_f[k][u] = 0.0;
+            run->row_lo[k][u] = (double)INFINITY;
+            run->row_hi[k][u] = -(double)INFINITY;
+        }
+    }
+    lanes(run, padded);
+    run->tested = 1;
 }
 
 void steer_env_run_begin(env_run *run, uint32_t begin, uint32_t end) {
@@ -309,6 +343,7 @@ void steer_env_run_begin(env_run *run, uint32_t begin, uint32_t end) {
     run->end = end;
     run->first = run->stop = begin;
     run->usable = 0;
+    run->tested = 0;
     run->count = 0;
 }
 
@@ -329,6 +364,7 @@ static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
         run->end - from > ENV_RUN_ROWS ? from + ENV_RUN_ROWS : run->end;
     run->first = from;
     run->usable = 0;
+    run->tested = 0;
     run->count = 0;
     /* A row with no other avoiding row after it has nothing to share:
      * it queries alone (scenes that mix many groups mostly look so). */
@@ -372,16 +408,25 @@ static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
         env_obstacles_in_box(w, run->lo, run->hi, run->id, ENV_RUN_CAPACITY);
     if (n > ENV_RUN_CAPACITY)
         return;
+    int spheres = 1;
     for (uint32_t j = 0; j < n; j++) {
         double olo[3], ohi[3];
         env_obstacle_bounds(geo, run->id[j], olo, ohi);
+        const geo_object *o = &geo->objects[run->id[j]];
+        spheres &= o->kind == GEO_SPHERE;
         for (int k = 0; k < 3; k++) {
             run->blo[k][j] = olo[k];
             run->bhi[k][j] = ohi[k];
+            run->centre[k][j] = (double)o->a[k];
         }
+        run->radius[j] = (double)o->r;
     }
     run->count = n;
     run->usable = 1;
+    run->spheres = spheres;
+    run->three = dims == 3;
+    if (spheres && w->env_lanes)
+        env_run_lanes(run, w->env_lanes);
 }
 
 static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
@@ -429,7 +474,11 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
     /* The nearest threat ahead, and the deepest overlap, if any, among
      * the obstacles whose bounds overlap the corridor's. */
     env_threats th = { UINT32_MAX, UINT32_MAX, DBL_MAX, 0.0 };
-    if (shared) {
+    if (shared && run->tested && run->row_b[slot] == b) {
+        /* The vector path tested this very corridor already. */
+        th.hit = run->row_hit[slot];
+        th.inside = run->row_inside[slot];
+    } else if (shared) {
         const uint32_t n = run->count;
         /* Screen the candidates by bounds without a branch per
          * candidate (which way it goes is a coin toss), then test the
@@ -506,8 +555,12 @@ static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
     double lateral[3], u[3];
     for (int k = 0; k < 3; k++)
         lateral[k] = m[k] - along * f[k];
+    /* env_unit(lateral) would divide by this very length, > 0 here. */
     double lat = sqrt(env_dot(lateral, lateral));
-    if (!(lat > ENV_DEAD_AHEAD * sqrt(env_dot(m, m))) || !env_unit(lateral, u))
+    if (lat > ENV_DEAD_AHEAD * sqrt(env_dot(m, m)))
+        for (int k = 0; k < 3; k++)
+            u[k] = lateral[k] / lat;
+    else
         memcpy(u, side, sizeof u);
     double forward = env_dot(v, f);
     for (int k = 0; k < 3; k++)

@@ -31,11 +31,38 @@ typedef struct env_run {
     const throng_behaviour *row_b[ENV_RUN_ROWS];
     double row_lo[3][ENV_RUN_ROWS], row_hi[3][ENV_RUN_ROWS];
     double row_L[ENV_RUN_ROWS];
+    /* Per row of the group, as the fill loaded them for the corridor:
+     * position, heading and radius. */
+    double row_p[3][ENV_RUN_ROWS], row_f[3][ENV_RUN_ROWS];
+    double row_R[ENV_RUN_ROWS];
     uint32_t count;
     /* Ascending object ids, and their bounds (geo_bounds) per axis. */
     uint32_t id[ENV_RUN_CAPACITY];
     double blo[3][ENV_RUN_CAPACITY], bhi[3][ENV_RUN_CAPACITY];
+    /* Whether every candidate is a sphere, their centres and radii, and
+     * whether the world has 3 dimensions. */
+    int spheres, three;
+    double centre[3][ENV_RUN_CAPACITY], radius[ENV_RUN_CAPACITY];
+    /* Set by a vector path's env_avoid_lanes (tested): per row of the
+     * group, the threat ahead and the overlap the scalar test would
+     * find among the candidates (UINT32_MAX: none), for the rows that
+     * kept their corridor (row_b). */
+    int tested;
+    uint32_t row_hit[ENV_RUN_ROWS], row_inside[ENV_RUN_ROWS];
 } env_run;
+
+/* The rows of a group are tested in blocks of this many lanes: the rows
+ * of a group past its last, up to a whole block, hold empty corridors. */
+#define ENV_LANE_BLOCK 8u
+
+/* A vector path's test of a run's group of `rows` rows against its
+ * candidates (all spheres), lanes across rows: run->row_hit and
+ * run->row_inside, the same ids as env_avoid's scalar screen and test. */
+typedef void (*env_lanes_fn)(env_run *run, uint32_t rows);
+void env_avoid_lanes_sse2(env_run *run, uint32_t rows);
+void env_avoid_lanes_avx2(env_run *run, uint32_t rows);
+void env_avoid_lanes_avx512(env_run *run, uint32_t rows);
+void env_avoid_lanes_neon(env_run *run, uint32_t rows);
 
 /* Sets up `run` for rows [begin, end); cheap, nothing is queried yet. */
 void steer_env_run_begin(env_run *run, uint32_t begin, uint32_t end);

@@ -10,6 +10,11 @@
  * bounds. A run that lost a candidate must show: dropping one from a
  * filled run changes some force. And stepping on 1 and 2 threads gives
  * one hash.
+ *
+ * A group whose candidates are all spheres is tested on the lanes of
+ * the world's vector path (env_avoid_lanes): the same comparisons run on
+ * worlds of spheres only, on every path this build carries, and a lane
+ * result that lost a candidate must show too.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +26,7 @@
 #include "behaviour.h"
 #include "geometry.h"
 #include "internal.h"
+#include "kernel_paths.h"
 #include "obstacle_grid.h"
 #include "steer_env.h"
 
@@ -36,12 +42,12 @@ static int ar_same(const ar_force *x, const ar_force *y) {
     return x->on == y->on && memcmp(x->F, y->F, sizeof x->F) == 0;
 }
 
-/* A world of `dims` with many overlapping spheres and boxes in a small
- * space (a few removed), two groups (one avoidance; two avoidances of
+/* A world of `dims` with many overlapping spheres and boxes (only
+ * spheres with `spheres`) in a small space (a few removed), two groups (one avoidance; two avoidances of
  * different reach) and agents scattered, inside obstacles, and heading
  * along an axis exactly tangent to an obstacle, so the corridor box
  * touches its bounds. Returns the world; *agents its agent count. */
-static throng_world *ar_world(int dims, uint64_t seed, int threads,
+static throng_world *ar_world(int dims, uint64_t seed, int threads, int spheres,
                               uint32_t *agents, throng_behaviour list[3]) {
     throng_world *w = ts_world(dims, threads, NULL);
     if (!w)
@@ -58,7 +64,7 @@ static throng_world *ar_world(int dims, uint64_t seed, int threads,
         for (int k = 0; k < dims; k++)
             c[k] = test_rng_range(&rng, 0.0f, side);
         memcpy(centre[i], c, sizeof c);
-        if (test_rng_below(&rng, 2u) == 0u) {
+        if (spheres || test_rng_below(&rng, 2u) == 0u) {
             /* Radii in quarters: exact sums at the tangent agents. */
             float r = 0.25f * (float)(1u + test_rng_below(&rng, 8u));
             reach[i] = r;
@@ -135,6 +141,10 @@ static throng_world *ar_world(int dims, uint64_t seed, int threads,
                 d.position[k] = test_rng_range(&rng, -2.0f, side + 2.0f);
                 d.velocity[k] = test_rng_range(&rng, -2.0f, 2.0f);
             }
+            /* Some stand still: a corridor of min_length along the
+             * heading. */
+            if (test_rng_below(&rng, 8u) == 0u)
+                d.velocity[0] = d.velocity[1] = d.velocity[2] = 0.0f;
         }
         throng_agent h;
         if (throng_agent_add(w, &d, &h) != THRONG_OK)
@@ -163,16 +173,41 @@ static int ar_row(const throng_world *w, uint32_t t, env_run *run,
     return n;
 }
 
-static void ar_compare(int dims) {
+/* The rows of a filled run's group rounded up to whole lane blocks, as
+ * steer_env.c hands them to the lanes. */
+static uint32_t ar_padded(const env_run *run) {
+    const uint32_t rows = run->stop - run->first;
+    return (rows + ENV_LANE_BLOCK - 1u) / ENV_LANE_BLOCK * ENV_LANE_BLOCK;
+}
+
+/* The kernel paths the comparisons run on (those this build and CPU
+ * carry): by name, and NULL for the widest. */
+static const char *const ar_paths[] = { "scalar", "sse2", "avx2",
+                                        "avx512", "neon", NULL };
+#define AR_PATHS (sizeof ar_paths / sizeof ar_paths[0])
+
+/* Compares on the world's kernel path `path` (see ar_paths); returns how
+ * many groups the lanes tested, or UINT32_MAX when the path cannot run
+ * here. */
+static uint32_t ar_compare_on(int dims, int spheres, const char *path) {
     throng_behaviour list[3];
     uint32_t agents = 0;
-    throng_world *w = ar_world(dims, dims == 2 ? 71u : 72u, 1, &agents, list);
-    REQUIRE(w != NULL);
+    throng_world *w =
+        ar_world(dims, dims == 2 ? 71u : 72u, 1, spheres, &agents, list);
+    if (!w) {
+        runner_fail(__FILE__, __LINE__, "no world");
+        return 0;
+    }
     /* One step puts the rows in cell order, as the finish sees them. */
-    REQUIRE_OK(throng_world_step(w, AR_DT));
-    REQUIRE(geometry_prepare(w) == 0);
+    CHECK_OK(throng_world_step(w, AR_DT));
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return UINT32_MAX; /* not a path of this build and CPU */
+    }
+    uint32_t tested = 0;
+    CHECK(geometry_prepare(w) == 0);
     geo_grid *g = &w->geo->grid;
-    REQUIRE(g->built && g->version == w->geo->version);
+    CHECK(g->built && g->version == w->geo->version);
 
     /* The references: each agent alone through the grid, and a scan of
      * every live object (the grid made stale). */
@@ -186,7 +221,7 @@ static void ar_compare(int dims) {
         free(run);
         free(cut);
         throng_world_destroy(w);
-        return;
+        return 0;
     }
     int busy = 0;
     for (uint32_t t = 0; t < agents; t++) {
@@ -221,7 +256,9 @@ static void ar_compare(int dims) {
                 steer_env_run_begin(run, b, e);
                 for (uint32_t t = b; t < e; t++) {
                     ar_force got[2];
+                    const uint32_t first = run->first;
                     int n = ar_row(w, t, run, got);
+                    tested += (uint32_t)(run->first != first && run->tested);
                     for (int j = 0; j < n; j++)
                         if (!ar_same(&got[j], &alone[t][j]))
                             runner_fail(__FILE__, __LINE__,
@@ -242,24 +279,35 @@ static void ar_compare(int dims) {
 
     /* A run that misses a candidate is caught: fill a group, drop one of
      * its candidates, and some row of the group must steer differently
-     * for some dropped candidate. */
-    uint32_t noticed = 0, tried = 0;
+     * for some dropped candidate; by the scalar screen, and by the lanes
+     * when they tested the group (tested again without it). */
+    uint32_t noticed = 0, tried = 0, lane_noticed = 0, lane_tried = 0;
     for (uint32_t b = 0; b + 16u <= agents; b += 16u) {
         steer_env_run_begin(run, b, b + 16u);
         ar_force first[2];
         ar_row(w, b, run, first); /* fills the group that starts at b */
         if (!run->usable || run->count == 0)
             continue;
-        for (uint32_t drop = 0; drop < run->count; drop++) {
+        for (uint32_t drop = 0; drop < 2u * run->count; drop++) {
+            const int lanes = drop >= run->count;
+            if (lanes && !run->tested)
+                break;
             memcpy(cut, run, sizeof *cut);
-            for (uint32_t j = drop; j + 1u < cut->count; j++) {
+            for (uint32_t j = drop % run->count; j + 1u < cut->count; j++) {
                 cut->id[j] = cut->id[j + 1u];
+                cut->radius[j] = cut->radius[j + 1u];
                 for (int k = 0; k < 3; k++) {
                     cut->blo[k][j] = cut->blo[k][j + 1u];
                     cut->bhi[k][j] = cut->bhi[k][j + 1u];
+                    cut->centre[k][j] = cut->centre[k][j + 1u];
                 }
             }
             cut->count--;
+            cut->tested = 0;
+            if (lanes) {
+                w->env_lanes(cut, ar_padded(cut));
+                cut->tested = 1;
+            }
             tried++;
             int differs = 0;
             for (uint32_t t = cut->first; t < cut->stop; t++) {
@@ -269,15 +317,40 @@ static void ar_compare(int dims) {
                     differs |= !ar_same(&got[j], &alone[t][j]);
             }
             noticed += (uint32_t)differs;
+            lane_tried += (uint32_t)lanes;
+            lane_noticed += (uint32_t)(lanes && differs);
         }
     }
     CHECK(tried > 100u);
     CHECK(noticed > tried / 20u);
+    CHECK(lane_noticed >= lane_tried / 20u);
+    if (tested > 0u)
+        CHECK(lane_tried > 0u && lane_noticed > 0u);
     free(run);
     free(cut);
     free(alone);
     free(scan);
     throng_world_destroy(w);
+    return tested;
+}
+
+static void ar_compare(int dims) {
+    /* Boxes and spheres, then spheres only, on every path; the scalar
+     * path never tests on lanes, a vector path does on spheres. */
+    for (int spheres = 0; spheres < 2; spheres++)
+        for (size_t i = 0; i < AR_PATHS; i++) {
+            const char *path = ar_paths[i];
+            const uint32_t tested = ar_compare_on(dims, spheres, path);
+            if (tested == UINT32_MAX)
+                continue;
+            const int scalar = path && strcmp(path, "scalar") == 0;
+            if (scalar)
+                CHECK_EQ_U64(tested, 0u);
+#if defined(THRONG_HAVE_SIMD_KERNELS)
+            if (!scalar && spheres)
+                CHECK(tested > 100u);
+#endif
+        }
 }
 
 TEST(avoid_run_matches_alone_and_scan_2d) {
@@ -285,6 +358,131 @@ TEST(avoid_run_matches_alone_and_scan_2d) {
 }
 TEST(avoid_run_matches_alone_and_scan_3d) {
     ar_compare(3);
+}
+
+/* The edges the lanes must decide as the scalar test does, built
+ * exactly in quarters so the arithmetic is exact: two threats met at the
+ * same distance and two overlaps of the same depth (the lower id wins), a
+ * threat met exactly at the corridor's end, a sphere whose bounds only
+ * touch the corridor's box (on y, and in 3D on z) and that the ray grazes,
+ * a removed sphere ahead, and an agent with nothing near. Each scene holds
+ * two agents at rest heading +x, so the rows share a group. */
+static void ar_edges(int dims) {
+    throng_world *w = ts_world(dims, 1, NULL);
+    REQUIRE(w != NULL);
+    throng_behaviour avoid =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
+    avoid.u.avoid.min_length = 5.0f;
+    avoid.u.avoid.lookahead_time = 0.0f;
+    throng_group_def gd = throng_group_def_default();
+    throng_group group = THRONG_NULL_GROUP;
+    CHECK_OK(throng_group_create(w, &gd, &group));
+    CHECK_OK(throng_group_add_behaviour(w, group, &avoid, NULL));
+    const float y = 10.0f, z = dims == 3 ? 10.0f : 0.0f;
+    enum {
+        SCENES = 7
+    };
+    /* Per scene: up to two spheres' offsets from the agent (x, y, z) and
+     * radius (0: none), and whether the first is removed. */
+    const float spheres[SCENES][2][4] = {
+        { { 5.0f, 1.0f, 0.0f, 1.0f }, { 5.0f, -1.0f, 0.0f, 1.0f } },
+        { { 5.0f, -1.0f, 0.0f, 1.0f }, { 5.0f, 1.0f, 0.0f, 1.0f } },
+        { { 0.25f, 0.0f, 0.0f, 1.0f }, { -0.25f, 0.0f, 0.0f, 1.0f } },
+        { { 6.5f, 0.0f, 0.0f, 1.0f }, { 0.0f, 0.0f, 0.0f, 0.0f } },
+        { { 3.0f, 1.5f, 0.0f, 1.0f }, { 0.0f, 0.0f, 0.0f, 0.0f } },
+        { { 3.0f, 0.0f, 1.5f, 1.0f }, { 0.0f, 0.0f, 0.0f, 0.0f } },
+        { { 3.0f, 0.0f, 0.0f, 1.0f }, { 0.0f, 0.0f, 0.0f, 0.0f } },
+    };
+    const int removed = 6;
+    for (int sc = 0; sc < SCENES; sc++) {
+        const float x = 20.0f + 40.0f * (float)sc;
+        for (int i = 0; i < 2; i++) {
+            const float *o = spheres[sc][i];
+            if (!(o[3] > 0.0f))
+                continue;
+            float c[3] = { x + o[0], y + o[1], dims == 3 ? z + o[2] : 0.0f };
+            throng_object obj;
+            CHECK_OK(add_sphere(w, c, o[3], &obj));
+            if (sc == removed)
+                CHECK_OK(throng_object_remove(w, obj));
+        }
+        for (int a = 0; a < 2; a++) {
+            throng_agent_def d = throng_agent_def_default();
+            d.group = group;
+            d.radius = 0.5f;
+            d.position[0] = x;
+            d.position[1] = y;
+            d.position[2] = z;
+            throng_agent h;
+            CHECK_OK(throng_agent_add(w, &d, &h));
+        }
+    }
+    /* A scene of nothing: quiet agents. */
+    for (int a = 0; a < 2; a++) {
+        throng_agent_def d = throng_agent_def_default();
+        d.group = group;
+        d.radius = 0.5f;
+        d.position[0] = 20.0f + 40.0f * (float)SCENES;
+        d.position[1] = y;
+        d.position[2] = z;
+        throng_agent h;
+        CHECK_OK(throng_agent_add(w, &d, &h));
+    }
+    const uint32_t agents = 2u * (SCENES + 1u);
+    REQUIRE(geometry_prepare(w) == 0);
+    env_run *run = malloc(sizeof *run);
+    REQUIRE(run != NULL);
+    for (size_t pi = 0; pi < AR_PATHS; pi++) {
+        const char *path = ar_paths[pi];
+        if (world_select_kernel(w, path) != 0)
+            continue; /* not a path of this build and CPU */
+        const int scalar = path && strcmp(path, "scalar") == 0;
+        ar_force alone[SCENES + 1][2][2];
+        int on = 0;
+        for (uint32_t t = 0; t < agents; t++) {
+            ar_row(w, t, NULL, alone[t / 2u][t % 2u]);
+            on += alone[t / 2u][t % 2u][0].on;
+        }
+        /* Every scene steers but the removed sphere's and the empty
+         * one (in 2D the z scene is a plain threat ahead). */
+        CHECK_EQ_U64((uint64_t)on, 2u * (SCENES - 1u));
+        uint32_t tested = 0;
+        steer_env_run_begin(run, 0, agents);
+        for (uint32_t t = 0; t < agents; t++) {
+            ar_force got[2];
+            const uint32_t first = run->first;
+            ar_row(w, t, run, got);
+            tested += (uint32_t)(run->first != first && run->tested);
+            if (!ar_same(&got[0], &alone[t / 2u][t % 2u][0]))
+                runner_fail(__FILE__, __LINE__,
+                            "%dD edge scene %u (%s): run %d (%g %g %g) vs "
+                            "alone %d (%g %g %g)",
+                            dims, t / 2u, path ? path : "auto", got[0].on,
+                            (double)got[0].F[0], (double)got[0].F[1],
+                            (double)got[0].F[2], alone[t / 2u][t % 2u][0].on,
+                            (double)alone[t / 2u][t % 2u][0].F[0],
+                            (double)alone[t / 2u][t % 2u][0].F[1],
+                            (double)alone[t / 2u][t % 2u][0].F[2]);
+        }
+        /* The ties went to the lower id: the mirrored scenes push apart. */
+        CHECK(alone[0][0][0].F[1] == -alone[1][0][0].F[1] &&
+              alone[0][0][0].F[1] != 0.0f);
+#if defined(THRONG_HAVE_SIMD_KERNELS)
+        if (!scalar)
+            CHECK(tested >= (uint32_t)SCENES);
+#endif
+        if (scalar)
+            CHECK_EQ_U64(tested, 0u);
+    }
+    free(run);
+    throng_world_destroy(w);
+}
+
+TEST(avoid_lanes_edges_2d) {
+    ar_edges(2);
+}
+TEST(avoid_lanes_edges_3d) {
+    ar_edges(3);
 }
 
 /* Runs are per thread: 1 and 2 threads step to the same state. */
@@ -295,7 +493,7 @@ TEST(avoid_run_threads) {
             throng_behaviour list[3];
             uint32_t agents = 0;
             throng_world *w =
-                ar_world(dims, 90u + (uint64_t)dims, threads, &agents, list);
+                ar_world(dims, 90u + (uint64_t)dims, threads, 0, &agents, list);
             REQUIRE(w != NULL);
             for (int s = 0; s < 20; s++)
                 CHECK_OK(throng_world_step(w, AR_DT));
@@ -309,5 +507,7 @@ TEST(avoid_run_threads) {
 void register_avoid_run_tests(void) {
     REGISTER(avoid_run_matches_alone_and_scan_2d);
     REGISTER(avoid_run_matches_alone_and_scan_3d);
+    REGISTER(avoid_lanes_edges_2d);
+    REGISTER(avoid_lanes_edges_3d);
     REGISTER(avoid_run_threads);
 }

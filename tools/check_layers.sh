@@ -26,7 +26,7 @@ LAYERS='
 3 spatial     grid grid_plan grid_query obstacle_grid
 4 model       group_handle geometry schema group agent world objects_read objects_add
 5 steer       steer
-6 behaviours  steer_agent steer_route steer_env behaviour
+6 behaviours  steer_agent steer_route steer_env steer_env_sse2 steer_env_avx2 steer_env_avx512 steer_env_neon behaviour
 7 combine     combine
 8 neighbours  steer_flock steer_cap steer_flock_sse2 steer_flock_avx2 steer_flock_avx512 steer_flock_neon
 9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon
