@@ -88,6 +88,36 @@
  * six reach double precision with room to spare. */
 #define DETMATH_CBRT_STEPS 6
 
+/* The reduction and the two polynomials, as macros so that the vector
+ * code (steer_flock_simd.inc, on vectors of doubles) spells the very same
+ * operations in the same order as detmath_sincos() below: q the nearest
+ * integer to x 2/pi, r = x - q pi/2, and sin r, cos r from r and r^2.
+ * x - q C1 is exact (the two are within a factor of two, or q = 0). */
+#define DETMATH_QUADRANT(x) \
+    (((x)*DETMATH_TWO_OVER_PI + DETMATH_ROUND_INT) - DETMATH_ROUND_INT)
+#define DETMATH_REDUCE(x, q) \
+    ((((x) - (q)*DETMATH_PIO2_1) - (q)*DETMATH_PIO2_2) - (q)*DETMATH_PIO2_3)
+/* sin as r (1 + r^2 P(r^2)), so r = -0 keeps its sign; both in Horner
+ * form, one expression split over a few macros of three terms. */
+#define DETMATH_SIN_POLY(r, r2) ((r) * (1.0 + (r2)*DETMATH_SIN_3(r2)))
+#define DETMATH_SIN_3(r2) \
+    (DETMATH_S3 +         \
+     (r2) * (DETMATH_S5 + (r2) * (DETMATH_S7 + (r2)*DETMATH_SIN_9(r2))))
+#define DETMATH_SIN_9(r2) \
+    (DETMATH_S9 +         \
+     (r2) * (DETMATH_S11 + (r2) * (DETMATH_S13 + (r2)*DETMATH_SIN_15(r2))))
+#define DETMATH_SIN_15(r2) \
+    (DETMATH_S15 + (r2) * (DETMATH_S17 + (r2)*DETMATH_S19))
+#define DETMATH_COS_POLY(r2) (1.0 + (r2)*DETMATH_COS_2(r2))
+#define DETMATH_COS_2(r2) \
+    (DETMATH_C2 +         \
+     (r2) * (DETMATH_C4 + (r2) * (DETMATH_C6 + (r2)*DETMATH_COS_8(r2))))
+#define DETMATH_COS_8(r2) \
+    (DETMATH_C8 +         \
+     (r2) * (DETMATH_C10 + (r2) * (DETMATH_C12 + (r2)*DETMATH_COS_14(r2))))
+#define DETMATH_COS_14(r2) \
+    (DETMATH_C14 + (r2) * (DETMATH_C16 + (r2)*DETMATH_C18))
+
 /* sin x and cos x of a double, both from one reduction; see above for the
  * range. Accurate to a few double ulp. */
 static inline void detmath_sincos(double x, double *sin_out, double *cos_out) {
@@ -97,40 +127,11 @@ static inline void detmath_sincos(double x, double *sin_out, double *cos_out) {
     }
     if (!(fabs(x) <= DETMATH_TRIG_MAX))
         x = fmod(x, DETMATH_TWO_PI);
-    const double q =
-        (x * DETMATH_TWO_OVER_PI + DETMATH_ROUND_INT) - DETMATH_ROUND_INT;
-    /* x - q C1 is exact (the two are within a factor of two, or q = 0). */
-    const double r =
-        ((x - q * DETMATH_PIO2_1) - q * DETMATH_PIO2_2) - q * DETMATH_PIO2_3;
+    const double q = DETMATH_QUADRANT(x);
+    const double r = DETMATH_REDUCE(x, q);
     const double r2 = r * r;
-    /* sin as r (1 + r^2 P(r^2)), so r = -0 keeps its sign. */
-    const double sin_r =
-        r *
-        (1.0 +
-         r2 *
-             (DETMATH_S3 +
-              r2 *
-                  (DETMATH_S5 +
-                   r2 *
-                       (DETMATH_S7 +
-                        r2 * (DETMATH_S9 +
-                              r2 * (DETMATH_S11 +
-                                    r2 * (DETMATH_S13 +
-                                          r2 * (DETMATH_S15 +
-                                                r2 * (DETMATH_S17 +
-                                                      r2 * DETMATH_S19)))))))));
-    const double cos_r =
-        1.0 +
-        r2 *
-            (DETMATH_C2 +
-             r2 * (DETMATH_C4 +
-                   r2 * (DETMATH_C6 +
-                         r2 * (DETMATH_C8 +
-                               r2 * (DETMATH_C10 +
-                                     r2 * (DETMATH_C12 +
-                                           r2 * (DETMATH_C14 +
-                                                 r2 * (DETMATH_C16 +
-                                                       r2 * DETMATH_C18))))))));
+    const double sin_r = DETMATH_SIN_POLY(r, r2);
+    const double cos_r = DETMATH_COS_POLY(r2);
     /* |q| < 2^21 here, so the conversion is exact; two's complement makes
      * the low two bits q mod 4 for negative q too. */
     switch ((uint32_t)(int32_t)q & 3u) {

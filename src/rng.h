@@ -34,9 +34,15 @@ static inline uint64_t rng_mix(uint64_t x) {
     return x;
 }
 
+/* The first link of the chain, which depends on the seed alone (vector
+ * code draws for many agents from one). */
+static inline uint64_t rng_seed_key(uint64_t seed) {
+    return rng_mix(seed + 0x9E3779B97F4A7C15ull);
+}
+
 static inline uint64_t rng_bits(uint64_t seed, uint64_t agent, uint64_t step,
                                 uint32_t stream) {
-    uint64_t h = rng_mix(seed + 0x9E3779B97F4A7C15ull);
+    uint64_t h = rng_seed_key(seed);
     h = rng_mix(h ^ agent);
     h = rng_mix(h ^ step);
     return rng_mix(h ^ stream);

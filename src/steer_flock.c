@@ -222,12 +222,6 @@ static void flock_accumulate_scalar(const flock_run *run, cap_block *blk,
  * for a plain flocking group it adds the same terms, weighted, in the same
  * order as the vector epilogue does. */
 
-/* Row t's group has a recipe and needs no neighbour walk. */
-static int flock_no_walk(const throng_world *w, uint32_t t) {
-    const group_kernel_params *k = &w->group_params[w->col.group[t]];
-    return k->recipe && !k->walk;
-}
-
 /* Runs of agents that share a cell, each walking that cell's ranges. */
 void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts) {
@@ -238,12 +232,12 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
     uint32_t t = begin;
     while (t < end) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
-        if (k->recipe && !k->walk) {
+        if (flock_no_walk_group(k)) {
             /* Nothing to walk: no cell, no ranges, empty sums; such rows
              * side by side are finished together. */
             uint32_t stop = t + 1;
             while (stop < end && stop - t < FLOCK_RUN_MAX &&
-                   flock_no_walk(w, stop))
+                   flock_no_walk_row(w, stop))
                 stop++;
             steer_finish_rows(w, t, stop, no_sums, NULL, dt, 0);
             t = stop;

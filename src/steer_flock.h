@@ -181,11 +181,18 @@ static inline void flock_cell_of(const throng_world *w, uint32_t t,
     c[1] = grid_coord(g, 1, w->col.py[t]);
     c[2] = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
 }
-/* Group k's rows need the scalar kernel (a recipe that needs no walk at
- * all, or a neighbour cap); the vector paths hand such rows to
- * flock_kernel_scalar(). */
+/* Group k has a recipe and no neighbour rules: its rows need no walk. */
+static inline int flock_no_walk_group(const group_kernel_params *k) {
+    return k->recipe && !k->walk;
+}
+static inline int flock_no_walk_row(const throng_world *w, uint32_t t) {
+    return flock_no_walk_group(&w->group_params[w->col.group[t]]);
+}
+/* Group k's rows are not walked with the vector lanes: rows that need no
+ * walk (the vector paths finish them from empty sums) and rows with a
+ * neighbour cap (the vector paths hand them to flock_kernel_scalar()). */
 static inline int flock_scalar_group(const group_kernel_params *k) {
-    return (k->recipe && !k->walk) || (k->cap && k->walk);
+    return flock_no_walk_group(k) || (k->cap && k->walk);
 }
 static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
     return flock_scalar_group(&w->group_params[w->col.group[t]]);

@@ -424,13 +424,16 @@ TEST(finish_paths_match_scalar) {
 /* One group of every combine mode at a time whose list the vector finish
  * takes (seek to a fixed point, flee and arrive to the agent's own point,
  * pursue, evade, offset pursuit and leader following of its target agent,
- * unaligned collision avoidance, the flocking rules, a cruising wander in
- * some) holds most agents, in runs of rows that fill the lanes; a tenth
- * are in a group whose list (wall following) it does not take and a tenth
- * in another it takes, so lanes mix groups. Some agents stand on their target (arrive and flee at a
- * zero offset), some targets lie on the fixed point, limits differ per
- * agent in some worlds, and target agents are removed. The world's hash
- * after `steps` steps on `path`. */
+ * unaligned collision avoidance, the flocking rules, a wander that cruises
+ * or turns in some) holds most agents, in runs of rows that fill the
+ * lanes; a tenth are in a group whose list (wall following) it does not
+ * take and a tenth in another it takes, so lanes mix groups. Some agents
+ * stand on their target (arrive and flee at a zero offset), some targets
+ * lie on the fixed point, limits differ per agent in some worlds, some
+ * turn rates start at -0, and target agents are removed. Some worlds add
+ * groups with a list and no neighbour rules, and plain groups with a
+ * turning wander, in cells of their own. The world's hash after `steps`
+ * steps on `path`. */
 typedef struct lanes_world {
     int dims;
     throng_combine_mode mode;
@@ -441,6 +444,9 @@ typedef struct lanes_world {
     int linear;    /* arrive's linear ramp, evade's fixed prediction */
     int pursuit;   /* pursue and evade listed with a weight */
     float braking; /* arrive's braking distance (0: the default) */
+    int turn;      /* a turning wander in the listed groups, every quadrant */
+    int no_walk;   /* groups with a list and no neighbour rules, and plain
+                      groups with a turning wander, in a region of their own */
 } lanes_world;
 
 static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
@@ -465,7 +471,7 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         throng_world_destroy(w);
         return 1;
     }
-    throng_group groups[3];
+    throng_group groups[8];
     throng_group_def g = throng_group_def_default();
     g.combine = cfg->mode;
     g.flocking.separation_weight = 1.5f;
@@ -480,6 +486,13 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         g.wander.weight = 0.3f;
         g.wander.max_turn_rate = 0.0f;
         g.wander.max_turn_change = 0.0f;
+        g.wander.priority = 1;
+    }
+    if (cfg->turn) {
+        /* Rates that reach every quadrant of the sine and cosine. */
+        g.wander.weight = 0.3f;
+        g.wander.max_turn_rate = 3.1f;
+        g.wander.max_turn_change = 1.3f;
         g.wander.priority = 1;
     }
     int ok = throng_group_create(w, &g, &groups[0]) == THRONG_OK;
@@ -549,6 +562,53 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         be.weight = 0.8f + (float)b;
         ok = throng_group_add_behaviour(w, groups[2], &be, NULL) == THRONG_OK;
     }
+    /* Groups 3 to 5 have a list and no neighbour rules (the vector
+     * paths finish them on the lanes from empty sums, but for group 5,
+     * whose wall following has no lane form): pursue with a turning
+     * wander, evade with a cruising one (combined by priority), offset
+     * pursuit with wall following.
+     * Groups 6 and 7 are plain flocking groups with a turning wander,
+     * mixed in the lanes. */
+    if (cfg->no_walk) {
+        throng_group_def nw = throng_group_def_default();
+        nw.combine = cfg->mode;
+        nw.wander.weight = 0.5f;
+        nw.wander.max_turn_rate = 2.0f;
+        nw.wander.max_turn_change = 0.9f;
+        static const throng_behaviour_kind listed[3] = {
+            THRONG_BEHAVIOUR_PURSUE, THRONG_BEHAVIOUR_EVADE,
+            THRONG_BEHAVIOUR_OFFSET_PURSUIT
+        };
+        for (int i = 0; i < 3 && ok; i++) {
+            if (i == 1) {
+                nw.combine = THRONG_COMBINE_PRIORITY;
+                nw.wander.max_turn_rate = 0.0f;
+                nw.wander.max_turn_change = 0.0f;
+            }
+            ok = throng_group_create(w, &nw, &groups[3 + i]) == THRONG_OK;
+            throng_behaviour be = throng_behaviour_default(listed[i]);
+            be.weight = 1.1f;
+            be.priority = 1 - i;
+            if (listed[i] == THRONG_BEHAVIOUR_EVADE)
+                be.u.pursue.evade_range = 3.0f;
+            ok = ok && throng_group_add_behaviour(w, groups[3 + i], &be,
+                                                  NULL) == THRONG_OK;
+        }
+        throng_behaviour wall_too =
+            throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_WALL);
+        ok = ok && throng_group_add_behaviour(w, groups[5], &wall_too, NULL) ==
+                       THRONG_OK;
+        throng_group_def plain = throng_group_def_default();
+        plain.flocking.separation_weight = 1.2f;
+        plain.flocking.cohesion_weight = 0.5f;
+        plain.wander.weight = 0.6f;
+        plain.wander.max_turn_rate = 3.0f;
+        plain.wander.max_turn_change = 1.5f;
+        ok = ok && throng_group_create(w, &plain, &groups[6]) == THRONG_OK;
+        plain.wander.weight = 0.2f;
+        plain.wander.speed_factor = 0.5f;
+        ok = ok && throng_group_create(w, &plain, &groups[7]) == THRONG_OK;
+    }
     test_rng rng = test_rng_make(23u + (uint64_t)cfg->mode);
     enum {
         AGENTS = 1500
@@ -567,6 +627,13 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
             a.mass = test_rng_range(&rng, 0.5f, 2.0f);
         }
         a.group = groups[i % 10 == 9 ? 1 : i % 10 == 8 ? 2 : 0];
+        if (cfg->no_walk && i % 10 < 4) {
+            /* Beside the crowd, whose cells they fill alone: runs of
+             * rows that need no walk; a few plain rows among them. */
+            static const int other[8] = { 3, 4, 3, 4, 5, 3, 6, 7 };
+            a.group = groups[other[test_rng_below(&rng, 8)]];
+            a.position[0] += cfg->periodic ? 0.0f : 11.0f;
+        }
         if (!cfg->periodic && i < 5) {
             /* Rows 0 and 1 meet head on at one point (the avoidance's
              * away offset is zero: the scalar sidestep); rows 2 to 4
@@ -605,6 +672,10 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
                  h[((uint32_t)i + 1u + test_rng_below(&rng, AGENTS - 1)) %
                    AGENTS]) == THRONG_OK;
     }
+    /* Quiet agents: a turn rate of -0 takes the draw even where the
+     * group does not turn, so such lanes mix with lanes that cruise. */
+    for (uint32_t t = 0; t < w->count && ok; t += 3)
+        w->col.wander_rate[t] = -0.0f;
     for (int s = 0; s < steps && ok; s++) {
         ok = throng_world_step(w, 0.05f) == THRONG_OK;
         if (s == steps / 3)
@@ -622,12 +693,17 @@ TEST(finish_lanes_match_scalar) {
         THRONG_COMBINE_WEIGHTED_SUM, THRONG_COMBINE_WEIGHTED_AVERAGE,
         THRONG_COMBINE_PRIORITY
     };
-    for (int v = 0; v < 12; v++) {
+    for (int v = 0; v < 20; v++) {
+        /* Worlds 12 to 19 turn the wander and add the groups that need
+         * no walk. */
+        const int more = v >= 12;
         const lanes_world cfg = {
             .dims = 2 + (v & 1),
             .mode = modes[(v >> 1) % 3],
             .periodic = v % 5 == 2,
-            .cruise = v % 3 != 1,
+            .cruise = !more && v % 3 != 1,
+            .turn = more && v % 4 != 3,
+            .no_walk = more,
             .uniform = v % 4 == 3,
             .inverse = v % 3 == 2,
             .linear = v % 5 == 1,
