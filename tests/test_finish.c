@@ -727,9 +727,195 @@ TEST(finish_lanes_match_scalar) {
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Path following on the lanes                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Path following finished on the lanes against the scalar finish: a
+ * closed path (an irregular ring with a few very short segments, so the
+ * point ahead lies several segments on, and where it wraps past the
+ * start) and an open one (a zigzag, some agents beyond either end), in
+ * 2D or 3D, bounded or periodic. Groups: the ring with a seek, the
+ * zigzag and the ring in one list (they share the progress column, so
+ * list order matters), and a group whose list the vector finish does not
+ * take, plus a plain flocking one, interleaved so lanes mix groups. Some
+ * agents stand on a path point with no velocity (at a segment's end),
+ * many inside the corridor (quiet). The world's hash after `steps` steps
+ * on `path`. */
+typedef struct path_world {
+    int dims;
+    throng_combine_mode mode;
+    int periodic;
+    float ahead;      /* how far ahead to seek */
+    float prediction; /* the prediction time */
+    uint32_t window;
+} path_world;
+
+static uint64_t run_paths(const path_world *cfg, const char *path, int steps) {
+    const int dims = cfg->dims;
+    const float o = cfg->periodic ? 10.0f : 0.0f;
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.threads = 1;
+    d.seed = 91u;
+    if (cfg->periodic) {
+        d.boundary = THRONG_BOUNDARY_PERIODIC;
+        for (int k = 0; k < 3; k++)
+            d.box_size[k] = 20.0f;
+    }
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return 0;
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return 1;
+    }
+    test_rng rng = test_rng_make(41u + (uint64_t)cfg->mode);
+    enum {
+        RING = 40,
+        ZIGZAG = 12,
+        AGENTS = 1400
+    };
+    static float ring[RING][3], zigzag[ZIGZAG][3];
+    for (int i = 0; i < RING; i++) {
+        /* Every seventh segment a few millimetres long. */
+        double angle =
+            2.0 * 3.14159265358979 * (i - (i % 7 == 1) * 0.95) / RING;
+        float r = 6.0f + test_rng_range(&rng, -1.0f, 1.0f);
+        ring[i][0] = o + r * (float)cos(angle);
+        ring[i][1] = o + r * (float)sin(angle);
+        ring[i][2] = dims == 3 ? o + test_rng_range(&rng, -1.5f, 1.5f) : 0.0f;
+    }
+    for (int i = 0; i < ZIGZAG; i++) {
+        zigzag[i][0] = o - 7.0f + 1.2f * (float)i;
+        zigzag[i][1] = o + (i & 1 ? 2.0f : -2.0f);
+        zigzag[i][2] = dims == 3 ? o + 0.3f * (float)i - 1.5f : 0.0f;
+    }
+    throng_object paths[2];
+    throng_path_def pd = throng_path_def_default();
+    pd.points = &ring[0][0];
+    pd.point_count = RING;
+    pd.radius = 0.6f;
+    pd.closed = true;
+    int ok = throng_path_add(w, &pd, &paths[0]) == THRONG_OK;
+    pd.points = &zigzag[0][0];
+    pd.point_count = ZIGZAG;
+    pd.radius = 0.4f;
+    pd.closed = false;
+    ok = ok && throng_path_add(w, &pd, &paths[1]) == THRONG_OK;
+
+    throng_group groups[4];
+    throng_group_def g = throng_group_def_default();
+    g.combine = cfg->mode;
+    g.flocking.separation_weight = 1.2f;
+    g.flocking.alignment_weight = 0.3f;
+    g.flocking.cohesion_weight = 0.2f;
+    g.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    g.flocking.separation_priority = 2;
+    ok = ok && throng_group_create(w, &g, &groups[3]) == THRONG_OK;
+    for (int i = 0; i < 3 && ok; i++) {
+        ok = throng_group_create(w, &g, &groups[i]) == THRONG_OK;
+        throng_behaviour be =
+            throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
+        be.u.path.path = paths[i == 1];
+        be.u.path.ahead = cfg->ahead;
+        be.u.path.prediction_time = cfg->prediction;
+        be.u.path.window = cfg->window;
+        be.weight = 1.0f;
+        be.priority = 3;
+        be.speed_factor = 0.8f;
+        ok = ok &&
+             throng_group_add_behaviour(w, groups[i], &be, NULL) == THRONG_OK;
+        throng_behaviour second = be;
+        if (i == 0) {
+            second = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
+            second.u.seek.source = THRONG_TARGET_FIXED_POINT;
+            second.u.seek.point[0] = o + 1.0f;
+        } else if (i == 1) {
+            second.u.path.path = paths[0];
+            second.u.path.window = 3;
+        } else {
+            second = throng_behaviour_default(THRONG_BEHAVIOUR_OFFSET_PURSUIT);
+        }
+        second.weight = 0.4f;
+        second.priority = 1;
+        ok = ok && throng_group_add_behaviour(w, groups[i], &second, NULL) ==
+                       THRONG_OK;
+    }
+    static throng_agent h[AGENTS];
+    for (int i = 0; i < AGENTS && ok; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        const int kind = i % 10;
+        a.group = groups[kind < 6 ? 0 : kind < 8 ? 1 : kind == 8 ? 2 : 3];
+        float(*pts)[3] = kind >= 6 && kind < 8 ? zigzag : ring;
+        const int count = kind >= 6 && kind < 8 ? ZIGZAG : RING;
+        const int at = (int)test_rng_below(&rng, (uint32_t)count);
+        for (int k = 0; k < dims; k++) {
+            a.position[k] = pts[at][k] + test_rng_range(&rng, -1.5f, 1.5f);
+            a.velocity[k] = test_rng_range(&rng, -0.8f, 0.8f);
+        }
+        if (i % 23 == 5) {
+            /* On a path point, still: at a segment's end. */
+            memcpy(a.position, pts[at], sizeof a.position);
+            memset(a.velocity, 0, sizeof a.velocity);
+        } else if (kind == 6 && i % 3 == 0) {
+            /* Beyond an end of the zigzag. */
+            a.position[0] = o + (i & 8 ? 9.0f : -10.0f);
+        }
+        a.max_force = test_rng_range(&rng, 0.1f, 3.0f);
+        ok = throng_agent_add(w, &a, &h[i]) == THRONG_OK &&
+             throng_agent_set_progress(
+                 w, h[i], test_rng_below(&rng, (uint32_t)count + 2u)) ==
+                 THRONG_OK &&
+             (i == 0 ||
+              throng_agent_set_target_agent(
+                  w, h[i], h[test_rng_below(&rng, (uint32_t)i)]) == THRONG_OK);
+    }
+    for (int s = 0; s < steps && ok; s++)
+        ok = throng_world_step(w, 0.05f) == THRONG_OK;
+    uint64_t hash = ok ? throng_world_hash(w) : 0;
+    throng_world_destroy(w);
+    return hash;
+}
+
+TEST(finish_path_lanes_match_scalar) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    static const throng_combine_mode modes[3] = {
+        THRONG_COMBINE_WEIGHTED_SUM, THRONG_COMBINE_WEIGHTED_AVERAGE,
+        THRONG_COMBINE_PRIORITY
+    };
+    for (int v = 0; v < 8; v++) {
+        const path_world cfg = {
+            .dims = 2 + (v & 1),
+            .mode = modes[(v >> 1) % 3],
+            .periodic = v % 5 == 3,
+            .ahead = v % 3 == 0   ? 6.0f
+                     : v % 3 == 1 ? 1.0f
+                                  : 0.0f,
+            .prediction = v % 4 == 2 ? 0.0f : 0.5f,
+            .window = 1u + (uint32_t)v % 4u,
+        };
+        uint64_t scalar = run_paths(&cfg, "scalar", 40);
+        REQUIRE(scalar > 1);
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            uint64_t got = run_paths(&cfg, paths[p], 40);
+            if (got == 1)
+                continue; /* not on this CPU or build */
+            if (got != scalar)
+                runner_fail(__FILE__, __LINE__,
+                            "path world %d (%dD, mode %d): %s path gives "
+                            "%016llx, scalar %016llx",
+                            v, cfg.dims, (int)cfg.mode, paths[p],
+                            (unsigned long long)got,
+                            (unsigned long long)scalar);
+        }
+    }
+}
+
 void register_finish_tests(void) {
     REGISTER(finish_matches_reference_2d);
     REGISTER(finish_matches_reference_3d);
     REGISTER(finish_paths_match_scalar);
     REGISTER(finish_lanes_match_scalar);
+    REGISTER(finish_path_lanes_match_scalar);
 }
