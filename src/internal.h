@@ -324,6 +324,8 @@ struct throng_world {
     /* The neighbour cap's scan of the same path (steer_flock.h). */
     uint32_t (*cap_scan)(const struct flock_run *, uint32_t, uint32_t,
                          struct kept_neighbour *, struct flock_counts *);
+    /* Its counting of values below each (steer_flock.h), or NULL. */
+    void (*count_below)(const int32_t *, uint32_t, uint32_t, int32_t *);
 
     char error[256];
 };

@@ -376,6 +376,13 @@ static inline uint64_t pick_where(uint32_t range, int fine) {
     return (uint64_t)range << 32 | (fine ? PICK_FINE : 0u);
 }
 
+/* Up to this many held candidates are cut back to the cap nearest by
+ * counting (m^2 compares in vector lanes, cheaper than a selection's
+ * data-dependent stores while m is a small multiple of the cap, as the
+ * guessed limit keeps it); more, or the scalar path, take the
+ * quickselect. A multiple of FLOCK_COUNT_PAD. */
+#define CAP_COUNT_SELECT_MAX 64u
+
 /* Candidates held before the buffer is cut back to the cap nearest:
  * twice the largest cap the selection serves, so a cut always frees half
  * (larger caps keep the full scan: their buffers would not fit a
@@ -451,14 +458,57 @@ static uint64_t kth_key(uint64_t *a, uint64_t *b, uint32_t n, uint32_t k) {
     }
 }
 
+/* The cap nearest of m <= CAP_COUNT_SELECT_MAX held candidates by
+ * counting: each one's count of strictly nearer squared distances (the
+ * path's count_below(), in vector lanes with no branch on the data).
+ * When exactly cap counts are below cap, no tie of distances straddles
+ * the cap-th place and those cap are the cap smallest keys whatever the
+ * slots (a tie wholly inside is kept whole, one wholly outside dropped
+ * whole); they are kept, in out, and the farthest one's key is returned.
+ * Else (equal distances across the cap-th place: coincident agents, a
+ * lattice) nothing is written and 0 is returned: no held key is 0 (the
+ * agent itself is never held, and slots are unique). */
+static uint64_t keep_nearest_counted(const throng_world *w,
+                                     const pick_entry *buf, uint32_t m,
+                                     uint32_t cap, pick_entry *out) {
+    int32_t d2_bits[CAP_COUNT_SELECT_MAX], nearer[CAP_COUNT_SELECT_MAX];
+    /* Non-negative floats order as their bits do, as signed integers
+     * too (the sign bit is clear); the padding is above every one. */
+    const uint32_t padded =
+        (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+    for (uint32_t i = 0; i < padded; i++)
+        d2_bits[i] = i < m ? (int32_t)(buf[i].key >> 32) : INT32_MAX;
+    w->count_below(d2_bits, m, padded, nearer);
+    uint32_t below = 0;
+    for (uint32_t i = 0; i < m; i++)
+        below += (uint32_t)(nearer[i] < (int32_t)cap);
+    if (below != cap)
+        return 0;
+    uint32_t kept = 0;
+    uint64_t far = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const pick_entry e = buf[i]; /* read before out[kept] is written */
+        const uint32_t in = (uint32_t)(nearer[i] < (int32_t)cap);
+        out[kept] = e;
+        kept += in;
+        far = in && e.key > far ? e.key : far;
+    }
+    return far;
+}
+
 /* Cuts the held candidates back to the cap nearest (keys are unique, so
  * exactly cap stay), in out (which may be buf), and returns the farthest
  * one's key. */
-static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
-                             pick_entry *out) {
+static uint64_t keep_nearest(const throng_world *w, pick_entry *buf, uint32_t m,
+                             uint32_t cap, pick_entry *out) {
     uint64_t a[CAP_PICK_BUF], b[CAP_PICK_BUF];
     if (cap == 0 || m < cap)
         return UINT64_MAX; /* never: callers hold at least cap */
+    if (w->count_below && m <= CAP_COUNT_SELECT_MAX) {
+        const uint64_t counted = keep_nearest_counted(w, buf, m, cap, out);
+        if (counted != 0)
+            return counted;
+    }
     /* buf[0 .. m) were written by pick_rows() (the analyser cannot tell). */
     for (uint32_t i = 0; i < m; i++)
         /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
@@ -480,7 +530,7 @@ static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
 static void pick_prune(picker *p) {
     if (p->m < p->cap || p->m == p->settled)
         return;
-    p->limit = key_d2(keep_nearest(p->buf, p->m, p->cap, p->buf));
+    p->limit = key_d2(keep_nearest(p->w, p->buf, p->m, p->cap, p->buf));
     p->m = p->cap;
     p->settled = p->cap;
 }
@@ -866,7 +916,7 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
         pick_block(&p, blk);
     }
     if (p.m > cap)
-        (void)keep_nearest(buf, p.m, cap, buf);
+        (void)keep_nearest(w, buf, p.m, cap, buf);
     const uint32_t n = p.m < cap ? p.m : cap;
     uint32_t row[CAP_SELECT_MAX], range[CAP_SELECT_MAX];
     for (uint32_t i = 0; i < n; i++) {
@@ -888,16 +938,29 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
         cap_walk_order(kept, n);
     } else {
         /* In walk order by rank: each one's place is the count of kept
-         * ones the walk meets before it. */
-        int32_t place[CAP_RANK_SORT_MAX];
+         * ones the walk meets before it (places are unique: no row is in
+         * two ranges of a prepared block). */
+        int32_t place[CAP_RANK_SORT_MAX], ranks[CAP_RANK_SORT_MAX];
+        const uint32_t padded =
+            (n + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
         for (uint32_t i = 0; i < n; i++)
             place[i] = (int32_t)(blk->base[range[i]] + row[i] -
                                  run->ranges[range[i]].begin);
-        for (uint32_t i = 0; i < n; i++) {
-            int32_t rank = 0;
+        if (w->count_below) {
+            for (uint32_t i = n; i < padded; i++)
+                place[i] = INT32_MAX;
+            w->count_below(place, n, padded, ranks);
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                int32_t rank = 0;
 #pragma omp simd reduction(+ : rank)
-            for (uint32_t j = 0; j < n; j++)
-                rank += place[j] < place[i];
+                for (uint32_t j = 0; j < n; j++)
+                    rank += place[j] < place[i];
+                ranks[i] = rank;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const int32_t rank = ranks[i];
             kept[rank].d2 = key_d2(buf[i].key);
             kept[rank].slot = (uint32_t)buf[i].key;
             kept[rank].row = row[i];

@@ -123,6 +123,23 @@ uint32_t flock_cap_scan_avx512(const flock_run *run, uint32_t t, uint32_t cap,
 uint32_t flock_cap_scan_neon(const flock_run *run, uint32_t t, uint32_t cap,
                              kept_neighbour *kept, flock_counts *counts);
 
+/* below[i] = how many of v[0 .. m) are below v[i], for i < padded:
+ * padded is a multiple of FLOCK_COUNT_PAD, v holds padded values and
+ * below padded slots. The neighbour cap's selection counts with it (m^2
+ * integer compares, W lanes at a time); one per vector path, all with the
+ * same counts. The scalar path has none (its selection sorts instead). */
+#define FLOCK_COUNT_PAD 16u
+typedef void (*flock_count_below_fn)(const int32_t *v, uint32_t m,
+                                     uint32_t padded, int32_t *below);
+void flock_count_below_sse2(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+void flock_count_below_avx2(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+void flock_count_below_avx512(const int32_t *v, uint32_t m, uint32_t padded,
+                              int32_t *below);
+void flock_count_below_neon(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+
 /* The offset from agent t's image in range cr to row j, and its square. */
 static inline float flock_offset(const throng_world *w, const cell_range *cr,
                                  uint32_t t, uint32_t j, float d[3]) {
