@@ -170,6 +170,8 @@ struct flock_run;
 struct flock_sums;
 struct flock_counts;
 struct kept_neighbour;
+struct flock_rows_query;
+struct pick_entry;
 
 typedef struct key_entry key_entry;
 typedef struct name_entry name_entry;
@@ -326,6 +328,9 @@ struct throng_world {
                          struct kept_neighbour *, struct flock_counts *);
     /* Its counting of values below each (steer_flock.h), or NULL. */
     void (*count_below)(const int32_t *, uint32_t, uint32_t, int32_t *);
+    /* Its measuring of the cap's candidates (steer_flock.h), or NULL. */
+    uint32_t (*cap_rows)(const struct flock_rows_query *, uint32_t, uint32_t,
+                         struct pick_entry *, uint32_t, uint64_t *);
 
     char error[256];
 };

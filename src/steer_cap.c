@@ -109,7 +109,12 @@ static cap_index *index_reserve(throng_world *w, uint32_t agents) {
         return ix;
     const uint32_t fine_capacity = agents / CAP_FINE_MIN_ROWS + 1u;
     const size_t head = align_up(sizeof *ix);
-    const size_t column = align_up((size_t)agents * sizeof(uint32_t));
+    /* The position and slot columns are read in vector lanes up to
+     * FLOCK_ROWS_PAD entries past a stretch's end: every column has that
+     * room, zeroed once, and rows of buckets without a fine grid hold
+     * whatever they held (lanes past the end are masked). */
+    const size_t column =
+        align_up(((size_t)agents + FLOCK_ROWS_PAD) * sizeof(uint32_t));
     const size_t bytes =
         head + 7 * column + (size_t)fine_capacity * sizeof(cap_fine);
     char *block = world_alloc(w, bytes);
@@ -130,6 +135,7 @@ static cap_index *index_reserve(throng_world *w, uint32_t agents) {
     ix->pz = block_at(block, head + 5 * column);
     ix->slot = block_at(block, head + 6 * column);
     ix->fine = block_at(block, head + 7 * column);
+    memset(ix->px, 0, 4 * column);
     w->cap_index = block;
     w->cap_index_bytes = bytes;
     return ix;
@@ -360,16 +366,9 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
     blk->scan = 0;
 }
 
-/* A candidate within the current limit: its key (the squared distance's
- * bits, which order as the distances do since they are never negative,
- * above the slot) and where the walk meets it: the range above an index
- * that is the row itself or, with PICK_FINE set, the row's entry in the
- * index's rows[] (looked up only for the few kept). */
-typedef struct pick_entry {
-    uint64_t key;
-    uint64_t where;
-} pick_entry;
-
+/* Where the walk meets a held candidate (pick_entry's where): the range
+ * above an index that is the row itself or, with PICK_FINE set, the
+ * row's entry in the index's rows[] (looked up only for the few kept). */
 #define PICK_FINE (UINT64_C(1) << 63)
 
 static inline uint64_t pick_where(uint32_t range, int fine) {
@@ -547,7 +546,7 @@ static inline __attribute__((always_inline)) void
 pick_rows(picker *p, const float *restrict px, const float *restrict py,
           const float *restrict pz, const uint32_t *restrict slot,
           uint32_t from, uint32_t to, const float q[3], uint64_t where,
-          const int three) {
+          const int three, const int padded_columns) {
     pick_entry *restrict buf = p->buf;
     const float R2 = p->R2;
     const uint32_t self = p->self_slot;
@@ -561,6 +560,23 @@ pick_rows(picker *p, const float *restrict px, const float *restrict py,
         const uint32_t room = CAP_PICK_BUF - m;
         const uint32_t stop = to - from > room ? from + room : to;
         const float limit = p->limit;
+        if (padded_columns && p->w->cap_rows) {
+            const flock_rows_query a = {
+                .px = px,
+                .py = py,
+                .pz = pz,
+                .slot = slot,
+                .q = { q[0], q[1], q[2] },
+                .R2 = R2,
+                .limit = limit,
+                .self = self,
+                .three = three,
+                .where = where,
+            };
+            p->m = p->w->cap_rows(&a, from, stop, buf, m, &p->neighbours);
+            from = stop;
+            continue;
+        }
         uint32_t near = 0;
         for (uint32_t e = from; e < stop; e++) {
             const float dx = px[e] - q[0];
@@ -644,10 +660,10 @@ static inline void pick_strip(picker *p, const cap_fine *f, uint32_t range,
     const cap_index *ix = p->ix;
     if (p->w->dims == 3)
         pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
-                  qf, pick_where(range, 1), 1);
+                  qf, pick_where(range, 1), 1, 1);
     else
         pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
-                  qf, pick_where(range, 1), 0);
+                  qf, pick_where(range, 1), 0, 1);
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
@@ -805,10 +821,10 @@ static void pick_segment(picker *p, const cap_segment *sg) {
     pick_image(p, sg->range, q);
     if (p->w->dims == 3)
         pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
-                  pick_where(sg->range, 0), 1);
+                  pick_where(sg->range, 0), 1, 0);
     else
         pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
-                  pick_where(sg->range, 0), 0);
+                  pick_where(sg->range, 0), 0, 0);
 }
 
 /* The squared distance from row t to the outside of its own grid cell,
