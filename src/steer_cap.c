@@ -74,6 +74,10 @@
  * relative margin, far above their rounding. */
 #define CAP_REACH_GROW (1.0 + 1.0 / 1099511627776.0)
 
+/* Slabs of a disc search whose stretches are found together (a few
+ * more than a guessed disc spans). */
+#define CAP_SLAB_BATCH 8u
+
 /* Relative rounding allowance of a coordinate in a box bound. */
 #define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
 
@@ -475,8 +479,10 @@ static uint64_t keep_nearest_counted(const throng_world *w,
      * too (the sign bit is clear); the padding is above every one. */
     const uint32_t padded =
         (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
-    for (uint32_t i = 0; i < padded; i++)
-        d2_bits[i] = i < m ? (int32_t)(buf[i].key >> 32) : INT32_MAX;
+    for (uint32_t i = 0; i < m; i++)
+        d2_bits[i] = (int32_t)(buf[i].key >> 32);
+    for (uint32_t i = m; i < padded; i++)
+        d2_bits[i] = INT32_MAX;
     w->count_below(d2_bits, m, padded, nearer);
     uint32_t below = 0;
     for (uint32_t i = 0; i < m; i++)
@@ -789,19 +795,31 @@ static void pick_disc(picker *p, const cap_fine *f, uint32_t range) {
         const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
         if (!box_may_hold(p, gz))
             continue;
-        for (int32_t y = lo[1]; y <= hi[1]; y++) {
-            const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
-            if (!box_may_hold(p, gyz))
-                continue;
-            /* Rows of this slab lie at least sqrt(gyz) away across it,
-             * so within sqrt(far2 - gyz) along x. */
-            const double rest = far2 - gyz;
-            const double hx =
-                (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
-            const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
-            pick_strip(p, f, range, qf,
-                       row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx),
-                       row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx));
+        /* The stretches of up to CAP_SLAB_BATCH slabs are found before
+         * any is read, so their square roots overlap instead of each
+         * waiting on the last stretch's reading. A limit cut meanwhile
+         * (a full buffer) leaves them a superset: rows are still held
+         * against the current limit. */
+        int32_t y = lo[1];
+        while (y <= hi[1]) {
+            uint32_t first[CAP_SLAB_BATCH], last[CAP_SLAB_BATCH];
+            uint32_t count = 0;
+            for (; y <= hi[1] && count < CAP_SLAB_BATCH; y++) {
+                const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
+                if (!box_may_hold(p, gyz))
+                    continue;
+                /* Rows of this slab lie at least sqrt(gyz) away across
+                 * it, so within sqrt(far2 - gyz) along x. */
+                const double rest = far2 - gyz;
+                const double hx =
+                    (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
+                const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
+                first[count] = row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx);
+                last[count] = row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx);
+                count++;
+            }
+            for (uint32_t i = 0; i < count; i++)
+                pick_strip(p, f, range, qf, first[i], last[i]);
         }
     }
 }
