@@ -171,6 +171,8 @@ struct flock_sums;
 struct flock_counts;
 struct kept_neighbour;
 struct env_run;
+struct flock_rows_query;
+struct pick_entry;
 
 typedef struct key_entry key_entry;
 typedef struct name_entry name_entry;
@@ -325,6 +327,11 @@ struct throng_world {
     /* The neighbour cap's scan of the same path (steer_flock.h). */
     uint32_t (*cap_scan)(const struct flock_run *, uint32_t, uint32_t,
                          struct kept_neighbour *, struct flock_counts *);
+    /* Its counting of values below each (steer_flock.h), or NULL. */
+    void (*count_below)(const int32_t *, uint32_t, uint32_t, int32_t *);
+    /* Its measuring of the cap's candidates (steer_flock.h), or NULL. */
+    uint32_t (*cap_rows)(const struct flock_rows_query *, uint32_t, uint32_t,
+                         struct pick_entry *, uint32_t, uint64_t *);
     /* Obstacle avoidance's test of a run's rows on the path's lanes
      * (steer_env.h), or NULL for the scalar test row by row. */
     void (*env_lanes)(struct env_run *, uint32_t);

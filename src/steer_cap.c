@@ -74,6 +74,10 @@
  * relative margin, far above their rounding. */
 #define CAP_REACH_GROW (1.0 + 1.0 / 1099511627776.0)
 
+/* Slabs of a disc search whose stretches are found together (a few
+ * more than a guessed disc spans). */
+#define CAP_SLAB_BATCH 8u
+
 /* Relative rounding allowance of a coordinate in a box bound. */
 #define CAP_SLACK_REL (1.0 / 1099511627776.0) /* 2^-40 */
 
@@ -109,7 +113,12 @@ static cap_index *index_reserve(throng_world *w, uint32_t agents) {
         return ix;
     const uint32_t fine_capacity = agents / CAP_FINE_MIN_ROWS + 1u;
     const size_t head = align_up(sizeof *ix);
-    const size_t column = align_up((size_t)agents * sizeof(uint32_t));
+    /* The position and slot columns are read in vector lanes up to
+     * FLOCK_ROWS_PAD entries past a stretch's end: every column has that
+     * room, zeroed once, and rows of buckets without a fine grid hold
+     * whatever they held (lanes past the end are masked). */
+    const size_t column =
+        align_up(((size_t)agents + FLOCK_ROWS_PAD) * sizeof(uint32_t));
     const size_t bytes =
         head + 7 * column + (size_t)fine_capacity * sizeof(cap_fine);
     char *block = world_alloc(w, bytes);
@@ -130,6 +139,7 @@ static cap_index *index_reserve(throng_world *w, uint32_t agents) {
     ix->pz = block_at(block, head + 5 * column);
     ix->slot = block_at(block, head + 6 * column);
     ix->fine = block_at(block, head + 7 * column);
+    memset(ix->px, 0, 4 * column);
     w->cap_index = block;
     w->cap_index_bytes = bytes;
     return ix;
@@ -360,21 +370,21 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
     blk->scan = 0;
 }
 
-/* A candidate within the current limit: its key (the squared distance's
- * bits, which order as the distances do since they are never negative,
- * above the slot) and where the walk meets it: the range above an index
- * that is the row itself or, with PICK_FINE set, the row's entry in the
- * index's rows[] (looked up only for the few kept). */
-typedef struct pick_entry {
-    uint64_t key;
-    uint64_t where;
-} pick_entry;
-
+/* Where the walk meets a held candidate (pick_entry's where): the range
+ * above an index that is the row itself or, with PICK_FINE set, the
+ * row's entry in the index's rows[] (looked up only for the few kept). */
 #define PICK_FINE (UINT64_C(1) << 63)
 
 static inline uint64_t pick_where(uint32_t range, int fine) {
     return (uint64_t)range << 32 | (fine ? PICK_FINE : 0u);
 }
+
+/* Up to this many held candidates are cut back to the cap nearest by
+ * counting (m^2 compares in vector lanes, cheaper than a selection's
+ * data-dependent stores while m is a small multiple of the cap, as the
+ * guessed limit keeps it); more, or the scalar path, take the
+ * quickselect. A multiple of FLOCK_COUNT_PAD. */
+#define CAP_COUNT_SELECT_MAX 64u
 
 /* Candidates held before the buffer is cut back to the cap nearest:
  * twice the largest cap the selection serves, so a cut always frees half
@@ -451,14 +461,59 @@ static uint64_t kth_key(uint64_t *a, uint64_t *b, uint32_t n, uint32_t k) {
     }
 }
 
+/* The cap nearest of m <= CAP_COUNT_SELECT_MAX held candidates by
+ * counting: each one's count of strictly nearer squared distances (the
+ * path's count_below(), in vector lanes with no branch on the data).
+ * When exactly cap counts are below cap, no tie of distances straddles
+ * the cap-th place and those cap are the cap smallest keys whatever the
+ * slots (a tie wholly inside is kept whole, one wholly outside dropped
+ * whole); they are kept, in out, and the farthest one's key is returned.
+ * Else (equal distances across the cap-th place: coincident agents, a
+ * lattice) nothing is written and 0 is returned: no held key is 0 (the
+ * agent itself is never held, and slots are unique). */
+static uint64_t keep_nearest_counted(const throng_world *w,
+                                     const pick_entry *buf, uint32_t m,
+                                     uint32_t cap, pick_entry *out) {
+    int32_t d2_bits[CAP_COUNT_SELECT_MAX], nearer[CAP_COUNT_SELECT_MAX];
+    /* Non-negative floats order as their bits do, as signed integers
+     * too (the sign bit is clear); the padding is above every one. */
+    const uint32_t padded =
+        (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+    for (uint32_t i = 0; i < m; i++)
+        d2_bits[i] = (int32_t)(buf[i].key >> 32);
+    for (uint32_t i = m; i < padded; i++)
+        d2_bits[i] = INT32_MAX;
+    w->count_below(d2_bits, m, padded, nearer);
+    uint32_t below = 0;
+    for (uint32_t i = 0; i < m; i++)
+        below += (uint32_t)(nearer[i] < (int32_t)cap);
+    if (below != cap)
+        return 0;
+    uint32_t kept = 0;
+    uint64_t far = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const pick_entry e = buf[i]; /* read before out[kept] is written */
+        const uint32_t in = (uint32_t)(nearer[i] < (int32_t)cap);
+        out[kept] = e;
+        kept += in;
+        far = in && e.key > far ? e.key : far;
+    }
+    return far;
+}
+
 /* Cuts the held candidates back to the cap nearest (keys are unique, so
  * exactly cap stay), in out (which may be buf), and returns the farthest
  * one's key. */
-static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
-                             pick_entry *out) {
+static uint64_t keep_nearest(const throng_world *w, pick_entry *buf, uint32_t m,
+                             uint32_t cap, pick_entry *out) {
     uint64_t a[CAP_PICK_BUF], b[CAP_PICK_BUF];
     if (cap == 0 || m < cap)
         return UINT64_MAX; /* never: callers hold at least cap */
+    if (w->count_below && m <= CAP_COUNT_SELECT_MAX) {
+        const uint64_t counted = keep_nearest_counted(w, buf, m, cap, out);
+        if (counted != 0)
+            return counted;
+    }
     /* buf[0 .. m) were written by pick_rows() (the analyser cannot tell). */
     for (uint32_t i = 0; i < m; i++)
         /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
@@ -480,7 +535,7 @@ static uint64_t keep_nearest(pick_entry *buf, uint32_t m, uint32_t cap,
 static void pick_prune(picker *p) {
     if (p->m < p->cap || p->m == p->settled)
         return;
-    p->limit = key_d2(keep_nearest(p->buf, p->m, p->cap, p->buf));
+    p->limit = key_d2(keep_nearest(p->w, p->buf, p->m, p->cap, p->buf));
     p->m = p->cap;
     p->settled = p->cap;
 }
@@ -497,7 +552,7 @@ static inline __attribute__((always_inline)) void
 pick_rows(picker *p, const float *restrict px, const float *restrict py,
           const float *restrict pz, const uint32_t *restrict slot,
           uint32_t from, uint32_t to, const float q[3], uint64_t where,
-          const int three) {
+          const int three, const int padded_columns) {
     pick_entry *restrict buf = p->buf;
     const float R2 = p->R2;
     const uint32_t self = p->self_slot;
@@ -511,6 +566,23 @@ pick_rows(picker *p, const float *restrict px, const float *restrict py,
         const uint32_t room = CAP_PICK_BUF - m;
         const uint32_t stop = to - from > room ? from + room : to;
         const float limit = p->limit;
+        if (padded_columns && p->w->cap_rows) {
+            const flock_rows_query a = {
+                .px = px,
+                .py = py,
+                .pz = pz,
+                .slot = slot,
+                .q = { q[0], q[1], q[2] },
+                .R2 = R2,
+                .limit = limit,
+                .self = self,
+                .three = three,
+                .where = where,
+            };
+            p->m = p->w->cap_rows(&a, from, stop, buf, m, &p->neighbours);
+            from = stop;
+            continue;
+        }
         uint32_t near = 0;
         for (uint32_t e = from; e < stop; e++) {
             const float dx = px[e] - q[0];
@@ -594,10 +666,10 @@ static inline void pick_strip(picker *p, const cap_fine *f, uint32_t range,
     const cap_index *ix = p->ix;
     if (p->w->dims == 3)
         pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
-                  qf, pick_where(range, 1), 1);
+                  qf, pick_where(range, 1), 1, 1);
     else
         pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
-                  qf, pick_where(range, 1), 0);
+                  qf, pick_where(range, 1), 0, 1);
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
@@ -723,19 +795,31 @@ static void pick_disc(picker *p, const cap_fine *f, uint32_t range) {
         const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
         if (!box_may_hold(p, gz))
             continue;
-        for (int32_t y = lo[1]; y <= hi[1]; y++) {
-            const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
-            if (!box_may_hold(p, gyz))
-                continue;
-            /* Rows of this slab lie at least sqrt(gyz) away across it,
-             * so within sqrt(far2 - gyz) along x. */
-            const double rest = far2 - gyz;
-            const double hx =
-                (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
-            const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
-            pick_strip(p, f, range, qf,
-                       row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx),
-                       row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx));
+        /* The stretches of up to CAP_SLAB_BATCH slabs are found before
+         * any is read, so their square roots overlap instead of each
+         * waiting on the last stretch's reading. A limit cut meanwhile
+         * (a full buffer) leaves them a superset: rows are still held
+         * against the current limit. */
+        int32_t y = lo[1];
+        while (y <= hi[1]) {
+            uint32_t first[CAP_SLAB_BATCH], last[CAP_SLAB_BATCH];
+            uint32_t count = 0;
+            for (; y <= hi[1] && count < CAP_SLAB_BATCH; y++) {
+                const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
+                if (!box_may_hold(p, gyz))
+                    continue;
+                /* Rows of this slab lie at least sqrt(gyz) away across
+                 * it, so within sqrt(far2 - gyz) along x. */
+                const double rest = far2 - gyz;
+                const double hx =
+                    (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
+                const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
+                first[count] = row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx);
+                last[count] = row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx);
+                count++;
+            }
+            for (uint32_t i = 0; i < count; i++)
+                pick_strip(p, f, range, qf, first[i], last[i]);
         }
     }
 }
@@ -755,10 +839,10 @@ static void pick_segment(picker *p, const cap_segment *sg) {
     pick_image(p, sg->range, q);
     if (p->w->dims == 3)
         pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
-                  pick_where(sg->range, 0), 1);
+                  pick_where(sg->range, 0), 1, 0);
     else
         pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
-                  pick_where(sg->range, 0), 0);
+                  pick_where(sg->range, 0), 0, 0);
 }
 
 /* The squared distance from row t to the outside of its own grid cell,
@@ -866,7 +950,7 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
         pick_block(&p, blk);
     }
     if (p.m > cap)
-        (void)keep_nearest(buf, p.m, cap, buf);
+        (void)keep_nearest(w, buf, p.m, cap, buf);
     const uint32_t n = p.m < cap ? p.m : cap;
     uint32_t row[CAP_SELECT_MAX], range[CAP_SELECT_MAX];
     for (uint32_t i = 0; i < n; i++) {
@@ -888,16 +972,29 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
         cap_walk_order(kept, n);
     } else {
         /* In walk order by rank: each one's place is the count of kept
-         * ones the walk meets before it. */
-        int32_t place[CAP_RANK_SORT_MAX];
+         * ones the walk meets before it (places are unique: no row is in
+         * two ranges of a prepared block). */
+        int32_t place[CAP_RANK_SORT_MAX], ranks[CAP_RANK_SORT_MAX];
+        const uint32_t padded =
+            (n + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
         for (uint32_t i = 0; i < n; i++)
             place[i] = (int32_t)(blk->base[range[i]] + row[i] -
                                  run->ranges[range[i]].begin);
-        for (uint32_t i = 0; i < n; i++) {
-            int32_t rank = 0;
+        if (w->count_below) {
+            for (uint32_t i = n; i < padded; i++)
+                place[i] = INT32_MAX;
+            w->count_below(place, n, padded, ranks);
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                int32_t rank = 0;
 #pragma omp simd reduction(+ : rank)
-            for (uint32_t j = 0; j < n; j++)
-                rank += place[j] < place[i];
+                for (uint32_t j = 0; j < n; j++)
+                    rank += place[j] < place[i];
+                ranks[i] = rank;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const int32_t rank = ranks[i];
             kept[rank].d2 = key_d2(buf[i].key);
             kept[rank].slot = (uint32_t)buf[i].key;
             kept[rank].row = row[i];

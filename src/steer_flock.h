@@ -123,6 +123,65 @@ uint32_t flock_cap_scan_avx512(const flock_run *run, uint32_t t, uint32_t cap,
 uint32_t flock_cap_scan_neon(const flock_run *run, uint32_t t, uint32_t cap,
                              kept_neighbour *kept, flock_counts *counts);
 
+/* A candidate the neighbour cap's selection holds (steer_cap.c): its key
+ * (the squared distance's bits, which order as the distances do since
+ * they are never negative, above the slot) and where the walk meets it
+ * (a range above an index in some array). */
+typedef struct pick_entry {
+    uint64_t key;
+    uint64_t where;
+} pick_entry;
+
+/* Candidates [from, to) of position and slot columns in some order,
+ * measured from q as flock_offset() measures them: each within the
+ * radius (R2) that is not the agent (self) counts in *neighbours, and
+ * each of those no farther than limit is appended to buf[m ..) with
+ * where | its index; returns the new m. The columns must be readable
+ * FLOCK_ROWS_PAD entries past `to` (the lanes beyond it are masked). One
+ * per vector path; the scalar path's loop is in steer_cap.c. */
+#define FLOCK_ROWS_PAD 16u
+typedef struct flock_rows_query {
+    const float *px, *py, *pz;
+    const uint32_t *slot;
+    float q[3];
+    float R2, limit;
+    uint32_t self;
+    int three;
+    uint64_t where;
+} flock_rows_query;
+typedef uint32_t (*flock_cap_rows_fn)(const flock_rows_query *a, uint32_t from,
+                                      uint32_t to, pick_entry *buf, uint32_t m,
+                                      uint64_t *neighbours);
+uint32_t flock_cap_rows_sse2(const flock_rows_query *a, uint32_t from,
+                             uint32_t to, pick_entry *buf, uint32_t m,
+                             uint64_t *neighbours);
+uint32_t flock_cap_rows_avx2(const flock_rows_query *a, uint32_t from,
+                             uint32_t to, pick_entry *buf, uint32_t m,
+                             uint64_t *neighbours);
+uint32_t flock_cap_rows_avx512(const flock_rows_query *a, uint32_t from,
+                               uint32_t to, pick_entry *buf, uint32_t m,
+                               uint64_t *neighbours);
+uint32_t flock_cap_rows_neon(const flock_rows_query *a, uint32_t from,
+                             uint32_t to, pick_entry *buf, uint32_t m,
+                             uint64_t *neighbours);
+
+/* below[i] = how many of v[0 .. m) are below v[i], for i < padded:
+ * padded is a multiple of FLOCK_COUNT_PAD, v holds padded values and
+ * below padded slots. The neighbour cap's selection counts with it (m^2
+ * integer compares, W lanes at a time); one per vector path, all with the
+ * same counts. The scalar path has none (its selection sorts instead). */
+#define FLOCK_COUNT_PAD 16u
+typedef void (*flock_count_below_fn)(const int32_t *v, uint32_t m,
+                                     uint32_t padded, int32_t *below);
+void flock_count_below_sse2(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+void flock_count_below_avx2(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+void flock_count_below_avx512(const int32_t *v, uint32_t m, uint32_t padded,
+                              int32_t *below);
+void flock_count_below_neon(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+
 /* The offset from agent t's image in range cr to row j, and its square. */
 static inline float flock_offset(const throng_world *w, const cell_range *cr,
                                  uint32_t t, uint32_t j, float d[3]) {

@@ -68,6 +68,14 @@ static void cap_place(int layout, int dims, float box, test_rng *rng,
     }
 }
 
+/* The kernel paths a selection is checked on (those this machine and
+ * build lack are passed over). */
+static const throng_simd cap_test_paths[] = {
+    THRONG_SIMD_SCALAR, THRONG_SIMD_SSE2, THRONG_SIMD_AVX2, THRONG_SIMD_AVX512,
+    THRONG_SIMD_NEON
+};
+#define CAP_TEST_PATHS ((int)(sizeof cap_test_paths / sizeof cap_test_paths[0]))
+
 /* The most agents a case holds. */
 #define CAP_TEST_AGENTS_MAX 1024u
 
@@ -205,7 +213,14 @@ static void cap_case(int dims, int periodic, int layout, uint32_t cap,
              * and one far too small (widened until it holds cap). */
             const float R2 = w->neighbour_radius * w->neighbour_radius;
             const float guesses[3] = { 0.0f, carried, R2 * 1e-9f };
-            for (int gi = 0; gi < 3; gi++) {
+            /* On every path this machine runs: they cut the held
+             * candidates back by counting in their lanes, the scalar
+             * one by a quickselect. */
+            for (int pi = 0; pi < CAP_TEST_PATHS * 3; pi++) {
+                const int gi = pi % 3;
+                if (!throng_simd_supported(cap_test_paths[pi / 3]) ||
+                    world_use_simd(w, cap_test_paths[pi / 3]) != 0)
+                    continue;
                 blk->last_far = guesses[gi];
                 flock_counts pc = { 0, 0 };
                 uint32_t np = cap_select(&run, blk, t, cap, pick, &pc);
@@ -232,6 +247,54 @@ static void cap_case(int dims, int periodic, int layout, uint32_t cap,
     CHECK_EQ_U64(wrong, 0u);
     cap_index_drop(w);
     throng_world_destroy(w);
+}
+
+/* Each vector path's count_below() against the count done naively, for
+ * every length up to the counted selection's largest, with runs of
+ * equal values (coincident agents) and values at both ends of the
+ * range. */
+TEST(cap_count_below_matches_naive) {
+    int32_t v[64], below[64];
+    test_rng rng = test_rng_make(7u);
+    uint32_t paths_run = 0;
+    for (int pi = 0; pi < CAP_TEST_PATHS; pi++) {
+        if (!throng_simd_supported(cap_test_paths[pi]))
+            continue;
+        throng_world_def d = ts_world_def(2, 1, NULL);
+        throng_world *w = ts_world_make(&d);
+        REQUIRE(w != NULL);
+        if (world_use_simd(w, cap_test_paths[pi]) != 0 || !w->count_below) {
+            throng_world_destroy(w);
+            continue;
+        }
+        paths_run++;
+        uint32_t wrong = 0;
+        for (uint32_t m = 0; m <= 64u; m++) {
+            const uint32_t padded =
+                (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+            for (uint32_t i = 0; i < padded; i++) {
+                const uint32_t kind = test_rng_below(&rng, 8u);
+                v[i] = i >= m       ? INT32_MAX
+                       : kind == 0u ? 0
+                       : kind == 1u ? INT32_MAX - 1
+                       : kind < 4u  ? (int32_t)test_rng_below(&rng, 4u)
+                                    : (int32_t)(test_rng_below(&rng, 1u << 30));
+            }
+            w->count_below(v, m, padded, below);
+            for (uint32_t i = 0; i < m; i++) {
+                int32_t naive = 0;
+                for (uint32_t j = 0; j < m; j++)
+                    naive += v[j] < v[i];
+                wrong += below[i] != naive;
+            }
+        }
+        CHECK_EQ_U64(wrong, 0u);
+        throng_world_destroy(w);
+    }
+    /* Some vector path runs on any machine with SIMD kernels. */
+#if defined(THRONG_HAVE_SIMD_KERNELS)
+    CHECK(paths_run > 0u);
+#endif
 }
 
 /* Caps 1, 16, 64, and one above every agent's neighbour count (which
@@ -391,6 +454,7 @@ TEST(cap_select_deterministic) {
 
 void register_cap_tests(void) {
     REGISTER(cap_select_matches_scan_and_brute_force);
+    REGISTER(cap_count_below_matches_naive);
     REGISTER(cap_select_overlap_scans);
     REGISTER(cap_walk_order_sorts);
     REGISTER(cap_select_deterministic);
