@@ -835,9 +835,10 @@ fuzz-corpus: $(GEN_CORPUS)
 # `make CC=aarch64-linux-gnu-gcc` alone builds everything for aarch64 into
 # build/aarch64-linux-gnu-gcc/. Under emulation a step runs tens of times
 # slower, so CROSS_TESTS (name filters, one run each) are those that pin
-# down the arithmetic: NEON against scalar (determinism_simd, and the
-# recipe finish on the lanes, finish_lanes), the kernels (flock,
-# integrate, the cap and the float limits on every path),
+# down the arithmetic: NEON against scalar (determinism_simd; the recipe
+# finish on the lanes, finish_lanes and finish_path_lanes; obstacle
+# avoidance's lanes, avoid_), the kernels (flock, integrate, the cap and
+# its lane counting, the float limits on every path),
 # the grid and snapshots, and the world's bookkeeping; the scalar build
 # runs CROSS_SCALAR_TESTS. Left out, at minutes each under emulation: the
 # thread sweeps (determinism_threads, which test OpenMP rather than the
@@ -853,8 +854,9 @@ CROSS_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 CROSS_BUILD := build/$(notdir $(CROSS_CC))
 CROSS_SCALAR_BUILD := build/simd-scalar-$(notdir $(CROSS_CC))
 CROSS_TESTS ?= golden simd_auto simd_named determinism_simd \
-	determinism_query finish_lanes flock_ integrate_ degenerate_cap \
-	degenerate_float_limits grid_ snapshot_ world_ errors_
+	determinism_query finish_lanes finish_path_lanes avoid_ flock_ \
+	integrate_ degenerate_cap cap_count_below degenerate_float_limits \
+	grid_ snapshot_ world_ errors_
 CROSS_SCALAR_TESTS ?= golden flock_ integrate_ snapshot_
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
