@@ -9,6 +9,12 @@
 #include "steer.h"
 #include "steer_flock.h"
 
+/* The projected-circle wander keeps its 2D angle in [-pi, pi] by one turn
+ * of these (wander_circle_force() of steer_agent.c; the vector finish
+ * wraps its lanes by the same values). */
+#define AGENT_PI 3.14159265358979f
+#define AGENT_TWO_PI 6.28318530717959f
+
 /* Arrive at the point at offset x from the agent: seek
  * speed outside the braking distance (0: the default, see throng.h), the
  * ramp inside, never faster than d / dt; returns 0 (quiet) only when the

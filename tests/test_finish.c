@@ -432,8 +432,10 @@ TEST(finish_paths_match_scalar) {
  * lie on the fixed point, limits differ per agent in some worlds, some
  * turn rates start at -0, and target agents are removed. Some worlds add
  * groups with a list and no neighbour rules, and plain groups with a
- * turning wander, in cells of their own. The world's hash after `steps`
- * steps on `path`. */
+ * turning wander, in cells of their own. Some list the projected-circle
+ * wander in groups 0, 2 and 3 (so in mixed lanes too), its points set
+ * about the wrap and out of range. The world's hash after `steps` steps
+ * on `path`. */
 typedef struct lanes_world {
     int dims;
     throng_combine_mode mode;
@@ -447,7 +449,56 @@ typedef struct lanes_world {
     int turn;      /* a turning wander in the listed groups, every quadrant */
     int no_walk;   /* groups with a list and no neighbour rules, and plain
                       groups with a turning wander, in a region of their own */
+    int circle;    /* the projected-circle wander listed in groups 0, 2 and 3,
+                      its points set near the wrap and out of range */
 } lanes_world;
+
+/* The projected-circle wander's entry for run_lanes(): the largest step
+ * (the 2D angle wraps often) or the default, centred on the agent (no
+ * distance ahead) or projected ahead. */
+static throng_behaviour circle_entry(const lanes_world *cfg, int priority) {
+    throng_behaviour be =
+        throng_behaviour_default(THRONG_BEHAVIOUR_WANDER_CIRCLE);
+    be.weight = 0.7f;
+    be.priority = priority;
+    be.speed_factor = 0.8f;
+    be.u.wander.jitter = cfg->linear ? 3.14159f : 0.3f;
+    be.u.wander.distance = cfg->braking > 0.0f ? 0.0f : 2.0f;
+    be.u.wander.radius = cfg->uniform ? 2.0f : 1.0f;
+    return be;
+}
+
+/* Circle points near the wrap (2D angles at about +-pi) and out of range:
+ * angles that are not finite, 3D points at zero (the first step), not
+ * finite, whose square overflows (the scalar kernel) or vanishes. */
+static void circle_states(throng_world *w) {
+    const float pi = 3.14159f;
+    for (uint32_t t = 0; t < w->count; t++) {
+        float *x = &w->col.wx[t], *y = &w->col.wy[t], *z = &w->col.wz[t];
+        const uint32_t r = t % 11u;
+        if (w->dims == 2) {
+            static const float angle[7] = { 3.14159f, -3.14159f, 3.1f,    -3.1f,
+                                            2.9f,     NAN,       INFINITY };
+            if (r < 7)
+                *x = angle[r];
+            else if (r == 7)
+                *x = t & 1u ? pi : -pi;
+        } else if (r == 0) {
+            *x = *y = *z = 0.0f;
+        } else if (r == 1) {
+            *x = NAN;
+        } else if (r == 2) {
+            *x = *y = *z = 1e30f;
+        } else if (r == 3) {
+            *x = -1e-30f;
+            *y = *z = 1e-30f;
+        } else if (r == 4) {
+            *x = 0.6f;
+            *y = -0.8f;
+            *z = 0.0f;
+        }
+    }
+}
 
 static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
     const int dims = cfg->dims;
@@ -562,6 +613,14 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         be.weight = 0.8f + (float)b;
         ok = throng_group_add_behaviour(w, groups[2], &be, NULL) == THRONG_OK;
     }
+    if (cfg->circle) {
+        const throng_behaviour be0 = circle_entry(cfg, 1);
+        const throng_behaviour be2 = circle_entry(cfg, 5);
+        ok =
+            ok &&
+            throng_group_add_behaviour(w, groups[0], &be0, NULL) == THRONG_OK &&
+            throng_group_add_behaviour(w, groups[2], &be2, NULL) == THRONG_OK;
+    }
     /* Groups 3 to 5 have a list and no neighbour rules (the vector
      * paths finish them on the lanes from empty sums, but for group 5,
      * whose wall following has no lane form): pursue with a turning
@@ -593,6 +652,11 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
                 be.u.pursue.evade_range = 3.0f;
             ok = ok && throng_group_add_behaviour(w, groups[3 + i], &be,
                                                   NULL) == THRONG_OK;
+            if (cfg->circle && i == 0) {
+                const throng_behaviour circle = circle_entry(cfg, 2);
+                ok = ok && throng_group_add_behaviour(w, groups[3], &circle,
+                                                      NULL) == THRONG_OK;
+            }
         }
         throng_behaviour wall_too =
             throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_WALL);
@@ -676,6 +740,8 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
      * group does not turn, so such lanes mix with lanes that cruise. */
     for (uint32_t t = 0; t < w->count && ok; t += 3)
         w->col.wander_rate[t] = -0.0f;
+    if (cfg->circle && ok)
+        circle_states(w);
     for (int s = 0; s < steps && ok; s++) {
         ok = throng_world_step(w, 0.05f) == THRONG_OK;
         if (s == steps / 3)
@@ -709,6 +775,7 @@ TEST(finish_lanes_match_scalar) {
             .linear = v % 5 == 1,
             .pursuit = v % 4 != 0,
             .braking = v % 4 == 1 ? 2.5f : 0.0f,
+            .circle = v % 4 != 2,
         };
         uint64_t scalar = run_lanes(&cfg, "scalar", 30);
         REQUIRE(scalar > 1);
