@@ -222,3 +222,38 @@ static inline vi vloadi(const int32_t *p) {
     memcpy(&v, p, sizeof v);
     return v;
 }
+
+/* Gathers: lane l of the result is base[idx[l]], idx[l] >= 0; the masked
+ * one reads only where m is on and gives 0 elsewhere. A gather moves
+ * values and computes nothing, so each instruction set's gather and the
+ * lane loop give the same bits. */
+#if W == 16 && defined(__AVX512F__)
+static inline vf vgather(const float *base, vi idx) {
+    return (vf)_mm512_i32gather_ps((__m512i)idx, base, 4);
+}
+static inline vi vgatheri_m(const int32_t *base, vi idx, vm m) {
+    return (vi)_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m,
+                                           (__m512i)idx, base, 4);
+}
+#elif W == 8 && defined(__AVX2__)
+static inline vf vgather(const float *base, vi idx) {
+    return (vf)_mm256_i32gather_ps(base, (__m256i)idx, 4);
+}
+static inline vi vgatheri_m(const int32_t *base, vi idx, vm m) {
+    return (vi)_mm256_mask_i32gather_epi32(
+        _mm256_setzero_si256(), (const int *)base, (__m256i)idx, (__m256i)m, 4);
+}
+#else
+static inline vf vgather(const float *base, vi idx) {
+    float g[W];
+    for (int l = 0; l < W; l++)
+        g[l] = base[idx[l]];
+    return vload(g);
+}
+static inline vi vgatheri_m(const int32_t *base, vi idx, vm m) {
+    int32_t g[W];
+    for (int l = 0; l < W; l++)
+        g[l] = m[l] ? base[idx[l]] : 0;
+    return vloadi(g);
+}
+#endif

@@ -500,6 +500,62 @@ static void circle_states(throng_world *w) {
     }
 }
 
+/* After every 17th agent of h was removed: new agents take some of the
+ * freed slots (one generation on), half the agents that targeted a removed
+ * one now target its slot's new agent, and a few rows get target columns
+ * the API never writes but steer_target_row() reads all the same: a slot
+ * past the last (as a signed number, negative), a free slot at its current
+ * generation, the agent's own slot. 1 when all went well. */
+static int reuse_and_plant_targets(throng_world *w, throng_agent *h, int n,
+                                   throng_group group, test_rng *rng) {
+    int ok = 1;
+    for (int i = 0; i < n && ok; i += 34) {
+        throng_agent_def a = throng_agent_def_default();
+        a.group = group;
+        for (int k = 0; k < w->dims; k++) {
+            a.position[k] = test_rng_range(rng, -5.0f, 5.0f);
+            a.velocity[k] = test_rng_range(rng, -0.9f, 0.9f);
+        }
+        throng_agent old = h[i];
+        ok =
+            throng_agent_add(w, &a, &h[i]) == THRONG_OK &&
+            throng_agent_set_target_agent(w, h[i], h[(i + 1) % n]) == THRONG_OK;
+        for (int j = i + 1; j < n && ok; j += 2)
+            if (j % 17 != 0 &&
+                w->col.target_slot[w->slot_dense[h[j].slot - 1u]] == old.slot)
+                ok = throng_agent_set_target_agent(w, h[j], h[i]) == THRONG_OK;
+    }
+    uint32_t free_slot = UINT32_MAX;
+    for (uint32_t s = 0; s < w->slot_count; s++)
+        if (w->slot_dense[s] == SLOT_FREE)
+            free_slot = s;
+    for (uint32_t t = 7; t < w->count && ok; t += 41) {
+        uint32_t *ts = &w->col.target_slot[t], *tg = &w->col.target_gen[t];
+        switch ((t / 41) % 5) {
+        case 0:
+            *ts = w->slot_count + 1u;
+            break;
+        case 1:
+            *ts = 0x80000000u + (t & 1u);
+            break;
+        case 2:
+            *ts = UINT32_MAX;
+            break;
+        case 3:
+            if (free_slot != UINT32_MAX) {
+                *ts = free_slot + 1u;
+                *tg = w->slots[free_slot].generation;
+            }
+            break;
+        default:
+            *ts = w->col.slot[t] + 1u;
+            *tg = w->slots[w->col.slot[t]].generation;
+            break;
+        }
+    }
+    return ok;
+}
+
 static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
     const int dims = cfg->dims;
     /* The periodic box is [0, 12) along each axis; an unbounded crowd
@@ -747,6 +803,8 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
         if (s == steps / 3)
             for (int i = 0; i < AGENTS && ok; i += 17)
                 ok = throng_agent_remove(w, h[i]) == THRONG_OK;
+        if (s == steps / 2 && ok)
+            ok = reuse_and_plant_targets(w, h, AGENTS, groups[0], &rng);
     }
     uint64_t hash = ok ? throng_world_hash(w) : 0;
     throng_world_destroy(w);
