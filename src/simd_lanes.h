@@ -217,6 +217,18 @@ static inline vf vload(const float *p) {
     memcpy(&v, p, sizeof v);
     return v;
 }
+/* The first n (<= W) values at p, zeros past them: for columns the
+ * step writes, whose rows past a run may belong to another thread. */
+static inline vf vload_n(const float *p, int n) {
+    vf v = { 0 };
+    memcpy(&v, p, (size_t)n * sizeof(float));
+    return v;
+}
+static inline vi vloadi_n(const int32_t *p, int n) {
+    vi v = { 0 };
+    memcpy(&v, p, (size_t)n * sizeof(int32_t));
+    return v;
+}
 static inline vi vloadi(const int32_t *p) {
     vi v;
     memcpy(&v, p, sizeof v);
