@@ -315,18 +315,37 @@ TEST(finish_matches_reference_3d) {
  * and a plain flocking group, interleaved so lanes mix them; targets are
  * other agents, some of them removed, and some agents have none (quiet
  * behaviours). The world's hash after `steps` steps on `path`. */
-static uint64_t run_recipes(int dims, const char *path, int steps) {
+/* A one-thread world of `dims` dimensions with `seed` on kernel path
+ * `path`, periodic in a cube of edge `box` when box > 0. Returns 2 with
+ * the world in *out; 0 when it cannot be made and 1 when the path is not
+ * on this CPU or build, the hashes the run_* builders below return then. */
+static int finish_world(int dims, uint64_t seed, float box, const char *path,
+                        throng_world **out) {
     throng_world_def d = throng_world_def_default();
     d.dimensions = dims;
     d.threads = 1;
-    d.seed = 31u;
-    throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
+    d.seed = seed;
+    if (box > 0.0f) {
+        d.boundary = THRONG_BOUNDARY_PERIODIC;
+        for (int k = 0; k < 3; k++)
+            d.box_size[k] = box;
+    }
+    *out = NULL;
+    if (throng_world_create(&d, out) != THRONG_OK)
         return 0;
-    if (world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
+    if (world_select_kernel(*out, path) != 0) {
+        throng_world_destroy(*out);
+        *out = NULL;
         return 1;
     }
+    return 2;
+}
+
+static uint64_t run_recipes(int dims, const char *path, int steps) {
+    throng_world *w = NULL;
+    const int made = finish_world(dims, 31u, 0.0f, path, &w);
+    if (made < 2)
+        return (uint64_t)made;
     throng_group groups[5];
     throng_group_def g = throng_group_def_default();
     g.flocking.separation_weight = 1.5f;
@@ -573,22 +592,11 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
      * stands off the origin, where the rare agents below stand alone. */
     const float o = cfg->periodic ? 6.0f : 15.0f;
     const float fixed[3] = { 1.0f + o, -2.0f + o, dims == 3 ? 0.5f + o : 0.0f };
-    throng_world_def d = throng_world_def_default();
-    d.dimensions = dims;
-    d.threads = 1;
-    d.seed = 77u;
-    if (cfg->periodic) {
-        d.boundary = THRONG_BOUNDARY_PERIODIC;
-        for (int k = 0; k < 3; k++)
-            d.box_size[k] = 12.0f;
-    }
     throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return 0;
-    if (world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return 1;
-    }
+    const int made =
+        finish_world(dims, 77u, cfg->periodic ? 12.0f : 0.0f, path, &w);
+    if (made < 2)
+        return (uint64_t)made;
     throng_group groups[8];
     throng_group_def g = throng_group_def_default();
     g.combine = cfg->mode;
@@ -890,22 +898,11 @@ typedef struct path_world {
 static uint64_t run_paths(const path_world *cfg, const char *path, int steps) {
     const int dims = cfg->dims;
     const float o = cfg->periodic ? 10.0f : 0.0f;
-    throng_world_def d = throng_world_def_default();
-    d.dimensions = dims;
-    d.threads = 1;
-    d.seed = 91u;
-    if (cfg->periodic) {
-        d.boundary = THRONG_BOUNDARY_PERIODIC;
-        for (int k = 0; k < 3; k++)
-            d.box_size[k] = 20.0f;
-    }
     throng_world *w = NULL;
-    if (throng_world_create(&d, &w) != THRONG_OK)
-        return 0;
-    if (world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return 1;
-    }
+    const int made =
+        finish_world(dims, 91u, cfg->periodic ? 20.0f : 0.0f, path, &w);
+    if (made < 2)
+        return (uint64_t)made;
     test_rng rng = test_rng_make(41u + (uint64_t)cfg->mode);
     enum {
         RING = 40,
