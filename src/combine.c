@@ -221,8 +221,10 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
     /* The rows' slot entries (the wander's random stream is keyed by the
      * generation) and their targets' (steer_target_row) lie in slot
      * order, scattered over tables that need not fit in cache: ask for
-     * them all before the first is needed. */
+     * them all before the first is needed, unless the step resolved them
+     * into rows already (steer_resolve_rows). */
     int any_wander = 0, any_list = 0;
+    const int ask_gens = !w->slot_gens, ask_targets = !w->target_rows;
     for (uint32_t t = begin; t < end; t++) {
         const uint32_t u = t - begin;
         const group_kernel_params *k = &w->group_params[c->group[t]];
@@ -232,11 +234,11 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
         target[u] = STEER_TARGET_UNKNOWN;
         if (skip[u])
             continue;
-        if (wanders[u])
+        if (wanders[u] && ask_gens)
             __builtin_prefetch(&w->slots[c->slot[t]]);
         any_wander |= wanders[u];
         any_list |= count > 0;
-        if (count > 0 && w->behaviour_state) {
+        if (count > 0 && w->behaviour_state && ask_targets) {
             uint32_t ts = c->target_slot[t];
             if (ts != 0 && ts <= w->slot_count) {
                 __builtin_prefetch(&w->slots[ts - 1u]);
@@ -264,7 +266,7 @@ static void finish_batch(const throng_world *w, uint32_t begin, uint32_t end,
             const uint32_t u = t - begin;
             if (skip[u])
                 continue;
-            const int64_t r = steer_target_row(w, t);
+            const int64_t r = steer_row_target(w, t);
             target[u] = r;
             if (r < 0)
                 continue;

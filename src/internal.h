@@ -171,6 +171,7 @@ struct flock_sums;
 struct flock_counts;
 struct kept_neighbour;
 struct env_run;
+struct env_block;
 struct flock_rows_query;
 struct pick_entry;
 
@@ -297,6 +298,14 @@ struct throng_world {
      * the first spares (world_steer_scratch, columns.c). */
     float *steer_x, *steer_y, *steer_z;
     void *spare4[GRID_PERMUTE_BATCH];
+    /* Step scratch in two more spares, from the links of a step to the
+     * end of its integration, NULL outside it (steer_resolve_rows,
+     * steer.c): each row's live target row (steer_target_row(), -1 for
+     * none), and each row's slot generation (the key of its random
+     * streams). The behaviours read these rows in cell order instead of
+     * the slot table in slot order. */
+    int32_t *target_rows;
+    uint32_t *slot_gens;
     /* throng_world_set_stable_columns: the columns throng_world_columns
      * shows keep their memory through a step (grid.c copies them back
      * from the spares instead of trading places with them). */
@@ -330,11 +339,16 @@ struct throng_world {
     /* Its counting of values below each (steer_flock.h), or NULL. */
     void (*count_below)(const int32_t *, uint32_t, uint32_t, int32_t *);
     /* Its measuring of the cap's candidates (steer_flock.h), or NULL. */
-    uint32_t (*cap_rows)(const struct flock_rows_query *, uint32_t, uint32_t,
-                         struct pick_entry *, uint32_t, uint64_t *);
+    uint32_t (*cap_rows)(const struct flock_rows_query *, const uint32_t *,
+                         uint32_t, struct pick_entry *, uint32_t, uint64_t *);
     /* Obstacle avoidance's test of a run's rows on the path's lanes
      * (steer_env.h), or NULL for the scalar test row by row. */
     void (*env_lanes)(struct env_run *, uint32_t);
+    /* Its obstacle avoidance of a block of rows on the lanes, for the
+     * recipe finish on the lanes (steer_env.h), or NULL. */
+    void (*env_block)(const struct throng_world *,
+                      const struct throng_behaviour *, uint32_t, uint32_t,
+                      uint32_t, struct env_block *);
 
     char error[256];
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "parallel.h"
 #include "rng.h"
 
 /* ------------------------------------------------------------------------ */
@@ -38,6 +39,98 @@ int64_t steer_target_row(const throng_world *w, uint32_t row) {
         return -1;
     uint32_t dense = w->slot_dense[slot];
     return dense == SLOT_FREE ? -1 : (int64_t)dense;
+}
+
+/* Rows per chunk of steer_resolve_rows. */
+#define RESOLVE_GRAIN 16384u
+
+/* The scratch spares: the steering force takes the first (columns.c). */
+#define RESOLVE_TARGET_SPARE 3
+#define RESOLVE_GEN_SPARE 4
+_Static_assert(GRID_PERMUTE_BATCH > RESOLVE_GEN_SPARE,
+               "the resolved rows borrow two spares past the force's three");
+
+static void resolve_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    const throng_world *w = ctx;
+    const uint32_t *restrict slot = w->col.slot;
+    const slot_entry *restrict slots = w->slots;
+    if (w->target_rows) {
+        /* steer_target_row() without a branch: slot = ts - 1 wraps for
+         * ts = 0, so one unsigned test says ts != 0 && ts <= slot_count;
+         * a row out of range reads slot 0 (there is one: count > 0) and
+         * is refused all the same. */
+        const uint32_t *restrict ts = w->col.target_slot;
+        const uint32_t *restrict tg = w->col.target_gen;
+        const uint32_t *restrict dense = w->slot_dense;
+        const uint32_t slot_count = w->slot_count;
+        int32_t *restrict rows = w->target_rows;
+        for (uint32_t r = begin; r < end; r++) {
+            const uint32_t s = ts[r] - 1u;
+            const int in = s < slot_count;
+            const uint32_t at = in ? s : 0u;
+            const uint32_t d = dense[at];
+            const int live =
+                in & (slots[at].generation == tg[r]) & (d != SLOT_FREE);
+            rows[r] = live ? (int32_t)d : -1;
+        }
+    }
+    if (w->slot_gens) {
+        uint32_t *restrict gens = w->slot_gens;
+        for (uint32_t r = begin; r < end; r++)
+            gens[r] = slots[slot[r]].generation;
+    }
+}
+
+/* 1 when some group draws random numbers for its rows: a turn-rate
+ * wander that turns, or a projected-circle wander in its list. A wander
+ * that only cruises (neither turn rate nor change) draws for no row but
+ * those whose rate is -0 or NaN, which may as well read the slot table
+ * (steer_row_key() gives the same key either way). */
+static int drawing_groups(const throng_world *w) {
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const group_kernel_params *k = &w->group_params[g];
+        if (k->wander_w > 0.0f &&
+            (k->wander_rate_max != 0.0f || k->wander_change != 0.0f))
+            return 1;
+        const group_record *rec = &w->groups[g];
+        for (uint32_t b = 0; b < rec->behaviour_count; b++)
+            if (rec->behaviours[b].kind == THRONG_BEHAVIOUR_WANDER_CIRCLE)
+                return 1;
+    }
+    return 0;
+}
+
+/* Each row's target is three dependent reads away (its slot, the slot's
+ * generation and row, the target's columns), and its own key one (its
+ * slot's generation), all but the first in slot order, which is not cell
+ * order: read in the behaviours, every run of lanes waits for them. Here
+ * they are read in one tight pass, where the reads of many rows are in
+ * flight at once, and the behaviours then load them in cell order. */
+void steer_resolve_rows(throng_world *w, parallel_sched *sched) {
+    w->target_rows = NULL;
+    w->slot_gens = NULL;
+    if (w->count == 0 || !w->col.slot)
+        return;
+    if (w->behaviour_state)
+        w->target_rows = w->spare4[RESOLVE_TARGET_SPARE];
+    if ((w->behaviour_state || w->wander_used) && drawing_groups(w))
+        w->slot_gens = w->spare4[RESOLVE_GEN_SPARE];
+    if (!w->target_rows && !w->slot_gens)
+        return;
+    parallel_rows(sched, w->count, RESOLVE_GRAIN, resolve_chunk, w);
+    /* The rows a vector load may reach past the count: no target. */
+    for (uint32_t r = w->count; r < w->count + COLUMN_PAD; r++) {
+        if (w->target_rows)
+            w->target_rows[r] = -1;
+        if (w->slot_gens)
+            w->slot_gens[r] = 0;
+    }
+}
+
+void steer_resolve_end(throng_world *w) {
+    w->target_rows = NULL;
+    w->slot_gens = NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -92,9 +185,7 @@ void flock_wander_force(const throng_world *w, uint32_t i, float m_dt,
         sn = rate;
         cs = 1.0f;
     } else {
-        const uint32_t slot = w->col.slot[i];
-        const uint64_t agent =
-            ((uint64_t)slot << 32) | w->slots[slot].generation;
+        const uint64_t agent = steer_row_key(w, i);
         rate =
             old_rate + k->wander_change * rng_symmetric(w->seed, agent, w->step,
                                                         RNG_STREAM_WANDER);

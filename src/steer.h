@@ -91,10 +91,34 @@ void steer_offset(const throng_world *w, const float from[3], const float to[3],
  * none or it was removed. */
 int64_t steer_target_row(const throng_world *w, uint32_t row);
 
+/* Fills the step scratch of resolved rows (internal.h: target_rows,
+ * slot_gens) for the state the grid build left, in parallel, once the
+ * slots' links are up to date; each stays NULL when no behaviour reads
+ * it. steer_resolve_end() sets both to NULL again at the end of the
+ * step, before the next grid build trades the spares they lie in. */
+struct parallel_sched;
+void steer_resolve_rows(throng_world *w, struct parallel_sched *sched);
+void steer_resolve_end(throng_world *w);
+
+/* steer_target_row(), from the step's resolved rows when there are. */
+static inline int64_t steer_row_target(const throng_world *w, uint32_t row) {
+    return w->target_rows ? (int64_t)w->target_rows[row]
+                          : steer_target_row(w, row);
+}
+
+/* The key of row `row`'s random streams: its slot and the slot's
+ * generation (from the step's resolved rows when there are). */
+static inline uint64_t steer_row_key(const throng_world *w, uint32_t row) {
+    const uint32_t slot = w->col.slot[row];
+    const uint32_t gen =
+        w->slot_gens ? w->slot_gens[row] : w->slots[slot].generation;
+    return ((uint64_t)slot << 32) | gen;
+}
+
 /* The live target agent of the context's row: resolved ahead, or now. */
 static inline int64_t steer_ctx_target(const steer_ctx *a) {
     return a->target != STEER_TARGET_UNKNOWN ? a->target
-                                             : steer_target_row(a->w, a->row);
+                                             : steer_row_target(a->w, a->row);
 }
 
 /* v_desired = speed * x / |x|, or 0 when x is 0. */

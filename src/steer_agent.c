@@ -239,8 +239,8 @@ static int wander_circle_force(const steer_ctx *a, const throng_behaviour *b,
                                float speed, float F[3]) {
     const throng_wander_circle_params *p = &b->u.wander;
     const throng_world *w = a->w;
-    const uint32_t row = a->row, slot = w->col.slot[row];
-    const uint64_t agent = ((uint64_t)slot << 32) | w->slots[slot].generation;
+    const uint32_t row = a->row;
+    const uint64_t agent = steer_row_key(w, row);
     float c[3]; /* unit point on the circle or sphere, world frame */
     if (a->dims == 2) {
         float angle = w->col.wx[row];

@@ -329,6 +329,8 @@ void cap_block_prepare(const flock_run *run, cap_block *blk) {
     blk->scan = 1;
     blk->count = 0;
     blk->last_far = 0.0f;
+    blk->own = 0;
+    blk->cell_known = 0;
     if (!ix || !ix->valid)
         return;
     /* Ranges sorted by first row (insertion: they mostly ascend already),
@@ -579,7 +581,8 @@ pick_rows(picker *p, const float *restrict px, const float *restrict py,
                 .three = three,
                 .where = where,
             };
-            p->m = p->w->cap_rows(&a, from, stop, buf, m, &p->neighbours);
+            const uint32_t bounds[2] = { from, stop };
+            p->m = p->w->cap_rows(&a, bounds, 1, buf, m, &p->neighbours);
             from = stop;
             continue;
         }
@@ -659,17 +662,50 @@ static inline double axis_gap2(const cap_fine *f, int axis, int32_t i, double q,
     return g > 0.0 ? g * g : 0.0;
 }
 
+/* Stretches of the index's columns (rows of sub-cells of one fine grid
+ * seen through range `range`), as the path's cap_rows() takes them:
+ * measured in one call when the buffer has room for every candidate (the
+ * limit stays the same across them, so the held set is the one the calls
+ * stretch by stretch would hold before any cut), else stretch by stretch. */
+static void pick_stretches(picker *p, uint32_t range, const float qf[3],
+                           const uint32_t *bounds, uint32_t count) {
+    const cap_index *ix = p->ix;
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < count; i++)
+        total += bounds[2 * i + 1] - bounds[2 * i];
+    if (p->w->cap_rows && total <= CAP_PICK_BUF - p->m) {
+        const flock_rows_query a = {
+            .px = ix->px,
+            .py = ix->py,
+            .pz = ix->pz,
+            .slot = ix->slot,
+            .q = { qf[0], qf[1], qf[2] },
+            .R2 = p->R2,
+            .limit = p->limit,
+            .self = p->self_slot,
+            .three = p->w->dims == 3,
+            .where = pick_where(range, 1),
+        };
+        p->candidates += total;
+        p->m = p->w->cap_rows(&a, bounds, count, p->buf, p->m, &p->neighbours);
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (p->w->dims == 3)
+            pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, bounds[2 * i],
+                      bounds[2 * i + 1], qf, pick_where(range, 1), 1, 1);
+        else
+            pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, bounds[2 * i],
+                      bounds[2 * i + 1], qf, pick_where(range, 1), 0, 1);
+    }
+}
+
 /* Sub-cells s0 .. s1 of f (consecutive, so their rows are one stretch). */
 static inline void pick_strip(picker *p, const cap_fine *f, uint32_t range,
                               const float qf[3], uint32_t s0, uint32_t s1) {
     const uint32_t *start = p->ix->start + f->begin;
-    const cap_index *ix = p->ix;
-    if (p->w->dims == 3)
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
-                  qf, pick_where(range, 1), 1, 1);
-    else
-        pick_rows(p, ix->px, ix->py, ix->pz, ix->slot, start[s0], start[s1 + 1],
-                  qf, pick_where(range, 1), 0, 1);
+    const uint32_t bounds[2] = { start[s0], start[s1 + 1] };
+    pick_stretches(p, range, qf, bounds, 1);
 }
 
 /* One fine bucket seen through range `range`: sub-cells in rings around
@@ -791,35 +827,36 @@ static void pick_disc(picker *p, const cap_fine *f, uint32_t range) {
         hi[a] = fine_coord(f, a, q[a] + reach);
     }
     const uint32_t nx = (uint32_t)f->n[0], ny = (uint32_t)f->n[1];
+    const uint32_t *start = p->ix->start + f->begin;
     for (int32_t z = lo[2]; z <= hi[2]; z++) {
         const double gz = dims == 3 ? axis_gap2(f, 2, z, q[2], slack) : 0.0;
         if (!box_may_hold(p, gz))
             continue;
         /* The stretches of up to CAP_SLAB_BATCH slabs are found before
-         * any is read, so their square roots overlap instead of each
-         * waiting on the last stretch's reading. A limit cut meanwhile
+         * any is read and measured in one call. A limit cut meanwhile
          * (a full buffer) leaves them a superset: rows are still held
          * against the current limit. */
         int32_t y = lo[1];
         while (y <= hi[1]) {
-            uint32_t first[CAP_SLAB_BATCH], last[CAP_SLAB_BATCH];
+            uint32_t bounds[2 * CAP_SLAB_BATCH];
             uint32_t count = 0;
             for (; y <= hi[1] && count < CAP_SLAB_BATCH; y++) {
                 const double gyz = gz + axis_gap2(f, 1, y, q[1], slack);
                 if (!box_may_hold(p, gyz))
                     continue;
-                /* Rows of this slab lie at least sqrt(gyz) away across
-                 * it, so within sqrt(far2 - gyz) along x. */
-                const double rest = far2 - gyz;
-                const double hx =
-                    (rest > 0.0 ? sqrt(rest) : 0.0) * CAP_REACH_GROW + slack;
+                /* The reach along x of the whole disc (ball): narrowing
+                 * it per slab took a square root each, dearer than the
+                 * corner sub-cells' rows it spared (they are measured,
+                 * and held only within the limit). */
                 const uint32_t row_cell = ((uint32_t)z * ny + (uint32_t)y) * nx;
-                first[count] = row_cell + (uint32_t)fine_coord(f, 0, q[0] - hx);
-                last[count] = row_cell + (uint32_t)fine_coord(f, 0, q[0] + hx);
-                count++;
+                const uint32_t first = row_cell + (uint32_t)lo[0];
+                const uint32_t last = row_cell + (uint32_t)hi[0];
+                bounds[2 * count] = start[first];
+                bounds[2 * count + 1] = start[last + 1];
+                /* An empty stretch costs nothing to pass over. */
+                count += bounds[2 * count] < bounds[2 * count + 1];
             }
-            for (uint32_t i = 0; i < count; i++)
-                pick_strip(p, f, range, qf, first[i], last[i]);
+            pick_stretches(p, range, qf, bounds, count);
         }
     }
 }
@@ -848,7 +885,8 @@ static void pick_segment(picker *p, const cap_segment *sg) {
 /* The squared distance from row t to the outside of its own grid cell,
  * shrunk for rounding: every other bucket of its block, seen through any
  * range, lies outside that cell. 0 when unsure. */
-static double outside_cell_gap2(const throng_world *w, uint32_t t) {
+static double outside_cell_gap2(const throng_world *w, cap_block *blk,
+                                uint32_t t) {
     const grid *g = &w->grid;
     int32_t c[3];
     flock_cell_of(w, t, c);
@@ -856,16 +894,27 @@ static double outside_cell_gap2(const throng_world *w, uint32_t t) {
                           w->dims == 3 ? w->col.pz[t] : 0.0f };
     double gap = (double)INFINITY;
     const int dims = w->dims == 3 ? 3 : 2;
+    if (!blk->cell_known || c[0] != blk->cell[0] || c[1] != blk->cell[1] ||
+        c[2] != blk->cell[2]) {
+        for (int a = 0; a < dims; a++) {
+            /* grid_coord() puts x in cell floor(x inv_edge): the cell
+             * spans [c / inv_edge, (c + 1) / inv_edge), and in a periodic
+             * box the last one reaches the box's face (images of other
+             * cells lie beyond the faces). */
+            const double lo = (double)c[a] / g->inv_edge[a];
+            double hi = (double)(c[a] + 1) / g->inv_edge[a];
+            if (g->periodic && c[a] == g->n[a] - 1 && hi < (double)g->box[a])
+                hi = (double)g->box[a];
+            blk->cell_lo[a] = lo;
+            blk->cell_hi[a] = hi;
+            blk->cell[a] = c[a];
+        }
+        blk->cell[2] = c[2];
+        blk->cell_known = 1;
+    }
     for (int a = 0; a < dims; a++) {
         const double x = (double)pf[a];
-        /* grid_coord() puts x in cell floor(x inv_edge): the cell spans
-         * [c / inv_edge, (c + 1) / inv_edge), and in a periodic box the
-         * last one reaches the box's face (images of other cells lie
-         * beyond the faces). */
-        const double lo = (double)c[a] / g->inv_edge[a];
-        double hi = (double)(c[a] + 1) / g->inv_edge[a];
-        if (g->periodic && c[a] == g->n[a] - 1 && hi < (double)g->box[a])
-            hi = (double)g->box[a];
+        const double lo = blk->cell_lo[a], hi = blk->cell_hi[a];
         const double slack =
             (fabs(x) + fabs(lo) + fabs(hi)) * CAP_SLACK_REL + 1e-30;
         const double near = (x - lo < hi - x ? x - lo : hi - x) - slack;
@@ -877,27 +926,40 @@ static double outside_cell_gap2(const throng_world *w, uint32_t t) {
 /* Every candidate of the block that may be nearer than p->limit, the
  * agent's own bucket first, where the nearest usually are; then the
  * others, each passed over whole when its box is too far. */
-static void pick_block(picker *p, const cap_block *blk) {
+/* Segment i holds row t unshifted: t's own bucket seen as it is. */
+static inline int own_segment(const flock_run *run, const cap_block *blk,
+                              uint32_t i, uint32_t t) {
+    const cap_segment *sg = &blk->seg[i];
+    const cell_range *cr = &run->ranges[sg->range];
+    return sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
+           cr->shift[1] == 0.0f && cr->shift[2] == 0.0f;
+}
+
+static void pick_block(picker *p, cap_block *blk) {
     const throng_world *w = p->w;
     const flock_run *run = p->run;
     const uint32_t t = p->t;
     const int dims = w->dims;
     uint32_t own = blk->count, blk_count = blk->count;
-    for (uint32_t i = 0; i < blk->count; i++) {
-        const cap_segment *sg = &blk->seg[i];
-        const cell_range *cr = &run->ranges[sg->range];
-        if (sg->begin <= t && t < sg->end && cr->shift[0] == 0.0f &&
-            cr->shift[1] == 0.0f && cr->shift[2] == 0.0f) {
-            own = i;
-            break;
-        }
+    /* The run's agents mostly share their bucket: the last one's own
+     * segment is tried first. (At most one segment holds t unshifted:
+     * a prepared block has no row in two ranges.) */
+    if (blk->own < blk->count && own_segment(run, blk, blk->own, t)) {
+        own = blk->own;
+    } else {
+        for (uint32_t i = 0; i < blk->count; i++)
+            if (own_segment(run, blk, i, t)) {
+                own = i;
+                blk->own = i;
+                break;
+            }
     }
     if (own < blk->count) {
         pick_segment(p, &blk->seg[own]);
         pick_prune(p);
         /* Every row outside the cell lies beyond the limit: none of them
          * could be held, whether or not cap are held yet. */
-        if (!box_may_hold(p, outside_cell_gap2(w, t)))
+        if (!box_may_hold(p, outside_cell_gap2(w, blk, t)))
             blk_count = 0;
     }
     for (uint32_t i = 0; i < blk_count; i++) {

@@ -93,6 +93,13 @@ typedef struct cap_block {
      * crowd, so it guesses the next agent's (see cap_select()). Any
      * value gives the same choice; only the work differs. */
     float last_far;
+    /* The segment of the last agent's own bucket (count: none yet), and
+     * the bounds of the grid cell last asked for (cell_known), which the
+     * agents of a run share. */
+    uint32_t own;
+    int cell_known;
+    int32_t cell[3];
+    double cell_lo[3], cell_hi[3];
 } cap_block;
 
 void cap_block_prepare(const flock_run *run, cap_block *blk);

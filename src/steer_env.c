@@ -18,10 +18,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A lateral offset shorter than this fraction of the whole offset means
- * the obstacle is dead ahead, and its direction is rounding noise. */
-#define ENV_DEAD_AHEAD 1e-6
-
 /* Containment applies the walls in range in id order; it collects them
  * in batches of this many ids on the stack. More walls in range at once
  * only costs another pass over the candidates. */
@@ -258,13 +254,6 @@ env_avoid_test(const geo_object *o, uint32_t i, const double p[3],
     }
 }
 
-/* The most a group of a run spans on any axis, in obstacle grid cells:
- * rows are in cell order, so a run is a strip of neighbouring agents,
- * except where it wraps to the next row of cells; a group ends there
- * rather than query the whole width of the world. A few cells keep the
- * candidates an agent screens by bounds near those its own cells hold. */
-#define ENV_RUN_SPAN 8.0
-
 /* The union of row t's avoidance corridors, grown into [lo, hi] when
  * `have`, else written there; returns whether the row has any. A row
  * whose group lists one avoidance keeps its corridor in the run's slot
@@ -427,6 +416,30 @@ static void env_run_fill(env_run *run, const throng_world *w, uint32_t from) {
     run->three = dims == 3;
     if (spheres && w->env_lanes)
         env_run_lanes(run, w->env_lanes);
+}
+
+void steer_env_run_test(const throng_world *w, env_run *run, uint32_t from,
+                        uint32_t to) {
+    const geometry *geo = w->geo;
+    const int dims = w->dims;
+    for (uint32_t u = from; u < to; u++) {
+        env_threats th = { UINT32_MAX, UINT32_MAX, DBL_MAX, 0.0 };
+        const double p[3] = { run->row_p[0][u], run->row_p[1][u],
+                              run->row_p[2][u] };
+        const double f[3] = { run->row_f[0][u], run->row_f[1][u],
+                              run->row_f[2][u] };
+        for (uint32_t j = 0; j < run->count; j++) {
+            int in = 1;
+            for (int k = 0; k < dims; k++)
+                in &= (run->blo[k][j] <= run->row_hi[k][u]) &
+                      (run->bhi[k][j] >= run->row_lo[k][u]);
+            if (in)
+                env_avoid_test(&geo->objects[run->id[j]], run->id[j], p, f,
+                               run->row_R[u], run->row_L[u], dims, &th);
+        }
+        run->row_hit[u] = th.hit;
+        run->row_inside[u] = th.inside;
+    }
 }
 
 static int env_avoid(const steer_ctx *a, const throng_behaviour *b,
@@ -678,6 +691,54 @@ static int env_contain(const steer_ctx *a, const throng_behaviour *b,
     if (!any)
         return 0;
     return env_finish(a, vd, F);
+}
+
+uint32_t steer_env_contain_walled(const throng_world *w,
+                                  const throng_behaviour *b, uint32_t first,
+                                  uint32_t n, uint32_t want) {
+    const throng_contain_params *c = &b->u.contain;
+    const geometry *geo = w->geo;
+    if (!c->use_walls || !geo || geo->live == 0 || !want)
+        return 0;
+    const double range = (double)c->range;
+    const agent_columns *col = &w->col;
+    const int three = w->dims == 3;
+    double p[ENV_BLOCK_ROWS][3], v[ENV_BLOCK_ROWS][3];
+    double lo[3] = { DBL_MAX, DBL_MAX, DBL_MAX };
+    double hi[3] = { -DBL_MAX, -DBL_MAX, -DBL_MAX };
+    for (uint32_t u = 0; u < n; u++) {
+        if (!((want >> u) & 1u))
+            continue;
+        const uint32_t t = first + u;
+        /* As steer_ctx_load() and env_contain() load them. */
+        p[u][0] = (double)col->px[t];
+        p[u][1] = (double)col->py[t];
+        p[u][2] = three ? (double)col->pz[t] : 0.0;
+        v[u][0] = (double)col->vx[t];
+        v[u][1] = (double)col->vy[t];
+        v[u][2] = three ? (double)col->vz[t] : 0.0;
+        for (int k = 0; k < 3; k++) {
+            const double l = p[u][k] - range, h = p[u][k] + range;
+            lo[k] = l < lo[k] ? l : lo[k];
+            hi[k] = h > hi[k] ? h : hi[k];
+        }
+    }
+    /* Every wall the union's cells list and every plane: a superset of
+     * each row's own, tested by the row's own rule. */
+    uint32_t walled = 0;
+    env_cursor q;
+    env_cursor_begin(&q, w, lo, hi, 1);
+    uint32_t i;
+    while (walled != want && env_cursor_next(&q, &i)) {
+        const geo_object *o = &geo->objects[i];
+        for (uint32_t left = want & ~walled; left; left &= left - 1u) {
+            const uint32_t u = (uint32_t)__builtin_ctz(left);
+            double dist, nrm[3];
+            if (env_wall(o, p[u], v[u], &dist, nrm) && dist < range)
+                walled |= 1u << u;
+        }
+    }
+    return walled;
 }
 
 /* ------------------------------------------------------------------------ */

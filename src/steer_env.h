@@ -8,6 +8,10 @@
 #include "steer.h"
 #include "steer_flock.h"
 
+/* A lateral offset shorter than this fraction of the whole offset means
+ * the obstacle is dead ahead, and its direction is rounding noise. */
+#define ENV_DEAD_AHEAD 1e-6
+
 /* The most obstacle candidates a run shares (see env_run); a group of
  * rows near more obstacles than this queries the grid row by row. */
 #define ENV_RUN_CAPACITY 128
@@ -63,6 +67,60 @@ void env_avoid_lanes_sse2(env_run *run, uint32_t rows);
 void env_avoid_lanes_avx2(env_run *run, uint32_t rows);
 void env_avoid_lanes_avx512(env_run *run, uint32_t rows);
 void env_avoid_lanes_neon(env_run *run, uint32_t rows);
+
+/* The most a group of a run spans on any axis, in obstacle grid cells:
+ * rows are in cell order, so a run is a strip of neighbouring agents,
+ * except where it wraps to the next row of cells; a group ends there
+ * rather than query the whole width of the world. A few cells keep the
+ * candidates an agent screens by bounds near those its own cells hold. */
+#define ENV_RUN_SPAN 8.0
+
+/* Obstacle avoidance of a block of up to ENV_BLOCK_ROWS consecutive rows
+ * on a vector path's lanes (env_avoid_block_*), for the recipe finish on
+ * the lanes: per row u of the block, the desired velocity env_avoid
+ * computes (before the force, as floats), `on` (bit u) where it has a
+ * threat ahead or an overlap, and `alone` where the row must take the
+ * scalar kernel instead (a corridor that is not finite, a group of too
+ * few rows or near too many obstacles, a threat dead ahead, an overlap
+ * at a sphere's centre or inside a box). */
+#define ENV_BLOCK_ROWS 16
+typedef struct env_block {
+    uint32_t on, alone;
+    float vd[3][ENV_BLOCK_ROWS];
+} env_block;
+
+/* Avoidance b of rows first + u for the bits u of `want` (u < n <=
+ * ENV_BLOCK_ROWS): the same threats and desired velocities, bit for bit,
+ * as env_avoid() finds row by row. */
+typedef void (*env_block_fn)(const throng_world *w, const throng_behaviour *b,
+                             uint32_t first, uint32_t n, uint32_t want,
+                             env_block *out);
+void env_avoid_block_sse2(const throng_world *w, const throng_behaviour *b,
+                          uint32_t first, uint32_t n, uint32_t want,
+                          env_block *out);
+void env_avoid_block_avx2(const throng_world *w, const throng_behaviour *b,
+                          uint32_t first, uint32_t n, uint32_t want,
+                          env_block *out);
+void env_avoid_block_avx512(const throng_world *w, const throng_behaviour *b,
+                            uint32_t first, uint32_t n, uint32_t want,
+                            env_block *out);
+void env_avoid_block_neon(const throng_world *w, const throng_behaviour *b,
+                          uint32_t first, uint32_t n, uint32_t want,
+                          env_block *out);
+
+/* Of the rows first + u for the bits u of `want` (u < n <=
+ * ENV_BLOCK_ROWS), those that containment b finds a wall within range of
+ * (bit u): the rows whose force env_contain() does not take from the box
+ * alone. */
+uint32_t steer_env_contain_walled(const throng_world *w,
+                                  const throng_behaviour *b, uint32_t first,
+                                  uint32_t n, uint32_t want);
+
+/* The scalar screen and test of the rows [from, to) of a run's group
+ * against its candidates, of any shape: run->row_hit and row_inside, as
+ * env_avoid() finds them. */
+void steer_env_run_test(const throng_world *w, env_run *run, uint32_t from,
+                        uint32_t to);
 
 /* Sets up `run` for rows [begin, end); cheap, nothing is queried yet. */
 void steer_env_run_begin(env_run *run, uint32_t begin, uint32_t end);

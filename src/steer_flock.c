@@ -134,21 +134,26 @@ uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
  * they cannot serve, by the path's scan of every candidate; then added in
  * the order the uncapped walk would meet them, so a cap above the
  * neighbour count changes nothing. */
+uint32_t flock_capped_kept(const flock_run *run, struct cap_block *blk,
+                           uint32_t t, uint32_t cap, kept_neighbour *kept,
+                           flock_counts *counts) {
+    if (!blk->prepared)
+        cap_block_prepare(run, blk);
+    if (blk->scan || cap > CAP_SELECT_MAX) {
+        const uint32_t n = run->w->cap_scan(run, t, cap, kept, counts);
+        cap_walk_order(kept, n);
+        return n;
+    }
+    return cap_select(run, blk, t, cap, kept, counts);
+}
+
 static void flock_capped(const flock_run *run, cap_block *blk, uint32_t t,
                          const group_kernel_params *k, flock_sums *s,
                          const float f[3], const float rv[3], float rr,
                          flock_counts *counts) {
     const throng_world *w = run->w;
     kept_neighbour kept[THRONG_MAX_NEIGHBOUR_CAP];
-    if (!blk->prepared)
-        cap_block_prepare(run, blk);
-    uint32_t n;
-    if (blk->scan || k->cap > CAP_SELECT_MAX) {
-        n = w->cap_scan(run, t, k->cap, kept, counts);
-        cap_walk_order(kept, n);
-    } else {
-        n = cap_select(run, blk, t, k->cap, kept, counts);
-    }
+    const uint32_t n = flock_capped_kept(run, blk, t, k->cap, kept, counts);
     for (uint32_t i = 0; i < n; i++) {
         float d[3];
         float d2 =
@@ -229,6 +234,12 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
     cell_range ranges[GRID_MAX_RANGES];
     flock_sums sums[FLOCK_RUN_MAX];
     cap_block blk; /* prepared by the run's first capped agent */
+    blk.prepared = 0;
+    /* The cell whose ranges (and block) the last run walked: a crowded
+     * cell is cut into runs of FLOCK_RUN_MAX, which share both. */
+    int32_t last[3] = { 0, 0, 0 };
+    int have_last = 0;
+    int range_count = 0;
     uint32_t t = begin;
     while (t < end) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
@@ -251,11 +262,19 @@ void flock_kernel_scalar(const throng_world *w, uint32_t begin, uint32_t end,
             if (d[0] != c[0] || d[1] != c[1] || d[2] != c[2])
                 break;
         }
-        flock_run run = {
-            .w = w, .ranges = ranges, .begin = t, .end = stop, .dt = dt
-        };
-        run.range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
-        blk.prepared = 0;
+        if (!have_last || c[0] != last[0] || c[1] != last[1] ||
+            c[2] != last[2]) {
+            range_count = grid_ranges(&w->grid, c[0], c[1], c[2], ranges);
+            memcpy(last, c, sizeof last);
+            have_last = 1;
+            blk.prepared = 0;
+        }
+        flock_run run = { .w = w,
+                          .ranges = ranges,
+                          .range_count = range_count,
+                          .begin = t,
+                          .end = stop,
+                          .dt = dt };
         flock_accumulate_scalar(&run, &blk, sums, counts);
         steer_finish_rows(w, t, stop, sums, NULL, dt, 0);
         t = stop;

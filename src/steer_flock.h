@@ -132,13 +132,14 @@ typedef struct pick_entry {
     uint64_t where;
 } pick_entry;
 
-/* Candidates [from, to) of position and slot columns in some order,
- * measured from q as flock_offset() measures them: each within the
- * radius (R2) that is not the agent (self) counts in *neighbours, and
- * each of those no farther than limit is appended to buf[m ..) with
- * where | its index; returns the new m. The columns must be readable
- * FLOCK_ROWS_PAD entries past `to` (the lanes beyond it are masked). One
- * per vector path; the scalar path's loop is in steer_cap.c. */
+/* Candidates of position and slot columns in some order, in `stretches`
+ * stretches [bounds[2 i], bounds[2 i + 1]), measured from q as
+ * flock_offset() measures them: each within the radius (R2) that is not
+ * the agent (self) counts in *neighbours, and each of those no farther
+ * than limit is appended to buf[m ..) with where | its index; returns the
+ * new m. The columns must be readable FLOCK_ROWS_PAD entries past each
+ * stretch's end (the lanes beyond it are masked). One per vector path;
+ * the scalar path's loop is in steer_cap.c. */
 #define FLOCK_ROWS_PAD 16u
 typedef struct flock_rows_query {
     const float *px, *py, *pz;
@@ -149,22 +150,23 @@ typedef struct flock_rows_query {
     int three;
     uint64_t where;
 } flock_rows_query;
-typedef uint32_t (*flock_cap_rows_fn)(const flock_rows_query *a, uint32_t from,
-                                      uint32_t to, pick_entry *buf, uint32_t m,
-                                      uint64_t *neighbours);
-uint32_t flock_cap_rows_sse2(const flock_rows_query *a, uint32_t from,
-                             uint32_t to, pick_entry *buf, uint32_t m,
+typedef uint32_t (*flock_cap_rows_fn)(const flock_rows_query *a,
+                                      const uint32_t *bounds,
+                                      uint32_t stretches, pick_entry *buf,
+                                      uint32_t m, uint64_t *neighbours);
+uint32_t flock_cap_rows_sse2(const flock_rows_query *a, const uint32_t *bounds,
+                             uint32_t stretches, pick_entry *buf, uint32_t m,
                              uint64_t *neighbours);
-uint32_t flock_cap_rows_avx2(const flock_rows_query *a, uint32_t from,
-                             uint32_t to, pick_entry *buf, uint32_t m,
+uint32_t flock_cap_rows_avx2(const flock_rows_query *a, const uint32_t *bounds,
+                             uint32_t stretches, pick_entry *buf, uint32_t m,
                              uint64_t *neighbours);
-uint32_t flock_cap_rows_avx512(const flock_rows_query *a, uint32_t from,
-                               uint32_t to, pick_entry *buf, uint32_t m,
+uint32_t flock_cap_rows_avx512(const flock_rows_query *a,
+                               const uint32_t *bounds, uint32_t stretches,
+                               pick_entry *buf, uint32_t m,
                                uint64_t *neighbours);
-uint32_t flock_cap_rows_neon(const flock_rows_query *a, uint32_t from,
-                             uint32_t to, pick_entry *buf, uint32_t m,
+uint32_t flock_cap_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
+                             uint32_t stretches, pick_entry *buf, uint32_t m,
                              uint64_t *neighbours);
-
 /* below[i] = how many of v[0 .. m) are below v[i], for i < padded:
  * padded is a multiple of FLOCK_COUNT_PAD, v holds padded values and
  * below padded slots. The neighbour cap's selection counts with it (m^2
@@ -247,15 +249,35 @@ static inline int flock_no_walk_group(const group_kernel_params *k) {
 static inline int flock_no_walk_row(const throng_world *w, uint32_t t) {
     return flock_no_walk_group(&w->group_params[w->col.group[t]]);
 }
-/* Group k's rows are not walked with the vector lanes: rows that need no
- * walk (the vector paths finish them from empty sums) and rows with a
- * neighbour cap (the vector paths hand them to flock_kernel_scalar()). */
+/* Group k's rows are not walked with the vector lanes' broadcast of
+ * every candidate: rows that need no walk (the vector paths finish them
+ * from empty sums) and rows with a neighbour cap (the vector paths add
+ * each lane's own kept neighbours, up to FLOCK_LANE_CAP_MAX of them, or
+ * hand them to flock_kernel_scalar()). */
 static inline int flock_scalar_group(const group_kernel_params *k) {
     return flock_no_walk_group(k) || (k->cap && k->walk);
 }
 static inline int flock_scalar_row(const throng_world *w, uint32_t t) {
     return flock_scalar_group(&w->group_params[w->col.group[t]]);
 }
+
+/* The largest cap whose rows the vector paths walk in lanes, each lane
+ * over its own kept neighbours (their lists live on the stack, W of
+ * them). */
+#define FLOCK_LANE_CAP_MAX 64u
+static inline int flock_lane_capped_row(const throng_world *w, uint32_t t) {
+    const group_kernel_params *k = &w->group_params[w->col.group[t]];
+    return k->cap && k->walk && k->cap <= FLOCK_LANE_CAP_MAX;
+}
+
+struct cap_block;
+/* Agent t's cap nearest neighbours (the cap of its group) in walk order,
+ * into kept (returns how many): through the step's fine grids
+ * (cap_select()) or, where they cannot serve, the path's scan of every
+ * candidate. blk is the run's block, prepared here on first use. */
+uint32_t flock_capped_kept(const flock_run *run, struct cap_block *blk,
+                           uint32_t t, uint32_t cap, kept_neighbour *kept,
+                           flock_counts *counts);
 
 /* The neighbour-walk stage of the step, on the step's scheduler. */
 void steer_flock(throng_world *world, parallel_sched *sched, float dt);

@@ -34,6 +34,7 @@
 #include "columns.h"
 #include "integrate.h"
 #include "kernel_paths.h"
+#include "steer.h"
 #include "steer_flock.h"
 
 /* The sweep after a stage, in a validating build; nothing otherwise. A
@@ -72,6 +73,7 @@ static throng_status world_tick(throng_world *w, float dt,
                                 parallel_sched *sched) {
     const int threads = sched->threads;
     static const char fn[] = "throng_world_step";
+    steer_resolve_end(w); /* a refused tick may have left them */
     VALIDATE_AFTER(w, sched, VALIDATE_BEFORE_STEP);
     double t0 = parallel_now();
     if (w->geo && geometry_prepare(w))
@@ -93,9 +95,12 @@ static throng_status world_tick(throng_world *w, float dt,
     memset(w->counters, 0, (size_t)threads * sizeof *w->counters);
     /* The vector kernels' last lanes may read past the count. */
     world_zero_tails(w);
-    /* Behaviours that name another agent find its row through its slot. */
+    /* Behaviours that name another agent find its row through its slot;
+     * every row's target row, and its slot's generation, are resolved
+     * once here, in cell order, for the behaviours to load. */
     if (w->behaviour_state)
         world_links(w);
+    steer_resolve_rows(w, sched);
     /* The path's kernels, on the first step (world creation chose the
      * path). */
     if (!w->kernel)
@@ -106,6 +111,7 @@ static throng_status world_tick(throng_world *w, float dt,
     VALIDATE_AFTER(w, sched, VALIDATE_BEHAVIOURS);
     double t2 = parallel_now();
     integrate(w, sched, dt);
+    steer_resolve_end(w);
     VALIDATE_AFTER(w, sched, VALIDATE_INTEGRATE);
     double t3 = parallel_now();
     if (sched->failed) {

@@ -14,7 +14,10 @@
  * A group whose candidates are all spheres is tested on the lanes of
  * the world's vector path (env_avoid_lanes): the same comparisons run on
  * worlds of spheres only, on every path this build carries, and a lane
- * result that lost a candidate must show too.
+ * result that lost a candidate must show too. The recipe finish on the
+ * lanes takes a block of rows at once (env_avoid_block_*): each row it
+ * answers must have the alone row's force, and whole steps the scalar
+ * path's hash.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -485,6 +488,344 @@ TEST(avoid_lanes_edges_3d) {
     ar_edges(3);
 }
 
+/* ------------------------------------------------------------------------ */
+/* A block of rows on the lanes                                             */
+/* ------------------------------------------------------------------------ */
+
+/* What the blocks of a world answered: rows whose force they gave (and
+ * of those, rows with a force on), rows they left to the scalar kernel. */
+typedef struct ar_tally {
+    uint32_t answered, on, left;
+} ar_tally;
+
+/* The recipe finish's block of rows (w->env_block, the world's vector
+ * path) against each row alone, for avoidance b: blocks of 16 rows and
+ * of fewer, starting anywhere, every row asked for or a random part of
+ * them (at times fewer than a block takes on the lanes). Each row the
+ * block answers has the alone row's force to the bit, computed from its
+ * desired velocity as the lanes do, and the block speaks only of the
+ * rows asked for. */
+static void ar_blocks(throng_world *w, uint32_t agents,
+                      const throng_behaviour *b, uint64_t seed,
+                      ar_tally *tally) {
+    test_rng rng = test_rng_make(seed);
+    for (uint32_t b0 = 0; b0 < agents;) {
+        static const uint32_t sizes[4] = { 16u, 16u, 5u, 11u };
+        uint32_t n = sizes[test_rng_below(&rng, 4u)];
+        n = agents - b0 < n ? agents - b0 : n;
+        const uint32_t all = n >= 32u ? ~0u : (1u << n) - 1u;
+        const uint32_t pick = test_rng_below(&rng, 3u);
+        uint32_t want = all;
+        if (pick == 1u)
+            want = (uint32_t)test_rng_below(&rng, 1u << 16) & all;
+        else if (pick == 2u) {
+            /* Two rows (or one twice). */
+            const uint32_t one = 1u << test_rng_below(&rng, n);
+            const uint32_t two = 1u << test_rng_below(&rng, n);
+            want = one | two;
+        }
+        env_block blk;
+        memset(&blk, 0xa5, sizeof blk);
+        w->env_block(w, b, b0, n, want, &blk);
+        CHECK((blk.on & ~want) == 0u && (blk.alone & ~want) == 0u &&
+              (blk.on & blk.alone) == 0u);
+        for (uint32_t u = 0; u < n; u++) {
+            if (!((want >> u) & 1u))
+                continue;
+            if ((blk.alone >> u) & 1u) {
+                tally->left++;
+                continue;
+            }
+            steer_ctx a;
+            steer_ctx_load(&a, w, b0 + u, AR_DT);
+            ar_force ref, got;
+            ref.on = steer_env_force(&a, b, ref.F);
+            got.on = (int)((blk.on >> u) & 1u);
+            memcpy(got.F, ref.F, sizeof got.F);
+            if (got.on)
+                for (int k = 0; k < 3; k++)
+                    got.F[k] = a.m_dt * (blk.vd[k][u] - a.v[k]);
+            tally->answered++;
+            tally->on += (uint32_t)got.on;
+            if (!ar_same(&got, &ref))
+                runner_fail(__FILE__, __LINE__,
+                            "%dD block at row %u (%u rows, want %x), row %u: "
+                            "block %d (%g %g %g) vs alone %d (%g %g %g)",
+                            w->dims, b0, n, want, b0 + u, got.on,
+                            (double)got.F[0], (double)got.F[1],
+                            (double)got.F[2], ref.on, (double)ref.F[0],
+                            (double)ref.F[1], (double)ref.F[2]);
+        }
+        b0 += n;
+    }
+}
+
+/* The blocks on every vector path here, on worlds of spheres and of
+ * spheres and boxes, for each avoidance the world lists. */
+static void ar_block_compare(int dims) {
+    for (int spheres = 0; spheres < 2; spheres++)
+        for (size_t pi = 0; pi < AR_PATHS; pi++) {
+            const char *path = ar_paths[pi];
+            if (!path || strcmp(path, "scalar") == 0)
+                continue;
+            throng_behaviour list[3];
+            uint32_t agents = 0;
+            throng_world *w = ar_world(dims, dims == 2 ? 73u : 74u, 1, spheres,
+                                       &agents, list);
+            REQUIRE(w != NULL);
+            /* One step puts the rows in cell order. */
+            CHECK_OK(throng_world_step(w, AR_DT));
+            if (world_select_kernel(w, path) != 0 || !w->env_block) {
+                throng_world_destroy(w);
+                continue; /* not a path of this build and CPU */
+            }
+            REQUIRE(geometry_prepare(w) == 0);
+            ar_tally tally = { 0, 0, 0 };
+            for (int j = 0; j < 2; j++)
+                ar_blocks(w, agents, &list[j], 5u + (uint64_t)j, &tally);
+            /* Many rows are answered on the lanes, most with a force;
+             * the rows asked for in twos, those of a group too wide or
+             * too crowded with obstacles, those in a box, go to the
+             * scalar kernel. */
+            CHECK(tally.answered > agents / 3u);
+            CHECK(tally.on > tally.answered / 4u);
+            CHECK(tally.left > 0u);
+            throng_world_destroy(w);
+        }
+}
+
+TEST(avoid_blocks_match_alone_2d) {
+    ar_block_compare(2);
+}
+TEST(avoid_blocks_match_alone_3d) {
+    ar_block_compare(3);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The recipe finish with avoidance on the lanes                            */
+/* ------------------------------------------------------------------------ */
+
+/* A world for whole steps: spheres on a jittered lattice (some removed,
+ * with a box among them when `box`), walls (segments, a plane in 3D),
+ * and four groups interleaved so lanes mix them: avoidance first by
+ * priority or weight with inverse-distance separation, a turning wander
+ * and a seek; two avoidances of different reach with an arrive and
+ * containment (in a box when `box`, and by the walls); containment and
+ * avoidance with a cruising wander and no neighbour rules (finished
+ * without a walk); a plain flock. Agents scattered, inside spheres, on a sphere's centre,
+ * and heading straight at one (threats dead ahead), in 2D or 3D,
+ * bounded or periodic. The hash after `steps` steps on kernel path
+ * `path`, or 1 when the path is not here. */
+typedef struct af_world {
+    int dims, periodic, box;
+    throng_combine_mode mode;
+} af_world;
+
+static uint64_t af_run(const af_world *cfg, const char *path, int steps) {
+    const int dims = cfg->dims;
+    const float side = 24.0f;
+    throng_world_def def = ts_world_def(dims, 1, NULL);
+    if (cfg->periodic)
+        ts_world_def_periodic(&def, side);
+    throng_world *w = ts_world_make(&def);
+    if (!w)
+        return 0;
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return 1;
+    }
+    test_rng rng = test_rng_make(17u + (uint64_t)cfg->mode);
+    enum {
+        PITCH = 3,
+        PER = 8, /* lattice points per axis: side / PITCH */
+        AGENTS = 1300
+    };
+    static float centre[PER * PER][3];
+    int ok = 1;
+    for (int i = 0; i < PER * PER && ok; i++) {
+        /* Lattice point (column, row), jittered; the draws in order. */
+        const int column = i % PER, row = i / PER;
+        float c[3] = { 0.0f, 0.0f, 0.0f };
+        c[0] =
+            ((float)column + 0.5f) * PITCH + test_rng_range(&rng, -0.5f, 0.5f);
+        c[1] = ((float)row + 0.5f) * PITCH + test_rng_range(&rng, -0.5f, 0.5f);
+        if (dims == 3)
+            c[2] = test_rng_range(&rng, 8.0f, 16.0f);
+        memcpy(centre[i], c, sizeof c);
+        throng_object obj;
+        if (cfg->box && i == 27) {
+            float lo[3] = { c[0] - 1.0f, c[1] - 0.5f, c[2] - 1.0f };
+            float hi[3] = { c[0] + 0.5f, c[1] + 1.0f, c[2] + 1.0f };
+            ok = add_box(w, lo, hi, &obj) == THRONG_OK;
+        } else {
+            ok = add_sphere(w, c, test_rng_range(&rng, 0.3f, 0.9f), &obj) ==
+                 THRONG_OK;
+        }
+        if (ok && i % 11 == 5)
+            ok = throng_object_remove(w, obj) == THRONG_OK;
+    }
+    /* Walls: segments across the middle and near one side in 2D, a
+     * floor and a tilted plane in 3D. */
+    throng_object wall;
+    if (dims == 2) {
+        const float a[3] = { 2.0f, 0.5f * side, 0.0f };
+        const float b[3] = { side - 2.0f, 0.5f * side + 1.0f, 0.0f };
+        ok = ok && add_segment(w, a, b, &wall) == THRONG_OK;
+    } else {
+        throng_wall_def floor = throng_wall_def_default();
+        floor.kind = THRONG_OBJECT_PLANE;
+        floor.point[2] = 7.0f;
+        floor.normal[2] = 1.0f;
+        ok = ok && throng_wall_add(w, &floor, &wall) == THRONG_OK;
+    }
+    if (dims == 2) {
+        const float a[3] = { 1.0f, 1.0f, 0.0f }, b[3] = { 1.0f, 20.0f, 0.0f };
+        ok = ok && add_segment(w, a, b, &wall) == THRONG_OK;
+    } else {
+        throng_wall_def tilted = throng_wall_def_default();
+        tilted.kind = THRONG_OBJECT_PLANE;
+        tilted.point[0] = 2.0f;
+        tilted.normal[0] = 0.8f;
+        tilted.normal[1] = 0.6f;
+        ok = ok && throng_wall_add(w, &tilted, &wall) == THRONG_OK;
+    }
+    throng_behaviour contain =
+        throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
+    contain.u.contain.use_box = cfg->box;
+    contain.u.contain.use_walls = true;
+    contain.u.contain.range = 1.5f;
+    for (int k = 0; k < 3 && cfg->box; k++) {
+        contain.u.contain.box_min[k] = 3.0f;
+        contain.u.contain.box_max[k] = side - 3.0f;
+    }
+    contain.priority = 4;
+    contain.weight = 0.7f;
+    throng_behaviour avoid =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
+    avoid.priority = 3;
+    avoid.weight = 1.2f;
+    avoid.speed_factor = 0.8f;
+    throng_behaviour far = avoid;
+    far.u.avoid.min_length = 5.0f;
+    far.u.avoid.lookahead_time = 0.25f;
+    far.priority = 2;
+    throng_behaviour seek = throng_behaviour_default(THRONG_BEHAVIOUR_SEEK);
+    seek.u.seek.source = THRONG_TARGET_FIXED_POINT;
+    seek.u.seek.point[0] = 0.5f * side;
+    seek.weight = 0.5f;
+    throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    arrive.u.seek.source = THRONG_TARGET_FIXED_POINT;
+    arrive.u.seek.point[1] = 0.5f * side;
+    arrive.u.seek.braking_distance = 3.0f;
+
+    throng_group groups[4];
+    throng_group_def g = throng_group_def_default();
+    g.combine = cfg->mode;
+    g.flocking.separation_mode = THRONG_SEPARATION_INVERSE_DISTANCE;
+    g.flocking.separation_radius = 0.8f;
+    g.flocking.separation_priority = 1;
+    g.flocking.alignment_weight = 0.0f;
+    g.flocking.cohesion_weight = 0.0f;
+    g.wander.weight = 0.6f;
+    g.wander.max_turn_rate = 2.5f;
+    g.wander.max_turn_change = 1.1f;
+    ok = ok && throng_group_create(w, &g, &groups[0]) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[0], &avoid, NULL) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[0], &seek, NULL) == THRONG_OK;
+    g.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    ok = ok && throng_group_create(w, &g, &groups[1]) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[1], &far, NULL) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[1], &avoid, NULL) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[1], &arrive, NULL) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[1], &contain, NULL) == THRONG_OK;
+    throng_group_def lone = throng_group_def_default();
+    lone.combine = cfg->mode == THRONG_COMBINE_PRIORITY
+                       ? THRONG_COMBINE_WEIGHTED_AVERAGE
+                       : THRONG_COMBINE_PRIORITY;
+    lone.flocking.separation_weight = 0.0f;
+    lone.flocking.alignment_weight = 0.0f;
+    lone.flocking.cohesion_weight = 0.0f;
+    lone.wander.weight = 0.4f;
+    lone.wander.max_turn_rate = 0.0f;
+    lone.wander.max_turn_change = 0.0f;
+    ok =
+        ok && throng_group_create(w, &lone, &groups[2]) == THRONG_OK &&
+        throng_group_add_behaviour(w, groups[2], &contain, NULL) == THRONG_OK &&
+        throng_group_add_behaviour(w, groups[2], &avoid, NULL) == THRONG_OK;
+    throng_group_def plain = throng_group_def_default();
+    ok = ok && throng_group_create(w, &plain, &groups[3]) == THRONG_OK;
+
+    static throng_agent h[AGENTS];
+    for (int i = 0; i < AGENTS && ok; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        const int kind = i % 10;
+        a.group = groups[kind < 5 ? 0 : kind < 7 ? 1 : kind < 9 ? 2 : 3];
+        a.radius = 0.3f;
+        a.max_speed = 1.5f;
+        a.max_force = test_rng_range(&rng, 0.5f, 3.0f);
+        const float *c = centre[test_rng_below(&rng, PER * PER)];
+        const uint32_t how = test_rng_below(&rng, 16u);
+        for (int k = 0; k < dims; k++) {
+            a.position[k] = test_rng_range(&rng, 0.0f, side);
+            a.velocity[k] = test_rng_range(&rng, -1.0f, 1.0f);
+        }
+        if (how == 0u) {
+            /* Inside a sphere, near its centre or on it. */
+            for (int k = 0; k < dims; k++)
+                a.position[k] =
+                    c[k] + (i & 16 ? 0.0f : test_rng_range(&rng, -0.2f, 0.2f));
+        } else if (how == 1u) {
+            /* Heading straight at a centre along x. */
+            memcpy(a.position, c, sizeof a.position);
+            a.position[0] -= 2.0f;
+            memset(a.velocity, 0, sizeof a.velocity);
+            a.velocity[0] = 1.0f;
+        }
+        if (dims == 2)
+            a.position[2] = a.velocity[2] = 0.0f;
+        ok = throng_agent_add(w, &a, &h[i]) == THRONG_OK;
+    }
+    for (int s = 0; s < steps && ok; s++) {
+        ok = throng_world_step(w, AR_DT) == THRONG_OK;
+        if (s == steps / 2)
+            for (int i = 3; i < AGENTS && ok; i += 29)
+                ok = throng_agent_remove(w, h[i]) == THRONG_OK;
+    }
+    uint64_t hash = ok ? throng_world_hash(w) : 0;
+    throng_world_destroy(w);
+    return hash;
+}
+
+TEST(avoid_finish_lanes_match_scalar) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    static const throng_combine_mode modes[3] = {
+        THRONG_COMBINE_WEIGHTED_SUM, THRONG_COMBINE_WEIGHTED_AVERAGE,
+        THRONG_COMBINE_PRIORITY
+    };
+    for (int v = 0; v < 6; v++) {
+        const af_world cfg = {
+            .dims = 2 + (v & 1),
+            .periodic = v % 3 == 1,
+            .box = v % 4 < 2,
+            .mode = modes[(v >> 1) % 3],
+        };
+        const uint64_t scalar = af_run(&cfg, "scalar", 30);
+        REQUIRE(scalar > 1);
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            const uint64_t got = af_run(&cfg, paths[p], 30);
+            if (got == 1)
+                continue; /* not on this CPU or build */
+            if (got != scalar)
+                runner_fail(__FILE__, __LINE__,
+                            "avoidance world %d (%dD, mode %d): %s path "
+                            "gives %016llx, scalar %016llx",
+                            v, cfg.dims, (int)cfg.mode, paths[p],
+                            (unsigned long long)got,
+                            (unsigned long long)scalar);
+        }
+    }
+}
+
 /* Runs are per thread: 1 and 2 threads step to the same state. */
 TEST(avoid_run_threads) {
     for (int dims = 2; dims <= 3; dims++) {
@@ -509,5 +850,8 @@ void register_avoid_run_tests(void) {
     REGISTER(avoid_run_matches_alone_and_scan_3d);
     REGISTER(avoid_lanes_edges_2d);
     REGISTER(avoid_lanes_edges_3d);
+    REGISTER(avoid_blocks_match_alone_2d);
+    REGISTER(avoid_blocks_match_alone_3d);
+    REGISTER(avoid_finish_lanes_match_scalar);
     REGISTER(avoid_run_threads);
 }

@@ -14,7 +14,8 @@
 #include "object_defs.h"
 #include "runner.h"
 #include "kernel_paths.h"
-#include "internal.h" /* world_select_kernel: force a kernel path */
+#include "internal.h"    /* world_select_kernel: force a kernel path */
+#include "steer_flock.h" /* FLOCK_LANE_CAP_MAX */
 
 /* Every position and velocity finite and every speed within its limit
  * (with float rounding); returns the number of agents that break it. */
@@ -198,6 +199,19 @@ TEST(degenerate_cap_matches_brute_force) {
                 cap_case(dims, p == 1, caps[c], 11u + c + 7u * (uint64_t)dims);
 }
 
+/* Steps w `steps` times and destroys it: its hash, or 0 when a step
+ * fails or leaves a degenerate value. */
+static uint64_t cap_steps_hash(throng_world *w, int steps) {
+    for (int s = 0; s < steps; s++)
+        if (throng_world_step(w, 1.0f / 30.0f) != THRONG_OK) {
+            throng_world_destroy(w);
+            return 0;
+        }
+    uint64_t h = degenerate_violations(w) ? 0 : throng_world_hash(w);
+    throng_world_destroy(w);
+    return h;
+}
+
 /* A flock where some groups have a cap and others not; steps it and
  * returns the state hash. */
 static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
@@ -232,19 +246,12 @@ static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
             return 0;
         }
     }
-    for (int s = 0; s < steps; s++)
-        if (throng_world_step(w, 1.0f / 30.0f) != THRONG_OK) {
-            throng_world_destroy(w);
-            return 0;
-        }
-    uint64_t h = degenerate_violations(w) ? 0 : throng_world_hash(w);
-    throng_world_destroy(w);
-    return h;
+    return cap_steps_hash(w, steps);
 }
 
-/* A cap no agent reaches changes nothing, bit for bit, even though the
- * capped rows take the scalar walk and the others the vector one; and a
- * real cap gives the same state on every thread count and kernel path. */
+/* A cap no agent reaches changes nothing, bit for bit, though capped
+ * rows choose their neighbours apart from the uncapped walk; and a real
+ * cap gives the same state on every thread count and kernel path. */
 TEST(degenerate_cap_deterministic) {
     for (int dims = 2; dims <= 3; dims++) {
         uint64_t free_run = cap_flock_hash(dims, 0, 1, NULL, 30);
@@ -264,6 +271,94 @@ TEST(degenerate_cap_deterministic) {
                 CHECK_EQ_U64(h, base);
         }
     }
+}
+
+/* Capped rows in the vector paths' lanes (each lane over its own kept
+ * neighbours) against the scalar path, bit for bit: a dense cluster (so
+ * fine grids choose) and a sparse rest, in groups that the lanes treat
+ * apart: a view cone with unaligned avoidance, inverse separation and
+ * flee average with two caps (lanes of one cell mix them), a cap above
+ * FLOCK_LANE_CAP_MAX (the scalar walk), and a free group. */
+static uint64_t lane_cap_hash(int dims, bool periodic, int threads,
+                              const char *simd, int steps) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    const float box = dims == 2 ? 12.0f : 6.0f;
+    if (periodic) {
+        d.boundary = THRONG_BOUNDARY_PERIODIC;
+        d.box_size[0] = d.box_size[1] = d.box_size[2] = box;
+    }
+    d.threads = threads;
+    throng_world *w = NULL;
+    if (throng_world_create(&d, &w) != THRONG_OK)
+        return 0;
+    if (simd && world_select_kernel(w, simd) != 0) {
+        throng_world_destroy(w);
+        return 1; /* this CPU or build lacks the path */
+    }
+    throng_group groups[5];
+    groups[0] = degenerate_flock_group(w, 16, THRONG_SEPARATION_FLEE_AVERAGE);
+    groups[1] =
+        degenerate_flock_group(w, 7, THRONG_SEPARATION_INVERSE_DISTANCE);
+    groups[2] = degenerate_flock_group(w, 5, THRONG_SEPARATION_FLEE_AVERAGE);
+    groups[3] = degenerate_flock_group(w, FLOCK_LANE_CAP_MAX + 1u,
+                                       THRONG_SEPARATION_FLEE_AVERAGE);
+    groups[4] = degenerate_flock_group(w, 0, THRONG_SEPARATION_FLEE_AVERAGE);
+    throng_flocking f;
+    if (throng_group_get_flocking(w, groups[0], &f) != THRONG_OK) {
+        throng_world_destroy(w);
+        return 0;
+    }
+    f.field_of_view = 4.0f;
+    throng_behaviour b =
+        throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_NEIGHBOURS);
+    b.u.unaligned.margin = 0.3f;
+    if (throng_group_set_flocking(w, groups[0], &f) != THRONG_OK ||
+        throng_group_add_behaviour(w, groups[0], &b, NULL) != THRONG_OK) {
+        throng_world_destroy(w);
+        return 0;
+    }
+    test_rng rng = test_rng_make(31u + (uint64_t)dims);
+    for (uint32_t i = 0; i < 2500u; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        const bool dense = i % 4u != 0u;
+        for (int k = 0; k < dims; k++)
+            a.position[k] = dense ? test_rng_range(&rng, 0.45f, 0.55f) * box
+                                  : test_rng_range(&rng, 0.0f, box);
+        for (int k = 0; k < dims; k++)
+            a.velocity[k] = test_rng_range(&rng, -0.5f, 0.5f);
+        a.group = groups[(i / 3u) % 5u];
+        throng_agent h;
+        if (throng_agent_add(w, &a, &h) != THRONG_OK) {
+            throng_world_destroy(w);
+            return 0;
+        }
+    }
+    return cap_steps_hash(w, steps);
+}
+
+TEST(degenerate_cap_lanes_match_scalar) {
+    /* A build with the scalar path alone (SIMD=scalar) has none to
+     * compare: every path reports itself missing. */
+    for (int dims = 2; dims <= 3; dims++)
+        for (int periodic = 0; periodic < 2; periodic++) {
+            const uint64_t base =
+                lane_cap_hash(dims, periodic, 1, "scalar", 12);
+            CHECK(base != 0 && base != 1);
+            const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
+            for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    uint64_t h =
+                        lane_cap_hash(dims, periodic, threads, paths[p], 12);
+                    if (h != 1 && h != base)
+                        runner_fail(__FILE__, __LINE__,
+                                    "%dD %s, %s path, %d thread(s): hash "
+                                    "%#018llx, scalar %#018llx",
+                                    dims, periodic ? "periodic" : "unbounded",
+                                    paths[p], threads, (unsigned long long)h,
+                                    (unsigned long long)base);
+                }
+        }
 }
 
 TEST(degenerate_cap_refused_above_limit) {
@@ -764,6 +859,7 @@ TEST(degenerate_step_limits_refused) {
 void register_degenerate_tests(void) {
     REGISTER(degenerate_cap_matches_brute_force);
     REGISTER(degenerate_cap_deterministic);
+    REGISTER(degenerate_cap_lanes_match_scalar);
     REGISTER(degenerate_cap_refused_above_limit);
     REGISTER(degenerate_all_at_one_point);
     REGISTER(degenerate_all_in_one_cell);

@@ -14,12 +14,17 @@
 #include <string.h>
 
 #include "../bench/scenarios.h"
+#include "agent.h"
 #include "behaviour.h"
 #include "columns.h"
 #include "combine.h"
+#include "core.h"
+#include "grid.h"
 #include "internal.h"
 #include "kernel_paths.h"
+#include "parallel.h"
 #include "runner.h"
+#include "steer.h"
 #include "steer_agent.h"
 #include "steer_env.h"
 #include "steer_route.h"
@@ -1045,7 +1050,153 @@ TEST(finish_path_lanes_match_scalar) {
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The step's resolved rows against the slot table                         */
+/* ------------------------------------------------------------------------ */
+
+/* Rows whose resolved target or generation differs from the slot
+ * table's (steer_target_row(), the slot's generation); *with and
+ * *without count the rows that have a live target and those that have
+ * none, so a world where every lookup fails alike cannot pass. */
+static uint32_t resolved_mismatches(const throng_world *w, uint32_t *with,
+                                    uint32_t *without) {
+    uint32_t bad = 0;
+    for (uint32_t r = 0; r < w->count; r++) {
+        const int64_t t = steer_target_row(w, r);
+        bad += (int64_t)w->target_rows[r] != t;
+        bad += w->slot_gens[r] != w->slots[w->col.slot[r]].generation;
+        *with += t >= 0;
+        *without += t < 0;
+    }
+    /* The rows a vector load may reach past the count: no target. */
+    for (uint32_t r = w->count; r < w->count + COLUMN_PAD; r++)
+        bad += w->target_rows[r] != -1 || w->slot_gens[r] != 0u;
+    return bad;
+}
+
+/* Pursuers and wandering evaders interleaved, each targeting a partner
+ * (some in the other group, some in their own, some none), then every
+ * 17th removed, slots reused and odd target columns planted
+ * (reuse_and_plant_targets); after a permuting grid build and the links,
+ * every row's resolved target and generation must be the slot table's,
+ * on 1 and 2 threads, and a step must leave no scratch behind. */
+static void check_resolved_rows(int dims, int threads) {
+    throng_world *w = NULL;
+    REQUIRE(finish_world(dims, 31u, 0.0f, "scalar", &w) == 2);
+    REQUIRE_OK(throng_world_set_threads(w, threads));
+    throng_group_def gd = throng_group_def_default();
+    gd.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    throng_group hunters, prey;
+    REQUIRE_OK(throng_group_create(w, &gd, &hunters));
+    gd.wander.weight = 0.5f;
+    gd.wander.max_turn_rate = 0.3f;
+    gd.wander.max_turn_change = 0.1f;
+    REQUIRE_OK(throng_group_create(w, &gd, &prey));
+    const throng_behaviour pursue =
+        throng_behaviour_default(THRONG_BEHAVIOUR_PURSUE);
+    const throng_behaviour evade =
+        throng_behaviour_default(THRONG_BEHAVIOUR_EVADE);
+    REQUIRE_OK(throng_group_add_behaviour(w, hunters, &pursue, NULL));
+    REQUIRE_OK(throng_group_add_behaviour(w, prey, &evade, NULL));
+    enum {
+        N = 600
+    };
+    static throng_agent h[N];
+    test_rng rng = test_rng_make(0x5eedu + (uint64_t)dims);
+    for (int i = 0; i < N; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        a.group = i % 2 ? prey : hunters;
+        for (int k = 0; k < dims; k++) {
+            a.position[k] = test_rng_range(&rng, -8.0f, 8.0f);
+            a.velocity[k] = test_rng_range(&rng, -0.9f, 0.9f);
+        }
+        REQUIRE_OK(throng_agent_add(w, &a, &h[i]));
+    }
+    for (int i = 0; i < N; i++) {
+        /* The partner; every third a stranger far off; every 13th none. */
+        if (i % 13 == 5)
+            continue;
+        const int j = i % 3 == 2 ? (i * 7 + 11) % N : i ^ 1;
+        REQUIRE_OK(throng_agent_set_target_agent(w, h[i], h[j]));
+    }
+    for (int i = 0; i < N; i += 17)
+        REQUIRE_OK(throng_agent_remove(w, h[i]));
+    REQUIRE(reuse_and_plant_targets(w, h, N, hunters, &rng));
+    for (int step = 0; step < 2; step++) {
+        parallel_sched sched = world_scheduler(w);
+        REQUIRE(grid_build(w, &sched, 1) == 0);
+        world_zero_tails(w);
+        world_links(w);
+        steer_resolve_rows(w, &sched);
+        REQUIRE(w->target_rows != NULL && w->slot_gens != NULL);
+        uint32_t with = 0, without = 0;
+        CHECK_EQ_U64(resolved_mismatches(w, &with, &without), 0u);
+        CHECK(with > N / 2u);
+        CHECK(without > N / 20u);
+        steer_resolve_end(w);
+        CHECK(w->target_rows == NULL && w->slot_gens == NULL);
+        REQUIRE_OK(throng_world_step(w, 0.05f));
+        CHECK(w->target_rows == NULL && w->slot_gens == NULL);
+    }
+    throng_world_destroy(w);
+}
+
+TEST(finish_resolved_rows_match_slot_table) {
+    for (int dims = 2; dims <= 3; dims++)
+        for (int threads = 1; threads <= 2; threads++)
+            check_resolved_rows(dims, threads);
+}
+
+/* Which scratch a step fills: targets only with behaviour state; keys
+ * only when some group draws (a turn-rate wander that turns, a
+ * projected-circle wander): a cruise alone draws for no row whose rate
+ * is a plain zero, and reads the slot table when it does. Kinds 0 to 3:
+ * a cruise, a turning wander, a cruise beside a circle wander, a cruise
+ * beside a seek (behaviour state, no draws). */
+TEST(finish_resolved_rows_only_when_read) {
+    for (int kind = 0; kind < 4; kind++) {
+        throng_world *w = NULL;
+        REQUIRE(finish_world(2, 5u, 0.0f, "scalar", &w) == 2);
+        throng_group_def gd = throng_group_def_default();
+        gd.wander.weight = 0.5f;
+        gd.wander.max_turn_rate = kind == 1 ? 0.3f : 0.0f;
+        gd.wander.max_turn_change = kind == 1 ? 0.1f : 0.0f;
+        throng_group g;
+        REQUIRE_OK(throng_group_create(w, &gd, &g));
+        if (kind >= 2) {
+            const throng_behaviour b = throng_behaviour_default(
+                kind == 2 ? THRONG_BEHAVIOUR_WANDER_CIRCLE
+                          : THRONG_BEHAVIOUR_SEEK);
+            REQUIRE_OK(throng_group_add_behaviour(w, g, &b, NULL));
+        }
+        for (int i = 0; i < 40; i++) {
+            throng_agent_def a = throng_agent_def_default();
+            a.group = g;
+            const int column = i % 7, row = i / 7;
+            a.position[0] = (float)column;
+            a.position[1] = (float)row;
+            throng_agent id;
+            REQUIRE_OK(throng_agent_add(w, &a, &id));
+        }
+        parallel_sched sched = world_scheduler(w);
+        REQUIRE(grid_build(w, &sched, 1) == 0);
+        world_zero_tails(w);
+        world_links(w);
+        steer_resolve_rows(w, &sched);
+        CHECK((w->target_rows != NULL) == (kind >= 2));
+        CHECK((w->slot_gens != NULL) == (kind == 1 || kind == 2));
+        if (w->slot_gens)
+            for (uint32_t r = 0; r < w->count; r++)
+                CHECK_EQ_U64(w->slot_gens[r],
+                             w->slots[w->col.slot[r]].generation);
+        steer_resolve_end(w);
+        throng_world_destroy(w);
+    }
+}
+
 void register_finish_tests(void) {
+    REGISTER(finish_resolved_rows_match_slot_table);
+    REGISTER(finish_resolved_rows_only_when_read);
     REGISTER(finish_matches_reference_2d);
     REGISTER(finish_matches_reference_3d);
     REGISTER(finish_paths_match_scalar);
