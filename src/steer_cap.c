@@ -469,13 +469,14 @@ static uint64_t kth_key(uint64_t *a, uint64_t *b, uint32_t n, uint32_t k) {
  * When exactly cap counts are below cap, no tie of distances straddles
  * the cap-th place and those cap are the cap smallest keys whatever the
  * slots (a tie wholly inside is kept whole, one wholly outside dropped
- * whole); they are kept, in out, and the farthest one's key is returned.
- * Else (equal distances across the cap-th place: coincident agents, a
- * lattice) nothing is written and 0 is returned: no held key is 0 (the
- * agent itself is never held, and slots are unique). */
-static uint64_t keep_nearest_counted(const throng_world *w,
-                                     const pick_entry *buf, uint32_t m,
-                                     uint32_t cap, pick_entry *out) {
+ * whole); they are kept, in out, the farthest one's key goes to *far and
+ * 1 is returned. Else (equal distances across the cap-th place:
+ * coincident agents, a lattice) nothing is written and 0 is returned. (A
+ * key says nothing of which case it was: a neighbour of slot 0 standing
+ * on the agent has key 0.) */
+static int keep_nearest_counted(const throng_world *w, const pick_entry *buf,
+                                uint32_t m, uint32_t cap, pick_entry *out,
+                                uint64_t *far_key) {
     int32_t d2_bits[CAP_COUNT_SELECT_MAX], nearer[CAP_COUNT_SELECT_MAX];
     /* Non-negative floats order as their bits do, as signed integers
      * too (the sign bit is clear); the padding is above every one. */
@@ -500,7 +501,8 @@ static uint64_t keep_nearest_counted(const throng_world *w,
         kept += in;
         far = in && e.key > far ? e.key : far;
     }
-    return far;
+    *far_key = far;
+    return 1;
 }
 
 /* Cuts the held candidates back to the cap nearest (keys are unique, so
@@ -512,8 +514,8 @@ static uint64_t keep_nearest(const throng_world *w, pick_entry *buf, uint32_t m,
     if (cap == 0 || m < cap)
         return UINT64_MAX; /* never: callers hold at least cap */
     if (w->count_below && m <= CAP_COUNT_SELECT_MAX) {
-        const uint64_t counted = keep_nearest_counted(w, buf, m, cap, out);
-        if (counted != 0)
+        uint64_t counted = 0;
+        if (keep_nearest_counted(w, buf, m, cap, out, &counted))
             return counted;
     }
     /* buf[0 .. m) were written by pick_rows() (the analyser cannot tell). */

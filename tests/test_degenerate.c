@@ -361,6 +361,59 @@ TEST(degenerate_cap_lanes_match_scalar) {
         }
 }
 
+/* A cap of 1 where the nearest neighbour stands on the agent and has
+ * slot 0: its selection key (distance bits, slot) is 0, so no key value
+ * can mean "no answer". The neighbour of slot 0 is held after another
+ * one (a first step sorts the other into an earlier cell; then all three
+ * share a cell in that order). Every path must keep slot 0 and end as
+ * the scalar path does. */
+static uint64_t cap_on_slot_zero_hash(const char *simd) {
+    throng_world *w = degenerate_world(2, false, 0.0f, 2.0f);
+    if (!w)
+        return 0;
+    if (world_select_kernel(w, simd) != 0) {
+        throng_world_destroy(w);
+        return 1; /* this CPU or build lacks the path */
+    }
+    throng_group g =
+        degenerate_flock_group(w, 1, THRONG_SEPARATION_FLEE_AVERAGE);
+    const float first[3][3] = { { 1.0f, 0.0f, 0.0f },
+                                { -1.0f, 0.0f, 0.0f },
+                                { 1.0f, 0.0f, 0.0f } };
+    const float then[3][3] = { { 1.0f, 0.0f, 0.0f },
+                               { 0.0f, 0.0f, 0.0f },
+                               { 1.0f, 0.0f, 0.0f } };
+    throng_agent h[3];
+    int ok = g.generation != 0u;
+    for (int i = 0; ok && i < 3; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        memcpy(a.position, first[i], sizeof a.position);
+        a.group = g;
+        ok = throng_agent_add(w, &a, &h[i]) == THRONG_OK;
+    }
+    ok = ok && throng_world_step(w, 0.1f) == THRONG_OK;
+    for (int i = 0; ok && i < 3; i++)
+        ok = throng_agent_set_position(w, h[i], then[i]) == THRONG_OK;
+    for (int s = 0; ok && s < 3; s++)
+        ok = throng_world_step(w, 0.1f) == THRONG_OK;
+    const uint64_t hash = ok ? throng_world_hash(w) : 0;
+    throng_world_destroy(w);
+    return hash;
+}
+
+TEST(degenerate_cap_nearest_on_slot_zero) {
+    const uint64_t base = cap_on_slot_zero_hash("scalar");
+    CHECK(base != 0 && base != 1);
+    const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        const uint64_t h = cap_on_slot_zero_hash(paths[p]);
+        if (h != 1 && h != base)
+            runner_fail(__FILE__, __LINE__,
+                        "%s path: hash %#018llx, scalar %#018llx", paths[p],
+                        (unsigned long long)h, (unsigned long long)base);
+    }
+}
+
 TEST(degenerate_cap_refused_above_limit) {
     throng_world *w = degenerate_world(2, false, 0.0f, 1.0f);
     REQUIRE(w != NULL);
@@ -860,6 +913,7 @@ void register_degenerate_tests(void) {
     REGISTER(degenerate_cap_matches_brute_force);
     REGISTER(degenerate_cap_deterministic);
     REGISTER(degenerate_cap_lanes_match_scalar);
+    REGISTER(degenerate_cap_nearest_on_slot_zero);
     REGISTER(degenerate_cap_refused_above_limit);
     REGISTER(degenerate_all_at_one_point);
     REGISTER(degenerate_all_in_one_cell);
