@@ -2,11 +2,16 @@
  * The test program: registers every module's tests, runs those whose name
  * contains argv[1] (all when absent), prints one line per failing check,
  * one summary line per module and finally "N passed, N failed".
+ *
+ * THRONG_TEST_TIMES=S (seconds) also prints, after the summary, each test
+ * that took S or more of wall time, slowest first: where a build's run
+ * (a sanitizer's, an emulator's) spends its time.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runner.h"
 
@@ -53,6 +58,33 @@ unsigned runner_failures(void) {
     return runner_current_failures;
 }
 
+static double runner_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double runner_seconds[RUNNER_MAX_TESTS];
+
+static int runner_slower(const void *pa, const void *pb) {
+    const double a = runner_seconds[*(const int *)pa];
+    const double b = runner_seconds[*(const int *)pb];
+    return (a < b) - (a > b);
+}
+
+/* The tests that took at least `floor` seconds, slowest first. */
+static void runner_print_times(double floor) {
+    static int order[RUNNER_MAX_TESTS];
+    int n = 0;
+    for (int i = 0; i < runner_test_count; i++)
+        if (runner_seconds[i] >= floor)
+            order[n++] = i;
+    qsort(order, (size_t)n, sizeof order[0], runner_slower);
+    for (int k = 0; k < n; k++)
+        printf("time %8.2f s  %s\n", runner_seconds[order[k]],
+               runner_tests[order[k]].name);
+}
+
 static const char *runner_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -60,6 +92,7 @@ static const char *runner_basename(const char *path) {
 
 int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
+    const char *times = getenv("THRONG_TEST_TIMES");
 
     register_world_tests();
     register_errors_tests();
@@ -117,7 +150,9 @@ int main(int argc, char **argv) {
             continue;
         runner_current_name = test->name;
         runner_current_failures = 0;
+        const double start = runner_now();
         test->fn();
+        runner_seconds[i] = runner_now() - start;
         if (runner_current_failures == 0) {
             passed++;
             module_passed++;
@@ -131,5 +166,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     printf("%d passed, %d failed\n", passed, failed);
+    if (times)
+        runner_print_times(atof(times));
     return failed == 0 ? 0 : 1;
 }
