@@ -1,7 +1,8 @@
 # throng: every build, test and bench entry point.
 #
 #   make                 library (static and shared) and the bench program
-#   make test            build and run the test program (FILTER=name runs some)
+#   make test            build and run the test program (FILTER=name runs some;
+#                        TEST_SHARDS=n runs it as n processes side by side)
 #   make bench           build and run the default benchmark
 #   make soak            long churning run with invariant checks (minutes)
 #   make soak-smoke      the same for about 20 seconds, for CI
@@ -269,8 +270,32 @@ BENCH_VERDICT_OBJ := $(BUILD)/obj/bench/quality.o $(BUILD)/obj/bench/run.o \
 $(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB)
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB) $(LDLIBS)
 
+# TEST_SHARDS=n runs the suite as n processes side by side (each the tests
+# whose place is k modulo n, THRONG_TEST_SHARD=k/n), then prints their
+# outputs in turn and the sum: for the slow builds (sanitizers), whose
+# tests mostly run one thread, on a machine with n cores.
+TEST_SHARDS ?= 1
+
 test: $(TESTS)
+ifeq ($(TEST_SHARDS),1)
 	$(SAN_ENV) $(TESTS) $(FILTER)
+else
+	@n=$(TEST_SHARDS); pids=; k=0; \
+	while [ $$k -lt $$n ]; do \
+	  THRONG_TEST_SHARD=$$k/$$n $(SAN_ENV) $(TESTS) $(FILTER) \
+	    > $(BUILD)/test-shard-$$k.txt 2>&1 & pids="$$pids $$!"; k=$$((k + 1)); \
+	done; \
+	status=0; for p in $$pids; do wait $$p || status=1; done; \
+	passed=0; failed=0; k=0; \
+	while [ $$k -lt $$n ]; do \
+	  echo "== shard $$k of $$n"; cat $(BUILD)/test-shard-$$k.txt; \
+	  last=$$(grep -E '^[0-9]+ passed, [0-9]+ failed$$' $(BUILD)/test-shard-$$k.txt | tail -n 1); \
+	  [ -n "$$last" ] || { echo "shard $$k of $$n ended without its summary" >&2; status=1; }; \
+	  passed=$$((passed + $${last%% *})); \
+	  f=$${last#*, }; failed=$$((failed + $${f%% *})); k=$$((k + 1)); \
+	done; \
+	echo "$$passed passed, $$failed failed ($$n shards)"; exit $$status
+endif
 
 # The test program, the fuzz harnesses and their support build without a
 # single warning, with every compiler and configuration CI runs (gcc 12
@@ -829,7 +854,7 @@ fuzz-corpus: $(GEN_CORPUS)
 #                        determinism scenes in the same state, and in the
 #                        state this machine's own build ends them in; then
 #                        the golden hashes (tests/test_golden.c) with clang
-#                        at -O2 and -O0, for aarch64 too (gcc at -O0 runs
+#                        at -O2, for aarch64 too (gcc and clang at -O0 run
 #                        them on this machine: make DEBUG=1)
 #
 # `make CC=aarch64-linux-gnu-gcc` alone builds everything for aarch64 into
@@ -837,13 +862,15 @@ fuzz-corpus: $(GEN_CORPUS)
 # slower, so CROSS_TESTS (name filters, one run each) are those that pin
 # down the arithmetic: NEON against scalar (determinism_simd; the recipe
 # finish on the lanes, finish_lanes and finish_path_lanes; obstacle
-# avoidance's lanes, avoid_), the kernels (flock, integrate, the cap and
-# its lane counting, the float limits on every path),
-# the grid and snapshots, and the world's bookkeeping; the scalar build
-# runs CROSS_SCALAR_TESTS. Left out, at minutes each under emulation: the
-# thread sweeps (determinism_threads, which test OpenMP rather than the
-# architecture) and the large degenerate crowds. The whole suite passes
-# under qemu too, in about half an hour.
+# avoidance's lanes, avoid_), the kernels (flock, integrate, the cap's
+# lanes and its lane counting, the float limits on every path), the grid's
+# permutation, columns, sparse paths and 2D queries, snapshots, and the
+# world's bookkeeping; the scalar build runs CROSS_SCALAR_TESTS. Left out,
+# at tens of seconds to minutes each under emulation: the thread sweeps
+# (determinism_threads and the cap's, which test OpenMP rather than the
+# architecture), the brute-force grid checks and 3D queries (integer and
+# scalar code the native builds cover), and the large degenerate crowds.
+# The whole suite passes under qemu too, in about half an hour.
 # Packages (Debian): gcc-aarch64-linux-gnu (it brings libgomp1-arm64-cross),
 # libc6-dev-arm64-cross (the aarch64 C library, which qemu-aarch64 -L
 # loads too), qemu-user. uthash comes from the build machine's
@@ -855,8 +882,9 @@ CROSS_BUILD := build/$(notdir $(CROSS_CC))
 CROSS_SCALAR_BUILD := build/simd-scalar-$(notdir $(CROSS_CC))
 CROSS_TESTS ?= golden simd_auto simd_named determinism_simd \
 	determinism_query finish_lanes finish_path_lanes avoid_ flock_ \
-	integrate_ degenerate_cap cap_count_below degenerate_float_limits \
-	grid_ snapshot_ world_ errors_
+	integrate_ degenerate_cap_lanes degenerate_cap_nearest cap_count_below \
+	degenerate_float_limits grid_permute grid_uniform grid_sparse_paths \
+	grid_query_2d grid_query_exact snapshot_ world_ errors_
 CROSS_SCALAR_TESTS ?= golden flock_ integrate_ snapshot_
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
@@ -894,9 +922,9 @@ cross-test:
 	  if ! cmp -s $$b/throng-bench.cross-hashes $(BENCH).cross-hashes; then \
 	    echo "cross-test: $$b ends in another state than $(BENCH)" >&2; exit 1; fi; \
 	done; echo "cross-test: aarch64, NEON and scalar, ends in this machine's state"
-	@# The golden hashes with the other compiler, at -O2 and -O0 (clang
-	@# cross-builds without OpenMP: there is no aarch64 libomp here).
-	@set -e; for name in clang-O2 clang-O0; do \
+	@# The golden hashes with the other compiler (clang cross-builds
+	@# without OpenMP: there is no aarch64 libomp here).
+	@set -e; for name in clang-O2; do \
 	  case $$name in *-O0) debug=1 ;; *) debug=0 ;; esac; \
 	  dir=build/aarch64-golden-$$name; \
 	  mkdir -p $$dir; \

@@ -3,9 +3,13 @@
  * contains argv[1] (all when absent), prints one line per failing check,
  * one summary line per module and finally "N passed, N failed".
  *
- * THRONG_TEST_TIMES=S (seconds) also prints, after the summary, each test
- * that took S or more of wall time, slowest first: where a build's run
- * (a sanitizer's, an emulator's) spends its time.
+ * THRONG_TEST_TIMES=S (seconds) also prints to stderr, after the summary,
+ * each test that took S or more of wall time, slowest first: where a
+ * build's run (a sanitizer's, an emulator's) spends its time.
+ *
+ * THRONG_TEST_SHARD=k/n runs only the selected tests whose place among
+ * them is k modulo n (0 <= k < n), so n processes run the suite side by
+ * side (make test TEST_SHARDS=n).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -81,8 +85,8 @@ static void runner_print_times(double floor) {
             order[n++] = i;
     qsort(order, (size_t)n, sizeof order[0], runner_slower);
     for (int k = 0; k < n; k++)
-        printf("time %8.2f s  %s\n", runner_seconds[order[k]],
-               runner_tests[order[k]].name);
+        fprintf(stderr, "time %8.2f s  %s\n", runner_seconds[order[k]],
+                runner_tests[order[k]].name);
 }
 
 static const char *runner_basename(const char *path) {
@@ -93,6 +97,15 @@ static const char *runner_basename(const char *path) {
 int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     const char *times = getenv("THRONG_TEST_TIMES");
+    const char *shard_env = getenv("THRONG_TEST_SHARD");
+    unsigned shard = 0, shards = 1;
+    if (shard_env && (sscanf(shard_env, "%u/%u", &shard, &shards) != 2 ||
+                      shards == 0 || shard >= shards)) {
+        fprintf(stderr, "runner: THRONG_TEST_SHARD=%s is not k/n, 0 <= k < n\n",
+                shard_env);
+        return 2;
+    }
+    unsigned selected = 0;
 
     register_world_tests();
     register_errors_tests();
@@ -147,6 +160,8 @@ int main(int argc, char **argv) {
         module = file;
         const runner_test *test = &runner_tests[i];
         if (filter && !strstr(test->name, filter))
+            continue;
+        if (selected++ % shards != shard)
             continue;
         runner_current_name = test->name;
         runner_current_failures = 0;
