@@ -62,6 +62,23 @@ unsigned runner_failures(void) {
     return runner_current_failures;
 }
 
+void runner_paths_match_scalar(const char *file, int line, const char *what,
+                               runner_path_run run, const void *cfg) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    const uint64_t scalar = run(cfg, "scalar");
+    if (scalar <= 1) {
+        runner_fail(file, line, "%s: the scalar run failed", what);
+        return;
+    }
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        const uint64_t got = run(cfg, paths[p]);
+        if (got != 1 && got != scalar)
+            runner_fail(file, line, "%s: %s path gives %016llx, scalar %016llx",
+                        what, paths[p], (unsigned long long)got,
+                        (unsigned long long)scalar);
+    }
+}
+
 static double runner_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

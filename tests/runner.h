@@ -60,6 +60,16 @@ void runner_fail(const char *file, int line, const char *fmt, ...)
 /* Number of failed checks in the running test so far. */
 unsigned runner_failures(void);
 
+/* A run of some world on a kernel path ("scalar", "sse2", ...): its state
+ * hash, 1 when this CPU or build lacks the path, 0 when the run failed. */
+typedef uint64_t (*runner_path_run)(const void *cfg, const char *simd);
+
+/* Runs cfg on the scalar path and on every vector path, and records a
+ * failure (at file:line, naming `what`) for each path that ends in
+ * another state, or when the scalar run fails. */
+void runner_paths_match_scalar(const char *file, int line, const char *what,
+                               runner_path_run run, const void *cfg);
+
 /* One per test file, called by main(). */
 void register_world_tests(void);
 void register_errors_tests(void);

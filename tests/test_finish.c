@@ -423,22 +423,14 @@ static uint64_t run_recipes(int dims, const char *path, int steps) {
     return hash;
 }
 
+static uint64_t run_recipes_60(const void *dims, const char *simd) {
+    return run_recipes(*(const int *)dims, simd, 60);
+}
+
 TEST(finish_paths_match_scalar) {
-    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
-    for (int dims = 2; dims <= 3; dims++) {
-        uint64_t scalar = run_recipes(dims, "scalar", 60);
-        REQUIRE(scalar > 1);
-        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-            uint64_t got = run_recipes(dims, paths[p], 60);
-            if (got == 1)
-                continue; /* not on this CPU or build */
-            if (got != scalar)
-                runner_fail(__FILE__, __LINE__,
-                            "%dD: %s path gives %016llx, scalar %016llx", dims,
-                            paths[p], (unsigned long long)got,
-                            (unsigned long long)scalar);
-        }
-    }
+    for (int dims = 2; dims <= 3; dims++)
+        runner_paths_match_scalar(__FILE__, __LINE__, dims == 2 ? "2D" : "3D",
+                                  run_recipes_60, &dims);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -835,8 +827,11 @@ static uint64_t run_lanes(const lanes_world *cfg, const char *path, int steps) {
     return hash;
 }
 
+static uint64_t run_lanes_30(const void *cfg, const char *simd) {
+    return run_lanes(cfg, simd, 30);
+}
+
 TEST(finish_lanes_match_scalar) {
-    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
     static const throng_combine_mode modes[3] = {
         THRONG_COMBINE_WEIGHTED_SUM, THRONG_COMBINE_WEIGHTED_AVERAGE,
         THRONG_COMBINE_PRIORITY
@@ -859,20 +854,10 @@ TEST(finish_lanes_match_scalar) {
             .braking = v % 4 == 1 ? 2.5f : 0.0f,
             .circle = v % 4 != 2,
         };
-        uint64_t scalar = run_lanes(&cfg, "scalar", 30);
-        REQUIRE(scalar > 1);
-        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-            uint64_t got = run_lanes(&cfg, paths[p], 30);
-            if (got == 1)
-                continue; /* not on this CPU or build */
-            if (got != scalar)
-                runner_fail(__FILE__, __LINE__,
-                            "world %d (%dD, mode %d): %s path gives %016llx, "
-                            "scalar %016llx",
-                            v, cfg.dims, (int)cfg.mode, paths[p],
-                            (unsigned long long)got,
-                            (unsigned long long)scalar);
-        }
+        char what[64];
+        snprintf(what, sizeof what, "world %d (%dD, mode %d)", v, cfg.dims,
+                 (int)cfg.mode);
+        runner_paths_match_scalar(__FILE__, __LINE__, what, run_lanes_30, &cfg);
     }
 }
 
@@ -1016,8 +1001,11 @@ static uint64_t run_paths(const path_world *cfg, const char *path, int steps) {
     return hash;
 }
 
+static uint64_t run_paths_40(const void *cfg, const char *simd) {
+    return run_paths(cfg, simd, 40);
+}
+
 TEST(finish_path_lanes_match_scalar) {
-    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
     static const throng_combine_mode modes[3] = {
         THRONG_COMBINE_WEIGHTED_SUM, THRONG_COMBINE_WEIGHTED_AVERAGE,
         THRONG_COMBINE_PRIORITY
@@ -1033,20 +1021,10 @@ TEST(finish_path_lanes_match_scalar) {
             .prediction = v % 4 == 2 ? 0.0f : 0.5f,
             .window = 1u + (uint32_t)v % 4u,
         };
-        uint64_t scalar = run_paths(&cfg, "scalar", 40);
-        REQUIRE(scalar > 1);
-        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-            uint64_t got = run_paths(&cfg, paths[p], 40);
-            if (got == 1)
-                continue; /* not on this CPU or build */
-            if (got != scalar)
-                runner_fail(__FILE__, __LINE__,
-                            "path world %d (%dD, mode %d): %s path gives "
-                            "%016llx, scalar %016llx",
-                            v, cfg.dims, (int)cfg.mode, paths[p],
-                            (unsigned long long)got,
-                            (unsigned long long)scalar);
-        }
+        char what[64];
+        snprintf(what, sizeof what, "path world %d (%dD, mode %d)", v, cfg.dims,
+                 (int)cfg.mode);
+        runner_paths_match_scalar(__FILE__, __LINE__, what, run_paths_40, &cfg);
     }
 }
 
