@@ -670,24 +670,16 @@ static uint64_t af_run(const af_world *cfg, const char *path, int steps) {
     if (dims == 2) {
         const float a[3] = { 2.0f, 0.5f * side, 0.0f };
         const float b[3] = { side - 2.0f, 0.5f * side + 1.0f, 0.0f };
+        const float c[3] = { 1.0f, 1.0f, 0.0f }, d[3] = { 1.0f, 20.0f, 0.0f };
         ok = ok && add_segment(w, a, b, &wall) == THRONG_OK;
+        ok = ok && add_segment(w, c, d, &wall) == THRONG_OK;
     } else {
-        throng_wall_def floor = throng_wall_def_default();
-        floor.kind = THRONG_OBJECT_PLANE;
-        floor.point[2] = 7.0f;
-        floor.normal[2] = 1.0f;
-        ok = ok && throng_wall_add(w, &floor, &wall) == THRONG_OK;
-    }
-    if (dims == 2) {
-        const float a[3] = { 1.0f, 1.0f, 0.0f }, b[3] = { 1.0f, 20.0f, 0.0f };
-        ok = ok && add_segment(w, a, b, &wall) == THRONG_OK;
-    } else {
-        throng_wall_def tilted = throng_wall_def_default();
-        tilted.kind = THRONG_OBJECT_PLANE;
-        tilted.point[0] = 2.0f;
-        tilted.normal[0] = 0.8f;
-        tilted.normal[1] = 0.6f;
-        ok = ok && throng_wall_add(w, &tilted, &wall) == THRONG_OK;
+        const float floor_at[3] = { 0.0f, 0.0f, 7.0f };
+        const float floor_up[3] = { 0.0f, 0.0f, 1.0f };
+        const float tilted_at[3] = { 2.0f, 0.0f, 0.0f };
+        const float tilted_up[3] = { 0.8f, 0.6f, 0.0f };
+        ok = ok && add_plane(w, floor_at, floor_up, &wall) == THRONG_OK;
+        ok = ok && add_plane(w, tilted_at, tilted_up, &wall) == THRONG_OK;
     }
     throng_behaviour contain =
         throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
