@@ -401,17 +401,14 @@ static uint64_t cap_on_slot_zero_hash(const char *simd) {
     return hash;
 }
 
+static uint64_t cap_on_slot_zero_run(const void *cfg, const char *simd) {
+    (void)cfg;
+    return cap_on_slot_zero_hash(simd);
+}
+
 TEST(degenerate_cap_nearest_on_slot_zero) {
-    const uint64_t base = cap_on_slot_zero_hash("scalar");
-    CHECK(base != 0 && base != 1);
-    const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-        const uint64_t h = cap_on_slot_zero_hash(paths[p]);
-        if (h != 1 && h != base)
-            runner_fail(__FILE__, __LINE__,
-                        "%s path: hash %#018llx, scalar %#018llx", paths[p],
-                        (unsigned long long)h, (unsigned long long)base);
-    }
+    runner_paths_match_scalar(__FILE__, __LINE__, "cap 1 on slot 0",
+                              cap_on_slot_zero_run, NULL);
 }
 
 TEST(degenerate_cap_refused_above_limit) {
