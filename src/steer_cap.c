@@ -482,25 +482,27 @@ static int keep_nearest_counted(const throng_world *w, const pick_entry *buf,
      * too (the sign bit is clear); the padding is above every one. */
     const uint32_t padded =
         (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+#pragma omp simd
     for (uint32_t i = 0; i < m; i++)
         d2_bits[i] = (int32_t)(buf[i].key >> 32);
     for (uint32_t i = m; i < padded; i++)
         d2_bits[i] = INT32_MAX;
     w->count_below(d2_bits, m, padded, nearer);
     uint32_t below = 0;
+#pragma omp simd reduction(+ : below)
     for (uint32_t i = 0; i < m; i++)
         below += (uint32_t)(nearer[i] < (int32_t)cap);
     if (below != cap)
         return 0;
     uint32_t kept = 0;
-    uint64_t far = 0;
     for (uint32_t i = 0; i < m; i++) {
         const pick_entry e = buf[i]; /* read before out[kept] is written */
-        const uint32_t in = (uint32_t)(nearer[i] < (int32_t)cap);
         out[kept] = e;
-        kept += in;
-        far = in && e.key > far ? e.key : far;
+        kept += (uint32_t)(nearer[i] < (int32_t)cap);
     }
+    uint64_t far = 0;
+    for (uint32_t i = 0; i < cap; i++)
+        far = out[i].key > far ? out[i].key : far;
     *far_key = far;
     return 1;
 }
@@ -1016,7 +1018,11 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
     if (p.m > cap)
         (void)keep_nearest(w, buf, p.m, cap, buf);
     const uint32_t n = p.m < cap ? p.m : cap;
+    /* Each kept one's row and range, and its place in the walk: the
+     * count of rows the walk meets before it (places are unique: no row
+     * is in two ranges of a prepared block). */
     uint32_t row[CAP_SELECT_MAX], range[CAP_SELECT_MAX];
+    int32_t place[CAP_SELECT_MAX];
     for (uint32_t i = 0; i < n; i++) {
         /* buf[0 .. n) were written by pick_rows() (the analyser cannot
          * tell). */
@@ -1025,6 +1031,8 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
         const uint32_t at = (uint32_t)where;
         range[i] = (uint32_t)(where >> 32) & 0x7fffffffu;
         row[i] = where & PICK_FINE ? p.ix->rows[at] : at;
+        place[i] = (int32_t)(blk->base[range[i]] + row[i] -
+                             run->ranges[range[i]].begin);
     }
     if (n > CAP_RANK_SORT_MAX) {
         for (uint32_t i = 0; i < n; i++) {
@@ -1035,15 +1043,11 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
         }
         cap_walk_order(kept, n);
     } else {
-        /* In walk order by rank: each one's place is the count of kept
-         * ones the walk meets before it (places are unique: no row is in
-         * two ranges of a prepared block). */
-        int32_t place[CAP_RANK_SORT_MAX], ranks[CAP_RANK_SORT_MAX];
+        /* In walk order by rank: a kept one's rank is the count of
+         * places below its own. */
+        int32_t ranks[CAP_RANK_SORT_MAX];
         const uint32_t padded =
             (n + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
-        for (uint32_t i = 0; i < n; i++)
-            place[i] = (int32_t)(blk->base[range[i]] + row[i] -
-                                 run->ranges[range[i]].begin);
         if (w->count_below) {
             for (uint32_t i = n; i < padded; i++)
                 place[i] = INT32_MAX;
