@@ -270,31 +270,18 @@ BENCH_VERDICT_OBJ := $(BUILD)/obj/bench/quality.o $(BUILD)/obj/bench/run.o \
 $(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB)
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB) $(LDLIBS)
 
-# TEST_SHARDS=n runs the suite as n processes side by side (each the tests
-# whose place is k modulo n, THRONG_TEST_SHARD=k/n), then prints their
-# outputs in turn and the sum: for the slow builds (sanitizers), whose
-# tests mostly run one thread, on a machine with n cores.
+# TEST_SHARDS=n runs the suite as n processes side by side
+# (tests/run_shards.sh: each the tests whose place is k modulo n), then
+# prints their outputs in turn and the sum: for the slow builds (the
+# sanitizers, make tsan too), whose tests mostly run one thread, on a
+# machine with n cores.
 TEST_SHARDS ?= 1
 
 test: $(TESTS)
 ifeq ($(TEST_SHARDS),1)
 	$(SAN_ENV) $(TESTS) $(FILTER)
 else
-	@n=$(TEST_SHARDS); pids=; k=0; \
-	while [ $$k -lt $$n ]; do \
-	  THRONG_TEST_SHARD=$$k/$$n $(SAN_ENV) $(TESTS) $(FILTER) \
-	    > $(BUILD)/test-shard-$$k.txt 2>&1 & pids="$$pids $$!"; k=$$((k + 1)); \
-	done; \
-	status=0; for p in $$pids; do wait $$p || status=1; done; \
-	passed=0; failed=0; k=0; \
-	while [ $$k -lt $$n ]; do \
-	  echo "== shard $$k of $$n"; cat $(BUILD)/test-shard-$$k.txt; \
-	  last=$$(grep -E '^[0-9]+ passed, [0-9]+ failed$$' $(BUILD)/test-shard-$$k.txt | tail -n 1); \
-	  [ -n "$$last" ] || { echo "shard $$k of $$n ended without its summary" >&2; status=1; }; \
-	  passed=$$((passed + $${last%% *})); \
-	  f=$${last#*, }; failed=$$((failed + $${f%% *})); k=$$((k + 1)); \
-	done; \
-	echo "$$passed passed, $$failed failed ($$n shards)"; exit $$status
+	$(SAN_ENV) tests/run_shards.sh $(TEST_SHARDS) $(BUILD)/test-shard $(TESTS) $(FILTER)
 endif
 
 # The test program, the fuzz harnesses and their support build without a
@@ -640,7 +627,12 @@ tsan:
 	  $(TSAN_BUILD)/throng-tests $(TSAN_BUILD)/throng-bench
 	@if ! ldd $(TSAN_BUILD)/throng-tests | grep -q 'libomp\.so'; then \
 	  echo "tsan: $(TSAN_BUILD)/throng-tests is not linked to LLVM's libomp" >&2; exit 1; fi
+ifeq ($(TEST_SHARDS),1)
 	$(TSAN_ENV) $(TSAN_BUILD)/throng-tests $(FILTER)
+else
+	$(TSAN_ENV) tests/run_shards.sh $(TEST_SHARDS) $(TSAN_BUILD)/test-shard \
+	  $(TSAN_BUILD)/throng-tests $(FILTER)
+endif
 	$(TSAN_ENV) $(TSAN_BUILD)/throng-bench $(TSAN_BENCH_ARGS) > $(TSAN_BUILD)/tsan-bench.txt
 	@echo "tsan: no data race reported"
 
@@ -656,19 +648,28 @@ MEMCHECK := valgrind --tool=memcheck --error-exitcode=1 --leak-check=full \
 MEMCHECK_BENCH_ARGS := --scenario flock2d,every2d,every3d,crossing2d \
 	--agents 500 --threads 1,2 --steps 10 --warmup 1 --quiet
 
-memcheck:
+# Each test module and the bench is its own run, so make -j runs them
+# side by side (valgrind runs a program on one core at a time).
+MEMCHECK_RUNS := $(MEMCHECK_TESTS:%=memcheck-test-%) memcheck-bench
+.PHONY: memcheck memcheck-bin $(MEMCHECK_RUNS)
+
+memcheck-bin:
 	@command -v valgrind >/dev/null || { echo "memcheck: valgrind is missing (Debian: valgrind)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory SIMD=scalar \
 	  $(MEMCHECK_BUILD)/throng-tests $(MEMCHECK_BUILD)/throng-bench
-	@set -e; for t in $(MEMCHECK_TESTS); do \
-	  echo "$(MEMCHECK) $(MEMCHECK_BUILD)/throng-tests $$t"; \
-	  out=$(MEMCHECK_BUILD)/memcheck-$$t.txt; \
-	  OMP_NUM_THREADS=2 $(MEMCHECK) $(MEMCHECK_BUILD)/throng-tests $$t > $$out \
-	    || { cat $$out; exit 1; }; \
-	  tail -n 1 $$out; \
-	done
+
+$(MEMCHECK_TESTS:%=memcheck-test-%): memcheck-test-%: memcheck-bin
+	@echo "$(MEMCHECK) $(MEMCHECK_BUILD)/throng-tests $*"
+	@out=$(MEMCHECK_BUILD)/memcheck-$*.txt; \
+	OMP_NUM_THREADS=2 $(MEMCHECK) $(MEMCHECK_BUILD)/throng-tests $* > $$out \
+	  || { cat $$out; exit 1; }; \
+	echo "memcheck $*: $$(tail -n 1 $$out)"
+
+memcheck-bench: memcheck-bin
 	OMP_NUM_THREADS=2 $(MEMCHECK) $(MEMCHECK_BUILD)/throng-bench $(MEMCHECK_BENCH_ARGS) \
 	  --json $(MEMCHECK_BUILD)/memcheck-bench.json > $(MEMCHECK_BUILD)/memcheck-bench.txt
+
+memcheck: $(MEMCHECK_RUNS)
 	@echo "memcheck: no memory error or leak"
 
 # Lint checks one configuration, the default build's (OpenMP, the vector
@@ -849,7 +850,8 @@ fuzz-corpus: $(GEN_CORPUS)
 #
 #   make cross-test      build the tests and the bench for aarch64 with
 #                        CROSS_CC, twice (NEON, and SIMD=scalar), run a
-#                        focused set of tests on each under qemu-aarch64,
+#                        focused set of tests on each under qemu-aarch64
+#                        (CROSS_JOBS at a time),
 #                        and check that both builds end the bench's
 #                        determinism scenes in the same state, and in the
 #                        state this machine's own build ends them in; then
@@ -860,16 +862,21 @@ fuzz-corpus: $(GEN_CORPUS)
 # `make CC=aarch64-linux-gnu-gcc` alone builds everything for aarch64 into
 # build/aarch64-linux-gnu-gcc/. Under emulation a step runs tens of times
 # slower, so CROSS_TESTS (name filters, one run each) are those that pin
-# down the arithmetic: NEON against scalar (determinism_simd; the recipe
+# down the arithmetic: NEON and scalar against the pinned hashes (golden,
+# which runs every path the build has), NEON against scalar
+# (determinism_simd_variants; the recipe
 # finish on the lanes, finish_lanes and finish_path_lanes; obstacle
 # avoidance's lanes, avoid_), the kernels (flock, integrate, the cap's
 # lanes and its lane counting, the float limits on every path), the grid's
 # permutation, columns, sparse paths and 2D queries, snapshots, and the
-# world's bookkeeping; the scalar build runs CROSS_SCALAR_TESTS. Left out,
+# world's bookkeeping; the SIMD=scalar build runs CROSS_SCALAR_TESTS (its
+# scalar path is the NEON build's, which golden pins). Left out,
 # at tens of seconds to minutes each under emulation: the thread sweeps
 # (determinism_threads and the cap's, which test OpenMP rather than the
-# architecture), the brute-force grid checks and 3D queries (integer and
-# scalar code the native builds cover), and the large degenerate crowds.
+# architecture), the many-scene path comparison (determinism_simd_paths,
+# a minute; golden and the lane tests compare the same kernels), the
+# brute-force grid checks and 3D queries (integer and scalar code the
+# native builds cover), and the large degenerate crowds.
 # The whole suite passes under qemu too, in about half an hour.
 # Packages (Debian): gcc-aarch64-linux-gnu (it brings libgomp1-arm64-cross),
 # libc6-dev-arm64-cross (the aarch64 C library, which qemu-aarch64 -L
@@ -880,12 +887,14 @@ CROSS_CC ?= aarch64-linux-gnu-gcc
 CROSS_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 CROSS_BUILD := build/$(notdir $(CROSS_CC))
 CROSS_SCALAR_BUILD := build/simd-scalar-$(notdir $(CROSS_CC))
-CROSS_TESTS ?= golden simd_auto simd_named determinism_simd \
+# Emulated test runs side by side (each filter is one qemu process).
+CROSS_JOBS ?= 2
+CROSS_TESTS ?= golden simd_auto simd_named determinism_simd_variants \
 	determinism_query finish_lanes finish_path_lanes avoid_ flock_ \
 	integrate_ degenerate_cap_lanes degenerate_cap_nearest cap_count_below \
 	degenerate_float_limits grid_permute grid_uniform grid_sparse_paths \
 	grid_query_2d grid_query_exact snapshot_ world_ errors_
-CROSS_SCALAR_TESTS ?= golden flock_ integrate_ snapshot_
+CROSS_SCALAR_TESTS ?= flock_ integrate_ snapshot_
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
 
@@ -901,10 +910,12 @@ cross-test:
 	@set -e; for b in "$(CROSS_BUILD) $(CROSS_TESTS)" \
 	    "$(CROSS_SCALAR_BUILD) $(CROSS_SCALAR_TESTS)"; do \
 	  set -- $$b; dir=$$1; shift; passed=0; start=$$(date +%s); \
+	  printf '%s\n' "$$@" | xargs -P $(CROSS_JOBS) -I {} sh -c \
+	    '$(CROSS_RUN) '"$$dir"'/throng-tests {} > '"$$dir"'/cross-test-{}.txt \
+	      || { cat '"$$dir"'/cross-test-{}.txt; \
+	           echo "cross-test: '"$$dir"'/throng-tests {} failed" >&2; exit 255; }'; \
 	  for t in "$$@"; do \
 	    out=$$dir/cross-test-$$t.txt; \
-	    $(CROSS_RUN) $$dir/throng-tests $$t > $$out \
-	      || { cat $$out; echo "cross-test: $$dir/throng-tests $$t failed" >&2; exit 1; }; \
 	    echo "cross-test: $$dir/throng-tests $$t: $$(tail -n 1 $$out)"; \
 	    passed=$$((passed + $$(tail -n 1 $$out | cut -d' ' -f1))); \
 	  done; \

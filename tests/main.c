@@ -106,6 +106,25 @@ static void runner_print_times(double floor) {
                 runner_tests[order[k]].name);
 }
 
+/* "k/n" with 0 <= k < n, into *k and *n; 0 when it is not that. */
+static int runner_parse_shard(const char *s, unsigned long *k,
+                              unsigned long *n) {
+    char *end = NULL;
+    *k = strtoul(s, &end, 10);
+    if (end == s || *end != '/')
+        return 0;
+    const char *rest = end + 1;
+    *n = strtoul(rest, &end, 10);
+    return end != rest && *end == '\0' && *n > 0 && *k < *n;
+}
+
+/* A non-negative number of seconds, into *out; 0 when it is not one. */
+static int runner_parse_seconds(const char *s, double *out) {
+    char *end = NULL;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0' && *out >= 0.0;
+}
+
 static const char *runner_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -115,14 +134,21 @@ int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     const char *times = getenv("THRONG_TEST_TIMES");
     const char *shard_env = getenv("THRONG_TEST_SHARD");
-    unsigned shard = 0, shards = 1;
-    if (shard_env && (sscanf(shard_env, "%u/%u", &shard, &shards) != 2 ||
-                      shards == 0 || shard >= shards)) {
+    unsigned long shard = 0, shards = 1;
+    if (shard_env && !runner_parse_shard(shard_env, &shard, &shards)) {
         fprintf(stderr, "runner: THRONG_TEST_SHARD=%s is not k/n, 0 <= k < n\n",
                 shard_env);
         return 2;
     }
-    unsigned selected = 0;
+    double floor_seconds = 0.0;
+    if (times && !runner_parse_seconds(times, &floor_seconds)) {
+        fprintf(stderr,
+                "runner: THRONG_TEST_TIMES=%s is not a number of "
+                "seconds\n",
+                times);
+        return 2;
+    }
+    unsigned long selected = 0;
 
     register_world_tests();
     register_errors_tests();
@@ -199,6 +225,6 @@ int main(int argc, char **argv) {
     }
     printf("%d passed, %d failed\n", passed, failed);
     if (times)
-        runner_print_times(atof(times));
+        runner_print_times(floor_seconds);
     return failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs a test program as n processes side by side, each the selected
+# tests whose place is k modulo n (THRONG_TEST_SHARD=k/n, tests/main.c),
+# then prints their outputs in turn and the sum; fails when any shard
+# fails or ends without its summary line. For the slow builds (the
+# sanitizers), whose tests mostly run one thread, on a machine with n
+# cores (make test TEST_SHARDS=n, make tsan TEST_SHARDS=n).
+#
+# Usage: tests/run_shards.sh N OUT_PREFIX COMMAND [ARG ...]
+# Each shard's output goes to OUT_PREFIX-k.txt. Variables for COMMAND
+# (sanitizer options) come from the environment.
+set -u
+n=$1
+prefix=$2
+shift 2
+pids=
+k=0
+while [ "$k" -lt "$n" ]; do
+    THRONG_TEST_SHARD="$k/$n" "$@" > "$prefix-$k.txt" 2>&1 &
+    pids="$pids $!"
+    k=$((k + 1))
+done
+status=0
+for p in $pids; do
+    wait "$p" || status=1
+done
+passed=0
+failed=0
+k=0
+while [ "$k" -lt "$n" ]; do
+    echo "== shard $k of $n"
+    cat "$prefix-$k.txt"
+    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$prefix-$k.txt" | tail -n 1)
+    if [ -z "$last" ]; then
+        echo "run_shards: shard $k of $n ended without its summary" >&2
+        status=1
+    else
+        passed=$((passed + ${last%% *}))
+        rest=${last#*, }
+        failed=$((failed + ${rest%% *}))
+    fi
+    k=$((k + 1))
+done
+echo "$passed passed, $failed failed ($n shards)"
+exit "$status"
