@@ -1,7 +1,12 @@
 /*
  * The test program: registers every module's tests, runs those whose name
- * contains argv[1] (all when absent), prints one line per failing check,
- * one summary line per module and finally "N passed, N failed".
+ * passes the filter argv[1] (all when absent), prints one line per failing
+ * check, one summary line per module and finally "N passed, N failed".
+ *
+ * The filter is a comma-separated list of name parts: a test runs when its
+ * name contains one of the plain parts (or there are none) and none of the
+ * parts written after a '!' ("finish_,avoid_" runs both families;
+ * "!golden_,!determinism_threads" runs all but those).
  *
  * THRONG_TEST_TIMES=S (seconds) also prints to stderr, after the summary,
  * each test that took S or more of wall time, slowest first: where a
@@ -125,6 +130,36 @@ static int runner_parse_seconds(const char *s, double *out) {
     return end != s && *end == '\0' && *out >= 0.0;
 }
 
+/* Whether `name` passes the filter (see the top of this file). */
+static int runner_selected(const char *name, const char *filter) {
+    if (!filter)
+        return 1;
+    int any_plain = 0, plain_hit = 0;
+    const char *part = filter;
+    while (*part) {
+        const char *end = strchr(part, ',');
+        const size_t len = end ? (size_t)(end - part) : strlen(part);
+        const int negated = len > 0 && part[0] == '!';
+        const char *text = part + negated;
+        const size_t text_len = len - (size_t)negated;
+        int hit = 0;
+        if (text_len > 0) {
+            for (const char *at = name; *at && !hit; at++)
+                hit = strncmp(at, text, text_len) == 0;
+            if (negated && hit)
+                return 0;
+            if (!negated) {
+                any_plain = 1;
+                plain_hit |= hit;
+            }
+        }
+        if (!end)
+            break;
+        part = end + 1;
+    }
+    return !any_plain || plain_hit;
+}
+
 static const char *runner_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -202,7 +237,7 @@ int main(int argc, char **argv) {
             break;
         module = file;
         const runner_test *test = &runner_tests[i];
-        if (filter && !strstr(test->name, filter))
+        if (!runner_selected(test->name, filter))
             continue;
         if (selected++ % shards != shard)
             continue;
