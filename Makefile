@@ -1,7 +1,8 @@
 # throng: every build, test and bench entry point.
 #
 #   make                 library (static and shared) and the bench program
-#   make test            build and run the test program (FILTER=name runs some;
+#   make test            build and run the test program (FILTER=name runs some,
+#                        FILTER=a,b,!c those naming a or b but not c;
 #                        TEST_SHARDS=n runs it as n processes side by side)
 #   make bench           build and run the default benchmark
 #   make soak            long churning run with invariant checks (minutes)
