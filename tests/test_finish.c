@@ -926,8 +926,20 @@ static uint64_t run_paths(const path_world *cfg, const char *path, int steps) {
     pd.radius = 0.4f;
     pd.closed = false;
     ok = ok && throng_path_add(w, &pd, &paths[1]) == THRONG_OK;
+    /* A field of random directions over the box, zero at some points. */
+    static float vectors[6 * 6 * 6 * 3];
+    for (int i = 0; i < 6 * 6 * 6 * dims; i++)
+        vectors[i] = i % 11 == 4 ? 0.0f : test_rng_range(&rng, -1.0f, 1.0f);
+    throng_flow_field_def fd = throng_flow_field_def_default();
+    for (int k = 0; k < dims; k++)
+        fd.origin[k] = o - 8.0f;
+    fd.cell_size = 3.0f;
+    fd.size[0] = fd.size[1] = fd.size[2] = 6;
+    fd.vectors = vectors;
+    throng_object field;
+    ok = ok && throng_flow_field_add(w, &fd, &field) == THRONG_OK;
 
-    throng_group groups[4];
+    throng_group groups[5];
     throng_group_def g = throng_group_def_default();
     g.combine = cfg->mode;
     g.flocking.separation_weight = 1.2f;
@@ -965,11 +977,42 @@ static uint64_t run_paths(const path_world *cfg, const char *path, int steps) {
         ok = ok && throng_group_add_behaviour(w, groups[i], &second, NULL) ==
                        THRONG_OK;
     }
+    /* Group 4 mixes in the lanes patrol, flow following and path
+     * following, which share the progress column: a patrol of the ring
+     * (looping or not), the field (its raw sample in one mode), the
+     * zigzag. */
+    ok = ok && throng_group_create(w, &g, &groups[4]) == THRONG_OK;
+    throng_behaviour patrol = throng_behaviour_default(THRONG_BEHAVIOUR_PATROL);
+    patrol.u.path.path = paths[0];
+    patrol.u.path.loop = cfg->mode != THRONG_COMBINE_WEIGHTED_AVERAGE;
+    patrol.u.path.reach = 1.5f;
+    patrol.weight = 0.7f;
+    patrol.priority = 2;
+    throng_behaviour flow =
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_FLOW);
+    flow.u.flow.field = field;
+    flow.u.flow.prediction_time = cfg->prediction;
+    flow.u.flow.raw = cfg->mode == THRONG_COMBINE_WEIGHTED_SUM;
+    flow.weight = 0.5f;
+    flow.priority = 1;
+    throng_behaviour follow =
+        throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
+    follow.u.path.path = paths[1];
+    follow.u.path.window = cfg->window;
+    follow.weight = 0.3f;
+    ok = ok &&
+         throng_group_add_behaviour(w, groups[4], &patrol, NULL) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[4], &flow, NULL) == THRONG_OK &&
+         throng_group_add_behaviour(w, groups[4], &follow, NULL) == THRONG_OK;
     static throng_agent h[AGENTS];
     for (int i = 0; i < AGENTS && ok; i++) {
         throng_agent_def a = throng_agent_def_default();
         const int kind = i % 10;
-        a.group = groups[kind < 6 ? 0 : kind < 8 ? 1 : kind == 8 ? 2 : 3];
+        a.group = groups[kind < 4    ? 0
+                         : kind < 6  ? 4
+                         : kind < 8  ? 1
+                         : kind == 8 ? 2
+                                     : 3];
         float(*pts)[3] = kind >= 6 && kind < 8 ? zigzag : ring;
         const int count = kind >= 6 && kind < 8 ? ZIGZAG : RING;
         const int at = (int)test_rng_below(&rng, (uint32_t)count);
