@@ -239,38 +239,35 @@ static inline vi vloadi(const int32_t *p) {
  * one reads only where m is on and gives 0 elsewhere. A gather moves
  * values and computes nothing, so each instruction set's gather and the
  * lane loop give the same bits. */
-#if W == 16 && defined(__AVX512F__)
-/* Sixteen loads rather than vgatherdps: on a Zen 4 the instruction took
- * longer than the loads (pursuit2d at 100k, one thread, 4.06 to 3.74
- * ms/step; every3d 49.2 to 46.5), and on the Intel cores whose
- * microcode guards against Gather Data Sampling it is slower still. The
- * eight lanes of AVX2 measured the same either way and keep the
- * instruction. */
+#if W == 8 && defined(__AVX2__)
+static inline vf vgather(const float *base, vi idx) {
+    return (vf)_mm256_i32gather_ps(base, (__m256i)idx, 4);
+}
+#else
+/* The lane loop everywhere else, AVX-512 included: sixteen loads rather
+ * than vgatherdps, which on a Zen 4 took longer than the loads (pursuit2d
+ * at 100k, one thread, 4.06 to 3.74 ms/step; every3d 49.2 to 46.5), and
+ * on the Intel cores whose microcode guards against Gather Data Sampling
+ * is slower still. The eight lanes of AVX2 measured the same either way
+ * and keep the instruction. */
 static inline vf vgather(const float *base, vi idx) {
     float g[W];
     for (int l = 0; l < W; l++)
         g[l] = base[idx[l]];
     return vload(g);
 }
+#endif
+#if W == 16 && defined(__AVX512F__)
 static inline vi vgatheri_m(const int32_t *base, vi idx, vm m) {
     return (vi)_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m,
                                            (__m512i)idx, base, 4);
 }
 #elif W == 8 && defined(__AVX2__)
-static inline vf vgather(const float *base, vi idx) {
-    return (vf)_mm256_i32gather_ps(base, (__m256i)idx, 4);
-}
 static inline vi vgatheri_m(const int32_t *base, vi idx, vm m) {
     return (vi)_mm256_mask_i32gather_epi32(
         _mm256_setzero_si256(), (const int *)base, (__m256i)idx, (__m256i)m, 4);
 }
 #else
-static inline vf vgather(const float *base, vi idx) {
-    float g[W];
-    for (int l = 0; l < W; l++)
-        g[l] = base[idx[l]];
-    return vload(g);
-}
 static inline vi vgatheri_m(const int32_t *base, vi idx, vm m) {
     int32_t g[W];
     for (int l = 0; l < W; l++)
