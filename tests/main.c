@@ -219,6 +219,7 @@ int main(int argc, char **argv) {
     register_columns_tests();
     register_cap_tests();
     register_avoid_run_tests();
+    register_orca3d_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;
