@@ -106,6 +106,7 @@ void register_busy_tests(void);
 void register_save_tests(void);
 void register_validate_tests(void);
 void register_columns_tests(void);
+void register_orca3d_tests(void);
 
 #define TEST(name) static void name(void)
 #define REGISTER(name) runner_register(__FILE__, #name, name)
