@@ -59,7 +59,7 @@ extern "C" {
  * while MAJOR is 0 (every ABI change moves MINOR), libthrong.so.MAJOR from
  * 1.0 on (README.md, "Versions and ABI"; CHANGELOG.md). */
 #define THRONG_VERSION_MAJOR 0
-#define THRONG_VERSION_MINOR 5
+#define THRONG_VERSION_MINOR 6
 #define THRONG_VERSION_PATCH 0
 
 /* Marks the public API. The library is built with hidden visibility, so
@@ -888,6 +888,63 @@ typedef struct throng_wander {
 /* clang-format on */
 /* schema:end wander */
 
+/* The velocity stage. After the combination, a group's steering force
+ * gives each agent its preferred velocity, v + (F / m) dt with F
+ * truncated to max force and the result to max speed (seed 000's
+ * vehicle); the group's avoidance mode turns it into the new velocity,
+ * with which the agent moves. The constraints of ORCA read the state
+ * before the step (positions, velocities and radii of the neighbours),
+ * so the result is the same on any thread count. */
+/* schema:begin avoidance_mode (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
+/* How a group's preferred velocity becomes its new velocity. */
+typedef enum throng_avoidance_mode {
+    /* The preferred velocity is the new velocity (the vehicle model of seed
+     * 000). */
+    THRONG_AVOIDANCE_NONE = 0,
+    /* Optimal reciprocal collision avoidance (van den Berg et al. 2011): each
+     * neighbour within the range, the nearest first, forbids the velocities
+     * that would bring the two within the sum of their radii inside the time
+     * horizon (a half-plane, a half-space in 3D, of which the agent takes its
+     * responsibility's share); the new velocity is the one nearest the
+     * preferred velocity within max speed that every constraint allows, or,
+     * when none does, the one that violates the worst constraint least. */
+    THRONG_AVOIDANCE_ORCA = 1,
+} throng_avoidance_mode;
+/* clang-format on */
+/* schema:end avoidance_mode */
+
+/* schema:begin avoidance (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
+typedef struct throng_avoidance {
+    /* How the preferred velocity becomes the new velocity. Default: NONE. */
+    throng_avoidance_mode mode;
+    /* Neighbours (of any group) within this distance constrain the velocity; 0:
+     * the world's neighbour radius. Range: 0 or in [THRONG_MIN_LENGTH, the
+     * world's neighbour radius] metres. Default: 0. */
+    float range;
+    /* The most neighbours that constrain it: the nearest within the range, ties
+     * by the lower agent slot, nearest first. Range: [1,
+     * THRONG_MAX_NEIGHBOUR_CAP]. Default: 10. */
+    uint32_t max_neighbours;
+    /* tau: velocities that collide with a neighbour moving as it does within
+     * this time are forbidden; longer is safer and less nimble. Range: >= 1e-06
+     * seconds, finite. Default: 2. */
+    float time_horizon;
+    /* The agent's share of each avoidance: 0.5 reciprocal (both sides move half
+     * the way), 1 yields fully, 0 never yields (a player character). Range: [0,
+     * 1]. Default: 0.5. */
+    float responsibility;
+    /* Where the preferred velocity is forbidden, it is first turned this much
+     * to the right (clockwise about +z; in 3D about the z axis): the
+     * pedestrians' convention that breaks the symmetric deadlocks of ORCA,
+     * where agents meeting head-on or in a ring only slow down. Range: [0, 0.5
+     * pi] radians. Default: 0.5. */
+    float keep_right;
+} throng_avoidance;
+/* clang-format on */
+/* schema:end avoidance */
+
 /* A group: agents sharing one steering recipe. */
 typedef struct throng_group_def {
     /* Optional name (copied), unique in the world, at most 63 bytes; NULL
@@ -896,6 +953,9 @@ typedef struct throng_group_def {
     throng_flocking flocking;
     throng_wander wander;
     throng_combine_mode combine;
+    /* The velocity stage; the default (mode NONE) moves agents by their
+     * steering force alone. */
+    throng_avoidance avoidance;
 } throng_group_def;
 
 THRONG_API throng_group_def throng_group_def_default(void);
@@ -958,6 +1018,14 @@ THRONG_API throng_status throng_group_get_wander(const throng_world *world,
 THRONG_API throng_status throng_group_set_wander(throng_world *world,
                                                  throng_group group,
                                                  const throng_wander *wander);
+THRONG_API throng_status throng_group_get_avoidance(const throng_world *world,
+                                                    throng_group group,
+                                                    throng_avoidance *out);
+/* Validated as in throng_group_create; a range above the world's
+ * neighbour radius is refused. */
+THRONG_API throng_status
+throng_group_set_avoidance(throng_world *world, throng_group group,
+                           const throng_avoidance *avoidance);
 
 /* ------------------------------------------------------------------------ */
 /* Static geometry                                                          */
@@ -1620,9 +1688,10 @@ THRONG_API throng_status throng_world_query_radius(
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
  * reads the same on any machine:
  *     offset  0  "THRNGSNP", the magic
- *             8  u32 format version (4; versions 1 to 3, written by
+ *             8  u32 format version (5; versions 1 to 3, written by
  *                library 0.4 and before, still load: their groups
- *                get generation 1 and none is free)
+ *                get generation 1 and none is free; versions before 5
+ *                give every group the default avoidance)
  *            12  u16 major, minor, patch of the library that wrote it,
  *                u16 0
  *            20  u32 0, reserved
@@ -1645,7 +1714,7 @@ THRONG_API throng_status throng_world_query_radius(
  * there moves it. */
 /* schema:begin snapshot_version (make schema writes this region from src/behaviour_schema.h) */
 /* clang-format off */
-#define THRONG_SNAPSHOT_VERSION 4u
+#define THRONG_SNAPSHOT_VERSION 5u
 /* clang-format on */
 /* schema:end snapshot_version */
 

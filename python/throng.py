@@ -44,7 +44,7 @@ Shape of the binding:
 
 Finding the library: the environment variable THRONG_LIBRARY (a path to the
 .so) when set; else ../build/libthrong.so relative to this file (the
-repository's default build); else the system's libthrong.so.0.5 (the
+repository's default build); else the system's libthrong.so.0.6 (the
 soname of the ABI this binding mirrors) or libthrong.so
 (ctypes.util.find_library). The path in use is
 `throng.library_path`.
@@ -75,16 +75,17 @@ __all__ = [
     "ObjectKind", "ObstacleDef", "WallDef", "PathDef", "FlowFieldDef",
     "simd_from_name", "flocking_default",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
-    "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp", "Simd",
+    "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp",
+    "AvoidanceMode", "Simd",
     "version", "status_string", "simd_best", "simd_supported",
     "have_numpy", "lib", "library_path",
 ]
 
 have_numpy = _np is not None
 
-# The header this binding mirrors: 0.5.x (structs as of that version).
+# The header this binding mirrors: 0.6.x (structs as of that version).
 _ABI_MAJOR = 0
-_ABI_MIN_MINOR = 5
+_ABI_MIN_MINOR = 6
 
 # ------------------------------------------------------------------------
 # Enums (names as in throng.h without the prefix; values are the C ones)
@@ -147,11 +148,12 @@ class Simd(enum.IntEnum):
 
 # The behaviour schema's enums and structs, generated from
 # src/behaviour_schema.h (make schema): SeparationMode, TargetSource,
-# ArriveRamp, BehaviourKind, throng_flocking, throng_wander, the behaviour
-# parameter structs and throng_behaviour.
+# ArriveRamp, AvoidanceMode, BehaviourKind, throng_flocking, throng_wander,
+# throng_avoidance, the behaviour parameter structs and throng_behaviour.
 from throng_schema import (  # noqa: E402
-    ArriveRamp, BehaviourKind, SeparationMode, TargetSource,
-    throng_avoid_params, throng_behaviour, throng_contain_params,
+    ArriveRamp, AvoidanceMode, BehaviourKind, SeparationMode, TargetSource,
+    throng_avoid_params, throng_avoidance, throng_behaviour,
+    throng_contain_params,
     throng_flocking, throng_flow_params, throng_leader_params,
     throng_object, throng_path_params, throng_pursue_params,
     throng_seek_params, throng_unaligned_params, throng_wander,
@@ -261,7 +263,8 @@ class throng_columns(ctypes.Structure):
 
 class throng_group_def(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("flocking", throng_flocking),
-                ("wander", throng_wander), ("combine", _c_enum)]
+                ("wander", throng_wander), ("combine", _c_enum),
+                ("avoidance", throng_avoidance)]
 
 
 class throng_flow_field_def(ctypes.Structure):
@@ -402,6 +405,10 @@ _SIGNATURES = {
     "throng_group_set_combine": (_st, [_w, throng_group, _c_enum]),
     "throng_group_get_wander": (_st, [_w, throng_group, _P(throng_wander)]),
     "throng_group_set_wander": (_st, [_w, throng_group, _P(throng_wander)]),
+    "throng_group_get_avoidance": (_st, [_w, throng_group,
+                                         _P(throng_avoidance)]),
+    "throng_group_set_avoidance": (_st, [_w, throng_group,
+                                         _P(throng_avoidance)]),
     "throng_group_add_behaviour": (_st, [_w, throng_group,
                                          _P(throng_behaviour), _P(_u32)]),
     "throng_group_set_behaviour": (_st, [_w, throng_group, _u32,
@@ -980,6 +987,28 @@ class Group:
         self.world._call(lib.throng_group_set_wander, self._c,
                          ctypes.byref(wd))
 
+    @property
+    def avoidance(self):
+        """The velocity stage's settings as a dict (mode as an
+        AvoidanceMode)."""
+        a = throng_avoidance()
+        self.world._call(lib.throng_group_get_avoidance, self._c,
+                         ctypes.byref(a))
+        d = _struct_to_dict(a)
+        d["mode"] = AvoidanceMode(d["mode"])
+        return d
+
+    def set_avoidance(self, **changes):
+        """Changes the named avoidance fields (mode "none" or "orca",
+        range, max_neighbours, time_horizon, responsibility), keeping the
+        others."""
+        a = throng_avoidance()
+        self.world._call(lib.throng_group_get_avoidance, self._c,
+                         ctypes.byref(a))
+        _fill_avoidance(a, changes)
+        self.world._call(lib.throng_group_set_avoidance, self._c,
+                         ctypes.byref(a))
+
     def set_combine(self, mode):
         """Sets the combination mode: "weighted_average",
         "weighted_sum" or "priority" (or a CombineMode)."""
@@ -1068,6 +1097,10 @@ def _fill_flocking(f, changes):
 
 def _fill_wander(wd, changes):
     _fill(wd, changes, "wander")
+
+
+def _fill_avoidance(a, changes):
+    _fill(a, changes, "avoidance", {"mode": AvoidanceMode})
 
 
 def _behaviour(world, kind, weight, priority, speed_factor, params):
@@ -2099,7 +2132,7 @@ class World:
         return group
 
     def create_group(self, name=None, flocking=None, wander=None,
-                     combine=None):
+                     combine=None, avoidance=None):
         """Creates a group and returns its Group handle.
 
         name: optional, unique, at most 63 bytes of UTF-8.
@@ -2110,6 +2143,8 @@ class World:
         wander: dict of throng_wander fields (weight, max_turn_rate, ...).
         combine: "weighted_average" (default), "weighted_sum" or
           "priority".
+        avoidance: dict of throng_avoidance fields (mode "orca",
+          time_horizon, responsibility, ...).
         Add behaviours with group.add_behaviour()."""
         d = lib.throng_group_def_default()
         flocking = dict(flocking or {})
@@ -2123,6 +2158,7 @@ class World:
         _fill_wander(d.wander, dict(wander or {}))
         if combine is not None:
             d.combine = _enum(CombineMode, combine, "combine")
+        _fill_avoidance(d.avoidance, dict(avoidance or {}))
         encoded = None
         if name is not None:
             encoded = name.encode("utf-8")

@@ -14,7 +14,7 @@ c_float3 = ctypes.c_float * 3
 FLT_MAX = 3.4028234663852886e+38
 PI = 3.14159274  # pi as a float, rounded up
 # The snapshot format version (THRONG_SNAPSHOT_VERSION).
-SNAPSHOT_VERSION = 4
+SNAPSHOT_VERSION = 5
 
 
 class SeparationMode(enum.IntEnum):
@@ -33,6 +33,12 @@ class ArriveRamp(enum.IntEnum):
     """Arrive's speed inside the braking distance, x = d / D in [0, 1]."""
     SMOOTH = 0
     LINEAR = 1
+
+
+class AvoidanceMode(enum.IntEnum):
+    """How a group's preferred velocity becomes its new velocity."""
+    NONE = 0
+    ORCA = 1
 
 
 class BehaviourKind(enum.IntEnum):
@@ -83,6 +89,17 @@ class throng_wander(ctypes.Structure):
         ("max_turn_change", ctypes.c_float),
         ("speed_factor", ctypes.c_float),
         ("priority", ctypes.c_int32),
+    ]
+
+
+class throng_avoidance(ctypes.Structure):
+    _fields_ = [
+        ("mode", _c_enum),
+        ("range", ctypes.c_float),
+        ("max_neighbours", ctypes.c_uint32),
+        ("time_horizon", ctypes.c_float),
+        ("responsibility", ctypes.c_float),
+        ("keep_right", ctypes.c_float),
     ]
 
 
@@ -216,6 +233,7 @@ PARAMS_OF_KIND = {
 # The enum type of each enum field.
 ENUM_OF_FIELD = {
     ("throng_flocking", "separation_mode"): SeparationMode,
+    ("throng_avoidance", "mode"): AvoidanceMode,
     ("throng_seek_params", "source"): TargetSource,
     ("throng_seek_params", "ramp"): ArriveRamp,
 }
@@ -305,6 +323,30 @@ FIELDS = (
           "", 0.0, (), "", -2147483648.0, 2147483647.0,
           False, False, False, False, False, 0.0, 1,
           "Wander's place in THRONG_COMBINE_PRIORITY."),
+    Field("throng_avoidance", "mode", "enum", 1, (),
+          "", 0.0, (), "", 0.0, 1.0,
+          False, False, False, False, False, 0.0, 5,
+          "How the preferred velocity becomes the new velocity."),
+    Field("throng_avoidance", "range", "f32", 1, (),
+          "", 0.0, (), "metres", 9.99999972e-10, 1000000000.0,
+          False, False, True, True, False, 0.0, 5,
+          "Neighbours (of any group) within this distance constrain the velocity; 0: the world's neighbour radius."),
+    Field("throng_avoidance", "max_neighbours", "u32", 1, (),
+          "", 0.0, (), "", 1.0, 1024.0,
+          False, False, False, False, False, 10.0, 5,
+          "The most neighbours that constrain it: the nearest within the range, ties by the lower agent slot, nearest first."),
+    Field("throng_avoidance", "time_horizon", "f32", 1, (),
+          "", 0.0, (), "seconds", 9.99999997e-07, FLT_MAX,
+          False, False, False, False, False, 2.0, 5,
+          "tau: velocities that collide with a neighbour moving as it does within this time are forbidden; longer is safer and less nimble."),
+    Field("throng_avoidance", "responsibility", "f32", 1, (),
+          "", 0.0, (), "", 0.0, 1.0,
+          False, False, False, False, False, 0.5, 5,
+          "The agent's share of each avoidance: 0.5 reciprocal (both sides move half the way), 1 yields fully, 0 never yields (a player character)."),
+    Field("throng_avoidance", "keep_right", "f32", 1, (),
+          "", 0.0, (), "radians", 0.0, 1.57079637,
+          False, False, False, False, False, 0.5, 5,
+          "Where the preferred velocity is forbidden, it is first turned this much to the right (clockwise about +z; in 3D about the z axis): the pedestrians' convention that breaks the symmetric deadlocks of ORCA, where agents meeting head-on or in a ring only slow down."),
     Field("throng_seek_params", "source", "enum", 1, ("SEEK", "FLEE", "ARRIVE", ),
           "", 0.0, (), "", 0.0, 1.0,
           False, False, False, False, False, 0.0, 1,

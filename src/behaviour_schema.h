@@ -91,6 +91,8 @@
 #define SCHEMA_FLT_MAX FLT_MAX
 #define SCHEMA_LEN_MIN 1e-9f /* THRONG_MIN_LENGTH */
 #define SCHEMA_LEN_MAX 1e9f  /* THRONG_MAX_LENGTH */
+/* The shortest time horizon: its inverse stays far from overflow. */
+#define SCHEMA_TIME_MIN 1e-6f
 #define SCHEMA_I32_MIN (-2147483647.0 - 1.0)
 #define SCHEMA_I32_MAX 2147483647.0
 #define SCHEMA_U32_MAX 4294967295.0
@@ -109,7 +111,9 @@
     T(target_source, TARGET, TargetSource,                                   \
       "Where seek, flee and arrive take their target from.")                \
     T(arrive_ramp, ARRIVE, ArriveRamp,                                       \
-      "Arrive's speed inside the braking distance, x = d / D in [0, 1].")
+      "Arrive's speed inside the braking distance, x = d / D in [0, 1].")   \
+    T(avoidance_mode, AVOIDANCE, AvoidanceMode,                              \
+      "How a group's preferred velocity becomes its new velocity.")
 
 #define THRONG_SCHEMA_ENUMS(E)                                               \
     E(separation_mode, FLEE_AVERAGE, 0,                                      \
@@ -126,7 +130,19 @@
       "Seed 000: f(x) = s_t x (3 - x) / 2, smooth, f(0) = 0, f(1) = s_t, "   \
       "never above s_t sqrt(x), the fastest speed from which the agent can " \
       "still stop at its max acceleration when D = v_max^2 / (2 a_max).")    \
-    E(arrive_ramp, LINEAR, 1, "Seeds 001-004: f(x) = s_t x.")
+    E(arrive_ramp, LINEAR, 1, "Seeds 001-004: f(x) = s_t x.")               \
+    E(avoidance_mode, NONE, 0,                                               \
+      "The preferred velocity is the new velocity (the vehicle model of "    \
+      "seed 000).")                                                          \
+    E(avoidance_mode, ORCA, 1,                                               \
+      "Optimal reciprocal collision avoidance (van den Berg et al. 2011): "  \
+      "each neighbour within the range, the nearest first, forbids the "     \
+      "velocities that would bring the two within the sum of their radii "   \
+      "inside the time horizon (a half-plane, a half-space in 3D, of which " \
+      "the agent takes its responsibility's share); the new velocity is "    \
+      "the one nearest the preferred velocity within max speed that every "  \
+      "constraint allows, or, when none does, the one that violates the "    \
+      "worst constraint least.")
 
 #define THRONG_SCHEMA_KINDS(K)                                               \
     K(SEEK, 1, seek) K(FLEE, 2, seek) K(ARRIVE, 3, seek)                     \
@@ -142,6 +158,7 @@
 #define THRONG_SCHEMA_STRUCTS(S)                                             \
     S(flocking, _flocking, FLOCKING, "flocking.", "")                        \
     S(wander, _wander, WANDER, "wander.", "")                                \
+    S(avoidance, _avoidance, AVOIDANCE, "avoidance.", "")                    \
     S(seek_params, seek, PARAMS, "seek.", "Seek, flee, arrive.")             \
     S(pursue_params, pursue, PARAMS, "pursue.",                              \
       "Pursue, evade, offset pursuit. The target is the agent's target "     \
@@ -223,6 +240,33 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
     P(wander, priority, SCHEMA_I32, int32_t, 1, 0, "", 0, 0, "",             \
       SCHEMA_I32_MIN, SCHEMA_I32_MAX, 0, 0, 1,                               \
       "Wander's place in THRONG_COMBINE_PRIORITY.")                          \
+    /* The group's velocity stage (throng_avoidance). */                     \
+    P(avoidance, mode, SCHEMA_ENUM, throng_avoidance_mode, 1, 0, "", 0, 0,   \
+      "", 0, 1, 0, 0, 5,                                                     \
+      "How the preferred velocity becomes the new velocity.")                \
+    P(avoidance, range, SCHEMA_F32, float, 1, 0, "", 0, 0, "metres",         \
+      SCHEMA_LEN_MIN, SCHEMA_LEN_MAX, SCHEMA_NBR | SCHEMA_ZERO, 0.0f, 5,     \
+      "Neighbours (of any group) within this distance constrain the "        \
+      "velocity; 0: the world's neighbour radius.")                          \
+    P(avoidance, max_neighbours, SCHEMA_U32, uint32_t, 1, 0, "", 0, 0, "",   \
+      1, SCHEMA_NEIGHBOUR_CAP, 0, 10, 5,                                     \
+      "The most neighbours that constrain it: the nearest within the "       \
+      "range, ties by the lower agent slot, nearest first.")                 \
+    P(avoidance, time_horizon, SCHEMA_F32, float, 1, 0, "", 0, 0, "seconds", \
+      SCHEMA_TIME_MIN, SCHEMA_FLT_MAX, 0, 2.0f, 5,                           \
+      "tau: velocities that collide with a neighbour moving as it does "     \
+      "within this time are forbidden; longer is safer and less nimble.")   \
+    P(avoidance, responsibility, SCHEMA_F32, float, 1, 0, "", 0, 0, "",      \
+      0.0f, 1.0f, 0, 0.5f, 5,                                                \
+      "The agent's share of each avoidance: 0.5 reciprocal (both sides "     \
+      "move half the way), 1 yields fully, 0 never yields (a player "        \
+      "character).")                                                         \
+    P(avoidance, keep_right, SCHEMA_F32, float, 1, 0, "", 0, 0, "radians",   \
+      0.0f, 0.5f * SCHEMA_PI, 0, 0.5f, 5,                                    \
+      "Where the preferred velocity is forbidden, it is first turned this "  \
+      "much to the right (clockwise about +z; in 3D about the z axis): the " \
+      "pedestrians' convention that breaks the symmetric deadlocks of "      \
+      "ORCA, where agents meeting head-on or in a ring only slow down.")     \
     /* Seek, flee, arrive. */                                                \
     P(seek_params, source, SCHEMA_ENUM, throng_target_source, 1,             \
       SCHEMA_SEEKS, "", 0, 0, "", 0, 1, 0, 0, 1, "Where the target is.")     \

@@ -40,12 +40,19 @@ static throng_wander wander_default(void) {
     return wd;
 }
 
+static throng_avoidance avoidance_default(void) {
+    throng_avoidance a;
+    schema_default(SCHEMA_SET_AVOIDANCE, &a, 0);
+    return a;
+}
+
 throng_group_def throng_group_def_default(void) {
     throng_group_def d;
     memset(&d, 0, sizeof d);
     d.flocking = throng_flocking_default();
     d.wander = wander_default();
     d.combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
+    d.avoidance = avoidance_default();
     return d;
 }
 
@@ -98,6 +105,15 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->any = ws > 0.0f || wa > 0.0f || wc > 0.0f || ww > 0.0f;
     if (ww > 0.0f)
         w->wander_used = 1;
+    const throng_avoidance *av = &g->avoidance;
+    const float orca_range = av->range > 0.0f ? av->range : w->neighbour_radius;
+    k->orca = av->mode == THRONG_AVOIDANCE_ORCA;
+    k->orca_r2 = orca_range * orca_range;
+    k->orca_inv_tau = 1.0f / av->time_horizon;
+    k->orca_share = av->responsibility;
+    k->orca_max = av->max_neighbours;
+    k->keep_cos = detmath_cosf(av->keep_right);
+    k->keep_sin = detmath_sinf(av->keep_right);
     recipe_derive(w, group);
 }
 
@@ -109,6 +125,11 @@ static throng_status check_flocking(throng_world *w, const char *fn,
 static throng_status check_wander(throng_world *w, const char *fn,
                                   const throng_wander *wd) {
     return schema_check(w, fn, SCHEMA_SET_WANDER, wd, 0);
+}
+
+static throng_status check_avoidance(throng_world *w, const char *fn,
+                                     const throng_avoidance *a) {
+    return schema_check(w, fn, SCHEMA_SET_AVOIDANCE, a, 0);
 }
 
 static throng_status check_combine(throng_world *w, const char *fn,
@@ -155,7 +176,8 @@ throng_status group_add(throng_world *w, const char *fn,
     if (st != THRONG_OK)
         return st;
     if ((st = check_wander(w, fn, &def->wander)) != THRONG_OK ||
-        (st = check_combine(w, fn, def->combine)) != THRONG_OK)
+        (st = check_combine(w, fn, def->combine)) != THRONG_OK ||
+        (st = check_avoidance(w, fn, &def->avoidance)) != THRONG_OK)
         return st;
     size_t name_len = 0;
     if (def->name) {
@@ -214,6 +236,7 @@ throng_status group_add(throng_world *w, const char *fn,
     g->flocking = def->flocking;
     g->wander = def->wander;
     g->combine = def->combine;
+    g->avoidance = def->avoidance;
     if (def->name)
         memcpy(g->name, def->name, name_len);
     group_derive_params(w, id);
@@ -273,8 +296,8 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
     return THRONG_OK;
 }
 
-/* A group's flocking and wander settings are read and written whole: the
- * setter checks the new value (check_flocking, check_wander) and derives
+/* A group's flocking, wander and avoidance settings are read and written
+ * whole: the setter checks the new value (check_flocking, ...) and derives
  * the group's kernel constants again. `type` names a type, which no
  * parentheses may enclose. */
 /* NOLINTBEGIN(bugprone-macro-parentheses) */
@@ -311,6 +334,7 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
 
 GROUP_SETTING(flocking, throng_flocking, check_flocking)
 GROUP_SETTING(wander, throng_wander, check_wander)
+GROUP_SETTING(avoidance, throng_avoidance, check_avoidance)
 
 throng_status throng_group_set_combine(throng_world *w, throng_group handle,
                                        throng_combine_mode mode) {
@@ -410,6 +434,7 @@ throng_status throng_group_remove(throng_world *w, throng_group h) {
     g->flocking = def.flocking;
     g->wander = def.wander;
     g->combine = def.combine;
+    g->avoidance = def.avoidance;
     g->generation = gen;
     g->next_free = GROUP_NO_ID;
     group_derive_params(w, id);

@@ -129,8 +129,9 @@ typedef struct integrate_ctx {
     float dt;
 } integrate_ctx;
 
-void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
-    agent_columns *c = &w->col;
+void integrate_velocity_2d(const throng_world *w, uint32_t i, float dt,
+                           float v[2]) {
+    const agent_columns *c = &w->col;
     const float mass = c->mass[uniform_row(w, UNIFORM_MASS, i)];
     const float max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, i)];
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, i)];
@@ -142,14 +143,19 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     }
     truncate_vec(F, 2, f2, max_force);
     const float inv_m = 1.0f / mass;
-    float v[2] = { c->vx[i] + (F[0] * inv_m) * dt,
-                   c->vy[i] + (F[1] * inv_m) * dt };
+    v[0] = c->vx[i] + (F[0] * inv_m) * dt;
+    v[1] = c->vy[i] + (F[1] * inv_m) * dt;
     if (is_finite_float(v[0]) && is_finite_float(v[1])) {
         truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1], max_speed);
     } else {
         const float v0[2] = { c->vx[i], c->vy[i] };
         velocity_wide(v, v0, F, 2, mass, dt, max_speed);
     }
+}
+
+void integrate_place_2d(throng_world *w, uint32_t i, float dt,
+                        const float v[2]) {
+    agent_columns *c = &w->col;
     float x = c->px[i] + v[0] * dt, y = c->py[i] + v[1] * dt;
     if (w->boundary == THRONG_BOUNDARY_PERIODIC) {
         x = periodic_wrap(x, w->box[0]);
@@ -169,6 +175,12 @@ void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
     }
 }
 
+void integrate_row_2d(throng_world *w, uint32_t i, float dt) {
+    float v[2];
+    integrate_velocity_2d(w, i, dt, v);
+    integrate_place_2d(w, i, dt, v);
+}
+
 static void integrate_2d(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     integrate_ctx *ic = ctx;
@@ -182,21 +194,21 @@ static void integrate_2d(void *ctx, uint32_t begin, uint32_t end, int thread) {
         integrate_row_2d(ic->w, i, ic->dt);
 }
 
-void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
-    agent_columns *c = &w->col;
+void integrate_velocity_3d(const throng_world *w, uint32_t i, float dt,
+                           float v[3]) {
+    const agent_columns *c = &w->col;
     const float mass = c->mass[uniform_row(w, UNIFORM_MASS, i)];
     const float max_force = c->max_force[uniform_row(w, UNIFORM_MAX_FORCE, i)];
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, i)];
-    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
     float F[3] = { w->steer_x[i], w->steer_y[i], w->steer_z[i] };
     if (!is_finite_float(F[0]) || !is_finite_float(F[1]) ||
         !is_finite_float(F[2]))
         F[0] = F[1] = F[2] = 0.0f;
     truncate_vec(F, 3, F[0] * F[0] + F[1] * F[1] + F[2] * F[2], max_force);
     const float inv_m = 1.0f / mass;
-    float v[3] = { c->vx[i] + (F[0] * inv_m) * dt,
-                   c->vy[i] + (F[1] * inv_m) * dt,
-                   c->vz[i] + (F[2] * inv_m) * dt };
+    v[0] = c->vx[i] + (F[0] * inv_m) * dt;
+    v[1] = c->vy[i] + (F[1] * inv_m) * dt;
+    v[2] = c->vz[i] + (F[2] * inv_m) * dt;
     if (is_finite_float(v[0]) && is_finite_float(v[1]) &&
         is_finite_float(v[2])) {
         truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2], max_speed);
@@ -204,6 +216,12 @@ void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
         const float v0[3] = { c->vx[i], c->vy[i], c->vz[i] };
         velocity_wide(v, v0, F, 3, mass, dt, max_speed);
     }
+}
+
+void integrate_place_3d(throng_world *w, uint32_t i, float dt,
+                        const float v[3]) {
+    agent_columns *c = &w->col;
+    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
     float p[3] = { c->px[i] + v[0] * dt, c->py[i] + v[1] * dt,
                    c->pz[i] + v[2] * dt };
     for (int a = 0; a < 3; a++)
@@ -219,6 +237,12 @@ void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
         const float old_up[3] = { c->ux[i], c->uy[i], c->uz[i] };
         basis_store_3d(c, i, f, old_up);
     }
+}
+
+void integrate_row_3d(throng_world *w, uint32_t i, float dt) {
+    float v[3];
+    integrate_velocity_3d(w, i, dt, v);
+    integrate_place_3d(w, i, dt, v);
 }
 
 static void integrate_3d(void *ctx, uint32_t begin, uint32_t end, int thread) {

@@ -23,5 +23,18 @@ void integrate(throng_world *world, parallel_sched *sched, float dt);
 /* The exact scalar integration of one 2D row, every case handled. */
 void integrate_row_2d(throng_world *world, uint32_t row, float dt);
 void integrate_row_3d(throng_world *world, uint32_t row, float dt);
+/* The two halves of a row's integration, for the velocity stage
+ * (velocity.c): the preferred velocity v = truncate(v0 + (F / m) dt,
+ * max_speed), reading only the row; then the move p += v dt with v
+ * stored and the basis turned to it. integrate_row_* is the one after the
+ * other, the same operations. */
+void integrate_velocity_2d(const throng_world *world, uint32_t row, float dt,
+                           float v[2]);
+void integrate_velocity_3d(const throng_world *world, uint32_t row, float dt,
+                           float v[3]);
+void integrate_place_2d(throng_world *world, uint32_t row, float dt,
+                        const float v[2]);
+void integrate_place_3d(throng_world *world, uint32_t row, float dt,
+                        const float v[3]);
 
 #endif /* THRONG_INTEGRATE_H */

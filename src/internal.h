@@ -105,6 +105,7 @@ typedef struct group_record {
     throng_flocking flocking;
     throng_wander wander;
     throng_combine_mode combine;
+    throng_avoidance avoidance;
     char name[64];
     uint32_t behaviour_count;
     throng_behaviour behaviours[THRONG_MAX_BEHAVIOURS];
@@ -164,6 +165,13 @@ typedef struct group_kernel_params {
     float list_w[THRONG_MAX_BEHAVIOURS];
     uint8_t order[TERM_MAX];
     uint8_t term_count;
+    /* The velocity stage (throng_avoidance): ORCA on, its squared range
+     * (the world's neighbour radius for 0), 1 / time horizon, the share,
+     * the keep-right turn and the most neighbours. */
+    int orca;
+    float orca_r2, orca_inv_tau, orca_share;
+    float keep_cos, keep_sin; /* of the keep-right turn */
+    uint32_t orca_max;
 } group_kernel_params;
 
 struct flock_run;
@@ -316,6 +324,11 @@ struct throng_world {
      * group walks and grown with the agents. */
     void *cap_index;
     size_t cap_index_bytes;
+    /* The velocity stage's per-thread scratch (velocity.c), allocated by
+     * the first step some group avoids in and grown with the threads and
+     * the largest max_neighbours. */
+    void *velocity_scratch;
+    size_t velocity_scratch_bytes;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */

@@ -23,6 +23,10 @@ enum {
     RNG_STREAM_CIRCLE_X = 3,
     RNG_STREAM_CIRCLE_Y = 4,
     RNG_STREAM_CIRCLE_Z = 5,
+    /* The velocity stage's nudge of the preferred velocity, per axis. */
+    RNG_STREAM_ORCA_X = 6,
+    RNG_STREAM_ORCA_Y = 7,
+    RNG_STREAM_ORCA_Z = 8,
 };
 
 static inline uint64_t rng_mix(uint64_t x) {

@@ -24,7 +24,8 @@ enum {
     SCHEMA_SI_FLOCKING = SCHEMA_SET_FLOCKING,
     SCHEMA_SI_WANDER = SCHEMA_SET_WANDER,
     SCHEMA_SI_BEHAVIOUR = SCHEMA_SET_BEHAVIOUR,
-    SCHEMA_SI_PARAMS = 3
+    SCHEMA_SI_AVOIDANCE = SCHEMA_SET_AVOIDANCE,
+    SCHEMA_SI_PARAMS = 4
 };
 
 #define STRUCT_ID(name, member, set, prefix, doc) SCHEMA_S_##name,
@@ -228,7 +229,8 @@ void schema_default(schema_set set, void *base, int kind) {
     } else {
         memset(base, 0,
                set == SCHEMA_SET_FLOCKING ? sizeof(throng_flocking)
-                                          : sizeof(throng_wander));
+               : set == SCHEMA_SET_WANDER ? sizeof(throng_wander)
+                                          : sizeof(throng_avoidance));
     }
     for (size_t i = 0; i < schema_field_count; i++) {
         const schema_field *f = &schema_fields[i];

@@ -73,9 +73,9 @@ static inline void schema_range_phrase(char *buf, size_t n, int type, double lo,
         snprintf(buf, n, "finite%s%s", sp, unit);
         return;
     }
-    if (type == SCHEMA_F32 && lo == 0.0 && hi == (double)SCHEMA_FLT_MAX) {
-        snprintf(buf, n, "%s 0%s%s, finite",
-                 (flags & SCHEMA_LO_OPEN) ? ">" : ">=", sp, unit);
+    if (type == SCHEMA_F32 && lo >= 0.0 && hi == (double)SCHEMA_FLT_MAX) {
+        snprintf(buf, n, "%s %g%s%s, finite",
+                 (flags & SCHEMA_LO_OPEN) ? ">" : ">=", lo, sp, unit);
         return;
     }
     if (type == SCHEMA_U32 && hi == SCHEMA_U32_MAX) {

@@ -10,7 +10,9 @@
  *                 per row at the end of the walk: one force per agent
  *                 in sorted order
  *   3. integrate  truncation, Euler, basis (integrate.c, and its vector
- *                 twin integrate_simd.inc), in dense order
+ *                 twin integrate_simd.inc), in dense order; where some
+ *                 group avoids, in two halves with the velocity stage
+ *                 between them (velocity.c)
  *
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
@@ -36,6 +38,7 @@
 #include "kernel_paths.h"
 #include "steer.h"
 #include "steer_flock.h"
+#include "velocity.h"
 
 /* The sweep after a stage, in a validating build; nothing otherwise. A
  * failed sweep ends the tick: the grid no longer describes anything the
@@ -79,6 +82,12 @@ static throng_status world_tick(throng_world *w, float dt,
     if (w->geo && geometry_prepare(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the obstacle grid", fn);
+    /* The velocity stage's scratch first: a refusal here leaves the
+     * world as it was. */
+    const int avoiding = velocity_needed(w);
+    if (avoiding && velocity_reserve(w, (uint32_t)threads))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the velocity stage", fn);
     if (reserve_counters(w, (uint32_t)threads) || grid_build(w, sched, 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,
@@ -110,7 +119,10 @@ static throng_status world_tick(throng_world *w, float dt,
     steer_flock(w, sched, dt);
     VALIDATE_AFTER(w, sched, VALIDATE_BEHAVIOURS);
     double t2 = parallel_now();
-    integrate(w, sched, dt);
+    if (avoiding)
+        velocity_stage(w, sched, dt);
+    else
+        integrate(w, sched, dt);
     steer_resolve_end(w);
     VALIDATE_AFTER(w, sched, VALIDATE_INTEGRATE);
     double t3 = parallel_now();

@@ -58,6 +58,7 @@ static int schema_fixture_make(schema_fixture *f, int dims) {
 typedef union schema_args {
     throng_flocking flocking;
     throng_wander wander;
+    throng_avoidance avoidance;
     throng_behaviour behaviour;
 } schema_args;
 
@@ -68,6 +69,8 @@ static throng_status schema_call(schema_fixture *f, schema_set set,
         return throng_group_set_flocking(f->w, f->group, &a->flocking);
     case SCHEMA_SET_WANDER:
         return throng_group_set_wander(f->w, f->group, &a->wander);
+    case SCHEMA_SET_AVOIDANCE:
+        return throng_group_set_avoidance(f->w, f->group, &a->avoidance);
     default:
         if (variant == 1)
             return throng_group_set_behaviour(f->w, f->group, 0u,
@@ -76,10 +79,12 @@ static throng_status schema_call(schema_fixture *f, schema_set set,
     }
 }
 
-/* What the group holds: flocking, wander and the behaviour list. */
+/* What the group holds: flocking, wander, avoidance and the behaviour
+ * list. */
 typedef struct schema_state {
     throng_flocking flocking;
     throng_wander wander;
+    throng_avoidance avoidance;
     uint32_t count;
     throng_behaviour first;
     uint64_t hash;
@@ -89,6 +94,7 @@ static void schema_state_read(schema_fixture *f, schema_state *s) {
     memset(s, 0, sizeof *s);
     throng_group_get_flocking(f->w, f->group, &s->flocking);
     throng_group_get_wander(f->w, f->group, &s->wander);
+    throng_group_get_avoidance(f->w, f->group, &s->avoidance);
     throng_group_behaviour_count(f->w, f->group, &s->count);
     if (s->count)
         throng_group_get_behaviour(f->w, f->group, 0u, &s->first);
@@ -313,6 +319,8 @@ static void schema_set_cases(schema_fixture *f, schema_set set, int kind) {
         base.flocking = throng_flocking_default();
     else if (set == SCHEMA_SET_WANDER)
         base.wander = throng_group_def_default().wander;
+    else if (set == SCHEMA_SET_AVOIDANCE)
+        base.avoidance = throng_group_def_default().avoidance;
     else
         base.behaviour = throng_behaviour_default((throng_behaviour_kind)kind);
     if (kind == THRONG_BEHAVIOUR_PATROL || kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
@@ -352,6 +360,7 @@ static void schema_table(int dims) {
     REQUIRE(schema_fixture_make(&f, dims));
     schema_set_cases(&f, SCHEMA_SET_FLOCKING, 0);
     schema_set_cases(&f, SCHEMA_SET_WANDER, 0);
+    schema_set_cases(&f, SCHEMA_SET_AVOIDANCE, 0);
     for (int kind = 1; kind < 16; kind++) {
         if (!schema_kind_known(kind))
             continue;
@@ -452,6 +461,10 @@ TEST(schema_defaults) {
     throng_behaviour c = throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
     CHECK(!c.u.contain.use_box && c.u.contain.use_walls &&
           c.u.contain.range == 2.0f);
+    throng_avoidance av = throng_group_def_default().avoidance;
+    CHECK(av.mode == THRONG_AVOIDANCE_NONE && av.range == 0.0f &&
+          av.max_neighbours == 10u && av.time_horizon == 2.0f &&
+          av.responsibility == 0.5f);
     throng_behaviour none = throng_behaviour_default((throng_behaviour_kind)0);
     CHECK(none.kind == 0 && none.weight == 1.0f);
 }

@@ -25,6 +25,7 @@
 enum {
     SET_FLOCKING,
     SET_WANDER,
+    SET_AVOIDANCE,
     SET_PARAMS,
     SET_BEHAVIOUR
 };
@@ -349,6 +350,10 @@ static void gen_region_text(FILE *out, const char *name) {
         emit_struct(out, struct_named("flocking"));
     } else if (strcmp(name, "wander") == 0) {
         emit_struct(out, struct_named("wander"));
+    } else if (strcmp(name, "avoidance_mode") == 0) {
+        emit_enum_type(out, "avoidance_mode");
+    } else if (strcmp(name, "avoidance") == 0) {
+        emit_struct(out, struct_named("avoidance"));
     } else if (strcmp(name, "behaviour") == 0) {
         emit_enum_type(out, "target_source");
         fprintf(out, "\n");

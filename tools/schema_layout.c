@@ -27,5 +27,7 @@ int main(void) {
     printf("throng_group_def.wander %zu\n", offsetof(throng_group_def, wander));
     printf("throng_group_def.combine %zu\n",
            offsetof(throng_group_def, combine));
+    printf("throng_group_def.avoidance %zu\n",
+           offsetof(throng_group_def, avoidance));
     return 0;
 }

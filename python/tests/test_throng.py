@@ -85,6 +85,7 @@ STRUCTS = {
     "throng_columns": throng.throng_columns,
     "throng_flocking": throng.throng_flocking,
     "throng_wander": throng.throng_wander,
+    "throng_avoidance": throng.throng_avoidance,
     "throng_group_def": throng.throng_group_def,
     "throng_object": throng.throng_object,
     "throng_flow_field_def": throng.throng_flow_field_def,
@@ -871,6 +872,39 @@ def dist_to_polyline(p, pts, closed):
 
 
 class TestBehaviours(Case):
+    def test_avoidance_round_trip(self):
+        with throng.World(neighbour_radius=3.0) as w:
+            g = w.create_group(avoidance=dict(mode="orca", time_horizon=4,
+                                              responsibility=0.25))
+            a = g.avoidance
+            self.assertEqual(a["mode"], throng.AvoidanceMode.ORCA)
+            self.assertEqual(a["time_horizon"], 4.0)
+            self.assertEqual(a["responsibility"], 0.25)
+            self.assertEqual(a["max_neighbours"], 10)
+            g.set_avoidance(max_neighbours=4, range=2.5)
+            self.assertEqual(g.avoidance["max_neighbours"], 4)
+            self.assertEqual(g.avoidance["time_horizon"], 4.0)
+            for bad in (dict(time_horizon=-1), dict(responsibility=1.5),
+                        dict(range=5.0), dict(max_neighbours=0)):
+                with self.assertRaises(throng.OutOfRangeError):
+                    g.set_avoidance(**bad)
+            with self.assertRaises(throng.NotFiniteError):
+                g.set_avoidance(time_horizon=float("nan"))
+            self.assertEqual(g.avoidance["max_neighbours"], 4)
+            # Two agents head-on pass each other without touching.
+            g.add_behaviour("seek")
+            a = w.add_agent(position=(-4, 0), radius=0.3, group=g)
+            b = w.add_agent(position=(4, 0), radius=0.3, group=g)
+            a.target_point = (4, 0)
+            b.target_point = (-4, 0)
+            closest = 8.0
+            for _ in range(120):
+                w.step(0.1)
+                closest = min(closest, math.dist(a.position, b.position))
+            self.assertGreaterEqual(closest, 0.6 * 0.99)
+            self.assertGreater(a.position[0], 3.0)
+            self.assertLess(b.position[0], -3.0)
+
     def test_group_recipe_round_trip(self):
         with throng.World(neighbour_radius=2.0) as w:
             flocking = dict(separation_weight=2,

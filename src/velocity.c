@@ -1,0 +1,343 @@
+/*
+ * The velocity stage: where a group's avoidance mode turns the velocity
+ * its steering force asks for into the velocity it moves with.
+ *
+ * The integration of seed 000 is two halves: the preferred velocity
+ * v = truncate(v0 + (F / m) dt, max_speed), then the move p += v dt. In
+ * a world where some group avoids, the step runs the halves as two
+ * passes with this stage between them. The first pass computes every
+ * row's preferred velocity and, for rows of a group in ORCA mode, builds
+ * one constraint per neighbour from the state before the step (the
+ * neighbours' positions, velocities and radii, which nobody writes until
+ * the second pass) and solves for the new velocity (orca2d.c, orca3d.c).
+ * Each row writes only its own result, so the stage is gather-only and
+ * its result does not depend on the thread count or the order of rows.
+ *
+ * The new velocity is kept in the row's steering-force slot: once a row
+ * has read its force nothing else needs it, and the force's scratch is
+ * the one buffer every step already has for each row.
+ *
+ * Perfect symmetry (two agents exactly head-on, a ring swapping places)
+ * is ORCA's known deadlock: every constraint then points straight back
+ * along the line of approach and the agents slow down without ever
+ * turning aside. Where some constraint forbids an agent's preferred
+ * velocity, two things break the symmetry before the solve: the group's
+ * keep-right turn (throng_avoidance.keep_right), the pedestrians'
+ * convention, under which a ring of agents meeting in the middle turns
+ * into a roundabout; and, as the examples of the reference library do, a
+ * tiny random nudge (ORCA_NUDGE of its max speed per axis) for what the
+ * turn leaves symmetric (a head-on meeting along the z axis). The nudge
+ * comes from the world's counter-based generator, keyed by (seed, agent,
+ * step), so it is the same on every thread count and machine.
+ *
+ * Neighbours are those within the group's range (at most the world's
+ * neighbour radius, so the grid's candidate ranges hold them all), the
+ * nearest max_neighbours of them by (squared distance, slot), and their
+ * constraints are built nearest first: the linear program meets them in
+ * that order, and the order, like every rounding, is the same on every
+ * machine.
+ */
+#include "velocity.h"
+
+#include <string.h>
+
+#include "core.h"
+#include "parallel.h"
+#include "grid_query.h"
+#include "integrate.h"
+#include "orca2d.h"
+#include "orca3d.h"
+#include "rng.h"
+#include "steer.h"
+#include "steer_flock.h"
+
+/* Rows per block of the stage's two passes: a row of the first pass
+ * costs about a neighbour walk, one of the second a few stores. */
+#define VELOCITY_GRAIN 512u
+#define PLACE_GRAIN 8192u
+
+/* The nudge of the preferred velocity, a fraction of max speed per axis:
+ * far below anything the constraints or the host's steering resolve
+ * (1e-4 m/s at 1 m/s), yet no symmetric configuration survives it. */
+#define ORCA_NUDGE 1e-4f
+
+/* A neighbour kept for the constraints: its key (the squared distance's
+ * bits, which order as the distances do since they are never negative,
+ * above the slot, so ties go to the lower slot) and where it is. */
+typedef struct orca_pick {
+    uint64_t key;
+    uint32_t row;
+    uint32_t range;
+} orca_pick;
+
+/* One thread's scratch for up to k neighbours: the picks, the
+ * constraints and the solver's own copy of them (planes are the larger
+ * kind). */
+static size_t thread_bytes(uint32_t k) {
+    const size_t raw =
+        (size_t)k * (sizeof(orca_pick) + 2u * sizeof(orca_plane));
+    return (raw + THRONG_ALIGN - 1u) & ~(size_t)(THRONG_ALIGN - 1u);
+}
+
+/* The largest max_neighbours of the live groups that avoid; 0 for none. */
+static uint32_t most_picks(const throng_world *w) {
+    uint32_t most = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const group_kernel_params *k = &w->group_params[g];
+        if (w->groups[g].live && k->orca && k->orca_max > most)
+            most = k->orca_max;
+    }
+    return most;
+}
+
+int velocity_needed(const throng_world *w) {
+    return most_picks(w) > 0;
+}
+
+int velocity_reserve(throng_world *w, uint32_t threads) {
+    const size_t need = (size_t)threads * thread_bytes(most_picks(w));
+    if (need <= w->velocity_scratch_bytes)
+        return 0;
+    void *block = world_alloc(w, need);
+    if (!block)
+        return 1;
+    world_free(w, w->velocity_scratch, w->velocity_scratch_bytes);
+    w->velocity_scratch = block;
+    w->velocity_scratch_bytes = need;
+    return 0;
+}
+
+static inline uint32_t float_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* Row t's nearest `most` neighbours within R2 among the candidate
+ * ranges, ascending by key, into picks; returns how many. An insertion
+ * into a short sorted list: `most` is small (10 by default) and most
+ * candidates fall beyond the farthest kept one, which costs a compare. */
+static uint32_t nearest(const throng_world *w, const cell_range *ranges,
+                        int range_count, uint32_t t, float R2, uint32_t most,
+                        orca_pick *picks) {
+    const uint32_t *slot = w->col.slot;
+    uint32_t n = 0;
+    for (int r = 0; r < range_count; r++) {
+        const cell_range *cr = &ranges[r];
+        for (uint32_t j = cr->begin; j < cr->end; j++) {
+            if (j == t)
+                continue;
+            float d[3];
+            const float d2 = flock_offset(w, cr, t, j, d);
+            if (!(d2 <= R2))
+                continue;
+            const uint64_t key = (uint64_t)float_bits(d2) << 32 | slot[j];
+            if (n == most && key >= picks[n - 1u].key)
+                continue;
+            uint32_t at = n < most ? n++ : n - 1u;
+            while (at > 0 && picks[at - 1u].key > key) {
+                picks[at] = picks[at - 1u];
+                at--;
+            }
+            picks[at].key = key;
+            picks[at].row = j;
+            picks[at].range = (uint32_t)r;
+        }
+    }
+    return n;
+}
+
+typedef struct velocity_ctx {
+    throng_world *w;
+    float dt;
+} velocity_ctx;
+
+/* Whether some constraint forbids v: then the preferred velocity is
+ * nudged and turned before the solve (see the top of the file). */
+static inline int forbidden_2d(const orca_line *lines, uint32_t m,
+                               const float v[2]) {
+    for (uint32_t i = 0; i < m; i++) {
+        const orca_line *l = &lines[i];
+        if (l->direction[0] * (v[1] - l->point[1]) -
+                l->direction[1] * (v[0] - l->point[0]) <
+            0.0f)
+            return 1;
+    }
+    return 0;
+}
+
+static inline int forbidden_3d(const orca_plane *planes, uint32_t m,
+                               const float v[3]) {
+    for (uint32_t i = 0; i < m; i++) {
+        const orca_plane *p = &planes[i];
+        if ((v[0] - p->point[0]) * p->normal[0] +
+                (v[1] - p->point[1]) * p->normal[1] +
+                (v[2] - p->point[2]) * p->normal[2] <
+            0.0f)
+            return 1;
+    }
+    return 0;
+}
+
+/* The tiny random nudge, from the world's counter-based generator. */
+static inline void nudge(const throng_world *w, uint32_t t, float max_speed,
+                         int three, float v[3]) {
+    const uint64_t agent = steer_row_key(w, t);
+    const float amount = ORCA_NUDGE * max_speed;
+    v[0] += amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_X);
+    v[1] += amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_Y);
+    if (three)
+        v[2] +=
+            amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_Z);
+}
+
+/* The keep-right turn (throng_avoidance.keep_right), about +z. */
+static inline void turn_right(const group_kernel_params *k, float v[3]) {
+    const float x = v[0], y = v[1];
+    v[0] = k->keep_cos * x + k->keep_sin * y;
+    v[1] = k->keep_cos * y - k->keep_sin * x;
+}
+
+/* Row t of a group in ORCA mode: v holds its preferred velocity and
+ * receives the new one. */
+static void orca_row(const throng_world *w, uint32_t t, float dt,
+                     const group_kernel_params *k, const cell_range *ranges,
+                     int range_count, unsigned char *scratch, float *v) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    orca_pick *picks = (orca_pick *)(void *)scratch;
+    const uint32_t n =
+        nearest(w, ranges, range_count, t, k->orca_r2, k->orca_max, picks);
+    const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
+    const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+    const float inv_dt = 1.0f / dt;
+    const float own_v[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
+
+    const uint32_t own_slot = c->slot[t];
+    unsigned char *after = scratch + (size_t)k->orca_max * sizeof(orca_pick);
+    uint32_t m = 0;
+    float out[3] = { v[0], v[1], three ? v[2] : 0.0f };
+    if (three) {
+        orca_plane *planes = (orca_plane *)(void *)after;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t j = picks[i].row;
+            const float reach =
+                radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+            if (!(reach > 0.0f))
+                continue; /* two points never collide */
+            float d[3];
+            (void)flock_offset(w, &ranges[picks[i].range], t, j, d);
+            const float rel_v[3] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j],
+                                     own_v[2] - c->vz[j] };
+            /* Opposite for the two of a pair, so coincident agents part. */
+            const float tie[3] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f,
+                                   0.0f };
+            orca_agent_plane_3d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
+                                k->orca_share, own_v, tie, &planes[m++]);
+        }
+        float want[3] = { v[0], v[1], v[2] };
+        /* A preferred velocity every constraint permits is the answer
+         * (it is within max speed already): no solve, not a bit moved. */
+        if (!forbidden_3d(planes, m, want))
+            return;
+        nudge(w, t, max_speed, 1, want);
+        turn_right(k, want);
+        orca_solve_3d(planes, m, 0, max_speed, want, planes + k->orca_max, out);
+    } else {
+        orca_line *lines = (orca_line *)(void *)after;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t j = picks[i].row;
+            const float reach =
+                radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+            if (!(reach > 0.0f))
+                continue;
+            float d[3];
+            (void)flock_offset(w, &ranges[picks[i].range], t, j, d);
+            const float rel_v[2] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j] };
+            const float tie[2] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f };
+            orca_agent_line_2d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
+                               k->orca_share, own_v, tie, &lines[m++]);
+        }
+        float want[3] = { v[0], v[1], 0.0f };
+        if (!forbidden_2d(lines, m, want))
+            return;
+        nudge(w, t, max_speed, 0, want);
+        turn_right(k, want);
+        orca_solve_2d(lines, m, 0, max_speed, want, lines + k->orca_max, out);
+    }
+    /* The solver is finite for any state a world can hold; should an
+     * absurd one (speeds near the float range) still overflow it, the
+     * agent keeps its preferred velocity rather than a NaN. */
+    const int dims = three ? 3 : 2;
+    for (int a = 0; a < dims; a++)
+        if (!is_finite_float(out[a]))
+            return;
+    for (int a = 0; a < dims; a++)
+        v[a] = out[a];
+}
+
+/* The first pass over rows [begin, end): every row's new velocity into
+ * its force slot. Consecutive rows of one cell share their candidate
+ * ranges. */
+static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    velocity_ctx *vc = ctx;
+    throng_world *w = vc->w;
+    const int three = w->dims == 3;
+    unsigned char *scratch = (unsigned char *)w->velocity_scratch +
+                             (size_t)thread * thread_bytes(most_picks(w));
+    cell_range ranges[GRID_MAX_RANGES];
+    int range_count = 0, have = 0;
+    int32_t last[3] = { 0, 0, 0 };
+    for (uint32_t t = begin; t < end; t++) {
+        float v[3] = { 0.0f, 0.0f, 0.0f };
+        if (three)
+            integrate_velocity_3d(w, t, vc->dt, v);
+        else
+            integrate_velocity_2d(w, t, vc->dt, v);
+        const group_kernel_params *k = &w->group_params[w->col.group[t]];
+        if (k->orca) {
+            int32_t cell[3];
+            flock_cell_of(w, t, cell);
+            if (!have || memcmp(cell, last, sizeof cell) != 0) {
+                range_count =
+                    grid_ranges(&w->grid, cell[0], cell[1], cell[2], ranges);
+                memcpy(last, cell, sizeof last);
+                have = 1;
+            }
+            orca_row(w, t, vc->dt, k, ranges, range_count, scratch, v);
+        }
+        w->steer_x[t] = v[0];
+        w->steer_y[t] = v[1];
+        if (three)
+            w->steer_z[t] = v[2];
+    }
+}
+
+/* The second pass: every row moves with the velocity of the first. */
+static void place_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    velocity_ctx *vc = ctx;
+    throng_world *w = vc->w;
+    for (uint32_t t = begin; t < end; t++) {
+        if (w->dims == 3) {
+            const float v[3] = { w->steer_x[t], w->steer_y[t], w->steer_z[t] };
+            integrate_place_3d(w, t, vc->dt, v);
+        } else {
+            const float v[2] = { w->steer_x[t], w->steer_y[t] };
+            integrate_place_2d(w, t, vc->dt, v);
+        }
+    }
+}
+
+void velocity_stage(throng_world *w, parallel_sched *sched, float dt) {
+    INVARIANT(w->count == 0 || (w->steer_x && w->steer_y),
+              "the velocity stage has a force for every row");
+    INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
+              "the velocity stage reads this step's grid");
+    INVARIANT(w->velocity_scratch_bytes >=
+                  (size_t)sched->threads * thread_bytes(most_picks(w)),
+              "every thread of the stage has its scratch");
+    velocity_ctx ctx = { .w = w, .dt = dt };
+    parallel_rows(sched, w->count, VELOCITY_GRAIN, velocity_rows, &ctx);
+    parallel_rows(sched, w->count, PLACE_GRAIN, place_rows, &ctx);
+}

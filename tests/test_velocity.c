@@ -1,0 +1,372 @@
+/*
+ * The velocity stage (velocity.c) through the public API: a group in ORCA
+ * mode with nobody near moves exactly as plain integration moves it; two
+ * agents head-on, crossing, or one that never yields, pass without
+ * touching and reach their goals; a ring of agents swapping places keeps
+ * every pair apart; the result is the same bits on every thread count and
+ * kernel path; snapshots keep the settings and the continuation; bad
+ * settings are refused with the world unchanged.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+#include "internal.h"
+#include "kernel_paths.h"
+
+#define VEL_DT 0.1f
+
+/* A world whose neighbour radius, and so ORCA's range, is 3 m: agents of
+ * radius 0.25 to 0.3 at 1 m/s see each other about 2.5 s ahead. */
+static throng_world *vel_world(int dims, int threads) {
+    throng_world_def def = ts_world_def(dims, threads, NULL);
+    def.neighbour_radius = 3.0f;
+    return ts_world_make(&def);
+}
+
+/* A group seeking each agent's own target point at full speed, in the
+ * given avoidance mode. */
+static throng_group vel_group(throng_world *w, throng_avoidance_mode mode,
+                              float responsibility) {
+    throng_group_def gd = throng_group_def_default();
+    gd.avoidance.mode = mode;
+    gd.avoidance.time_horizon = 2.0f;
+    gd.avoidance.responsibility = responsibility;
+    throng_group g = THRONG_NULL_GROUP;
+    if (throng_group_create(w, &gd, &g) != THRONG_OK)
+        return THRONG_NULL_GROUP;
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    b.u.seek.braking_distance = 1.0f;
+    if (throng_group_add_behaviour(w, g, &b, NULL) != THRONG_OK)
+        return THRONG_NULL_GROUP;
+    return g;
+}
+
+static throng_agent vel_agent(throng_world *w, throng_group g, const float p[3],
+                              const float goal[3], float radius) {
+    throng_agent_def d = throng_agent_def_default();
+    memcpy(d.position, p, sizeof d.position);
+    d.radius = radius;
+    d.max_speed = 1.0f;
+    d.max_force = 20.0f;
+    d.group = g;
+    throng_agent a = { 0 };
+    if (throng_agent_add(w, &d, &a) != THRONG_OK)
+        return a;
+    (void)throng_agent_set_target_point(w, a, goal);
+    return a;
+}
+
+static float vel_dist(const float a[3], const float b[3]) {
+    const float d[3] = { a[0] - b[0], a[1] - b[1], a[2] - b[2] };
+    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* Steps a world of n agents until each is within `near` of its goal or
+ * `steps` pass; the closest any two came, relative to the sum of their
+ * radii, and the step all had arrived (0: never). */
+typedef struct vel_run {
+    float closest; /* min over steps and pairs of distance / (r_i + r_j) */
+    int arrived_at;
+} vel_run;
+
+static vel_run vel_until_arrived(throng_world *w, const throng_agent *a,
+                                 float (*goal)[3], const float *radius, int n,
+                                 int steps, float near) {
+    vel_run out = { INFINITY, 0 };
+    for (int s = 1; s <= steps; s++) {
+        if (throng_world_step(w, VEL_DT) != THRONG_OK) {
+            runner_fail(__FILE__, __LINE__, "step %d refused: %s", s,
+                        throng_world_last_error(w));
+            return out;
+        }
+        float p[64][3];
+        int all = 1;
+        for (int i = 0; i < n; i++) {
+            (void)throng_agent_get_position(w, a[i], p[i]);
+            all &= vel_dist(p[i], goal[i]) <= near;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                const float q = vel_dist(p[i], p[j]) / (radius[i] + radius[j]);
+                out.closest = q < out.closest ? q : out.closest;
+            }
+        if (all) {
+            out.arrived_at = s;
+            return out;
+        }
+    }
+    return out;
+}
+
+/* Two agents exactly head-on, the symmetric case where ORCA alone may
+ * hold both still; in 2D and 3D, reciprocal or one never yielding. */
+TEST(velocity_head_on) {
+    for (int dims = 2; dims <= 3; dims++)
+        for (int never = 0; never <= 1; never++) {
+            throng_world *w = vel_world(dims, 1);
+            REQUIRE(w != NULL);
+            throng_group g = vel_group(w, THRONG_AVOIDANCE_ORCA, 0.5f);
+            throng_group stubborn =
+                never ? vel_group(w, THRONG_AVOIDANCE_ORCA, 0.0f) : g;
+            throng_group yielding =
+                never ? vel_group(w, THRONG_AVOIDANCE_ORCA, 1.0f) : g;
+            const float p0[3] = { -5.0f, 0.0f, 0.0f },
+                        p1[3] = { 5.0f, 0.0f, 0.0f };
+            float goal[2][3] = { { 5.0f, 0.0f, 0.0f }, { -5.0f, 0.0f, 0.0f } };
+            const float radius[2] = { 0.25f, 0.25f };
+            throng_agent a[2] = { vel_agent(w, stubborn, p0, goal[0], 0.25f),
+                                  vel_agent(w, yielding, p1, goal[1], 0.25f) };
+            const vel_run r =
+                vel_until_arrived(w, a, goal, radius, 2, 400, 0.05f);
+            if (!(r.closest >= 0.99f) || r.arrived_at == 0)
+                runner_fail(__FILE__, __LINE__,
+                            "%dD head-on%s: closest %.4f of the radii, "
+                            "arrived at step %d",
+                            dims, never ? " (one never yields)" : "",
+                            (double)r.closest, r.arrived_at);
+            throng_world_destroy(w);
+        }
+}
+
+/* A ring of 16 agents, each heading for the opposite point. */
+TEST(velocity_ring_swap) {
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *w = vel_world(dims, 2);
+        REQUIRE(w != NULL);
+        throng_group g = vel_group(w, THRONG_AVOIDANCE_ORCA, 0.5f);
+        enum {
+            N = 16
+        };
+        throng_agent a[N];
+        float goal[N][3], radius[N];
+        for (int i = 0; i < N; i++) {
+            const double t = 6.283185307179586 * (double)i / N;
+            const float p[3] = { (float)(4.0 * cos(t)), (float)(4.0 * sin(t)),
+                                 0.0f };
+            goal[i][0] = -p[0];
+            goal[i][1] = -p[1];
+            goal[i][2] = 0.0f;
+            radius[i] = 0.3f;
+            a[i] = vel_agent(w, g, p, goal[i], radius[i]);
+        }
+        const vel_run r = vel_until_arrived(w, a, goal, radius, N, 2000, 0.1f);
+        if (!(r.closest >= 0.99f) || r.arrived_at == 0)
+            runner_fail(__FILE__, __LINE__,
+                        "%dD ring: closest %.4f of the radii, arrived at "
+                        "step %d",
+                        dims, (double)r.closest, r.arrived_at);
+        throng_world_destroy(w);
+    }
+}
+
+/* A crowd of 2D or 3D agents in two groups: one in `mode` with a seek
+ * and a wander, the other plain; positions on a jittered lattice of
+ * `pitch` metres (with pitch above the range, nobody has a neighbour). */
+typedef struct vel_crowd {
+    int dims;
+    throng_avoidance_mode mode;
+    float pitch;
+    int threads;
+} vel_crowd;
+
+static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
+    throng_world *w = vel_world(cfg->dims, cfg->threads);
+    if (!w)
+        return NULL;
+    if (path && world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return NULL;
+    }
+    throng_group g = vel_group(w, cfg->mode, 0.5f);
+    throng_wander wd = throng_group_def_default().wander;
+    wd.weight = 0.3f;
+    if (throng_group_set_wander(w, g, &wd) != THRONG_OK) {
+        throng_world_destroy(w);
+        return NULL;
+    }
+    test_rng rng = test_rng_make(41u + (uint64_t)cfg->dims);
+    for (int i = 0; i < 300; i++) {
+        const int per = cfg->dims == 2 ? 20 : 7;
+        float p[3] = { (float)(i % per) * cfg->pitch,
+                       (float)((i / per) % per) * cfg->pitch,
+                       cfg->dims == 3 ? (float)(i / (per * per)) * cfg->pitch
+                                      : 0.0f };
+        float goal[3] = { test_rng_range(&rng, 0.0f, 20.0f * cfg->pitch),
+                          test_rng_range(&rng, 0.0f, 20.0f * cfg->pitch),
+                          0.0f };
+        for (int k = 0; k < cfg->dims; k++)
+            p[k] += test_rng_range(&rng, -0.1f, 0.1f);
+        if (cfg->dims == 3)
+            goal[2] = test_rng_range(&rng, 0.0f, 7.0f * cfg->pitch);
+        throng_agent a = vel_agent(w, i % 5 == 4 ? THRONG_NULL_GROUP : g, p,
+                                   goal, 0.2f + 0.05f * (float)(i % 3));
+        (void)a;
+    }
+    return w;
+}
+
+static uint64_t vel_crowd_run(const void *cfg, const char *path) {
+    throng_world *w = vel_crowd_make(cfg, path);
+    if (!w)
+        return path ? 1u : 0u;
+    for (int s = 0; s < 40; s++)
+        if (throng_world_step(w, VEL_DT) != THRONG_OK) {
+            throng_world_destroy(w);
+            return 0;
+        }
+    const uint64_t h = throng_world_hash(w);
+    throng_world_destroy(w);
+    return h;
+}
+
+/* With nobody within range, ORCA is no constraint at all: the two halves
+ * of the integration around the stage move every agent exactly as the
+ * whole integration (vector or scalar) does. */
+TEST(velocity_alone_is_integration) {
+    for (int dims = 2; dims <= 3; dims++) {
+        vel_crowd none = { dims, THRONG_AVOIDANCE_NONE, 30.0f, 1 };
+        vel_crowd orca = { dims, THRONG_AVOIDANCE_ORCA, 30.0f, 1 };
+        const uint64_t a = vel_crowd_run(&none, NULL);
+        const uint64_t b = vel_crowd_run(&orca, NULL);
+        CHECK(a != 0u && b != 0u);
+        if (a != b)
+            runner_fail(__FILE__, __LINE__, "%dD: %llx vs %llx", dims,
+                        (unsigned long long)a, (unsigned long long)b);
+        /* Packed, the stage does change the motion. */
+        none.pitch = orca.pitch = 0.7f;
+        CHECK(vel_crowd_run(&none, NULL) != vel_crowd_run(&orca, NULL));
+    }
+}
+
+/* A packed crowd: the same bits on 1, 2, 3 and 4 threads and on every
+ * kernel path. */
+TEST(velocity_threads_and_paths) {
+    for (int dims = 2; dims <= 3; dims++) {
+        vel_crowd cfg = { dims, THRONG_AVOIDANCE_ORCA, 0.7f, 1 };
+        const uint64_t one = vel_crowd_run(&cfg, NULL);
+        CHECK(one != 0u);
+        for (int threads = 2; threads <= 4; threads++) {
+            cfg.threads = threads;
+            CHECK_EQ_U64(vel_crowd_run(&cfg, NULL), one);
+        }
+        cfg.threads = 2;
+        char what[48];
+        snprintf(what, sizeof what, "%dD ORCA crowd", dims);
+        runner_paths_match_scalar(__FILE__, __LINE__, what, vel_crowd_run,
+                                  &cfg);
+    }
+}
+
+/* A snapshot keeps every group's avoidance, and the loaded world steps
+ * on to the very bits of the one that saved. */
+TEST(velocity_snapshot) {
+    const vel_crowd cfg = { 2, THRONG_AVOIDANCE_ORCA, 0.7f, 2 };
+    throng_world *w = vel_crowd_make(&cfg, NULL);
+    REQUIRE(w != NULL);
+    for (int s = 0; s < 10; s++)
+        REQUIRE_OK(throng_world_step(w, VEL_DT));
+    size_t n = 0;
+    CHECK_STATUS(throng_world_save(w, NULL, 0, &n), THRONG_ERR_CAPACITY);
+    unsigned char *buf = malloc(n);
+    REQUIRE(buf != NULL);
+    REQUIRE_OK(throng_world_save(w, buf, n, &n));
+    throng_world *back = NULL;
+    REQUIRE_OK(throng_world_load(buf, n, NULL, &back));
+    throng_avoidance saved, loaded;
+    REQUIRE_OK(throng_group_get_avoidance(w, first_group(w, 1u), &saved));
+    REQUIRE_OK(
+        throng_group_get_avoidance(back, first_group(back, 1u), &loaded));
+    CHECK(memcmp(&saved, &loaded, sizeof saved) == 0);
+    CHECK(loaded.mode == THRONG_AVOIDANCE_ORCA);
+    for (int s = 0; s < 10; s++) {
+        REQUIRE_OK(throng_world_step(w, VEL_DT));
+        REQUIRE_OK(throng_world_step(back, VEL_DT));
+    }
+    CHECK_EQ_U64(throng_world_hash(w), throng_world_hash(back));
+    free(buf);
+    throng_world_destroy(back);
+    throng_world_destroy(w);
+}
+
+/* Bad settings are refused, by name, and change nothing. */
+TEST(velocity_bad_settings) {
+    throng_world *w = vel_world(2, 1);
+    REQUIRE(w != NULL);
+    throng_group g = vel_group(w, THRONG_AVOIDANCE_ORCA, 0.5f);
+    const float p[3] = { 0.0f, 0.0f, 0.0f }, goal[3] = { 5.0f, 0.0f, 0.0f };
+    (void)vel_agent(w, g, p, goal, 0.25f);
+    throng_avoidance good;
+    REQUIRE_OK(throng_group_get_avoidance(w, g, &good));
+    const uint64_t hash = throng_world_hash(w);
+    const float nan = nanf("");
+    struct {
+        int field; /* 0 horizon, 1 share, 2 range, 3 mode, 4 most, 5 keep */
+        float value;
+        throng_status want;
+        const char *name;
+    } cases[] = {
+        { 0, -1.0f, THRONG_ERR_OUT_OF_RANGE, "time_horizon" },
+        { 0, 0.0f, THRONG_ERR_OUT_OF_RANGE, "time_horizon" },
+        { 0, nan, THRONG_ERR_NOT_FINITE, "time_horizon" },
+        { 0, INFINITY, THRONG_ERR_NOT_FINITE, "time_horizon" },
+        { 1, 1.5f, THRONG_ERR_OUT_OF_RANGE, "responsibility" },
+        { 1, -0.25f, THRONG_ERR_OUT_OF_RANGE, "responsibility" },
+        { 1, nan, THRONG_ERR_NOT_FINITE, "responsibility" },
+        { 2, 3.5f, THRONG_ERR_OUT_OF_RANGE, "range" },
+        { 2, -1.0f, THRONG_ERR_OUT_OF_RANGE, "range" },
+        { 3, 2.0f, THRONG_ERR_OUT_OF_RANGE, "mode" },
+        { 4, 0.0f, THRONG_ERR_OUT_OF_RANGE, "max_neighbours" },
+        { 4, 2000.0f, THRONG_ERR_OUT_OF_RANGE, "max_neighbours" },
+        { 5, 2.0f, THRONG_ERR_OUT_OF_RANGE, "keep_right" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        throng_avoidance bad = good;
+        switch (cases[i].field) {
+        case 0:
+            bad.time_horizon = cases[i].value;
+            break;
+        case 1:
+            bad.responsibility = cases[i].value;
+            break;
+        case 2:
+            bad.range = cases[i].value;
+            break;
+        case 3:
+            bad.mode = (throng_avoidance_mode)(int)cases[i].value;
+            break;
+        case 4:
+            bad.max_neighbours = (uint32_t)cases[i].value;
+            break;
+        default:
+            bad.keep_right = cases[i].value;
+            break;
+        }
+        CHECK_STATUS(throng_group_set_avoidance(w, g, &bad), cases[i].want);
+        CHECK(strstr(throng_world_last_error(w), cases[i].name) != NULL);
+        throng_group_def gd = throng_group_def_default();
+        gd.avoidance = bad;
+        throng_group none = THRONG_NULL_GROUP;
+        CHECK_STATUS(throng_group_create(w, &gd, &none), cases[i].want);
+        throng_avoidance now;
+        REQUIRE_OK(throng_group_get_avoidance(w, g, &now));
+        CHECK(memcmp(&now, &good, sizeof now) == 0);
+        CHECK_EQ_U64(throng_world_hash(w), hash);
+    }
+    CHECK_STATUS(throng_group_set_avoidance(w, g, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_get_avoidance(w, g, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_get_avoidance(w, THRONG_NULL_GROUP, &good),
+                 THRONG_ERR_STALE_HANDLE);
+    throng_world_destroy(w);
+}
+
+void register_velocity_tests(void) {
+    REGISTER(velocity_head_on);
+    REGISTER(velocity_ring_swap);
+    REGISTER(velocity_alone_is_integration);
+    REGISTER(velocity_threads_and_paths);
+    REGISTER(velocity_snapshot);
+    REGISTER(velocity_bad_settings);
+}
