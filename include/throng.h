@@ -941,6 +941,11 @@ typedef struct throng_avoidance {
      * where agents meeting head-on or in a ring only slow down. Range: [0, 0.5
      * pi] radians. Default: 0.5. */
     float keep_right;
+    /* Contact resolution after the move, 0 for none: this many passes, each
+     * moving every agent out of the overlaps it had before the pass (by half of
+     * each, or all of one with an agent that does not resolve contacts), among
+     * the agents within the neighbour radius. Range: [0, 32]. Default: 0. */
+    uint32_t contact_iterations;
 } throng_avoidance;
 /* clang-format on */
 /* schema:end avoidance */

@@ -100,6 +100,7 @@ class throng_avoidance(ctypes.Structure):
         ("time_horizon", ctypes.c_float),
         ("responsibility", ctypes.c_float),
         ("keep_right", ctypes.c_float),
+        ("contact_iterations", ctypes.c_uint32),
     ]
 
 
@@ -347,6 +348,10 @@ FIELDS = (
           "", 0.0, (), "radians", 0.0, 1.57079637,
           False, False, False, False, False, 0.5, 5,
           "Where the preferred velocity is forbidden, it is first turned this much to the right (clockwise about +z; in 3D about the z axis): the pedestrians' convention that breaks the symmetric deadlocks of ORCA, where agents meeting head-on or in a ring only slow down."),
+    Field("throng_avoidance", "contact_iterations", "u32", 1, (),
+          "", 0.0, (), "", 0.0, 32.0,
+          False, False, False, False, False, 0.0, 5,
+          "Contact resolution after the move, 0 for none: this many passes, each moving every agent out of the overlaps it had before the pass (by half of each, or all of one with an agent that does not resolve contacts), among the agents within the neighbour radius."),
     Field("throng_seek_params", "source", "enum", 1, ("SEEK", "FLEE", "ARRIVE", ),
           "", 0.0, (), "", 0.0, 1.0,
           False, False, False, False, False, 0.0, 1,

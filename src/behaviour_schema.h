@@ -97,6 +97,9 @@
 #define SCHEMA_I32_MAX 2147483647.0
 #define SCHEMA_U32_MAX 4294967295.0
 #define SCHEMA_NEIGHBOUR_CAP 1024.0 /* THRONG_MAX_NEIGHBOUR_CAP */
+/* The most contact passes a group asks for: each costs about one
+ * neighbour walk of the agents that resolve contacts. */
+#define SCHEMA_CONTACT_MAX 32.0
 
 /* The bit of a behaviour kind in a `kinds` mask (SCHEMA_KIND_<KIND> is
  * the kind's number: an enum made from THRONG_SCHEMA_KINDS below). */
@@ -267,6 +270,12 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "much to the right (clockwise about +z; in 3D about the z axis): the " \
       "pedestrians' convention that breaks the symmetric deadlocks of "      \
       "ORCA, where agents meeting head-on or in a ring only slow down.")     \
+    P(avoidance, contact_iterations, SCHEMA_U32, uint32_t, 1, 0, "", 0, 0,   \
+      "", 0, SCHEMA_CONTACT_MAX, 0, 0, 5,                                    \
+      "Contact resolution after the move, 0 for none: this many passes, "    \
+      "each moving every agent out of the overlaps it had before the pass "  \
+      "(by half of each, or all of one with an agent that does not "        \
+      "resolve contacts), among the agents within the neighbour radius.")   \
     /* Seek, flee, arrive. */                                                \
     P(seek_params, source, SCHEMA_ENUM, throng_target_source, 1,             \
       SCHEMA_SEEKS, "", 0, 0, "", 0, 1, 0, 0, 1, "Where the target is.")     \

@@ -114,6 +114,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->orca_max = av->max_neighbours;
     k->keep_cos = detmath_cosf(av->keep_right);
     k->keep_sin = detmath_sinf(av->keep_right);
+    k->contact = av->contact_iterations;
     recipe_derive(w, group);
 }
 

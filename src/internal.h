@@ -171,6 +171,7 @@ typedef struct group_kernel_params {
     int orca;
     float orca_r2, orca_inv_tau, orca_share;
     float keep_cos, keep_sin; /* of the keep-right turn */
+    uint32_t contact;         /* contact passes, 0: none */
     uint32_t orca_max;
 } group_kernel_params;
 

@@ -12,7 +12,8 @@
  *   3. integrate  truncation, Euler, basis (integrate.c, and its vector
  *                 twin integrate_simd.inc), in dense order; where some
  *                 group avoids, in two halves with the velocity stage
- *                 between them (velocity.c)
+ *                 between them (velocity.c); then, where some group
+ *                 asks for it, contact resolution (contact.c)
  *
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
@@ -39,6 +40,7 @@
 #include "steer.h"
 #include "steer_flock.h"
 #include "velocity.h"
+#include "contact.h"
 
 /* The sweep after a stage, in a validating build; nothing otherwise. A
  * failed sweep ends the tick: the grid no longer describes anything the
@@ -123,6 +125,9 @@ static throng_status world_tick(throng_world *w, float dt,
         velocity_stage(w, sched, dt);
     else
         integrate(w, sched, dt);
+    const uint32_t contact = contact_passes(w);
+    if (contact)
+        contact_resolve(w, sched, contact);
     steer_resolve_end(w);
     VALIDATE_AFTER(w, sched, VALIDATE_INTEGRATE);
     double t3 = parallel_now();

@@ -1,0 +1,149 @@
+/*
+ * Contact resolution: whatever still overlaps after the move is pushed
+ * apart, in a fixed number of passes.
+ *
+ * ORCA's fallback (when no velocity keeps every neighbour at bay) and
+ * plain steering both let bodies sink into each other in a dense crowd.
+ * Each pass moves every agent of a group with contact_iterations above
+ * the pass's index by its share of each overlap it has with the
+ * positions before the pass: half of it against an agent that resolves
+ * contacts in the same pass (the other moves the other half), all of it
+ * against one that does not. A pair alone is exactly touching after one
+ * pass; in a packed crowd each pass takes the overlaps down further, as
+ * a Jacobi iteration does.
+ *
+ * Every agent computes its own displacement from the state before the
+ * pass (the first half of a pass, into the steering-force scratch, which
+ * the move has consumed), and then every agent applies its own (the
+ * second half): gather-only, so the positions do not depend on the
+ * thread count or the order of rows.
+ *
+ * Candidates come from the step's grid, built before the move, around
+ * the cell each agent is in now: a pair is found when each agent moved
+ * less than the neighbour radius minus the sum of their radii in the
+ * step, which holds for any agent slower than that per step.
+ */
+#include "contact.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core.h"
+#include "parallel.h"
+#include "grid_query.h"
+#include "steer_flock.h"
+
+/* Rows per block of a pass: a row costs about a neighbour walk. */
+#define CONTACT_GRAIN 512u
+
+uint32_t contact_passes(const throng_world *w) {
+    uint32_t most = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const uint32_t n = w->group_params[g].contact;
+        if (w->groups[g].live && n > most)
+            most = n;
+    }
+    return most;
+}
+
+typedef struct contact_ctx {
+    throng_world *w;
+    uint32_t pass;
+} contact_ctx;
+
+static inline int resolves(const throng_world *w, uint32_t row, uint32_t pass) {
+    return w->group_params[w->col.group[row]].contact > pass;
+}
+
+/* The first half of a pass: each resolving row's displacement. */
+static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    const contact_ctx *cc = ctx;
+    throng_world *w = cc->w;
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    cell_range ranges[GRID_MAX_RANGES];
+    int range_count = 0, have = 0;
+    int32_t last[3] = { 0, 0, 0 };
+    for (uint32_t t = begin; t < end; t++) {
+        float push[3] = { 0.0f, 0.0f, 0.0f };
+        if (resolves(w, t, cc->pass)) {
+            int32_t cell[3];
+            flock_cell_of(w, t, cell);
+            if (!have || memcmp(cell, last, sizeof cell) != 0) {
+                range_count =
+                    grid_ranges(&w->grid, cell[0], cell[1], cell[2], ranges);
+                memcpy(last, cell, sizeof last);
+                have = 1;
+            }
+            const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+            const uint32_t own_slot = c->slot[t];
+            for (int r = 0; r < range_count; r++) {
+                const cell_range *cr = &ranges[r];
+                for (uint32_t j = cr->begin; j < cr->end; j++) {
+                    const float reach =
+                        own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+                    if (j == t || !(reach > 0.0f))
+                        continue;
+                    float d[3];
+                    const float d2 = flock_offset(w, cr, t, j, d);
+                    if (!(d2 < reach * reach))
+                        continue;
+                    /* d points from this agent to the other. */
+                    const float dist = sqrtf(d2);
+                    const float share = resolves(w, j, cc->pass) ? 0.5f : 1.0f;
+                    const float depth = share * (reach - dist);
+                    if (dist > 0.0f) {
+                        const float k = depth / dist;
+                        push[0] -= d[0] * k;
+                        push[1] -= d[1] * k;
+                        push[2] -= d[2] * k;
+                    } else {
+                        /* Coincident: apart along x, the lower slot to
+                         * -x, so the two go opposite ways. */
+                        push[0] += own_slot < c->slot[j] ? -depth : depth;
+                    }
+                }
+            }
+        }
+        w->steer_x[t] = push[0];
+        w->steer_y[t] = push[1];
+        if (three)
+            w->steer_z[t] = push[2];
+    }
+}
+
+/* A moved coordinate: wrapped into a periodic box, else kept finite. */
+static inline float contact_place(const throng_world *w, int axis, float x) {
+    if (w->boundary == THRONG_BOUNDARY_PERIODIC)
+        return periodic_wrap(x, w->box[axis]);
+    if (x > FLT_MAX)
+        return FLT_MAX;
+    return x < -FLT_MAX ? -FLT_MAX : x;
+}
+
+/* The second half: every row applies its own displacement. */
+static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    const contact_ctx *cc = ctx;
+    throng_world *w = cc->w;
+    agent_columns *c = &w->col;
+    for (uint32_t t = begin; t < end; t++) {
+        c->px[t] = contact_place(w, 0, c->px[t] + w->steer_x[t]);
+        c->py[t] = contact_place(w, 1, c->py[t] + w->steer_y[t]);
+        if (w->dims == 3)
+            c->pz[t] = contact_place(w, 2, c->pz[t] + w->steer_z[t]);
+    }
+}
+
+void contact_resolve(throng_world *w, parallel_sched *sched, uint32_t passes) {
+    INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
+              "contacts are found through this step's grid");
+    INVARIANT(w->count == 0 || (w->steer_x && w->steer_y),
+              "contact resolution has its scratch");
+    for (uint32_t pass = 0; pass < passes; pass++) {
+        contact_ctx ctx = { .w = w, .pass = pass };
+        parallel_rows(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
+        parallel_rows(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
+    }
+}

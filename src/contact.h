@@ -1,0 +1,20 @@
+/*
+ * Contact resolution (contact.c): after the move, agents of groups with
+ * contact_iterations > 0 are pushed out of each other.
+ */
+#ifndef THRONG_CONTACT_H
+#define THRONG_CONTACT_H
+
+#include "internal.h"
+
+/* The most passes a live group asks for; 0 when no group resolves
+ * contacts. */
+uint32_t contact_passes(const throng_world *world);
+
+/* Runs `passes` passes over the moved agents, with the grid of this
+ * step's build finding the candidates. Uses the steering-force scratch,
+ * free once the move has read it. */
+void contact_resolve(throng_world *world, parallel_sched *sched,
+                     uint32_t passes);
+
+#endif /* THRONG_CONTACT_H */
