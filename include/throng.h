@@ -950,6 +950,25 @@ typedef struct throng_avoidance {
 /* clang-format on */
 /* schema:end avoidance */
 
+/* Vehicle limits, applied to the new velocity (after the avoidance mode,
+ * so a vehicle that cannot turn fast may still collide): the turn from
+ * the heading, then the least speed. */
+/* schema:begin motion (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
+typedef struct throng_motion {
+    /* The fastest the heading turns, 0 for no limit: the new velocity is turned
+     * back toward the heading until the two are at most max_turn_rate dt apart
+     * (in 3D within the plane of the two). Range: >= 0 radians per second,
+     * finite. Default: 0. */
+    float max_turn_rate;
+    /* The slowest the agent moves (at most its max speed), for vehicles that
+     * cannot stop: a slower velocity is lengthened to it (along the heading
+     * when it is zero). Range: >= 0 metres per second, finite. Default: 0. */
+    float min_speed;
+} throng_motion;
+/* clang-format on */
+/* schema:end motion */
+
 /* A group: agents sharing one steering recipe. */
 typedef struct throng_group_def {
     /* Optional name (copied), unique in the world, at most 63 bytes; NULL
@@ -961,6 +980,8 @@ typedef struct throng_group_def {
     /* The velocity stage; the default (mode NONE) moves agents by their
      * steering force alone. */
     throng_avoidance avoidance;
+    /* Turn rate and least speed; the default limits neither. */
+    throng_motion motion;
 } throng_group_def;
 
 THRONG_API throng_group_def throng_group_def_default(void);
@@ -1031,6 +1052,12 @@ THRONG_API throng_status throng_group_get_avoidance(const throng_world *world,
 THRONG_API throng_status
 throng_group_set_avoidance(throng_world *world, throng_group group,
                            const throng_avoidance *avoidance);
+THRONG_API throng_status throng_group_get_motion(const throng_world *world,
+                                                 throng_group group,
+                                                 throng_motion *out);
+THRONG_API throng_status throng_group_set_motion(throng_world *world,
+                                                 throng_group group,
+                                                 const throng_motion *motion);
 
 /* ------------------------------------------------------------------------ */
 /* Static geometry                                                          */

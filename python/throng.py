@@ -153,7 +153,7 @@ class Simd(enum.IntEnum):
 from throng_schema import (  # noqa: E402
     ArriveRamp, AvoidanceMode, BehaviourKind, SeparationMode, TargetSource,
     throng_avoid_params, throng_avoidance, throng_behaviour,
-    throng_contain_params,
+    throng_contain_params, throng_motion,
     throng_flocking, throng_flow_params, throng_leader_params,
     throng_object, throng_path_params, throng_pursue_params,
     throng_seek_params, throng_unaligned_params, throng_wander,
@@ -264,7 +264,7 @@ class throng_columns(ctypes.Structure):
 class throng_group_def(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("flocking", throng_flocking),
                 ("wander", throng_wander), ("combine", _c_enum),
-                ("avoidance", throng_avoidance)]
+                ("avoidance", throng_avoidance), ("motion", throng_motion)]
 
 
 class throng_flow_field_def(ctypes.Structure):
@@ -409,6 +409,8 @@ _SIGNATURES = {
                                          _P(throng_avoidance)]),
     "throng_group_set_avoidance": (_st, [_w, throng_group,
                                          _P(throng_avoidance)]),
+    "throng_group_get_motion": (_st, [_w, throng_group, _P(throng_motion)]),
+    "throng_group_set_motion": (_st, [_w, throng_group, _P(throng_motion)]),
     "throng_group_add_behaviour": (_st, [_w, throng_group,
                                          _P(throng_behaviour), _P(_u32)]),
     "throng_group_set_behaviour": (_st, [_w, throng_group, _u32,
@@ -1008,6 +1010,23 @@ class Group:
         _fill_avoidance(a, changes)
         self.world._call(lib.throng_group_set_avoidance, self._c,
                          ctypes.byref(a))
+
+    @property
+    def motion(self):
+        """The vehicle limits (max_turn_rate, min_speed) as a dict."""
+        m = throng_motion()
+        self.world._call(lib.throng_group_get_motion, self._c,
+                         ctypes.byref(m))
+        return _struct_to_dict(m)
+
+    def set_motion(self, **changes):
+        """Changes the named vehicle limits, keeping the others."""
+        m = throng_motion()
+        self.world._call(lib.throng_group_get_motion, self._c,
+                         ctypes.byref(m))
+        _fill(m, changes, "motion")
+        self.world._call(lib.throng_group_set_motion, self._c,
+                         ctypes.byref(m))
 
     def set_combine(self, mode):
         """Sets the combination mode: "weighted_average",
@@ -2132,7 +2151,7 @@ class World:
         return group
 
     def create_group(self, name=None, flocking=None, wander=None,
-                     combine=None, avoidance=None):
+                     combine=None, avoidance=None, motion=None):
         """Creates a group and returns its Group handle.
 
         name: optional, unique, at most 63 bytes of UTF-8.
@@ -2145,6 +2164,7 @@ class World:
           "priority".
         avoidance: dict of throng_avoidance fields (mode "orca",
           time_horizon, responsibility, ...).
+        motion: dict of throng_motion fields (max_turn_rate, min_speed).
         Add behaviours with group.add_behaviour()."""
         d = lib.throng_group_def_default()
         flocking = dict(flocking or {})
@@ -2159,6 +2179,7 @@ class World:
         if combine is not None:
             d.combine = _enum(CombineMode, combine, "combine")
         _fill_avoidance(d.avoidance, dict(avoidance or {}))
+        _fill(d.motion, dict(motion or {}), "motion")
         encoded = None
         if name is not None:
             encoded = name.encode("utf-8")

@@ -104,6 +104,13 @@ class throng_avoidance(ctypes.Structure):
     ]
 
 
+class throng_motion(ctypes.Structure):
+    _fields_ = [
+        ("max_turn_rate", ctypes.c_float),
+        ("min_speed", ctypes.c_float),
+    ]
+
+
 class throng_seek_params(ctypes.Structure):
     _fields_ = [
         ("source", _c_enum),
@@ -352,6 +359,14 @@ FIELDS = (
           "", 0.0, (), "", 0.0, 32.0,
           False, False, False, False, False, 0.0, 5,
           "Contact resolution after the move, 0 for none: this many passes, each moving every agent out of the overlaps it had before the pass (by half of each, or all of one with an agent that does not resolve contacts), among the agents within the neighbour radius."),
+    Field("throng_motion", "max_turn_rate", "f32", 1, (),
+          "", 0.0, (), "radians per second", 0.0, FLT_MAX,
+          False, False, False, False, False, 0.0, 5,
+          "The fastest the heading turns, 0 for no limit: the new velocity is turned back toward the heading until the two are at most max_turn_rate dt apart (in 3D within the plane of the two)."),
+    Field("throng_motion", "min_speed", "f32", 1, (),
+          "", 0.0, (), "metres per second", 0.0, FLT_MAX,
+          False, False, False, False, False, 0.0, 5,
+          "The slowest the agent moves (at most its max speed), for vehicles that cannot stop: a slower velocity is lengthened to it (along the heading when it is zero)."),
     Field("throng_seek_params", "source", "enum", 1, ("SEEK", "FLEE", "ARRIVE", ),
           "", 0.0, (), "", 0.0, 1.0,
           False, False, False, False, False, 0.0, 1,

@@ -162,6 +162,7 @@
     S(flocking, _flocking, FLOCKING, "flocking.", "")                        \
     S(wander, _wander, WANDER, "wander.", "")                                \
     S(avoidance, _avoidance, AVOIDANCE, "avoidance.", "")                    \
+    S(motion, _motion, MOTION, "motion.", "")                                \
     S(seek_params, seek, PARAMS, "seek.", "Seek, flee, arrive.")             \
     S(pursue_params, pursue, PARAMS, "pursue.",                              \
       "Pursue, evade, offset pursuit. The target is the agent's target "     \
@@ -276,6 +277,17 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "each moving every agent out of the overlaps it had before the pass "  \
       "(by half of each, or all of one with an agent that does not "        \
       "resolve contacts), among the agents within the neighbour radius.")   \
+    /* The group's vehicle limits (throng_motion). */                        \
+    P(motion, max_turn_rate, SCHEMA_F32, float, 1, 0, "", 0, 0,              \
+      "radians per second", 0.0f, SCHEMA_FLT_MAX, 0, 0.0f, 5,               \
+      "The fastest the heading turns, 0 for no limit: the new velocity is "  \
+      "turned back toward the heading until the two are at most "            \
+      "max_turn_rate dt apart (in 3D within the plane of the two).")        \
+    P(motion, min_speed, SCHEMA_F32, float, 1, 0, "", 0, 0,                  \
+      "metres per second", 0.0f, SCHEMA_FLT_MAX, 0, 0.0f, 5,                \
+      "The slowest the agent moves (at most its max speed), for vehicles "   \
+      "that cannot stop: a slower velocity is lengthened to it (along the "  \
+      "heading when it is zero).")                                           \
     /* Seek, flee, arrive. */                                                \
     P(seek_params, source, SCHEMA_ENUM, throng_target_source, 1,             \
       SCHEMA_SEEKS, "", 0, 0, "", 0, 1, 0, 0, 1, "Where the target is.")     \

@@ -40,6 +40,12 @@ static throng_wander wander_default(void) {
     return wd;
 }
 
+static throng_motion motion_default(void) {
+    throng_motion m;
+    schema_default(SCHEMA_SET_MOTION, &m, 0);
+    return m;
+}
+
 static throng_avoidance avoidance_default(void) {
     throng_avoidance a;
     schema_default(SCHEMA_SET_AVOIDANCE, &a, 0);
@@ -53,6 +59,7 @@ throng_group_def throng_group_def_default(void) {
     d.wander = wander_default();
     d.combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
     d.avoidance = avoidance_default();
+    d.motion = motion_default();
     return d;
 }
 
@@ -115,6 +122,9 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->keep_cos = detmath_cosf(av->keep_right);
     k->keep_sin = detmath_sinf(av->keep_right);
     k->contact = av->contact_iterations;
+    k->turn_rate = g->motion.max_turn_rate;
+    k->min_speed = g->motion.min_speed;
+    k->velocity = k->orca || k->turn_rate > 0.0f || k->min_speed > 0.0f;
     recipe_derive(w, group);
 }
 
@@ -131,6 +141,11 @@ static throng_status check_wander(throng_world *w, const char *fn,
 static throng_status check_avoidance(throng_world *w, const char *fn,
                                      const throng_avoidance *a) {
     return schema_check(w, fn, SCHEMA_SET_AVOIDANCE, a, 0);
+}
+
+static throng_status check_motion(throng_world *w, const char *fn,
+                                  const throng_motion *m) {
+    return schema_check(w, fn, SCHEMA_SET_MOTION, m, 0);
 }
 
 static throng_status check_combine(throng_world *w, const char *fn,
@@ -178,7 +193,8 @@ throng_status group_add(throng_world *w, const char *fn,
         return st;
     if ((st = check_wander(w, fn, &def->wander)) != THRONG_OK ||
         (st = check_combine(w, fn, def->combine)) != THRONG_OK ||
-        (st = check_avoidance(w, fn, &def->avoidance)) != THRONG_OK)
+        (st = check_avoidance(w, fn, &def->avoidance)) != THRONG_OK ||
+        (st = check_motion(w, fn, &def->motion)) != THRONG_OK)
         return st;
     size_t name_len = 0;
     if (def->name) {
@@ -238,6 +254,7 @@ throng_status group_add(throng_world *w, const char *fn,
     g->wander = def->wander;
     g->combine = def->combine;
     g->avoidance = def->avoidance;
+    g->motion = def->motion;
     if (def->name)
         memcpy(g->name, def->name, name_len);
     group_derive_params(w, id);
@@ -336,6 +353,7 @@ throng_status throng_group_find(const throng_world *cw, const char *name,
 GROUP_SETTING(flocking, throng_flocking, check_flocking)
 GROUP_SETTING(wander, throng_wander, check_wander)
 GROUP_SETTING(avoidance, throng_avoidance, check_avoidance)
+GROUP_SETTING(motion, throng_motion, check_motion)
 
 throng_status throng_group_set_combine(throng_world *w, throng_group handle,
                                        throng_combine_mode mode) {
@@ -436,6 +454,7 @@ throng_status throng_group_remove(throng_world *w, throng_group h) {
     g->wander = def.wander;
     g->combine = def.combine;
     g->avoidance = def.avoidance;
+    g->motion = def.motion;
     g->generation = gen;
     g->next_free = GROUP_NO_ID;
     group_derive_params(w, id);

@@ -106,6 +106,7 @@ typedef struct group_record {
     throng_wander wander;
     throng_combine_mode combine;
     throng_avoidance avoidance;
+    throng_motion motion;
     char name[64];
     uint32_t behaviour_count;
     throng_behaviour behaviours[THRONG_MAX_BEHAVIOURS];
@@ -172,6 +173,10 @@ typedef struct group_kernel_params {
     float orca_r2, orca_inv_tau, orca_share;
     float keep_cos, keep_sin; /* of the keep-right turn */
     uint32_t contact;         /* contact passes, 0: none */
+    /* throng_motion: the turn limit (rad/s, 0 none), the least speed. */
+    float turn_rate, min_speed;
+    /* The group's rows need the velocity stage: ORCA or a limit. */
+    int velocity;
     uint32_t orca_max;
 } group_kernel_params;
 

@@ -25,7 +25,8 @@ enum {
     SCHEMA_SI_WANDER = SCHEMA_SET_WANDER,
     SCHEMA_SI_BEHAVIOUR = SCHEMA_SET_BEHAVIOUR,
     SCHEMA_SI_AVOIDANCE = SCHEMA_SET_AVOIDANCE,
-    SCHEMA_SI_PARAMS = 4
+    SCHEMA_SI_MOTION = SCHEMA_SET_MOTION,
+    SCHEMA_SI_PARAMS = 5
 };
 
 #define STRUCT_ID(name, member, set, prefix, doc) SCHEMA_S_##name,
@@ -228,9 +229,10 @@ void schema_default(schema_set set, void *base, int kind) {
         ((throng_behaviour *)base)->kind = (throng_behaviour_kind)kind;
     } else {
         memset(base, 0,
-               set == SCHEMA_SET_FLOCKING ? sizeof(throng_flocking)
-               : set == SCHEMA_SET_WANDER ? sizeof(throng_wander)
-                                          : sizeof(throng_avoidance));
+               set == SCHEMA_SET_FLOCKING    ? sizeof(throng_flocking)
+               : set == SCHEMA_SET_WANDER    ? sizeof(throng_wander)
+               : set == SCHEMA_SET_AVOIDANCE ? sizeof(throng_avoidance)
+                                             : sizeof(throng_motion));
     }
     for (size_t i = 0; i < schema_field_count; i++) {
         const schema_field *f = &schema_fields[i];

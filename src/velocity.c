@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "detmath.h"
 #include "parallel.h"
 #include "grid_query.h"
 #include "integrate.h"
@@ -60,6 +61,9 @@
  * far below anything the constraints or the host's steering resolve
  * (1e-4 m/s at 1 m/s), yet no symmetric configuration survives it. */
 #define ORCA_NUDGE 1e-4f
+
+/* A turn of pi or more in one step is no limit. */
+#define TURN_HALF_CIRCLE 3.14159265f
 
 /* A neighbour kept for the constraints: its key (the squared distance's
  * bits, which order as the distances do since they are never negative,
@@ -91,7 +95,10 @@ static uint32_t most_picks(const throng_world *w) {
 }
 
 int velocity_needed(const throng_world *w) {
-    return most_picks(w) > 0;
+    for (uint32_t g = 0; g < w->group_count; g++)
+        if (w->groups[g].live && w->group_params[g].velocity)
+            return 1;
+    return 0;
 }
 
 int velocity_reserve(throng_world *w, uint32_t threads) {
@@ -276,6 +283,81 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
         v[a] = out[a];
 }
 
+/* The group's vehicle limits on the new velocity v (throng_motion): the
+ * turn from the heading f to at most turn_rate dt, within the plane of
+ * the two (2D: toward v's side, left when v is straight behind; 3D:
+ * toward v, about the up vector when v is straight behind), keeping the
+ * speed; then the least speed, at most max speed (along the heading when
+ * v is zero). */
+static void limit_motion(const throng_world *w, uint32_t t, float dt,
+                         const group_kernel_params *k, float *v) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const float f[3] = { c->fx[t], c->fy[t], three ? c->fz[t] : 0.0f };
+    float v2 = v[0] * v[0] + v[1] * v[1];
+    if (three)
+        v2 = v2 + v[2] * v[2];
+    float speed = sqrtf(v2);
+    const float angle = k->turn_rate * dt;
+    if (k->turn_rate > 0.0f && speed > 0.0f && angle < TURN_HALF_CIRCLE) {
+        float along = f[0] * v[0] + f[1] * v[1];
+        if (three)
+            along = along + f[2] * v[2];
+        const float cos_a = detmath_cosf(angle);
+        if (along < cos_a * speed) {
+            const float sin_a = detmath_sinf(angle);
+            /* u: the unit direction across the heading, toward v. */
+            float u[3];
+            if (three) {
+                u[0] = v[0] - along * f[0];
+                u[1] = v[1] - along * f[1];
+                u[2] = v[2] - along * f[2];
+                float u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+                if (!(u2 > 1e-12f * v2)) {
+                    /* Straight behind: about the up vector. */
+                    u[0] = c->ux[t];
+                    u[1] = c->uy[t];
+                    u[2] = c->uz[t];
+                    u2 = 1.0f;
+                }
+                const float inv = 1.0f / sqrtf(u2);
+                u[0] *= inv;
+                u[1] *= inv;
+                u[2] *= inv;
+            } else {
+                const float side = f[0] * v[1] - f[1] * v[0];
+                const float turn = side < 0.0f ? -1.0f : 1.0f;
+                u[0] = -f[1] * turn;
+                u[1] = f[0] * turn;
+                u[2] = 0.0f;
+            }
+            v[0] = speed * (cos_a * f[0] + sin_a * u[0]);
+            v[1] = speed * (cos_a * f[1] + sin_a * u[1]);
+            if (three)
+                v[2] = speed * (cos_a * f[2] + sin_a * u[2]);
+        }
+    }
+    if (k->min_speed > 0.0f) {
+        const float max_speed =
+            c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
+        const float least = k->min_speed < max_speed ? k->min_speed : max_speed;
+        if (speed < least) {
+            if (speed > 0.0f) {
+                const float scale = least / speed;
+                v[0] *= scale;
+                v[1] *= scale;
+                if (three)
+                    v[2] *= scale;
+            } else {
+                v[0] = least * f[0];
+                v[1] = least * f[1];
+                if (three)
+                    v[2] = least * f[2];
+            }
+        }
+    }
+}
+
 /* The first pass over rows [begin, end): every row's new velocity into
  * its force slot. Consecutive rows of one cell share their candidate
  * ranges. */
@@ -306,6 +388,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             }
             orca_row(w, t, vc->dt, k, ranges, range_count, scratch, v);
         }
+        if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
+            limit_motion(w, t, vc->dt, k, v);
         w->steer_x[t] = v[0];
         w->steer_y[t] = v[1];
         if (three)

@@ -163,7 +163,8 @@ TEST(contact_crowd) {
         deepest[k] = ct_deepest(w);
         throng_world_destroy(w);
     }
-    printf("contact crowd: deepest overlap %.4f, %.4f, %.4f\n", (double)deepest[0], (double)deepest[1], (double)deepest[2]);
+    printf("contact crowd: deepest overlap %.4f, %.4f, %.4f\n",
+           (double)deepest[0], (double)deepest[1], (double)deepest[2]);
     CHECK(deepest[0] > 0.3f);
     CHECK(deepest[1] < 0.8f * deepest[0]);
     CHECK(deepest[2] < 0.5f * deepest[1]);

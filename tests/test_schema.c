@@ -59,6 +59,7 @@ typedef union schema_args {
     throng_flocking flocking;
     throng_wander wander;
     throng_avoidance avoidance;
+    throng_motion motion;
     throng_behaviour behaviour;
 } schema_args;
 
@@ -71,6 +72,8 @@ static throng_status schema_call(schema_fixture *f, schema_set set,
         return throng_group_set_wander(f->w, f->group, &a->wander);
     case SCHEMA_SET_AVOIDANCE:
         return throng_group_set_avoidance(f->w, f->group, &a->avoidance);
+    case SCHEMA_SET_MOTION:
+        return throng_group_set_motion(f->w, f->group, &a->motion);
     default:
         if (variant == 1)
             return throng_group_set_behaviour(f->w, f->group, 0u,
@@ -85,6 +88,7 @@ typedef struct schema_state {
     throng_flocking flocking;
     throng_wander wander;
     throng_avoidance avoidance;
+    throng_motion motion;
     uint32_t count;
     throng_behaviour first;
     uint64_t hash;
@@ -95,6 +99,7 @@ static void schema_state_read(schema_fixture *f, schema_state *s) {
     throng_group_get_flocking(f->w, f->group, &s->flocking);
     throng_group_get_wander(f->w, f->group, &s->wander);
     throng_group_get_avoidance(f->w, f->group, &s->avoidance);
+    throng_group_get_motion(f->w, f->group, &s->motion);
     throng_group_behaviour_count(f->w, f->group, &s->count);
     if (s->count)
         throng_group_get_behaviour(f->w, f->group, 0u, &s->first);
@@ -321,6 +326,8 @@ static void schema_set_cases(schema_fixture *f, schema_set set, int kind) {
         base.wander = throng_group_def_default().wander;
     else if (set == SCHEMA_SET_AVOIDANCE)
         base.avoidance = throng_group_def_default().avoidance;
+    else if (set == SCHEMA_SET_MOTION)
+        base.motion = throng_group_def_default().motion;
     else
         base.behaviour = throng_behaviour_default((throng_behaviour_kind)kind);
     if (kind == THRONG_BEHAVIOUR_PATROL || kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
@@ -361,6 +368,7 @@ static void schema_table(int dims) {
     schema_set_cases(&f, SCHEMA_SET_FLOCKING, 0);
     schema_set_cases(&f, SCHEMA_SET_WANDER, 0);
     schema_set_cases(&f, SCHEMA_SET_AVOIDANCE, 0);
+    schema_set_cases(&f, SCHEMA_SET_MOTION, 0);
     for (int kind = 1; kind < 16; kind++) {
         if (!schema_kind_known(kind))
             continue;
@@ -464,7 +472,10 @@ TEST(schema_defaults) {
     throng_avoidance av = throng_group_def_default().avoidance;
     CHECK(av.mode == THRONG_AVOIDANCE_NONE && av.range == 0.0f &&
           av.max_neighbours == 10u && av.time_horizon == 2.0f &&
-          av.responsibility == 0.5f);
+          av.responsibility == 0.5f && av.keep_right == 0.5f &&
+          av.contact_iterations == 0u);
+    throng_motion mo = throng_group_def_default().motion;
+    CHECK(mo.max_turn_rate == 0.0f && mo.min_speed == 0.0f);
     throng_behaviour none = throng_behaviour_default((throng_behaviour_kind)0);
     CHECK(none.kind == 0 && none.weight == 1.0f);
 }

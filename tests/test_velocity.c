@@ -170,6 +170,7 @@ typedef struct vel_crowd {
     throng_avoidance_mode mode;
     float pitch;
     int threads;
+    int limits; /* a turn limit and a least speed too */
 } vel_crowd;
 
 static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
@@ -183,7 +184,13 @@ static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
     throng_group g = vel_group(w, cfg->mode, 0.5f);
     throng_wander wd = throng_group_def_default().wander;
     wd.weight = 0.3f;
-    if (throng_group_set_wander(w, g, &wd) != THRONG_OK) {
+    throng_motion m = throng_group_def_default().motion;
+    if (cfg->limits) {
+        m.max_turn_rate = 2.0f;
+        m.min_speed = 0.1f;
+    }
+    if (throng_group_set_wander(w, g, &wd) != THRONG_OK ||
+        throng_group_set_motion(w, g, &m) != THRONG_OK) {
         throng_world_destroy(w);
         return NULL;
     }
@@ -227,8 +234,8 @@ static uint64_t vel_crowd_run(const void *cfg, const char *path) {
  * whole integration (vector or scalar) does. */
 TEST(velocity_alone_is_integration) {
     for (int dims = 2; dims <= 3; dims++) {
-        vel_crowd none = { dims, THRONG_AVOIDANCE_NONE, 30.0f, 1 };
-        vel_crowd orca = { dims, THRONG_AVOIDANCE_ORCA, 30.0f, 1 };
+        vel_crowd none = { dims, THRONG_AVOIDANCE_NONE, 30.0f, 1, 0 };
+        vel_crowd orca = { dims, THRONG_AVOIDANCE_ORCA, 30.0f, 1, 0 };
         const uint64_t a = vel_crowd_run(&none, NULL);
         const uint64_t b = vel_crowd_run(&orca, NULL);
         CHECK(a != 0u && b != 0u);
@@ -241,11 +248,11 @@ TEST(velocity_alone_is_integration) {
     }
 }
 
-/* A packed crowd: the same bits on 1, 2, 3 and 4 threads and on every
- * kernel path. */
+/* A packed crowd (in 3D with vehicle limits too): the same bits on 1, 2,
+ * 3 and 4 threads and on every kernel path. */
 TEST(velocity_threads_and_paths) {
     for (int dims = 2; dims <= 3; dims++) {
-        vel_crowd cfg = { dims, THRONG_AVOIDANCE_ORCA, 0.7f, 1 };
+        vel_crowd cfg = { dims, THRONG_AVOIDANCE_ORCA, 0.7f, 1, dims == 3 };
         const uint64_t one = vel_crowd_run(&cfg, NULL);
         CHECK(one != 0u);
         for (int threads = 2; threads <= 4; threads++) {
@@ -263,7 +270,7 @@ TEST(velocity_threads_and_paths) {
 /* A snapshot keeps every group's avoidance, and the loaded world steps
  * on to the very bits of the one that saved. */
 TEST(velocity_snapshot) {
-    const vel_crowd cfg = { 2, THRONG_AVOIDANCE_ORCA, 0.7f, 2 };
+    const vel_crowd cfg = { 2, THRONG_AVOIDANCE_ORCA, 0.7f, 2, 1 };
     throng_world *w = vel_crowd_make(&cfg, NULL);
     REQUIRE(w != NULL);
     for (int s = 0; s < 10; s++)
@@ -362,6 +369,79 @@ TEST(velocity_bad_settings) {
     throng_world_destroy(w);
 }
 
+/* A vehicle heading +x at max speed asked to seek a point behind it on
+ * the left: with max_turn_rate 1 rad/s and dt 0.1 its heading turns by
+ * exactly 0.1 rad a step (to float rounding) until it faces the point,
+ * and never more; in 3D the same about whatever plane the two span. The
+ * least speed: an agent braking onto its target never goes below it. */
+TEST(velocity_turn_limit) {
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *w = vel_world(dims, 1);
+        REQUIRE(w != NULL);
+        throng_group g = vel_group(w, THRONG_AVOIDANCE_NONE, 0.5f);
+        throng_motion m = throng_group_def_default().motion;
+        m.max_turn_rate = 1.0f;
+        REQUIRE_OK(throng_group_set_motion(w, g, &m));
+        const float p[3] = { 0.0f, 0.0f, 0.0f };
+        const float goal[3] = { -10.0f, 10.0f, dims == 3 ? 4.0f : 0.0f };
+        throng_agent a = vel_agent(w, g, p, goal, 0.25f);
+        const float v0[3] = { 1.0f, 0.0f, 0.0f };
+        REQUIRE_OK(throng_agent_set_velocity(w, a, v0));
+        double prev[3] = { 1.0, 0.0, 0.0 };
+        int limited = 0;
+        double most = 0.0;
+        for (int s = 0; s < 40; s++) {
+            REQUIRE_OK(throng_world_step(w, VEL_DT));
+            float v[3] = { 0.0f, 0.0f, 0.0f };
+            REQUIRE_OK(throng_agent_get_velocity(w, a, v));
+            const double vx = v[0], vy = v[1], vz = v[2];
+            const double len = sqrt(vx * vx + vy * vy + vz * vz);
+            const double cur[3] = { vx / len, vy / len, vz / len };
+            const double dot =
+                prev[0] * cur[0] + prev[1] * cur[1] + prev[2] * cur[2];
+            const double turn = acos(dot > 1.0 ? 1.0 : dot);
+            most = turn > most ? turn : most;
+            limited += fabs(turn - 0.1) < 1e-5;
+            memcpy(prev, cur, sizeof prev);
+        }
+        if (!(most <= 0.1 + 1e-6) || limited < 10)
+            runner_fail(__FILE__, __LINE__,
+                        "%dD: largest turn %.9f rad a step (limit 0.1), "
+                        "%d steps at the limit",
+                        dims, most, limited);
+        /* It ends up facing the goal and closing in. */
+        float pos[3];
+        REQUIRE_OK(throng_agent_get_position(w, a, pos));
+        CHECK(vel_dist(pos, goal) < vel_dist(p, goal) - 1.0f);
+        throng_world_destroy(w);
+    }
+}
+
+TEST(velocity_min_speed) {
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *w = vel_world(dims, 1);
+        REQUIRE(w != NULL);
+        throng_group g = vel_group(w, THRONG_AVOIDANCE_NONE, 0.5f);
+        throng_motion m = throng_group_def_default().motion;
+        m.min_speed = 0.4f;
+        REQUIRE_OK(throng_group_set_motion(w, g, &m));
+        const float p[3] = { 0.0f, 0.0f, 0.0f }, goal[3] = { 3.0f, 0.0f, 0.0f };
+        throng_agent a = vel_agent(w, g, p, goal, 0.25f);
+        /* At rest at first: it sets off along its heading (+x). */
+        float slowest = INFINITY;
+        for (int s = 0; s < 60; s++) {
+            REQUIRE_OK(throng_world_step(w, VEL_DT));
+            float v[3] = { 0.0f, 0.0f, 0.0f };
+            REQUIRE_OK(throng_agent_get_velocity(w, a, v));
+            const float speed = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            slowest = speed < slowest ? speed : slowest;
+        }
+        CHECK(slowest >= 0.4f * (1.0f - 1e-6f));
+        CHECK(slowest <= 0.4f * (1.0f + 1e-6f)); /* it did brake to it */
+        throng_world_destroy(w);
+    }
+}
+
 void register_velocity_tests(void) {
     REGISTER(velocity_head_on);
     REGISTER(velocity_ring_swap);
@@ -369,4 +449,6 @@ void register_velocity_tests(void) {
     REGISTER(velocity_threads_and_paths);
     REGISTER(velocity_snapshot);
     REGISTER(velocity_bad_settings);
+    REGISTER(velocity_turn_limit);
+    REGISTER(velocity_min_speed);
 }

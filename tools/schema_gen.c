@@ -26,6 +26,7 @@ enum {
     SET_FLOCKING,
     SET_WANDER,
     SET_AVOIDANCE,
+    SET_MOTION,
     SET_PARAMS,
     SET_BEHAVIOUR
 };
@@ -354,6 +355,8 @@ static void gen_region_text(FILE *out, const char *name) {
         emit_enum_type(out, "avoidance_mode");
     } else if (strcmp(name, "avoidance") == 0) {
         emit_struct(out, struct_named("avoidance"));
+    } else if (strcmp(name, "motion") == 0) {
+        emit_struct(out, struct_named("motion"));
     } else if (strcmp(name, "behaviour") == 0) {
         emit_enum_type(out, "target_source");
         fprintf(out, "\n");

@@ -29,5 +29,6 @@ int main(void) {
            offsetof(throng_group_def, combine));
     printf("throng_group_def.avoidance %zu\n",
            offsetof(throng_group_def, avoidance));
+    printf("throng_group_def.motion %zu\n", offsetof(throng_group_def, motion));
     return 0;
 }

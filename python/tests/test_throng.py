@@ -86,6 +86,7 @@ STRUCTS = {
     "throng_flocking": throng.throng_flocking,
     "throng_wander": throng.throng_wander,
     "throng_avoidance": throng.throng_avoidance,
+    "throng_motion": throng.throng_motion,
     "throng_group_def": throng.throng_group_def,
     "throng_object": throng.throng_object,
     "throng_flow_field_def": throng.throng_flow_field_def,
@@ -891,6 +892,11 @@ class TestBehaviours(Case):
             with self.assertRaises(throng.NotFiniteError):
                 g.set_avoidance(time_horizon=float("nan"))
             self.assertEqual(g.avoidance["max_neighbours"], 4)
+            g.set_motion(max_turn_rate=1.5, min_speed=0.2)
+            self.assertAlmostEqual(g.motion["max_turn_rate"], 1.5)
+            with self.assertRaises(throng.OutOfRangeError):
+                g.set_motion(min_speed=-1)
+            g.set_motion(max_turn_rate=0, min_speed=0)
             # Two agents head-on pass each other without touching.
             g.add_behaviour("seek")
             a = w.add_agent(position=(-4, 0), radius=0.3, group=g)
