@@ -335,6 +335,15 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    /* A scene that gives its agents new goals between steps gets them
+     * here too, so the picture is the scene the bench runs. */
+    uint32_t *arrivals = calloc((size_t)a.agents + 1, sizeof *arrivals);
+    if (arrivals == NULL) {
+        fprintf(stderr, "throng-render: out of memory\n");
+        throng_world_destroy(world);
+        return 1;
+    }
+
     double start = seconds_now();
     uint32_t frames = 0;
     int status = 0;
@@ -351,7 +360,9 @@ int main(int argc, char **argv) {
             frames++;
         }
         if (status == 0 && step < a.steps) {
-            st = throng_world_step(world, sc->dt);
+            st = scenario_between_steps(sc, world, a.agents, a.seed, arrivals);
+            if (st == THRONG_OK)
+                st = throng_world_step(world, sc->dt);
             if (st != THRONG_OK) {
                 fprintf(stderr, "throng-render: step %llu refused: %s\n",
                         (unsigned long long)step,
@@ -361,6 +372,7 @@ int main(int argc, char **argv) {
         }
     }
     throng_world_destroy(world);
+    free(arrivals);
     if (status != 0)
         return status;
 
