@@ -328,6 +328,10 @@ int main(int argc, char **argv) {
     /* Every periodic scenario sizes its box with scenario_box_edge, which
      * is 0 for the unbounded ones. */
     o.box_edge = (float)scenario_box_edge(sc, a.agents);
+    /* A goal scene keys its agents in the order it places them (circle2d:
+     * round the circle), so colouring by key shows where each started. */
+    if (sc->goal != NULL)
+        o.key_span = a.agents;
     if (render_fit_view(world, &o) != 0) {
         fprintf(stderr, "throng-render: cannot read the world to fit the "
                         "view\n");
