@@ -521,7 +521,8 @@ perf-update: $(BENCH)
 # Pictures: throng-render and the demo
 # ------------------------------------------------------------------------
 #
-#   make demo            render flock2d and crossing2d (2000 agents) as SVG
+#   make demo            render flock2d and crossing2d (2000 agents) and
+#                        circle2d (250) as SVG
 #                        frames into $(BUILD)/demo/<scenario>/, GIFs beside
 #                        them when ffmpeg is on PATH, and copy one frame of
 #                        each to bench/results/epyc-zen5-2c/ for the README
@@ -539,6 +540,10 @@ DEMO_FLOCK := --steps 600 --every 10
 DEMO_FLOCK_FRAME := 0060
 DEMO_CROSSING := --steps 2400 --every 30
 DEMO_CROSSING_FRAME := 0020
+# circle2d's 250 agents (coloured by where they started) at step 1,000
+# of about 1,930, wheeling round the centre.
+DEMO_CIRCLE := --steps 2000 --every 50
+DEMO_CIRCLE_FRAME := 0020
 
 .PHONY: render-bin demo
 render-bin: $(RENDER)
@@ -553,13 +558,16 @@ demo: $(RENDER)
 	  --out $(DEMO_DIR)/flock2d --gif $(DEMO_DIR)/flock2d.gif; \
 	$(RENDER) --scenario crossing2d --agents 2000 $(DEMO_CROSSING) \
 	  --out $(DEMO_DIR)/crossing2d --gif $(DEMO_DIR)/crossing2d.gif; \
+	$(RENDER) --scenario circle2d --agents 250 $(DEMO_CIRCLE) \
+	  --out $(DEMO_DIR)/circle2d --gif $(DEMO_DIR)/circle2d.gif; \
 	mkdir -p $(DEMO_FRAMES); \
 	cp $(DEMO_DIR)/flock2d/frame_$(DEMO_FLOCK_FRAME).svg $(DEMO_FRAMES)/frame-flock2d.svg; \
 	cp $(DEMO_DIR)/crossing2d/frame_$(DEMO_CROSSING_FRAME).svg $(DEMO_FRAMES)/frame-crossing2d.svg; \
-	echo "demo: frames in $(DEMO_DIR)/flock2d/ and $(DEMO_DIR)/crossing2d/"; \
-	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif; do \
+	cp $(DEMO_DIR)/circle2d/frame_$(DEMO_CIRCLE_FRAME).svg $(DEMO_FRAMES)/frame-circle2d.svg; \
+	echo "demo: frames in $(DEMO_DIR)/flock2d/, $(DEMO_DIR)/crossing2d/ and $(DEMO_DIR)/circle2d/"; \
+	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif $(DEMO_DIR)/circle2d.gif; do \
 	  if [ -f "$$g" ]; then echo "demo: $$g"; fi; done; \
-	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg"
+	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg, $(DEMO_FRAMES)/frame-circle2d.svg"
 
 -include $(RENDER_OBJ:.o=.d)
 

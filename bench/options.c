@@ -343,6 +343,7 @@ enum {
     OPT_CSV,
     OPT_PLOT,
     OPT_STABLE_COLUMNS,
+    OPT_UNTIL_ARRIVED,
     OPT_QUIET,
     OPT_LIST,
     OPT_MACHINE,
@@ -394,6 +395,10 @@ static const cli_option option_table[OPT_COUNT] = {
                              "step with stable columns\n"
                              "(throng_world_set_stable_columns): the\n"
                              "cost of keeping column pointers fixed" },
+    [OPT_UNTIL_ARRIVED] = { "until-arrived", 0, NULL,
+                            "end each repeat of a goal scene (circle2d)\n"
+                            "after the step at which every agent is at\n"
+                            "its goal; --steps is then the most" },
     [OPT_QUIET] = { "quiet", 0, NULL,
                     "no progress bar (it is drawn on stderr\n"
                     "only when stderr is a terminal)" },
@@ -450,6 +455,9 @@ static bool take_option(void *context, size_t index, const char *value) {
         return true;
     case OPT_STABLE_COLUMNS:
         opt->stable_columns = true;
+        return true;
+    case OPT_UNTIL_ARRIVED:
+        opt->until_arrived = true;
         return true;
     case OPT_QUIET:
         opt->quiet = true;

@@ -55,6 +55,7 @@ typedef struct options {
     const char *plot_path; /* NULL: no SVG; "-": stdout */
     bool quiet;
     bool stable_columns; /* throng_world_set_stable_columns on each world */
+    bool until_arrived;  /* a goal scene's repeat ends when all arrived */
     bool list;
     bool help;
     bool machine;

@@ -10,6 +10,13 @@
  * A periodic scenario's box is scenario_box_edge() (0 for the unbounded
  * scenes); distances use the nearest periodic image, as the library's own
  * radius query does.
+ *
+ * The goal scenes (circle2d, orca_dense2d) are also watched every step by
+ * a motion tracker: overlaps through a hashed grid over the columns
+ * (every pair, not a sample, so it needs O(N) per step, never O(N^2)),
+ * arrivals, the step all had arrived and the longest stall. The bench
+ * calls it between the timed steps. It assumes an unbounded world, as
+ * those scenes are.
  */
 #include "quality.h"
 
@@ -44,6 +51,8 @@ unsigned quality_kind(const scenario *sc) {
         { "path2d", QUALITY_CROWD },
         { "obstacles2d", QUALITY_CROWD },
         { "leader2d", QUALITY_CROWD },
+        { "circle2d", QUALITY_CROWD | QUALITY_MOTION },
+        { "orca_dense2d", QUALITY_CROWD | QUALITY_MOTION },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
         if (strcmp(sc->name, kinds[i].name) == 0) {
@@ -200,7 +209,11 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
                               uint32_t agents, const quality_snapshot *before,
                               quality *out) {
     memset(out, 0, sizeof *out);
-    out->kind = quality_kind(sc);
+    /* The motion figures are the tracker's to add (quality_motion_report):
+     * one state alone cannot give them. */
+    out->kind = quality_kind(sc) & ~(unsigned)QUALITY_MOTION;
+    out->closest_approach = (double)INFINITY;
+    out->all_arrived_step = -1;
     out->max_speed_ratio = (double)NAN;
     out->max_force_ratio = (double)NAN;
     out->mean_speed = (double)NAN;
@@ -380,6 +393,15 @@ double quality_figure(const quality *q, scenario_figure figure) {
     case SCENARIO_FIGURE_AT_TARGET:
         return q->kind & QUALITY_TARGET ? 100.0 * q->at_target_share
                                         : (double)NAN;
+    case SCENARIO_FIGURE_DEEP_OVERLAPS:
+        return q->kind & QUALITY_MOTION ? (double)q->deep_overlap_sum
+                                        : (double)NAN;
+    case SCENARIO_FIGURE_OVERLAP_DEPTH:
+        return q->kind & QUALITY_MOTION ? 100.0 * q->deepest_overlap
+                                        : (double)NAN;
+    case SCENARIO_FIGURE_STALL:
+        return q->kind & QUALITY_MOTION ? (double)q->longest_stall
+                                        : (double)NAN;
     }
     return (double)NAN;
 }
@@ -396,6 +418,12 @@ const char *quality_figure_name(scenario_figure figure) {
         return "sep m";
     case SCENARIO_FIGURE_AT_TARGET:
         return "goal%";
+    case SCENARIO_FIGURE_DEEP_OVERLAPS:
+        return "deep";
+    case SCENARIO_FIGURE_OVERLAP_DEPTH:
+        return "depth%";
+    case SCENARIO_FIGURE_STALL:
+        return "stall";
     }
     return "?";
 }
@@ -442,4 +470,241 @@ unsigned quality_judge(const quality *q, const scenario *sc, uint64_t steps,
         snprintf(flag, size, "ok");
     }
     return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Overlaps through a hashed grid, and the motion tracker                   */
+/* ------------------------------------------------------------------------ */
+
+void overlap_grid_free(overlap_grid *grid) {
+    free(grid->cell);
+    free(grid->start);
+    free(grid->order);
+    memset(grid, 0, sizeof *grid);
+}
+
+/* Buckets per body, as a power of two: twice the bodies keeps the
+ * buckets that unrelated cells share few. */
+static uint32_t bucket_count(uint32_t n) {
+    uint32_t buckets = 16;
+    while (buckets < 2u * n && buckets < (1u << 30))
+        buckets <<= 1;
+    return buckets;
+}
+
+/* Cell coordinates hashed to a bucket (the primes of Teschner et al.'s
+ * spatial hash); distinct cells may share one, which only adds bodies
+ * that the distance test then rejects. */
+static uint32_t bucket_of(int64_t ix, int64_t iy, uint32_t mask) {
+    uint64_t h = (uint64_t)ix * 73856093u ^ (uint64_t)iy * 19349663u;
+    return (uint32_t)(h ^ h >> 32) & mask;
+}
+
+bool overlap_grid_count(overlap_grid *grid, uint32_t n, const float *x,
+                        const float *y, const float *z, const float *radius,
+                        overlap_count *out) {
+    out->pairs = 0;
+    out->deep = 0;
+    out->deepest = 0.0;
+    out->closest = (double)INFINITY;
+    if (n < 2)
+        return true;
+    uint32_t buckets = bucket_count(n);
+    if (grid->capacity < n) {
+        overlap_grid_free(grid);
+        grid->cell = malloc((size_t)n * sizeof *grid->cell);
+        grid->order = malloc((size_t)n * sizeof *grid->order);
+        grid->start = malloc(((size_t)bucket_count(n) + 1) * sizeof(uint32_t));
+        if (grid->cell == NULL || grid->order == NULL || grid->start == NULL) {
+            overlap_grid_free(grid);
+            return false;
+        }
+        grid->capacity = n;
+    }
+    double r_max = 0.0;
+    for (uint32_t i = 0; i < n; ++i)
+        r_max = (double)radius[i] > r_max ? (double)radius[i] : r_max;
+    /* A pair within 2 r_max lies in neighbouring cells of this edge. */
+    double cell = r_max > 0.0 ? 2.0 * r_max : 1.0;
+    uint32_t mask = buckets - 1;
+    /* Counting sort of the bodies by bucket. */
+    memset(grid->start, 0, ((size_t)buckets + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t b = bucket_of((int64_t)floor((double)x[i] / cell),
+                               (int64_t)floor((double)y[i] / cell), mask);
+        grid->cell[i] = b;
+        ++grid->start[b + 1];
+    }
+    for (uint32_t b = 0; b < buckets; ++b)
+        grid->start[b + 1] += grid->start[b];
+    for (uint32_t i = 0; i < n; ++i)
+        grid->order[grid->start[grid->cell[i]]++] = i;
+    /* start[b] now ends bucket b; shift back so it begins it. */
+    for (uint32_t b = buckets; b > 0; --b)
+        grid->start[b] = grid->start[b - 1];
+    grid->start[0] = 0;
+
+    for (uint32_t i = 0; i < n; ++i) {
+        int64_t ix = (int64_t)floor((double)x[i] / cell);
+        int64_t iy = (int64_t)floor((double)y[i] / cell);
+        uint32_t seen[9];
+        int seen_count = 0;
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                uint32_t b = bucket_of(ix + dx, iy + dy, mask);
+                /* Two of the nine cells sharing a bucket: read it once. */
+                bool again = false;
+                for (int k = 0; k < seen_count; ++k)
+                    again = again || seen[k] == b;
+                if (again)
+                    continue;
+                seen[seen_count++] = b;
+                for (uint32_t k = grid->start[b]; k < grid->start[b + 1]; ++k) {
+                    uint32_t j = grid->order[k];
+                    if (j <= i)
+                        continue; /* each pair once, from its lower row */
+                    double ex = (double)x[i] - (double)x[j];
+                    double ey = (double)y[i] - (double)y[j];
+                    double ez = z != NULL ? (double)z[i] - (double)z[j] : 0.0;
+                    double d = sqrt(ex * ex + ey * ey + ez * ez);
+                    double sum = (double)radius[i] + (double)radius[j];
+                    if (d < 2.0 * r_max && d < out->closest)
+                        out->closest = d;
+                    if (!(d < sum))
+                        continue;
+                    ++out->pairs;
+                    double depth = (sum - d) / sum;
+                    out->deepest = depth > out->deepest ? depth : out->deepest;
+                    if (sum - d > QUALITY_DEEP_OVERLAP * 0.5 * sum)
+                        ++out->deep;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+void quality_motion_free(quality_motion *m) {
+    free(m->radius);
+    free(m->max_speed);
+    free(m->still);
+    free(m->reached);
+    free(m->row_radius);
+    overlap_grid_free(&m->grid);
+    memset(m, 0, sizeof *m);
+}
+
+throng_status quality_motion_start(quality_motion *m, const throng_world *world,
+                                   uint32_t agents) {
+    if (m->agents < agents || m->radius == NULL) {
+        quality_motion_free(m);
+        size_t count = (size_t)agents + 1;
+        m->radius = malloc(count * sizeof *m->radius);
+        m->max_speed = malloc(count * sizeof *m->max_speed);
+        m->still = malloc(count * sizeof *m->still);
+        m->reached = malloc(count * sizeof *m->reached);
+        m->row_radius = malloc(count * sizeof *m->row_radius);
+        if (m->radius == NULL || m->max_speed == NULL || m->still == NULL ||
+            m->reached == NULL || m->row_radius == NULL) {
+            quality_motion_free(m);
+            return THRONG_ERR_OUT_OF_MEMORY;
+        }
+    }
+    m->agents = agents;
+    memset(m->still, 0, (size_t)agents * sizeof *m->still);
+    memset(m->reached, 0, (size_t)agents * sizeof *m->reached);
+    memset(&m->figures, 0, sizeof m->figures);
+    m->figures.kind = QUALITY_MOTION;
+    m->figures.closest_approach = (double)INFINITY;
+    m->figures.all_arrived_step = -1;
+    for (uint32_t k = 0; k < agents; ++k) {
+        throng_agent agent;
+        throng_agent_def def;
+        throng_status st = throng_agent_find(world, (uint64_t)k + 1, &agent);
+        if (st == THRONG_OK)
+            st = throng_agent_get_def(world, agent, &def);
+        if (st != THRONG_OK)
+            return st;
+        m->radius[k] = def.radius;
+        m->max_speed[k] = def.max_speed;
+    }
+    return THRONG_OK;
+}
+
+throng_status quality_motion_observe(quality_motion *m,
+                                     const throng_world *world,
+                                     const scenario *sc, uint64_t seed,
+                                     const uint32_t *arrivals, uint64_t step,
+                                     bool counted) {
+    throng_columns c;
+    throng_status st = throng_world_columns(world, &c);
+    if (st != THRONG_OK)
+        return st;
+    if (c.count != m->agents || sc->goal == NULL)
+        return THRONG_ERR_INVALID_ARG;
+    quality *f = &m->figures;
+    ++f->motion_steps;
+    uint32_t at_goal = 0;
+    for (uint32_t row = 0; row < c.count; ++row) {
+        uint64_t key = c.host_key[row];
+        if (key == 0 || key > m->agents)
+            return THRONG_ERR_INVALID_ARG;
+        uint32_t k = (uint32_t)(key - 1);
+        uint32_t reached = arrivals != NULL ? arrivals[k] : 0;
+        float goal[3];
+        sc->goal(sc, m->agents, seed, key, reached, goal);
+        double gx = (double)c.px[row] - (double)goal[0];
+        double gy = (double)c.py[row] - (double)goal[1];
+        double gz = c.pz != NULL ? (double)c.pz[row] - (double)goal[2] : 0.0;
+        double reach = (double)m->radius[k];
+        bool there = gx * gx + gy * gy + gz * gz <= reach * reach;
+        if (there) {
+            ++at_goal;
+            if (m->reached[k] != reached + 1) {
+                m->reached[k] = reached + 1;
+                ++f->arrivals;
+            }
+        }
+        double vz = c.vz != NULL ? (double)c.vz[row] : 0.0;
+        double speed = sqrt((double)c.vx[row] * (double)c.vx[row] +
+                            (double)c.vy[row] * (double)c.vy[row] + vz * vz);
+        /* At most, so an agent whose max speed is 0 stands still. */
+        if (!there && speed <= QUALITY_STILL * (double)m->max_speed[k]) {
+            ++m->still[k];
+            if (m->still[k] > f->longest_stall)
+                f->longest_stall = m->still[k];
+        } else {
+            m->still[k] = 0;
+        }
+        m->row_radius[row] = m->radius[k];
+    }
+    if (at_goal == c.count && f->all_arrived_step < 0)
+        f->all_arrived_step = (int64_t)step;
+    if (!counted)
+        return THRONG_OK;
+    overlap_count count;
+    if (!overlap_grid_count(&m->grid, c.count, c.px, c.py, c.pz, m->row_radius,
+                            &count))
+        return THRONG_ERR_OUT_OF_MEMORY;
+    f->overlap_sum += count.pairs;
+    f->deep_overlap_sum += count.deep;
+    f->deepest_overlap =
+        count.deepest > f->deepest_overlap ? count.deepest : f->deepest_overlap;
+    f->closest_approach = count.closest < f->closest_approach
+                              ? count.closest
+                              : f->closest_approach;
+    return THRONG_OK;
+}
+
+void quality_motion_report(const quality_motion *m, quality *q) {
+    const quality *f = &m->figures;
+    q->kind |= QUALITY_MOTION;
+    q->motion_steps = f->motion_steps;
+    q->overlap_sum = f->overlap_sum;
+    q->deep_overlap_sum = f->deep_overlap_sum;
+    q->deepest_overlap = f->deepest_overlap;
+    q->closest_approach = f->closest_approach;
+    q->arrivals = f->arrivals;
+    q->all_arrived_step = f->all_arrived_step;
+    q->longest_stall = f->longest_stall;
 }

@@ -30,6 +30,7 @@ enum {
     QUALITY_FLOCK = 1u << 0,  /* mean speed, polarisation, nearest neighbour */
     QUALITY_CROWD = 1u << 1,  /* overlaps, minimum separation */
     QUALITY_TARGET = 1u << 2, /* share of agents at their target point */
+    QUALITY_MOTION = 1u << 3, /* overlaps, arrivals and stalls, every step */
 };
 
 /* The figures that suit `sc` (a mask of the flags above; 0 for scenes
@@ -71,7 +72,94 @@ typedef struct quality {
     /* QUALITY_TARGET */
     double at_target_share; /* agents within QUALITY_TARGET_REACH */
     uint32_t sample;        /* agents whose neighbourhood was searched */
+    /* QUALITY_MOTION (quality_motion, below), the last repeat's */
+    uint64_t motion_steps;     /* steps watched, warm-up included */
+    uint64_t overlap_sum;      /* overlapping pairs, summed over the
+                                * counted steps */
+    uint64_t deep_overlap_sum; /* of those, deeper than
+                                * QUALITY_DEEP_OVERLAP of the mean radius */
+    double deepest_overlap;    /* largest (r_i + r_j - d) / (r_i + r_j) over
+                                * the counted steps; 0 without overlaps */
+    double closest_approach;   /* m, smallest centre distance of a pair
+                                * within 2 r_max over the counted steps;
+                                * +inf when no pair came that close */
+    uint64_t arrivals;         /* goals reached, every step watched */
+    int64_t all_arrived_step;  /* first step after which every agent was
+                                * at its goal at once; -1 never */
+    uint32_t longest_stall;    /* most consecutive steps an agent moved
+                                * slower than QUALITY_STILL x max speed
+                                * while away from its goal */
 } quality;
+
+/* A pair overlaps "deeply" when it sinks further into each other than
+ * this share of the mean of the two radii: the depth the project holds
+ * to be invisible (1%). */
+#define QUALITY_DEEP_OVERLAP 0.01
+
+/* An agent stands still below this share of its max speed (1%). */
+#define QUALITY_STILL 0.01
+
+/* Overlaps among n bodies in one state: pairs closer than r_i + r_j,
+ * found through a hashed grid of cell 2 r_max (each body meets only the
+ * 3 x 3 cells around its own, so the cost is O(n) for bodies that do not
+ * pile up), not every pair. z may be NULL (2D). */
+typedef struct overlap_count {
+    uint64_t pairs; /* d < r_i + r_j */
+    uint64_t deep;  /* r_i + r_j - d > QUALITY_DEEP_OVERLAP (r_i + r_j) / 2 */
+    double deepest; /* largest (r_i + r_j - d) / (r_i + r_j); 0 for none */
+    double closest; /* smallest d of a pair closer than 2 r_max; +inf */
+} overlap_count;
+
+/* The grid's memory, reused from call to call. */
+typedef struct overlap_grid {
+    uint32_t capacity; /* bodies the arrays hold */
+    uint32_t *cell;    /* each body's bucket */
+    uint32_t *start;   /* bucket b's bodies: order[start[b] .. start[b+1]) */
+    uint32_t *order;
+} overlap_grid;
+
+/* False when memory ran out. */
+bool overlap_grid_count(overlap_grid *grid, uint32_t n, const float *x,
+                        const float *y, const float *z, const float *radius,
+                        overlap_count *out);
+void overlap_grid_free(overlap_grid *grid);
+
+/* The motion tracker of a goal scene (scenario.goal set): watches every
+ * step from outside the timed interval. The scene keys its agents 1..N;
+ * the tracker reads each one's radius and max speed once, and after each
+ * step its row's position and velocity. */
+typedef struct quality_motion {
+    uint32_t agents;
+    float *radius;     /* by key - 1 */
+    float *max_speed;  /* by key - 1 */
+    uint32_t *still;   /* steps standing still so far, by key - 1 */
+    uint32_t *reached; /* 1 + the arrivals count of the goal last reached,
+                         * 0 for none, by key - 1 */
+    float *row_radius; /* by row, for the grid */
+    overlap_grid grid;
+    quality figures; /* the QUALITY_MOTION fields */
+} quality_motion;
+
+/* Starts watching a freshly built world of scene `sc` (m's memory is
+ * reused). THRONG_ERR_OUT_OF_MEMORY, or the status of a refused call
+ * (an agent without its key). */
+throng_status quality_motion_start(quality_motion *m, const throng_world *world,
+                                   uint32_t agents);
+
+/* Watches the state after step `step` (1 for the first): arrivals, the
+ * all-arrived step and stalls always, overlaps when `counted`. arrivals
+ * is scenario_between_steps's array, or NULL for scenes whose goals stay
+ * put. */
+throng_status quality_motion_observe(quality_motion *m,
+                                     const throng_world *world,
+                                     const scenario *sc, uint64_t seed,
+                                     const uint32_t *arrivals, uint64_t step,
+                                     bool counted);
+
+void quality_motion_free(quality_motion *m);
+
+/* Copies the tracker's figures into q and marks it QUALITY_MOTION. */
+void quality_motion_report(const quality_motion *m, quality *q);
 
 /* How far past 1 the limits |v| / max speed and the last step's force /
  * max force may read: the figures are computed in double from float

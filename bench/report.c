@@ -42,6 +42,13 @@ enum {
     COLUMN_OVERLAP,
     COLUMN_SEPARATION,
     COLUMN_AT_TARGET,
+    COLUMN_OVERLAP_SUM,
+    COLUMN_DEEP,
+    COLUMN_DEPTH,
+    COLUMN_CLOSEST,
+    COLUMN_ARRIVALS,
+    COLUMN_ALL_ARRIVED,
+    COLUMN_STALL,
     COLUMN_COUNT
 };
 
@@ -54,6 +61,13 @@ static const quality_column quality_columns[COLUMN_COUNT] = {
     [COLUMN_OVERLAP] = { "ovl%", 6, 2 },
     [COLUMN_SEPARATION] = { "sep m", 6, 3 },
     [COLUMN_AT_TARGET] = { "goal%", 6, 1 },
+    [COLUMN_OVERLAP_SUM] = { "ovl sum", 8, 0 },
+    [COLUMN_DEEP] = { "deep", 8, 0 },
+    [COLUMN_DEPTH] = { "depth%", 6, 2 },
+    [COLUMN_CLOSEST] = { "close m", 7, 3 },
+    [COLUMN_ARRIVALS] = { "arrived", 8, 0 },
+    [COLUMN_ALL_ARRIVED] = { "all@", 6, 0 },
+    [COLUMN_STALL] = { "stall", 5, 0 },
 };
 
 /* Each quality figure of a result, and whether its scenario gets it. */
@@ -83,10 +97,36 @@ static bool quality_value(const quality *q, int column, double *value) {
     case COLUMN_AT_TARGET:
         *value = 100.0 * q->at_target_share;
         break;
+    case COLUMN_OVERLAP_SUM:
+        *value = (double)q->overlap_sum;
+        break;
+    case COLUMN_DEEP:
+        *value = (double)q->deep_overlap_sum;
+        break;
+    case COLUMN_DEPTH:
+        *value = 100.0 * q->deepest_overlap;
+        break;
+    case COLUMN_CLOSEST:
+        *value = q->closest_approach;
+        if (!isfinite(*value))
+            return false;
+        break;
+    case COLUMN_ARRIVALS:
+        *value = (double)q->arrivals;
+        break;
+    case COLUMN_ALL_ARRIVED:
+        *value = (double)q->all_arrived_step;
+        if (q->all_arrived_step < 0)
+            return false;
+        break;
+    case COLUMN_STALL:
+        *value = (double)q->longest_stall;
+        break;
     default:
         return false;
     }
-    unsigned needs = column == COLUMN_AT_TARGET ? QUALITY_TARGET
+    unsigned needs = column >= COLUMN_OVERLAP_SUM ? QUALITY_MOTION
+                     : column == COLUMN_AT_TARGET ? QUALITY_TARGET
                      : column == COLUMN_OVERLAP || column == COLUMN_SEPARATION
                          ? QUALITY_CROWD
                          : QUALITY_FLOCK;
@@ -160,6 +200,15 @@ void table_legend(FILE *out) {
             "target.\n"
             "  nn, ovl and sep use a sample of at most %u agents; '-': not "
             "measured here.\n"
+            "goal scenes, every step (overlaps over the counted ones): ovl "
+            "sum = pairs closer\n"
+            "  than r_i + r_j, summed; deep = those deeper than %g%% of the "
+            "mean radius;\n"
+            "  depth%% = deepest, %% of r_i + r_j; close m = closest centres; "
+            "arrived = goals\n"
+            "  reached; all@ = step all were at their goals; stall = most "
+            "steps an agent\n"
+            "  stood still (|v| <= %g%% of max) away from its goal.\n"
             "x flock2d: ms/step / flock2d's ms/step at the same agents and "
             "threads in this\n"
             "  run ('-': flock2d not run there, or not yet: list it first).\n"
@@ -170,7 +219,8 @@ void table_legend(FILE *out) {
             "  once warm-up + steps reach its first step. A row out of range "
             "makes the exit\n"
             "  status 1.\n",
-            QUALITY_TARGET_REACH, QUALITY_SAMPLE, QUALITY_LIMIT_SLACK);
+            QUALITY_TARGET_REACH, QUALITY_SAMPLE, 100.0 * QUALITY_DEEP_OVERLAP,
+            100.0 * QUALITY_STILL, QUALITY_LIMIT_SLACK);
     fflush(out);
 }
 
@@ -293,6 +343,17 @@ static void json_result(json_writer *w, const options *opt, const result *r,
     if (q->kind & (QUALITY_FLOCK | QUALITY_CROWD)) {
         json_u64(w, "quality_sample", q->sample);
     }
+    if (q->kind & QUALITY_MOTION) {
+        json_u64(w, "steps_run", r->steps_run);
+        json_u64(w, "motion_steps", q->motion_steps);
+        json_u64(w, "overlap_sum", q->overlap_sum);
+        json_u64(w, "deep_overlap_sum", q->deep_overlap_sum);
+        json_number(w, "deepest_overlap", q->deepest_overlap);
+        json_number(w, "closest_approach_m", q->closest_approach);
+        json_u64(w, "arrivals", q->arrivals);
+        json_i64(w, "all_arrived_step", q->all_arrived_step);
+        json_u64(w, "longest_stall_steps", q->longest_stall);
+    }
     json_string(w, "quality_check", r->check);
     json_number(w, "flock2d_ratio", r->flock2d_ratio);
     json_number(w, "quality_ms", r->quality_ms);
@@ -352,7 +413,9 @@ void csv_write(FILE *out, const machine *m, const result *results,
           "max_speed_ratio,max_force_ratio,mean_speed,polarisation,"
           "nearest_neighbour_m,overlap_pairs,overlap_share,min_separation_m,"
           "at_target_share,quality_sample,quality_ms,quality_check,"
-          "flock2d_ratio\n",
+          "flock2d_ratio,overlap_sum,deep_overlap_sum,deepest_overlap,"
+          "closest_approach_m,arrivals,all_arrived_step,"
+          "longest_stall_steps\n",
           out);
     for (size_t i = 0; i < count; ++i) {
         const result *r = &results[i];
@@ -392,6 +455,15 @@ void csv_write(FILE *out, const machine *m, const result *results,
         /* "OUT: pol,speed" holds a comma: that field is quoted. */
         fprintf(out, ",\"%s\"", r->check);
         csv_number(out, r->flock2d_ratio, true);
+        bool motion = (q->kind & QUALITY_MOTION) != 0;
+        csv_number(out, (double)q->overlap_sum, motion);
+        csv_number(out, (double)q->deep_overlap_sum, motion);
+        csv_number(out, q->deepest_overlap, motion);
+        csv_number(out, q->closest_approach, motion);
+        csv_number(out, (double)q->arrivals, motion);
+        csv_number(out, (double)q->all_arrived_step,
+                   motion && q->all_arrived_step >= 0);
+        csv_number(out, (double)q->longest_stall, motion);
         fputc('\n', out);
     }
 }
@@ -439,10 +511,13 @@ void print_scenarios(FILE *out) {
         fprintf(out, "%-10s   dimensions %d, dt %.6g s\n", "", sc->dimensions,
                 (double)sc->dt);
         unsigned kind = quality_kind(sc);
-        fprintf(out, "%-10s   quality: nan, v/vmax, F/Fmax%s%s%s\n", "",
+        fprintf(out, "%-10s   quality: nan, v/vmax, F/Fmax%s%s%s%s\n", "",
                 kind & QUALITY_FLOCK ? ", speed, pol, nn m" : "",
                 kind & QUALITY_CROWD ? ", ovl%, sep m" : "",
-                kind & QUALITY_TARGET ? ", goal%" : "");
+                kind & QUALITY_TARGET ? ", goal%" : "",
+                kind & QUALITY_MOTION
+                    ? ", ovl sum, deep, depth%, close m, arrived, all@, stall"
+                    : "");
         fprintf(out, "%-10s   pass: nan = 0, v/vmax <= 1, F/Fmax <= 1 (+%g)\n",
                 "", QUALITY_LIMIT_SLACK);
         for (size_t k = 0; k < sc->range_count; ++k) {

@@ -148,25 +148,62 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
     double candidates_sum = 0.0;
     size_t sample = 0;
 
+    /* A goal scene is watched every step (quality_motion) and, when its
+     * goals move on, given new ones between steps; both outside the timed
+     * interval. */
+    bool goals = sc->goal != NULL;
+    quality_motion motion;
+    memset(&motion, 0, sizeof motion);
+    uint32_t *arrivals = NULL;
+    if (goals) {
+        arrivals = calloc((size_t)agents + 1, sizeof *arrivals);
+        if (arrivals == NULL) {
+            progress_clear(bar);
+            fprintf(stderr, PROGRAM ": %s: out of memory\n", name);
+            return EXIT_FAILED;
+        }
+    }
+    int failed = 0;
+
     for (uint32_t repeat = 0; repeat < opt->repeats; ++repeat) {
         bool last_repeat = repeat + 1 == opt->repeats;
         bar->repeat = repeat + 1;
         progress_draw(bar, true);
         throng_world *world = NULL;
         throng_status status = sc->build(agents, threads, opt->seed, &world);
+        if (status == THRONG_OK && goals) {
+            memset(arrivals, 0, (size_t)agents * sizeof *arrivals);
+            status = quality_motion_start(&motion, world, agents);
+            if (status != THRONG_OK) {
+                throng_world_destroy(world);
+                world = NULL;
+            }
+        }
         if (status != THRONG_OK) {
             progress_clear(bar);
             fprintf(stderr, PROGRAM ": %s: building the world failed: %s\n",
                     name, throng_status_string(status));
-            return EXIT_FAILED;
+            failed = EXIT_FAILED;
+            break;
         }
         if (opt->stable_columns) {
             /* Refused only for a NULL world. */
             (void)throng_world_set_stable_columns(world, true);
         }
 
+        uint64_t steps_run = 0;
         for (uint32_t step = 0; step < opt->warmup; ++step) {
-            status = throng_world_step(world, sc->dt);
+            if (goals) {
+                status = scenario_between_steps(sc, world, agents, opt->seed,
+                                                arrivals);
+            }
+            if (status == THRONG_OK) {
+                status = throng_world_step(world, sc->dt);
+            }
+            if (status == THRONG_OK && goals) {
+                status = quality_motion_observe(&motion, world, sc, opt->seed,
+                                                arrivals, ++steps_run, false);
+            }
             if (status != THRONG_OK) {
                 break;
             }
@@ -183,6 +220,13 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
              * force; copied outside the timed interval. */
             if (last_repeat && step + 1 == opt->steps) {
                 snapped = quality_snapshot_take(world, snap);
+            }
+            if (goals) {
+                status = scenario_between_steps(sc, world, agents, opt->seed,
+                                                arrivals);
+                if (status != THRONG_OK) {
+                    break;
+                }
             }
             struct timespec start, end;
             clock_gettime(CLOCK_MONOTONIC, &start);
@@ -203,6 +247,17 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
             neighbours_sum += (double)stats.neighbours / (double)agents;
             candidates_sum += (double)stats.candidates / (double)agents;
             progress_step(bar);
+            if (goals) {
+                status = quality_motion_observe(&motion, world, sc, opt->seed,
+                                                arrivals, ++steps_run, true);
+                if (status != THRONG_OK ||
+                    (opt->until_arrived &&
+                     motion.figures.all_arrived_step >= 0)) {
+                    break;
+                }
+            } else {
+                ++steps_run;
+            }
         }
         if (status != THRONG_OK) {
             progress_clear(bar);
@@ -211,7 +266,8 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
                     throng_status_string(status),
                     throng_world_last_error(world));
             throng_world_destroy(world);
-            return EXIT_FAILED;
+            failed = EXIT_FAILED;
+            break;
         }
         /* Sorting this repeat's slice leaves the overall median unchanged. */
         repeat_ms[repeat] =
@@ -235,10 +291,13 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
                                      &out->q);
             clock_gettime(CLOCK_MONOTONIC, &end);
             out->quality_ms = elapsed_ms(&start, &end);
+            if (goals) {
+                quality_motion_report(&motion, &out->q);
+            }
             out->nan_count = out->q.nan_count;
-            out->out_of_range =
-                quality_judge(&out->q, sc, (uint64_t)opt->warmup + opt->steps,
-                              out->check, sizeof out->check);
+            out->steps_run = steps_run;
+            out->out_of_range = quality_judge(&out->q, sc, steps_run,
+                                              out->check, sizeof out->check);
             if (status != THRONG_OK) {
                 progress_clear(bar);
                 fprintf(stderr,
@@ -247,10 +306,16 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
                         name, throng_status_string(status),
                         throng_world_last_error(world));
                 throng_world_destroy(world);
-                return EXIT_FAILED;
+                failed = EXIT_FAILED;
+                break;
             }
         }
         throng_world_destroy(world);
+    }
+    quality_motion_free(&motion);
+    free(arrivals);
+    if (failed != 0) {
+        return failed;
     }
 
     out->repeat_count = opt->repeats;

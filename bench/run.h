@@ -22,6 +22,9 @@ typedef struct result {
     int threads;           /* requested */
     uint32_t threads_used; /* reported by the last step */
     uint64_t iterations;   /* counted steps over all repeats */
+    uint64_t steps_run;    /* warm-up and counted steps of the last repeat
+                            * (fewer than asked when --until-arrived
+                            * stopped it) */
     double ms_median;
     double ms_min;
     double ns_per_agent_step;

@@ -1301,6 +1301,258 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Collision-free scenes: ORCA's velocity stage                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * circle2d: the classic benchmark of reciprocal avoidance (the Circle
+ * scene of van den Berg et al.'s RVO2 library, rebuilt from its published
+ * parameters). Agent i starts on a circle at angle 2 pi i / N and walks to
+ * the antipodal point, so every path crosses every other at the centre.
+ * The circle's radius is 200 m at 250 agents and grows with N (200 N /
+ * 250) so neighbours start 5 m apart at any size. Unbounded world, one
+ * group, dt = 0.25 s.
+ *
+ * The preferred velocity is RVO2's: the vector to the goal, shortened to
+ * unit length when it is longer, so agents cruise at 1 m/s and slow
+ * linearly within the last metre, while ORCA may use up to the max speed
+ * of 2 m/s to get out of the way. Arrive gives it: speed factor 0.5 of
+ * the 2 m/s max speed (s_t = 1 m/s), the linear ramp, braking distance
+ * 1 m, so v_desired = (goal - p) inside 1 m and its unit vector outside.
+ * Its force m (v_desired - v) / dt never exceeds 1 kg x 3 m/s / 0.25 s =
+ * 12 N, below the 100 N max force, so the preferred velocity
+ * v + F dt / m is v_desired exactly. ORCA: neighbour range 15 m (the
+ * world's neighbour radius, range 0), the 10 nearest, time horizon 10 s,
+ * responsibility 0.5, the library's keep-right turn (RVO2 has none).
+ *
+ * An agent has reached its goal within its body radius (1.5 m); the run
+ * is done when every agent is within its radius at once.
+ */
+#define ORCA_AGENT_ROWS                                                      \
+    { "mass", 1.0, "kg", "agent mass" },                                     \
+        { "max_speed", 2.0, "m/s", "agent max speed (ORCA's speed limit)" }, \
+        { "max_force", 100.0, "N",                                           \
+          "agent max steering force: never reached, so the preferred "       \
+          "velocity is arrive's desired velocity" },                         \
+        { "body_radius", 1.5, "m",                                           \
+          "agent body radius; goal reached within "                          \
+          "it" },                                                            \
+        { "neighbour_radius", 15.0, "m",                                     \
+          "world neighbour radius (grid cell); ORCA's range" },              \
+        { "speed_factor", 0.5, "x max_speed",                                \
+          "cruising (preferred) speed: 1 m/s" },                             \
+        { "braking_distance", 1.0, "m",                                      \
+          "arrive slows linearly within it (RVO2's unit cap)" },             \
+        { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },         \
+        { "time_horizon", 10.0, "s", "ORCA's time horizon" },                \
+        { "responsibility", 0.5, "", "ORCA's share of each avoidance" },     \
+        { "keep_right", 0.5, "rad",                                          \
+          "turn of a forbidden preferred velocity (library default)" },
+static const scenario_param circle_params[] = {
+    ORCA_AGENT_ROWS{ "circle_radius", 200.0, "m",
+                     "start circle's radius at 250 agents (x N / 250)" },
+};
+
+/* What ORCA claims here: no pair sinks into another by more than 1% of
+ * their mean radius (ORCA drives pairs to touch, and float rounding
+ * leaves many a hair inside: 0.08% of r_i + r_j at most at 1,000 agents,
+ * so "overlaps" counts them, "deep" must stay 0), and no agent stands
+ * still away from its goal for 100 s (400 steps; at 1,000 agents the
+ * longest stall is about 90 steps). Below 25 agents ORCA's ring stops
+ * dead, which the stall range reports. */
+static const scenario_range circle_ranges[] = {
+    { SCENARIO_FIGURE_DEEP_OVERLAPS, 0.0, 0.0, 0,
+      "no pair overlaps by more than 1% of its mean radius" },
+    { SCENARIO_FIGURE_STALL, 0.0, 400.0, 0,
+      "no agent stands still away from its goal for 100 s" },
+};
+
+/*
+ * orca_dense2d: a dense crowd walking to random goals. One agent per
+ * 5 m x 5 m cell of a square of n x n cells, n = ceil(sqrt(N)) (side
+ * 5 n m, sqrt(25 N) for a square N), filled row by row, each agent
+ * jittered up to 0.9 m from its cell's centre on each axis (bodies start
+ * at least 3.2 m apart, clear of each other's 1.5 m radius). Each goal is
+ * a uniform point of the square, drawn from a counter-based hash of
+ * (seed, agent, arrivals); an agent within its radius of its goal gets
+ * the next one between steps (scenario_between_steps), so the scene is the
+ * same on any thread count. circle2d's agents, recipe and dt.
+ */
+static const scenario_param dense_params[] = {
+    ORCA_AGENT_ROWS{ "cell", 5.0, "m", "one agent per cell of this edge" },
+    { "jitter", 0.9, "m", "largest offset from the cell centre per axis" },
+};
+
+/* Dense, ORCA lets pairs sink in a little (their constraints cannot all
+ * hold, and the fallback breaks the worst least): at 10,000 agents about
+ * 3 pair-steps in 10,000 go deeper than 1% of the mean radius, the deepest
+ * 1.3% of r_i + r_j. A guard, not a claim: depth under 5%, and no agent
+ * stuck for 50 s (200 steps; about 20 measured). */
+static const scenario_range dense_ranges[] = {
+    { SCENARIO_FIGURE_OVERLAP_DEPTH, 0.0, 5.0, 0,
+      "guard: no pair sinks deeper than 5% of r_i + r_j" },
+    { SCENARIO_FIGURE_STALL, 0.0, 200.0, 0,
+      "no agent stands still away from its goal for 50 s" },
+};
+
+/* A uniform number in [0, 1) from (seed, key, arrivals, axis): three
+ * rounds of splitmix64's finaliser over the words mixed in turn, so
+ * neighbouring counters give unrelated draws and no stream is kept. */
+static double goal_draw(uint64_t seed, uint64_t key, uint32_t arrivals,
+                        uint32_t axis) {
+    uint64_t state = seed ^ 0x6f72636167ull; /* "orcag" */
+    (void)ts_splitmix64(&state);
+    state ^= key * 0x9e3779b97f4a7c15ull;
+    (void)ts_splitmix64(&state);
+    state ^= ((uint64_t)arrivals << 2 | axis) * 0xbf58476d1ce4e5b9ull;
+    return ts_unit(&state);
+}
+
+/* The start radius of circle2d for `agents` agents. */
+static double circle_radius(const scenario *sc, uint32_t agents) {
+    const scenario_param *p = scenario_param_find(sc, "circle_radius");
+    return (p != NULL ? p->value : 0.0) * (double)agents / 250.0;
+}
+
+/* circle2d agent `key`'s start point; its goal is the opposite point. */
+static void circle_start(const scenario *sc, uint32_t agents, uint64_t key,
+                         float out[3]) {
+    double angle = 2.0 * SCENARIO_PI * (double)(key - 1) / (double)agents;
+    double sin_a, cos_a;
+    detmath_sincos(angle, &sin_a, &cos_a);
+    double radius = circle_radius(sc, agents);
+    out[0] = (float)(radius * cos_a);
+    out[1] = (float)(radius * sin_a);
+    out[2] = 0.0f;
+}
+
+static void circle_goal(const scenario *sc, uint32_t agents, uint64_t seed,
+                        uint64_t key, uint32_t arrivals, float out[3]) {
+    (void)seed;
+    (void)arrivals;
+    circle_start(sc, agents, key, out);
+    out[0] = -out[0];
+    out[1] = -out[1];
+}
+
+/* orca_dense2d's cells per side. */
+static uint32_t dense_side(uint32_t agents) {
+    uint32_t n = (uint32_t)ceil(sqrt((double)agents));
+    return n > 0 ? n : 1;
+}
+
+static void dense_goal(const scenario *sc, uint32_t agents, uint64_t seed,
+                       uint64_t key, uint32_t arrivals, float out[3]) {
+    const scenario_param *cell = scenario_param_find(sc, "cell");
+    double side = (double)dense_side(agents) * (cell != NULL ? cell->value : 0);
+    out[0] = (float)(side * goal_draw(seed, key, arrivals, 0));
+    out[1] = (float)(side * goal_draw(seed, key, arrivals, 1));
+    out[2] = 0.0f;
+}
+
+/* Both scenes: one ORCA group whose only behaviour is arrive, agents keyed
+ * 1..N at their start points with their first goal as target. */
+static throng_status orca_build(const scenario *sc, uint32_t agents,
+                                int threads, uint64_t seed,
+                                throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = { sc, false };
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    throng_group_def group = throng_group_def_default();
+    group.name = "walkers";
+    group.avoidance.mode = THRONG_AVOIDANCE_ORCA;
+    group.avoidance.range = 0.0f;
+    group.avoidance.max_neighbours =
+        (uint32_t)param_get(&reader, "max_neighbours");
+    group.avoidance.time_horizon = (float)param_get(&reader, "time_horizon");
+    group.avoidance.responsibility =
+        (float)param_get(&reader, "responsibility");
+    group.avoidance.keep_right = (float)param_get(&reader, "keep_right");
+    throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    arrive.speed_factor = (float)param_get(&reader, "speed_factor");
+    arrive.u.seek.ramp = THRONG_ARRIVE_LINEAR;
+    arrive.u.seek.braking_distance =
+        (float)param_get(&reader, "braking_distance");
+    bool dense = sc->redraw_goals;
+    double cell = dense ? param_get(&reader, "cell") : 0.0;
+    double jitter = dense ? param_get(&reader, "jitter") : 0.0;
+    if (!dense)
+        (void)param_get(&reader, "circle_radius");
+    if (reader.missing || sc->goal == NULL)
+        return THRONG_ERR_NOT_FOUND;
+    if (agents > THRONG_MAX_AGENTS)
+        return THRONG_ERR_CAPACITY;
+
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_world_create(2, radius, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    st = throng_group_create(world, &group, &agent.group);
+    scene_add(world, agent.group, &arrive, &st);
+    uint32_t side = dense_side(agents);
+    scenario_rng rng = { seed };
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        uint64_t key = (uint64_t)i + 1;
+        if (dense) {
+            for (int axis = 0; axis < 2; ++axis) {
+                uint32_t index = axis == 0 ? i % side : i / side;
+                agent.position[axis] =
+                    (float)(((double)index + 0.5) * cell +
+                            jitter * (2.0 * rng_unit(&rng) - 1.0));
+            }
+        } else {
+            circle_start(sc, agents, key, agent.position);
+        }
+        agent.host_key = key;
+        float goal[3];
+        sc->goal(sc, agents, seed, key, 0, goal);
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        if (st == THRONG_OK)
+            st = throng_agent_set_target_point(world, handle, goal);
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+throng_status scenario_between_steps(const scenario *sc, throng_world *world,
+                                     uint32_t agents, uint64_t seed,
+                                     uint32_t *arrivals) {
+    if (sc == NULL || !sc->redraw_goals || sc->goal == NULL)
+        return THRONG_OK;
+    const scenario_param *body = scenario_param_find(sc, "body_radius");
+    if (body == NULL)
+        return THRONG_ERR_NOT_FOUND;
+    double reach = (double)(float)body->value;
+    throng_columns c;
+    throng_status st = throng_world_columns(world, &c);
+    for (uint32_t row = 0; row < c.count && st == THRONG_OK; ++row) {
+        uint64_t key = c.host_key[row];
+        if (key == 0 || key > agents)
+            continue;
+        float goal[3];
+        sc->goal(sc, agents, seed, key, arrivals[key - 1], goal);
+        double dx = (double)c.px[row] - (double)goal[0];
+        double dy = (double)c.py[row] - (double)goal[1];
+        if (dx * dx + dy * dy > reach * reach)
+            continue;
+        ++arrivals[key - 1];
+        sc->goal(sc, agents, seed, key, arrivals[key - 1], goal);
+        throng_agent handle;
+        st = throng_agent_find(world, key, &handle);
+        if (st == THRONG_OK)
+            st = throng_agent_set_target_point(world, handle, goal);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -1322,6 +1574,8 @@ enum {
     SCENARIO_FLOCK2D_SEED000,
     SCENARIO_BLOB2D,
     SCENARIO_BLOB2D_CAP,
+    SCENARIO_CIRCLE2D,
+    SCENARIO_ORCA_DENSE2D,
     SCENARIO_COUNT
 };
 
@@ -1341,6 +1595,8 @@ SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 SCENE_ENTRY(flock2d_seed000_build, SCENARIO_FLOCK2D_SEED000, flock_build)
 SCENE_ENTRY(blob2d_build, SCENARIO_BLOB2D, flock_build)
 SCENE_ENTRY(blob2d_cap_build, SCENARIO_BLOB2D_CAP, flock_build)
+SCENE_ENTRY(circle2d_build, SCENARIO_CIRCLE2D, orca_build)
+SCENE_ENTRY(orca_dense2d_build, SCENARIO_ORCA_DENSE2D, orca_build)
 #undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
@@ -1550,6 +1806,35 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .param_count = COUNT_OF(blob_cap_params),
             .build = blob2d_cap_build,
         },
+    [SCENARIO_CIRCLE2D] =
+        {
+            .name = "circle2d",
+            .description = "RVO2's Circle: agents on a circle walk to the "
+                           "antipodes through ORCA, dt 0.25 s",
+            .dimensions = 2,
+            .dt = 0.25f,
+            .params = circle_params,
+            .param_count = COUNT_OF(circle_params),
+            .build = circle2d_build,
+            .ranges = circle_ranges,
+            .range_count = COUNT_OF(circle_ranges),
+            .goal = circle_goal,
+        },
+    [SCENARIO_ORCA_DENSE2D] =
+        {
+            .name = "orca_dense2d",
+            .description = "one agent per 5 m cell walking to random goals, "
+                           "redrawn on arrival, through ORCA",
+            .dimensions = 2,
+            .dt = 0.25f,
+            .params = dense_params,
+            .param_count = COUNT_OF(dense_params),
+            .build = orca_dense2d_build,
+            .ranges = dense_ranges,
+            .range_count = COUNT_OF(dense_ranges),
+            .goal = dense_goal,
+            .redraw_goals = true,
+        },
 };
 
 #define SCENE_ENTRY(fn, index, builder)                                  \
@@ -1570,6 +1855,8 @@ SCENE_ENTRY(knot2d_cap_build, SCENARIO_KNOT2D_CAP, flock_build)
 SCENE_ENTRY(flock2d_seed000_build, SCENARIO_FLOCK2D_SEED000, flock_build)
 SCENE_ENTRY(blob2d_build, SCENARIO_BLOB2D, flock_build)
 SCENE_ENTRY(blob2d_cap_build, SCENARIO_BLOB2D_CAP, flock_build)
+SCENE_ENTRY(circle2d_build, SCENARIO_CIRCLE2D, orca_build)
+SCENE_ENTRY(orca_dense2d_build, SCENARIO_ORCA_DENSE2D, orca_build)
 #undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,

@@ -19,6 +19,7 @@
 #ifndef THRONG_BENCH_SCENARIOS_H
 #define THRONG_BENCH_SCENARIOS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,13 @@ typedef enum scenario_figure {
     SCENARIO_FIGURE_OVERLAP,      /* share of agents overlapping, % ("ovl%") */
     SCENARIO_FIGURE_SEPARATION,   /* smallest centre distance, m ("sep m") */
     SCENARIO_FIGURE_AT_TARGET,    /* share at their target, % ("goal%") */
+    /* The motion figures (QUALITY_MOTION), over every step watched: */
+    SCENARIO_FIGURE_DEEP_OVERLAPS, /* pairs overlapping by more than 1% of
+                                    * their mean radius, summed ("deep") */
+    SCENARIO_FIGURE_OVERLAP_DEPTH, /* deepest overlap, % of r_i + r_j
+                                    * ("depth%") */
+    SCENARIO_FIGURE_STALL,         /* most steps an agent stood still away from
+                            * its goal ("stall") */
 } scenario_figure;
 
 /* A documented pass range of one quality figure: the scene claims that
@@ -85,7 +93,18 @@ typedef struct scenario_range {
     const char *why; /* one line: what the range shows */
 } scenario_range;
 
-typedef struct scenario {
+typedef struct scenario scenario;
+
+/* Scenes whose agents walk to goals (circle2d, orca_dense2d) give agent i
+ * the host key i + 1 and say where its goal is: the goal of the agent
+ * with host key `key` once it has reached `arrivals` goals, for a world
+ * built with (agents, seed). A pure function, so the bench, the tests and
+ * the host-side updates agree on every goal without asking the world. */
+typedef void (*scenario_goal_fn)(const scenario *sc, uint32_t agents,
+                                 uint64_t seed, uint64_t key, uint32_t arrivals,
+                                 float out[3]);
+
+struct scenario {
     const char *name;        /* short identifier, e.g. "flock2d" */
     const char *description; /* one line */
     int dimensions;          /* 2 or 3 */
@@ -96,7 +115,25 @@ typedef struct scenario {
     /* The scene's own pass ranges; none when range_count is 0. */
     const scenario_range *ranges;
     size_t range_count;
-} scenario;
+    /* Goal scenes only (NULL otherwise): each agent's goal, and the
+     * distance within which it has reached it (its body radius). */
+    scenario_goal_fn goal;
+    /* Goal scenes whose goals move on: scenario_between_steps gives an
+     * agent that reached its goal the next one. */
+    bool redraw_goals;
+};
+
+/* The host's work between two steps of a goal scene that redraws its
+ * goals: every agent within its radius of its goal counts an arrival in
+ * arrivals[key - 1] (one entry per agent, zeroed before the first step,
+ * owned by the caller) and gets the next goal as its target point. It
+ * reads the world's columns, so it runs outside any timed step; the
+ * goals come from a counter-based draw keyed by (seed, agent, arrivals),
+ * so the scene is the same on any thread count. THRONG_OK at once for
+ * other scenes. */
+throng_status scenario_between_steps(const scenario *sc, throng_world *world,
+                                     uint32_t agents, uint64_t seed,
+                                     uint32_t *arrivals);
 
 /* Number of scenarios in the table. */
 size_t scenario_count(void);

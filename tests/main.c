@@ -206,6 +206,7 @@ int main(int argc, char **argv) {
     register_bench_stats_tests();
     register_bench_json_tests();
     register_bench_verdict_tests();
+    register_bench_motion_tests();
     register_degenerate_tests();
     register_alloc_fail_tests();
     register_bad_input_tests();

@@ -92,6 +92,7 @@ void register_snapshot_tests(void);
 void register_bench_stats_tests(void);
 void register_bench_json_tests(void);
 void register_bench_verdict_tests(void);
+void register_bench_motion_tests(void);
 void register_degenerate_tests(void);
 void register_alloc_fail_tests(void);
 void register_bad_input_tests(void);

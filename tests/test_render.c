@@ -359,6 +359,33 @@ TEST(object_getters_in_3d) {
     throng_world_destroy(w);
 }
 
+/* Coloured by host key, circle2d's 16 agents (keyed round the circle)
+ * fill eight colours, two agents each, where by group they fill one. */
+TEST(render_colours_by_key) {
+    const scenario *sc = scenario_find("circle2d");
+    throng_world *w = NULL;
+    REQUIRE(sc && sc->build(16, 1, 1u, &w) == THRONG_OK);
+    render_options o = render_options_default();
+    REQUIRE(render_fit_view(w, &o) == 0);
+    size_t n = 0;
+    unsigned char *by_group = render_bytes(w, &o, 0, &n);
+    o.key_span = 16;
+    unsigned char *by_key = render_bytes(w, &o, 0, &n);
+    REQUIRE(by_group && by_key);
+    const char *saturated[8] = { "#2563a8", "#d0622c", "#2f9a5a", "#b83a5e",
+                                 "#7550b0", "#b8921c", "#24959f", "#8a5a3c" };
+    size_t used_by_key = 0, used_by_group = 0;
+    for (int k = 0; k < 8; k++) {
+        used_by_key += count_of((const char *)by_key, saturated[k]) > 0;
+        used_by_group += count_of((const char *)by_group, saturated[k]) > 0;
+    }
+    CHECK_EQ_INT((int)used_by_key, 8);
+    CHECK_EQ_INT((int)used_by_group, 1);
+    free(by_group);
+    free(by_key);
+    throng_world_destroy(w);
+}
+
 void register_render_tests(void) {
     REGISTER(render_svg_golden_frame);
     REGISTER(render_svg_same_bytes_on_any_thread_count);
@@ -366,4 +393,5 @@ void register_render_tests(void) {
     REGISTER(render_fit_view_includes_targets_and_paths);
     REGISTER(object_getters_report_every_kind);
     REGISTER(object_getters_in_3d);
+    REGISTER(render_colours_by_key);
 }

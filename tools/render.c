@@ -328,9 +328,22 @@ int main(int argc, char **argv) {
     /* Every periodic scenario sizes its box with scenario_box_edge, which
      * is 0 for the unbounded ones. */
     o.box_edge = (float)scenario_box_edge(sc, a.agents);
+    /* A goal scene keys its agents in the order it places them (circle2d:
+     * round the circle), so colouring by key shows where each started. */
+    if (sc->goal != NULL)
+        o.key_span = a.agents;
     if (render_fit_view(world, &o) != 0) {
         fprintf(stderr, "throng-render: cannot read the world to fit the "
                         "view\n");
+        throng_world_destroy(world);
+        return 1;
+    }
+
+    /* A scene that gives its agents new goals between steps gets them
+     * here too, so the picture is the scene the bench runs. */
+    uint32_t *arrivals = calloc((size_t)a.agents + 1, sizeof *arrivals);
+    if (arrivals == NULL) {
+        fprintf(stderr, "throng-render: out of memory\n");
         throng_world_destroy(world);
         return 1;
     }
@@ -351,7 +364,9 @@ int main(int argc, char **argv) {
             frames++;
         }
         if (status == 0 && step < a.steps) {
-            st = throng_world_step(world, sc->dt);
+            st = scenario_between_steps(sc, world, a.agents, a.seed, arrivals);
+            if (st == THRONG_OK)
+                st = throng_world_step(world, sc->dt);
             if (st != THRONG_OK) {
                 fprintf(stderr, "throng-render: step %llu refused: %s\n",
                         (unsigned long long)step,
@@ -361,6 +376,7 @@ int main(int argc, char **argv) {
         }
     }
     throng_world_destroy(world);
+    free(arrivals);
     if (status != 0)
         return status;
 

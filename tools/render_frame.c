@@ -536,6 +536,15 @@ static uint32_t palette_index(uint32_t group) {
     return group == 0u ? 0u : 1u + (group - 1u) % (RENDER_PALETTE_SIZE - 1u);
 }
 
+/* Keys 1 .. span share the saturated colours in equal runs; grey for the
+ * rest. */
+static uint32_t key_index(uint64_t key, uint64_t span) {
+    if (key == 0u || key > span)
+        return 0u;
+    uint64_t colours = RENDER_PALETTE_SIZE - 1u;
+    return 1u + (uint32_t)((key - 1u) * colours / span);
+}
+
 static void draw_flow(canvas *c, const view_map *m,
                       const throng_object_info *in, double unit) {
     uint32_t nx = in->size[0], ny = in->size[1];
@@ -703,9 +712,12 @@ static int draw_agents(const throng_world *w, const render_options *o,
         free(xy);
         return -1;
     }
-    /* Coloured by the group column: no call per agent. */
+    /* Coloured by the group column, or the host key column: no call per
+     * agent. */
     for (uint32_t i = 0; i < col.count; i++)
-        colour[i] = (uint8_t)palette_index(col.group[i]);
+        colour[i] =
+            (uint8_t)(o->key_span > 0u ? key_index(col.host_key[i], o->key_span)
+                                       : palette_index(col.group[i]));
     double length = o->agent_pixels > 0.0f ? (double)o->agent_pixels
                                            : (double)o->size / 100.0;
     double width = 0.55 * length;

@@ -1,6 +1,6 @@
 /*
  * Drawing a world as one picture: agents as small triangles pointing along
- * their heading, coloured by group; obstacles, walls, paths and flow fields
+ * their heading, coloured by group (or by host key); obstacles, walls, paths and flow fields
  * beneath them; the periodic box outlined. Two outputs share one drawing
  * walk, so they show the same thing: SVG (vector, for documents) and a
  * binary PPM raster (for turning frame sequences into video or GIF).
@@ -40,6 +40,12 @@ typedef struct render_options {
     /* Agent triangle length in pixels, > 0; 0 (default): size / 100,
      * small enough to tell agents apart at flock densities. */
     float agent_pixels;
+    /* 0 (default): agents coloured by group. Otherwise by host key over
+     * this span: key k in [1, key_span] takes the (k - 1) * 8 / key_span-th
+     * of the eight saturated colours, any other key grey, so agents keyed
+     * in order round a circle (circle2d) show from which sector each
+     * came. */
+    uint64_t key_span;
 } render_options;
 
 render_options render_options_default(void);

@@ -1,0 +1,256 @@
+/*
+ * The collision-free bench scenes (circle2d, orca_dense2d) and their
+ * motion figures: the scenes build and step with their host-side goal
+ * updates, give the same state on one and two threads, the grid's overlap
+ * count equals a count over every pair, and the tracker's arrivals,
+ * all-arrived step and stalls are what a plain loop over the agents says.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "../bench/quality.h"
+#include "../bench/scenarios.h"
+
+/* Every pair, the obvious way, with the grid's definitions. */
+static overlap_count brute_overlaps(uint32_t n, const float *x, const float *y,
+                                    const float *radius) {
+    overlap_count c = { 0, 0, 0.0, (double)INFINITY };
+    double r_max = 0.0;
+    for (uint32_t i = 0; i < n; ++i)
+        r_max = fmax(r_max, (double)radius[i]);
+    for (uint32_t i = 0; i < n; ++i) {
+        for (uint32_t j = i + 1; j < n; ++j) {
+            double ex = (double)x[i] - (double)x[j];
+            double ey = (double)y[i] - (double)y[j];
+            double d = sqrt(ex * ex + ey * ey);
+            double sum = (double)radius[i] + (double)radius[j];
+            if (d < 2.0 * r_max)
+                c.closest = fmin(c.closest, d);
+            if (d < sum) {
+                ++c.pairs;
+                c.deepest = fmax(c.deepest, (sum - d) / sum);
+                if (sum - d > QUALITY_DEEP_OVERLAP * 0.5 * sum)
+                    ++c.deep;
+            }
+        }
+    }
+    return c;
+}
+
+static void check_counts(const overlap_count *got, const overlap_count *want,
+                         const char *what) {
+    if (got->pairs != want->pairs || got->deep != want->deep ||
+        got->deepest != want->deepest || got->closest != want->closest)
+        runner_fail(
+            __FILE__, __LINE__,
+            "%s: grid %llu pairs, %llu deep, %.9g, %.9g; brute force "
+            "%llu, %llu, %.9g, %.9g",
+            what, (unsigned long long)got->pairs, (unsigned long long)got->deep,
+            got->deepest, got->closest, (unsigned long long)want->pairs,
+            (unsigned long long)want->deep, want->deepest, want->closest);
+}
+
+/* Random bodies of mixed radii on both sides of the origin (floor of a
+ * negative coordinate), few buckets per body at small n (many cells
+ * share one), and pairs planted exactly touching and just inside. */
+TEST(bench_overlap_grid_matches_brute_force) {
+    enum {
+        MAX_BODIES = 600
+    };
+    static float x[MAX_BODIES], y[MAX_BODIES], radius[MAX_BODIES];
+    const uint32_t sizes[] = { 0, 1, 2, 7, 60, 600 };
+    overlap_grid grid;
+    memset(&grid, 0, sizeof grid);
+    uint64_t state = 42;
+    uint64_t pairs_seen = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        uint32_t n = sizes[s];
+        double edge = 2.0 * sqrt((double)n + 1.0);
+        for (uint32_t i = 0; i < n; ++i) {
+            x[i] = (float)((ts_unit(&state) - 0.5) * edge);
+            y[i] = (float)((ts_unit(&state) - 0.5) * edge);
+            radius[i] = (float)(0.2 + 0.8 * ts_unit(&state));
+        }
+        if (n >= 7) {
+            /* Touching exactly (not an overlap), and 0.5% in. */
+            x[1] = x[0] + radius[0] + radius[1];
+            y[1] = y[0];
+            x[3] = x[2];
+            y[3] = y[2] - 0.995f * (radius[2] + radius[3]);
+        }
+        overlap_count got, want = brute_overlaps(n, x, y, radius);
+        REQUIRE(overlap_grid_count(&grid, n, x, y, NULL, radius, &got));
+        check_counts(&got, &want, "random bodies");
+        pairs_seen += want.pairs;
+    }
+    /* The cases met: overlaps, deep and shallow. */
+    CHECK(pairs_seen > 100);
+    overlap_grid_free(&grid);
+}
+
+/* Steps `sc`'s world as the bench does: goals redrawn before each step,
+ * the tracker after it, and beside it the obvious per-step counts. */
+typedef struct motion_run {
+    uint64_t hash;
+    uint64_t arrivals_total;
+    quality figures;
+    uint64_t brute_pairs;
+    int64_t brute_all_arrived;
+    uint32_t brute_stall;
+} motion_run;
+
+static motion_run run_scene(const char *name, uint32_t agents, int threads,
+                            uint32_t steps, int still_key) {
+    motion_run out;
+    memset(&out, 0, sizeof out);
+    out.brute_all_arrived = -1;
+    const scenario *sc = scenario_find(name);
+    throng_world *world = NULL;
+    if (sc == NULL || sc->build(agents, threads, 7u, &world) != THRONG_OK) {
+        runner_fail(__FILE__, __LINE__, "%s did not build", name);
+        return out;
+    }
+    /* Agent `still_key` cannot move in steps 1-60 and 101-130: two
+     * stalls, the first the longer. */
+    throng_agent frozen = THRONG_NULL_AGENT;
+    if (still_key > 0)
+        CHECK_OK(throng_agent_find(world, (uint64_t)still_key, &frozen));
+    uint32_t *arrivals = calloc(agents, sizeof *arrivals);
+    quality_motion motion;
+    memset(&motion, 0, sizeof motion);
+    float *radius = malloc(agents * sizeof *radius);
+    uint32_t *still = calloc(agents, sizeof *still);
+    const scenario_param *body = scenario_param_find(sc, "body_radius");
+    if (arrivals == NULL || radius == NULL || still == NULL || body == NULL) {
+        runner_fail(__FILE__, __LINE__, "%s: no memory or no radius", name);
+        steps = 0;
+    }
+    CHECK_OK(quality_motion_start(&motion, world, agents));
+    for (uint32_t step = 1; step <= steps; ++step) {
+        bool frozen_now =
+            still_key > 0 && (step <= 60 || (step > 100 && step <= 130));
+        if (still_key > 0)
+            CHECK_OK(throng_agent_set_max_speed(world, frozen,
+                                                frozen_now ? 0.0f : 2.0f));
+        CHECK_OK(scenario_between_steps(sc, world, agents, 7u, arrivals));
+        CHECK_OK(throng_world_step(world, sc->dt));
+        CHECK_OK(quality_motion_observe(&motion, world, sc, 7u,
+                                        sc->redraw_goals ? arrivals : NULL,
+                                        step, true));
+        throng_columns c;
+        CHECK_OK(throng_world_columns(world, &c));
+        uint32_t there = 0;
+        for (uint32_t row = 0; row < c.count; ++row) {
+            radius[row] = (float)body->value;
+            float goal[3];
+            uint64_t key = c.host_key[row];
+            sc->goal(sc, agents, 7u, key,
+                     sc->redraw_goals ? arrivals[key - 1] : 0, goal);
+            double gx = (double)c.px[row] - (double)goal[0];
+            double gy = (double)c.py[row] - (double)goal[1];
+            bool at = sqrt(gx * gx + gy * gy) <= body->value;
+            there += at ? 1u : 0u;
+            /* Still: slower than 1% of max speed (2 m/s; 0 for the
+             * agent made to stand). */
+            double limit = (int)key == still_key && frozen_now ? 0.0 : 0.02;
+            if (!at && hypot((double)c.vx[row], (double)c.vy[row]) <= limit) {
+                if (++still[key - 1] > out.brute_stall)
+                    out.brute_stall = still[key - 1];
+            } else {
+                still[key - 1] = 0;
+            }
+        }
+        if (there == c.count && out.brute_all_arrived < 0)
+            out.brute_all_arrived = step;
+        out.brute_pairs += brute_overlaps(c.count, c.px, c.py, radius).pairs;
+    }
+    for (uint32_t k = 0; k < agents; ++k)
+        out.arrivals_total += arrivals[k];
+    out.hash = throng_world_hash(world);
+    quality_motion_report(&motion, &out.figures);
+    quality_motion_free(&motion);
+    free(arrivals);
+    free(radius);
+    free(still);
+    throng_world_destroy(world);
+    return out;
+}
+
+/* circle2d at 50 agents (radius 40 m) crosses within 600 steps (482):
+ * every agent arrives once, the all-arrived step is the plain loop's, the
+ * summed overlaps are every pair's, and one and two threads agree. (At
+ * 24 agents and fewer ORCA's ring stops dead: see the README.) */
+TEST(bench_circle2d_runs) {
+    const scenario *sc = scenario_find("circle2d");
+    REQUIRE(sc != NULL);
+    CHECK(sc->dt == 0.25f);
+    motion_run one = run_scene("circle2d", 50, 1, 600, 0);
+    motion_run two = run_scene("circle2d", 50, 2, 600, 0);
+    CHECK_EQ_U64(one.hash, two.hash);
+    CHECK_EQ_U64(one.figures.arrivals, 50);
+    CHECK(one.figures.all_arrived_step > 0);
+    CHECK(one.figures.all_arrived_step == one.brute_all_arrived);
+    CHECK_EQ_U64(one.figures.overlap_sum, one.brute_pairs);
+    CHECK_EQ_U64(one.figures.motion_steps, 600);
+    CHECK(one.figures.overlap_sum > 0);
+    /* ORCA keeps them apart. */
+    CHECK(one.figures.deep_overlap_sum == 0);
+    CHECK(one.figures.longest_stall < 20);
+    CHECK_EQ_INT((int)one.figures.longest_stall, (int)one.brute_stall);
+    CHECK(one.figures.closest_approach < 3.5);
+}
+
+/* An agent held still for 60 steps, let go, then held for 30 stalls 60
+ * steps at most; the others pass. */
+TEST(bench_motion_tracker_stall) {
+    motion_run r = run_scene("circle2d", 50, 1, 160, 5);
+    CHECK_EQ_INT((int)r.figures.longest_stall, 60);
+    CHECK_EQ_INT((int)r.brute_stall, 60);
+    CHECK(r.figures.all_arrived_step < 0);
+}
+
+/* orca_dense2d at 36 agents (a 30 m square): goals are redrawn on
+ * arrival, so over 400 steps agents reach more goals than there are
+ * agents; the host's updates keep the state the same on two threads. */
+TEST(bench_orca_dense2d_runs) {
+    motion_run one = run_scene("orca_dense2d", 36, 1, 400, 0);
+    motion_run two = run_scene("orca_dense2d", 36, 2, 400, 0);
+    CHECK_EQ_U64(one.hash, two.hash);
+    CHECK(one.arrivals_total > 36);
+    /* Each redraw follows an arrival the tracker sees, but the redraws
+     * also judge the start and the tracker also the last state: at most
+     * one arrival per agent apart each way. */
+    if (!(one.figures.arrivals + 36 >= one.arrivals_total &&
+          one.figures.arrivals <= one.arrivals_total + 36))
+        runner_fail(__FILE__, __LINE__, "tracker %llu arrivals, redraws %llu",
+                    (unsigned long long)one.figures.arrivals,
+                    (unsigned long long)one.arrivals_total);
+    CHECK_EQ_U64(one.figures.overlap_sum, one.brute_pairs);
+    CHECK_EQ_INT((int)one.figures.longest_stall, (int)one.brute_stall);
+    CHECK(one.brute_all_arrived < 0);
+}
+
+/* Goals are a pure function of (seed, agent, arrivals): the same inputs
+ * give the same point, inside the square, and the next arrival another. */
+TEST(bench_dense_goals_pure) {
+    const scenario *sc = scenario_find("orca_dense2d");
+    REQUIRE(sc != NULL && sc->goal != NULL && sc->redraw_goals);
+    float a[3], b[3], c[3];
+    sc->goal(sc, 100, 3u, 17, 4, a);
+    sc->goal(sc, 100, 3u, 17, 4, b);
+    sc->goal(sc, 100, 3u, 17, 5, c);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    CHECK(a[0] != c[0] || a[1] != c[1]);
+    for (int axis = 0; axis < 2; ++axis)
+        CHECK(a[axis] >= 0.0f && a[axis] < 50.0f);
+}
+
+void register_bench_motion_tests(void) {
+    REGISTER(bench_overlap_grid_matches_brute_force);
+    REGISTER(bench_circle2d_runs);
+    REGISTER(bench_motion_tracker_stall);
+    REGISTER(bench_orca_dense2d_runs);
+    REGISTER(bench_dense_goals_pure);
+}
