@@ -931,6 +931,10 @@ typedef struct throng_avoidance {
      * this time are forbidden; longer is safer and less nimble. Range: >= 1e-06
      * seconds, finite. Default: 2. */
     float time_horizon;
+    /* The same for static obstacles and walls (the nearest 8 within reach),
+     * whose constraints are never relaxed. Range: >= 1e-06 seconds, finite.
+     * Default: 2. */
+    float obstacle_time_horizon;
     /* The agent's share of each avoidance: 0.5 reciprocal (both sides move half
      * the way), 1 yields fully, 0 never yields (a player character). Range: [0,
      * 1]. Default: 0.5. */

@@ -260,6 +260,10 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       SCHEMA_TIME_MIN, SCHEMA_FLT_MAX, 0, 2.0f, 5,                           \
       "tau: velocities that collide with a neighbour moving as it does "     \
       "within this time are forbidden; longer is safer and less nimble.")   \
+    P(avoidance, obstacle_time_horizon, SCHEMA_F32, float, 1, 0, "", 0, 0,   \
+      "seconds", SCHEMA_TIME_MIN, SCHEMA_FLT_MAX, 0, 2.0f, 5,                \
+      "The same for static obstacles and walls (the nearest 8 within "       \
+      "reach), whose constraints are never relaxed.")                        \
     P(avoidance, responsibility, SCHEMA_F32, float, 1, 0, "", 0, 0, "",      \
       0.0f, 1.0f, 0, 0.5f, 5,                                                \
       "The agent's share of each avoidance: 0.5 reciprocal (both sides "     \

@@ -118,6 +118,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->orca_r2 = orca_range * orca_range;
     k->orca_inv_tau = 1.0f / av->time_horizon;
     k->orca_share = av->responsibility;
+    k->orca_inv_tau_static = 1.0f / av->obstacle_time_horizon;
     k->orca_max = av->max_neighbours;
     k->keep_cos = detmath_cosf(av->keep_right);
     k->keep_sin = detmath_sinf(av->keep_right);

@@ -171,6 +171,7 @@ typedef struct group_kernel_params {
      * the keep-right turn and the most neighbours. */
     int orca;
     float orca_r2, orca_inv_tau, orca_share;
+    float orca_inv_tau_static; /* 1 / obstacle time horizon */
     float keep_cos, keep_sin; /* of the keep-right turn */
     uint32_t contact;         /* contact passes, 0: none */
     /* throng_motion: the turn limit (rad/s, 0 none), the least speed. */

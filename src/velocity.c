@@ -48,6 +48,7 @@
 #include "integrate.h"
 #include "orca2d.h"
 #include "orca3d.h"
+#include "orca_static.h"
 #include "rng.h"
 #include "steer.h"
 #include "steer_flock.h"
@@ -75,11 +76,11 @@ typedef struct orca_pick {
 } orca_pick;
 
 /* One thread's scratch for up to k neighbours: the picks, the
- * constraints and the solver's own copy of them (planes are the larger
- * kind). */
+ * constraints (those of the static objects too) and the solver's own copy
+ * of them (planes are the larger kind). */
 static size_t thread_bytes(uint32_t k) {
-    const size_t raw =
-        (size_t)k * (sizeof(orca_pick) + 2u * sizeof(orca_plane));
+    const size_t raw = (size_t)k * sizeof(orca_pick) +
+                       2u * (k + ORCA_STATIC_MAX) * sizeof(orca_plane);
     return (raw + THRONG_ALIGN - 1u) & ~(size_t)(THRONG_ALIGN - 1u);
 }
 
@@ -222,10 +223,21 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
 
     const uint32_t own_slot = c->slot[t];
     unsigned char *after = scratch + (size_t)k->orca_max * sizeof(orca_pick);
-    uint32_t m = 0;
+    /* The static objects' constraints first: they are hard. */
+    const orca_static_query sq = {
+        .p = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f },
+        .v = { own_v[0], own_v[1], own_v[2] },
+        .radius = radius,
+        .max_speed = max_speed,
+        .inv_tau = k->orca_inv_tau_static,
+        .inv_dt = inv_dt,
+    };
+    const uint32_t room = k->orca_max + ORCA_STATIC_MAX;
+    uint32_t m = 0, hard = 0;
     float out[3] = { v[0], v[1], three ? v[2] : 0.0f };
     if (three) {
         orca_plane *planes = (orca_plane *)(void *)after;
+        hard = m = w->geo ? orca_static_planes_3d(w, &sq, planes) : 0u;
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t j = picks[i].row;
             const float reach =
@@ -249,9 +261,10 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
             return;
         nudge(w, t, max_speed, 1, want);
         turn_right(k, want);
-        orca_solve_3d(planes, m, 0, max_speed, want, planes + k->orca_max, out);
+        orca_solve_3d(planes, m, hard, max_speed, want, planes + room, out);
     } else {
         orca_line *lines = (orca_line *)(void *)after;
+        hard = m = w->geo ? orca_static_lines_2d(w, &sq, lines) : 0u;
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t j = picks[i].row;
             const float reach =
@@ -270,7 +283,7 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
             return;
         nudge(w, t, max_speed, 0, want);
         turn_right(k, want);
-        orca_solve_2d(lines, m, 0, max_speed, want, lines + k->orca_max, out);
+        orca_solve_2d(lines, m, hard, max_speed, want, lines + room, out);
     }
     /* The solver is finite for any state a world can hold; should an
      * absurd one (speeds near the float range) still overflow it, the

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_defs.h"
 #include "runner.h"
 
 #include "internal.h"
@@ -164,7 +165,8 @@ TEST(velocity_ring_swap) {
 
 /* A crowd of 2D or 3D agents in two groups: one in `mode` with a seek
  * and a wander, the other plain; positions on a jittered lattice of
- * `pitch` metres (with pitch above the range, nobody has a neighbour). */
+ * `pitch` metres (with pitch above the range, nobody has a neighbour;
+ * packed, with a sphere and a box among them). */
 typedef struct vel_crowd {
     int dims;
     throng_avoidance_mode mode;
@@ -193,6 +195,17 @@ static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
         throng_group_set_motion(w, g, &m) != THRONG_OK) {
         throng_world_destroy(w);
         return NULL;
+    }
+    if (cfg->pitch < 1.0f) {
+        /* Obstacles in the packed crowd: a sphere and a box. */
+        const float c[3] = { 5.0f, 5.0f, 2.0f };
+        const float lo[3] = { 9.0f, 2.0f, 0.0f }, hi[3] = { 10.0f, 8.0f, 3.0f };
+        throng_object o;
+        if (add_sphere(w, c, 1.0f, &o) != THRONG_OK ||
+            add_box(w, lo, hi, &o) != THRONG_OK) {
+            throng_world_destroy(w);
+            return NULL;
+        }
     }
     test_rng rng = test_rng_make(41u + (uint64_t)cfg->dims);
     for (int i = 0; i < 300; i++) {
@@ -442,6 +455,95 @@ TEST(velocity_min_speed) {
     }
 }
 
+/* Distance from p to the surface of the box [lo, hi] (negative inside),
+ * in the plane or in space. */
+static double vel_box_dist(const float p[3], const float lo[3],
+                           const float hi[3], int dims) {
+    double out2 = 0.0, inside = INFINITY;
+    for (int k = 0; k < dims; k++) {
+        const double x = p[k], a = lo[k], b = hi[k];
+        const double d = x < a ? a - x : x > b ? x - b : 0.0;
+        out2 += d * d;
+        const double face = x - a < b - x ? x - a : b - x;
+        inside = face < inside ? face : inside;
+    }
+    return out2 > 0.0 ? sqrt(out2) : -inside;
+}
+
+/* Static objects are hard constraints: an agent seeking a point behind a
+ * wall-like box slides along it (keep right) and round its end, a sphere
+ * straight ahead is passed, a plane in the way is never crossed; none is
+ * ever closer than the agent's radius (to 0.1%), and the agent gets
+ * there. */
+TEST(velocity_obstacles) {
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *w = vel_world(dims, 1);
+        REQUIRE(w != NULL);
+        throng_group g = vel_group(w, THRONG_AVOIDANCE_ORCA, 0.5f);
+        const float lo[3] = { 4.0f, -3.0f, -3.0f },
+                    hi[3] = { 5.0f, 3.0f, 3.0f };
+        const float ball[3] = { 12.0f, 0.0f, 0.0f };
+        throng_object box, sphere;
+        REQUIRE_OK(add_box(w, lo, hi, &box));
+        REQUIRE_OK(add_sphere(w, ball, 1.0f, &sphere));
+        const float p[3] = { 0.0f, 0.0f, 0.0f };
+        float goal[1][3] = { { 18.0f, 0.0f, 0.0f } };
+        throng_agent a = vel_agent(w, g, p, goal[0], 0.3f);
+        double closest_box = INFINITY, closest_ball = INFINITY;
+        int arrived = 0;
+        for (int s = 0; s < 800 && !arrived; s++) {
+            REQUIRE_OK(throng_world_step(w, VEL_DT));
+            float q[3];
+            REQUIRE_OK(throng_agent_get_position(w, a, q));
+            const double db = vel_box_dist(q, lo, hi, dims);
+            closest_box = db < closest_box ? db : closest_box;
+            const double ds = (double)vel_dist(q, ball) - 1.0;
+            closest_ball = ds < closest_ball ? ds : closest_ball;
+            arrived = vel_dist(q, goal[0]) < 0.1f;
+        }
+        if (!(closest_box >= 0.3 * 0.999) || !(closest_ball >= 0.3 * 0.999) ||
+            !arrived)
+            runner_fail(__FILE__, __LINE__,
+                        "%dD: closest to the box %.4f, to the sphere %.4f "
+                        "(radius 0.3), arrived %d",
+                        dims, closest_box, closest_ball, arrived);
+        throng_world_destroy(w);
+    }
+    /* A wall across the way (a plane in 3D, a segment in 2D): the agent
+     * stops short of it and never crosses. */
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world *w = vel_world(dims, 1);
+        REQUIRE(w != NULL);
+        throng_group g = vel_group(w, THRONG_AVOIDANCE_ORCA, 0.5f);
+        throng_object wall;
+        if (dims == 3) {
+            const float point[3] = { 5.0f, 0.0f, 0.0f };
+            const float normal[3] = { -1.0f, 0.0f, 0.0f };
+            REQUIRE_OK(add_plane(w, point, normal, &wall));
+        } else {
+            const float e0[3] = { 5.0f, -50.0f, 0.0f };
+            const float e1[3] = { 5.0f, 50.0f, 0.0f };
+            REQUIRE_OK(add_segment(w, e0, e1, &wall));
+        }
+        const float p[3] = { 0.0f, 0.0f, 0.0f },
+                    goal[3] = { 10.0f, 0.0f, 0.0f };
+        throng_agent a = vel_agent(w, g, p, goal, 0.3f);
+        float most = -INFINITY;
+        for (int s = 0; s < 200; s++) {
+            REQUIRE_OK(throng_world_step(w, VEL_DT));
+            float q[3];
+            REQUIRE_OK(throng_agent_get_position(w, a, q));
+            most = q[0] > most ? q[0] : most;
+        }
+        if (!(most <= 5.0f - 0.3f * 0.999f) || !(most > 4.0f))
+            runner_fail(__FILE__, __LINE__,
+                        "%dD: the agent reached x = %.4f (wall at 5, radius "
+                        "0.3)",
+                        dims, (double)most);
+        throng_world_destroy(w);
+    }
+}
+
 void register_velocity_tests(void) {
     REGISTER(velocity_head_on);
     REGISTER(velocity_ring_swap);
@@ -451,4 +553,5 @@ void register_velocity_tests(void) {
     REGISTER(velocity_bad_settings);
     REGISTER(velocity_turn_limit);
     REGISTER(velocity_min_speed);
+    REGISTER(velocity_obstacles);
 }
