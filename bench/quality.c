@@ -547,7 +547,7 @@ bool overlap_grid_count(overlap_grid *grid, uint32_t n, const float *x,
     for (uint32_t i = 0; i < n; ++i) {
         int64_t ix = (int64_t)floor((double)x[i] / cell);
         int64_t iy = (int64_t)floor((double)y[i] / cell);
-        uint32_t seen[9];
+        uint32_t seen[9] = { 0 };
         int seen_count = 0;
         for (int dy = -1; dy <= 1; ++dy) {
             for (int dx = -1; dx <= 1; ++dx) {

@@ -9,8 +9,9 @@
  * row's preferred velocity and, for rows of a group in ORCA mode, builds
  * one constraint per neighbour from the state before the step (the
  * neighbours' positions, velocities and radii, which nobody writes until
- * the second pass) and solves for the new velocity (orca2d.c, orca3d.c).
- * Each row writes only its own result, so the stage is gather-only and
+ * the second pass) and from the static objects near it (orca_static.c),
+ * and solves for the new velocity (orca2d.c, orca3d.c); then the group's
+ * vehicle limits (throng_motion) turn and lengthen it. Each row writes only its own result, so the stage is gather-only and
  * its result does not depend on the thread count or the order of rows.
  *
  * The new velocity is kept in the row's steering-force slot: once a row

@@ -125,7 +125,11 @@ static motion_run run_scene(const char *name, uint32_t agents, int threads,
     const scenario_param *body = scenario_param_find(sc, "body_radius");
     if (arrivals == NULL || radius == NULL || still == NULL || body == NULL) {
         runner_fail(__FILE__, __LINE__, "%s: no memory or no radius", name);
-        steps = 0;
+        free(arrivals);
+        free(radius);
+        free(still);
+        throng_world_destroy(world);
+        return out;
     }
     CHECK_OK(quality_motion_start(&motion, world, agents));
     for (uint32_t step = 1; step <= steps; ++step) {

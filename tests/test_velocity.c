@@ -210,10 +210,10 @@ static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
     test_rng rng = test_rng_make(41u + (uint64_t)cfg->dims);
     for (int i = 0; i < 300; i++) {
         const int per = cfg->dims == 2 ? 20 : 7;
+        const int layer = i / (per * per); /* whole layers below */
         float p[3] = { (float)(i % per) * cfg->pitch,
                        (float)((i / per) % per) * cfg->pitch,
-                       cfg->dims == 3 ? (float)(i / (per * per)) * cfg->pitch
-                                      : 0.0f };
+                       cfg->dims == 3 ? (float)layer * cfg->pitch : 0.0f };
         float goal[3] = { test_rng_range(&rng, 0.0f, 20.0f * cfg->pitch),
                           test_rng_range(&rng, 0.0f, 20.0f * cfg->pitch),
                           0.0f };
