@@ -91,7 +91,7 @@ static int surface_near(const geo_object *o, int dims, const double p[3],
             return 1;
         }
         /* Inside: out through the nearest face. */
-        double nearest = INFINITY;
+        double nearest = (double)INFINITY;
         for (int k = 0; k < dims; k++) {
             const double faces[2] = { p[k] - a[k], b[k] - p[k] };
             for (int side = 0; side < 2; side++)
@@ -145,8 +145,8 @@ static uint32_t nearest_objects(const throng_world *w,
     const geometry *geo = w->geo;
     if (!geo || geo->live == 0)
         return 0;
-    const double p[3] = { q->p[0], q->p[1], q->p[2] };
-    const double v[3] = { q->v[0], q->v[1], q->v[2] };
+    const double p[3] = { (double)q->p[0], (double)q->p[1], (double)q->p[2] };
+    const double v[3] = { (double)q->v[0], (double)q->v[1], (double)q->v[2] };
     /* Farther than this, the agent cannot reach the surface within the
      * horizon even at max speed: the constraint could never bind. */
     const double reach =

@@ -251,7 +251,7 @@ typedef struct grid_answer {
 
 static double test_worst(const orca_line *lines, uint32_t count, uint32_t hard,
                          double vx, double vy) {
-    double worst = -INFINITY;
+    double worst = -(double)INFINITY;
     for (uint32_t i = hard; i < count; i++) {
         const double violation = -test_slack(&lines[i], vx, vy);
         if (violation > worst)
@@ -263,7 +263,7 @@ static double test_worst(const orca_line *lines, uint32_t count, uint32_t hard,
 static grid_answer grid_search(const orca_line *lines, uint32_t count,
                                uint32_t hard, float max_speed,
                                const float preferred[2], int steps) {
-    grid_answer a = { 0, INFINITY, 0, INFINITY, 0.0 };
+    grid_answer a = { 0, (double)INFINITY, 0, (double)INFINITY, 0.0 };
     const double ms = (double)max_speed;
     a.spacing = 2.0 * ms / steps;
     for (int iy = 0; iy <= steps; iy++) {
@@ -487,7 +487,7 @@ TEST(orca2d_random_vs_grid) {
         CHECK(sqrt(vx * vx + vy * vy) <= ms * (1.0 + 2.5e-7));
         const grid_answer g =
             grid_search(lines, count, hard, max_speed, preferred, 100);
-        double least_slack = INFINITY;
+        double least_slack = (double)INFINITY;
         for (uint32_t i = 0; i < count; i++) {
             const double s = test_slack(&lines[i], vx, vy);
             if (s < least_slack)
@@ -605,7 +605,7 @@ static double sim_run(sim_agent *agents, int n, float radius, float max_speed,
                       int *arrived) {
     const float turn_cos = (float)cos((double)bias);
     const float turn_sin = (float)sin((double)bias);
-    double least = INFINITY;
+    double least = (double)INFINITY;
     *arrived = -1;
     for (int step = 0; step < steps; step++) {
         float next[SIM_MAX][2];

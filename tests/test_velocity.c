@@ -407,7 +407,8 @@ TEST(velocity_turn_limit) {
             REQUIRE_OK(throng_world_step(w, VEL_DT));
             float v[3] = { 0.0f, 0.0f, 0.0f };
             REQUIRE_OK(throng_agent_get_velocity(w, a, v));
-            const double vx = v[0], vy = v[1], vz = v[2];
+            const double vx = (double)v[0], vy = (double)v[1],
+                         vz = (double)v[2];
             const double len = sqrt(vx * vx + vy * vy + vz * vz);
             const double cur[3] = { vx / len, vy / len, vz / len };
             const double dot =
@@ -459,9 +460,9 @@ TEST(velocity_min_speed) {
  * in the plane or in space. */
 static double vel_box_dist(const float p[3], const float lo[3],
                            const float hi[3], int dims) {
-    double out2 = 0.0, inside = INFINITY;
+    double out2 = 0.0, inside = (double)INFINITY;
     for (int k = 0; k < dims; k++) {
-        const double x = p[k], a = lo[k], b = hi[k];
+        const double x = (double)p[k], a = (double)lo[k], b = (double)hi[k];
         const double d = x < a ? a - x : x > b ? x - b : 0.0;
         out2 += d * d;
         const double face = x - a < b - x ? x - a : b - x;
@@ -489,7 +490,7 @@ TEST(velocity_obstacles) {
         const float p[3] = { 0.0f, 0.0f, 0.0f };
         float goal[1][3] = { { 18.0f, 0.0f, 0.0f } };
         throng_agent a = vel_agent(w, g, p, goal[0], 0.3f);
-        double closest_box = INFINITY, closest_ball = INFINITY;
+        double closest_box = (double)INFINITY, closest_ball = (double)INFINITY;
         int arrived = 0;
         for (int s = 0; s < 800 && !arrived; s++) {
             REQUIRE_OK(throng_world_step(w, VEL_DT));
