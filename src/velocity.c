@@ -123,24 +123,33 @@ static inline uint32_t float_bits(float x) {
 }
 
 /* Row t's nearest `most` neighbours within R2 among the candidate
- * ranges, ascending by key, into picks; returns how many. An insertion
- * into a short sorted list: `most` is small (10 by default) and most
- * candidates fall beyond the farthest kept one, which costs a compare. */
-static uint32_t nearest(const throng_world *w, const cell_range *ranges,
-                        int range_count, uint32_t t, float R2, uint32_t most,
-                        orca_pick *picks) {
-    const uint32_t *slot = w->col.slot;
+ * ranges, ascending by key, into picks; returns how many. The squared
+ * distance is flock_offset()'s, operation for operation. An insertion
+ * into a short sorted list: `most` is small (10 by default), and once it
+ * is full a candidate beyond the farthest kept one costs one compare of
+ * floats. */
+static inline __attribute__((always_inline)) uint32_t
+nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
+             uint32_t t, float R2, uint32_t most, orca_pick *picks,
+             const int three) {
+    const agent_columns *c = &w->col;
     uint32_t n = 0;
+    float limit = R2; /* the farthest kept, once `most` are kept */
     for (int r = 0; r < range_count; r++) {
         const cell_range *cr = &ranges[r];
+        const float qx = c->px[t] - cr->shift[0];
+        const float qy = c->py[t] - cr->shift[1];
+        const float qz = three ? c->pz[t] - cr->shift[2] : 0.0f;
         for (uint32_t j = cr->begin; j < cr->end; j++) {
-            if (j == t)
+            const float dx = c->px[j] - qx, dy = c->py[j] - qy;
+            float d2 = dx * dx + dy * dy;
+            if (three) {
+                const float dz = c->pz[j] - qz;
+                d2 = d2 + dz * dz;
+            }
+            if (!(d2 <= limit) || j == t)
                 continue;
-            float d[3];
-            const float d2 = flock_offset(w, cr, t, j, d);
-            if (!(d2 <= R2))
-                continue;
-            const uint64_t key = (uint64_t)float_bits(d2) << 32 | slot[j];
+            const uint64_t key = (uint64_t)float_bits(d2) << 32 | c->slot[j];
             if (n == most && key >= picks[n - 1u].key)
                 continue;
             uint32_t at = n < most ? n++ : n - 1u;
@@ -151,9 +160,21 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
             picks[at].key = key;
             picks[at].row = j;
             picks[at].range = (uint32_t)r;
+            if (n == most) {
+                const uint32_t far = (uint32_t)(picks[n - 1u].key >> 32);
+                memcpy(&limit, &far, sizeof limit);
+            }
         }
     }
     return n;
+}
+
+static uint32_t nearest(const throng_world *w, const cell_range *ranges,
+                        int range_count, uint32_t t, float R2, uint32_t most,
+                        orca_pick *picks) {
+    return w->dims == 3
+               ? nearest_dims(w, ranges, range_count, t, R2, most, picks, 1)
+               : nearest_dims(w, ranges, range_count, t, R2, most, picks, 0);
 }
 
 typedef struct velocity_ctx {
