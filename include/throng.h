@@ -1053,9 +1053,8 @@ THRONG_API throng_status throng_group_get_avoidance(const throng_world *world,
                                                     throng_avoidance *out);
 /* Validated as in throng_group_create; a range above the world's
  * neighbour radius is refused. */
-THRONG_API throng_status
-throng_group_set_avoidance(throng_world *world, throng_group group,
-                           const throng_avoidance *avoidance);
+THRONG_API throng_status throng_group_set_avoidance(
+    throng_world *world, throng_group group, const throng_avoidance *avoidance);
 THRONG_API throng_status throng_group_get_motion(const throng_world *world,
                                                  throng_group group,
                                                  throng_motion *out);

@@ -172,8 +172,8 @@ typedef struct group_kernel_params {
     int orca;
     float orca_r2, orca_inv_tau, orca_share;
     float orca_inv_tau_static; /* 1 / obstacle time horizon */
-    float keep_cos, keep_sin; /* of the keep-right turn */
-    uint32_t contact;         /* contact passes, 0: none */
+    float keep_cos, keep_sin;  /* of the keep-right turn */
+    uint32_t contact;          /* contact passes, 0: none */
     /* throng_motion: the turn limit (rad/s, 0 none), the least speed. */
     float turn_rate, min_speed;
     /* The group's rows need the velocity stage: ORCA or a limit. */
