@@ -62,20 +62,13 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     throng_world *w = cc->w;
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
-    cell_range ranges[GRID_MAX_RANGES];
-    int range_count = 0, have = 0;
-    int32_t last[3] = { 0, 0, 0 };
+    flock_block blk;
+    blk.known = 0;
     for (uint32_t t = begin; t < end; t++) {
         float push[3] = { 0.0f, 0.0f, 0.0f };
         if (resolves(w, t, cc->pass)) {
-            int32_t cell[3];
-            flock_cell_of(w, t, cell);
-            if (!have || memcmp(cell, last, sizeof cell) != 0) {
-                range_count =
-                    grid_ranges(&w->grid, cell[0], cell[1], cell[2], ranges);
-                memcpy(last, cell, sizeof last);
-                have = 1;
-            }
+            const cell_range *ranges = flock_block_of(w, t, &blk);
+            const int range_count = blk.count;
             const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
             const uint32_t own_slot = c->slot[t];
             for (int r = 0; r < range_count; r++) {
@@ -113,13 +106,12 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
 }
 
-/* A moved coordinate: wrapped into a periodic box, else kept finite. */
+/* A moved coordinate, as the integration places one: wrapped into a
+ * periodic box, else kept finite. */
 static inline float contact_place(const throng_world *w, int axis, float x) {
-    if (w->boundary == THRONG_BOUNDARY_PERIODIC)
-        return periodic_wrap(x, w->box[axis]);
-    if (x > FLT_MAX)
-        return FLT_MAX;
-    return x < -FLT_MAX ? -FLT_MAX : x;
+    return w->boundary == THRONG_BOUNDARY_PERIODIC
+               ? periodic_wrap(x, w->box[axis])
+               : saturate(x);
 }
 
 /* The second half: every row applies its own displacement. */

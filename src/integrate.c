@@ -66,15 +66,6 @@ static inline void truncate_vec(float *x, int dims, float len2, float limit) {
         x[a] = x[a] * k;
 }
 
-/* An unbounded world's coordinate after p + v dt overflowed: it stays at
- * the largest float on its side instead of becoming infinite, so every
- * position stays finite (p and v are finite, so the sum is never NaN). */
-static inline float saturate(float x) {
-    if (x > FLT_MAX)
-        return FLT_MAX;
-    return x < -FLT_MAX ? -FLT_MAX : x;
-}
-
 /* The unit heading of a non-zero velocity. Squares of a tiny velocity are
  * subnormal or vanish, so those are first scaled by their largest
  * component. Returns 0 (and writes nothing) for the zero vector. */

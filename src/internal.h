@@ -467,6 +467,15 @@ static inline float periodic_wrap(float x, float L) {
     return r >= 0.0f && r < L ? r : 0.0f;
 }
 
+/* An unbounded world's coordinate after a move overflowed: it stays at
+ * the largest float on its side instead of becoming infinite, so every
+ * position stays finite (the sum of finite values is never NaN). */
+static inline float saturate(float x) {
+    if (x > FLT_MAX)
+        return FLT_MAX;
+    return x < -FLT_MAX ? -FLT_MAX : x;
+}
+
 /* The periodic box's nearest image of an offset d along an edge L (both
  * points inside the box): d, or d - L or d + L when more than half a box
  * away. */

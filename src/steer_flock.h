@@ -242,6 +242,31 @@ static inline void flock_cell_of(const throng_world *w, uint32_t t,
     c[1] = grid_coord(g, 1, w->col.py[t]);
     c[2] = g->dims == 3 ? grid_coord(g, 2, w->col.pz[t]) : 0;
 }
+/* The candidate ranges of row t's cell, kept while consecutive rows
+ * share the cell (rows in cell order mostly do): a pass over rows that
+ * looks at each one's block on its own (velocity.c, contact.c). */
+typedef struct flock_block {
+    cell_range ranges[GRID_MAX_RANGES];
+    int count;
+    int known; /* cell holds the cell of ranges */
+    int32_t cell[3];
+} flock_block;
+
+static inline const cell_range *flock_block_of(const throng_world *w,
+                                               uint32_t t, flock_block *b) {
+    int32_t c[3];
+    flock_cell_of(w, t, c);
+    if (!b->known || c[0] != b->cell[0] || c[1] != b->cell[1] ||
+        c[2] != b->cell[2]) {
+        b->count = grid_ranges(&w->grid, c[0], c[1], c[2], b->ranges);
+        b->cell[0] = c[0];
+        b->cell[1] = c[1];
+        b->cell[2] = c[2];
+        b->known = 1;
+    }
+    return b->ranges;
+}
+
 /* Group k has a recipe and no neighbour rules: its rows need no walk. */
 static inline int flock_no_walk_group(const group_kernel_params *k) {
     return k->recipe && !k->walk;

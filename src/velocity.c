@@ -180,6 +180,7 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
 typedef struct velocity_ctx {
     throng_world *w;
     float dt;
+    size_t stride; /* each thread's scratch, bytes */
 } velocity_ctx;
 
 /* Whether some constraint forbids v: then the preferred velocity is
@@ -257,56 +258,42 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     const uint32_t room = k->orca_max + ORCA_STATIC_MAX;
     uint32_t m = 0, hard = 0;
     float out[3] = { v[0], v[1], three ? v[2] : 0.0f };
-    if (three) {
-        orca_plane *planes = (orca_plane *)(void *)after;
-        hard = m = w->geo ? orca_static_planes_3d(w, &sq, planes) : 0u;
-        for (uint32_t i = 0; i < n; i++) {
-            const uint32_t j = picks[i].row;
-            const float reach =
-                radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
-            if (!(reach > 0.0f))
-                continue; /* two points never collide */
-            float d[3];
-            (void)flock_offset(w, &ranges[picks[i].range], t, j, d);
-            const float rel_v[3] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j],
-                                     own_v[2] - c->vz[j] };
-            /* Opposite for the two of a pair, so coincident agents part. */
-            const float tie[3] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f,
-                                   0.0f };
+    orca_plane *planes = (orca_plane *)(void *)after;
+    orca_line *lines = (orca_line *)(void *)after;
+    if (w->geo)
+        hard = m = three ? orca_static_planes_3d(w, &sq, planes)
+                         : orca_static_lines_2d(w, &sq, lines);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t j = picks[i].row;
+        const float reach =
+            radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+        if (!(reach > 0.0f))
+            continue; /* two points never collide */
+        float d[3];
+        (void)flock_offset(w, &ranges[picks[i].range], t, j, d);
+        const float rel_v[3] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j],
+                                 three ? own_v[2] - c->vz[j] : 0.0f };
+        /* Opposite for the two of a pair, so coincident agents part. */
+        const float tie[3] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f,
+                               0.0f };
+        if (three)
             orca_agent_plane_3d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
                                 k->orca_share, own_v, tie, &planes[m++]);
-        }
-        float want[3] = { v[0], v[1], v[2] };
-        /* A preferred velocity every constraint permits is the answer
-         * (it is within max speed already): no solve, not a bit moved. */
-        if (!forbidden_3d(planes, m, want))
-            return;
-        nudge(w, t, max_speed, 1, want);
-        turn_right(k, want);
-        orca_solve_3d(planes, m, hard, max_speed, want, planes + room, out);
-    } else {
-        orca_line *lines = (orca_line *)(void *)after;
-        hard = m = w->geo ? orca_static_lines_2d(w, &sq, lines) : 0u;
-        for (uint32_t i = 0; i < n; i++) {
-            const uint32_t j = picks[i].row;
-            const float reach =
-                radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
-            if (!(reach > 0.0f))
-                continue;
-            float d[3];
-            (void)flock_offset(w, &ranges[picks[i].range], t, j, d);
-            const float rel_v[2] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j] };
-            const float tie[2] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f };
+        else
             orca_agent_line_2d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
                                k->orca_share, own_v, tie, &lines[m++]);
-        }
-        float want[3] = { v[0], v[1], 0.0f };
-        if (!forbidden_2d(lines, m, want))
-            return;
-        nudge(w, t, max_speed, 0, want);
-        turn_right(k, want);
-        orca_solve_2d(lines, m, hard, max_speed, want, lines + room, out);
     }
+    float want[3] = { v[0], v[1], three ? v[2] : 0.0f };
+    /* A preferred velocity every constraint permits is the answer (it is
+     * within max speed already): no solve, not a bit moved. */
+    if (three ? !forbidden_3d(planes, m, want) : !forbidden_2d(lines, m, want))
+        return;
+    nudge(w, t, max_speed, three, want);
+    turn_right(k, want);
+    if (three)
+        orca_solve_3d(planes, m, hard, max_speed, want, planes + room, out);
+    else
+        orca_solve_2d(lines, m, hard, max_speed, want, lines + room, out);
     /* The solver is finite for any state a world can hold; should an
      * absurd one (speeds near the float range) still overflow it, the
      * agent keeps its preferred velocity rather than a NaN. */
@@ -400,11 +387,10 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     velocity_ctx *vc = ctx;
     throng_world *w = vc->w;
     const int three = w->dims == 3;
-    unsigned char *scratch = (unsigned char *)w->velocity_scratch +
-                             (size_t)thread * thread_bytes(most_picks(w));
-    cell_range ranges[GRID_MAX_RANGES];
-    int range_count = 0, have = 0;
-    int32_t last[3] = { 0, 0, 0 };
+    unsigned char *scratch =
+        (unsigned char *)w->velocity_scratch + (size_t)thread * vc->stride;
+    flock_block blk;
+    blk.known = 0;
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
         if (three)
@@ -413,15 +399,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             integrate_velocity_2d(w, t, vc->dt, v);
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            int32_t cell[3];
-            flock_cell_of(w, t, cell);
-            if (!have || memcmp(cell, last, sizeof cell) != 0) {
-                range_count =
-                    grid_ranges(&w->grid, cell[0], cell[1], cell[2], ranges);
-                memcpy(last, cell, sizeof last);
-                have = 1;
-            }
-            orca_row(w, t, vc->dt, k, ranges, range_count, scratch, v);
+            const cell_range *ranges = flock_block_of(w, t, &blk);
+            orca_row(w, t, vc->dt, k, ranges, blk.count, scratch, v);
         }
         if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
             limit_motion(w, t, vc->dt, k, v);
@@ -453,10 +432,11 @@ void velocity_stage(throng_world *w, parallel_sched *sched, float dt) {
               "the velocity stage has a force for every row");
     INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
               "the velocity stage reads this step's grid");
-    INVARIANT(w->velocity_scratch_bytes >=
-                  (size_t)sched->threads * thread_bytes(most_picks(w)),
+    velocity_ctx ctx = { .w = w,
+                         .dt = dt,
+                         .stride = thread_bytes(most_picks(w)) };
+    INVARIANT(w->velocity_scratch_bytes >= (size_t)sched->threads * ctx.stride,
               "every thread of the stage has its scratch");
-    velocity_ctx ctx = { .w = w, .dt = dt };
     parallel_rows(sched, w->count, VELOCITY_GRAIN, velocity_rows, &ctx);
     parallel_rows(sched, w->count, PLACE_GRAIN, place_rows, &ctx);
 }
