@@ -379,6 +379,21 @@ TEST(velocity_bad_settings) {
     CHECK_STATUS(throng_group_get_avoidance(w, g, NULL), THRONG_ERR_NULL);
     CHECK_STATUS(throng_group_get_avoidance(w, THRONG_NULL_GROUP, &good),
                  THRONG_ERR_STALE_HANDLE);
+    /* The vehicle limits' pair, refused the same ways. */
+    throng_motion motion = throng_group_def_default().motion;
+    CHECK_STATUS(throng_group_set_motion(w, g, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_get_motion(w, g, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_group_get_motion(w, THRONG_NULL_GROUP, &motion),
+                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_group_set_motion(w, THRONG_NULL_GROUP, &motion),
+                 THRONG_ERR_STALE_HANDLE);
+    motion.max_turn_rate = -1.0f;
+    CHECK_STATUS(throng_group_set_motion(w, g, &motion),
+                 THRONG_ERR_OUT_OF_RANGE);
+    motion.max_turn_rate = 0.0f;
+    motion.min_speed = nanf("");
+    CHECK_STATUS(throng_group_set_motion(w, g, &motion), THRONG_ERR_NOT_FINITE);
+    CHECK_EQ_U64(throng_world_hash(w), hash);
     throng_world_destroy(w);
 }
 
