@@ -973,6 +973,27 @@ typedef struct throng_motion {
 /* clang-format on */
 /* schema:end motion */
 
+/* Interaction layers: which agents a group's neighbour rules, avoidance
+ * and contacts see. Ghosts (a layer no mask holds) walk through
+ * everyone; soldiers whose mask holds only their own layer avoid each
+ * other and push through civilians, who see and give way to them. */
+/* schema:begin layers (make schema writes this region from src/behaviour_schema.h) */
+/* clang-format off */
+typedef struct throng_layers {
+    /* The layer the group's agents are in, 0 to 31: other agents see them when
+     * their mask holds bit 1 << layer. Range: [0, 31]. Default: 0. */
+    uint32_t layer;
+    /* The layers the group's agents react to, one bit each: separation,
+     * alignment, cohesion, unaligned collision avoidance, ORCA and contact
+     * resolution see a neighbour only when its layer's bit is set (all ones,
+     * the default: every agent). A neighbour that does not see the agent back
+     * leaves it the whole of each avoidance and contact. Range: >= 0. Default:
+     * UINT32_MAX. */
+    uint32_t mask;
+} throng_layers;
+/* clang-format on */
+/* schema:end layers */
+
 /* A group: agents sharing one steering recipe. */
 typedef struct throng_group_def {
     /* Optional name (copied), unique in the world, at most 63 bytes; NULL
@@ -986,6 +1007,9 @@ typedef struct throng_group_def {
     throng_avoidance avoidance;
     /* Turn rate and least speed; the default limits neither. */
     throng_motion motion;
+    /* The group's layer and the layers it sees; the default: layer 0,
+     * every layer seen. */
+    throng_layers layers;
 } throng_group_def;
 
 THRONG_API throng_group_def throng_group_def_default(void);
@@ -1061,6 +1085,12 @@ THRONG_API throng_status throng_group_get_motion(const throng_world *world,
 THRONG_API throng_status throng_group_set_motion(throng_world *world,
                                                  throng_group group,
                                                  const throng_motion *motion);
+THRONG_API throng_status throng_group_get_layers(const throng_world *world,
+                                                 throng_group group,
+                                                 throng_layers *out);
+THRONG_API throng_status throng_group_set_layers(throng_world *world,
+                                                 throng_group group,
+                                                 const throng_layers *layers);
 
 /* ------------------------------------------------------------------------ */
 /* Static geometry                                                          */

@@ -153,7 +153,7 @@ class Simd(enum.IntEnum):
 from throng_schema import (  # noqa: E402
     ArriveRamp, AvoidanceMode, BehaviourKind, SeparationMode, TargetSource,
     throng_avoid_params, throng_avoidance, throng_behaviour,
-    throng_contain_params, throng_motion,
+    throng_contain_params, throng_layers, throng_motion,
     throng_flocking, throng_flow_params, throng_leader_params,
     throng_object, throng_path_params, throng_pursue_params,
     throng_seek_params, throng_unaligned_params, throng_wander,
@@ -264,7 +264,8 @@ class throng_columns(ctypes.Structure):
 class throng_group_def(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("flocking", throng_flocking),
                 ("wander", throng_wander), ("combine", _c_enum),
-                ("avoidance", throng_avoidance), ("motion", throng_motion)]
+                ("avoidance", throng_avoidance), ("motion", throng_motion),
+                ("layers", throng_layers)]
 
 
 class throng_flow_field_def(ctypes.Structure):
@@ -411,6 +412,8 @@ _SIGNATURES = {
                                          _P(throng_avoidance)]),
     "throng_group_get_motion": (_st, [_w, throng_group, _P(throng_motion)]),
     "throng_group_set_motion": (_st, [_w, throng_group, _P(throng_motion)]),
+    "throng_group_get_layers": (_st, [_w, throng_group, _P(throng_layers)]),
+    "throng_group_set_layers": (_st, [_w, throng_group, _P(throng_layers)]),
     "throng_group_add_behaviour": (_st, [_w, throng_group,
                                          _P(throng_behaviour), _P(_u32)]),
     "throng_group_set_behaviour": (_st, [_w, throng_group, _u32,
@@ -1027,6 +1030,24 @@ class Group:
         _fill(m, changes, "motion")
         self.world._call(lib.throng_group_set_motion, self._c,
                          ctypes.byref(m))
+
+    @property
+    def layers(self):
+        """The interaction layers (layer, mask) as a dict."""
+        lay = throng_layers()
+        self.world._call(lib.throng_group_get_layers, self._c,
+                         ctypes.byref(lay))
+        return _struct_to_dict(lay)
+
+    def set_layers(self, **changes):
+        """Changes the group's layer (0 to 31) or the mask of layers it
+        sees, keeping the other."""
+        lay = throng_layers()
+        self.world._call(lib.throng_group_get_layers, self._c,
+                         ctypes.byref(lay))
+        _fill(lay, changes, "layers")
+        self.world._call(lib.throng_group_set_layers, self._c,
+                         ctypes.byref(lay))
 
     def set_combine(self, mode):
         """Sets the combination mode: "weighted_average",
@@ -2151,7 +2172,8 @@ class World:
         return group
 
     def create_group(self, name=None, flocking=None, wander=None,
-                     combine=None, avoidance=None, motion=None):
+                     combine=None, avoidance=None, motion=None,
+                     layers=None):
         """Creates a group and returns its Group handle.
 
         name: optional, unique, at most 63 bytes of UTF-8.
@@ -2165,6 +2187,7 @@ class World:
         avoidance: dict of throng_avoidance fields (mode "orca",
           time_horizon, responsibility, ...).
         motion: dict of throng_motion fields (max_turn_rate, min_speed).
+        layers: dict of throng_layers fields (layer, mask).
         Add behaviours with group.add_behaviour()."""
         d = lib.throng_group_def_default()
         flocking = dict(flocking or {})
@@ -2180,6 +2203,7 @@ class World:
             d.combine = _enum(CombineMode, combine, "combine")
         _fill_avoidance(d.avoidance, dict(avoidance or {}))
         _fill(d.motion, dict(motion or {}), "motion")
+        _fill(d.layers, dict(layers or {}), "layers")
         encoded = None
         if name is not None:
             encoded = name.encode("utf-8")

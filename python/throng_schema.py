@@ -112,6 +112,13 @@ class throng_motion(ctypes.Structure):
     ]
 
 
+class throng_layers(ctypes.Structure):
+    _fields_ = [
+        ("layer", ctypes.c_uint32),
+        ("mask", ctypes.c_uint32),
+    ]
+
+
 class throng_seek_params(ctypes.Structure):
     _fields_ = [
         ("source", _c_enum),
@@ -372,6 +379,14 @@ FIELDS = (
           "", 0.0, (), "metres per second", 0.0, FLT_MAX,
           False, False, False, False, False, 0.0, 5,
           "The slowest the agent moves (at most its max speed), for vehicles that cannot stop: a slower velocity is lengthened to it (along the heading when it is zero)."),
+    Field("throng_layers", "layer", "u32", 1, (),
+          "", 0.0, (), "", 0.0, 31.0,
+          False, False, False, False, False, 0.0, 5,
+          "The layer the group's agents are in, 0 to 31: other agents see them when their mask holds bit 1 << layer."),
+    Field("throng_layers", "mask", "u32", 1, (),
+          "", 0.0, (), "", 0.0, 4294967295.0,
+          False, False, False, False, False, 4294967295.0, 5,
+          "The layers the group's agents react to, one bit each: separation, alignment, cohesion, unaligned collision avoidance, ORCA and contact resolution see a neighbour only when its layer's bit is set (all ones, the default: every agent). A neighbour that does not see the agent back leaves it the whole of each avoidance and contact."),
     Field("throng_seek_params", "source", "enum", 1, ("SEEK", "FLEE", "ARRIVE", ),
           "", 0.0, (), "", 0.0, 1.0,
           False, False, False, False, False, 0.0, 1,

@@ -97,6 +97,7 @@
 #define SCHEMA_I32_MAX 2147483647.0
 #define SCHEMA_U32_MAX 4294967295.0
 #define SCHEMA_NEIGHBOUR_CAP 1024.0 /* THRONG_MAX_NEIGHBOUR_CAP */
+#define SCHEMA_LAYER_MAX 31.0       /* layers are the bits of a 32-bit mask */
 /* The most contact passes a group asks for: each costs about one
  * neighbour walk of the agents that resolve contacts. */
 #define SCHEMA_CONTACT_MAX 32.0
@@ -163,6 +164,7 @@
     S(wander, _wander, WANDER, "wander.", "")                                \
     S(avoidance, _avoidance, AVOIDANCE, "avoidance.", "")                    \
     S(motion, _motion, MOTION, "motion.", "")                                \
+    S(layers, _layers, LAYERS, "layers.", "")                                \
     S(seek_params, seek, PARAMS, "seek.", "Seek, flee, arrive.")             \
     S(pursue_params, pursue, PARAMS, "pursue.",                              \
       "Pursue, evade, offset pursuit. The target is the agent's target "     \
@@ -292,6 +294,19 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "The slowest the agent moves (at most its max speed), for vehicles "   \
       "that cannot stop: a slower velocity is lengthened to it (along the "  \
       "heading when it is zero).")                                           \
+    /* The group's interaction layers (throng_layers). */                    \
+    P(layers, layer, SCHEMA_U32, uint32_t, 1, 0, "", 0, 0, "", 0,            \
+      SCHEMA_LAYER_MAX, 0, 0, 5,                                             \
+      "The layer the group's agents are in, 0 to 31: other agents see "      \
+      "them when their mask holds bit 1 << layer.")                          \
+    P(layers, mask, SCHEMA_U32, uint32_t, 1, 0, "", 0, 0, "", 0,             \
+      SCHEMA_U32_MAX, 0, SCHEMA_U32_MAX, 5,                                  \
+      "The layers the group's agents react to, one bit each: separation, "   \
+      "alignment, cohesion, unaligned collision avoidance, ORCA and "        \
+      "contact resolution see a neighbour only when its layer's bit is "     \
+      "set (all ones, the default: every agent). A neighbour that does not " \
+      "see the agent back leaves it the whole of each avoidance and "        \
+      "contact.")                                                            \
     /* Seek, flee, arrive. */                                                \
     P(seek_params, source, SCHEMA_ENUM, throng_target_source, 1,             \
       SCHEMA_SEEKS, "", 0, 0, "", 0, 1, 0, 0, 1, "Where the target is.")     \

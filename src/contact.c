@@ -18,6 +18,10 @@
  * second half): gather-only, so the positions do not depend on the
  * thread count or the order of rows.
  *
+ * Interaction layers (throng_layers): an agent is pushed only by those
+ * whose layer its mask holds, and takes the whole of an overlap with one
+ * whose mask leaves its own layer out (that one does not move for it).
+ *
  * Candidates come from the step's grid, built before the move, around
  * the cell each agent is in now: a pair is found when each agent moved
  * less than the neighbour radius minus the sum of their radii in the
@@ -55,6 +59,14 @@ static inline int resolves(const throng_world *w, uint32_t row, uint32_t pass) {
     return w->group_params[w->col.group[row]].contact > pass;
 }
 
+/* Whether row j moves its half of an overlap with an agent of layer bit
+ * `layer` in this pass: it resolves contacts and sees that layer. */
+static inline int shares_with(const throng_world *w, uint32_t j, uint32_t pass,
+                              uint32_t layer) {
+    const group_kernel_params *k = &w->group_params[w->col.group[j]];
+    return k->contact > pass && (k->see & layer) != 0;
+}
+
 /* The first half of a pass: each resolving row's displacement. */
 static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
@@ -71,12 +83,14 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
             const int range_count = blk.count;
             const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
             const uint32_t own_slot = c->slot[t];
+            const group_kernel_params *own = &w->group_params[c->group[t]];
             for (int r = 0; r < range_count; r++) {
                 const cell_range *cr = &ranges[r];
                 for (uint32_t j = cr->begin; j < cr->end; j++) {
                     const float reach =
                         own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
-                    if (j == t || !(reach > 0.0f))
+                    if (j == t || !(reach > 0.0f) ||
+                        (own->filter && !flock_sees(w, own->see, j)))
                         continue;
                     float d[3];
                     const float d2 = flock_offset(w, cr, t, j, d);
@@ -84,7 +98,9 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
                         continue;
                     /* d points from this agent to the other. */
                     const float dist = sqrtf(d2);
-                    const float share = resolves(w, j, cc->pass) ? 0.5f : 1.0f;
+                    const float share =
+                        shares_with(w, j, cc->pass, own->layer_bit) ? 0.5f
+                                                                    : 1.0f;
                     const float depth = share * (reach - dist);
                     if (dist > 0.0f) {
                         const float k = depth / dist;

@@ -46,6 +46,12 @@ static throng_motion motion_default(void) {
     return m;
 }
 
+static throng_layers layers_default(void) {
+    throng_layers l;
+    schema_default(SCHEMA_SET_LAYERS, &l, 0);
+    return l;
+}
+
 static throng_avoidance avoidance_default(void) {
     throng_avoidance a;
     schema_default(SCHEMA_SET_AVOIDANCE, &a, 0);
@@ -60,6 +66,7 @@ throng_group_def throng_group_def_default(void) {
     d.combine = THRONG_COMBINE_WEIGHTED_AVERAGE;
     d.avoidance = avoidance_default();
     d.motion = motion_default();
+    d.layers = layers_default();
     return d;
 }
 
@@ -126,6 +133,8 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->turn_rate = g->motion.max_turn_rate;
     k->min_speed = g->motion.min_speed;
     k->velocity = k->orca || k->turn_rate > 0.0f || k->min_speed > 0.0f;
+    k->layer_bit = 1u << g->layers.layer;
+    k->see = g->layers.mask;
     recipe_derive(w, group);
 }
 
@@ -147,6 +156,11 @@ static throng_status check_avoidance(throng_world *w, const char *fn,
 static throng_status check_motion(throng_world *w, const char *fn,
                                   const throng_motion *m) {
     return schema_check(w, fn, SCHEMA_SET_MOTION, m, 0);
+}
+
+static throng_status check_layers(throng_world *w, const char *fn,
+                                  const throng_layers *l) {
+    return schema_check(w, fn, SCHEMA_SET_LAYERS, l, 0);
 }
 
 static throng_status check_combine(throng_world *w, const char *fn,
@@ -195,7 +209,8 @@ throng_status group_add(throng_world *w, const char *fn,
     if ((st = check_wander(w, fn, &def->wander)) != THRONG_OK ||
         (st = check_combine(w, fn, def->combine)) != THRONG_OK ||
         (st = check_avoidance(w, fn, &def->avoidance)) != THRONG_OK ||
-        (st = check_motion(w, fn, &def->motion)) != THRONG_OK)
+        (st = check_motion(w, fn, &def->motion)) != THRONG_OK ||
+        (st = check_layers(w, fn, &def->layers)) != THRONG_OK)
         return st;
     size_t name_len = 0;
     if (def->name) {
@@ -256,6 +271,7 @@ throng_status group_add(throng_world *w, const char *fn,
     g->combine = def->combine;
     g->avoidance = def->avoidance;
     g->motion = def->motion;
+    g->layers = def->layers;
     if (def->name)
         memcpy(g->name, def->name, name_len);
     group_derive_params(w, id);
@@ -355,6 +371,7 @@ GROUP_SETTING(flocking, throng_flocking, check_flocking)
 GROUP_SETTING(wander, throng_wander, check_wander)
 GROUP_SETTING(avoidance, throng_avoidance, check_avoidance)
 GROUP_SETTING(motion, throng_motion, check_motion)
+GROUP_SETTING(layers, throng_layers, check_layers)
 
 throng_status throng_group_set_combine(throng_world *w, throng_group handle,
                                        throng_combine_mode mode) {
@@ -456,6 +473,7 @@ throng_status throng_group_remove(throng_world *w, throng_group h) {
     g->combine = def.combine;
     g->avoidance = def.avoidance;
     g->motion = def.motion;
+    g->layers = def.layers;
     g->generation = gen;
     g->next_free = GROUP_NO_ID;
     group_derive_params(w, id);

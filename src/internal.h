@@ -107,6 +107,7 @@ typedef struct group_record {
     throng_combine_mode combine;
     throng_avoidance avoidance;
     throng_motion motion;
+    throng_layers layers;
     char name[64];
     uint32_t behaviour_count;
     throng_behaviour behaviours[THRONG_MAX_BEHAVIOURS];
@@ -179,6 +180,13 @@ typedef struct group_kernel_params {
     /* The group's rows need the velocity stage: ORCA or a limit. */
     int velocity;
     uint32_t orca_max;
+    /* throng_layers: the bit of the group's layer, the layers it sees,
+     * and, set by each step's neighbour stage from every group's layer,
+     * whether the mask hides some group (its walks then test each
+     * candidate's layer; see layer_filter_derive) and whether some
+     * group's mask hides this one. */
+    uint32_t layer_bit, see;
+    int filter, filter_back;
 } group_kernel_params;
 
 struct flock_run;
@@ -301,8 +309,9 @@ struct throng_world {
     uint32_t uniform_check; /* UNIFORM_* bits to look at again */
     int behaviour_state;    /* the behaviour-state columns exist (sticky) */
     /* Set at the start of each step's behaviour stage: some group has a
-     * recipe; some group's rows need the scalar walk (steer_flock.c). */
-    int any_recipe, any_scalar_rows;
+     * recipe; some group's rows need the scalar walk; some group's mask
+     * hides some group (steer_flock.c). */
+    int any_recipe, any_scalar_rows, any_layers;
 
     struct geometry *geo; /* static objects, NULL until the first */
 

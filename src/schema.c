@@ -26,7 +26,8 @@ enum {
     SCHEMA_SI_BEHAVIOUR = SCHEMA_SET_BEHAVIOUR,
     SCHEMA_SI_AVOIDANCE = SCHEMA_SET_AVOIDANCE,
     SCHEMA_SI_MOTION = SCHEMA_SET_MOTION,
-    SCHEMA_SI_PARAMS = 5
+    SCHEMA_SI_LAYERS = SCHEMA_SET_LAYERS,
+    SCHEMA_SI_PARAMS = 6
 };
 
 #define STRUCT_ID(name, member, set, prefix, doc) SCHEMA_S_##name,
@@ -232,7 +233,8 @@ void schema_default(schema_set set, void *base, int kind) {
                set == SCHEMA_SET_FLOCKING    ? sizeof(throng_flocking)
                : set == SCHEMA_SET_WANDER    ? sizeof(throng_wander)
                : set == SCHEMA_SET_AVOIDANCE ? sizeof(throng_avoidance)
-                                             : sizeof(throng_motion));
+               : set == SCHEMA_SET_MOTION    ? sizeof(throng_motion)
+                                             : sizeof(throng_layers));
     }
     for (size_t i = 0; i < schema_field_count; i++) {
         const schema_field *f = &schema_fields[i];

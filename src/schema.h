@@ -1,8 +1,8 @@
 /*
  * The behaviour schema as data the library walks: one descriptor per
  * field of throng_flocking, throng_wander, throng_avoidance,
- * throng_motion and
- * throng_behaviour, made from
+ * throng_motion,
+ * throng_layers and throng_behaviour, made from
  * the table in behaviour_schema.h, and the defaults, checks and
  * normalisation every group function and the snapshot loader share.
  */
@@ -18,7 +18,8 @@ typedef enum schema_set {
     SCHEMA_SET_WANDER = 1,    /* throng_wander */
     SCHEMA_SET_BEHAVIOUR = 2, /* throng_behaviour (common and union) */
     SCHEMA_SET_AVOIDANCE = 3, /* throng_avoidance */
-    SCHEMA_SET_MOTION = 4     /* throng_motion */
+    SCHEMA_SET_MOTION = 4,    /* throng_motion */
+    SCHEMA_SET_LAYERS = 5     /* throng_layers */
 } schema_set;
 
 /* A struct of the table (THRONG_SCHEMA_STRUCTS). */

@@ -14,7 +14,7 @@
  *             (a free id not listed is retired)
  *   groups    every id handed out: generation and whether a group holds
  *             it (version 4 on), then a live group's name, flocking,
- *             wander, combine mode, avoidance and motion (version 5 on) and
+ *             wander, combine mode, avoidance, motion and layers (version 5 on) and
  *             behaviour list; then the removed
  *             groups' free ids in stack order (a free id not listed is
  *             retired)
@@ -344,6 +344,7 @@ void io_group(snap_codec *c, group_record *g) {
     IO_ENUM(c, g->combine, throng_combine_mode);
     io_schema(c, SCHEMA_SET_AVOIDANCE, &g->avoidance, 0);
     io_schema(c, SCHEMA_SET_MOTION, &g->motion, 0);
+    io_schema(c, SCHEMA_SET_LAYERS, &g->layers, 0);
     io_u32(c, &g->behaviour_count);
     if (c->reading && g->behaviour_count > THRONG_MAX_BEHAVIOURS) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,

@@ -283,6 +283,8 @@ static void load_group(snap_codec *c, throng_world *w, uint32_t id) {
             st = throng_group_set_avoidance(w, g0, &rec.avoidance);
         if (st == THRONG_OK)
             st = throng_group_set_motion(w, g0, &rec.motion);
+        if (st == THRONG_OK)
+            st = throng_group_set_layers(w, g0, &rec.layers);
     } else {
         throng_group_def def = throng_group_def_default();
         def.name = len ? rec.name : NULL;
@@ -291,6 +293,7 @@ static void load_group(snap_codec *c, throng_world *w, uint32_t id) {
         def.combine = rec.combine;
         def.avoidance = rec.avoidance;
         def.motion = rec.motion;
+        def.layers = rec.layers;
         throng_group got = THRONG_NULL_GROUP;
         st = throng_group_create(w, &def, &got);
         if (st == THRONG_OK && got.id != id) {

@@ -68,11 +68,11 @@ static inline void flock_unaligned(flock_sums *s, const group_kernel_params *k,
 
 /* One neighbour j of agent t at offset (dx, dy, dz), d2 = |d|^2, added to
  * the sums of every rule whose radius and cone it falls in. */
-static inline void flock_pair(const agent_columns *restrict c, int three,
-                              const group_kernel_params *restrict k,
-                              flock_sums *restrict s, uint32_t j, float dx,
-                              float dy, float dz, float d2, const float f[3],
-                              const float rv[3], float rr) {
+static inline __attribute__((always_inline)) void
+flock_pair(const agent_columns *restrict c, int three,
+           const group_kernel_params *restrict k, flock_sums *restrict s,
+           uint32_t j, float dx, float dy, float dz, float d2, const float f[3],
+           const float rv[3], float rr) {
     if (k->fov_on) {
         float dot = dx * f[0] + dy * f[1];
         if (three)
@@ -128,6 +128,32 @@ uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
     return n;
 }
 
+/* The cap's scan for an agent whose mask hides some group: every
+ * candidate one at a time, those it does not see left out before the
+ * selection (the cap keeps the nearest it sees), on every path. */
+static uint32_t flock_cap_scan_layers(const flock_run *run, uint32_t t,
+                                      uint32_t cap, kept_neighbour *kept,
+                                      flock_counts *counts) {
+    const throng_world *w = run->w;
+    const float R2 = w->neighbour_radius * w->neighbour_radius;
+    const uint32_t see = w->group_params[w->col.group[t]].see;
+    uint32_t n = 0;
+    for (int r = 0; r < run->range_count; r++) {
+        const cell_range *cr = &run->ranges[r];
+        counts->candidates += cr->end - cr->begin;
+        for (uint32_t j = cr->begin; j < cr->end; j++) {
+            float d[3];
+            const float d2 = flock_offset(w, cr, t, j, d);
+            if (j == t || !(d2 <= R2) || !flock_sees(w, see, j))
+                continue;
+            counts->neighbours++;
+            kept_offer(kept, &n, cap,
+                       (kept_neighbour){ d2, w->col.slot[j], j, (uint32_t)r });
+        }
+    }
+    return n;
+}
+
 /* Agent t with a neighbour cap: the k->cap nearest neighbours within the
  * neighbour radius (a set that does not depend on the order they are
  * met in), chosen through the step's fine grids (steer_cap.c) or, where
@@ -137,6 +163,11 @@ uint32_t flock_cap_scan_scalar(const flock_run *run, uint32_t t, uint32_t cap,
 uint32_t flock_capped_kept(const flock_run *run, struct cap_block *blk,
                            uint32_t t, uint32_t cap, kept_neighbour *kept,
                            flock_counts *counts) {
+    if (run->w->group_params[run->w->col.group[t]].filter) {
+        const uint32_t n = flock_cap_scan_layers(run, t, cap, kept, counts);
+        cap_walk_order(kept, n);
+        return n;
+    }
     if (!blk->prepared)
         cap_block_prepare(run, blk);
     if (blk->scan || cap > CAP_SELECT_MAX) {
@@ -163,30 +194,69 @@ static void flock_capped(const flock_run *run, cap_block *blk, uint32_t t,
     }
 }
 
-static void flock_accumulate_scalar(const flock_run *run, cap_block *blk,
-                                    flock_sums *out, flock_counts *counts) {
+/* Agent t's walk over the candidate ranges into s: every candidate
+ * counted, those within the radius (and, with `layers`, whose layer the
+ * agent's mask holds) counted as neighbours and offered to the rules.
+ * Specialised on `layers` so that worlds whose masks hide nobody walk
+ * without the test. */
+static inline __attribute__((always_inline)) flock_sums
+flock_walk_row(const flock_run *run, uint32_t t, const group_kernel_params *k,
+               const float f[3], const float rv[3], float rr, const int layers,
+               flock_counts *counts) {
     const throng_world *w = run->w;
     const int three = w->dims == 3;
     const float R2 = w->neighbour_radius * w->neighbour_radius;
     const agent_columns *c = &w->col;
     const float *gpx = c->px, *gpy = c->py, *gpz = c->pz;
+    const float px = gpx[t], py = gpy[t], pz = three ? gpz[t] : 0.0f;
+    flock_sums s;
+    memset(&s, 0, sizeof s);
+    uint64_t candidates = 0, neighbours = 0;
+    for (int r = 0; r < run->range_count; r++) {
+        const cell_range *cr = &run->ranges[r];
+        /* Offsets are measured from the agent's image in this range's
+         * periodic shift: d = p_j - (p - shift). */
+        const float ox = px - cr->shift[0], oy = py - cr->shift[1],
+                    oz = pz - cr->shift[2];
+        for (uint32_t j = cr->begin; j < cr->end; j++) {
+            float dx = gpx[j] - ox;
+            float dy = gpy[j] - oy;
+            float dz = three ? gpz[j] - oz : 0.0f;
+            float d2 = dx * dx + dy * dy;
+            if (three)
+                d2 = d2 + dz * dz;
+            candidates++;
+            if (j == t || (layers && !flock_sees(w, k->see, j)))
+                continue;
+            neighbours += d2 <= R2;
+            flock_pair(c, three, k, &s, j, dx, dy, dz, d2, f, rv, rr);
+        }
+    }
+    counts->candidates += candidates;
+    counts->neighbours += neighbours;
+    return s;
+}
+
+static void flock_accumulate_scalar(const flock_run *run, cap_block *blk,
+                                    flock_sums *out, flock_counts *counts) {
+    const throng_world *w = run->w;
+    const int three = w->dims == 3;
+    const agent_columns *c = &w->col;
     uint64_t candidates = 0, neighbours = 0;
 
     for (uint32_t t = run->begin; t < run->end; t++) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
-        flock_sums s;
-        memset(&s, 0, sizeof s);
         if (k->recipe && !k->walk) {
             /* A recipe without neighbour rules needs no walk. */
-            out[t - run->begin] = s;
+            memset(&out[t - run->begin], 0, sizeof out[0]);
             continue;
         }
         const float rv[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
         const float rr = c->radius[t] + k->uca_margin;
         const float f[3] = { c->fx[t], c->fy[t], three ? c->fz[t] : 0.0f };
         if (k->cap && k->walk) {
-            /* Its own sums: s's address must not escape, so that the
-             * uncapped walk keeps its sums in registers. */
+            /* Its own sums: the uncapped walk's must not escape, so
+             * that it keeps them in registers. */
             flock_sums capped;
             memset(&capped, 0, sizeof capped);
             flock_counts cc = { 0, 0 };
@@ -196,28 +266,12 @@ static void flock_accumulate_scalar(const flock_run *run, cap_block *blk,
             out[t - run->begin] = capped;
             continue;
         }
-        const float px = gpx[t], py = gpy[t], pz = three ? gpz[t] : 0.0f;
-        for (int r = 0; r < run->range_count; r++) {
-            const cell_range *cr = &run->ranges[r];
-            /* Offsets are measured from the agent's image in this range's
-             * periodic shift: d = p_j - (p - shift). */
-            const float ox = px - cr->shift[0], oy = py - cr->shift[1],
-                        oz = pz - cr->shift[2];
-            for (uint32_t j = cr->begin; j < cr->end; j++) {
-                float dx = gpx[j] - ox;
-                float dy = gpy[j] - oy;
-                float dz = three ? gpz[j] - oz : 0.0f;
-                float d2 = dx * dx + dy * dy;
-                if (three)
-                    d2 = d2 + dz * dz;
-                candidates++;
-                if (j == t)
-                    continue;
-                neighbours += d2 <= R2;
-                flock_pair(c, three, k, &s, j, dx, dy, dz, d2, f, rv, rr);
-            }
-        }
-        out[t - run->begin] = s;
+        flock_counts rc = { 0, 0 };
+        out[t - run->begin] =
+            k->filter ? flock_walk_row(run, t, k, f, rv, rr, 1, &rc)
+                      : flock_walk_row(run, t, k, f, rv, rr, 0, &rc);
+        candidates += rc.candidates;
+        neighbours += rc.neighbours;
     }
     counts->candidates += candidates;
     counts->neighbours += neighbours;
@@ -295,10 +349,31 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     w->counters[thread].neighbours += counts.neighbours;
 }
 
+/* Which groups' masks hide some group (group_kernel_params.filter): the
+ * walks of the step (this stage's, the velocity stage's and the contact
+ * passes') test the candidates' layers for those groups only. A mask
+ * that holds every group's layer hides nobody, however many of its bits
+ * are clear. */
+static void layer_filter_derive(throng_world *w) {
+    uint32_t used = 0, seen_by_all = ~0u;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        used |= w->group_params[g].layer_bit;
+        seen_by_all &= w->group_params[g].see;
+    }
+    w->any_layers = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        group_kernel_params *k = &w->group_params[g];
+        k->filter = (k->see & used) != used;
+        k->filter_back = (seen_by_all & k->layer_bit) == 0;
+        w->any_layers |= k->filter;
+    }
+}
+
 void steer_flock(throng_world *w, parallel_sched *sched, float dt) {
     flock_ctx ctx = { .w = w, .dt = dt };
     w->any_scalar_rows = 0;
     w->any_recipe = 0;
+    layer_filter_derive(w);
     for (uint32_t g = 0; g < w->group_count; g++) {
         const group_kernel_params *k = &w->group_params[g];
         w->any_recipe |= k->recipe;

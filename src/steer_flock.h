@@ -184,6 +184,12 @@ void flock_count_below_avx512(const int32_t *v, uint32_t m, uint32_t padded,
 void flock_count_below_neon(const int32_t *v, uint32_t m, uint32_t padded,
                             int32_t *below);
 
+/* Whether an agent whose group sees the layers `see` sees row j
+ * (throng_layers): the layer of j's group is among them. */
+static inline int flock_sees(const throng_world *w, uint32_t see, uint32_t j) {
+    return (see & w->group_params[w->col.group[j]].layer_bit) != 0;
+}
+
 /* The offset from agent t's image in range cr to row j, and its square. */
 static inline float flock_offset(const throng_world *w, const cell_range *cr,
                                  uint32_t t, uint32_t j, float d[3]) {

@@ -131,7 +131,7 @@ static inline uint32_t float_bits(float x) {
 static inline __attribute__((always_inline)) uint32_t
 nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
              uint32_t t, float R2, uint32_t most, orca_pick *picks,
-             const int three) {
+             const int three, const int layers) {
     const agent_columns *c = &w->col;
     uint32_t n = 0;
     float limit = R2; /* the farthest kept, once `most` are kept */
@@ -148,6 +148,8 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
                 d2 = d2 + dz * dz;
             }
             if (!(d2 <= limit) || j == t)
+                continue;
+            if (layers && !flock_sees(w, w->group_params[c->group[t]].see, j))
                 continue;
             const uint64_t key = (uint64_t)float_bits(d2) << 32 | c->slot[j];
             if (n == most && key >= picks[n - 1u].key)
@@ -169,12 +171,21 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
     return n;
 }
 
+/* Specialised on the dimension and on whether the row's mask hides some
+ * group (then neighbours it does not see are left out before the
+ * choice, so it keeps the nearest it sees). */
 static uint32_t nearest(const throng_world *w, const cell_range *ranges,
                         int range_count, uint32_t t, float R2, uint32_t most,
                         orca_pick *picks) {
-    return w->dims == 3
-               ? nearest_dims(w, ranges, range_count, t, R2, most, picks, 1)
-               : nearest_dims(w, ranges, range_count, t, R2, most, picks, 0);
+    const int layers = w->group_params[w->col.group[t]].filter;
+    if (w->dims == 3)
+        return layers ? nearest_dims(w, ranges, range_count, t, R2, most, picks,
+                                     1, 1)
+                      : nearest_dims(w, ranges, range_count, t, R2, most, picks,
+                                     1, 0);
+    return layers
+               ? nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 1)
+               : nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 0);
 }
 
 typedef struct velocity_ctx {
@@ -276,12 +287,19 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
         /* Opposite for the two of a pair, so coincident agents part. */
         const float tie[3] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f,
                                0.0f };
+        /* A neighbour whose mask leaves this agent's layer out will not
+         * give way: the agent takes the whole avoidance. */
+        const float share =
+            k->filter_back &&
+                    !flock_sees(w, w->group_params[c->group[j]].see, t)
+                ? 1.0f
+                : k->orca_share;
         if (three)
-            orca_agent_plane_3d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
-                                k->orca_share, own_v, tie, &planes[m++]);
+            orca_agent_plane_3d(d, rel_v, reach, k->orca_inv_tau, inv_dt, share,
+                                own_v, tie, &planes[m++]);
         else
-            orca_agent_line_2d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
-                               k->orca_share, own_v, tie, &lines[m++]);
+            orca_agent_line_2d(d, rel_v, reach, k->orca_inv_tau, inv_dt, share,
+                               own_v, tie, &lines[m++]);
     }
     float want[3] = { v[0], v[1], three ? v[2] : 0.0f };
     /* A preferred velocity every constraint permits is the answer (it is

@@ -224,6 +224,7 @@ int main(int argc, char **argv) {
     register_orca3d_tests();
     register_velocity_tests();
     register_contact_tests();
+    register_layers_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

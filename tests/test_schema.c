@@ -60,6 +60,7 @@ typedef union schema_args {
     throng_wander wander;
     throng_avoidance avoidance;
     throng_motion motion;
+    throng_layers layers;
     throng_behaviour behaviour;
 } schema_args;
 
@@ -74,6 +75,8 @@ static throng_status schema_call(schema_fixture *f, schema_set set,
         return throng_group_set_avoidance(f->w, f->group, &a->avoidance);
     case SCHEMA_SET_MOTION:
         return throng_group_set_motion(f->w, f->group, &a->motion);
+    case SCHEMA_SET_LAYERS:
+        return throng_group_set_layers(f->w, f->group, &a->layers);
     default:
         if (variant == 1)
             return throng_group_set_behaviour(f->w, f->group, 0u,
@@ -89,6 +92,7 @@ typedef struct schema_state {
     throng_wander wander;
     throng_avoidance avoidance;
     throng_motion motion;
+    throng_layers layers;
     uint32_t count;
     throng_behaviour first;
     uint64_t hash;
@@ -100,6 +104,7 @@ static void schema_state_read(schema_fixture *f, schema_state *s) {
     throng_group_get_wander(f->w, f->group, &s->wander);
     throng_group_get_avoidance(f->w, f->group, &s->avoidance);
     throng_group_get_motion(f->w, f->group, &s->motion);
+    throng_group_get_layers(f->w, f->group, &s->layers);
     throng_group_behaviour_count(f->w, f->group, &s->count);
     if (s->count)
         throng_group_get_behaviour(f->w, f->group, 0u, &s->first);
@@ -328,6 +333,8 @@ static void schema_set_cases(schema_fixture *f, schema_set set, int kind) {
         base.avoidance = throng_group_def_default().avoidance;
     else if (set == SCHEMA_SET_MOTION)
         base.motion = throng_group_def_default().motion;
+    else if (set == SCHEMA_SET_LAYERS)
+        base.layers = throng_group_def_default().layers;
     else
         base.behaviour = throng_behaviour_default((throng_behaviour_kind)kind);
     if (kind == THRONG_BEHAVIOUR_PATROL || kind == THRONG_BEHAVIOUR_FOLLOW_PATH)
@@ -369,6 +376,7 @@ static void schema_table(int dims) {
     schema_set_cases(&f, SCHEMA_SET_WANDER, 0);
     schema_set_cases(&f, SCHEMA_SET_AVOIDANCE, 0);
     schema_set_cases(&f, SCHEMA_SET_MOTION, 0);
+    schema_set_cases(&f, SCHEMA_SET_LAYERS, 0);
     for (int kind = 1; kind < 16; kind++) {
         if (!schema_kind_known(kind))
             continue;
@@ -476,6 +484,8 @@ TEST(schema_defaults) {
           av.contact_iterations == 0u);
     throng_motion mo = throng_group_def_default().motion;
     CHECK(mo.max_turn_rate == 0.0f && mo.min_speed == 0.0f);
+    throng_layers ly = throng_group_def_default().layers;
+    CHECK(ly.layer == 0u && ly.mask == 0xffffffffu);
     throng_behaviour none = throng_behaviour_default((throng_behaviour_kind)0);
     CHECK(none.kind == 0 && none.weight == 1.0f);
 }

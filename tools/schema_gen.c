@@ -27,6 +27,7 @@ enum {
     SET_WANDER,
     SET_AVOIDANCE,
     SET_MOTION,
+    SET_LAYERS,
     SET_PARAMS,
     SET_BEHAVIOUR
 };
@@ -357,6 +358,8 @@ static void gen_region_text(FILE *out, const char *name) {
         emit_struct(out, struct_named("avoidance"));
     } else if (strcmp(name, "motion") == 0) {
         emit_struct(out, struct_named("motion"));
+    } else if (strcmp(name, "layers") == 0) {
+        emit_struct(out, struct_named("layers"));
     } else if (strcmp(name, "behaviour") == 0) {
         emit_enum_type(out, "target_source");
         fprintf(out, "\n");

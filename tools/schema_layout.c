@@ -30,5 +30,6 @@ int main(void) {
     printf("throng_group_def.avoidance %zu\n",
            offsetof(throng_group_def, avoidance));
     printf("throng_group_def.motion %zu\n", offsetof(throng_group_def, motion));
+    printf("throng_group_def.layers %zu\n", offsetof(throng_group_def, layers));
     return 0;
 }

@@ -87,6 +87,7 @@ STRUCTS = {
     "throng_wander": throng.throng_wander,
     "throng_avoidance": throng.throng_avoidance,
     "throng_motion": throng.throng_motion,
+    "throng_layers": throng.throng_layers,
     "throng_group_def": throng.throng_group_def,
     "throng_object": throng.throng_object,
     "throng_flow_field_def": throng.throng_flow_field_def,
@@ -897,6 +898,15 @@ class TestBehaviours(Case):
             with self.assertRaises(throng.OutOfRangeError):
                 g.set_motion(min_speed=-1)
             g.set_motion(max_turn_rate=0, min_speed=0)
+            self.assertEqual(g.layers, {"layer": 0, "mask": 0xFFFFFFFF})
+            g.set_layers(layer=3, mask=0b1000)
+            self.assertEqual(g.layers, {"layer": 3, "mask": 8})
+            with self.assertRaises(throng.OutOfRangeError):
+                g.set_layers(layer=32)
+            self.assertEqual(g.layers["layer"], 3)
+            g.set_layers(layer=0, mask=0xFFFFFFFF)
+            ghost = w.create_group(layers=dict(layer=5, mask=0))
+            self.assertEqual(ghost.layers, {"layer": 5, "mask": 0})
             # Two agents head-on pass each other without touching.
             g.add_behaviour("seek")
             a = w.add_agent(position=(-4, 0), radius=0.3, group=g)
