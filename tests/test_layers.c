@@ -95,9 +95,10 @@ static throng_world *ly_make(const ly_crowd *cfg, const char *path,
     for (int i = 0; i < 240; i++) {
         const uint32_t kind = 1u + (uint32_t)(i % 3);
         const int per = cfg->dims == 2 ? 16 : 6;
-        float p[3] = { 0.6f * (float)(i % per), 0.6f * (float)((i / per) % per),
-                       cfg->dims == 3 ? 0.6f * (float)(i / (per * per))
-                                      : 0.0f };
+        const int column = i % per, row = (i / per) % per;
+        const int level = i / (per * per); /* whole lattice levels */
+        float p[3] = { 0.6f * (float)column, 0.6f * (float)row,
+                       cfg->dims == 3 ? 0.6f * (float)level : 0.0f };
         for (int k = 0; k < cfg->dims; k++)
             p[k] += test_rng_range(&rng, -0.15f, 0.15f);
         float goal[3] = { test_rng_range(&rng, 0.0f, 10.0f),
