@@ -418,6 +418,39 @@ static inline void turn_right(const group_kernel_params *k, float v[3]) {
     v[1] = k->keep_cos * y - k->keep_sin * x;
 }
 
+/* 2D pairs gathered for orca_agent_lines_2d(), which builds their lines
+ * on the vector lanes. */
+typedef struct pair_batch {
+    float px[ORCA_PAIRS_BATCH], py[ORCA_PAIRS_BATCH]; /* rel_p */
+    float vx[ORCA_PAIRS_BATCH], vy[ORCA_PAIRS_BATCH]; /* rel_v */
+    float reach[ORCA_PAIRS_BATCH], tie_x[ORCA_PAIRS_BATCH];
+    uint32_t count;
+} pair_batch;
+
+/* The batch's lines into lines[m ..), in the order gathered; empties the
+ * batch and returns the new count of lines. */
+static uint32_t batch_lines(pair_batch *b, const group_kernel_params *k,
+                            float inv_dt, const float own_v[3],
+                            orca_line *lines, uint32_t m) {
+    /* The lanes past the count read a copy of the first pair. */
+    for (uint32_t i = b->count; i % ORCA_PAIRS_LANES != 0u; i++) {
+        b->px[i] = b->px[0];
+        b->py[i] = b->py[0];
+        b->vx[i] = b->vx[0];
+        b->vy[i] = b->vy[0];
+        b->reach[i] = b->reach[0];
+        b->tie_x[i] = b->tie_x[0];
+    }
+    const orca_pairs_2d pairs = {
+        b->px, b->py, b->vx, b->vy, b->reach, b->tie_x
+    };
+    orca_agent_lines_2d(&pairs, b->count, k->orca_inv_tau, inv_dt,
+                        k->orca_share, own_v, &lines[m]);
+    m += b->count;
+    b->count = 0;
+    return m;
+}
+
 /* Row t of a group in ORCA mode: v holds its preferred velocity and
  * receives the new one; *guess carries the neighbour scan's guess from
  * row to row (nearest_lanes()). */
@@ -456,6 +489,8 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     if (w->geo)
         hard = m = three ? orca_static_planes_3d(w, &sq, planes)
                          : orca_static_lines_2d(w, &sq, lines);
+    pair_batch batch;
+    batch.count = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t j = (uint32_t)picks[i].where;
         const uint32_t range = (uint32_t)(picks[i].where >> 32);
@@ -468,15 +503,25 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
         const float rel_v[3] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j],
                                  three ? own_v[2] - c->vz[j] : 0.0f };
         /* Opposite for the two of a pair, so coincident agents part. */
-        const float tie[3] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f,
-                               0.0f };
-        if (three)
+        const float tie_x = own_slot < c->slot[j] ? -1.0f : 1.0f;
+        if (three) {
+            const float tie[3] = { tie_x, 0.0f, 0.0f };
             orca_agent_plane_3d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
                                 k->orca_share, own_v, tie, &planes[m++]);
-        else
-            orca_agent_line_2d(d, rel_v, reach, k->orca_inv_tau, inv_dt,
-                               k->orca_share, own_v, tie, &lines[m++]);
+            continue;
+        }
+        const uint32_t b = batch.count++;
+        batch.px[b] = d[0];
+        batch.py[b] = d[1];
+        batch.vx[b] = rel_v[0];
+        batch.vy[b] = rel_v[1];
+        batch.reach[b] = reach;
+        batch.tie_x[b] = tie_x;
+        if (batch.count == ORCA_PAIRS_BATCH)
+            m = batch_lines(&batch, k, inv_dt, own_v, lines, m);
     }
+    if (batch.count > 0)
+        m = batch_lines(&batch, k, inv_dt, own_v, lines, m);
     float want[3] = { v[0], v[1], three ? v[2] : 0.0f };
     /* A preferred velocity every constraint permits is the answer (it is
      * within max speed already): no solve, not a bit moved. */
