@@ -31,6 +31,14 @@
  * line of equal violation, and the objective becomes "go furthest along
  * the new line's inward normal": a two-dimensional program again.
  *
+ * Batches. An agent's half-planes against its neighbours are built
+ * together (orca_agent_lines_2d()): the common case, apart with lengths
+ * of plain size, runs in vector lanes, both sides of each branch and then
+ * a select, each lane doing the one-pair function's operations in its
+ * order (the build forbids fused multiply-adds, and IEEE division and
+ * square root round the same in a vector), so the bits are the same; any
+ * other pair takes the one-pair function.
+ *
  * Robustness. Lengths and unit vectors divide a vector by its larger
  * component first when its squares would overflow or fall to subnormals;
  * lines are walked from the point nearest the origin, so a line given by a
@@ -361,4 +369,72 @@ void orca_solve_2d(const orca_line *lines, uint32_t count, uint32_t hard,
     }
     out[0] = v[0];
     out[1] = v[1];
+}
+
+/* The lanes mirror orca_agent_line_2d() with axis = rel_p / dist, the
+ * plain branch of orca_unit() (usual[] says the lane took it, for both
+ * rel_p and w, and is apart). */
+void orca_agent_lines_2d(const orca_pairs_2d *pairs, uint32_t n, float inv_tau,
+                         float inv_dt, float share, const float v_a[2],
+                         orca_line *out) {
+    const float part = share > 0.0f ? (share < 1.0f ? share : 1.0f) : 0.0f;
+    const float *restrict rpx = pairs->px, *restrict rpy = pairs->py;
+    const float *restrict rvx = pairs->vx, *restrict rvy = pairs->vy;
+    const float *restrict radius = pairs->radius;
+    /* Whole vectors: the lanes past n compute on the inputs' padding and
+     * are not copied out. */
+    const uint32_t lanes =
+        (n + ORCA_PAIRS_LANES - 1u) & ~(ORCA_PAIRS_LANES - 1u);
+    float px_out[ORCA_PAIRS_BATCH], py_out[ORCA_PAIRS_BATCH];
+    float dx_out[ORCA_PAIRS_BATCH], dy_out[ORCA_PAIRS_BATCH];
+    /* Apart, with both vectors' lengths plain: the lanes' answer. */
+    int usual[ORCA_PAIRS_BATCH] = { 0 };
+#pragma omp simd
+    for (uint32_t i = 0; i < lanes; i++) {
+        const float x = rpx[i], y = rpy[i];
+        const float vx = rvx[i], vy = rvy[i];
+        const float r = radius[i] > 0.0f ? radius[i] : 0.0f;
+        const float big = fabsf(x) > fabsf(y) ? fabsf(x) : fabsf(y);
+        const float dist = sqrtf(x * x + y * y);
+        const float ax = x / dist, ay = y / dist;
+        const float sin_half = r / dist;
+        const float cut_r = r * inv_tau;
+        const float wx = vx - x * inv_tau, wy = vy - y * inv_tau;
+        const float w_big = fabsf(wx) > fabsf(wy) ? fabsf(wx) : fabsf(wy);
+        const float w_len = sqrtf(wx * wx + wy * wy);
+        const float toward_origin = -(wx * ax + wy * ay);
+        const int arc = toward_origin > w_len * sin_half;
+        const float cos_half = sqrtf((1.0f - sin_half) * (1.0f + sin_half));
+        const int left = ax * vy - ay * vx >= 0.0f;
+        const float lx = ax * cos_half - ay * sin_half;
+        const float ly = ax * sin_half + ay * cos_half;
+        const float rx = ax * cos_half + ay * sin_half;
+        const float ry = ay * cos_half - ax * sin_half;
+        const float leg_x = left ? -ly : ry, leg_y = left ? lx : -rx;
+        const float nx = arc ? wx / w_len : leg_x;
+        const float ny = arc ? wy / w_len : leg_y;
+        const float reach = arc ? cut_r - w_len : -(vx * leg_x + vy * leg_y);
+        const float ux = reach * nx, uy = reach * ny;
+        px_out[i] = v_a[0] + part * ux;
+        py_out[i] = v_a[1] + part * uy;
+        dx_out[i] = ny;
+        dy_out[i] = -nx;
+        usual[i] = (big >= ORCA_PLAIN_MIN) & (big <= ORCA_PLAIN_MAX) &
+                   (dist > r) & (w_big >= ORCA_PLAIN_MIN) &
+                   (w_big <= ORCA_PLAIN_MAX);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (usual[i]) {
+            out[i].point[0] = px_out[i];
+            out[i].point[1] = py_out[i];
+            out[i].direction[0] = dx_out[i];
+            out[i].direction[1] = dy_out[i];
+            continue;
+        }
+        const float rel_p[2] = { rpx[i], rpy[i] };
+        const float rel_v[2] = { rvx[i], rvy[i] };
+        const float tie[2] = { pairs->tie[i], 0.0f };
+        orca_agent_line_2d(rel_p, rel_v, radius[i], inv_tau, inv_dt, share, v_a,
+                           tie, &out[i]);
+    }
 }

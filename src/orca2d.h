@@ -55,6 +55,27 @@ void orca_agent_line_2d(const float rel_p[2], const float rel_v[2],
                         float radius, float inv_tau, float inv_dt, float share,
                         const float v_a[2], const float tie[2], orca_line *out);
 
+/* The ORCA half-planes of agent A against n <= ORCA_PAIRS_BATCH
+ * neighbours, pair i's inputs at index i of each array (tie: the x of a
+ * tie along the x axis), into out[0 .. n): orca_agent_line_2d()'s lines
+ * to the bit. The common case (apart, lengths neither tiny nor huge) is
+ * computed in vector lanes, both of its branches and then a select, with
+ * the same operations in the same order as the one-pair function; a pair
+ * of any other case goes to that function. The arrays hold n rounded up
+ * to ORCA_PAIRS_LANES readable entries (what the lanes past n compute
+ * is dropped). */
+#define ORCA_PAIRS_BATCH 16u
+#define ORCA_PAIRS_LANES 4u
+typedef struct orca_pairs_2d {
+    const float *px, *py; /* rel_p */
+    const float *vx, *vy; /* rel_v */
+    const float *radius;
+    const float *tie;
+} orca_pairs_2d;
+void orca_agent_lines_2d(const orca_pairs_2d *pairs, uint32_t n, float inv_tau,
+                         float inv_dt, float share, const float v_a[2],
+                         orca_line *out);
+
 /* The velocity closest to `preferred` with |v| <= max_speed that every
  * line permits, into out, by incremental linear programs over the lines in
  * their order (the caller orders them nearest neighbour first).

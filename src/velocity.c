@@ -36,7 +36,13 @@
  * nearest max_neighbours of them by (squared distance, slot), and their
  * constraints are built nearest first: the linear program meets them in
  * that order, and the order, like every rounding, is the same on every
- * machine.
+ * machine. The vector paths find them on their lanes (nearest_lanes()):
+ * they measure a block's candidates W at a time with the neighbour cap's
+ * scan (cap_rows(), the same squared distances), hold those within a
+ * guess of the farthest pick's distance, and place each held one by its
+ * count of nearer ones, with no branch on the data; the plain scan one
+ * candidate at a time (nearest_dims()) is the scalar path's and the
+ * reference the tests hold them to.
  */
 #include "velocity.h"
 
@@ -67,20 +73,38 @@
 /* A turn of pi or more in one step is no limit. */
 #define TURN_HALF_CIRCLE 3.14159265f
 
-/* A neighbour kept for the constraints: its key (the squared distance's
- * bits, which order as the distances do since they are never negative,
- * above the slot, so ties go to the lower slot) and where it is. */
-typedef struct orca_pick {
-    uint64_t key;
-    uint32_t row;
-    uint32_t range;
-} orca_pick;
+/* Candidates a row holds before the selection cuts them back to the
+ * nearest: the dense scene's block holds about 28 within range, a knot
+ * (every agent in one cell) thousands, which are cut in turns. */
+#define ORCA_HELD 256u
 
-/* One thread's scratch for up to k neighbours: the picks, the
- * constraints (those of the static objects too) and the solver's own copy
- * of them (planes are the larger kind). */
+/* Up to this many held candidates are ranked by counting (the path's
+ * count_below(): m^2 compares in vector lanes, no branch on the data),
+ * and a group's max_neighbours up to it takes the lanes' scan at all. A
+ * multiple of FLOCK_COUNT_PAD, below ORCA_HELD. */
+#define ORCA_COUNT_MAX 64u
+
+/* A block of at most this many candidates is scanned one at a time: the
+ * lanes' fixed costs (a call, the counting's padding) outweigh what they
+ * save on a sparse crowd such as circle2d's ring. */
+#define ORCA_LANES_MIN 24u
+
+/* The lanes' scan first holds the candidates within the last row's
+ * farthest pick times this (squared, so the area it covers grows as
+ * fast): in orca_dense2d the next row has its picks within it but for
+ * 2% of rows, which scan again, and holds 12 or so rather than the 28
+ * within range, a quarter of the counting. */
+#define ORCA_GUESS_GROW 1.25f
+
+/* One thread's scratch for up to k neighbours: the picks (neighbours
+ * kept for the constraints: a key, the squared distance's bits, which
+ * order as the distances do since they are never negative, above the
+ * slot, so ties go to the lower slot; and where, the range above the
+ * row), the candidates held before the selection, the constraints
+ * (those of the static objects too) and the solver's own copy of them
+ * (planes are the larger kind). */
 static size_t thread_bytes(uint32_t k) {
-    const size_t raw = (size_t)k * sizeof(orca_pick) +
+    const size_t raw = ((size_t)k + 1u + ORCA_HELD) * sizeof(pick_entry) +
                        2u * (k + ORCA_STATIC_MAX) * sizeof(orca_plane);
     return (raw + THRONG_ALIGN - 1u) & ~(size_t)(THRONG_ALIGN - 1u);
 }
@@ -122,15 +146,37 @@ static inline uint32_t float_bits(float x) {
     return u;
 }
 
+/* Inserts the candidate e into picks[0 .. *n), ascending by key, keeping
+ * at most `most` (a full list drops its farthest). An insertion into a
+ * short sorted list: `most` is small (10 by default). */
+static inline void pick_insert(pick_entry *picks, uint32_t *n, uint32_t most,
+                               pick_entry e) {
+    if (*n == most && e.key >= picks[*n - 1u].key)
+        return;
+    uint32_t at = *n < most ? (*n)++ : *n - 1u;
+    while (at > 0 && picks[at - 1u].key > e.key) {
+        picks[at] = picks[at - 1u];
+        at--;
+    }
+    picks[at] = e;
+}
+
+/* The squared distance of a key. */
+static inline float key_d2(uint64_t key) {
+    const uint32_t bits = (uint32_t)(key >> 32);
+    float d2;
+    memcpy(&d2, &bits, sizeof d2);
+    return d2;
+}
+
 /* Row t's nearest `most` neighbours within R2 among the candidate
  * ranges, ascending by key, into picks; returns how many. The squared
- * distance is flock_offset()'s, operation for operation. An insertion
- * into a short sorted list: `most` is small (10 by default), and once it
- * is full a candidate beyond the farthest kept one costs one compare of
- * floats. */
+ * distance is flock_offset()'s, operation for operation. The plain
+ * reference, one candidate at a time: once the list is full, a candidate
+ * beyond the farthest kept one costs one compare of floats. */
 static inline __attribute__((always_inline)) uint32_t
 nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
-             uint32_t t, float R2, uint32_t most, orca_pick *picks,
+             uint32_t t, float R2, uint32_t most, pick_entry *picks,
              const int three, const int layers) {
     const agent_columns *c = &w->col;
     uint32_t n = 0;
@@ -151,41 +197,184 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
                 continue;
             if (layers && !flock_sees(w, w->group_params[c->group[t]].see, j))
                 continue;
-            const uint64_t key = (uint64_t)float_bits(d2) << 32 | c->slot[j];
-            if (n == most && key >= picks[n - 1u].key)
-                continue;
-            uint32_t at = n < most ? n++ : n - 1u;
-            while (at > 0 && picks[at - 1u].key > key) {
-                picks[at] = picks[at - 1u];
-                at--;
-            }
-            picks[at].key = key;
-            picks[at].row = j;
-            picks[at].range = (uint32_t)r;
-            if (n == most) {
-                const uint32_t far = (uint32_t)(picks[n - 1u].key >> 32);
-                memcpy(&limit, &far, sizeof limit);
-            }
+            const pick_entry e = { (uint64_t)float_bits(d2) << 32 | c->slot[j],
+                                   (uint64_t)r << 32 | j };
+            pick_insert(picks, &n, most, e);
+            if (n == most)
+                limit = key_d2(picks[n - 1u].key);
         }
     }
     return n;
 }
 
-/* Specialised on the dimension and on whether the row's mask hides some
- * group (then neighbours it does not see are left out before the
- * choice, so it keeps the nearest it sees). */
+/* The `most` nearest of the m held candidates, ascending by key, into
+ * picks (room for most + 1: the last entry takes what is not kept);
+ * returns how many. Each candidate's place is its count of strictly
+ * nearer ones when the path counts and m is small: with no two of the
+ * kept at one distance, the places below `most` are distinct and the
+ * candidates there are the nearest, in order. Equal distances
+ * (coincident agents, a lattice) share a place; then, as without the
+ * count, insertion orders them by key. */
+static uint32_t keep_nearest(const throng_world *w, const pick_entry *held,
+                             uint32_t m, uint32_t most, pick_entry *picks) {
+    const uint32_t n = m < most ? m : most;
+    if (w->count_below && m <= ORCA_COUNT_MAX) {
+        int32_t d2_bits[ORCA_COUNT_MAX], nearer[ORCA_COUNT_MAX];
+        /* Non-negative floats order as their bits do, as signed integers
+         * too (the sign bit is clear); the padding is above every one. */
+        const uint32_t padded =
+            (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+        for (uint32_t i = 0; i < m; i++)
+            d2_bits[i] = (int32_t)(held[i].key >> 32);
+        for (uint32_t i = m; i < padded; i++)
+            d2_bits[i] = INT32_MAX;
+        w->count_below(d2_bits, m, padded, nearer);
+        /* Bit p: place p written. No branch on the data: a candidate
+         * beyond the nearest goes to the spare entry. */
+        uint64_t taken = 0, shared = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            const uint32_t place = (uint32_t)nearer[i];
+            const int kept = place < n;
+            const uint64_t bit = kept ? (uint64_t)1 << place : 0u;
+            shared |= taken & bit;
+            taken |= bit;
+            picks[kept ? place : most] = held[i];
+        }
+        if (!shared)
+            return n;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < m; i++)
+        pick_insert(picks, &kept, most, held[i]);
+    return kept;
+}
+
+/* Whether every range of the block sees its rows through one shift (a
+ * world without a periodic box, or one wider than the block): then one
+ * image of the agent measures them all, and range 0 stands for each
+ * (flock_offset() gives the same bits through any of them). */
+static int one_shift(const cell_range *ranges, int range_count) {
+    const size_t bytes = sizeof ranges[0].shift;
+    for (int r = 1; r < range_count; r++)
+        if (memcmp(ranges[r].shift, ranges[0].shift, bytes) != 0)
+            return 0;
+    return 1;
+}
+
+/* Row t's image seen through range cr, rounded as flock_offset() rounds
+ * it. */
+static inline void orca_image(const throng_world *w, const cell_range *cr,
+                              uint32_t t, float q[3]) {
+    const agent_columns *c = &w->col;
+    q[0] = c->px[t] - cr->shift[0];
+    q[1] = c->py[t] - cr->shift[1];
+    q[2] = w->dims == 3 ? c->pz[t] - cr->shift[2] : 0.0f;
+}
+
+/* Holds, in held[0 ..), the candidates of the ranges within the limit,
+ * measured on the path's lanes (cap_rows(), the squared distances of
+ * nearest_dims()); cuts the held back to the `most` nearest whenever the
+ * buffer fills, lowering the limit to the farthest of them. Returns the
+ * new count. */
+static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
+                            int range_count, uint32_t t, float R2, float limit,
+                            uint32_t most, pick_entry *held,
+                            pick_entry *picks) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    uint64_t within = 0; /* cap_rows() counts them; not needed here */
+    flock_rows_query a = {
+        .px = c->px,
+        .py = c->py,
+        .pz = c->pz,
+        .slot = c->slot,
+        .R2 = R2,
+        .limit = limit,
+        .self = c->slot[t],
+        .three = three,
+    };
+    uint32_t bounds[2 * GRID_MAX_RANGES], total = 0;
+    for (int r = 0; r < range_count; r++) {
+        bounds[2 * r] = ranges[r].begin;
+        bounds[2 * r + 1] = ranges[r].end;
+        total += ranges[r].end - ranges[r].begin;
+    }
+    if (total <= ORCA_HELD && one_shift(ranges, range_count)) {
+        orca_image(w, &ranges[0], t, a.q);
+        a.where = 0; /* range 0 stands for each */
+        return w->cap_rows(&a, bounds, (uint32_t)range_count, held, 0, &within);
+    }
+    uint32_t m = 0;
+    for (int r = 0; r < range_count; r++) {
+        const cell_range *cr = &ranges[r];
+        orca_image(w, cr, t, a.q);
+        a.where = (uint64_t)r << 32;
+        uint32_t from = cr->begin;
+        while (from < cr->end) {
+            if (m == ORCA_HELD) {
+                /* Full: cut back to the nearest, which stay held. */
+                m = keep_nearest(w, held, m, most, picks);
+                memcpy(held, picks, m * sizeof *held);
+                a.limit = key_d2(picks[m - 1u].key);
+            }
+            const uint32_t room = ORCA_HELD - m;
+            const uint32_t stop = cr->end - from > room ? from + room : cr->end;
+            const uint32_t part[2] = { from, stop };
+            m = w->cap_rows(&a, part, 1, held, m, &within);
+            from = stop;
+        }
+    }
+    return m;
+}
+
+/* nearest_dims()'s picks on the path's lanes: the candidates within a
+ * guess of the farthest pick's squared distance are held, else (fewer
+ * than `most` of them) those within R2, and the nearest are kept from
+ * the held. *guess (0: none) is the last row's farthest pick times
+ * ORCA_GUESS_GROW: rows in cell order mostly see one crowd. The columns
+ * are readable past a range's end (COLUMN_PAD), and the agent is left
+ * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX. */
+static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
+                              int range_count, uint32_t t, float R2,
+                              uint32_t most, float *guess, pick_entry *held,
+                              pick_entry *picks) {
+    uint32_t m = 0;
+    const int guessed = *guess > 0.0f && *guess < R2;
+    if (guessed)
+        m = hold_within(w, ranges, range_count, t, R2, *guess, most, held,
+                        picks);
+    if (!guessed || m < most)
+        m = hold_within(w, ranges, range_count, t, R2, R2, most, held, picks);
+    const uint32_t n = keep_nearest(w, held, m, most, picks);
+    *guess = n == most ? key_d2(picks[n - 1u].key) * ORCA_GUESS_GROW : R2;
+    return n;
+}
+
+/* Row t's nearest `most` neighbours within R2, ascending by key, into
+ * picks (room for most + 1); held is the lanes' buffer (ORCA_HELD) and
+ * *guess their guess. Returns how many. */
 static uint32_t nearest(const throng_world *w, const cell_range *ranges,
                         int range_count, uint32_t t, float R2, uint32_t most,
-                        orca_pick *picks) {
-    const int layers = w->group_params[w->col.group[t]].filter;
+                        float *guess, pick_entry *held, pick_entry *picks) {
+    if (w->group_params[w->col.group[t]].filter) {
+        /* A mask that hides some group: the plain scan, which leaves out
+         * the neighbours the row does not see before the choice, so it
+         * keeps the nearest it sees. */
+        return w->dims == 3 ? nearest_dims(w, ranges, range_count, t, R2, most,
+                                           picks, 1, 1)
+                            : nearest_dims(w, ranges, range_count, t, R2, most,
+                                           picks, 0, 1);
+    }
+    uint32_t candidates = 0;
+    for (int r = 0; r < range_count; r++)
+        candidates += ranges[r].end - ranges[r].begin;
+    if (candidates > ORCA_LANES_MIN && w->cap_rows && w->count_below &&
+        most <= ORCA_COUNT_MAX)
+        return nearest_lanes(w, ranges, range_count, t, R2, most, guess, held,
+                             picks);
     if (w->dims == 3)
-        return layers ? nearest_dims(w, ranges, range_count, t, R2, most, picks,
-                                     1, 1)
-                      : nearest_dims(w, ranges, range_count, t, R2, most, picks,
-                                     1, 0);
-    return layers
-               ? nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 1)
-               : nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 0);
+        return nearest_dims(w, ranges, range_count, t, R2, most, picks, 1, 0);
+    return nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 0);
 }
 
 typedef struct velocity_ctx {
@@ -240,23 +429,60 @@ static inline void turn_right(const group_kernel_params *k, float v[3]) {
     v[1] = k->keep_cos * y - k->keep_sin * x;
 }
 
+/* 2D pairs gathered for orca_agent_lines_2d(), which builds their lines
+ * on the vector lanes. */
+typedef struct pair_batch {
+    float px[ORCA_PAIRS_BATCH], py[ORCA_PAIRS_BATCH]; /* rel_p */
+    float vx[ORCA_PAIRS_BATCH], vy[ORCA_PAIRS_BATCH]; /* rel_v */
+    float reach[ORCA_PAIRS_BATCH], tie_x[ORCA_PAIRS_BATCH];
+    uint32_t count;
+} pair_batch;
+
+/* The batch's lines into lines[m ..), in the order gathered; empties the
+ * batch and returns the new count of lines. */
+static uint32_t batch_lines(pair_batch *b, const group_kernel_params *k,
+                            float inv_dt, const float own_v[3],
+                            orca_line *lines, uint32_t m) {
+    /* The lanes past the count read a copy of the first pair. */
+    for (uint32_t i = b->count; i % ORCA_PAIRS_LANES != 0u; i++) {
+        b->px[i] = b->px[0];
+        b->py[i] = b->py[0];
+        b->vx[i] = b->vx[0];
+        b->vy[i] = b->vy[0];
+        b->reach[i] = b->reach[0];
+        b->tie_x[i] = b->tie_x[0];
+    }
+    const orca_pairs_2d pairs = {
+        b->px, b->py, b->vx, b->vy, b->reach, b->tie_x
+    };
+    orca_agent_lines_2d(&pairs, b->count, k->orca_inv_tau, inv_dt,
+                        k->orca_share, own_v, &lines[m]);
+    m += b->count;
+    b->count = 0;
+    return m;
+}
+
 /* Row t of a group in ORCA mode: v holds its preferred velocity and
- * receives the new one. */
+ * receives the new one; *guess carries the neighbour scan's guess from
+ * row to row (nearest_lanes()). */
 static void orca_row(const throng_world *w, uint32_t t, float dt,
                      const group_kernel_params *k, const cell_range *ranges,
-                     int range_count, unsigned char *scratch, float *v) {
+                     int range_count, float *guess, unsigned char *scratch,
+                     float *v) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
-    orca_pick *picks = (orca_pick *)(void *)scratch;
-    const uint32_t n =
-        nearest(w, ranges, range_count, t, k->orca_r2, k->orca_max, picks);
+    pick_entry *picks = (pick_entry *)(void *)scratch;
+    pick_entry *held = picks + k->orca_max + 1u;
+    const uint32_t n = nearest(w, ranges, range_count, t, k->orca_r2,
+                               k->orca_max, guess, held, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
     const float inv_dt = 1.0f / dt;
     const float own_v[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
 
     const uint32_t own_slot = c->slot[t];
-    unsigned char *after = scratch + (size_t)k->orca_max * sizeof(orca_pick);
+    unsigned char *after =
+        scratch + ((size_t)k->orca_max + 1u + ORCA_HELD) * sizeof(pick_entry);
     /* The static objects' constraints first: they are hard. */
     const orca_static_query sq = {
         .p = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f },
@@ -274,33 +500,53 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     if (w->geo)
         hard = m = three ? orca_static_planes_3d(w, &sq, planes)
                          : orca_static_lines_2d(w, &sq, lines);
+    pair_batch batch;
+    batch.count = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t j = picks[i].row;
+        const uint32_t j = (uint32_t)picks[i].where;
+        const uint32_t range = (uint32_t)(picks[i].where >> 32);
         const float reach =
             radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
         if (!(reach > 0.0f))
             continue; /* two points never collide */
         float d[3];
-        (void)flock_offset(w, &ranges[picks[i].range], t, j, d);
+        (void)flock_offset(w, &ranges[range], t, j, d);
         const float rel_v[3] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j],
                                  three ? own_v[2] - c->vz[j] : 0.0f };
         /* Opposite for the two of a pair, so coincident agents part. */
-        const float tie[3] = { own_slot < c->slot[j] ? -1.0f : 1.0f, 0.0f,
-                               0.0f };
+        const float tie_x = own_slot < c->slot[j] ? -1.0f : 1.0f;
         /* A neighbour whose mask leaves this agent's layer out will not
          * give way: the agent takes the whole avoidance. */
-        const float share =
-            k->filter_back &&
-                    !flock_sees(w, w->group_params[c->group[j]].see, t)
-                ? 1.0f
-                : k->orca_share;
-        if (three)
+        const int blind = k->filter_back &&
+                          !flock_sees(w, w->group_params[c->group[j]].see, t);
+        const float share = blind ? 1.0f : k->orca_share;
+        if (three) {
+            const float tie[3] = { tie_x, 0.0f, 0.0f };
             orca_agent_plane_3d(d, rel_v, reach, k->orca_inv_tau, inv_dt, share,
                                 own_v, tie, &planes[m++]);
-        else
+            continue;
+        }
+        if (blind) {
+            /* Its own line, after the batch's, keeping the order. */
+            if (batch.count > 0)
+                m = batch_lines(&batch, k, inv_dt, own_v, lines, m);
+            const float tie[3] = { tie_x, 0.0f, 0.0f };
             orca_agent_line_2d(d, rel_v, reach, k->orca_inv_tau, inv_dt, share,
                                own_v, tie, &lines[m++]);
+            continue;
+        }
+        const uint32_t b = batch.count++;
+        batch.px[b] = d[0];
+        batch.py[b] = d[1];
+        batch.vx[b] = rel_v[0];
+        batch.vy[b] = rel_v[1];
+        batch.reach[b] = reach;
+        batch.tie_x[b] = tie_x;
+        if (batch.count == ORCA_PAIRS_BATCH)
+            m = batch_lines(&batch, k, inv_dt, own_v, lines, m);
     }
+    if (batch.count > 0)
+        m = batch_lines(&batch, k, inv_dt, own_v, lines, m);
     float want[3] = { v[0], v[1], three ? v[2] : 0.0f };
     /* A preferred velocity every constraint permits is the answer (it is
      * within max speed already): no solve, not a bit moved. */
@@ -409,6 +655,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         (unsigned char *)w->velocity_scratch + (size_t)thread * vc->stride;
     flock_block blk;
     blk.known = 0;
+    float guess = 0.0f;
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
         if (three)
@@ -418,7 +665,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
             const cell_range *ranges = flock_block_of(w, t, &blk);
-            orca_row(w, t, vc->dt, k, ranges, blk.count, scratch, v);
+            orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch, v);
         }
         if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
             limit_motion(w, t, vc->dt, k, v);

@@ -4,7 +4,8 @@
  * avoidance; the linear program against a brute-force search over a grid
  * of velocities, both when some velocity satisfies every line (nearest the
  * preferred one) and when none does (least largest violation); inputs at
- * the edges of float; and whole runs of agents that must part without
+ * the edges of float; the batch of half-planes on vector lanes against
+ * the one-pair function, bit for bit; and whole runs of agents that must part without
  * touching and arrive.
  *
  * Tolerances: the hand-worked numbers are below 8 in size and come out of
@@ -587,6 +588,72 @@ TEST(orca2d_extremes) {
     CHECK(v[0] == tiny[0] && v[1] == tiny[1]);
 }
 
+/* The lines of a batch of pairs (orca_agent_lines_2d(), on the vector
+ * lanes where it can) are the one-pair function's to the bit: common
+ * pairs, overlapping ones, pairs at rest on each other (no direction but
+ * the tie), lengths at the edges of float, a zero or NaN radius, a NaN
+ * velocity, in batches of every size. */
+TEST(orca2d_lines_batch) {
+    static const float odd[] = { 0.0f, 1e-30f, -3.0f, 1e15f, -1e15f, 1e-19f };
+    test_rng rng = test_rng_make(23);
+    int lanes_cases = 0;
+    for (int c = 0; c < 3000; c++) {
+        float px[ORCA_PAIRS_BATCH], py[ORCA_PAIRS_BATCH];
+        float vx[ORCA_PAIRS_BATCH], vy[ORCA_PAIRS_BATCH];
+        float radius[ORCA_PAIRS_BATCH], tie[ORCA_PAIRS_BATCH];
+        const uint32_t n = 1u + test_rng_below(&rng, ORCA_PAIRS_BATCH);
+        for (uint32_t i = 0; i < ORCA_PAIRS_BATCH; i++) {
+            const uint32_t kind = test_rng_below(&rng, 8u);
+            px[i] = test_rng_range(&rng, -15.0f, 15.0f);
+            py[i] = test_rng_range(&rng, -15.0f, 15.0f);
+            vx[i] = test_rng_range(&rng, -4.0f, 4.0f);
+            vy[i] = test_rng_range(&rng, -4.0f, 4.0f);
+            radius[i] = 3.0f;
+            tie[i] = test_rng_below(&rng, 2u) ? 1.0f : -1.0f;
+            if (kind == 1) { /* overlapping */
+                px[i] *= 0.1f;
+                py[i] *= 0.1f;
+            } else if (kind == 2) { /* at rest on each other */
+                px[i] = py[i] = vx[i] = vy[i] = 0.0f;
+            } else if (kind == 3) {
+                px[i] = odd[test_rng_below(&rng, 6u)];
+                vy[i] = odd[test_rng_below(&rng, 6u)];
+            } else if (kind == 4) {
+                radius[i] = test_rng_below(&rng, 2u) ? 0.0f : nanf("");
+            } else if (kind == 5) {
+                vx[i] = nanf("");
+            }
+        }
+        const float v_a[2] = { test_rng_range(&rng, -2.0f, 2.0f),
+                               test_rng_range(&rng, -2.0f, 2.0f) };
+        const float inv_tau = test_rng_below(&rng, 2u) ? 0.1f : 0.5f;
+        const float share = test_rng_below(&rng, 2u) ? 0.5f : 1.0f;
+        const orca_pairs_2d pairs = { px, py, vx, vy, radius, tie };
+        orca_line got[ORCA_PAIRS_BATCH];
+        orca_agent_lines_2d(&pairs, n, inv_tau, 4.0f, share, v_a, got);
+        for (uint32_t i = 0; i < n; i++) {
+            const float rel_p[2] = { px[i], py[i] };
+            const float rel_v[2] = { vx[i], vy[i] };
+            const float t[2] = { tie[i], 0.0f };
+            orca_line want;
+            orca_agent_line_2d(rel_p, rel_v, radius[i], inv_tau, 4.0f, share,
+                               v_a, t, &want);
+            if (memcmp(&got[i], &want, sizeof want) != 0)
+                runner_fail(__FILE__, __LINE__,
+                            "case %d pair %u: (%g %g; %g %g) vs (%g %g; %g "
+                            "%g)",
+                            c, (unsigned)i, (double)got[i].point[0],
+                            (double)got[i].point[1],
+                            (double)got[i].direction[0],
+                            (double)got[i].direction[1], (double)want.point[0],
+                            (double)want.point[1], (double)want.direction[0],
+                            (double)want.direction[1]);
+            lanes_cases += px[i] * px[i] + py[i] * py[i] > 9.0f;
+        }
+    }
+    CHECK(lanes_cases > 10000);
+}
+
 /* A run of n agents, each step every agent taking the lines of all the
  * others nearest first, solving toward its goal and moving by v dt. Each
  * preferred velocity is turned `bias` radians to the left: a caller's way
@@ -748,6 +815,7 @@ void register_orca2d_tests(void) {
     REGISTER(orca2d_speed_bound);
     REGISTER(orca2d_random_vs_grid);
     REGISTER(orca2d_extremes);
+    REGISTER(orca2d_lines_batch);
     REGISTER(orca2d_sim_head_on);
     REGISTER(orca2d_sim_circle);
 }

@@ -4,7 +4,8 @@
  * agents head-on, crossing, or one that never yields, pass without
  * touching and reach their goals; a ring of agents swapping places keeps
  * every pair apart; the result is the same bits on every thread count and
- * kernel path; snapshots keep the settings and the continuation; bad
+ * kernel path, the neighbour scan's unusual crowds included; snapshots
+ * keep the settings and the continuation; bad
  * settings are refused with the world unchanged.
  */
 #include <math.h>
@@ -278,6 +279,92 @@ TEST(velocity_threads_and_paths) {
         runner_paths_match_scalar(__FILE__, __LINE__, what, vel_crowd_run,
                                   &cfg);
     }
+}
+
+/* Crowds that take the neighbour scan off its common case: an exact
+ * lattice (equal distances straddle the nearest-`most` cut, so counting
+ * cannot place them), a knot of 300 in one cell with agents standing on
+ * each other (more candidates than the scan holds at once, distance 0),
+ * and a periodic box three cells wide (a block's ranges see their rows
+ * through different shifts); `most` also at the largest the lanes' scan
+ * serves and one above. */
+typedef struct vel_scan {
+    int dims;
+    int kind; /* 0 lattice, 1 knot, 2 periodic */
+    uint32_t most;
+} vel_scan;
+
+static uint64_t vel_scan_run(const void *cfg_, const char *path) {
+    const vel_scan *cfg = cfg_;
+    throng_world_def def = ts_world_def(cfg->dims, 1, NULL);
+    def.neighbour_radius = 3.0f;
+    if (cfg->kind == 2)
+        ts_world_def_periodic(&def, 9.0f);
+    throng_world *w = ts_world_make(&def);
+    if (!w)
+        return 0;
+    if (world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return 1;
+    }
+    throng_group g = vel_group(w, THRONG_AVOIDANCE_ORCA, 0.5f);
+    throng_avoidance av;
+    if (throng_group_get_avoidance(w, g, &av) != THRONG_OK) {
+        throng_world_destroy(w);
+        return 0;
+    }
+    av.max_neighbours = cfg->most;
+    if (throng_group_set_avoidance(w, g, &av) != THRONG_OK) {
+        throng_world_destroy(w);
+        return 0;
+    }
+    test_rng rng = test_rng_make(7u + (uint64_t)cfg->kind);
+    const int per = cfg->dims == 2 ? 18 : 7;
+    float p[3] = { 0.0f, 0.0f, 0.0f };
+    /* The periodic box's 150 fit the scan's buffer: one pass measures
+     * every range. */
+    const int count = cfg->kind == 2 ? 150 : 300;
+    for (int i = 0; i < count; i++) {
+        if (cfg->kind == 0) {
+            const int layer = i / (per * per);
+            p[0] = 0.5f * (float)(i % per);
+            p[1] = 0.5f * (float)((i / per) % per);
+            p[2] = cfg->dims == 3 ? 0.5f * (float)layer : 0.0f;
+        } else if (cfg->kind == 1 && i % 4 == 3) {
+            /* On the agent before. */
+        } else {
+            const float edge = cfg->kind == 1 ? 1.0f : 9.0f;
+            for (int k = 0; k < cfg->dims; k++)
+                p[k] = test_rng_range(&rng, 0.0f, edge);
+        }
+        float goal[3] = { 0.0f, 0.0f, 0.0f };
+        for (int k = 0; k < cfg->dims; k++)
+            goal[k] = test_rng_range(&rng, 0.0f, 6.0f);
+        (void)vel_agent(w, g, p, goal, 0.2f);
+    }
+    for (int s = 0; s < 10; s++)
+        if (throng_world_step(w, VEL_DT) != THRONG_OK) {
+            throng_world_destroy(w);
+            return 0;
+        }
+    const uint64_t h = throng_world_hash(w);
+    throng_world_destroy(w);
+    return h;
+}
+
+TEST(velocity_scan_paths) {
+    static const char *const kinds[] = { "lattice", "knot", "periodic" };
+    static const uint32_t mosts[] = { 10u, 64u, 65u };
+    for (int dims = 2; dims <= 3; dims++)
+        for (int kind = 0; kind < 3; kind++)
+            for (size_t i = 0; i < sizeof mosts / sizeof mosts[0]; i++) {
+                const vel_scan cfg = { dims, kind, mosts[i] };
+                char what[64];
+                snprintf(what, sizeof what, "%dD %s, %u nearest", dims,
+                         kinds[kind], (unsigned)mosts[i]);
+                runner_paths_match_scalar(__FILE__, __LINE__, what,
+                                          vel_scan_run, &cfg);
+            }
 }
 
 /* A snapshot keeps every group's avoidance, and the loaded world steps
@@ -565,6 +652,7 @@ void register_velocity_tests(void) {
     REGISTER(velocity_ring_swap);
     REGISTER(velocity_alone_is_integration);
     REGISTER(velocity_threads_and_paths);
+    REGISTER(velocity_scan_paths);
     REGISTER(velocity_snapshot);
     REGISTER(velocity_bad_settings);
     REGISTER(velocity_turn_limit);
