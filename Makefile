@@ -307,7 +307,7 @@ $(BUILD)/obj/bench/machine.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
 # flocks at two sizes, the clustered flock and the crowd scenes at 10k.
 # Table on stdout; JSON, CSV and SVG in bench/results/<machine>/.
 # BENCH_ARGS adds or overrides options (later ones win).
-BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k \
+BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400 \
 	--agents 10k,100k --threads 1,2 --steps 200 --warmup 20 --repeats 7
 bench: $(BENCH)
 	@machine=$$(BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) --machine) && \
@@ -632,7 +632,7 @@ TSAN_BUILD := build/san-thread-$(notdir $(TSAN_CC))
 ARCHER ?= $(abspath $(shell $(TSAN_CC) -print-resource-dir 2>/dev/null)/../../libarcher.so)
 TSAN_ENV := OMP_TOOL_LIBRARIES=$(ARCHER) \
 	TSAN_OPTIONS='halt_on_error=1 ignore_noninstrumented_modules=1 second_deadlock_stack=1'
-TSAN_BENCH_ARGS := --scenario flock2d,flock3d,wander2d,wander3d,cluster2d,crossing2d,pursuit2d,path2d,obstacles2d,leader2d,every2d,every3d \
+TSAN_BENCH_ARGS := --scenario flock2d,flock3d,wander2d,wander3d,cluster2d,crossing2d_steer,pursuit2d,path2d,obstacles2d,leader2d,every2d,every3d \
 	--agents 2000 --threads 2,4 --steps 20 --warmup 2 --quiet
 
 tsan:
@@ -661,7 +661,7 @@ MEMCHECK_TESTS ?= world errors grid snapshot steer_route bench_stats
 MEMCHECK := valgrind --tool=memcheck --error-exitcode=1 --leak-check=full \
 	--suppressions=tests/valgrind.supp \
 	--errors-for-leak-kinds=definite,indirect,possible --quiet
-MEMCHECK_BENCH_ARGS := --scenario flock2d,every2d,every3d,crossing2d \
+MEMCHECK_BENCH_ARGS := --scenario flock2d,every2d,every3d,crossing2d_steer \
 	--agents 500 --threads 1,2 --steps 10 --warmup 1 --quiet
 
 # Each test module and the bench is its own run, so make -j runs them
