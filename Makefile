@@ -521,8 +521,8 @@ perf-update: $(BENCH)
 # Pictures: throng-render and the demo
 # ------------------------------------------------------------------------
 #
-#   make demo            render flock2d and crossing2d (2000 agents) and
-#                        circle2d (250) as SVG
+#   make demo            render flock2d and crossing2d (2000 agents),
+#                        circle2d (250) and blocks2d (400) as SVG
 #                        frames into $(BUILD)/demo/<scenario>/, GIFs beside
 #                        them when ffmpeg is on PATH, and copy one frame of
 #                        each to bench/results/epyc-zen5-2c/ for the README
@@ -544,6 +544,10 @@ DEMO_CROSSING_FRAME := 0020
 # of about 1,930, wheeling round the centre.
 DEMO_CIRCLE := --steps 2000 --every 50
 DEMO_CIRCLE_FRAME := 0020
+# blocks2d's four corners (a colour each) at step 2,400 of 7,162, meeting
+# between the blocks.
+DEMO_BLOCKS := --steps 7200 --every 200
+DEMO_BLOCKS_FRAME := 0012
 
 .PHONY: render-bin demo
 render-bin: $(RENDER)
@@ -560,14 +564,17 @@ demo: $(RENDER)
 	  --out $(DEMO_DIR)/crossing2d --gif $(DEMO_DIR)/crossing2d.gif; \
 	$(RENDER) --scenario circle2d --agents 250 $(DEMO_CIRCLE) \
 	  --out $(DEMO_DIR)/circle2d --gif $(DEMO_DIR)/circle2d.gif; \
+	$(RENDER) --scenario blocks2d --agents 400 $(DEMO_BLOCKS) \
+	  --out $(DEMO_DIR)/blocks2d --gif $(DEMO_DIR)/blocks2d.gif; \
 	mkdir -p $(DEMO_FRAMES); \
 	cp $(DEMO_DIR)/flock2d/frame_$(DEMO_FLOCK_FRAME).svg $(DEMO_FRAMES)/frame-flock2d.svg; \
 	cp $(DEMO_DIR)/crossing2d/frame_$(DEMO_CROSSING_FRAME).svg $(DEMO_FRAMES)/frame-crossing2d.svg; \
 	cp $(DEMO_DIR)/circle2d/frame_$(DEMO_CIRCLE_FRAME).svg $(DEMO_FRAMES)/frame-circle2d.svg; \
-	echo "demo: frames in $(DEMO_DIR)/flock2d/, $(DEMO_DIR)/crossing2d/ and $(DEMO_DIR)/circle2d/"; \
-	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif $(DEMO_DIR)/circle2d.gif; do \
+	cp $(DEMO_DIR)/blocks2d/frame_$(DEMO_BLOCKS_FRAME).svg $(DEMO_FRAMES)/frame-blocks2d.svg; \
+	echo "demo: frames in $(DEMO_DIR)/flock2d/, $(DEMO_DIR)/crossing2d/, $(DEMO_DIR)/circle2d/ and $(DEMO_DIR)/blocks2d/"; \
+	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif $(DEMO_DIR)/circle2d.gif $(DEMO_DIR)/blocks2d.gif; do \
 	  if [ -f "$$g" ]; then echo "demo: $$g"; fi; done; \
-	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg, $(DEMO_FRAMES)/frame-circle2d.svg"
+	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg, $(DEMO_FRAMES)/frame-circle2d.svg, $(DEMO_FRAMES)/frame-blocks2d.svg"
 
 -include $(RENDER_OBJ:.o=.d)
 
