@@ -307,7 +307,7 @@ $(BUILD)/obj/bench/machine.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
 # flocks at two sizes, the clustered flock and the crowd scenes at 10k.
 # Table on stdout; JSON, CSV and SVG in bench/results/<machine>/.
 # BENCH_ARGS adds or overrides options (later ones win).
-BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k \
+BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400 \
 	--agents 10k,100k --threads 1,2 --steps 200 --warmup 20 --repeats 7
 bench: $(BENCH)
 	@machine=$$(BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) --machine) && \
@@ -521,8 +521,8 @@ perf-update: $(BENCH)
 # Pictures: throng-render and the demo
 # ------------------------------------------------------------------------
 #
-#   make demo            render flock2d and crossing2d (2000 agents) and
-#                        circle2d (250) as SVG
+#   make demo            render flock2d and crossing2d (2000 agents),
+#                        circle2d (250) and blocks2d (400) as SVG
 #                        frames into $(BUILD)/demo/<scenario>/, GIFs beside
 #                        them when ffmpeg is on PATH, and copy one frame of
 #                        each to bench/results/epyc-zen5-2c/ for the README
@@ -544,6 +544,10 @@ DEMO_CROSSING_FRAME := 0020
 # of about 1,930, wheeling round the centre.
 DEMO_CIRCLE := --steps 2000 --every 50
 DEMO_CIRCLE_FRAME := 0020
+# blocks2d's four corners (a colour each) at step 2,400 of 7,162, meeting
+# between the blocks.
+DEMO_BLOCKS := --steps 7200 --every 200
+DEMO_BLOCKS_FRAME := 0012
 
 .PHONY: render-bin demo
 render-bin: $(RENDER)
@@ -560,14 +564,17 @@ demo: $(RENDER)
 	  --out $(DEMO_DIR)/crossing2d --gif $(DEMO_DIR)/crossing2d.gif; \
 	$(RENDER) --scenario circle2d --agents 250 $(DEMO_CIRCLE) \
 	  --out $(DEMO_DIR)/circle2d --gif $(DEMO_DIR)/circle2d.gif; \
+	$(RENDER) --scenario blocks2d --agents 400 $(DEMO_BLOCKS) \
+	  --out $(DEMO_DIR)/blocks2d --gif $(DEMO_DIR)/blocks2d.gif; \
 	mkdir -p $(DEMO_FRAMES); \
 	cp $(DEMO_DIR)/flock2d/frame_$(DEMO_FLOCK_FRAME).svg $(DEMO_FRAMES)/frame-flock2d.svg; \
 	cp $(DEMO_DIR)/crossing2d/frame_$(DEMO_CROSSING_FRAME).svg $(DEMO_FRAMES)/frame-crossing2d.svg; \
 	cp $(DEMO_DIR)/circle2d/frame_$(DEMO_CIRCLE_FRAME).svg $(DEMO_FRAMES)/frame-circle2d.svg; \
-	echo "demo: frames in $(DEMO_DIR)/flock2d/, $(DEMO_DIR)/crossing2d/ and $(DEMO_DIR)/circle2d/"; \
-	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif $(DEMO_DIR)/circle2d.gif; do \
+	cp $(DEMO_DIR)/blocks2d/frame_$(DEMO_BLOCKS_FRAME).svg $(DEMO_FRAMES)/frame-blocks2d.svg; \
+	echo "demo: frames in $(DEMO_DIR)/flock2d/, $(DEMO_DIR)/crossing2d/, $(DEMO_DIR)/circle2d/ and $(DEMO_DIR)/blocks2d/"; \
+	for g in $(DEMO_DIR)/flock2d.gif $(DEMO_DIR)/crossing2d.gif $(DEMO_DIR)/circle2d.gif $(DEMO_DIR)/blocks2d.gif; do \
 	  if [ -f "$$g" ]; then echo "demo: $$g"; fi; done; \
-	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg, $(DEMO_FRAMES)/frame-circle2d.svg"
+	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg, $(DEMO_FRAMES)/frame-circle2d.svg, $(DEMO_FRAMES)/frame-blocks2d.svg"
 
 -include $(RENDER_OBJ:.o=.d)
 
@@ -632,7 +639,7 @@ TSAN_BUILD := build/san-thread-$(notdir $(TSAN_CC))
 ARCHER ?= $(abspath $(shell $(TSAN_CC) -print-resource-dir 2>/dev/null)/../../libarcher.so)
 TSAN_ENV := OMP_TOOL_LIBRARIES=$(ARCHER) \
 	TSAN_OPTIONS='halt_on_error=1 ignore_noninstrumented_modules=1 second_deadlock_stack=1'
-TSAN_BENCH_ARGS := --scenario flock2d,flock3d,wander2d,wander3d,cluster2d,crossing2d,pursuit2d,path2d,obstacles2d,leader2d,every2d,every3d \
+TSAN_BENCH_ARGS := --scenario flock2d,flock3d,wander2d,wander3d,cluster2d,crossing2d_steer,pursuit2d,path2d,obstacles2d,leader2d,every2d,every3d \
 	--agents 2000 --threads 2,4 --steps 20 --warmup 2 --quiet
 
 tsan:
@@ -661,7 +668,7 @@ MEMCHECK_TESTS ?= world errors grid snapshot steer_route bench_stats
 MEMCHECK := valgrind --tool=memcheck --error-exitcode=1 --leak-check=full \
 	--suppressions=tests/valgrind.supp \
 	--errors-for-leak-kinds=definite,indirect,possible --quiet
-MEMCHECK_BENCH_ARGS := --scenario flock2d,every2d,every3d,crossing2d \
+MEMCHECK_BENCH_ARGS := --scenario flock2d,every2d,every3d,crossing2d_steer \
 	--agents 500 --threads 1,2 --steps 10 --warmup 1 --quiet
 
 # Each test module and the bench is its own run, so make -j runs them

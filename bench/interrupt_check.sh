@@ -49,7 +49,7 @@ done
 
 dir=$WORK/complete
 mkdir -p "$dir"
-"$BENCH" --scenario flock2d,crossing2d --agents 300 --threads 1,2 --steps 3 \
+"$BENCH" --scenario flock2d,crossing2d_steer --agents 300 --threads 1,2 --steps 3 \
     --warmup 1 --quiet --json "$dir/run.json" --csv "$dir/run.csv" \
     --plot "$dir/run.svg" > "$dir/log" 2>&1 || fail "the short run failed: $(cat "$dir/log")"
 "$COMPARE" show "$dir/run.json" > "$dir/show.txt" ||

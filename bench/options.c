@@ -356,7 +356,7 @@ static const cli_option option_table[OPT_COUNT] = {
                        "scenarios to run (default " DEFAULT_SCENARIOS ");\n"
                        "NAME@N[+N...] runs NAME at its own agent\n"
                        "counts instead of --agents, e.g.\n"
-                       "flock2d,crossing2d@10k" },
+                       "flock2d,crossing2d_steer@10k" },
     [OPT_AGENTS] = { "agents", 0, "N[,N...]",
                      "agent counts; suffixes k (x1000) and M\n"
                      "(x1000000), e.g. 10k,1.5M (default " DEFAULT_AGENTS ")" },
@@ -396,7 +396,8 @@ static const cli_option option_table[OPT_COUNT] = {
                              "(throng_world_set_stable_columns): the\n"
                              "cost of keeping column pointers fixed" },
     [OPT_UNTIL_ARRIVED] = { "until-arrived", 0, NULL,
-                            "end each repeat of a goal scene (circle2d)\n"
+                            "end each repeat of a goal scene (circle2d,\n"
+                            "crossing2d, blocks2d)\n"
                             "after the step at which every agent is at\n"
                             "its goal; --steps is then the most" },
     [OPT_QUIET] = { "quiet", 0, NULL,
@@ -538,8 +539,11 @@ void options_print_help(FILE *out) {
         "(mean |v|, m/s), pol (polarisation, |mean unit heading|, 0 to 1)\n"
         "and nn m (mean nearest-neighbour distance); for crowds ovl% (agents\n"
         "whose body overlaps another's, r_i + r_j) and sep m (smallest\n"
-        "centre distance); for crossing2d goal% (agents within 1 m of their\n"
-        "target point). nn, ovl and sep use a sample of at most 2000 agents;\n"
+        "centre distance); for crossing2d_steer goal% (agents within 1 m of\n"
+        "their target point). nn, ovl and sep use a sample of at most 2000\n"
+        "agents; the goal scenes (circle2d, orca_dense2d, crossing2d,\n"
+        "blocks2d) add figures watched every step, and crossing2d and\n"
+        "blocks2d ontime% (agents at their goal by the scene's deadline);\n"
         "'-' marks a figure the scenario does not get.\n"
         "\n"
         "environment: THRONG_SIMD=scalar|sse2|avx2|avx512|neon|auto picks\n"

@@ -32,6 +32,7 @@ flock2d 2000 20 avx2
 flock3d 1000 20 avx2
 every2d 1000 20 avx2
 every3d 1000 20 avx2
+crossing2d_steer 1000 20 avx2
 crossing2d 1000 20 avx2
 flock2d 2000 20 scalar
 flock3d 1000 20 scalar

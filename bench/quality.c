@@ -11,7 +11,8 @@
  * scenes); distances use the nearest periodic image, as the library's own
  * radius query does.
  *
- * The goal scenes (circle2d, orca_dense2d) are also watched every step by
+ * The goal scenes (circle2d, orca_dense2d, crossing2d, blocks2d) are
+ * also watched every step by
  * a motion tracker: overlaps through a hashed grid over the columns
  * (every pair, not a sample, so it needs O(N) per step, never O(N^2)),
  * arrivals, the step all had arrived and the longest stall. The bench
@@ -46,13 +47,15 @@ unsigned quality_kind(const scenario *sc) {
         { "cluster2d", QUALITY_FLOCK },
         { "blob2d", QUALITY_FLOCK },
         { "blob2d_cap", QUALITY_FLOCK },
-        { "crossing2d", QUALITY_CROWD | QUALITY_TARGET },
+        { "crossing2d_steer", QUALITY_CROWD | QUALITY_TARGET },
         { "pursuit2d", QUALITY_CROWD },
         { "path2d", QUALITY_CROWD },
         { "obstacles2d", QUALITY_CROWD },
         { "leader2d", QUALITY_CROWD },
         { "circle2d", QUALITY_CROWD | QUALITY_MOTION },
         { "orca_dense2d", QUALITY_CROWD | QUALITY_MOTION },
+        { "crossing2d", QUALITY_CROWD | QUALITY_MOTION },
+        { "blocks2d", QUALITY_CROWD | QUALITY_MOTION },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
         if (strcmp(sc->name, kinds[i].name) == 0) {
@@ -402,6 +405,9 @@ double quality_figure(const quality *q, scenario_figure figure) {
     case SCENARIO_FIGURE_STALL:
         return q->kind & QUALITY_MOTION ? (double)q->longest_stall
                                         : (double)NAN;
+    case SCENARIO_FIGURE_ON_TIME:
+        return q->kind & QUALITY_MOTION ? 100.0 * q->on_time_share
+                                        : (double)NAN;
     }
     return (double)NAN;
 }
@@ -424,6 +430,8 @@ const char *quality_figure_name(scenario_figure figure) {
         return "depth%";
     case SCENARIO_FIGURE_STALL:
         return "stall";
+    case SCENARIO_FIGURE_ON_TIME:
+        return "ontime%";
     }
     return "?";
 }
@@ -459,6 +467,13 @@ unsigned quality_judge(const quality *q, const scenario *sc, uint64_t steps,
     for (size_t k = 0; k < sc->range_count; ++k) {
         const scenario_range *range = &sc->ranges[k];
         if (steps < range->from_step) {
+            continue;
+        }
+        /* The on-time share exists once the run has reached the deadline
+         * (or every agent arrived before it); a shorter run does not
+         * judge it. */
+        if (range->figure == SCENARIO_FIGURE_ON_TIME &&
+            (q->kind & QUALITY_MOTION) && isnan(q->on_time_share)) {
             continue;
         }
         double value = quality_figure(q, range->figure);
@@ -617,6 +632,8 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
     m->figures.kind = QUALITY_MOTION;
     m->figures.closest_approach = (double)INFINITY;
     m->figures.all_arrived_step = -1;
+    m->figures.deadline_step = -1;
+    m->figures.on_time_share = (double)NAN;
     for (uint32_t k = 0; k < agents; ++k) {
         throng_agent agent;
         throng_agent_def def;
@@ -680,6 +697,17 @@ throng_status quality_motion_observe(quality_motion *m,
     }
     if (at_goal == c.count && f->all_arrived_step < 0)
         f->all_arrived_step = (int64_t)step;
+    if (sc->deadline != NULL) {
+        /* Arrivals count each agent's first visit to its goal, once per
+         * goal: in a scene whose goals stay put, the agents that have
+         * reached theirs. Every agent there before the deadline settles
+         * the share early (a run that ends on arrival stops there). */
+        f->deadline_step = (int64_t)sc->deadline(sc, m->agents);
+        if (step == (uint64_t)f->deadline_step ||
+            (isnan(f->on_time_share) && at_goal == c.count &&
+             step <= (uint64_t)f->deadline_step))
+            f->on_time_share = (double)f->arrivals / (double)m->agents;
+    }
     if (!counted)
         return THRONG_OK;
     overlap_count count;
@@ -707,4 +735,6 @@ void quality_motion_report(const quality_motion *m, quality *q) {
     q->arrivals = f->arrivals;
     q->all_arrived_step = f->all_arrived_step;
     q->longest_stall = f->longest_stall;
+    q->deadline_step = f->deadline_step;
+    q->on_time_share = f->on_time_share;
 }

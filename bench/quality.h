@@ -21,7 +21,7 @@
  * a few per cent, few enough that the search stays cheap at any size. */
 #define QUALITY_SAMPLE 2000u
 
-/* crossing2d counts an agent as arrived within this many metres of its
+/* crossing2d_steer counts an agent as arrived within this many metres of its
  * target point. */
 #define QUALITY_TARGET_REACH 1.0
 
@@ -89,6 +89,11 @@ typedef struct quality {
     uint32_t longest_stall;    /* most consecutive steps an agent moved
                                 * slower than QUALITY_STILL x max speed
                                 * while away from its goal */
+    int64_t deadline_step;     /* the scene's deadline (scenario.deadline);
+                                * -1 for a scene without one */
+    double on_time_share;      /* agents that had reached their goal by
+                                * the deadline; NaN until the run reaches
+                                * it (or all arrive before it) */
 } quality;
 
 /* A pair overlaps "deeply" when it sinks further into each other than

@@ -49,6 +49,7 @@ enum {
     COLUMN_ARRIVALS,
     COLUMN_ALL_ARRIVED,
     COLUMN_STALL,
+    COLUMN_ON_TIME,
     COLUMN_COUNT
 };
 
@@ -68,6 +69,7 @@ static const quality_column quality_columns[COLUMN_COUNT] = {
     [COLUMN_ARRIVALS] = { "arrived", 8, 0 },
     [COLUMN_ALL_ARRIVED] = { "all@", 6, 0 },
     [COLUMN_STALL] = { "stall", 5, 0 },
+    [COLUMN_ON_TIME] = { "ontime%", 7, 1 },
 };
 
 /* Each quality figure of a result, and whether its scenario gets it. */
@@ -121,6 +123,11 @@ static bool quality_value(const quality *q, int column, double *value) {
         break;
     case COLUMN_STALL:
         *value = (double)q->longest_stall;
+        break;
+    case COLUMN_ON_TIME:
+        *value = 100.0 * q->on_time_share;
+        if (q->deadline_step < 0 || !isfinite(*value))
+            return false;
         break;
     default:
         return false;
@@ -183,44 +190,49 @@ void table_row(FILE *out, int name_width, const result *r) {
 
 /* Printed under the table: the columns a reader cannot guess. */
 void table_legend(FILE *out) {
-    fprintf(out,
-            "\n"
-            "behav ms: the behaviour kernels and the combination of their "
-            "forces, which the\n"
-            "  library fuses into one stage (it reports no separate combine "
-            "time).\n"
-            "v/vmax, F/Fmax: largest |v| / max speed and m |dv| / dt / max "
-            "force in the last\n"
-            "  step, over all agents (1 is the limit).\n"
-            "flocks: speed = mean |v| (m/s), pol = |mean unit heading|, "
-            "nn m = mean nearest-\n"
-            "  neighbour distance. crowds: ovl%% = agents overlapping another "
-            "body, sep m =\n"
-            "  smallest centre distance; goal%% = agents within %g m of their "
-            "target.\n"
-            "  nn, ovl and sep use a sample of at most %u agents; '-': not "
-            "measured here.\n"
-            "goal scenes, every step (overlaps over the counted ones): ovl "
-            "sum = pairs closer\n"
-            "  than r_i + r_j, summed; deep = those deeper than %g%% of the "
-            "mean radius;\n"
-            "  depth%% = deepest, %% of r_i + r_j; close m = closest centres; "
-            "arrived = goals\n"
-            "  reached; all@ = step all were at their goals; stall = most "
-            "steps an agent\n"
-            "  stood still (|v| <= %g%% of max) away from its goal.\n"
-            "x flock2d: ms/step / flock2d's ms/step at the same agents and "
-            "threads in this\n"
-            "  run ('-': flock2d not run there, or not yet: list it first).\n"
-            "check: 'ok', or 'OUT:' and the figures outside the scene's pass "
-            "ranges (--list):\n"
-            "  every scene nan = 0, v/vmax and F/Fmax <= 1 + %g; a scene's own "
-            "range is judged\n"
-            "  once warm-up + steps reach its first step. A row out of range "
-            "makes the exit\n"
-            "  status 1.\n",
-            QUALITY_TARGET_REACH, QUALITY_SAMPLE, 100.0 * QUALITY_DEEP_OVERLAP,
-            100.0 * QUALITY_STILL, QUALITY_LIMIT_SLACK);
+    fprintf(
+        out,
+        "\n"
+        "behav ms: the behaviour kernels and the combination of their "
+        "forces, which the\n"
+        "  library fuses into one stage (it reports no separate combine "
+        "time).\n"
+        "v/vmax, F/Fmax: largest |v| / max speed and m |dv| / dt / max "
+        "force in the last\n"
+        "  step, over all agents (1 is the limit).\n"
+        "flocks: speed = mean |v| (m/s), pol = |mean unit heading|, "
+        "nn m = mean nearest-\n"
+        "  neighbour distance. crowds: ovl%% = agents overlapping another "
+        "body, sep m =\n"
+        "  smallest centre distance; goal%% = agents within %g m of their "
+        "target.\n"
+        "  nn, ovl and sep use a sample of at most %u agents; '-': not "
+        "measured here.\n"
+        "goal scenes, every step (overlaps over the counted ones): ovl "
+        "sum = pairs closer\n"
+        "  than r_i + r_j, summed; deep = those deeper than %g%% of the "
+        "mean radius;\n"
+        "  depth%% = deepest, %% of r_i + r_j; close m = closest centres; "
+        "arrived = goals\n"
+        "  reached; all@ = step all were at their goals; stall = most "
+        "steps an agent\n"
+        "  stood still (|v| <= %g%% of max) away from its goal; ontime%% = "
+        "agents that\n"
+        "  had reached their goal by the scene's deadline (crossing2d: twice "
+        "the free\n"
+        "  walking time), shown once the run gets there.\n"
+        "x flock2d: ms/step / flock2d's ms/step at the same agents and "
+        "threads in this\n"
+        "  run ('-': flock2d not run there, or not yet: list it first).\n"
+        "check: 'ok', or 'OUT:' and the figures outside the scene's pass "
+        "ranges (--list):\n"
+        "  every scene nan = 0, v/vmax and F/Fmax <= 1 + %g; a scene's own "
+        "range is judged\n"
+        "  once warm-up + steps reach its first step. A row out of range "
+        "makes the exit\n"
+        "  status 1.\n",
+        QUALITY_TARGET_REACH, QUALITY_SAMPLE, 100.0 * QUALITY_DEEP_OVERLAP,
+        100.0 * QUALITY_STILL, QUALITY_LIMIT_SLACK);
     fflush(out);
 }
 
@@ -353,6 +365,10 @@ static void json_result(json_writer *w, const options *opt, const result *r,
         json_u64(w, "arrivals", q->arrivals);
         json_i64(w, "all_arrived_step", q->all_arrived_step);
         json_u64(w, "longest_stall_steps", q->longest_stall);
+        if (q->deadline_step >= 0) {
+            json_i64(w, "deadline_step", q->deadline_step);
+            json_number(w, "on_time_share", q->on_time_share);
+        }
     }
     json_string(w, "quality_check", r->check);
     json_number(w, "flock2d_ratio", r->flock2d_ratio);
@@ -415,7 +431,7 @@ void csv_write(FILE *out, const machine *m, const result *results,
           "at_target_share,quality_sample,quality_ms,quality_check,"
           "flock2d_ratio,overlap_sum,deep_overlap_sum,deepest_overlap,"
           "closest_approach_m,arrivals,all_arrived_step,"
-          "longest_stall_steps\n",
+          "longest_stall_steps,deadline_step,on_time_share\n",
           out);
     for (size_t i = 0; i < count; ++i) {
         const result *r = &results[i];
@@ -464,6 +480,9 @@ void csv_write(FILE *out, const machine *m, const result *results,
         csv_number(out, (double)q->all_arrived_step,
                    motion && q->all_arrived_step >= 0);
         csv_number(out, (double)q->longest_stall, motion);
+        bool deadline = motion && q->deadline_step >= 0;
+        csv_number(out, (double)q->deadline_step, deadline);
+        csv_number(out, q->on_time_share, deadline);
         fputc('\n', out);
     }
 }
@@ -511,13 +530,14 @@ void print_scenarios(FILE *out) {
         fprintf(out, "%-10s   dimensions %d, dt %.6g s\n", "", sc->dimensions,
                 (double)sc->dt);
         unsigned kind = quality_kind(sc);
-        fprintf(out, "%-10s   quality: nan, v/vmax, F/Fmax%s%s%s%s\n", "",
+        fprintf(out, "%-10s   quality: nan, v/vmax, F/Fmax%s%s%s%s%s\n", "",
                 kind & QUALITY_FLOCK ? ", speed, pol, nn m" : "",
                 kind & QUALITY_CROWD ? ", ovl%, sep m" : "",
                 kind & QUALITY_TARGET ? ", goal%" : "",
                 kind & QUALITY_MOTION
                     ? ", ovl sum, deep, depth%, close m, arrived, all@, stall"
-                    : "");
+                    : "",
+                sc->deadline != NULL ? ", ontime%" : "");
         fprintf(out, "%-10s   pass: nan = 0, v/vmax <= 1, F/Fmax <= 1 (+%g)\n",
                 "", QUALITY_LIMIT_SLACK);
         for (size_t k = 0; k < sc->range_count; ++k) {

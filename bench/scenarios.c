@@ -614,12 +614,14 @@ static throng_status scene_fail(throng_world *world, throng_status status) {
 }
 
 /*
- * crossing2d: two crowds cross at right angles. Half the agents start in a
- * square left of the centre and arrive at the mirror point right of it;
- * the other half start below and arrive above. The square's edge holds
- * `density` agents per square metre. One group, combined by priority:
- * unaligned collision avoidance first, then inverse-distance separation,
- * then arrive. Unbounded world.
+ * crossing2d_steer: two crowds cross at right angles, by steering alone
+ * (the scene was called crossing2d before crossing2d went to ORCA; its
+ * recipe and bits are unchanged, and it stays the behaviour benchmark).
+ * Half the agents start in a square left of the centre and arrive at the
+ * point three edges right of it; the other half start below and arrive
+ * above. The square's edge holds `density` agents per square metre. One
+ * group, combined by priority: unaligned collision avoidance first, then
+ * inverse-distance separation, then arrive. Unbounded world.
  */
 static const scenario_param crossing_params[] = {
     SCENE_AGENT_ROWS{ "neighbour_radius", 3.0, "m",
@@ -821,7 +823,7 @@ static const scenario_param path_params[] = {
     { "path_weight", 1.0, "", "path following weight" },
 };
 
-/* As crossing2d: bodies apart once the random start has spread. */
+/* As crossing2d_steer: bodies apart once the random start has spread. */
 static const scenario_range path_ranges[] = {
     { SCENARIO_FIGURE_OVERLAP, 0.0, 0.0, 200, "no body overlaps another" },
     { SCENARIO_FIGURE_SEPARATION, 0.6, (double)INFINITY, 200,
@@ -1521,6 +1523,383 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     return THRONG_OK;
 }
 
+/* The ORCA group of crossing2d and blocks2d, from their rows: arrive
+ * gives the preferred velocity (as circle2d's), ORCA the new one, and
+ * contact resolution pushes apart what the fallback let sink in. */
+static throng_group_def orca_crowd_group(param_reader *reader,
+                                         const char *name) {
+    throng_group_def group = throng_group_def_default();
+    group.name = name;
+    group.avoidance.mode = THRONG_AVOIDANCE_ORCA;
+    group.avoidance.range = 0.0f;
+    group.avoidance.max_neighbours =
+        (uint32_t)param_get(reader, "max_neighbours");
+    group.avoidance.time_horizon = (float)param_get(reader, "time_horizon");
+    group.avoidance.obstacle_time_horizon =
+        (float)param_get(reader, "obstacle_horizon");
+    group.avoidance.responsibility = (float)param_get(reader, "responsibility");
+    group.avoidance.keep_right = (float)param_get(reader, "keep_right");
+    group.avoidance.contact_iterations =
+        (uint32_t)param_get(reader, "contact_iterations");
+    return group;
+}
+
+static throng_behaviour orca_crowd_arrive(param_reader *reader) {
+    throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    arrive.speed_factor = (float)param_get(reader, "speed_factor");
+    arrive.u.seek.ramp = THRONG_ARRIVE_LINEAR;
+    arrive.u.seek.braking_distance =
+        (float)param_get(reader, "braking_distance");
+    return arrive;
+}
+
+/* A parameter's value, 0 when the scene lacks it (the builders refuse
+ * such a scene before using the value). */
+static double param_or_zero(const scenario *sc, const char *name) {
+    const scenario_param *p = scenario_param_find(sc, name);
+    return p != NULL ? p->value : 0.0;
+}
+
+/* A uniform number in [0, 1) for the start of agent `key` (axis 0 or 1):
+ * goal_draw's hash under another salt, so the start is a pure function
+ * of (seed, key) as the goals are. */
+static double start_draw(uint64_t seed, uint64_t key, uint32_t axis) {
+    return goal_draw(seed ^ 0x7374617274ull /* "start" */, key, 0, axis);
+}
+
+/*
+ * crossing2d: two crowds cross at right angles through ORCA. The squares
+ * and goals of crossing2d_steer: crowd 0 (odd keys) starts in a square
+ * left of the centre and walks +x to the point three edges on, crowd 1
+ * (even keys) starts below and walks +y; the square's edge holds
+ * `density` agents per square metre, sqrt((N / 2 + 1) / density). Where
+ * crossing2d_steer draws positions uniformly (which puts bodies on each
+ * other), each crowd here stands on an n x n lattice over its square,
+ * n = ceil(sqrt(ceil(N / 2))), filled row by row, each agent jittered up
+ * to `jitter` on each axis: at density 0.5 the lattice pitch is about
+ * 1.4 m, so no two bodies (radius 0.3 m) start touching.
+ *
+ * Each crowd is its own group (so the renderer draws each in its own
+ * colour) with the same recipe: arrive at 0.7 of the 2 m/s max speed
+ * (1.4 m/s, a walking pace; the linear ramp within 1 m), ORCA over the
+ * 10 nearest within 4 m (two agents closing at 2.8 m/s meet within the
+ * 2 s time horizon from 5.6 m, but in a crowd the 10 nearest lie within
+ * 2.5 m), and four passes of contact resolution. dt = 0.1 s: at most
+ * 0.2 m a step, two thirds of a radius.
+ *
+ * The claim is the crowds' flow: by twice the free walking time (the
+ * 3 edges at 1.4 m/s) at least 95% of the agents have reached their goal
+ * (within their radius); the on-time share is taken at that step.
+ */
+static const scenario_param crossing_orca_params[] = {
+    { "mass", 1.0, "kg", "agent mass" },
+    { "max_speed", 2.0, "m/s", "agent max speed (ORCA's speed limit)" },
+    { "max_force", 100.0, "N",
+      "agent max steering force: never reached, so the preferred velocity "
+      "is arrive's desired velocity" },
+    { "body_radius", 0.3, "m", "agent body radius; goal reached within it" },
+    { "neighbour_radius", 4.0, "m",
+      "world neighbour radius (grid cell); ORCA's range" },
+    { "speed_factor", 0.7, "x max_speed",
+      "cruising (preferred) speed: 1.4 m/s" },
+    { "braking_distance", 1.0, "m", "arrive slows linearly within it" },
+    { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },
+    { "time_horizon", 2.0, "s", "ORCA's time horizon" },
+    { "obstacle_horizon", 2.0, "s",
+      "ORCA's time horizon for obstacles (the scene has none)" },
+    { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
+    { "keep_right", 0.5, "rad",
+      "turn of a forbidden preferred velocity (library default)" },
+    { "contact_iterations", 4.0, "",
+      "contact resolution passes after each move" },
+    { "density", 0.5, "1/m^2", "agents per square metre in each crowd" },
+    { "jitter", 0.2, "m", "largest offset from a lattice point per axis" },
+    { "deadline", 2.0, "x free walk",
+      "the on-time share is taken at this multiple of the free walking "
+      "time (3 edges at the cruising speed)" },
+};
+
+/* The crossing's claims: the crowds get through (95% on time), and no
+ * pair ever sinks deeper than 1% of its mean radius. The second holds at
+ * 2,000 agents over the whole crossing, not yet at 20,000 or 100,000,
+ * where the front packs tighter once the crowds are some 80 m into each
+ * other (deep pairs from about step 600, the deepest 4% of r_i + r_j
+ * by step 1,500; the README has the figures). */
+static const scenario_range crossing_orca_ranges[] = {
+    { SCENARIO_FIGURE_ON_TIME, 95.0, 100.0, 0,
+      "at least 95% at their goal by twice the free walking time" },
+    { SCENARIO_FIGURE_DEEP_OVERLAPS, 0.0, 0.0, 0,
+      "no pair overlaps by more than 1% of its mean radius" },
+};
+
+/* The edge of each crowd's square. */
+static double crossing_orca_edge(const scenario *sc, uint32_t agents) {
+    double density = param_or_zero(sc, "density");
+    return density > 0.0 ? sqrt(((double)agents / 2.0 + 1.0) / density) : 0.0;
+}
+
+/* crossing2d agent `key`'s start point. */
+static void crossing_orca_start(const scenario *sc, uint32_t agents,
+                                uint64_t seed, uint64_t key, float out[3]) {
+    uint64_t i = key - 1;
+    int crowd = (int)(i & 1u);
+    uint64_t j = i >> 1;
+    double edge = crossing_orca_edge(sc, agents);
+    double jitter = param_or_zero(sc, "jitter");
+    uint32_t crowd_size = (agents + 1u) / 2u;
+    uint64_t side = (uint64_t)ceil(sqrt((double)crowd_size));
+    side = side > 0 ? side : 1;
+    double pitch = edge / (double)side;
+    double along = -1.5 * edge + ((double)(j % side) + 0.5) * pitch +
+                   jitter * (2.0 * start_draw(seed, key, 0) - 1.0);
+    double across = -0.5 * edge + ((double)(j / side) + 0.5) * pitch +
+                    jitter * (2.0 * start_draw(seed, key, 1) - 1.0);
+    out[crowd] = (float)along;
+    out[1 - crowd] = (float)across;
+    out[2] = 0.0f;
+}
+
+static void crossing_orca_goal(const scenario *sc, uint32_t agents,
+                               uint64_t seed, uint64_t key, uint32_t arrivals,
+                               float out[3]) {
+    (void)arrivals;
+    crossing_orca_start(sc, agents, seed, key, out);
+    int crowd = (int)((key - 1) & 1u);
+    out[crowd] =
+        (float)((double)out[crowd] + 3.0 * crossing_orca_edge(sc, agents));
+}
+
+/* Twice (`deadline`) the free walking time, in steps of the scene's dt. */
+static uint64_t crossing_orca_deadline(const scenario *sc, uint32_t agents) {
+    double cruise =
+        param_or_zero(sc, "speed_factor") * param_or_zero(sc, "max_speed");
+    if (!(cruise > 0.0) || !(sc->dt > 0.0f))
+        return 0;
+    double seconds = param_or_zero(sc, "deadline") * 3.0 *
+                     crossing_orca_edge(sc, agents) / cruise;
+    return (uint64_t)ceil(seconds / (double)sc->dt);
+}
+
+/*
+ * blocks2d: the Blocks scene of reciprocal-avoidance benchmarks (the
+ * RVO2 library's example, rebuilt from its published description). Four
+ * groups of agents stand in the four corners on square lattices 10 m
+ * apart, each agent's goal the mirror point through the origin (-start),
+ * and four square obstacles sit between the corners and the centre,
+ * across the straight diagonal paths. The published scene has 5 x 5
+ * agents per corner, the lattice starting 55 m from each axis (so at
+ * |x|, |y| in [55, 95] m), and blocks from 10 to 40 m from each axis
+ * (30 m squares centred on (+-25, +-25)), with RVO2's parameters: dt
+ * 0.25 s, neighbour range 15 m, the 10 nearest, time horizons 5 s for
+ * agents and obstacles, radius 2 m, max speed 2 m/s, and a preferred
+ * velocity of the vector to the goal cut to unit length (arrive as in
+ * circle2d).
+ *
+ * For N agents each corner's lattice has side n = ceil(sqrt(ceil(N /
+ * 4))); agent i stands in corner i mod 4 at lattice place i / 4, filled
+ * row by row from the corner nearest the centre, so the world holds N
+ * agents exactly. The spacing stays 10 m and every other length (the
+ * lattice's offset, the blocks' near and far edges) is scaled by
+ * max(n, 5) / 5: `--agents 100` is the published scene, the reference
+ * size 400 (10 x 10 per corner) has 60 m blocks from 20 to 80 m and lattices from
+ * 110 m, and the gaps between the blocks grow with the crowds.
+ *
+ * What the published scene adds beside ORCA, a small random perturbation
+ * of the preferred velocity, is here the velocity stage's own 1e-4 nudge
+ * wherever a constraint forbids the preferred velocity. The keep-right
+ * turn is off (RVO2 has none): the stage turns a preferred velocity that
+ * any constraint forbids, a block's included, so an agent sliding along
+ * a block that lies on its right is turned into the face and stops there
+ * for good (at keep_right 0.5, 15 of 400 agents never arrive). Without
+ * the turn the block's hard constraint leaves the agent the velocity
+ * along the face, and every agent slides round to its goal with no
+ * waypoints. Contact resolution (four passes) is on.
+ */
+static const scenario_param blocks_params[] = {
+    { "mass", 1.0, "kg", "agent mass" },
+    { "max_speed", 2.0, "m/s", "agent max speed (ORCA's speed limit)" },
+    { "max_force", 100.0, "N",
+      "agent max steering force: never reached, so the preferred velocity "
+      "is arrive's desired velocity" },
+    { "body_radius", 2.0, "m", "agent body radius; goal reached within it" },
+    { "neighbour_radius", 15.0, "m",
+      "world neighbour radius (grid cell); ORCA's range" },
+    { "speed_factor", 0.5, "x max_speed", "cruising (preferred) speed: 1 m/s" },
+    { "braking_distance", 1.0, "m",
+      "arrive slows linearly within it (RVO2's unit cap)" },
+    { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },
+    { "time_horizon", 5.0, "s", "ORCA's time horizon" },
+    { "obstacle_horizon", 5.0, "s", "ORCA's time horizon for the blocks" },
+    { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
+    { "keep_right", 0.0, "rad",
+      "no keep-right turn (RVO2 has none; see above)" },
+    { "contact_iterations", 4.0, "",
+      "contact resolution passes after each move" },
+    { "spacing", 10.0, "m", "lattice pitch of each corner's agents" },
+    { "offset", 55.0, "m",
+      "lattice's nearest row and column from the axes (x max(n, 5) / 5)" },
+    { "block_near", 10.0, "m",
+      "blocks' near edges from the axes (x max(n, 5) / 5)" },
+    { "block_far", 40.0, "m",
+      "blocks' far edges from the axes (x max(n, 5) / 5)" },
+    { "deadline", 5.0, "x free walk",
+      "every agent has arrived by this multiple of the farthest agent's "
+      "free walking time (its straight path at the cruising speed)" },
+};
+
+/* Blocks' claims: every agent gets round the blocks to its goal (by five
+ * times the farthest one's free walk; 400 agents need 3.2 times, the
+ * published 100 3.8), no pair sinks deeper than 1% of its mean radius,
+ * and no agent stands still for more than 150 s (600 steps; 375 at 400
+ * agents, in the jam at the centre). */
+static const scenario_range blocks_ranges[] = {
+    { SCENARIO_FIGURE_ON_TIME, 100.0, 100.0, 0,
+      "every agent at its goal by 5 x the farthest one's free walk" },
+    { SCENARIO_FIGURE_DEEP_OVERLAPS, 0.0, 0.0, 0,
+      "no pair overlaps by more than 1% of its mean radius" },
+    { SCENARIO_FIGURE_STALL, 0.0, 600.0, 0,
+      "no agent stands still away from its goal for 150 s" },
+};
+
+/* Each corner's lattice side for N agents. */
+static uint32_t blocks_side(uint32_t agents) {
+    uint32_t per_corner = agents / 4u + (agents % 4u != 0u);
+    uint32_t n = (uint32_t)ceil(sqrt((double)per_corner));
+    return n > 0 ? n : 1;
+}
+
+/* The factor on every length but the spacing. */
+static double blocks_scale(uint32_t agents) {
+    uint32_t n = blocks_side(agents);
+    return (double)(n > 5u ? n : 5u) / 5.0;
+}
+
+/* The corners' signs, anticlockwise from (+, +). */
+static const int blocks_sign[4][2] = {
+    { 1, 1 }, { -1, 1 }, { -1, -1 }, { 1, -1 }
+};
+
+static void blocks_start(const scenario *sc, uint32_t agents, uint64_t key,
+                         float out[3]) {
+    uint64_t i = key - 1;
+    uint64_t corner = i % 4u, place = i / 4u, side = blocks_side(agents);
+    double offset = param_or_zero(sc, "offset") * blocks_scale(agents);
+    double spacing = param_or_zero(sc, "spacing");
+    out[0] = (float)(blocks_sign[corner][0] *
+                     (offset + spacing * (double)(place % side)));
+    out[1] = (float)(blocks_sign[corner][1] *
+                     (offset + spacing * (double)(place / side)));
+    out[2] = 0.0f;
+}
+
+/* `deadline` times the farthest agent's free walking time, in steps:
+ * from the lattice's far corner through the origin to the opposite one
+ * at the cruising speed. */
+static uint64_t blocks_deadline(const scenario *sc, uint32_t agents) {
+    double cruise =
+        param_or_zero(sc, "speed_factor") * param_or_zero(sc, "max_speed");
+    if (!(cruise > 0.0) || !(sc->dt > 0.0f))
+        return 0;
+    double far = param_or_zero(sc, "offset") * blocks_scale(agents) +
+                 param_or_zero(sc, "spacing") * (blocks_side(agents) - 1u);
+    double seconds =
+        param_or_zero(sc, "deadline") * 2.0 * sqrt(2.0) * far / cruise;
+    return (uint64_t)ceil(seconds / (double)sc->dt);
+}
+
+static void blocks_goal(const scenario *sc, uint32_t agents, uint64_t seed,
+                        uint64_t key, uint32_t arrivals, float out[3]) {
+    (void)seed;
+    (void)arrivals;
+    blocks_start(sc, agents, key, out);
+    out[0] = -out[0];
+    out[1] = -out[1];
+}
+
+/* Both scenes: one ORCA group per crowd (crossing2d) or corner
+ * (blocks2d), agents keyed 1..N at their start points with their goal as
+ * target; blocks2d adds its four blocks. */
+static throng_status orca_crowd_build(const scenario *sc, uint32_t agents,
+                                      int threads, uint64_t seed,
+                                      throng_world **out_world) {
+    static const char *const crowd_names[2] = { "eastbound", "northbound" };
+    static const char *const corner_names[4] = { "from_ne", "from_nw",
+                                                 "from_sw", "from_se" };
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    bool blocks = sc->goal == blocks_goal;
+    uint32_t groups = blocks ? 4u : 2u;
+    param_reader reader = { sc, false };
+    throng_agent_def agent = scene_agent(&reader);
+    float radius = (float)param_get(&reader, "neighbour_radius");
+    throng_group_def group = orca_crowd_group(&reader, NULL);
+    throng_behaviour arrive = orca_crowd_arrive(&reader);
+    double near = 0.0, far = 0.0;
+    if (blocks) {
+        (void)param_get(&reader, "spacing");
+        (void)param_get(&reader, "offset");
+        (void)param_get(&reader, "deadline");
+        near = param_get(&reader, "block_near") * blocks_scale(agents);
+        far = param_get(&reader, "block_far") * blocks_scale(agents);
+    } else {
+        (void)param_get(&reader, "density");
+        (void)param_get(&reader, "jitter");
+        (void)param_get(&reader, "deadline");
+    }
+    if (reader.missing || sc->goal == NULL || (blocks && !(far > near)) ||
+        (!blocks && !(crossing_orca_edge(sc, agents) > 0.0)))
+        return THRONG_ERR_NOT_FOUND;
+    if (agents > THRONG_MAX_AGENTS)
+        return THRONG_ERR_CAPACITY;
+
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_world_create(2, radius, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    throng_group ids[4] = { THRONG_NULL_GROUP, THRONG_NULL_GROUP,
+                            THRONG_NULL_GROUP, THRONG_NULL_GROUP };
+    for (uint32_t g = 0; g < groups && st == THRONG_OK; ++g) {
+        group.name = blocks ? corner_names[g] : crowd_names[g];
+        st = throng_group_create(world, &group, &ids[g]);
+        scene_add(world, ids[g], &arrive, &st);
+    }
+    for (uint32_t corner = 0; blocks && corner < 4u && st == THRONG_OK;
+         ++corner) {
+        throng_obstacle_def box = throng_obstacle_def_default();
+        box.kind = THRONG_OBJECT_BOX;
+        box.radius = 0.0f;
+        for (int axis = 0; axis < 2; ++axis) {
+            double a = blocks_sign[corner][axis] * near;
+            double b = blocks_sign[corner][axis] * far;
+            box.min[axis] = (float)fmin(a, b);
+            box.max[axis] = (float)fmax(a, b);
+        }
+        throng_object object;
+        st = throng_obstacle_add(world, &box, &object);
+    }
+    for (uint32_t i = 0; i < agents && st == THRONG_OK; ++i) {
+        uint64_t key = (uint64_t)i + 1;
+        if (blocks)
+            blocks_start(sc, agents, key, agent.position);
+        else
+            crossing_orca_start(sc, agents, seed, key, agent.position);
+        agent.group = ids[i % groups];
+        agent.host_key = key;
+        float goal[3];
+        sc->goal(sc, agents, seed, key, 0, goal);
+        throng_agent handle;
+        st = throng_agent_add(world, &agent, &handle);
+        if (st == THRONG_OK)
+            st = throng_agent_set_target_point(world, handle, goal);
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
 throng_status scenario_between_steps(const scenario *sc, throng_world *world,
                                      uint32_t agents, uint64_t seed,
                                      uint32_t *arrivals) {
@@ -1562,7 +1941,7 @@ enum {
     SCENARIO_WANDER2D,
     SCENARIO_WANDER3D,
     SCENARIO_CLUSTER2D,
-    SCENARIO_CROSSING2D,
+    SCENARIO_CROSSING2D_STEER,
     SCENARIO_PURSUIT2D,
     SCENARIO_PATH2D,
     SCENARIO_OBSTACLES2D,
@@ -1576,6 +1955,8 @@ enum {
     SCENARIO_BLOB2D_CAP,
     SCENARIO_CIRCLE2D,
     SCENARIO_ORCA_DENSE2D,
+    SCENARIO_CROSSING2D,
+    SCENARIO_BLOCKS2D,
     SCENARIO_COUNT
 };
 
@@ -1583,7 +1964,7 @@ enum {
 #define SCENE_ENTRY(fn, index, builder)                                  \
     static throng_status fn(uint32_t agents, int threads, uint64_t seed, \
                             throng_world **out_world);
-SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, crossing_build)
+SCENE_ENTRY(crossing2d_steer_build, SCENARIO_CROSSING2D_STEER, crossing_build)
 SCENE_ENTRY(pursuit2d_build, SCENARIO_PURSUIT2D, pursuit_build)
 SCENE_ENTRY(path2d_build, SCENARIO_PATH2D, path_build)
 SCENE_ENTRY(obstacles2d_build, SCENARIO_OBSTACLES2D, obstacles_build)
@@ -1597,6 +1978,8 @@ SCENE_ENTRY(blob2d_build, SCENARIO_BLOB2D, flock_build)
 SCENE_ENTRY(blob2d_cap_build, SCENARIO_BLOB2D_CAP, flock_build)
 SCENE_ENTRY(circle2d_build, SCENARIO_CIRCLE2D, orca_build)
 SCENE_ENTRY(orca_dense2d_build, SCENARIO_ORCA_DENSE2D, orca_build)
+SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, orca_crowd_build)
+SCENE_ENTRY(blocks2d_build, SCENARIO_BLOCKS2D, orca_crowd_build)
 #undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
@@ -1671,15 +2054,15 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .param_count = COUNT_OF(cluster_params),
             .build = cluster2d_build,
         },
-    [SCENARIO_CROSSING2D] =
+    [SCENARIO_CROSSING2D_STEER] =
         {
-            .name = "crossing2d",
-            .description = "two crowds cross at right angles: arrive, separation, unaligned collision avoidance",
+            .name = "crossing2d_steer",
+            .description = "two crowds cross at right angles by steering: arrive, separation, unaligned collision avoidance",
             .dimensions = 2,
             .dt = 1.0f / 30.0f,
             .params = crossing_params,
             .param_count = COUNT_OF(crossing_params),
-            .build = crossing2d_build,
+            .build = crossing2d_steer_build,
             .ranges = crossing_ranges,
             .range_count = COUNT_OF(crossing_ranges),
         },
@@ -1835,6 +2218,36 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .goal = dense_goal,
             .redraw_goals = true,
         },
+    [SCENARIO_CROSSING2D] =
+        {
+            .name = "crossing2d",
+            .description = "two crowds cross at right angles through ORCA "
+                           "and contact resolution, dt 0.1 s",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = crossing_orca_params,
+            .param_count = COUNT_OF(crossing_orca_params),
+            .build = crossing2d_build,
+            .ranges = crossing_orca_ranges,
+            .range_count = COUNT_OF(crossing_orca_ranges),
+            .goal = crossing_orca_goal,
+            .deadline = crossing_orca_deadline,
+        },
+    [SCENARIO_BLOCKS2D] =
+        {
+            .name = "blocks2d",
+            .description = "RVO2's Blocks: four corners swap places past "
+                           "four square blocks through ORCA, dt 0.25 s",
+            .dimensions = 2,
+            .dt = 0.25f,
+            .params = blocks_params,
+            .param_count = COUNT_OF(blocks_params),
+            .build = blocks2d_build,
+            .ranges = blocks_ranges,
+            .range_count = COUNT_OF(blocks_ranges),
+            .goal = blocks_goal,
+            .deadline = blocks_deadline,
+        },
 };
 
 #define SCENE_ENTRY(fn, index, builder)                                  \
@@ -1843,7 +2256,7 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
         return builder(&scenario_table[index], agents, threads, seed,    \
                        out_world);                                       \
     }
-SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, crossing_build)
+SCENE_ENTRY(crossing2d_steer_build, SCENARIO_CROSSING2D_STEER, crossing_build)
 SCENE_ENTRY(pursuit2d_build, SCENARIO_PURSUIT2D, pursuit_build)
 SCENE_ENTRY(path2d_build, SCENARIO_PATH2D, path_build)
 SCENE_ENTRY(obstacles2d_build, SCENARIO_OBSTACLES2D, obstacles_build)
@@ -1857,6 +2270,8 @@ SCENE_ENTRY(blob2d_build, SCENARIO_BLOB2D, flock_build)
 SCENE_ENTRY(blob2d_cap_build, SCENARIO_BLOB2D_CAP, flock_build)
 SCENE_ENTRY(circle2d_build, SCENARIO_CIRCLE2D, orca_build)
 SCENE_ENTRY(orca_dense2d_build, SCENARIO_ORCA_DENSE2D, orca_build)
+SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, orca_crowd_build)
+SCENE_ENTRY(blocks2d_build, SCENARIO_BLOCKS2D, orca_crowd_build)
 #undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,

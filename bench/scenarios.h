@@ -77,6 +77,11 @@ typedef enum scenario_figure {
                                     * ("depth%") */
     SCENARIO_FIGURE_STALL,         /* most steps an agent stood still away from
                             * its goal ("stall") */
+    SCENARIO_FIGURE_ON_TIME,       /* share of the agents that had reached
+                                    * their goal by the scene's deadline, %
+                                    * ("ontime%"); judged only once the run
+                                    * reaches the deadline or every agent
+                                    * has arrived */
 } scenario_figure;
 
 /* A documented pass range of one quality figure: the scene claims that
@@ -95,7 +100,13 @@ typedef struct scenario_range {
 
 typedef struct scenario scenario;
 
-/* Scenes whose agents walk to goals (circle2d, orca_dense2d) give agent i
+/* The step by which a goal scene's agents should have arrived, for
+ * `agents` agents (crossing2d: twice the free walking time); the
+ * on-time share (SCENARIO_FIGURE_ON_TIME) is taken after it. */
+typedef uint64_t (*scenario_deadline_fn)(const scenario *sc, uint32_t agents);
+
+/* Scenes whose agents walk to goals (circle2d, orca_dense2d, crossing2d,
+ * blocks2d) give agent i
  * the host key i + 1 and say where its goal is: the goal of the agent
  * with host key `key` once it has reached `arrivals` goals, for a world
  * built with (agents, seed). A pure function, so the bench, the tests and
@@ -121,6 +132,8 @@ struct scenario {
     /* Goal scenes whose goals move on: scenario_between_steps gives an
      * agent that reached its goal the next one. */
     bool redraw_goals;
+    /* Goal scenes that claim an on-time share (NULL otherwise). */
+    scenario_deadline_fn deadline;
 };
 
 /* The host's work between two steps of a goal scene that redraws its

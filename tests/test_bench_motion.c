@@ -1,6 +1,6 @@
 /*
- * The collision-free bench scenes (circle2d, orca_dense2d) and their
- * motion figures: the scenes build and step with their host-side goal
+ * The collision-free bench scenes (circle2d, orca_dense2d, crossing2d,
+ * blocks2d) and their motion figures: the scenes build and step with their host-side goal
  * updates, give the same state on one and two threads, the grid's overlap
  * count equals a count over every pair, and the tracker's arrivals,
  * all-arrived step and stalls are what a plain loop over the agents says.
@@ -251,10 +251,206 @@ TEST(bench_dense_goals_pure) {
         CHECK(a[axis] >= 0.0f && a[axis] < 50.0f);
 }
 
+/* Distance from p to the box [lo, hi] in the plane; 0 inside. */
+static double box_distance(const float p[3], const float lo[3],
+                           const float hi[3]) {
+    double dx = fmax(fmax((double)lo[0] - (double)p[0], 0.0),
+                     (double)p[0] - (double)hi[0]);
+    double dy = fmax(fmax((double)lo[1] - (double)p[1], 0.0),
+                     (double)p[1] - (double)hi[1]);
+    return sqrt(dx * dx + dy * dy);
+}
+
+/* blocks2d at its reference size, 400 agents: four 60 m blocks (the
+ * published 30 m ones scaled by 10 / 5) centred on (+-50, +-50), four
+ * ORCA groups of 100 with contact resolution, every agent clear of every
+ * block and of every other body, its goal the mirror of its start, and
+ * its straight path through a block or not (some must be, or the scene
+ * tests nothing). */
+TEST(bench_blocks2d_layout) {
+    const scenario *sc = scenario_find("blocks2d");
+    REQUIRE(sc != NULL && sc->goal != NULL && sc->deadline != NULL);
+    CHECK(sc->dt == 0.25f);
+    throng_world *w = NULL;
+    REQUIRE_OK(sc->build(400, 1, 7u, &w));
+    REQUIRE(throng_world_object_count(w) == 4);
+    float lo[4][3], hi[4][3];
+    double centre_sum[2] = { 0.0, 0.0 };
+    for (uint32_t k = 0; k < 4; ++k) {
+        throng_object o;
+        throng_object_info in;
+        REQUIRE_OK(throng_world_object_at(w, k, &o));
+        REQUIRE_OK(throng_object_get(w, o, &in));
+        REQUIRE(in.kind == THRONG_OBJECT_BOX);
+        memcpy(lo[k], in.a, sizeof lo[k]);
+        memcpy(hi[k], in.b, sizeof hi[k]);
+        CHECK(hi[k][0] - lo[k][0] == 60.0f && hi[k][1] - lo[k][1] == 60.0f);
+        double cx = 0.5 * ((double)lo[k][0] + (double)hi[k][0]);
+        double cy = 0.5 * ((double)lo[k][1] + (double)hi[k][1]);
+        CHECK(fabs(cx) == 50.0 && fabs(cy) == 50.0);
+        centre_sum[0] += cx;
+        centre_sum[1] += cy;
+    }
+    CHECK(centre_sum[0] == 0.0 && centre_sum[1] == 0.0);
+    throng_columns c;
+    REQUIRE_OK(throng_world_columns(w, &c));
+    REQUIRE(c.count == 400);
+    uint32_t per_group[8] = { 0 };
+    uint32_t blocked = 0;
+    for (uint32_t row = 0; row < c.count; ++row) {
+        const float p[3] = { c.px[row], c.py[row], 0.0f };
+        float goal[3];
+        sc->goal(sc, 400, 7u, c.host_key[row], 0, goal);
+        CHECK(goal[0] == -p[0] && goal[1] == -p[1]);
+        bool crosses = false;
+        for (uint32_t k = 0; k < 4; ++k) {
+            CHECK(box_distance(p, lo[k], hi[k]) > 2.0);
+            /* The straight path, sampled every metre or so. */
+            for (int t = 0; t <= 400; ++t) {
+                double f = t / 400.0;
+                double gx = (double)goal[0] - (double)p[0];
+                double gy = (double)goal[1] - (double)p[1];
+                const float q[3] = { (float)((double)p[0] + f * gx),
+                                     (float)((double)p[1] + f * gy), 0.0f };
+                crosses = crosses || box_distance(q, lo[k], hi[k]) < 2.0;
+            }
+        }
+        blocked += crosses ? 1u : 0u;
+        for (uint32_t other = row + 1; other < c.count; ++other)
+            CHECK(hypot((double)c.px[row] - (double)c.px[other],
+                        (double)c.py[row] - (double)c.py[other]) >= 10.0);
+        REQUIRE(c.group[row] < 8);
+        ++per_group[c.group[row]];
+    }
+    CHECK(blocked > 100);
+    uint32_t groups = 0;
+    for (uint32_t g = 0; g < 8; ++g) {
+        if (per_group[g] == 0)
+            continue;
+        ++groups;
+        CHECK_EQ_INT((int)per_group[g], 100);
+    }
+    CHECK_EQ_INT((int)groups, 4);
+    for (uint32_t row = 0; row < c.count; row += 101) {
+        throng_agent a;
+        throng_group g;
+        throng_avoidance av;
+        REQUIRE_OK(throng_agent_at(w, row, &a));
+        REQUIRE_OK(throng_agent_get_group(w, a, &g));
+        REQUIRE_OK(throng_group_get_avoidance(w, g, &av));
+        CHECK(av.mode == THRONG_AVOIDANCE_ORCA);
+        CHECK_EQ_INT((int)av.contact_iterations, 4);
+        CHECK(av.time_horizon == 5.0f && av.obstacle_time_horizon == 5.0f);
+    }
+    throng_world_destroy(w);
+}
+
+/* blocks2d at 16 agents (four per corner, the published blocks): every
+ * agent gets round the blocks to its goal by the deadline (all at once
+ * at step 1,073 of the deadline's 3,677), none sinks deeper than 1% of
+ * the radius into another, and one and two threads agree. */
+TEST(bench_blocks2d_runs) {
+    const scenario *sc = scenario_find("blocks2d");
+    REQUIRE(sc != NULL && sc->deadline != NULL);
+    uint64_t deadline = sc->deadline(sc, 16);
+    CHECK(deadline > 1000 && deadline < 8000);
+    motion_run one = run_scene("blocks2d", 16, 1, 1200, 0);
+    motion_run two = run_scene("blocks2d", 16, 2, 1200, 0);
+    CHECK_EQ_U64(one.hash, two.hash);
+    CHECK_EQ_U64(one.figures.arrivals, 16);
+    CHECK(one.figures.all_arrived_step > 0);
+    CHECK(one.figures.all_arrived_step == one.brute_all_arrived);
+    CHECK(one.figures.on_time_share == 1.0);
+    CHECK_EQ_U64(one.figures.overlap_sum, one.brute_pairs);
+    CHECK(one.figures.deep_overlap_sum == 0);
+    CHECK_EQ_INT((int)one.figures.longest_stall, (int)one.brute_stall);
+    char flag[64];
+    quality q;
+    memset(&q, 0, sizeof q);
+    quality_motion_report(&(quality_motion){ .figures = one.figures }, &q);
+    CHECK_EQ_INT((int)quality_judge(&q, sc, 1200, flag, sizeof flag), 0);
+}
+
+/* crossing2d at 200 agents: two ORCA groups (a colour each in the
+ * renderer) of 100 with contact resolution, on lattices where no two
+ * bodies touch; by the deadline, twice the free walking time (610
+ * steps), every agent has reached its goal, and no pair sank deeper
+ * than 1% of the radius. Before the deadline the on-time share is not
+ * known and not judged. */
+TEST(bench_crossing2d_runs) {
+    const scenario *sc = scenario_find("crossing2d");
+    REQUIRE(sc != NULL && sc->goal != NULL && sc->deadline != NULL);
+    CHECK(sc->dt == 0.1f);
+    CHECK_EQ_U64(sc->deadline(sc, 200), 610);
+    throng_world *w = NULL;
+    REQUIRE_OK(sc->build(200, 1, 7u, &w));
+    throng_columns c;
+    REQUIRE_OK(throng_world_columns(w, &c));
+    REQUIRE(c.count == 200);
+    uint32_t per_group[8] = { 0 };
+    for (uint32_t row = 0; row < c.count; ++row) {
+        REQUIRE(c.group[row] < 8);
+        ++per_group[c.group[row]];
+        for (uint32_t other = row + 1; other < c.count; ++other)
+            CHECK(hypot((double)c.px[row] - (double)c.px[other],
+                        (double)c.py[row] - (double)c.py[other]) > 0.6);
+        float goal[3];
+        uint64_t key = c.host_key[row];
+        sc->goal(sc, 200, 7u, key, 0, goal);
+        /* Odd keys walk +x, even keys +y, three edges (3 x 14.2 m). */
+        int along = key % 2 == 1 ? 0 : 1;
+        double start = along == 0 ? (double)c.px[row] : (double)c.py[row];
+        CHECK(fabs((double)goal[along] - start - 42.6) < 0.1);
+        CHECK(goal[1 - along] == (along == 0 ? c.py[row] : c.px[row]));
+    }
+    for (uint32_t row = 0; row < c.count; row += 7) {
+        throng_agent a;
+        throng_group g;
+        throng_avoidance av;
+        REQUIRE_OK(throng_agent_at(w, row, &a));
+        REQUIRE_OK(throng_agent_get_group(w, a, &g));
+        REQUIRE_OK(throng_group_get_avoidance(w, g, &av));
+        CHECK(av.mode == THRONG_AVOIDANCE_ORCA);
+        CHECK_EQ_INT((int)av.contact_iterations, 4);
+    }
+    uint32_t groups = 0;
+    for (uint32_t g = 0; g < 8; ++g)
+        if (per_group[g] != 0) {
+            ++groups;
+            CHECK_EQ_INT((int)per_group[g], 100);
+        }
+    CHECK_EQ_INT((int)groups, 2);
+    throng_world_destroy(w);
+
+    motion_run early = run_scene("crossing2d", 200, 1, 300, 0);
+    CHECK(isnan(early.figures.on_time_share));
+    char flag[64];
+    quality q;
+    memset(&q, 0, sizeof q);
+    quality_motion_report(&(quality_motion){ .figures = early.figures }, &q);
+    CHECK_EQ_INT((int)quality_judge(&q, sc, 300, flag, sizeof flag), 0);
+
+    motion_run one = run_scene("crossing2d", 200, 1, 620, 0);
+    CHECK(one.figures.all_arrived_step == one.brute_all_arrived);
+    CHECK(one.figures.on_time_share >= 0.95);
+    CHECK(one.figures.deep_overlap_sum == 0);
+    CHECK_EQ_U64(one.figures.overlap_sum, one.brute_pairs);
+    memset(&q, 0, sizeof q);
+    quality_motion_report(&(quality_motion){ .figures = one.figures }, &q);
+    CHECK_EQ_INT((int)quality_judge(&q, sc, 620, flag, sizeof flag), 0);
+    /* An on-time share below 95% is out. */
+    q.on_time_share = 0.9;
+    CHECK_EQ_INT((int)quality_judge(&q, sc, 620, flag, sizeof flag), 1);
+    CHECK(strcmp(flag, "OUT: ontime%") == 0);
+}
+
 void register_bench_motion_tests(void) {
     REGISTER(bench_overlap_grid_matches_brute_force);
     REGISTER(bench_circle2d_runs);
     REGISTER(bench_motion_tracker_stall);
     REGISTER(bench_orca_dense2d_runs);
     REGISTER(bench_dense_goals_pure);
+    REGISTER(bench_blocks2d_layout);
+    REGISTER(bench_blocks2d_runs);
+    REGISTER(bench_crossing2d_runs);
 }

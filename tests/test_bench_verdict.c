@@ -148,7 +148,7 @@ TEST(bench_flocks_flock) {
 
 TEST(bench_flock2d_ratio) {
     const scenario *flock = scenario_find(RATIO_SCENARIO);
-    const scenario *crossing = scenario_find("crossing2d");
+    const scenario *crossing = scenario_find("crossing2d_steer");
     REQUIRE(flock != NULL && crossing != NULL);
     result r[5];
     memset(r, 0, sizeof r);

@@ -433,8 +433,9 @@ TEST(validate_step_passes_scenes) {
     /* Every behaviour, both dimensions, on the kernels' paths: the bench
      * scenes step with the sweep after every stage. (The whole test suite
      * does the same in CI's VALIDATE=1 run.) */
-    const char *scenes[] = { "every2d", "every3d",    "flock2d",
-                             "flock3d", "crossing2d", "obstacles2d" };
+    const char *scenes[] = { "every2d",          "every3d",    "flock2d",
+                             "flock3d",          "crossing2d", "obstacles2d",
+                             "crossing2d_steer", "blocks2d" };
     for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
         uint64_t h = test_scenario_hash(scenes[k], 1500, 2, 7u, NULL, 30);
         if (h == 0)

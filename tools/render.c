@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,17 @@ static double seconds_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Whether every agent of the world is in one group. */
+static bool one_group(const throng_world *world) {
+    throng_columns c;
+    if (throng_world_columns(world, &c) != THRONG_OK)
+        return true;
+    for (uint32_t i = 1; i < c.count; i++)
+        if (c.group[i] != c.group[0])
+            return false;
+    return true;
+}
+
 int main(int argc, char **argv) {
     render_args a;
     if (parse_args(argc, argv, &a) != 0) {
@@ -328,9 +340,11 @@ int main(int argc, char **argv) {
     /* Every periodic scenario sizes its box with scenario_box_edge, which
      * is 0 for the unbounded ones. */
     o.box_edge = (float)scenario_box_edge(sc, a.agents);
-    /* A goal scene keys its agents in the order it places them (circle2d:
-     * round the circle), so colouring by key shows where each started. */
-    if (sc->goal != NULL)
+    /* A goal scene of one group keys its agents in the order it places
+     * them (circle2d: round the circle), so colouring by key shows where
+     * each started; one of several groups (crossing2d's two crowds,
+     * blocks2d's four corners) is drawn a colour per group. */
+    if (sc->goal != NULL && one_group(world))
         o.key_span = a.agents;
     if (render_fit_view(world, &o) != 0) {
         fprintf(stderr, "throng-render: cannot read the world to fit the "
