@@ -83,14 +83,18 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
             const int range_count = blk.count;
             const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
             const uint32_t own_slot = c->slot[t];
+            /* Copied: the stores below may alias the parameters (the
+             * build does not assume strict aliasing). */
             const group_kernel_params *own = &w->group_params[c->group[t]];
+            const int filter = own->filter;
+            const uint32_t see = own->see, layer = own->layer_bit;
             for (int r = 0; r < range_count; r++) {
                 const cell_range *cr = &ranges[r];
                 for (uint32_t j = cr->begin; j < cr->end; j++) {
                     const float reach =
                         own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
                     if (j == t || !(reach > 0.0f) ||
-                        (own->filter && !flock_sees(w, own->see, j)))
+                        (filter && !flock_sees(w, see, j)))
                         continue;
                     float d[3];
                     const float d2 = flock_offset(w, cr, t, j, d);
@@ -99,8 +103,7 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
                     /* d points from this agent to the other. */
                     const float dist = sqrtf(d2);
                     const float share =
-                        shares_with(w, j, cc->pass, own->layer_bit) ? 0.5f
-                                                                    : 1.0f;
+                        shares_with(w, j, cc->pass, layer) ? 0.5f : 1.0f;
                     const float depth = share * (reach - dist);
                     if (dist > 0.0f) {
                         const float k = depth / dist;
