@@ -318,7 +318,7 @@ bench: $(BENCH)
 # The determinism contract across builds: the default build (run-time
 # SIMD dispatch), the scalar-only build and the build without OpenMP must
 # end a random-wander flock in the same state, to the bit.
-CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 3000 --steps 1000 \
+CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 3000 --steps 300 \
 	--warmup 0 --threads 1,2 --json -
 check-builds:
 	@$(MAKE) --no-print-directory bench-bin
