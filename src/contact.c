@@ -38,7 +38,8 @@
  * agent's velocity. Surfaces come from geo_near.c, the code the velocity
  * stage's obstacle constraints use. This is still each agent's own
  * displacement from the state before the pass: gather-only as before.
- * A world with no objects skips it at the cost of one test per block.
+ * It runs over a block's rows after their agent pushes, and a world with
+ * no objects skips it at the cost of one test per block.
  *
  * Interaction layers (throng_layers): an agent is pushed only by those
  * whose layer its mask holds, and takes the whole of an overlap with one
@@ -95,14 +96,17 @@ static inline int shares_with(const throng_world *w, uint32_t j, uint32_t pass,
     return k->contact > pass && (k->see & layer) != 0;
 }
 
-/* Moves row t's body (radius r), displaced by push so far, out of the
- * static objects it overlaps there: each of the nearest in turn, from
- * where the one before left it, by the whole depth along the outward
- * normal. push is left to the bit when nothing overlaps. */
-static void push_out_of_objects(const throng_world *w, uint32_t t, float r,
-                                float push[3]) {
+/* Moves row t's body, displaced by its share of the pass's agent
+ * overlaps (in the scratch), out of the static objects it overlaps there:
+ * each of the nearest in turn, from where the one before left it, by the
+ * whole depth along the outward normal. The displacement is left to the
+ * bit when nothing overlaps. */
+static void push_out_of_objects(throng_world *w, uint32_t t) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
+    const float r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+    float push[3] = { w->steer_x[t], w->steer_y[t],
+                      three ? w->steer_z[t] : 0.0f };
     const double start[3] = { (double)c->px[t], (double)c->py[t],
                               three ? (double)c->pz[t] : 0.0 };
     const double v[3] = { (double)c->vx[t], (double)c->vy[t],
@@ -140,9 +144,12 @@ static void push_out_of_objects(const throng_world *w, uint32_t t, float r,
             p[k] += s.n[k] * depth;
         moved = 1;
     }
-    if (moved)
-        for (int k = 0; k < 3; k++)
-            push[k] = (float)(p[k] - start[k]);
+    if (!moved)
+        return;
+    w->steer_x[t] = (float)(p[0] - start[0]);
+    w->steer_y[t] = (float)(p[1] - start[1]);
+    if (three)
+        w->steer_z[t] = (float)(p[2] - start[2]);
 }
 
 /* The first half of a pass: each resolving row's displacement. */
@@ -152,7 +159,6 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     throng_world *w = cc->w;
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
-    const int objects = w->geo != NULL && w->geo->live > 0;
     flock_block blk;
     blk.known = 0;
     for (uint32_t t = begin; t < end; t++) {
@@ -196,14 +202,18 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
                     }
                 }
             }
-            if (objects)
-                push_out_of_objects(w, t, own_r, push);
         }
         w->steer_x[t] = push[0];
         w->steer_y[t] = push[1];
         if (three)
             w->steer_z[t] = push[2];
     }
+    /* The objects' pushes, after the agents' (a loop of their own keeps
+     * the neighbour loop as tight as in a world without objects). */
+    if (w->geo != NULL && w->geo->live > 0)
+        for (uint32_t t = begin; t < end; t++)
+            if (resolves(w, t, cc->pass))
+                push_out_of_objects(w, t);
 }
 
 /* A moved coordinate, as the integration places one: wrapped into a
