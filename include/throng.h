@@ -948,7 +948,9 @@ typedef struct throng_avoidance {
     /* Contact resolution after the move, 0 for none: this many passes, each
      * moving every agent out of the overlaps it had before the pass (by half of
      * each, or all of one with an agent that does not resolve contacts), among
-     * the agents within the neighbour radius. Range: [0, 32]. Default: 0. */
+     * the agents within the neighbour radius, and then out of any obstacle or
+     * wall it overlaps (all of it, along the surface's normal). Range: [0, 32].
+     * Default: 0. */
     uint32_t contact_iterations;
 } throng_avoidance;
 /* clang-format on */

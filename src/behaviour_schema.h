@@ -282,7 +282,9 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "Contact resolution after the move, 0 for none: this many passes, "    \
       "each moving every agent out of the overlaps it had before the pass "  \
       "(by half of each, or all of one with an agent that does not "        \
-      "resolve contacts), among the agents within the neighbour radius.")   \
+      "resolve contacts), among the agents within the neighbour radius, "   \
+      "and then out of any obstacle or wall it overlaps (all of it, along "  \
+      "the surface's normal).")                                              \
     /* The group's vehicle limits (throng_motion). */                        \
     P(motion, max_turn_rate, SCHEMA_F32, float, 1, 0, "", 0, 0,              \
       "radians per second", 0.0f, SCHEMA_FLT_MAX, 0, 0.0f, 5,               \

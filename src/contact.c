@@ -18,6 +18,29 @@
  * second half): gather-only, so the positions do not depend on the
  * thread count or the order of rows.
  *
+ * Static objects (spheres, boxes, wall segments, planes) never move, so
+ * an agent that overlaps one takes the whole of it: its body (radius r)
+ * closer than r to the surface, or inside, is moved out along the
+ * surface's outward normal at the nearest point until it is exactly r
+ * away. That push comes after the agent's share of the pass's overlaps
+ * with agents, from where that share has taken it, and each of the
+ * nearest overlapping objects in turn (nearest first, ties by id) moves
+ * it from where the one before left it: a wall has the last word, so an
+ * agent squeezed between a wall and a neighbour ends the pass outside
+ * the wall (the neighbour's overlap is left to the next pass), and two
+ * objects meeting at a joint, which both find the same nearest point,
+ * do not push twice. A wall segment is thin, and its outside is the
+ * side the agent's centre was on before the pass: a neighbour's push
+ * that carried the centre across it does not send the body out on the
+ * far side. Where the normal has no direction (the centre of a
+ * sphere, on a segment, a box's two equally near faces) the choice is
+ * geo_surface_near's fixed one, a segment's side taken against the
+ * agent's velocity. Surfaces come from geo_near.c, the code the velocity
+ * stage's obstacle constraints use. This is still each agent's own
+ * displacement from the state before the pass: gather-only as before.
+ * It runs over a block's rows after their agent pushes, and a world with
+ * no objects skips it at the cost of one test per block.
+ *
  * Interaction layers (throng_layers): an agent is pushed only by those
  * whose layer its mask holds, and takes the whole of an overlap with one
  * whose mask leaves its own layer out (that one does not move for it).
@@ -33,12 +56,18 @@
 #include <string.h>
 
 #include "core.h"
+#include "geo_near.h"
 #include "parallel.h"
 #include "grid_query.h"
 #include "steer_flock.h"
 
 /* Rows per block of a pass: a row costs about a neighbour walk. */
 #define CONTACT_GRAIN 512u
+/* The most static objects one agent is moved out of in a pass, the
+ * nearest: as many as the velocity stage constrains it by
+ * (ORCA_STATIC_MAX). A body in more at once is in a corner of so many
+ * surfaces that the next pass or step can take the rest. */
+#define CONTACT_OBJECTS_MAX 8u
 
 uint32_t contact_passes(const throng_world *w) {
     uint32_t most = 0;
@@ -65,6 +94,62 @@ static inline int shares_with(const throng_world *w, uint32_t j, uint32_t pass,
                               uint32_t layer) {
     const group_kernel_params *k = &w->group_params[w->col.group[j]];
     return k->contact > pass && (k->see & layer) != 0;
+}
+
+/* Moves row t's body, displaced by its share of the pass's agent
+ * overlaps (in the scratch), out of the static objects it overlaps there:
+ * each of the nearest in turn, from where the one before left it, by the
+ * whole depth along the outward normal. The displacement is left to the
+ * bit when nothing overlaps. */
+static void push_out_of_objects(throng_world *w, uint32_t t) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const float r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+    float push[3] = { w->steer_x[t], w->steer_y[t],
+                      three ? w->steer_z[t] : 0.0f };
+    const double start[3] = { (double)c->px[t], (double)c->py[t],
+                              three ? (double)c->pz[t] : 0.0 };
+    const double v[3] = { (double)c->vx[t], (double)c->vy[t],
+                          three ? (double)c->vz[t] : 0.0 };
+    double p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = start[k] + (double)push[k];
+    const double radius = (double)r;
+    geo_near near[CONTACT_OBJECTS_MAX];
+    const uint32_t n = geo_nearest(w, p, v, radius, CONTACT_OBJECTS_MAX, near);
+    int moved = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        geo_near s = near[i];
+        /* The first was measured here; the rest again, from where the
+         * pushes before have taken the body. */
+        const geo_object *o = &w->geo->objects[s.id];
+        if (i > 0)
+            (void)geo_surface_near(o, w->dims, p, v, &s);
+        if (o->kind == GEO_SEGMENT) {
+            /* A segment is thin: a push that carried the centre across
+             * it would move the body out on the far side. Its outside
+             * is the side the centre was on before the pass. */
+            geo_near before;
+            (void)geo_surface_near(o, w->dims, start, v, &before);
+            if (s.n[0] * before.n[0] + s.n[1] * before.n[1] < 0.0) {
+                for (int k = 0; k < 3; k++)
+                    s.n[k] = -s.n[k];
+                s.dist = -s.dist;
+            }
+        }
+        const double depth = radius - s.dist;
+        if (!(depth > 0.0))
+            continue;
+        for (int k = 0; k < 3; k++)
+            p[k] += s.n[k] * depth;
+        moved = 1;
+    }
+    if (!moved)
+        return;
+    w->steer_x[t] = (float)(p[0] - start[0]);
+    w->steer_y[t] = (float)(p[1] - start[1]);
+    if (three)
+        w->steer_z[t] = (float)(p[2] - start[2]);
 }
 
 /* The first half of a pass: each resolving row's displacement. */
@@ -123,6 +208,12 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
         if (three)
             w->steer_z[t] = push[2];
     }
+    /* The objects' pushes, after the agents' (a loop of their own keeps
+     * the neighbour loop as tight as in a world without objects). */
+    if (w->geo != NULL && w->geo->live > 0)
+        for (uint32_t t = begin; t < end; t++)
+            if (resolves(w, t, cc->pass))
+                push_out_of_objects(w, t);
 }
 
 /* A moved coordinate, as the integration places one: wrapped into a
