@@ -1650,9 +1650,10 @@ static void crossing_orca_start(const scenario *sc, uint32_t agents,
     uint64_t side = (uint64_t)ceil(sqrt((double)crowd_size));
     side = side > 0 ? side : 1;
     double pitch = edge / (double)side;
-    double along = -1.5 * edge + ((double)(j % side) + 0.5) * pitch +
+    const uint64_t column = j % side, row = j / side;
+    double along = -1.5 * edge + ((double)column + 0.5) * pitch +
                    jitter * (2.0 * start_draw(seed, key, 0) - 1.0);
-    double across = -0.5 * edge + ((double)(j / side) + 0.5) * pitch +
+    double across = -0.5 * edge + ((double)row + 0.5) * pitch +
                     jitter * (2.0 * start_draw(seed, key, 1) - 1.0);
     out[crowd] = (float)along;
     out[1 - crowd] = (float)across;
@@ -1785,10 +1786,10 @@ static void blocks_start(const scenario *sc, uint32_t agents, uint64_t key,
     uint64_t corner = i % 4u, place = i / 4u, side = blocks_side(agents);
     double offset = param_or_zero(sc, "offset") * blocks_scale(agents);
     double spacing = param_or_zero(sc, "spacing");
-    out[0] = (float)(blocks_sign[corner][0] *
-                     (offset + spacing * (double)(place % side)));
-    out[1] = (float)(blocks_sign[corner][1] *
-                     (offset + spacing * (double)(place / side)));
+    const uint64_t column = place % side, row = place / side;
+    out[0] =
+        (float)(blocks_sign[corner][0] * (offset + spacing * (double)column));
+    out[1] = (float)(blocks_sign[corner][1] * (offset + spacing * (double)row));
     out[2] = 0.0f;
 }
 
