@@ -644,6 +644,30 @@ static void limit_motion(const throng_world *w, uint32_t t, float dt,
     }
 }
 
+/* The candidate ranges of row t's cell. In a dense or sparse grid a
+ * bucket is one cell and the rows are in bucket order, so a cursor moved
+ * along cell_start (*bucket) says when the cell changes, and the cell is
+ * computed (flock_cell_of(), two floors of doubles) once per cell rather
+ * than once per row; a hashed grid's bucket may hold several cells, and
+ * its rows compare their cells. */
+static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
+                                             int ordered, uint32_t *bucket,
+                                             uint32_t *block_bucket,
+                                             flock_block *blk) {
+    if (!ordered)
+        return flock_block_of(w, t, blk);
+    const uint32_t *cell_start = w->grid.cell_start;
+    uint32_t b = *bucket;
+    while (cell_start[b + 1u] <= t)
+        b++;
+    *bucket = b;
+    if (blk->known && b == *block_bucket)
+        return blk->ranges;
+    blk->known = 0;
+    *block_bucket = b;
+    return flock_block_of(w, t, blk);
+}
+
 /* The first pass over rows [begin, end): every row's new velocity into
  * its force slot. Consecutive rows of one cell share their candidate
  * ranges. */
@@ -656,6 +680,11 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     flock_block blk;
     blk.known = 0;
     float guess = 0.0f;
+    /* The step's grid is permuted (its rows are the columns' rows). */
+    const grid *g = &w->grid;
+    const int ordered = (g->dense || g->sparse) && g->permuted;
+    uint32_t bucket = ordered && begin < end ? grid_bucket_of_row(g, begin) : 0;
+    uint32_t block_bucket = 0;
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
         if (three)
@@ -664,7 +693,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             integrate_velocity_2d(w, t, vc->dt, v);
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            const cell_range *ranges = flock_block_of(w, t, &blk);
+            const cell_range *ranges =
+                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
             orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch, v);
         }
         if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
