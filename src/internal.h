@@ -197,6 +197,7 @@ struct env_run;
 struct env_block;
 struct flock_rows_query;
 struct pick_entry;
+struct flock_held;
 
 typedef struct key_entry key_entry;
 typedef struct name_entry name_entry;
@@ -370,6 +371,10 @@ struct throng_world {
     /* Its measuring of the cap's candidates (steer_flock.h), or NULL. */
     uint32_t (*cap_rows)(const struct flock_rows_query *, const uint32_t *,
                          uint32_t, struct pick_entry *, uint32_t, uint64_t *);
+    /* Its holding of the ORCA scan's candidates (steer_flock.h), or
+     * NULL. */
+    uint32_t (*hold_rows)(const struct flock_rows_query *, const uint32_t *,
+                          uint32_t, const struct flock_held *, uint32_t);
     /* Obstacle avoidance's test of a run's rows on the path's lanes
      * (steer_env.h), or NULL for the scalar test row by row. */
     void (*env_lanes)(struct env_run *, uint32_t);

@@ -167,6 +167,38 @@ uint32_t flock_cap_rows_avx512(const flock_rows_query *a,
 uint32_t flock_cap_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
                              uint32_t stretches, pick_entry *buf, uint32_t m,
                              uint64_t *neighbours);
+/* The ORCA neighbour scan's held candidates, one column per field (the
+ * fields of a pick_entry but the range, which the caller knows): the
+ * squared distance's bits, the slot and the row. A vector path appends
+ * them a whole vector at a time, so each column has FLOCK_HELD_SLACK
+ * writable entries past the most it is to hold. */
+#define FLOCK_HELD_SLACK 16u
+typedef struct flock_held {
+    int32_t *d2;
+    uint32_t *slot;
+    uint32_t *row;
+} flock_held;
+/* cap_rows()'s candidates (within R2, not the agent, no farther than
+ * limit), in the same order, appended to held[m ..); returns the new m.
+ * a->where is not read and no neighbour is counted. One per vector
+ * path: AVX-512 compresses the lanes into place, AVX2 permutes them by a
+ * table of the 256 masks, the others write them one by one. */
+typedef uint32_t (*flock_hold_rows_fn)(const flock_rows_query *a,
+                                       const uint32_t *bounds,
+                                       uint32_t stretches,
+                                       const flock_held *held, uint32_t m);
+uint32_t flock_hold_rows_sse2(const flock_rows_query *a, const uint32_t *bounds,
+                              uint32_t stretches, const flock_held *held,
+                              uint32_t m);
+uint32_t flock_hold_rows_avx2(const flock_rows_query *a, const uint32_t *bounds,
+                              uint32_t stretches, const flock_held *held,
+                              uint32_t m);
+uint32_t flock_hold_rows_avx512(const flock_rows_query *a,
+                                const uint32_t *bounds, uint32_t stretches,
+                                const flock_held *held, uint32_t m);
+uint32_t flock_hold_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
+                              uint32_t stretches, const flock_held *held,
+                              uint32_t m);
 /* below[i] = how many of v[0 .. m) are below v[i], for i < padded:
  * padded is a multiple of FLOCK_COUNT_PAD, v holds padded values and
  * below padded slots. The neighbour cap's selection counts with it (m^2

@@ -37,10 +37,12 @@
  * constraints are built nearest first: the linear program meets them in
  * that order, and the order, like every rounding, is the same on every
  * machine. The vector paths find them on their lanes (nearest_lanes()):
- * they measure a block's candidates W at a time with the neighbour cap's
- * scan (cap_rows(), the same squared distances), hold those within a
- * guess of the farthest pick's distance, and place each held one by its
- * count of nearer ones, with no branch on the data; the plain scan one
+ * they measure a block's candidates W at a time as the neighbour cap's
+ * scan does (hold_rows(), the same squared distances), hold those within
+ * a guess of the farthest pick's distance, packed a vector at a time
+ * into columns (distance bits, slot, row: the distance bits are what the
+ * counting reads), and place each held one by its count of nearer ones,
+ * with no branch on the data; the plain scan one
  * candidate at a time (nearest_dims()) is the scalar path's and the
  * reference the tests hold them to.
  */
@@ -96,16 +98,32 @@
  * within range, a quarter of the counting. */
 #define ORCA_GUESS_GROW 1.25f
 
+/* Entries of each column of held candidates: ORCA_HELD and the lanes'
+ * slack past it. */
+#define HELD_COLUMN (ORCA_HELD + FLOCK_HELD_SLACK)
+
+/* The candidates a row holds before the selection, a column per field
+ * (flock_held) and the range each was seen through. */
+typedef struct held_columns {
+    flock_held lanes;
+    uint32_t *range;
+} held_columns;
+
 /* One thread's scratch for up to k neighbours: the picks (neighbours
  * kept for the constraints: a key, the squared distance's bits, which
  * order as the distances do since they are never negative, above the
  * slot, so ties go to the lower slot; and where, the range above the
- * row), the candidates held before the selection, the constraints
- * (those of the static objects too) and the solver's own copy of them
- * (planes are the larger kind). */
+ * row), the candidates held before the selection (four columns), the
+ * constraints (those of the static objects too) and the solver's own
+ * copy of them (planes are the larger kind). */
+static size_t picks_bytes(uint32_t k) {
+    return ((size_t)k + 1u) * sizeof(pick_entry) +
+           4u * HELD_COLUMN * sizeof(uint32_t);
+}
+
 static size_t thread_bytes(uint32_t k) {
-    const size_t raw = ((size_t)k + 1u + ORCA_HELD) * sizeof(pick_entry) +
-                       2u * (k + ORCA_STATIC_MAX) * sizeof(orca_plane);
+    const size_t raw =
+        picks_bytes(k) + 2u * (k + ORCA_STATIC_MAX) * sizeof(orca_plane);
     return (raw + THRONG_ALIGN - 1u) & ~(size_t)(THRONG_ALIGN - 1u);
 }
 
@@ -207,25 +225,36 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
     return n;
 }
 
-/* The `most` nearest of the m held candidates, ascending by key, into
- * picks (room for most + 1: the last entry takes what is not kept);
- * returns how many. Each candidate's place is its count of strictly
- * nearer ones when the path counts and m is small: with no two of the
- * kept at one distance, the places below `most` are distinct and the
- * candidates there are the nearest, in order. Equal distances
- * (coincident agents, a lattice) share a place; then, as without the
- * count, insertion orders them by key. */
-static uint32_t keep_nearest(const throng_world *w, const pick_entry *held,
-                             uint32_t m, uint32_t most, pick_entry *picks) {
+/* Held candidate i as a pick. */
+static inline pick_entry held_pick(const held_columns *h, int ranged,
+                                   uint32_t i) {
+    const pick_entry e = {
+        (uint64_t)(uint32_t)h->lanes.d2[i] << 32 | h->lanes.slot[i],
+        (uint64_t)(ranged ? h->range[i] : 0u) << 32 | h->lanes.row[i]
+    };
+    return e;
+}
+
+/* The `most` nearest of the m held candidates (all seen through range 0
+ * unless ranged), ascending by key, into picks (room for most + 1: the
+ * last entry takes what is not kept); returns how many. Each candidate's
+ * place is its count of strictly nearer ones when the path counts and m
+ * is small: with no two of the kept at one distance, the places below
+ * `most` are distinct and the candidates there are the nearest, in
+ * order. Equal distances (coincident agents, a lattice) share a place;
+ * then, as without the count, insertion orders them by key. */
+static uint32_t keep_nearest(const throng_world *w, const held_columns *held,
+                             int ranged, uint32_t m, uint32_t most,
+                             pick_entry *picks) {
     const uint32_t n = m < most ? m : most;
     if (w->count_below && m <= ORCA_COUNT_MAX) {
-        int32_t d2_bits[ORCA_COUNT_MAX], nearer[ORCA_COUNT_MAX];
+        int32_t nearer[ORCA_COUNT_MAX];
         /* Non-negative floats order as their bits do, as signed integers
-         * too (the sign bit is clear); the padding is above every one. */
+         * too (the sign bit is clear); the padding, written past the
+         * held in their column, is above every one. */
         const uint32_t padded =
             (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
-        for (uint32_t i = 0; i < m; i++)
-            d2_bits[i] = (int32_t)(held[i].key >> 32);
+        int32_t *d2_bits = held->lanes.d2;
         for (uint32_t i = m; i < padded; i++)
             d2_bits[i] = INT32_MAX;
         w->count_below(d2_bits, m, padded, nearer);
@@ -238,14 +267,14 @@ static uint32_t keep_nearest(const throng_world *w, const pick_entry *held,
             const uint64_t bit = kept ? (uint64_t)1 << place : 0u;
             shared |= taken & bit;
             taken |= bit;
-            picks[kept ? place : most] = held[i];
+            picks[kept ? place : most] = held_pick(held, ranged, i);
         }
         if (!shared)
             return n;
     }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++)
-        pick_insert(picks, &kept, most, held[i]);
+        pick_insert(picks, &kept, most, held_pick(held, ranged, i));
     return kept;
 }
 
@@ -271,18 +300,18 @@ static inline void orca_image(const throng_world *w, const cell_range *cr,
     q[2] = w->dims == 3 ? c->pz[t] - cr->shift[2] : 0.0f;
 }
 
-/* Holds, in held[0 ..), the candidates of the ranges within the limit,
- * measured on the path's lanes (cap_rows(), the squared distances of
- * nearest_dims()); cuts the held back to the `most` nearest whenever the
- * buffer fills, lowering the limit to the farthest of them. Returns the
- * new count. */
+/* Holds, in held's columns from 0, the candidates of the ranges within
+ * the limit, measured on the path's lanes (hold_rows(), the squared
+ * distances of nearest_dims()); cuts the held back to the `most` nearest
+ * whenever the columns fill, lowering the limit to the farthest of them.
+ * Returns the new count; *ranged says whether held->range is written
+ * (else every one was seen through range 0). */
 static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
                             int range_count, uint32_t t, float R2, float limit,
-                            uint32_t most, pick_entry *held,
-                            pick_entry *picks) {
+                            uint32_t most, const held_columns *held,
+                            int *ranged, pick_entry *picks) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
-    uint64_t within = 0; /* cap_rows() counts them; not needed here */
     flock_rows_query a = {
         .px = c->px,
         .py = c->py,
@@ -301,26 +330,34 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
     }
     if (total <= ORCA_HELD && one_shift(ranges, range_count)) {
         orca_image(w, &ranges[0], t, a.q);
-        a.where = 0; /* range 0 stands for each */
-        return w->cap_rows(&a, bounds, (uint32_t)range_count, held, 0, &within);
+        *ranged = 0; /* range 0 stands for each */
+        return w->hold_rows(&a, bounds, (uint32_t)range_count, &held->lanes, 0);
     }
+    *ranged = 1;
     uint32_t m = 0;
     for (int r = 0; r < range_count; r++) {
         const cell_range *cr = &ranges[r];
         orca_image(w, cr, t, a.q);
-        a.where = (uint64_t)r << 32;
         uint32_t from = cr->begin;
         while (from < cr->end) {
             if (m == ORCA_HELD) {
                 /* Full: cut back to the nearest, which stay held. */
-                m = keep_nearest(w, held, m, most, picks);
-                memcpy(held, picks, m * sizeof *held);
+                m = keep_nearest(w, held, 1, m, most, picks);
+                for (uint32_t i = 0; i < m; i++) {
+                    held->lanes.d2[i] = (int32_t)(picks[i].key >> 32);
+                    held->lanes.slot[i] = (uint32_t)picks[i].key;
+                    held->lanes.row[i] = (uint32_t)picks[i].where;
+                    held->range[i] = (uint32_t)(picks[i].where >> 32);
+                }
                 a.limit = key_d2(picks[m - 1u].key);
             }
             const uint32_t room = ORCA_HELD - m;
             const uint32_t stop = cr->end - from > room ? from + room : cr->end;
             const uint32_t part[2] = { from, stop };
-            m = w->cap_rows(&a, part, 1, held, m, &within);
+            const uint32_t was = m;
+            m = w->hold_rows(&a, part, 1, &held->lanes, m);
+            for (uint32_t i = was; i < m; i++)
+                held->range[i] = (uint32_t)r;
             from = stop;
         }
     }
@@ -336,26 +373,28 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
  * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX. */
 static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
                               int range_count, uint32_t t, float R2,
-                              uint32_t most, float *guess, pick_entry *held,
-                              pick_entry *picks) {
+                              uint32_t most, float *guess,
+                              const held_columns *held, pick_entry *picks) {
     uint32_t m = 0;
+    int ranged = 0;
     const int guessed = *guess > 0.0f && *guess < R2;
     if (guessed)
         m = hold_within(w, ranges, range_count, t, R2, *guess, most, held,
-                        picks);
+                        &ranged, picks);
     if (!guessed || m < most)
-        m = hold_within(w, ranges, range_count, t, R2, R2, most, held, picks);
-    const uint32_t n = keep_nearest(w, held, m, most, picks);
+        m = hold_within(w, ranges, range_count, t, R2, R2, most, held, &ranged,
+                        picks);
+    const uint32_t n = keep_nearest(w, held, ranged, m, most, picks);
     *guess = n == most ? key_d2(picks[n - 1u].key) * ORCA_GUESS_GROW : R2;
     return n;
 }
 
 /* Row t's nearest `most` neighbours within R2, ascending by key, into
- * picks (room for most + 1); held is the lanes' buffer (ORCA_HELD) and
- * *guess their guess. Returns how many. */
+ * picks (room for most + 1, then the lanes' held columns, picks_bytes())
+ * and *guess the lanes' guess. Returns how many. */
 static uint32_t nearest(const throng_world *w, const cell_range *ranges,
                         int range_count, uint32_t t, float R2, uint32_t most,
-                        float *guess, pick_entry *held, pick_entry *picks) {
+                        float *guess, pick_entry *picks) {
     if (w->group_params[w->col.group[t]].filter) {
         /* A mask that hides some group: the plain scan, which leaves out
          * the neighbours the row does not see before the choice, so it
@@ -368,10 +407,16 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
     uint32_t candidates = 0;
     for (int r = 0; r < range_count; r++)
         candidates += ranges[r].end - ranges[r].begin;
-    if (candidates > ORCA_LANES_MIN && w->cap_rows && w->count_below &&
-        most <= ORCA_COUNT_MAX)
-        return nearest_lanes(w, ranges, range_count, t, R2, most, guess, held,
+    if (candidates > ORCA_LANES_MIN && w->hold_rows && w->count_below &&
+        most <= ORCA_COUNT_MAX) {
+        uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
+        const held_columns held = { { (int32_t *)(void *)column,
+                                      column + HELD_COLUMN,
+                                      column + 2u * HELD_COLUMN },
+                                    column + 3u * HELD_COLUMN };
+        return nearest_lanes(w, ranges, range_count, t, R2, most, guess, &held,
                              picks);
+    }
     if (w->dims == 3)
         return nearest_dims(w, ranges, range_count, t, R2, most, picks, 1, 0);
     return nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 0);
@@ -472,17 +517,15 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
     pick_entry *picks = (pick_entry *)(void *)scratch;
-    pick_entry *held = picks + k->orca_max + 1u;
     const uint32_t n = nearest(w, ranges, range_count, t, k->orca_r2,
-                               k->orca_max, guess, held, picks);
+                               k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
     const float inv_dt = 1.0f / dt;
     const float own_v[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
 
     const uint32_t own_slot = c->slot[t];
-    unsigned char *after =
-        scratch + ((size_t)k->orca_max + 1u + ORCA_HELD) * sizeof(pick_entry);
+    unsigned char *after = scratch + picks_bytes(k->orca_max);
     /* The static objects' constraints first: they are hard. */
     const orca_static_query sq = {
         .p = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f },
@@ -644,6 +687,30 @@ static void limit_motion(const throng_world *w, uint32_t t, float dt,
     }
 }
 
+/* The candidate ranges of row t's cell. In a dense or sparse grid a
+ * bucket is one cell and the rows are in bucket order, so a cursor moved
+ * along cell_start (*bucket) says when the cell changes, and the cell is
+ * computed (flock_cell_of(), two floors of doubles) once per cell rather
+ * than once per row; a hashed grid's bucket may hold several cells, and
+ * its rows compare their cells. */
+static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
+                                             int ordered, uint32_t *bucket,
+                                             uint32_t *block_bucket,
+                                             flock_block *blk) {
+    if (!ordered)
+        return flock_block_of(w, t, blk);
+    const uint32_t *cell_start = w->grid.cell_start;
+    uint32_t b = *bucket;
+    while (cell_start[b + 1u] <= t)
+        b++;
+    *bucket = b;
+    if (blk->known && b == *block_bucket)
+        return blk->ranges;
+    blk->known = 0;
+    *block_bucket = b;
+    return flock_block_of(w, t, blk);
+}
+
 /* The first pass over rows [begin, end): every row's new velocity into
  * its force slot. Consecutive rows of one cell share their candidate
  * ranges. */
@@ -656,6 +723,11 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     flock_block blk;
     blk.known = 0;
     float guess = 0.0f;
+    /* The step's grid is permuted (its rows are the columns' rows). */
+    const grid *g = &w->grid;
+    const int ordered = (g->dense || g->sparse) && g->permuted;
+    uint32_t bucket = ordered && begin < end ? grid_bucket_of_row(g, begin) : 0;
+    uint32_t block_bucket = 0;
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
         if (three)
@@ -664,7 +736,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             integrate_velocity_2d(w, t, vc->dt, v);
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            const cell_range *ranges = flock_block_of(w, t, &blk);
+            const cell_range *ranges =
+                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
             orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch, v);
         }
         if (k->turn_rate > 0.0f || k->min_speed > 0.0f)

@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "kernel_paths.h"
+#include "steer_flock.h"
 
 #define VEL_DT 0.1f
 
@@ -352,6 +353,101 @@ static uint64_t vel_scan_run(const void *cfg_, const char *path) {
     return h;
 }
 
+/* Each vector path's hold_rows() against the plain loop: the same
+ * candidates (within the radius and the limit, not the agent), in the
+ * same order, with the same squared distances' bits. Stretches of every
+ * length up to 40 meet every mask of the lanes; lattice positions give
+ * distances equal to the radius or the limit exactly. */
+#define HOLD_TEST_ROWS 256u
+TEST(velocity_hold_rows_paths) {
+    static const throng_simd paths[] = { THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
+                                         THRONG_SIMD_AVX512, THRONG_SIMD_NEON };
+    enum {
+        COLUMN = HOLD_TEST_ROWS + FLOCK_ROWS_PAD
+    };
+    static float px[COLUMN], py[COLUMN], pz[COLUMN];
+    static uint32_t slot[COLUMN];
+    static int32_t d2[COLUMN + FLOCK_HELD_SLACK];
+    static uint32_t hslot[COLUMN + FLOCK_HELD_SLACK];
+    static uint32_t hrow[COLUMN + FLOCK_HELD_SLACK];
+    test_rng rng = test_rng_make(11u);
+    uint32_t paths_run = 0;
+    for (size_t pi = 0; pi < sizeof paths / sizeof paths[0]; pi++) {
+        if (!throng_simd_supported(paths[pi]))
+            continue;
+        throng_world *w = vel_world(2, 1);
+        REQUIRE(w != NULL);
+        if (world_use_simd(w, paths[pi]) != 0 || !w->hold_rows) {
+            throng_world_destroy(w);
+            continue;
+        }
+        paths_run++;
+        uint32_t wrong = 0;
+        for (int round = 0; round < 400; round++) {
+            const int three = round % 2;
+            const int lattice = round % 3 == 0;
+            for (uint32_t j = 0; j < COLUMN; j++) {
+                px[j] = lattice ? (float)test_rng_below(&rng, 5u)
+                                : test_rng_range(&rng, -3.0f, 3.0f);
+                py[j] = lattice ? (float)test_rng_below(&rng, 5u)
+                                : test_rng_range(&rng, -3.0f, 3.0f);
+                pz[j] = lattice ? (float)test_rng_below(&rng, 3u)
+                                : test_rng_range(&rng, -3.0f, 3.0f);
+                slot[j] = test_rng_below(&rng, 64u);
+            }
+            flock_rows_query a = {
+                .px = px,
+                .py = py,
+                .pz = pz,
+                .slot = slot,
+                .q = { lattice ? 2.0f : 0.1f, lattice ? 2.0f : -0.2f,
+                       three ? 1.0f : 0.0f },
+                .R2 = lattice ? 4.0f : 6.0f,
+                .limit = lattice ? (round % 4 ? 2.0f : 9.0f) : 2.5f,
+                .self = slot[round % COLUMN],
+                .three = three
+            };
+            /* One to three stretches of random lengths up to 40. */
+            uint32_t bounds[6], stretches = 1u + test_rng_below(&rng, 3u);
+            uint32_t at = 0;
+            for (uint32_t k = 0; k < stretches; k++) {
+                const uint32_t len = (uint32_t)round % 41u;
+                const uint32_t begin = at + test_rng_below(&rng, 8u);
+                bounds[2 * k] = begin;
+                bounds[2 * k + 1] = begin + (k == 0 ? len : len / (k + 1u));
+                at = bounds[2 * k + 1];
+            }
+            const uint32_t first = test_rng_below(&rng, 4u);
+            const flock_held held = { d2, hslot, hrow };
+            const uint32_t m =
+                w->hold_rows(&a, bounds, stretches, &held, first);
+            uint32_t n = first;
+            for (uint32_t k = 0; k < stretches; k++)
+                for (uint32_t j = bounds[2 * k]; j < bounds[2 * k + 1]; j++) {
+                    const float dx = px[j] - a.q[0], dy = py[j] - a.q[1];
+                    float dd = dx * dx + dy * dy;
+                    if (three) {
+                        const float dz = pz[j] - a.q[2];
+                        dd = dd + dz * dz;
+                    }
+                    if (!(dd <= a.R2) || !(dd <= a.limit) || slot[j] == a.self)
+                        continue;
+                    int32_t bits;
+                    memcpy(&bits, &dd, sizeof bits);
+                    wrong += n >= m || d2[n] != bits || hslot[n] != slot[j] ||
+                             hrow[n] != j;
+                    n++;
+                }
+            wrong += n != m;
+        }
+        CHECK_EQ_U64(wrong, 0u);
+        throng_world_destroy(w);
+    }
+#if defined(THRONG_HAVE_SIMD_KERNELS)
+    CHECK(paths_run > 0u);
+#endif
+}
+
 TEST(velocity_scan_paths) {
     static const char *const kinds[] = { "lattice", "knot", "periodic" };
     static const uint32_t mosts[] = { 10u, 64u, 65u };
@@ -653,6 +749,7 @@ void register_velocity_tests(void) {
     REGISTER(velocity_alone_is_integration);
     REGISTER(velocity_threads_and_paths);
     REGISTER(velocity_scan_paths);
+    REGISTER(velocity_hold_rows_paths);
     REGISTER(velocity_snapshot);
     REGISTER(velocity_bad_settings);
     REGISTER(velocity_turn_limit);
