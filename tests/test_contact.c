@@ -142,7 +142,7 @@ static double ct_surface_distance(int dims, const ct_object *o,
         return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - (double)o->a[3];
     }
     case THRONG_OBJECT_BOX: {
-        double out2 = 0.0, in = INFINITY;
+        double out2 = 0.0, in = (double)INFINITY;
         for (int k = 0; k < dims; k++) {
             const double below = a[k] - p[k], above = p[k] - b[k];
             const double gap = below > above ? below : above;
@@ -163,7 +163,7 @@ static double ct_surface_distance(int dims, const ct_object *o,
         return (p[0] - a[0]) * b[0] + (p[1] - a[1]) * b[1] +
                (p[2] - a[2]) * b[2];
     default:
-        return NAN;
+        return (double)NAN;
     }
 }
 
@@ -500,7 +500,7 @@ static float ct_deepest(const throng_world *w) {
 static double ct_deepest_object(const throng_world *w, int dims) {
     throng_columns c;
     if (throng_world_columns(w, &c) != THRONG_OK)
-        return INFINITY;
+        return (double)INFINITY;
     double worst = 0.0;
     for (uint32_t i = 0; i < c.count; i++) {
         const float p[3] = { c.px[i], c.py[i], dims == 3 ? c.pz[i] : 0.0f };
