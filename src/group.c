@@ -74,6 +74,28 @@ throng_group_def throng_group_def_default(void) {
 /* Groups                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Which groups' masks hide some group (group_kernel_params.filter), and
+ * which groups some mask hides (filter_back): the step's walks (the
+ * neighbour stage's, the velocity stage's and the contact passes') test
+ * the candidates' layers for those groups only. A property of every
+ * group at once, so it is derived again whenever any group changes. A mask
+ * that holds every group's layer hides nobody, however many of its bits
+ * are clear. */
+static void layer_filter_derive(throng_world *w) {
+    uint32_t used = 0, seen_by_all = ~0u;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        used |= w->group_params[g].layer_bit;
+        seen_by_all &= w->group_params[g].see;
+    }
+    w->any_layers = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        group_kernel_params *k = &w->group_params[g];
+        k->filter = (k->see & used) != used;
+        k->filter_back = (seen_by_all & k->layer_bit) == 0;
+        w->any_layers |= k->filter;
+    }
+}
+
 void group_derive_params(throng_world *w, uint32_t group) {
     const group_record *g = &w->groups[group];
     group_kernel_params *k = &w->group_params[group];
@@ -135,6 +157,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->velocity = k->orca || k->turn_rate > 0.0f || k->min_speed > 0.0f;
     k->layer_bit = 1u << g->layers.layer;
     k->see = g->layers.mask;
+    layer_filter_derive(w);
     recipe_derive(w, group);
 }
 

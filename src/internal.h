@@ -183,8 +183,8 @@ typedef struct group_kernel_params {
     /* throng_layers: the bit of the group's layer, the layers it sees,
      * and, set by each step's neighbour stage from every group's layer,
      * whether the mask hides some group (its walks then test each
-     * candidate's layer; see layer_filter_derive) and whether some
-     * group's mask hides this one. */
+     * candidate's layer) and whether some group's mask hides this one,
+     * both derived from every group whenever one changes (group.c). */
     uint32_t layer_bit, see;
     int filter, filter_back;
 } group_kernel_params;
@@ -310,8 +310,8 @@ struct throng_world {
     uint32_t uniform_check; /* UNIFORM_* bits to look at again */
     int behaviour_state;    /* the behaviour-state columns exist (sticky) */
     /* Set at the start of each step's behaviour stage: some group has a
-     * recipe; some group's rows need the scalar walk; some group's mask
-     * hides some group (steer_flock.c). */
+     * recipe; some group's rows need the scalar walk (steer_flock.c).
+     * Kept with the groups: some group's mask hides some group (group.c). */
     int any_recipe, any_scalar_rows, any_layers;
 
     struct geometry *geo; /* static objects, NULL until the first */

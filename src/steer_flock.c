@@ -349,31 +349,10 @@ static void flock_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
     w->counters[thread].neighbours += counts.neighbours;
 }
 
-/* Which groups' masks hide some group (group_kernel_params.filter): the
- * walks of the step (this stage's, the velocity stage's and the contact
- * passes') test the candidates' layers for those groups only. A mask
- * that holds every group's layer hides nobody, however many of its bits
- * are clear. */
-static void layer_filter_derive(throng_world *w) {
-    uint32_t used = 0, seen_by_all = ~0u;
-    for (uint32_t g = 0; g < w->group_count; g++) {
-        used |= w->group_params[g].layer_bit;
-        seen_by_all &= w->group_params[g].see;
-    }
-    w->any_layers = 0;
-    for (uint32_t g = 0; g < w->group_count; g++) {
-        group_kernel_params *k = &w->group_params[g];
-        k->filter = (k->see & used) != used;
-        k->filter_back = (seen_by_all & k->layer_bit) == 0;
-        w->any_layers |= k->filter;
-    }
-}
-
 void steer_flock(throng_world *w, parallel_sched *sched, float dt) {
     flock_ctx ctx = { .w = w, .dt = dt };
     w->any_scalar_rows = 0;
     w->any_recipe = 0;
-    layer_filter_derive(w);
     for (uint32_t g = 0; g < w->group_count; g++) {
         const group_kernel_params *k = &w->group_params[g];
         w->any_recipe |= k->recipe;
