@@ -70,6 +70,24 @@ typedef uint64_t (*runner_path_run)(const void *cfg, const char *simd);
 void runner_paths_match_scalar(const char *file, int line, const char *what,
                                runner_path_run run, const void *cfg);
 
+/* The end of a runner_path_run: steps w `steps` times by dt and destroys
+ * it, returning its state hash, 0 when a step was refused; for a world
+ * that could not be made (w NULL), 1 on a named path (the path is
+ * missing) and 0 on the default one. */
+static inline uint64_t runner_steps_hash(throng_world *w, const char *simd,
+                                         int steps, float dt) {
+    if (!w)
+        return simd ? 1u : 0u;
+    uint64_t h = 0;
+    int ok = 1;
+    for (int s = 0; s < steps && ok; s++)
+        ok = throng_world_step(w, dt) == THRONG_OK;
+    if (ok)
+        h = throng_world_hash(w);
+    throng_world_destroy(w);
+    return h;
+}
+
 /* One per test file, called by main(). */
 void register_world_tests(void);
 void register_errors_tests(void);

@@ -515,17 +515,7 @@ static double ct_deepest_object(const throng_world *w, int dims) {
 }
 
 static uint64_t ct_crowd_run(const void *cfg, const char *path) {
-    throng_world *w = ct_crowd_make(cfg, path);
-    if (!w)
-        return path ? 1u : 0u;
-    for (int s = 0; s < 3; s++)
-        if (throng_world_step(w, CT_DT) != THRONG_OK) {
-            throng_world_destroy(w);
-            return 0;
-        }
-    const uint64_t h = throng_world_hash(w);
-    throng_world_destroy(w);
-    return h;
+    return runner_steps_hash(ct_crowd_make(cfg, path), path, 3, CT_DT);
 }
 
 TEST(contact_crowd) {

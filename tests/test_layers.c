@@ -227,17 +227,7 @@ TEST(layers_hide_exactly) {
 
 static uint64_t ly_hash_run(const void *cfg, const char *path) {
     throng_agent a[240];
-    throng_world *w = ly_make(cfg, path, a);
-    if (!w)
-        return path ? 1u : 0u;
-    for (int s = 0; s < 30; s++)
-        if (throng_world_step(w, LY_DT) != THRONG_OK) {
-            throng_world_destroy(w);
-            return 0;
-        }
-    const uint64_t h = throng_world_hash(w);
-    throng_world_destroy(w);
-    return h;
+    return runner_steps_hash(ly_make(cfg, path, a), path, 30, LY_DT);
 }
 
 /* The layered crowd over 30 steps: the same bits on 1 to 4 threads and

@@ -231,17 +231,7 @@ static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
 }
 
 static uint64_t vel_crowd_run(const void *cfg, const char *path) {
-    throng_world *w = vel_crowd_make(cfg, path);
-    if (!w)
-        return path ? 1u : 0u;
-    for (int s = 0; s < 40; s++)
-        if (throng_world_step(w, VEL_DT) != THRONG_OK) {
-            throng_world_destroy(w);
-            return 0;
-        }
-    const uint64_t h = throng_world_hash(w);
-    throng_world_destroy(w);
-    return h;
+    return runner_steps_hash(vel_crowd_make(cfg, path), path, 40, VEL_DT);
 }
 
 /* With nobody within range, ORCA is no constraint at all: the two halves
