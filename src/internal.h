@@ -381,8 +381,8 @@ struct throng_world {
     /* Its obstacle avoidance of a block of rows on the lanes, for the
      * recipe finish on the lanes (steer_env.h), or NULL. */
     void (*env_block)(const struct throng_world *,
-                      const struct throng_behaviour *, uint32_t, uint32_t,
-                      uint32_t, struct env_block *);
+                      const struct throng_behaviour *, uint32_t,
+                      const int32_t *, uint32_t, uint32_t, struct env_block *);
 
     char error[256];
 };

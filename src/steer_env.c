@@ -695,7 +695,8 @@ static int env_contain(const steer_ctx *a, const throng_behaviour *b,
 
 uint32_t steer_env_contain_walled(const throng_world *w,
                                   const throng_behaviour *b, uint32_t first,
-                                  uint32_t n, uint32_t want) {
+                                  const int32_t *rows, uint32_t n,
+                                  uint32_t want) {
     const throng_contain_params *c = &b->u.contain;
     const geometry *geo = w->geo;
     if (!c->use_walls || !geo || geo->live == 0 || !want)
@@ -709,7 +710,7 @@ uint32_t steer_env_contain_walled(const throng_world *w,
     for (uint32_t u = 0; u < n; u++) {
         if (!((want >> u) & 1u))
             continue;
-        const uint32_t t = first + u;
+        const uint32_t t = rows ? (uint32_t)rows[u] : first + u;
         /* As steer_ctx_load() and env_contain() load them. */
         p[u][0] = (double)col->px[t];
         p[u][1] = (double)col->py[t];

@@ -89,32 +89,33 @@ typedef struct env_block {
     float vd[3][ENV_BLOCK_ROWS];
 } env_block;
 
-/* Avoidance b of rows first + u for the bits u of `want` (u < n <=
- * ENV_BLOCK_ROWS): the same threats and desired velocities, bit for bit,
+/* Avoidance b of rows first + u (or rows[u], when rows is not NULL) for
+ * the bits u of `want` (u < n <= ENV_BLOCK_ROWS): the same threats and desired velocities, bit for bit,
  * as env_avoid() finds row by row. */
 typedef void (*env_block_fn)(const throng_world *w, const throng_behaviour *b,
-                             uint32_t first, uint32_t n, uint32_t want,
-                             env_block *out);
+                             uint32_t first, const int32_t *rows, uint32_t n,
+                             uint32_t want, env_block *out);
 void env_avoid_block_sse2(const throng_world *w, const throng_behaviour *b,
-                          uint32_t first, uint32_t n, uint32_t want,
-                          env_block *out);
+                          uint32_t first, const int32_t *rows, uint32_t n,
+                          uint32_t want, env_block *out);
 void env_avoid_block_avx2(const throng_world *w, const throng_behaviour *b,
-                          uint32_t first, uint32_t n, uint32_t want,
-                          env_block *out);
+                          uint32_t first, const int32_t *rows, uint32_t n,
+                          uint32_t want, env_block *out);
 void env_avoid_block_avx512(const throng_world *w, const throng_behaviour *b,
-                            uint32_t first, uint32_t n, uint32_t want,
-                            env_block *out);
+                            uint32_t first, const int32_t *rows, uint32_t n,
+                            uint32_t want, env_block *out);
 void env_avoid_block_neon(const throng_world *w, const throng_behaviour *b,
-                          uint32_t first, uint32_t n, uint32_t want,
-                          env_block *out);
+                          uint32_t first, const int32_t *rows, uint32_t n,
+                          uint32_t want, env_block *out);
 
-/* Of the rows first + u for the bits u of `want` (u < n <=
+/* Of the rows first + u (or rows[u] when rows is not NULL) for the bits u of `want` (u < n <=
  * ENV_BLOCK_ROWS), those that containment b finds a wall within range of
  * (bit u): the rows whose force env_contain() does not take from the box
  * alone. */
 uint32_t steer_env_contain_walled(const throng_world *w,
                                   const throng_behaviour *b, uint32_t first,
-                                  uint32_t n, uint32_t want);
+                                  const int32_t *rows, uint32_t n,
+                                  uint32_t want);
 
 /* The scalar screen and test of the rows [from, to) of a run's group
  * against its candidates, of any shape: run->row_hit and row_inside, as

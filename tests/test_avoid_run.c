@@ -526,7 +526,7 @@ static void ar_blocks(throng_world *w, uint32_t agents,
         }
         env_block blk;
         memset(&blk, 0xa5, sizeof blk);
-        w->env_block(w, b, b0, n, want, &blk);
+        w->env_block(w, b, b0, NULL, n, want, &blk);
         CHECK((blk.on & ~want) == 0u && (blk.alone & ~want) == 0u &&
               (blk.on & blk.alone) == 0u);
         for (uint32_t u = 0; u < n; u++) {
