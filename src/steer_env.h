@@ -53,6 +53,9 @@ typedef struct env_run {
      * kept their corridor (row_b). */
     int tested;
     uint32_t row_hit[ENV_RUN_ROWS], row_inside[ENV_RUN_ROWS];
+    /* The same as places among the candidates (index into id[]), as the
+     * vector test of spheres sets them alone. */
+    uint32_t row_hit_at[ENV_RUN_ROWS], row_inside_at[ENV_RUN_ROWS];
 } env_run;
 
 /* The rows of a group are tested in blocks of this many lanes: the rows
