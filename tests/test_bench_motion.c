@@ -339,7 +339,7 @@ TEST(bench_blocks2d_layout) {
         REQUIRE_OK(throng_agent_get_group(w, a, &g));
         REQUIRE_OK(throng_group_get_avoidance(w, g, &av));
         CHECK(av.mode == THRONG_AVOIDANCE_ORCA);
-        CHECK_EQ_INT((int)av.contact_iterations, 32);
+        CHECK_EQ_INT((int)av.contact_iterations, 4);
         CHECK(av.time_horizon == 5.0f && av.obstacle_time_horizon == 5.0f);
     }
     throng_world_destroy(w);

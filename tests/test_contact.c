@@ -8,7 +8,9 @@
  * ends exactly touching it from outside along the normal, one inside
  * ends outside in the fixed direction, one squeezed between a wall and a
  * neighbour ends outside the wall, objects meeting at a joint push once;
- * and the positions are the same bits on every thread count and path.
+ * later passes, which read lists of near agents, are Jacobi over every
+ * pair in a jam; and the positions are the same bits on every thread
+ * count and path.
  */
 #include <math.h>
 #include <string.h>
