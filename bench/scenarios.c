@@ -1584,8 +1584,12 @@ static double start_draw(uint64_t seed, uint64_t key, uint32_t axis) {
  * (1.4 m/s, a walking pace; the linear ramp within 1 m), ORCA over the
  * 10 nearest within 4 m (two agents closing at 2.8 m/s meet within the
  * 2 s time horizon from 5.6 m, but in a crowd the 10 nearest lie within
- * 2.5 m), and four passes of contact resolution. dt = 0.1 s: at most
- * 0.2 m a step, two thirds of a radius.
+ * 2.5 m), and 32 passes of contact resolution: where the crowds meet
+ * the front packs tighter than ORCA's constraints can all hold, and
+ * four passes left pairs 4% of r_i + r_j deep at 20,000 agents, 32 none
+ * deeper than 0.3% (at 20,000 and 100,000 agents over 1,500 steps);
+ * after the first, a pass reads lists of near agents and costs little.
+ * dt = 0.1 s: at most 0.2 m a step, two thirds of a radius.
  *
  * The claim is the crowds' flow: by twice the free walking time (the
  * 3 edges at 1.4 m/s) at least 95% of the agents have reached their goal
@@ -1610,7 +1614,7 @@ static const scenario_param crossing_orca_params[] = {
     { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
     { "keep_right", 0.5, "rad",
       "turn of a forbidden preferred velocity (library default)" },
-    { "contact_iterations", 4.0, "",
+    { "contact_iterations", 32.0, "",
       "contact resolution passes after each move" },
     { "density", 0.5, "1/m^2", "agents per square metre in each crowd" },
     { "jitter", 0.2, "m", "largest offset from a lattice point per axis" },

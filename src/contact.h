@@ -11,6 +11,10 @@
  * contacts. */
 uint32_t contact_passes(const throng_world *world);
 
+/* Room for the lists of near pairs of every row, before a step changes
+ * anything; nonzero when there is no memory. */
+int contact_reserve(throng_world *world);
+
 /* Runs `passes` passes over the moved agents, with the grid of this
  * step's build finding the candidates. Uses the steering-force scratch,
  * free once the move has read it. */

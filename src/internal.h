@@ -346,6 +346,11 @@ struct throng_world {
      * the largest max_neighbours. */
     void *velocity_scratch;
     size_t velocity_scratch_bytes;
+    /* Contact resolution's lists of near pairs and per-row travel
+     * (contact.c), allocated by the first step that resolves contacts and
+     * grown with the agents. */
+    void *contact_scratch;
+    size_t contact_scratch_bytes;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */

@@ -90,6 +90,10 @@ static throng_status world_tick(throng_world *w, float dt,
     if (avoiding && velocity_reserve(w, (uint32_t)threads))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the velocity stage", fn);
+    const uint32_t contact = contact_passes(w);
+    if (contact && contact_reserve(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for contact resolution", fn);
     if (reserve_counters(w, (uint32_t)threads) || grid_build(w, sched, 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,
@@ -125,7 +129,6 @@ static throng_status world_tick(throng_world *w, float dt,
         velocity_stage(w, sched, dt);
     else
         integrate(w, sched, dt);
-    const uint32_t contact = contact_passes(w);
     if (contact)
         contact_resolve(w, sched, contact);
     steer_resolve_end(w);

@@ -411,7 +411,7 @@ TEST(bench_crossing2d_runs) {
         REQUIRE_OK(throng_agent_get_group(w, a, &g));
         REQUIRE_OK(throng_group_get_avoidance(w, g, &av));
         CHECK(av.mode == THRONG_AVOIDANCE_ORCA);
-        CHECK_EQ_INT((int)av.contact_iterations, 4);
+        CHECK_EQ_INT((int)av.contact_iterations, 32);
     }
     uint32_t groups = 0;
     for (uint32_t g = 0; g < 8; ++g)
