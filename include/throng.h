@@ -949,13 +949,13 @@ typedef struct throng_avoidance {
      * moving every agent out of the overlaps it had before the pass (by half of
      * each, or all of one with an agent that does not resolve contacts), among
      * the agents within the neighbour radius, and then out of any obstacle or
-     * wall it overlaps (all of it, along the surface's normal). Only the
-     * first pass walks the neighbour cells; later ones read each agent's list
-     * of near agents from it, so a pass after the first costs a small part of
-     * the first, and the passes stop early once one moves nobody (the result
-     * is the same as running them all). Packed crowds want many: 32 keep
-     * every pair of a dense crossing within 0.3% of the sum of radii. Range:
-     * [0, 32]. Default: 0. */
+     * wall it overlaps (all of it, along the surface's normal). Only the first
+     * pass walks the neighbour cells; later ones read each agent's list of near
+     * agents from it, so a pass after the first costs a small part of the
+     * first, and the passes stop early once one moves nobody (the result is the
+     * same as running them all). Packed crowds want many: 32 keep every pair of
+     * a dense crossing within 0.3% of the sum of radii. Range: [0, 32].
+     * Default: 0. */
     uint32_t contact_iterations;
 } throng_avoidance;
 /* clang-format on */
