@@ -93,8 +93,8 @@ typedef struct env_block {
 } env_block;
 
 /* Avoidance b of rows first + u (or rows[u], when rows is not NULL) for
- * the bits u of `want` (u < n <= ENV_BLOCK_ROWS): the same threats and desired velocities, bit for bit,
- * as env_avoid() finds row by row. */
+ * the bits u of `want` (u < n <= ENV_BLOCK_ROWS): the same threats and
+ * desired velocities, bit for bit, as env_avoid() finds row by row. */
 typedef void (*env_block_fn)(const throng_world *w, const throng_behaviour *b,
                              uint32_t first, const int32_t *rows, uint32_t n,
                              uint32_t want, env_block *out);
@@ -111,10 +111,10 @@ void env_avoid_block_neon(const throng_world *w, const throng_behaviour *b,
                           uint32_t first, const int32_t *rows, uint32_t n,
                           uint32_t want, env_block *out);
 
-/* Of the rows first + u (or rows[u] when rows is not NULL) for the bits u of `want` (u < n <=
- * ENV_BLOCK_ROWS), those that containment b finds a wall within range of
- * (bit u): the rows whose force env_contain() does not take from the box
- * alone. */
+/* Of the rows first + u (or rows[u] when rows is not NULL) for the bits
+ * u of `want` (u < n <= ENV_BLOCK_ROWS), those that containment b finds a
+ * wall within range of (bit u): the rows whose force env_contain() does
+ * not take from the box alone. */
 uint32_t steer_env_contain_walled(const throng_world *w,
                                   const throng_behaviour *b, uint32_t first,
                                   const int32_t *rows, uint32_t n,

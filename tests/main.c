@@ -24,6 +24,8 @@
 
 #include "runner.h"
 
+#include "kernel_paths.h"
+
 /* Failing checks printed per test; the rest are counted only. */
 #define RUNNER_MAX_PRINTED 8u
 #define RUNNER_MAX_TESTS 512
@@ -82,6 +84,14 @@ void runner_paths_match_scalar(const char *file, int line, const char *what,
                         what, paths[p], (unsigned long long)got,
                         (unsigned long long)scalar);
     }
+}
+
+throng_world *runner_on_path(throng_world *w, const char *path) {
+    if (w && path && world_select_kernel(w, path) != 0) {
+        throng_world_destroy(w);
+        return NULL;
+    }
+    return w;
 }
 
 static double runner_now(void) {

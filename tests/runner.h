@@ -70,6 +70,10 @@ typedef uint64_t (*runner_path_run)(const void *cfg, const char *simd);
 void runner_paths_match_scalar(const char *file, int line, const char *what,
                                runner_path_run run, const void *cfg);
 
+/* w set to run on kernel path `path` (NULL: the default one); NULL, w
+ * destroyed, when the path is missing here, or when w is NULL. */
+throng_world *runner_on_path(throng_world *w, const char *path);
+
 /* The end of a runner_path_run: steps w `steps` times by dt and destroys
  * it, returning its state hash, 0 when a step was refused; for a world
  * that could not be made (w NULL), 1 on a named path (the path is

@@ -18,7 +18,6 @@
 #include "runner.h"
 
 #include "internal.h"
-#include "kernel_paths.h"
 #include "object_defs.h"
 
 #define CT_DT 0.1f
@@ -460,13 +459,10 @@ static const ct_object ct_crowd_objects[2][4] = {
 };
 
 static throng_world *ct_crowd_make(const ct_crowd *cfg, const char *path) {
-    throng_world *w = ts_world(cfg->dims, cfg->threads, NULL);
+    throng_world *w =
+        runner_on_path(ts_world(cfg->dims, cfg->threads, NULL), path);
     if (!w)
         return NULL;
-    if (path && world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return NULL;
-    }
     for (int k = 0; cfg->objects && k < 4; k++)
         if (!ct_add(w, &ct_crowd_objects[cfg->dims - 2][k])) {
             throng_world_destroy(w);
@@ -585,13 +581,9 @@ static throng_world *ct_jam_make(const ct_jam *cfg, const char *path,
     throng_world_def d = ts_world_def(2, cfg->threads, NULL);
     if (cfg->box > 0.0f)
         ts_world_def_periodic(&d, cfg->box);
-    throng_world *w = ts_world_make(&d);
+    throng_world *w = runner_on_path(ts_world_make(&d), path);
     if (!w)
         return NULL;
-    if (path && world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return NULL;
-    }
     throng_group g = ct_group(w, cfg->passes);
     test_rng rng = test_rng_make(11u);
     for (uint32_t i = 0; i < cfg->agents; i++) {

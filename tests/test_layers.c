@@ -17,7 +17,6 @@
 #include "runner.h"
 
 #include "internal.h"
-#include "kernel_paths.h"
 
 #define LY_DT 0.1f
 #define LY_SOLDIER 1u
@@ -77,13 +76,9 @@ static throng_world *ly_make(const ly_crowd *cfg, const char *path,
                              throng_agent *a) {
     throng_world_def def = ts_world_def(cfg->dims, cfg->threads, NULL);
     def.neighbour_radius = 2.0f;
-    throng_world *w = ts_world_make(&def);
+    throng_world *w = runner_on_path(ts_world_make(&def), path);
     if (!w)
         return NULL;
-    if (path && world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return NULL;
-    }
     const uint32_t all = ~0u;
     throng_group g[4] = { THRONG_NULL_GROUP, THRONG_NULL_GROUP,
                           THRONG_NULL_GROUP, THRONG_NULL_GROUP };

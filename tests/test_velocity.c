@@ -178,13 +178,9 @@ typedef struct vel_crowd {
 } vel_crowd;
 
 static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
-    throng_world *w = vel_world(cfg->dims, cfg->threads);
+    throng_world *w = runner_on_path(vel_world(cfg->dims, cfg->threads), path);
     if (!w)
         return NULL;
-    if (path && world_select_kernel(w, path) != 0) {
-        throng_world_destroy(w);
-        return NULL;
-    }
     throng_group g = vel_group(w, cfg->mode, 0.5f);
     throng_wander wd = throng_group_def_default().wander;
     wd.weight = 0.3f;
