@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # throng: every build, test and bench entry point.
 #
 #   make                 library (static and shared) and the bench program
@@ -349,6 +350,8 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The licence goes with the library, where Debian and others look for it.
+DOCDIR ?= $(PREFIX)/share/doc/throng
 PC := $(BUILD)/throng.pc
 
 # What a static link needs beside libthrong.a, for the build at hand: the
@@ -376,11 +379,14 @@ install: $(STATIC) $(SHARED) $(PC)
 	ln -sf libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libthrong.so
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/throng.pc
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/throng.h $(DESTDIR)$(LIBDIR)/libthrong.a \
 	  $(DESTDIR)$(LIBDIR)/libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
-	  $(DESTDIR)$(LIBDIR)/libthrong.so $(DESTDIR)$(PKGCONFIGDIR)/throng.pc
+	  $(DESTDIR)$(LIBDIR)/libthrong.so $(DESTDIR)$(PKGCONFIGDIR)/throng.pc \
+	  $(DESTDIR)$(DOCDIR)/LICENSE
 
 # The shared library exports exactly the committed list of symbols: an
 # accidental export, or a removal, fails here.
@@ -714,10 +720,21 @@ lint: lint-cppcheck lint-tidy
 	@echo "lint: cppcheck and clang-tidy found nothing"
 
 # Every C file of the tree is as the house .clang-format lays it out.
-.PHONY: check-format
-check-format:
+.PHONY: check-format check-spdx
+check-format: check-spdx
 	@git ls-files '*.c' '*.h' '*.inc' | xargs clang-format --dry-run --Werror
 	@echo "check-format: $$(git ls-files '*.c' '*.h' '*.inc' | wc -l) files in the house format"
+
+# Every source file says its licence (LICENSE, MIT) in an SPDX line among
+# its first two lines (the second after a #! line).
+SPDX_FILES = git ls-files '*.c' '*.h' '*.inc' '*.py' '*.sh' '*.js' '*.cmake' \
+	'*.html' '*.in' Makefile .ci/run
+check-spdx:
+	@missing=$$($(SPDX_FILES) | while read -r f; do \
+	  head -n 2 "$$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$$f"; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "check-spdx: no SPDX-License-Identifier line in:" $$missing >&2; exit 1; fi
+	@echo "check-spdx: $$($(SPDX_FILES) | wc -l) source files name their licence"
 
 lint-cppcheck:
 	@command -v $(CPPCHECK) >/dev/null || { echo "lint: cppcheck is missing (Debian: cppcheck)" >&2; exit 1; }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-bench: times named scenarios over sweeps of crowd size and thread
  * count.

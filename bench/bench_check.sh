@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The timing regression gate (make bench-check) and its baseline
 # (make bench-baseline).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The command-line reader behind bench/cli.h: getopt_long over a table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Command lines of the bench's programs (throng-bench, throng-compare's
  * sub-commands, throng-soak): one table of options per program or

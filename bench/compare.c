@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-compare: the benchmark regression gate's tool.
  *

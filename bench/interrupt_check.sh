@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bench writes each result file once, complete (make bench-interrupt-check):
 #
 #   1. a run stopped by SIGINT, SIGTERM or SIGKILL in the middle leaves no

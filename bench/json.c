@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The JSON writer (json.h). Each value first writes what separates it
  * from the one before (", " on a line, ",\n" and the indent between

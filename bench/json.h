@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one JSON writer of the bench's programs: throng-bench's results,
  * throng-compare's merged runs and baselines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Machine information: the CPU (from /proc/cpuinfo), host name, load,
  * date, and the slug that names a machine's results folder; and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The machine a bench run ran on, and how the bench was built: what goes
  * into the "context" of the JSON, the CSV's machine column and the plot's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-bench's options: one table (name, value, help) that getopt_long
  * reads (bench/cli.c) and --help prints, and the readers of each value:

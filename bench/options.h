@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-bench's command line: what a run is asked to do (the sweep,
  * the outputs, the modes --help, --list and --machine), read from argv

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Result files written to a temporary name and renamed (outfile.h).
  *

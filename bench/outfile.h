@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Result files written once, complete: the text goes to a temporary file
  * beside the target (same directory, so the rename cannot cross file

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The instruction-count gate (make perf-check) and its counts
 # (make perf-update).
 #

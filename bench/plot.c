@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SVG chart: ms per step (log y) against agents (log x), one line per
  * (scenario, threads).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A log-log chart of ms per step against agents, written as plain SVG by
  * the bench itself, so a results folder shows its figures without any

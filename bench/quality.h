@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Quality figures of a benchmark run's final state, so a kernel that got
  * faster by getting wrong shows up beside its time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-bench's output (report.h). Every JSON document goes through the
  * one writer (json.c); the files themselves are opened, and renamed into

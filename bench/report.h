@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-bench's output: the table (a row as each configuration
  * finishes, the legend under it), the JSON (shaped like Google

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-bench's JSON results: a small JSON parser, the extraction of the
  * fields the regression gate needs, merging runs, and writing them back.

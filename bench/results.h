@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading, merging and writing throng-bench's JSON results, for the
  * regression gate (bench/compare.c) and its tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running throng-bench's configurations (run.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running throng-bench's configurations: each (scenario, agents, threads)
  * for every repeat, timed step by step, then measured for quality; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The named scenarios: scenes that the benchmark times, the tests check and
  * the examples show, so all three talk about the same crowd.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-soak: a long run of a mixed scene under constant churn, checking
  * the library's invariants as it goes.

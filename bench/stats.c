@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The regression gate's statistics (see stats.h for why these ones).
  *

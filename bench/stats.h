@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Statistics for the benchmark regression gate: medians, a one-sided
  * Mann-Whitney U test, and the decision that combines them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A game loop driving throng: the simulation runs at a fixed step (1/30 s)
  * whatever the frame rate, frame times are clamped so a stall does not

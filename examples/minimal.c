@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The smallest useful embedding: a world, two groups (a flock and a few
  * agents seeking a point), some steps, and what happened.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running throng on the host's own workers: a program that already has a
  * job system (here, the tiny pthread pool of task_pool.h) gives throng its

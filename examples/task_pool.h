@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * task_pool.h: a tiny fixed-size pthread pool that implements throng's
  * task hooks, the way a game's own job system would.

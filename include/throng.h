@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng: a data-oriented crowd engine.
  *

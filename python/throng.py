@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """throng from Python: a ctypes binding of libthrong.so.
 
 One module, standard library only. NumPy is used when it is installed (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Agents: adding and removing them, their handles and host keys, their
  * checks, getters and setters, and their behaviour state.

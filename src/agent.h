@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Agents (agent.c): rows, handles and slot links, as other modules use them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Group behaviour lists: the kinds' families and defaults, the checks of a
  * behaviour (each family checks its own parameters), and the list API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The behaviour list of a group: per-agent force kernels, their validation
  * and defaults, and the recipe finish that folds every term of a group

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The behaviour schema: every parameter of a group's steering recipe in
  * one table. Plain data (X-macros), no calls; it includes only <float.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The busy guard: every public function that takes a world holds it for
  * the length of the call, so a call that arrives while another call on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The first tier of checks: cheap asserts on internal invariants.
  *

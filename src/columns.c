@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The agents' structure-of-arrays store: the columns and the slot table,
  * their growth, the tails kernels may read, and the tracking of columns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The column store's private declarations beyond internal.h: allocating,
  * freeing and growing the columns and the slot table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The combination: the recipe finish folds every term of a row's group
  * into one steering force (the step's combine stage, run per row at the

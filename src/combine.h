@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The combine stage (combine.c).
  */

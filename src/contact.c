@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Contact resolution: whatever still overlaps after the move is pushed
  * apart, in a fixed number of passes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Contact resolution (contact.c): after the move, agents of groups with
  * contact_iterations > 0 are pushed out of each other.

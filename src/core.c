@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The core: allocation through the world's allocator, the refusal
  * sentences (world_fail) and status strings, thread counts, and the

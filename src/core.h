@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The core layer's private declarations beyond internal.h: the lock that
  * const calls take to write the world, and the argument validators. Each

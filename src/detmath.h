@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Deterministic maths: sine, cosine and cube root computed by one fixed
  * sequence of IEEE additions and multiplications, so they give the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The static objects near a point: where the surface of each sphere
  * (circle in 2D), box, wall segment and plane nearest a point lies, and

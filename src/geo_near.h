@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The static objects near a point (geo_near.c): each sphere's, box's,
  * segment's or plane's nearest surface point, as a signed distance and

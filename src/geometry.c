@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The object table behind static geometry: handles, add and remove, and
  * the one check of every kind of object. The kinds themselves are created

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Static geometry: obstacles, walls, paths and flow fields.
  *

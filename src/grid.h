@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The uniform spatial grid: agents counting-sorted by cell, cell ranges, and
  * (for a step) the agent columns themselves permuted into cell order. See

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The grid's plan: how a world's dimensions, boundary, box, neighbour
  * radius and cell size become cells per axis, cell edges and the reach

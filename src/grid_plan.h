@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The grid's plan (grid_plan.c): the cells a world's geometry gives, the
  * rule for one periodic axis, and a grid set up with a plan.

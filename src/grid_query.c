@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading the grid: the candidate ranges around a cell (or a span of
  * cells) of the last build, which the neighbour walks stream through, and

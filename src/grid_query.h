@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading the grid (grid_query.c): the candidate ranges around a cell of
  * the last build. The public radius query is declared in throng.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Groups: their defaults, the checks of their recipes, the constants the
  * kernels derive from them, and the group API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Groups' private declarations beyond internal.h.
  */

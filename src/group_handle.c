@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Group handles: {id, generation, world}, like agents' and objects'.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Group handles (group_handle.c): resolving, issuing and freeing group ids.
  */

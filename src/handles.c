@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every kind of handle shares: the sentences a refused handle gets
  * (which world it belongs to, or that it names nothing live) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The refusal and the rebinding of handles (handles.c), shared by agents,
  * objects and groups.

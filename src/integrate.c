@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Integration: the vehicle model of seed 000, for every agent.
  *

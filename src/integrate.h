@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The integrate stage's vector twins (integrate_simd.inc), one per
  * instruction set; integrate.c holds the scalar rows they fall back to.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sse2 build of the vector integration (see integrate_simd.inc). */
 #define SIMD_WIDTH 4
 #define SIMD_SUFFIX sse2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The world's private layout, shared by the library's modules: types,
  * constants and a few inline helpers. Functions are declared in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernels of each vector path: the neighbour kernel, its capped scan
  * and the vector integration a path brings. simd.c says which paths

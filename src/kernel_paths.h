@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Pointing a world's kernels at a vector path (kernel_paths.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Adding objects: the def structs of obstacles, walls, paths and flow
  * fields, their defaults, and the one verb of each (throng_*_add).

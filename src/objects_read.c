@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading objects back: the read-only view of the object table that
  * renderers and editors need to draw the scene the steering sees.

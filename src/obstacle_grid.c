@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The obstacle grid: the index of the static objects (geometry.c) that
  * the environment kernels (steer_env.c) query.

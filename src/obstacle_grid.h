@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The obstacle grid (obstacle_grid.c): built before a step when the
  * static objects changed, walked by the environment kernels.

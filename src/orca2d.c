@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Optimal reciprocal collision avoidance in the plane: the ORCA half-plane
  * of one agent against one neighbour, and the linear program that picks a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Optimal reciprocal collision avoidance in the plane (van den Berg, Guy,
  * Lin and Manocha, "Reciprocal n-body collision avoidance", 2011): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Three-dimensional ORCA: the permitted half-space per neighbour and the
  * linear program over them (orca3d.h has the contract).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ORCA's constraints from static objects: spheres (circles in 2D), boxes,
  * wall segments and planes near an agent, each a hard constraint the

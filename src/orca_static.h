@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ORCA's constraints from static objects (orca_static.c): the obstacles
  * and walls near an agent as hard half-planes (2D) or half-spaces (3D).

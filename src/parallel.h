@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parallel-for: the one place that decides who runs a parallel loop
  * (OpenMP threads, the host's task hooks, or the calling thread alone).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Counter-based random numbers: a number is a pure function of (seed,
  * agent, step, stream), so it does not matter which thread draws it, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The behaviour schema walked: the descriptors made from the table in
  * behaviour_schema.h, and from them the defaults of throng_flocking,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The behaviour schema as data the library walks: one descriptor per
  * field of throng_flocking, throng_wander, throng_avoidance,

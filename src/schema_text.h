@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The words of the behaviour schema: how a range, a bound or a default is
  * written, shared by the checks' sentences (src/schema.c) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The vector paths this build carries and this CPU runs, and their names:
  * what throng_world_def.simd may ask for. Which kernels implement a path

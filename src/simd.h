@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The vector paths offered by the CPU and the build (simd.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lane vocabulary the vector code is written in (GCC/clang vector
  * extensions): W lanes of float or int32, masks, loads, selects. Included

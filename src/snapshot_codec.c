@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots, the codec: a world's whole state as bytes and back. Saving
  * is snapshot_write.c; loading is snapshot_read.c (the bytes, their

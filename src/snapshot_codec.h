@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots' private header: what saving (snapshot_write.c) and loading
  * (snapshot_read.c, snapshot_restore.c) share with the codec

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots, loading: the load calls, from a buffer or from a file or a
  * stream. The header is checked (magic, format version, length) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots, restoring: a new world made from a payload whose header and
  * checksum passed (snapshot_read.c), section by section, each read by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots: the world a verified payload describes (snapshot_restore.c),
  * for the load calls (snapshot_read.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots, saving: the size a world's snapshot takes, the snapshot
  * written to a buffer, and to a file (snapshot_codec.c walks the state).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every behaviour kernel shares: an agent's context as the kernels
  * see it (the state before the step), offsets through the periodic box,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The steer layer (steer.c): what every behaviour kernel shares. Scalar
  * code, so every kernel path computes these pieces identically.

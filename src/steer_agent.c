@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Behaviours of one agent towards a point or another agent: seek, flee,
  * arrive, pursue, evade, offset pursuit, projected-circle wander, leader

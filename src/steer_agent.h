@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The agent family's kernels (steer_agent.c): seek, flee, arrive, pursue,
  * evade, offset pursuit, projected-circle wander, leader following and

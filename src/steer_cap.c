@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The neighbour cap's selection: an agent whose group caps its neighbours
  * at K sees only the K nearest within the neighbour radius, by (squared

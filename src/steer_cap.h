@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The neighbour cap's selection (steer_cap.c): the K nearest neighbours of
  * an agent, by (squared distance, slot), found without visiting every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Obstacles and walls and the behaviours that keep agents clear of them:
  * obstacle avoidance, containment, wall following. The grid that indexes

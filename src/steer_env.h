@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The environment family's kernels (steer_env.c): obstacle and wall
  * avoidance, containment, wall following.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Flocking: separation, alignment and cohesion in one walk over the grid.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fused neighbour walk: separation, alignment and cohesion share one
  * pass over the candidates of the cells around each agent.

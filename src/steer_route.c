@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Paths and flow fields, and the behaviours that follow them: patrol, path
  * following, flow-field following.

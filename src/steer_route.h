@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The route family's kernels (steer_route.c): patrol, paths and flow fields.
  */

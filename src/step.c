@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The step: a fixed pipeline of stages, each a parallel loop over
  * contiguous arrays.

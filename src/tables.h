@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The world's hash tables (uthash): host key -> slot and group name ->
  * group id. Only lookups touch them, never a step.

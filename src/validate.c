@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The validation sweep: the second tier of checks (check.h is the first).
  *

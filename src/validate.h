@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The second tier of checks: the validation sweep a VALIDATE=1 build runs
  * before each tick and after each of its stages (validate.c says what it

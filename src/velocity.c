@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The velocity stage: where a group's avoidance mode turns the velocity
  * its steering force asks for into the velocity it moves with.

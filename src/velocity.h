@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The velocity stage (velocity.c): between the behaviours and the move,
  * for worlds where some group's avoidance mode is not NONE.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Worlds: creation and destruction, settings, statistics and the hash of
  * the state.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * World lifecycle and settings (world.c): what other modules call.
  */

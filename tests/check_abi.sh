@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The ABI gate (make check-abi, make abi-baseline; README, "Versions and
 # ABI"). While the major version is 0, every change to the ABI (a function
 # added, removed or changed, a struct's layout, an enum's values) moves

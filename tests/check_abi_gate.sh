@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A test of the ABI gate itself (make check-abi-gate): a gate that never
 # fails proves nothing, so this plants ABI changes in a copy of the tree
 # and checks that tests/check_abi.sh refuses each until the version moves.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # throng.pc must describe the build it was installed from (make
 # check-pkgconfig). A program linking libthrong.a statically takes its
 # extra flags from Libs.private: the OpenMP build's archive calls into the

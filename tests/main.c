@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The test program: registers every module's tests, runs those whose name
  * passes the filter argv[1] (all when absent), prints one line per failing

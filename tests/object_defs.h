@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Short forms of the object defs for tests that add many objects: each
  * fills the kind's def from its _default() and adds it with the one verb,

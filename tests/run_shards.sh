@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a test program as n processes side by side, each the selected
 # tests whose place is k modulo n (THRONG_TEST_SHARD=k/n, tests/main.c),
 # then prints their outputs in turn and the sum; fails when any shard

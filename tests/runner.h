@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The test runner: a table of named tests, checks that record a failure
  * and carry on, and a main() (tests/main.c) that runs the tests whose name

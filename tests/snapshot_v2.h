@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A snapshot of format version 2, written by library 0.3.0, for the test
  * that older snapshots still load (test_handles.c). Its world: 2D, seed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Allocation failure: every allocation an operation makes is refused in
  * turn, and the operation must give up cleanly.

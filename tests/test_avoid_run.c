@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of obstacle avoidance's shared candidates (steer_env.c, env_run):
  * a run of rows queries the obstacle grid once for the union of its

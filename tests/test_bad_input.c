@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bad input, as a table: every public function fed every kind of bad
  * argument it can receive.

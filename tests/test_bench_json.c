@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bench's JSON writer (bench/json.c) and its result files written
  * whole (bench/outfile.c): numbers that read back as the same double,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The collision-free bench scenes (circle2d, orca_dense2d, crossing2d,
  * blocks2d) and their motion figures: the scenes build and step with their host-side goal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The benchmark regression gate: its statistics on samples whose answers
  * were worked by hand, its decision on clear cases either side of the line,

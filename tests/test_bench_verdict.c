@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bench's verdicts on its results: each scene's pass ranges
  * (quality_judge, bench/quality.c), that the flocks meet theirs in a real

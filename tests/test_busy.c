@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The busy guard (src/busy.h): a call on a world while another call on the
  * same world is running is refused with THRONG_ERR_BUSY and changes

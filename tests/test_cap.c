@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The neighbour cap's selection (steer_cap.c) against the full scan and
  * against brute force: for every agent of knots, clusters, uniform crowds

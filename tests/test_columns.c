@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Column storage tests: what a plain world costs per agent, measured by
  * a counting allocator; the columns held as one row while uniform (mass

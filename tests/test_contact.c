@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Contact resolution (contact.c): a pair is exactly touching after one
  * pass, each moved half of the overlap along the line between them, or

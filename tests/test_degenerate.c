@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Degenerate crowds and awkward steps: the neighbour cap against brute
  * force, everyone at one point or in one cell, agents far outside a

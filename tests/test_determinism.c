@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The determinism contract: for one build, one initial state, seed and dt,
  * the state after N steps is the same to the bit for any thread count, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The deterministic maths (src/detmath.h) against the C library's double
  * functions, which are accurate to well under a float ulp and so stand in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bad input on purpose: every refusal must give the documented code, leave
  * the world exactly as it was (same state hash, same agent count) and leave

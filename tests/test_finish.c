@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The recipe finish against a reference that computes every term before
  * the running sum, as the finish once did: priority mode stops computing

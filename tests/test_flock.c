@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Flocking against a plain O(N^2) reference written here from the header's
  * semantics. Per agent i (position p, velocity v, mass m, max speed S,

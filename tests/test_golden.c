@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Golden hashes: the state hash after a fixed run of three bench scenes,
  * pinned as constants, so numeric drift between versions, compilers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The spatial hash grid against brute force: throng_world_query_radius must
  * return exactly the set of live agents whose stored position is within

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Group handles and the columns that name groups and host keys: removal
  * and reuse of ids with the next generation, the refusals that leave the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Handles that never name the wrong agent or object.
  *

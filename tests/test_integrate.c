@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The vehicle model of seed 000, worked by hand:
  *

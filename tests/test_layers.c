@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Interaction layers (throng_layers) through the public API: an agent's
  * rules see exactly the neighbours whose layer its mask holds, so in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the ORCA solver (src/orca2d.c): half-planes worked by hand for
  * head-on, crossing and overlapping pairs and for the share of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Three-dimensional ORCA (src/orca3d.c): the half-spaces against numbers
  * worked by hand, the linear program against brute-force grid searches,

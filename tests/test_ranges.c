@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Lengths at the ends of their range, and what capacity costs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The renderer (tools/render_frame.c) and the object getters it reads the
  * scene with.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Saving to files, and the loader's strictness: concurrent saves to one
  * path (threads, processes) always leave one complete snapshot; the

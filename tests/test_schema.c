@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bad-input table of behaviours, flocking and wander, made from the
  * schema (src/behaviour_schema.h): for every field a kind reads, NaN and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Choosing the kernel path: throng_world_def.simd and the throng_simd_*
  * functions.

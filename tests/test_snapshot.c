@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Snapshots: a world saved mid-run and loaded again continues bit for bit
  * (state hashes equal after further steps, equal to an uninterrupted run),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the agent behaviours (see src/behaviour.h): seek, flee, arrive,
  * pursue, evade, offset pursuit, projected-circle wander, leader following

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The three combination modes on cases worked by hand, and the bad input
  * of the group behaviour-list functions.

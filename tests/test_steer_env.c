@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the environment family (src/steer_env.c): obstacles and walls
  * (creation, refusal, removal), obstacle avoidance, containment and wall

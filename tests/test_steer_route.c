@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the route behaviours (see src/behaviour.h): paths and flow
  * fields as objects, patrol, path following and flow following.

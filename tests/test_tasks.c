@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The host's task hooks (throng_world_def.enqueue_task, finish_task): a
  * step run on the host's workers must end in the state an OpenMP step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The validation sweep (src/validate.c): it passes on healthy worlds of
  * every grid kind, and it catches each kind of corruption planted through

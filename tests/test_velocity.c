@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The velocity stage (velocity.c) through the public API: a group in ORCA
  * mode with nobody near moves exactly as plain integration moves it; two

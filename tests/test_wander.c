@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Wander, seed 000's turn-rate form: each step the turn rate changes by at
  * most phi and stays within [-theta, theta], and the desired velocity is the

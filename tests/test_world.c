@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * World, handle, host key, column and group tests: the bookkeeping half of
  * the API. The swap-remove test keeps a shadow list of live agents in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared test support (support.h): the checking allocator, the
  * world builders and the schema's random parameters.

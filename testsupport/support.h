@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the tests, the fuzz harnesses, the soak and the bench share to
  * build and watch worlds, written once:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The library's layers point one way: an object file of src/ may use the
 # symbols of its own layer or a lower one, never a higher one, and no
 # files call each other in a circle (within a layer, where a circle could

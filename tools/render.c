@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * throng-render: steps a named scenario and writes every K-th state as an
  * SVG frame, and optionally the frame sequence as an animated GIF.

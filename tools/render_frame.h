@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Drawing a world as one picture: agents as small triangles pointing along
  * their heading, coloured by group (or by host key); obstacles, walls, paths and flow fields

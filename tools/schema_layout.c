@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * schema-layout: the C layout of every struct of the behaviour schema,
  * one line each, "throng_<struct> size <bytes>" and

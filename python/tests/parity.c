@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The C half of the Python binding's parity test (test_parity.py): builds
  * a scene through the C API, steps it, prints its state hash, then makes

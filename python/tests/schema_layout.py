@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Compares the ctypes layout of the behaviour schema's structs
 (python/throng_schema.py, and throng_group_def in throng.py) with the C
 compiler's, as printed by the schema-layout program (tools/schema_layout.c).

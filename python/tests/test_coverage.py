@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The binding covers the whole header: every public function, struct,
 enum and numeric constant of include/throng.h.
 

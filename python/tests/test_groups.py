@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Group handles, object defs and the group and host-key columns (0.5)."""
 
 import os

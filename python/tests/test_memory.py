@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Memory safety of the Python binding: no program can read freed memory or
 crash the interpreter through it.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """C and Python give the same result for the same calls.
 
 parity.c builds a scene through the C API, steps it and prints its state

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The behaviour schema from Python: the generated mirror's layout equals
 the C compiler's, and a call gives the same result from Python as from C
 (keywords map one to one onto fields; nothing is switched implicitly)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Snapshots, rebinding and reading objects back from Python.
 
 A loaded world must continue bit for bit as the saved one (equal

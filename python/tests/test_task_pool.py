@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Task pools: a step's parallel loops on Python threads
 (throng_world_set_task_hooks).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tests of the Python binding (python/throng.py).
 
 Run from the repository root, against a built library:

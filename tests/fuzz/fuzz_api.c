@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for the public API: the input bytes are a program
  * (see fuzz_codec.h) that creates a world and runs a sequence of calls on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The byte language of the API fuzzer, shared by the harness
  * (fuzz_api.c), which decodes it, and the seed generator (gen_corpus.c),

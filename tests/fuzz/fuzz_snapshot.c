@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for snapshot loading: the input bytes are handed to
  * throng_world_load as they are. A refusal must create no world; a world

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Writes the fuzzers' seed corpus: API programs (fuzz_codec.h) that each
  * exercise one operation, or one behaviour kind in a 2D and a 3D world,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the libFuzzer harnesses side by side, one process each (libFuzzer's
 # loop is single-threaded, so on a machine of n cores n harnesses take the
 # time of one), each over a fresh copy of its committed seeds for SECONDS
