@@ -591,6 +591,20 @@ PYTHON ?= python3
 python-test: $(SHARED) $(BUILD)/schema-layout
 	THRONG_LIBRARY=$(abspath $(SHARED)) THRONG_SCHEMA_LAYOUT=$(abspath $(SCHEMA_LAYOUT)) $(PYTHON) -m unittest discover -s python/tests
 
+# The Python package (pyproject.toml, setup.py) as a new user installs
+# it: pip install --no-build-isolation . into a fresh virtual environment
+# of $(PYTHON) that sees the system's NumPy, setuptools and wheel; the
+# installed module and library must be the environment's, and the Python
+# tests pass against them from a folder outside the tree; the wheel and
+# the source distribution hold what they must; pip uninstall removes it
+# all (tests/check_python_install.sh). The package's build runs make for
+# this build's library, which is then up to date.
+.PHONY: python-install-test
+python-install-test: $(SHARED) $(BUILD)/schema-layout
+	@PYTHON='$(PYTHON)' LIB=$(abspath $(SHARED_REAL)) \
+	  SCHEMA_LAYOUT=$(abspath $(BUILD)/schema-layout) \
+	  sh tests/check_python_install.sh
+
 # The same tests against the sanitizer build of the library (the folder
 # `make SAN=address,undefined` uses, so CI's sanitizer gate has built it
 # already). The interpreter is not built with
@@ -728,7 +742,7 @@ check-format: check-spdx
 # Every source file says its licence (LICENSE, MIT) in an SPDX line among
 # its first two lines (the second after a #! line).
 SPDX_FILES = git ls-files '*.c' '*.h' '*.inc' '*.py' '*.sh' '*.js' '*.cmake' \
-	'*.html' '*.in' Makefile .ci/run
+	'*.html' '*.in' '*.toml' '*CMakeLists.txt' Makefile .ci/run
 check-spdx:
 	@missing=$$($(SPDX_FILES) | while read -r f; do \
 	  head -n 2 "$$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$$f"; done); \

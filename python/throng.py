@@ -44,11 +44,12 @@ Shape of the binding:
   is always that call's.
 
 Finding the library: the environment variable THRONG_LIBRARY (a path to the
-.so) when set; else ../build/libthrong.so relative to this file (the
-repository's default build); else the system's libthrong.so.0.6 (the
-soname of the ABI this binding mirrors) or libthrong.so
-(ctypes.util.find_library). The path in use is
-`throng.library_path`.
+.so) when set; else throng.libs/libthrong.so.0.6 beside this file (an
+installed package carries the library it was built with there); else
+../build/libthrong.so relative to this file (the repository's default
+build); else the system's libthrong.so.0.6 (the soname of the ABI this
+binding mirrors) or libthrong.so (ctypes.util.find_library). The path in
+use is `throng.library_path`.
 """
 
 import ctypes
@@ -316,14 +317,20 @@ def _candidates():
         # error, not a reason to load some other copy silently.
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
-    out = [os.path.join(here, os.pardir, "build", "libthrong.so")]
-    found = ctypes.util.find_library("throng")
-    if found:
-        out.append(found)
     # The soname: libthrong.so.0.MINOR while 0.x, libthrong.so.MAJOR after.
     soname = "libthrong.so.%d" % _ABI_MAJOR
     if _ABI_MAJOR == 0:
         soname += ".%d" % _ABI_MIN_MINOR
+    out = []
+    # An installed package (pip install; setup.py) carries the library it
+    # was built with in throng.libs/ beside this file, under its soname.
+    packaged = os.path.join(here, "throng.libs")
+    if os.path.isdir(packaged):
+        out.append(os.path.join(packaged, soname))
+    out.append(os.path.join(here, os.pardir, "build", "libthrong.so"))
+    found = ctypes.util.find_library("throng")
+    if found:
+        out.append(found)
     out += [soname, "libthrong.so"]
     return out
 

@@ -29,10 +29,8 @@ import tempfile
 import unittest
 import weakref
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(PYTHON_DIR)
-sys.path.insert(0, PYTHON_DIR)
+# Which copy of the binding: the source tree's, or the installed one.
+from binding_path import MODULE_DIR as PYTHON_DIR, REPO  # noqa: E402
 
 import throng  # noqa: E402
 
@@ -720,16 +718,42 @@ class TestLoading(Case):
     def test_search_order(self):
         saved = os.environ.pop("THRONG_LIBRARY", None)
         try:
-            found = throng._candidates()
-            self.assertEqual(os.path.normpath(found[0]),
-                             os.path.join(REPO, "build", "libthrong.so"))
-            self.assertIn("libthrong.so.0.%d" % throng._ABI_MIN_MINOR, found)
+            found = [os.path.normpath(p) for p in throng._candidates()]
+            # An installed package's own copy first; then the build
+            # beside the binding (this tree's, for the source tree's).
+            packaged = os.path.join(PYTHON_DIR, "throng.libs")
+            soname = "libthrong.so.0.%d" % throng._ABI_MIN_MINOR
+            want = [os.path.join(packaged, soname)] \
+                if os.path.isdir(packaged) else []
+            want.append(os.path.normpath(
+                os.path.join(PYTHON_DIR, os.pardir, "build", "libthrong.so")))
+            self.assertEqual(found[:len(want)], want)
+            if PYTHON_DIR == os.path.join(REPO, "python"):
+                self.assertEqual(want, [os.path.join(REPO, "build",
+                                                     "libthrong.so")])
+            self.assertIn(soname, found)
             os.environ["THRONG_LIBRARY"] = "/x/libthrong.so"
             self.assertEqual(throng._candidates(), ["/x/libthrong.so"])
         finally:
             os.environ.pop("THRONG_LIBRARY", None)
             if saved is not None:
                 os.environ["THRONG_LIBRARY"] = saved
+
+    def test_package_loads_its_own_library(self):
+        """An installed package loads the library it carries, under its
+        soname, whenever THRONG_LIBRARY is not set."""
+        packaged = os.path.join(PYTHON_DIR, "throng.libs",
+                                "libthrong.so.0.%d" % throng._ABI_MIN_MINOR)
+        if not os.path.isdir(os.path.dirname(packaged)):
+            self.skipTest("the binding of the source tree, not a package")
+        env = dict(os.environ)
+        env.pop("THRONG_LIBRARY", None)
+        out = subprocess.run(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, "
+             "sys.argv[1]); import throng; print(throng.library_path)",
+             PYTHON_DIR], capture_output=True, text=True, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), packaged)
 
     def test_bad_library_path_is_an_import_error(self):
         out = subprocess.run(
