@@ -371,7 +371,39 @@ $(PC): pc-always
 	  'Libs: -L$${libdir} -lthrong' 'Libs.private: $(PC_LIBS_PRIVATE)' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-install: $(STATIC) $(SHARED) $(PC)
+# The CMake package (cmake/*.cmake.in; README, "Installing, and linking
+# from C"): throngConfig.cmake, which defines the imported targets
+# throng::throng (libthrong.so) and, with the component `static`,
+# throng::throng_static (libthrong.a, with OpenMP when this build has it,
+# and libm), and throngConfigVersion.cmake, the versions it answers. Their
+# paths to the library and the header are written relative to CMAKEDIR,
+# so an installed tree may be staged or moved whole. Written afresh for
+# every install, like throng.pc, for the options at hand.
+CMAKEDIR ?= $(LIBDIR)/cmake/throng
+CMAKE_FILES := $(BUILD)/cmake/throngConfig.cmake $(BUILD)/cmake/throngConfigVersion.cmake
+# $(call relpath,TO,FROM): TO relative to FROM, as written (no links
+# followed: the paths are those of the installed tree, not of this
+# machine).
+relpath = $(shell realpath -s -m --relative-to='$(2)' '$(1)')
+SIZEOF_POINTER = $(shell $(CC) -dM -E -x c /dev/null | sed -n 's/^\#define __SIZEOF_POINTER__ //p')
+CMAKE_SUBST = -e 's|@THRONG_VERSION@|$(VERSION)|g' \
+	-e 's|@THRONG_VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	-e 's|@THRONG_SONAME@|$(SONAME)|g' \
+	-e 's|@THRONG_SHARED_FILE@|libthrong.so.$(VERSION)|g' \
+	-e 's|@THRONG_LIBDIR_FROM_HERE@|$(call relpath,$(LIBDIR),$(CMAKEDIR))|g' \
+	-e 's|@THRONG_INCLUDEDIR_FROM_HERE@|$(call relpath,$(INCLUDEDIR),$(CMAKEDIR))|g' \
+	-e 's|@THRONG_OPENMP@|$(if $(filter 1,$(OPENMP)),ON,OFF)|g' \
+	-e 's|@THRONG_SIZEOF_VOID_P@|$(SIZEOF_POINTER)|g'
+
+.PHONY: cmake-always
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in cmake-always
+	@mkdir -p $(@D)
+	@sed $(CMAKE_SUBST) $< > $@.tmp
+	@if grep -n '@[A-Z_]*@' $@.tmp >&2; then \
+	  echo "$@: a placeholder of $< is left (see CMAKE_SUBST)" >&2; rm -f $@.tmp; exit 1; fi
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+install: $(STATIC) $(SHARED) $(PC) $(CMAKE_FILES)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 644 include/throng.h $(DESTDIR)$(INCLUDEDIR)/throng.h
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libthrong.a
@@ -379,6 +411,8 @@ install: $(STATIC) $(SHARED) $(PC)
 	ln -sf libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libthrong.so
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/throng.pc
+	install -d $(DESTDIR)$(CMAKEDIR)
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 
@@ -386,7 +420,9 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/throng.h $(DESTDIR)$(LIBDIR)/libthrong.a \
 	  $(DESTDIR)$(LIBDIR)/libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	  $(DESTDIR)$(LIBDIR)/libthrong.so $(DESTDIR)$(PKGCONFIGDIR)/throng.pc \
-	  $(DESTDIR)$(DOCDIR)/LICENSE
+	  $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(CMAKEDIR)/throngConfig.cmake \
+	  $(DESTDIR)$(CMAKEDIR)/throngConfigVersion.cmake
+	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 # The shared library exports exactly the committed list of symbols: an
 # accidental export, or a removal, fails here.
@@ -430,6 +466,16 @@ check-examples:
 .PHONY: check-pkgconfig
 check-pkgconfig:
 	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_pkgconfig.sh
+
+# The CMake package: examples/cmake (find_package(throng 0.3 REQUIRED))
+# configured, built and run against a staged install, through the shared
+# library and the static component; the version rule asked what it must
+# take and refuse; the package found when staged, moved, and through a
+# link, with the targets naming the files where they are; an incomplete
+# tree refused (tests/check_cmake.sh). Needs cmake (Debian: cmake).
+.PHONY: check-cmake
+check-cmake:
+	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_cmake.sh
 
 # The ABI gate (README, "Versions and ABI"). abi/libthrong-<version>.abi is
 # the ABI of the last release, as abidw reads it from the debug

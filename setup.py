@@ -27,7 +27,13 @@ from setuptools.command.build_py import build_py
 try:  # setuptools >= 70.1 carries bdist_wheel itself
     from setuptools.command.bdist_wheel import bdist_wheel
 except ImportError:  # before that, the wheel package (Debian: python3-wheel)
-    from wheel.bdist_wheel import bdist_wheel
+    try:
+        from wheel.bdist_wheel import bdist_wheel
+    except ImportError:
+        raise ImportError(
+            "throng: building the package needs the wheel package beside "
+            "setuptools older than 70.1 (Debian: python3-wheel; a virtual "
+            "environment sees it when made with --system-site-packages)")
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 # Relative paths: setuptools refuses absolute ones in some options.
