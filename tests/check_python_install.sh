@@ -17,7 +17,8 @@
 # 4. pip wheel --no-build-isolation --no-deps builds the wheel, which holds
 #    the two modules, the library under its soname, the licence and
 #    metadata naming it (License: MIT), tagged py3-none-<platform>; the
-#    source distribution holds what make needs to build the library;
+#    source distribution holds what make needs to build the library, and
+#    the licence, which its metadata names too;
 # 5. pip uninstall takes every file of the package away again.
 #
 # Environment (the Makefile sets it): PYTHON, LIB (the build's
@@ -130,6 +131,9 @@ sdists = glob.glob(os.path.join(dist, "throng-*.tar.gz"))
 assert len(sdists) == 1, sdists
 with tarfile.open(sdists[0]) as t:
     members = {m.split("/", 1)[1] for m in t.getnames() if "/" in m}
+    top = t.getnames()[0].split("/")[0]
+    pkg_info = t.extractfile(top + "/PKG-INFO").read().decode()
+assert "\nLicense: MIT\n" in pkg_info and "\nLicense-File: LICENSE\n" in pkg_info
 need = {"Makefile", "LICENSE", "include/throng.h", "src/world.c",
         "pyproject.toml", "setup.py", "python/throng.py",
         "python/throng_schema.py", "PKG-INFO"}
