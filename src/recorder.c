@@ -64,7 +64,7 @@ throng_recorder_def throng_recorder_def_default(void) {
     return d;
 }
 
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
 
 #include <pthread.h>
 #include <time.h>

@@ -30,7 +30,7 @@
  */
 #include "recorder_db.h"
 
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
 
 #include <errno.h>
 #include <math.h>
@@ -460,8 +460,8 @@ throng_status recorder_db_open(const char *path, const recorder_meta *meta,
         return THRONG_ERR_OUT_OF_MEMORY;
     }
     r->dims = meta->dims;
-    r->lo[0] = r->lo[1] = INFINITY;
-    r->hi[0] = r->hi[1] = -INFINITY;
+    r->lo[0] = r->lo[1] = (double)INFINITY;
+    r->hi[0] = r->hi[1] = -(double)INFINITY;
     throng_status status = THRONG_OK;
     int rc = sqlite3_open_v2(
         path, &r->db,

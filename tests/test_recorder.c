@@ -19,10 +19,11 @@
 
 #include "runner.h"
 
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
 #include <sqlite3.h>
 #endif
 
+#ifdef THRONG_HAVE_SQLITE
 /* A fresh file name under a fresh folder. */
 static int rec_test_path(char *dir, size_t dir_size, char *path,
                          size_t path_size, const char *name) {
@@ -42,6 +43,8 @@ static void rec_test_cleanup(const char *dir, const char *path) {
     }
     (void)rmdir(dir);
 }
+
+#endif
 
 static throng_world *rec_test_world(int dims, uint32_t agents, uint64_t seed) {
     throng_world_def d = throng_world_def_default();
@@ -75,6 +78,7 @@ static throng_world *rec_test_world(int dims, uint32_t agents, uint64_t seed) {
     return w;
 }
 
+#ifdef THRONG_HAVE_SQLITE
 /* Removes `out` agents at random rows and adds `in` new ones. */
 static int rec_test_churn(throng_world *w, uint64_t *rng, uint32_t out,
                           uint32_t in) {
@@ -102,8 +106,10 @@ static int rec_test_churn(throng_world *w, uint64_t *rng, uint32_t out,
     return 1;
 }
 
+#endif
+
 TEST(recorder_supported_matches_build) {
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
     CHECK(throng_recorder_supported());
 #else
     CHECK(!throng_recorder_supported());
@@ -141,7 +147,7 @@ TEST(recorder_refuses_bad_arguments) {
     throng_record_stats s;
     CHECK_STATUS(throng_recorder_stats(NULL, &s), THRONG_ERR_NULL);
     CHECK(strcmp(throng_recorder_last_error(NULL), "") == 0);
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
     struct {
         throng_recorder_def def;
         throng_status want;
@@ -213,7 +219,7 @@ TEST(recorder_refuses_bad_arguments) {
     throng_world_destroy(w);
 }
 
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
 
 /* What one recorded frame should hold: rows sorted by id. */
 typedef struct rec_row {
@@ -492,7 +498,7 @@ static void rec_roundtrip(int dims, uint32_t every, int keys) {
     rec_query_text(path, "PRAGMA journal_mode", text, sizeof text);
     CHECK(strcmp(text, "delete") == 0);
     /* The bounds JuPedSim's viewer reads hold every position. */
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = (double)INFINITY, hi = -(double)INFINITY;
     for (uint32_t f = 0; f < frames; f++)
         for (uint32_t i = 0; i < expect[f].count; i++) {
             lo = fmin(lo, (double)expect[f].rows[i].p[0]);
@@ -969,7 +975,7 @@ TEST(recorder_area_grows) {
 void register_recorder_tests(void) {
     REGISTER(recorder_supported_matches_build);
     REGISTER(recorder_refuses_bad_arguments);
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
     REGISTER(recorder_roundtrip_2d);
     REGISTER(recorder_roundtrip_3d);
     REGISTER(recorder_every_third_step);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if THRONG_HAVE_SQLITE
+#ifdef THRONG_HAVE_SQLITE
 
 #include <math.h>
 #include <sqlite3.h>
