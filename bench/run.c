@@ -218,6 +218,7 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
         /* --record: the counted steps only, each repeat anew into the
          * same file, so every repeat pays the same. */
         throng_recorder *rec = NULL;
+        bool record_failed = false;
         if (status == THRONG_OK && opt->record_path != NULL) {
             throng_recorder_def d = throng_recorder_def_default();
             d.every = opt->record_every;
@@ -278,6 +279,7 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
                     progress_clear(bar);
                     fprintf(stderr, PROGRAM ": %s: --record: %s\n", name,
                             throng_recorder_last_error(rec));
+                    record_failed = true;
                     break;
                 }
             }
@@ -333,10 +335,13 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
         }
         if (status != THRONG_OK) {
             progress_clear(bar);
-            fprintf(stderr, PROGRAM ": %s: step %" PRIu64 " failed: %s (%s)\n",
-                    name, throng_world_step_count(world),
-                    throng_status_string(status),
-                    throng_world_last_error(world));
+            if (!record_failed) {
+                fprintf(stderr,
+                        PROGRAM ": %s: step %" PRIu64 " failed: %s (%s)\n",
+                        name, throng_world_step_count(world),
+                        throng_status_string(status),
+                        throng_world_last_error(world));
+            }
             throng_world_destroy(world);
             failed = EXIT_FAILED;
             break;
