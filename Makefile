@@ -22,6 +22,12 @@
 #   VALIDATE=1           the validation sweep after every step stage
 #                        (src/validate.c); a failed check refuses the
 #                        step with THRONG_ERR_INTERNAL
+#   SQLITE=0             build without SQLite: the trajectory recorder
+#                        (src/recorder.c) then refuses to open with
+#                        THRONG_ERR_UNSUPPORTED; by default (auto) it is
+#                        on when the compiler finds sqlite3.h and
+#                        -lsqlite3 (Debian: libsqlite3-dev), off with a
+#                        note when not; SQLITE=1 insists
 #
 # Non-default configurations build into build/<config>/ so they never mix
 # objects with the default build in build/.
@@ -32,6 +38,7 @@ SIMD ?= auto
 SAN ?=
 DEBUG ?= 0
 VALIDATE ?= 0
+SQLITE ?= auto
 comma := ,
 
 config :=
@@ -49,6 +56,9 @@ config := $(config)debug-
 endif
 ifneq ($(VALIDATE),0)
 config := $(config)validate-
+endif
+ifeq ($(SQLITE),0)
+config := $(config)nosqlite-
 endif
 ifneq ($(notdir $(CC)),cc)
 config := $(config)$(notdir $(CC))-
@@ -84,6 +94,35 @@ CFLAGS += -fopenmp
 LDFLAGS += -fopenmp
 else
 CFLAGS += -fopenmp-simd
+endif
+
+# SQLite, for the trajectory recorder. auto: on when a program that calls
+# it compiles and links with this compiler (a cross compiler finds no
+# SQLite of its target here, so its builds go without); the library then
+# links -lsqlite3 and starts the recorder's writer thread with pthreads.
+SQLITE_PROBE = printf '\043include <sqlite3.h>\nint main(void) { return sqlite3_libversion_number() > 0 ? 0 : 1; }\n' \
+	| $(CC) -x c - -o /dev/null -lsqlite3 >/dev/null 2>&1 && echo 1 || echo 0
+ifeq ($(SQLITE),auto)
+SQLITE_ON := $(shell $(SQLITE_PROBE))
+ifeq ($(SQLITE_ON),0)
+$(shell printf 'throng: building without SQLite: sqlite3.h or -lsqlite3 not found for %s (Debian: libsqlite3-dev); the recorder refuses to open (THRONG_ERR_UNSUPPORTED)\n' '$(CC)' >&2)
+endif
+else ifeq ($(SQLITE),0)
+SQLITE_ON := 0
+$(shell printf 'throng: building without SQLite (SQLITE=0): the recorder refuses to open (THRONG_ERR_UNSUPPORTED)\n' >&2)
+else ifeq ($(SQLITE),1)
+SQLITE_ON := $(shell $(SQLITE_PROBE))
+ifeq ($(SQLITE_ON),0)
+$(error SQLITE=1, but $(CC) finds no sqlite3.h or -lsqlite3 (Debian: libsqlite3-dev))
+endif
+else
+$(error SQLITE must be auto, 0 or 1, got '$(SQLITE)')
+endif
+ifeq ($(SQLITE_ON),1)
+CPPFLAGS += -DTHRONG_HAVE_SQLITE=1
+CFLAGS += -pthread
+LDFLAGS += -pthread
+LDLIBS += -lsqlite3
 endif
 
 # The vector kernels of the target's architecture: SSE2, AVX2 and AVX-512
@@ -317,21 +356,22 @@ bench: $(BENCH)
 	  --csv "$$out/bench.csv" --plot "$$out/bench.svg" $(BENCH_ARGS)
 
 # The determinism contract across builds: the default build (run-time
-# SIMD dispatch), the scalar-only build and the build without OpenMP must
-# end a random-wander flock in the same state, to the bit.
+# SIMD dispatch), the scalar-only build and the build without OpenMP (and
+# without SQLite, the one CI tests that way) must end a random-wander
+# flock in the same state, to the bit.
 CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 3000 --steps 300 \
 	--warmup 0 --threads 1,2 --json -
 check-builds:
 	@$(MAKE) --no-print-directory bench-bin
 	@$(MAKE) --no-print-directory SIMD=scalar bench-bin
-	@$(MAKE) --no-print-directory OPENMP=0 bench-bin
+	@$(MAKE) --no-print-directory OPENMP=0 SQLITE=0 bench-bin
 	@set -e; for b in build/throng-bench build/simd-scalar/throng-bench \
-	    build/noomp/throng-bench; do \
+	    build/noomp-nosqlite/throng-bench; do \
 	  $$b $(CHECK_ARGS) 2>/dev/null | grep -o '"state_hash": "[0-9a-f]*"' \
 	    | cut -d'"' -f4 | tr '\n' ' ' > $$b.hashes; \
 	  echo "$$b: $$(cat $$b.hashes)"; \
 	done; \
-	for b in build/simd-scalar build/noomp; do \
+	for b in build/simd-scalar build/noomp-nosqlite; do \
 	  if ! cmp -s $$b/throng-bench.hashes build/throng-bench.hashes; then \
 	    echo "check-builds: $$b ends in a different state" >&2; exit 1; fi; \
 	done; echo "check-builds: every build ends in the same state"
@@ -355,8 +395,9 @@ DOCDIR ?= $(PREFIX)/share/doc/throng
 PC := $(BUILD)/throng.pc
 
 # What a static link needs beside libthrong.a, for the build at hand: the
-# OpenMP runtime only when the library was compiled with it, and libm.
-PC_LIBS_PRIVATE := $(if $(filter 1,$(OPENMP)),-fopenmp )-lm
+# OpenMP runtime only when the library was compiled with it, SQLite and
+# pthreads only when the recorder was, and libm.
+PC_LIBS_PRIVATE := $(if $(filter 1,$(OPENMP)),-fopenmp )$(if $(filter 1,$(SQLITE_ON)),-lsqlite3 -pthread )-lm
 
 # Written afresh every time (the prefix and the options may differ from
 # the last run while BUILD stays the same), but only replaced when its
@@ -583,7 +624,8 @@ perf-update: $(BENCH)
 # tools/ so the bench's wildcard over bench/*.c never picks up its main().
 
 RENDER := $(BUILD)/throng-render
-RENDER_OBJ := $(BUILD)/obj/tools/render.o $(BUILD)/obj/tools/render_frame.o
+RENDER_OBJ := $(BUILD)/obj/tools/render.o $(BUILD)/obj/tools/render_frame.o \
+	$(BUILD)/obj/tools/render_replay.o
 DEMO_DIR := $(BUILD)/demo
 DEMO_FRAMES := bench/results/epyc-zen5-2c
 # Steps, frame interval and the frame copied for the README, per scene:
@@ -629,6 +671,54 @@ demo: $(RENDER)
 	echo "demo: README frames $(DEMO_FRAMES)/frame-flock2d.svg, $(DEMO_FRAMES)/frame-crossing2d.svg, $(DEMO_FRAMES)/frame-circle2d.svg, $(DEMO_FRAMES)/frame-blocks2d.svg"
 
 -include $(RENDER_OBJ:.o=.d)
+
+# ------------------------------------------------------------------------
+# Recording trajectories (src/recorder.c)
+# ------------------------------------------------------------------------
+#
+#   make record-kill-check  a process recording a churning crowd is
+#                        killed with SIGKILL mid-run; the file it leaves
+#                        must open, pass SQLite's integrity check and hold
+#                        every frame it reported committed, each as the
+#                        run had it (tests/record/kill_check.sh)
+#   make record-check    that; then throng-bench records a run, Python's
+#                        sqlite3 reads it back and throng-render draws
+#                        frames from the file instead of simulating (CI)
+#
+# Both need a build with SQLite (see SQLITE above).
+
+RECORD_KILL := $(BUILD)/throng-record-kill
+RECORD_WORK := $(BUILD)/record-check
+
+.PHONY: record-kill-check record-check
+$(RECORD_KILL): $(BUILD)/obj/tests/record/record_kill.o $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
+record-kill-check: $(RECORD_KILL)
+ifneq ($(SQLITE_ON),1)
+	@echo "record-kill-check: this build has no SQLite (SQLITE=$(SQLITE))" >&2; exit 1
+endif
+	@sh tests/record/kill_check.sh $(RECORD_KILL) $(BUILD)/record-kill-check
+
+record-check: record-kill-check $(BENCH) $(RENDER)
+	@rm -rf $(RECORD_WORK) && mkdir -p $(RECORD_WORK)
+	$(BENCH) --scenario obstacles2d --agents 2000 --threads 1 --steps 60 \
+	  --warmup 0 --record $(RECORD_WORK)/obstacles2d.sqlite --record-every 5 \
+	  --quiet --json $(RECORD_WORK)/bench.json > /dev/null
+	@$(PYTHON) -c 'import sys; sys.path.insert(0, "python"); import throng; \
+	  r = throng.read_recording("$(RECORD_WORK)/obstacles2d.sqlite"); \
+	  n = len(r.frames[0]); assert n == 12 and len(r.frame) == 12 * 2000, (n, len(r.frame)); \
+	  assert abs(r.fps - 6.0) < 1e-4 and r.metadata["version"] == "1", r.metadata; \
+	  assert r.geometry.startswith("POLYGON (("), r.geometry[:80]; \
+	  print("record-check: Python reads %d frames, %d rows, fps %g, geometry %s..." \
+	        % (n, len(r.frame), r.fps, r.geometry[:40]))'
+	$(RENDER) --replay $(RECORD_WORK)/obstacles2d.sqlite --every 4 \
+	  --out $(RECORD_WORK)/frames
+	@n=$$(ls $(RECORD_WORK)/frames/frame_*.svg | wc -l); [ "$$n" -eq 3 ] || \
+	  { echo "record-check: throng-render drew $$n frames, not 3" >&2; exit 1; }
+	@echo "record-check: throng-render drew 3 frames from the recording"
+
+-include $(BUILD)/obj/tests/record/record_kill.d
 
 # The Python binding (python/throng.py) against this build's shared
 # library: the NumPy tests run when the interpreter has NumPy, the

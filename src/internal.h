@@ -390,6 +390,10 @@ struct throng_world {
                       const struct throng_behaviour *, uint32_t,
                       const int32_t *, uint32_t, uint32_t, struct env_block *);
 
+    /* What must hear of the world's destruction (world.h: world_watch),
+     * a list its owners link in and out. */
+    struct world_watch *watches;
+
     char error[256];
 };
 

@@ -313,6 +313,14 @@ void throng_world_destroy(throng_world *w) {
      * memory from under that call, and there is no status to return. */
     if (!w || !busy_take_for_good(w))
         return;
+    /* Watchers first: once told, they never touch the world again. */
+    for (world_watch *watch = w->watches; watch;) {
+        world_watch *next = watch->next;
+        watch->next = NULL;
+        watch->gone(watch);
+        watch = next;
+    }
+    w->watches = NULL;
     throng_world *hash_world = w;
     key_entry *k, *ktmp;
     HASH_ITER(hh, w->keys, k, ktmp) {
@@ -356,6 +364,20 @@ void throng_world_destroy(throng_world *w) {
     memset(&boot, 0, sizeof boot);
     boot.allocator = w->allocator;
     world_free(&boot, w, sizeof *w);
+}
+
+void world_watch_add(throng_world *w, world_watch *watch) {
+    watch->next = w->watches;
+    w->watches = watch;
+}
+
+void world_watch_remove(throng_world *w, world_watch *watch) {
+    for (world_watch **link = &w->watches; *link; link = &(*link)->next)
+        if (*link == watch) {
+            *link = watch->next;
+            watch->next = NULL;
+            return;
+        }
 }
 
 /* Two levels so the macros expand before they are turned into text. */

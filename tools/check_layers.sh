@@ -32,7 +32,7 @@ LAYERS='
 8 neighbours  steer_flock steer_cap steer_flock_sse2 steer_flock_avx2 steer_flock_avx512 steer_flock_neon
 9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon orca2d orca3d orca_static velocity contact
 10 step       kernel_paths validate step
-11 outside    snapshot_codec snapshot_write snapshot_read snapshot_restore
+11 outside    snapshot_codec snapshot_write snapshot_read snapshot_restore recorder recorder_db recorder_wkt
 '
 
 NM=${NM:-nm}

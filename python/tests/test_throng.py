@@ -107,6 +107,8 @@ STRUCTS = {
     "throng_obstacle_def": throng.throng_obstacle_def,
     "throng_wall_def": throng.throng_wall_def,
     "throng_path_def": throng.throng_path_def,
+    "throng_recorder_def": throng.throng_recorder_def,
+    "throng_record_stats": throng.throng_record_stats,
 }
 
 
