@@ -132,8 +132,10 @@ endif
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c \
 	src/integrate_sse2.c src/integrate_avx2.c src/integrate_avx512.c \
-	src/steer_env_sse2.c src/steer_env_avx2.c src/steer_env_avx512.c
-SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c
+	src/steer_env_sse2.c src/steer_env_avx2.c src/steer_env_avx512.c \
+	src/orca_lanes_sse2.c src/orca_lanes_avx2.c src/orca_lanes_avx512.c
+SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c \
+	src/orca_lanes_neon.c
 SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
@@ -280,6 +282,8 @@ $(BUILD)/obj/src/steer_flock_avx2.o $(BUILD)/obj/src/integrate_avx2.o $(CHECKED_
 $(BUILD)/obj/src/steer_flock_avx512.o $(BUILD)/obj/src/integrate_avx512.o $(CHECKED_DIR)/src/steer_flock_avx512.o $(CHECKED_DIR)/src/integrate_avx512.o: CFLAGS += -mavx512f
 $(BUILD)/obj/src/steer_env_avx2.o $(CHECKED_DIR)/src/steer_env_avx2.o: CFLAGS += -mavx2
 $(BUILD)/obj/src/steer_env_avx512.o $(CHECKED_DIR)/src/steer_env_avx512.o: CFLAGS += -mavx512f
+$(BUILD)/obj/src/orca_lanes_avx2.o $(CHECKED_DIR)/src/orca_lanes_avx2.o: CFLAGS += -mavx2
+$(BUILD)/obj/src/orca_lanes_avx512.o $(CHECKED_DIR)/src/orca_lanes_avx512.o: CFLAGS += -mavx512f
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@

@@ -198,6 +198,7 @@ struct env_run;
 struct env_block;
 struct flock_rows_query;
 struct pick_entry;
+struct orca_block_2d;
 struct flock_held;
 
 typedef struct key_entry key_entry;
@@ -389,6 +390,10 @@ struct throng_world {
     void (*env_block)(const struct throng_world *,
                       const struct throng_behaviour *, uint32_t,
                       const int32_t *, uint32_t, uint32_t, struct env_block *);
+    /* ORCA in the plane on the path's lanes (orca_lanes.h); NULL on the
+     * scalar path. */
+    uint32_t (*orca_block_lines)(struct orca_block_2d *, float);
+    uint32_t (*orca_block_solve)(struct orca_block_2d *, uint32_t);
 
     /* What must hear of the world's destruction (world.h: world_watch),
      * a list its owners link in and out. */

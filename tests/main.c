@@ -232,6 +232,7 @@ int main(int argc, char **argv) {
     register_cap_tests();
     register_avoid_run_tests();
     register_orca2d_tests();
+    register_orca_lanes_tests();
     register_orca3d_tests();
     register_velocity_tests();
     register_contact_tests();

@@ -123,6 +123,7 @@ void register_groups_tests(void);
 void register_cap_tests(void);
 void register_avoid_run_tests(void);
 void register_orca2d_tests(void);
+void register_orca_lanes_tests(void);
 void register_velocity_tests(void);
 void register_contact_tests(void);
 void register_layers_tests(void);
