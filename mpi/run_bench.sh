@@ -13,6 +13,7 @@ WARMUP=${WARMUP:-50}
 THREADS=${THREADS:-1}
 OUT=${OUT:-build/mpi-bench.json}
 T=${MPI_TIMEOUT:-900}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 : >"$OUT"
 for ranks in 1 2 4; do
     timeout "$T" "$MPIEXEC" -n "$ranks" "$BIN" --scenario flock2d \

@@ -60,16 +60,18 @@ typedef struct scene {
     size_t live_cap;
 } scene;
 
-/* More ranks than cores here: ranks wait in short sleeps rather than
- * spinning (throng_mpi_def.poll_sleep_us), or THRONG_MPI_POLL_US says. */
-static uint32_t polite_wait(void) {
+/* More ranks' threads than cores here: ranks wait in short sleeps rather
+ * than spinning (throng_mpi_def.poll_sleep_us), or THRONG_MPI_POLL_US
+ * says. */
+static uint32_t polite_wait(int threads) {
     const char *env = getenv("THRONG_MPI_POLL_US");
     if (env)
         return (uint32_t)strtoul(env, NULL, 10);
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && size > cores ? 5u : 0u;
+    const long want = (long)size * (threads > 0 ? threads : 1);
+    return cores > 0 && want > cores ? 5u : 0u;
 }
 
 static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
@@ -241,7 +243,7 @@ static int run(int argc, char **argv) {
     throng_mpi_def def = throng_mpi_def_default();
     def.threads = threads;
     def.template_is_whole = true;
-    def.poll_sleep_us = polite_wait();
+    def.poll_sleep_us = polite_wait(def.threads);
     def.rebalance_every = rebalance;
     throng_mpi_world *dw = NULL;
     throng_status st;
@@ -308,7 +310,7 @@ static int errors(void) {
         return 1;
     throng_mpi_def def = throng_mpi_def_default();
     def.template_is_whole = true;
-    def.poll_sleep_us = polite_wait();
+    def.poll_sleep_us = polite_wait(def.threads);
     throng_mpi_world *dw = NULL;
     /* Mismatched definitions: the last rank's world has one more group. */
     throng_world *odd = NULL;
@@ -413,7 +415,7 @@ static int lookup(void) {
         return 1;
     throng_mpi_def def = throng_mpi_def_default();
     def.template_is_whole = true;
-    def.poll_sleep_us = polite_wait();
+    def.poll_sleep_us = polite_wait(def.threads);
     throng_mpi_world *dw = NULL;
     throng_status st = throng_mpi_world_create(MPI_COMM_WORLD, w, &def, &dw);
     EXPECT(st == THRONG_OK, "create");
