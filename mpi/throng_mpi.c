@@ -459,8 +459,8 @@ static int partition(throng_mpi_world *dw, const float *pos, size_t n) {
         for (int a = 0; a < 3; a++)
             hi[a] = a < dw->dims ? (double)dw->box[a] : 1.0;
     } else {
-        double mn[3] = { INFINITY, INFINITY, INFINITY },
-               mx[3] = { -INFINITY, -INFINITY, -INFINITY };
+        double mn[3] = { HUGE_VAL, HUGE_VAL, HUGE_VAL },
+               mx[3] = { -HUGE_VAL, -HUGE_VAL, -HUGE_VAL };
         for (size_t i = 0; i < n; i++)
             for (int a = 0; a < dw->dims; a++) {
                 mn[a] = fmin(mn[a], (double)pos[3 * i + a]);
@@ -583,9 +583,9 @@ static int partition(throng_mpi_world *dw, const float *pos, size_t n) {
             dw->ext_hi[r][a] = nodes[i].hi[a];
             if (!dw->periodic && a < dw->dims) {
                 if (nodes[i].lo[a] <= lo[a])
-                    dw->ext_lo[r][a] = -INFINITY;
+                    dw->ext_lo[r][a] = -HUGE_VAL;
                 if (nodes[i].hi[a] >= hi[a])
-                    dw->ext_hi[r][a] = INFINITY;
+                    dw->ext_hi[r][a] = HUGE_VAL;
             }
         }
     }
