@@ -3,8 +3,9 @@
 # The distributed world's tests (make MPI=1 mpi-test): every scene's hash
 # after 1,000 steps on 1, 2, 3 and 4 ranks and 1 and 2 threads per rank,
 # each equal to the single-process library's hash of the same scene in
-# canonical order; the same with rebalancing every 50 steps; a snapshot
-# written on 3 ranks and continued on 2 and 4; handles and lookups through
+# canonical order; the same with rebalancing every 50 steps, and on a
+# clustered crowd; a snapshot written on 3 ranks and continued on 2 and 4;
+# handles and lookups through
 # migrations; and bad input refused on every rank. Every mpiexec runs under
 # a timeout, so a hang fails the gate instead of stalling it.
 set -eu
@@ -48,6 +49,12 @@ run 3 run "$name" "$agents" "$STEPS" 1 --expect "$ref" --rebalance 50
 run 3 run "$name" "$agents" "$STEPS" 1 --expect "$ref" --save-at $((STEPS / 2)) "$TMP/$name"
 run 2 run "$name" "$agents" "$STEPS" 1 --expect "$ref" --load "$TMP/$name"
 run 4 run "$name" "$agents" "$STEPS" 2 --expect "$ref" --load "$TMP/$name"
+# A clustered crowd (90% of the agents in a disc of 5% of the box at its
+# centre) on 3 ranks, whose boxes cut by volume would leave one rank half
+# the crowd (688 of 1,500 at step 200): the same bits, and no rank holding
+# more than 1.25 times its share.
+ref=$(timeout "$T" "$BIN" reference cluster2d 1500 "$STEPS")
+run 3 run cluster2d 1500 "$STEPS" 1 --expect "$ref" --rebalance 50
 for ranks in 1 2 3 4; do
     run "$ranks" lookup
     run "$ranks" errors

@@ -9,7 +9,9 @@
  *   run SCENE AGENTS STEPS THREADS [--expect HASH] [--rebalance K]
  *       [--save-at S PREFIX] [--load PREFIX]
  *                                       the distributed run's hash,
- *                                       checked against HASH
+ *                                       checked against HASH; with
+ *                                       --rebalance, no rank holds more
+ *                                       than 1.25 times its share
  *   errors                              bad input refused on every rank
  *   lookup                              handles through migrations
  *
@@ -286,6 +288,16 @@ static int run(int argc, char **argv) {
     uint64_t h = throng_mpi_world_hash(dw);
     throng_mpi_stats stats;
     throng_mpi_world_stats(dw, &stats);
+    if (rebalance) {
+        /* The boxes follow the crowd: after the last rebalance (at most
+         * K steps ago) no rank holds much more than its share. */
+        uint32_t most = 0, owned = stats.owned;
+        MPI_Allreduce(&owned, &most, 1, MPI_UINT32_T, MPI_MAX, MPI_COMM_WORLD);
+        const double share = (double)agents / size_;
+        EXPECT(most <= 1.25 * share + 8.0,
+               "unbalanced: a rank holds %u agents, the share is %.0f", most,
+               share);
+    }
     if (expect)
         EXPECT(h == expect, "hash %016" PRIx64 ", expected %016" PRIx64, h,
                expect);
