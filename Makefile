@@ -1181,3 +1181,54 @@ check-schema: $(SCHEMA_GEN) $(SCHEMA_LAYOUT)
 	@$(SCHEMA_LAYOUT) > $(BUILD)/schema-layout.txt
 	@$(PYTHON) python/tests/schema_layout.py $(BUILD)/schema-layout.txt
 	@echo "check-schema: the header and the Python mirror follow the schema; ctypes layout = C layout"
+
+# ---------------------------------------------------------------------------
+# The distributed world (make MPI=1): libthrong_mpi and include/throng_mpi.h,
+# on MPICH (Debian's mpich and libmpich-dev), beside the core library, which
+# stays free of MPI. Its tests run under mpiexec on 1 to 4 ranks
+# (mpi/run_tests.sh), its bench weak and strong scaling.
+#
+#   make MPI=1                 libthrong_mpi.a, throng-mpi-tests, throng-mpi-bench
+#   make MPI=1 mpi-test        the distributed tests, hashes against one process
+#   make MPI=1 mpi-bench       the scaling runs (BENCH_AGENTS per rank, 1 2 4 ranks)
+MPI ?= 0
+MPI_PKG ?= mpich
+MPIEXEC ?= mpiexec
+MPI_LIB := $(BUILD)/libthrong_mpi.a
+MPI_TESTS := $(BUILD)/throng-mpi-tests
+MPI_BENCH := $(BUILD)/throng-mpi-bench
+.PHONY: mpi mpi-test mpi-bench
+ifeq ($(MPI),1)
+# The MPI headers as system headers: the house warnings are for our code.
+MPI_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(MPI_PKG) 2>/dev/null))
+MPI_LIBS := $(shell pkg-config --libs $(MPI_PKG) 2>/dev/null)
+all: $(MPI_LIB) $(MPI_TESTS) $(MPI_BENCH)
+mpi: $(MPI_LIB) $(MPI_TESTS) $(MPI_BENCH)
+
+$(BUILD)/obj/mpi/%.o: mpi/%.c include/throng_mpi.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@pkg-config --exists $(MPI_PKG) || { echo "make MPI=1: $(MPI_PKG) is missing (Debian: mpich libmpich-dev)" >&2; exit 1; }
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(MPI_LIB): $(BUILD)/obj/mpi/throng_mpi.o
+	@rm -f $@
+	ar rcs $@ $^
+
+$(MPI_TESTS): $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
+
+$(MPI_BENCH): $(BUILD)/obj/mpi/mpi_bench.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/mpi_bench.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
+
+# Every distributed test on 1, 2, 3 and 4 ranks, 1 and 2 threads, each
+# under a timeout, against the single-process hashes.
+mpi-test: $(MPI_TESTS)
+	MPIEXEC="$(MPIEXEC)" sh mpi/run_tests.sh $(MPI_TESTS)
+
+MPI_BENCH_AGENTS ?= 20000
+mpi-bench: $(MPI_BENCH)
+	MPIEXEC="$(MPIEXEC)" AGENTS=$(MPI_BENCH_AGENTS) sh mpi/run_bench.sh $(MPI_BENCH)
+else
+mpi mpi-test mpi-bench:
+	@echo "the distributed world builds with MPI=1: make MPI=1 $@" >&2; exit 1
+endif

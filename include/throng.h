@@ -464,6 +464,14 @@ THRONG_API uint64_t throng_world_step_count(const throng_world *world);
 THRONG_API throng_status throng_world_set_step_limits(throng_world *world,
                                                       float max_dt,
                                                       uint32_t max_substeps);
+/* The world's settings as a def: dimensions, boundary, box_size,
+ * neighbour_radius, cell_size (as asked: 0 for the default), threads,
+ * seed, max_dt, max_substeps, simd (the path in use, never AUTO once a
+ * step chose it) and the task hooks with their context and worker count;
+ * initial_capacity reads 0 and allocator the world's. A world made from
+ * it has the same settings. THRONG_ERR_NULL for a NULL argument. */
+THRONG_API throng_status throng_world_get_def(const throng_world *world,
+                                              throng_world_def *out);
 
 /* Threads used by subsequent steps (0 = OpenMP default, up to 1024).
  * While task hooks are installed they run every step and this number only
@@ -498,6 +506,30 @@ THRONG_API throng_status throng_world_set_task_hooks(
  * NULL world. */
 THRONG_API throng_status throng_world_set_stable_columns(throng_world *world,
                                                          bool stable);
+
+/* Canonical order: while on, a step's results depend only on the agents'
+ * host keys and states, not on the slots they hold, the order they were
+ * added in, or which other agents far from them the world holds. The rows
+ * of each grid cell, which the neighbour walk meets in order and whose
+ * floating-point sums depend on it, are ordered by host key rather than
+ * by their previous row; and an agent's random numbers (wander, the
+ * velocity stage's nudge) are drawn from streams keyed by its host key
+ * rather than by its slot. Give every agent a distinct non-zero key:
+ * agents without one keep the slot-keyed streams and their previous
+ * order among themselves. Two worlds holding the same keyed agents (one
+ * whole, or one of the parts a distributed world, libthrong_mpi, splits
+ * it into, with copies of its neighbours) then step them to the same
+ * bits. It holds in a periodic box and in unbounded space while the grid
+ * numbers its cells densely or sparsely (a crowd spread over more rows of
+ * cells than it has agents is hashed, and there cells that share a bucket
+ * follow the table). Off by default (the order costs an insertion sort of
+ * each cell's keys per step), and not saved in snapshots: set it again
+ * after a load. The same results, to the bit, for any thread count, as
+ * always. THRONG_ERR_NULL for a NULL world. */
+THRONG_API throng_status throng_world_set_canonical_order(throng_world *world,
+                                                          bool canonical);
+/* Whether canonical order is on; false for a NULL or busy world. */
+THRONG_API bool throng_world_canonical_order(const throng_world *world);
 
 /* Bytes the world currently holds on the heap (columns, grid, tables). */
 THRONG_API size_t throng_world_bytes(const throng_world *world);
@@ -642,6 +674,66 @@ THRONG_API bool throng_agent_valid(const throng_world *world,
  * are accepted, not those of the world it was itself loaded from. */
 THRONG_API throng_status throng_agent_rebind(const throng_world *world,
                                              throng_agent agent,
+                                             throng_agent *out_agent);
+
+/* An agent's whole state, as it moves between worlds: everything a step
+ * reads or writes of it, its behaviour state included, with the agent it
+ * targets named by host key. Two worlds whose groups and objects were
+ * made by the same calls (the same ids) can hand agents to each other
+ * with it: export from one, remove, import into the other, and the agent
+ * steps on as it would have. */
+typedef struct throng_agent_state {
+    /* Metres and metres per second; z is 0 in 2D. */
+    float position[3];
+    float velocity[3];
+    /* The heading, unit length; the up vector (3D only, perpendicular to
+     * the heading; 0 0 0 in 2D). */
+    float forward[3];
+    float up[3];
+    /* As throng_agent_def. */
+    float mass, max_force, max_speed, radius;
+    /* The turn-rate wander's current rate, radians per step. */
+    float wander_rate;
+    /* The projected-circle wander's state: the angle (2D, wander[0]) or
+     * the point on the unit sphere (3D). */
+    float wander[3];
+    /* The target point, metres. */
+    float target_point[3];
+    /* The agent's group by id (throng_group.id and generation): the same
+     * group in every world whose groups were created by the same calls. */
+    uint32_t group_id;
+    uint32_t group_generation;
+    /* Path or patrol progress (throng_agent_get_progress). */
+    uint32_t progress;
+    /* 1 when the world held behaviour state (target, wander circle,
+     * progress): importing it gives the new world behaviour state too. */
+    uint32_t behaviour_state;
+    /* The agent's host key, 0 for none. */
+    uint64_t host_key;
+    /* The host key of the agent it targets (throng_agent_set_target_agent),
+     * 0 for none, or for a live target without a key, which cannot be
+     * named outside its world. */
+    uint64_t target_key;
+} throng_agent_state;
+
+/* Writes the agent's whole state to *out. The world is not changed. */
+THRONG_API throng_status throng_agent_export(const throng_world *world,
+                                             throng_agent agent,
+                                             throng_agent_state *out);
+
+/* Adds an agent with the given state, as throng_agent_add adds one with
+ * a def, and then gives it the heading, wander, target and progress of the
+ * state: *out_agent is its handle. Refused, with nothing changed: a NULL
+ * argument (THRONG_ERR_NULL); a field throng_agent_add refuses; a group id
+ * and generation that name no live group of this world
+ * (THRONG_ERR_STALE_HANDLE); a heading not of unit length (within 1e-5),
+ * in 3D an up vector not of unit length and perpendicular to it (within
+ * 1e-3), or a non-finite wander or target point (THRONG_ERR_NOT_FINITE or
+ * THRONG_ERR_OUT_OF_RANGE); a target key that names no agent of this
+ * world, or the agent's own key (THRONG_ERR_NOT_FOUND,
+ * THRONG_ERR_OUT_OF_RANGE). */
+THRONG_API throng_status throng_agent_import(throng_world *world,
+                                             const throng_agent_state *state,
                                              throng_agent *out_agent);
 
 /* Finds the agent carrying a host key (O(1), hashed). */
@@ -1795,6 +1887,17 @@ THRONG_API throng_status throng_world_query_radius(
 #define THRONG_SNAPSHOT_VERSION 5u
 /* clang-format on */
 /* schema:end snapshot_version */
+
+/* A 64-bit hash of the world's definition, everything a snapshot holds
+ * but the agents, their handles and the step count: the settings
+ * (dimensions, boundary, box, neighbour radius, grid cells, seed, tick
+ * limits), every object and every group with its recipe, generations and
+ * free ids included. Worlds built by the same calls hash equal whatever
+ * agents they hold; a distributed world (libthrong_mpi) compares it across
+ * processes. Not the world's id nor its thread count. 0 for a NULL or busy
+ * world, or when there is no memory for the encoding (a few bytes per
+ * object and group). */
+THRONG_API uint64_t throng_world_definition_hash(const throng_world *world);
 
 /* The size in bytes of the world's snapshot as it is now. */
 THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,

@@ -252,6 +252,22 @@ class throng_agent_def(ctypes.Structure):
                 ("group", throng_group), ("host_key", ctypes.c_uint64)]
 
 
+class throng_agent_state(ctypes.Structure):
+    """An agent's whole state, as throng_agent_export writes it."""
+    _fields_ = [("position", c_float3), ("velocity", c_float3),
+                ("forward", c_float3), ("up", c_float3),
+                ("mass", ctypes.c_float), ("max_force", ctypes.c_float),
+                ("max_speed", ctypes.c_float), ("radius", ctypes.c_float),
+                ("wander_rate", ctypes.c_float), ("wander", c_float3),
+                ("target_point", c_float3),
+                ("group_id", ctypes.c_uint32),
+                ("group_generation", ctypes.c_uint32),
+                ("progress", ctypes.c_uint32),
+                ("behaviour_state", ctypes.c_uint32),
+                ("host_key", ctypes.c_uint64),
+                ("target_key", ctypes.c_uint64)]
+
+
 _c_float_p = ctypes.POINTER(ctypes.c_float)
 
 
@@ -403,6 +419,13 @@ _SIGNATURES = {
     "throng_world_set_stable_columns": (_st, [_w, ctypes.c_bool]),
     "throng_world_set_step_limits": (_st, [_w, ctypes.c_float,
                                            ctypes.c_uint32]),
+    "throng_world_set_canonical_order": (_st, [_w, ctypes.c_bool]),
+    "throng_world_canonical_order": (ctypes.c_bool, [_w]),
+    "throng_world_get_def": (_st, [_w, _P(throng_world_def)]),
+    "throng_world_definition_hash": (_u64, [_w]),
+    "throng_agent_export": (_st, [_w, throng_agent, _P(throng_agent_state)]),
+    "throng_agent_import": (_st, [_w, _P(throng_agent_state),
+                                  _P(throng_agent)]),
     "throng_world_bytes": (ctypes.c_size_t, [_w]),
     "throng_world_hash": (_u64, [_w]),
     "throng_world_stats": (_st, [_w, _P(throng_step_stats)]),
@@ -2025,6 +2048,47 @@ class World:
                      doc="heap bytes the world holds")
     hash = property(lambda s: s._query(lib.throng_world_hash),
                     doc="64-bit hash of the whole simulation state")
+    definition_hash = property(
+        lambda s: s._query(lib.throng_world_definition_hash),
+        doc="64-bit hash of the settings, objects and groups (no agents)")
+
+    @property
+    def canonical_order(self):
+        """Cells ordered by host key, random streams keyed by it: the
+        results depend on the keyed agents' states alone (off by
+        default; throng_world_set_canonical_order)."""
+        return bool(self._query(lib.throng_world_canonical_order))
+
+    @canonical_order.setter
+    def canonical_order(self, on):
+        self._call(lib.throng_world_set_canonical_order, bool(on))
+
+    def settings(self):
+        """The world's settings as a throng_world_def."""
+        out = throng_world_def()
+        self._call(lib.throng_world_get_def, ctypes.byref(out))
+        return out
+
+    def export_agent(self, agent):
+        """The agent's whole state (a throng_agent_state): columns,
+        behaviour state, its group by id and its target by host key."""
+        handle = _agent_c(agent, self, "export")
+        out = throng_agent_state()
+        self._call(lib.throng_agent_export, handle, ctypes.byref(out))
+        return out
+
+    def import_agent(self, state):
+        """Adds an agent with a state exported from a world of the same
+        definition; returns its Agent."""
+        if not isinstance(state, throng_agent_state):
+            raise TypeError("state must be a throng_agent_state")
+        out = throng_agent()
+        with self._lock:
+            self._epoch += 1
+            self._call(lib.throng_agent_import, ctypes.byref(state),
+                       ctypes.byref(out))
+            self._forget_moved_views()
+        return Agent(self, out.slot, out.generation)
     object_count = property(
         lambda s: s._query(lib.throng_world_object_count),
         doc="live static objects")

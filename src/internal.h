@@ -337,6 +337,11 @@ struct throng_world {
      * shows keep their memory through a step (grid.c copies them back
      * from the spares instead of trading places with them). */
     int stable_columns;
+    /* throng_world_set_canonical_order: the rows of each grid cell are
+     * ordered by host key (grid.c) and random streams are keyed by it
+     * (steer_row_key), so a step's results depend on the agents' keys and
+     * states only, not on their slots or the order they were added in. */
+    int canonical_order;
 
     /* The neighbour cap's index of crowded buckets (steer_cap.c), one
      * block of cap_index_bytes, allocated by the first step a capped

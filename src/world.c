@@ -454,6 +454,46 @@ throng_status throng_world_set_stable_columns(throng_world *w, bool stable) {
     return THRONG_OK;
 }
 
+throng_status throng_world_set_canonical_order(throng_world *w,
+                                               bool canonical) {
+    WRITE_ENTRY(w);
+    w->canonical_order = canonical ? 1 : 0;
+    w->grid.valid = 0; /* the next build orders the cells anew */
+    return THRONG_OK;
+}
+
+bool throng_world_canonical_order(const throng_world *w) {
+    WORLD_READ_OR(w, false);
+    return w && w->canonical_order;
+}
+
+throng_status throng_world_get_def(const throng_world *cw,
+                                   throng_world_def *out) {
+    READ_ENTRY(cw, w, "throng_world_get_def", out, "out");
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = w->dims;
+    d.boundary = w->boundary;
+    for (int a = 0; a < 3; a++)
+        d.box_size[a] = a < w->dims || w->boundary != THRONG_BOUNDARY_PERIODIC
+                            ? w->box[a]
+                            : d.box_size[a];
+    d.neighbour_radius = w->neighbour_radius;
+    d.cell_size = w->cell_size;
+    d.threads = w->threads;
+    d.seed = w->seed;
+    d.initial_capacity = 0;
+    d.allocator = w->allocator;
+    d.max_dt = w->max_dt;
+    d.max_substeps = w->max_substeps;
+    d.simd = w->simd;
+    d.enqueue_task = w->enqueue_task;
+    d.finish_task = w->finish_task;
+    d.task_context = w->task_context;
+    d.worker_count = w->worker_count;
+    *out = d;
+    return THRONG_OK;
+}
+
 int step_limits_valid(float max_dt, uint32_t max_substeps) {
     return max_dt >= THRONG_MIN_TICK && max_dt <= THRONG_MAX_TICK &&
            max_substeps >= 1u && max_substeps <= THRONG_MAX_SUBSTEPS;

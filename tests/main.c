@@ -238,6 +238,7 @@ int main(int argc, char **argv) {
     register_contact_tests();
     register_layers_tests();
     register_recorder_tests();
+    register_canonical_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

@@ -128,6 +128,7 @@ void register_velocity_tests(void);
 void register_contact_tests(void);
 void register_layers_tests(void);
 void register_recorder_tests(void);
+void register_canonical_tests(void);
 void register_tasks_tests(void);
 void register_handles_tests(void);
 void register_ranges_tests(void);

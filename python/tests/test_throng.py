@@ -81,6 +81,7 @@ STRUCTS = {
     "throng_step_stats": throng.throng_step_stats,
     "throng_agent": throng.throng_agent,
     "throng_agent_def": throng.throng_agent_def,
+    "throng_agent_state": throng.throng_agent_state,
     "throng_columns": throng.throng_columns,
     "throng_flocking": throng.throng_flocking,
     "throng_wander": throng.throng_wander,
@@ -191,6 +192,38 @@ class TestWorld(Case):
             self.assertEqual(a.group, w.default_group)
             self.assertEqual(w.default_group.name, "default")
         self.assertTrue(throng.version().startswith("0."))
+
+    def test_canonical_order_export_import(self):
+        """Agents moved into a second world by state, in another order,
+        step to the same bits there under canonical order."""
+        def make():
+            w = throng.World(boundary="periodic", box=(12, 12), threads=1)
+            w.canonical_order = True
+            return w
+        with make() as a, make() as b:
+            self.assertTrue(a.canonical_order)
+            self.assertEqual(a.definition_hash, b.definition_hash)
+            self.assertEqual(a.settings().box_size[0], 12.0)
+            wander = dict(weight=0.5, max_turn_rate=0.3,
+                          max_turn_change=0.05)
+            g = a.create_group(wander=wander)
+            b.create_group(wander=wander)
+            for k in range(1, 200):
+                a.add_agent(position=((k * 7.3) % 12, (k * 3.1) % 12),
+                            velocity=(0.5, 0.2), group=g, host_key=k)
+            for agent in reversed(a.agents()):
+                b.import_agent(a.export_agent(agent))
+            a.step(DT, 20)
+            b.step(DT, 20)
+            for k in (1, 50, 199):
+                sa = a.export_agent(a.find_agent(k))
+                sb = b.export_agent(b.find_agent(k))
+                self.assertEqual(bytes(sa), bytes(sb))
+            state = a.export_agent(a.find_agent(1))
+            state.host_key = 1000
+            state.position[0] = float("nan")
+            with self.assertRaises(throng.ThrongError):
+                b.import_agent(state)
 
     def test_periodic_box_and_wrap(self):
         with throng.World(boundary="periodic", box=(10, 10)) as w:
