@@ -360,22 +360,22 @@ bench: $(BENCH)
 	  --csv "$$out/bench.csv" --plot "$$out/bench.svg" $(BENCH_ARGS)
 
 # The determinism contract across builds: the default build (run-time
-# SIMD dispatch), the scalar-only build and the build without OpenMP (and
-# without SQLite, the one CI tests that way) must end a random-wander
-# flock in the same state, to the bit.
+# SIMD dispatch, OpenMP) and the scalar-only build without OpenMP and
+# without SQLite (the one CI tests that way) must end a random-wander
+# flock and the behaviour scenes in the same state, to the bit.
+SCALAR_ONLY := SIMD=scalar OPENMP=0 SQLITE=0
+SCALAR_ONLY_BUILD := build/simd-scalar-noomp-nosqlite
 CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 3000 --steps 300 \
 	--warmup 0 --threads 1,2 --json -
 check-builds:
 	@$(MAKE) --no-print-directory bench-bin
-	@$(MAKE) --no-print-directory SIMD=scalar bench-bin
-	@$(MAKE) --no-print-directory OPENMP=0 SQLITE=0 bench-bin
-	@set -e; for b in build/throng-bench build/simd-scalar/throng-bench \
-	    build/noomp-nosqlite/throng-bench; do \
+	@$(MAKE) --no-print-directory $(SCALAR_ONLY) bench-bin
+	@set -e; for b in build/throng-bench $(SCALAR_ONLY_BUILD)/throng-bench; do \
 	  $$b $(CHECK_ARGS) 2>/dev/null | grep -o '"state_hash": "[0-9a-f]*"' \
 	    | cut -d'"' -f4 | tr '\n' ' ' > $$b.hashes; \
 	  echo "$$b: $$(cat $$b.hashes)"; \
 	done; \
-	for b in build/simd-scalar build/noomp-nosqlite; do \
+	for b in $(SCALAR_ONLY_BUILD); do \
 	  if ! cmp -s $$b/throng-bench.hashes build/throng-bench.hashes; then \
 	    echo "check-builds: $$b ends in a different state" >&2; exit 1; fi; \
 	done; echo "check-builds: every build ends in the same state"
@@ -819,11 +819,12 @@ endif
 	$(TSAN_ENV) $(TSAN_BUILD)/throng-bench $(TSAN_BENCH_ARGS) > $(TSAN_BUILD)/tsan-bench.txt
 	@echo "tsan: no data race reported"
 
-# Valgrind cannot decode AVX-512, so memcheck runs the scalar build. The
+# Valgrind cannot decode AVX-512, so memcheck runs the scalar build (the
+# one without OpenMP and SQLite that CI's suite and check-builds build). The
 # modules below are the ones that allocate, free and serialise (worlds,
 # groups, objects, snapshots, the bench's JSON reader); the heavy numeric
 # tests add nothing under memcheck but minutes.
-MEMCHECK_BUILD := build/simd-scalar
+MEMCHECK_BUILD := $(SCALAR_ONLY_BUILD)
 MEMCHECK_TESTS ?= world errors grid snapshot steer_route bench_stats
 MEMCHECK := valgrind --tool=memcheck --error-exitcode=1 --leak-check=full \
 	--suppressions=tests/valgrind.supp \
@@ -838,7 +839,7 @@ MEMCHECK_RUNS := $(MEMCHECK_TESTS:%=memcheck-test-%) memcheck-bench
 
 memcheck-bin:
 	@command -v valgrind >/dev/null || { echo "memcheck: valgrind is missing (Debian: valgrind)" >&2; exit 1; }
-	@$(MAKE) --no-print-directory SIMD=scalar \
+	@$(MAKE) --no-print-directory $(SCALAR_ONLY) \
 	  $(MEMCHECK_BUILD)/throng-tests $(MEMCHECK_BUILD)/throng-bench
 
 $(MEMCHECK_TESTS:%=memcheck-test-%): memcheck-test-%: memcheck-bin

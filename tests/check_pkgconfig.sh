@@ -78,8 +78,8 @@ left=$(find "$dest" ! -type d)
 [ $status -ne 0 ] || echo "check-pkgconfig: four installs under other" \
     "prefixes and folders: each throng.pc names its own; uninstall removes all"
 
-# The OPENMP=0 build is also built without SQLite (SQLITE=0, as CI's
-# suite without OpenMP is): -lsqlite3 and -pthread must be in
+# The OPENMP=0 build is the scalar-only one without SQLite (SIMD=scalar
+# SQLITE=0, the build CI tests that way): -lsqlite3 and -pthread must be in
 # Libs.private exactly when the recorder was built with SQLite.
 sqlite_here=0
 if printf '#include <sqlite3.h>\nint main(void) { return sqlite3_libversion_number() > 0 ? 0 : 1; }\n' |
@@ -89,7 +89,7 @@ fi
 for openmp in 1 0; do
     stage=$WORK/stage-openmp$openmp
     sqlite=$openmp
-    if ! $MAKE --no-print-directory OPENMP=$openmp \
+    if ! $MAKE --no-print-directory OPENMP=$openmp $([ "$openmp" = 0 ] && echo SIMD=scalar) \
         $([ "$sqlite" = 0 ] && echo SQLITE=0) CC="$CC" install \
         DESTDIR="$stage" PREFIX=/usr > "$WORK/install-openmp$openmp.log" 2>&1; then
         tail -n 20 "$WORK/install-openmp$openmp.log" >&2
