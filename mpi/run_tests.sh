@@ -59,6 +59,34 @@ for ranks in 1 2 3 4; do
     run "$ranks" lookup
     run "$ranks" errors
 done
+# The distributed bench reads throng-bench's command line and writes its
+# JSON: two scenes on 1 and 3 ranks, each entry named for its ranks, with
+# the distributed figures, and the same state hash on both.
+BENCH=${BENCH:-$(dirname "$BIN")/throng-mpi-bench}
+if [ -x "$BENCH" ]; then
+    for ranks in 1 3; do
+        run "$ranks" "$BENCH" --scenario flock2d,every2d@1500 --agents 2000 \
+            --threads 1 --steps 10 --warmup 2 --repeats 2 --quiet \
+            --json "$TMP/bench-$ranks.json"
+    done
+    if ! python3 - "$TMP/bench-1.json" "$TMP/bench-3.json" <<'PY'
+import json, sys
+one, three = (json.load(open(p))["benchmarks"] for p in sys.argv[1:])
+assert [b["name"] for b in three] == ["flock2d/2000/threads:1/ranks:3",
+                                      "every2d/1500/threads:1/ranks:3"], three
+for a, b in zip(one, three):
+    assert a["state_hash"] == b["state_hash"], (a["name"], b["name"])
+    assert b["ranks"] == 3 and b["ghosts_per_rank"] > 0
+    assert b["bytes_sent_per_rank"] >= b["bytes_per_ghost"] * b["ghosts_per_rank"]
+    assert a["ranks"] == 1 and a["ghosts_per_rank"] == 0
+    assert len(b["repeat_ms"]) == 2 and b["ms_per_step_median"] > 0
+print("mpi-test: throng-mpi-bench's JSON on 1 and 3 ranks, the same hashes")
+PY
+    then
+        echo "FAIL: throng-mpi-bench's JSON" >&2
+        fails=$((fails + 1))
+    fi
+fi
 if [ "$fails" -ne 0 ]; then
     echo "mpi-test: $fails runs failed" >&2
     exit 1
