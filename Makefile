@@ -88,20 +88,28 @@ endif
 
 # The vector kernels of the target's architecture: SSE2, AVX2 and AVX-512
 # on x86-64 (the CPU's widest, chosen at run time), NEON on aarch64 (part
-# of the base architecture). Elsewhere, or with SIMD=scalar, the plain
-# scalar kernel is the only path.
+# of the base architecture), SIMD128 on WebAssembly (make web). Elsewhere,
+# or with SIMD=scalar, the plain scalar kernel is the only path.
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c \
 	src/integrate_sse2.c src/integrate_avx2.c src/integrate_avx512.c \
 	src/steer_env_sse2.c src/steer_env_avx2.c src/steer_env_avx512.c
 SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c
-SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
+SIMD_WASM_SRC := src/steer_flock_wasm.c src/integrate_wasm.c src/steer_env_wasm.c
+SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC) $(SIMD_WASM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
 ifneq ($(findstring x86_64,$(ARCH)),)
 SIMD_KERNELS := $(SIMD_X86_SRC)
 else ifneq ($(findstring aarch64,$(ARCH)),)
 SIMD_KERNELS := $(SIMD_ARM_SRC)
+else ifneq ($(findstring wasm32,$(ARCH)),)
+# A WebAssembly engine validates a module whole, so SIMD128 cannot be
+# chosen at run time as x86-64's sets are: the module is built with it
+# throughout (the scalar kernels then compile to SIMD128 where they
+# vectorise, as x86-64's do to SSE2) and runs only where it is offered.
+SIMD_KERNELS := $(SIMD_WASM_SRC)
+CFLAGS += -msimd128
 endif
 endif
 ifneq ($(SIMD_KERNELS),)
@@ -244,7 +252,7 @@ $(BUILD)/obj/src/steer_env_avx512.o $(CHECKED_DIR)/src/steer_env_avx512.o: CFLAG
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 # Only what include/throng.h marks THRONG_API leaves the shared library.
 $(LIB_OBJ) $(TEST_LIB_OBJ): CFLAGS += -fvisibility=hidden
@@ -257,7 +265,7 @@ $(CHECKED_DIR)/src/%.o: src/%.c | $(DEPS_OK)
 
 $(TEST_LIB): $(TEST_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 endif
 
 # Relinked when the Makefile changes too: that is where the soname is made.
