@@ -136,7 +136,8 @@ SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_av
 	src/orca_lanes_sse2.c src/orca_lanes_avx2.c src/orca_lanes_avx512.c
 SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c \
 	src/orca_lanes_neon.c
-SIMD_WASM_SRC := src/steer_flock_wasm.c src/integrate_wasm.c src/steer_env_wasm.c
+SIMD_WASM_SRC := src/steer_flock_wasm.c src/integrate_wasm.c src/steer_env_wasm.c \
+	src/orca_lanes_wasm.c
 SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC) $(SIMD_WASM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
@@ -1303,7 +1304,7 @@ WEB_PAGE := $(WEB_SITE)/index.html $(WEB_SITE)/page.js
 .PHONY: web web-site web-test web-bench web-serve
 web:
 	@command -v $(WEB_CC) >/dev/null || { echo "web: $(WEB_CC) is missing (Debian: emscripten)" >&2; exit 1; }
-	@$(WEB_ENV) $(MAKE) --no-print-directory CC=$(WEB_CC) AR=emar OPENMP=0 \
+	@$(WEB_ENV) $(MAKE) --no-print-directory CC=$(WEB_CC) AR=emar OPENMP=0 SQLITE=0 \
 	  BUILD=$(WEB_BUILD) web-site
 	@echo "web: $(WEB_BUILD)/site/index.html (make web-serve, then open http://127.0.0.1:$(WEB_PORT)/)"
 
