@@ -1269,7 +1269,7 @@ endif
 #                        natively, one thread (WEB_BENCH repeats,
 #                        WEB_TEST_AGENTS agents)
 #   make web-serve       serve build/web/site/ on 127.0.0.1:WEB_PORT for a
-#                        browser of your own
+#                        browser of your own (examples/web/serve.js, node)
 #
 # SIMD=scalar builds a module without WebAssembly SIMD into
 # build/web-scalar/ (for browsers without it). Packages (Debian):
@@ -1357,9 +1357,10 @@ web-bench: web $(BENCH) $(WEB_NPM_OK)
 	  WEB_BENCH_NATIVE='$(WEB_BENCH_NATIVE)' \
 	  WEB_TEST_TIMEOUT=3600 node tests/web/web_test.js
 
+# The page's own server (examples/web/serve.js, node's modules only):
+# cross-origin isolated, so the page's step times count in microseconds.
 web-serve: web
-	@echo "web-serve: http://127.0.0.1:$(WEB_PORT)/ (Ctrl-C stops it)"
-	cd $(WEB_BUILD)/site && $(PYTHON) -m http.server $(WEB_PORT) --bind 127.0.0.1
+	node examples/web/serve.js $(WEB_BUILD)/site $(WEB_PORT)
 
 # The page's C side builds without a warning, as the tests do.
 $(BUILD)/obj/examples/web/throng_web.o: CFLAGS += $(TEST_WERROR)

@@ -30,8 +30,9 @@
 const { chromium } = require('playwright-core');
 const { spawnSync } = require('child_process');
 const fs = require('fs');
-const http = require('http');
 const path = require('path');
+// The page's own server (make web-serve), on a port the system picks.
+const { serve } = require('../../examples/web/serve.js');
 
 const site = path.resolve(process.env.WEB_SITE || 'build/web/site');
 const bench = process.env.BENCH || 'build/throng-bench';
@@ -69,38 +70,6 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, timeout * 1000);
 
-// The built files, read from WEB_SITE only.
-function serve() {
-  const types = {
-    '.html': 'text/html; charset=utf-8', '.js': 'text/javascript',
-    '.wasm': 'application/wasm', '.png': 'image/png',
-  };
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url, 'http://127.0.0.1');
-    const name = url.pathname === '/' ? '/index.html' : url.pathname;
-    const file = path.join(site, path.normalize(name));
-    if (!file.startsWith(site + path.sep) || !fs.existsSync(file)) {
-      response.writeHead(404);
-      response.end('not found');
-      return;
-    }
-    // Cross-origin isolated (the two policies), so that performance.now()
-    // counts in microseconds rather than chromium's 100 us steps.
-    response.writeHead(200, {
-      'Content-Type': types[path.extname(file)] || 'application/octet-stream',
-      'Cache-Control': 'no-store',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-    });
-    fs.createReadStream(file).pipe(response);
-  });
-  return new Promise((resolve, reject) => {
-    server.on('error', reject);
-    // Port 0: the system picks a free one.
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
 // One throng-bench run over the scenes, one thread, the same seed and
 // steps, on the path `simd` (the machine's widest when empty); the
 // results by scene.
@@ -130,7 +99,7 @@ function nativeRuns(scenes, simd, repeats) {
 async function withPage(body) {
   expect(fs.existsSync(path.join(site, 'throng.wasm')),
          site + '/throng.wasm is missing (make web)');
-  const server = await serve();
+  const server = await serve(site, 0);
   const url = 'http://127.0.0.1:' + server.address().port + '/';
   const browser = await chromium.launch({
     executablePath: executable, headless: true, args: chromiumArgs,
