@@ -871,9 +871,9 @@ memcheck: $(MEMCHECK_RUNS)
 CPPCHECK ?= cppcheck
 CLANG_TIDY ?= clang-tidy
 LINT_BUILD := build/lint
-LINT_SRC := $(wildcard src/*.c bench/*.c tools/*.c tests/*.c testsupport/*.c)
+LINT_SRC := $(wildcard src/*.c bench/*.c tools/*.c tests/*.c testsupport/*.c examples/web/*.c)
 LINT_HDR := $(wildcard include/*.h src/*.h src/*.inc bench/*.h tools/*.h tests/*.h \
-	testsupport/*.h)
+	testsupport/*.h examples/web/*.h)
 LINT_FLAGS := -std=c11 -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L \
 	-DTHRONG_HAVE_SIMD_KERNELS=1 -fopenmp $(WARNINGS)
 CPPCHECK_FLAGS := --std=c11 --enable=warning,performance,portability \
@@ -903,14 +903,15 @@ check-spdx:
 lint-cppcheck:
 	@command -v $(CPPCHECK) >/dev/null || { echo "lint: cppcheck is missing (Debian: cppcheck)" >&2; exit 1; }
 	@mkdir -p $(LINT_BUILD)/cppcheck
-	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests testsupport
+	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests testsupport examples/web
 
 # The NEON kernel is checked as aarch64 code, against clang's own
 # arm_neon.h and the C headers of Debian's libc6-dev-arm64-cross; without
 # those headers, as host code, which leaves its NEON lines unchecked.
 LINT_NEON_TARGET = $(if $(wildcard /usr/aarch64-linux-gnu/include/string.h),--target=aarch64-linux-gnu)
-# The wasm kernels likewise as WebAssembly with SIMD128, against the C
-# headers of Debian's emscripten; without them, as host code.
+# The wasm kernels and the browser page's C side (examples/web, built
+# only for the browser) likewise as WebAssembly with SIMD128, against the
+# C headers of Debian's emscripten; without them, as host code.
 EM_SYSROOT ?= /usr/share/emscripten/cache/sysroot
 LINT_WASM_TARGET = $(if $(wildcard $(EM_SYSROOT)/include/string.h),--target=wasm32-unknown-emscripten --sysroot=$(EM_SYSROOT) -msimd128)
 
@@ -923,12 +924,12 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 	@mkdir -p $(@D)
 	@echo "$(CLANG_TIDY) $<"
 	$(if $(and $(findstring neon,$<),$(if $(LINT_NEON_TARGET),,1)),@echo "lint: $< checked as host code (aarch64 headers missing: libc6-dev-arm64-cross)")
-	$(if $(and $(findstring _wasm,$<),$(if $(LINT_WASM_TARGET),,1)),@echo "lint: $< checked as host code (WebAssembly headers missing: emscripten)")
+	$(if $(and $(findstring _wasm,$<)$(findstring examples/web/,$<),$(if $(LINT_WASM_TARGET),,1)),@echo "lint: $< checked as host code (WebAssembly headers missing: emscripten)")
 	@$(CLANG_TIDY) --quiet $< -- $(LINT_FLAGS) \
 	  $(if $(findstring src/,$<),-DTHRONG_BUILDING) \
 	  $(if $(findstring avx2,$<),-mavx2)$(if $(findstring avx512,$<),-mavx512f) \
 	  $(if $(findstring neon,$<),$(LINT_NEON_TARGET)) \
-	  $(if $(findstring _wasm,$<),$(LINT_WASM_TARGET)) \
+	  $(if $(findstring _wasm,$<)$(findstring examples/web/,$<),$(LINT_WASM_TARGET)) \
 	  > $(@:.ok=.log) 2>&1 || { grep -v 'warnings\? generated\.$$' $(@:.ok=.log); exit 1; }
 	@touch $@
 
