@@ -1234,13 +1234,18 @@ $(MPI_LIB): $(BUILD)/obj/mpi/throng_mpi.o
 $(MPI_TESTS): $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
 
-$(MPI_BENCH): $(BUILD)/obj/mpi/mpi_bench.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/mpi_bench.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
+# The distributed bench reads throng-bench's options and writes its
+# table, JSON, CSV and chart: the bench's modules but its main().
+MPI_BENCH_OBJ := $(BUILD)/obj/mpi/mpi_bench.o \
+	$(filter-out $(BUILD)/obj/bench/bench.o,$(BENCH_OBJ)) $(BENCH_COMMON_OBJ) \
+	$(BUILD)/obj/bench/stats.o $(SCEN_OBJ)
+$(MPI_BENCH): $(MPI_BENCH_OBJ) $(MPI_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(MPI_BENCH_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
 
 # Every distributed test on 1, 2, 3 and 4 ranks, 1 and 2 threads, each
 # under a timeout, against the single-process hashes.
-mpi-test: $(MPI_TESTS)
-	MPIEXEC="$(MPIEXEC)" sh mpi/run_tests.sh $(MPI_TESTS)
+mpi-test: $(MPI_TESTS) $(MPI_BENCH)
+	MPIEXEC="$(MPIEXEC)" BENCH=$(MPI_BENCH) sh mpi/run_tests.sh $(MPI_TESTS)
 
 MPI_BENCH_AGENTS ?= 20000
 mpi-bench: $(MPI_BENCH)

@@ -305,6 +305,11 @@ static void json_result(json_writer *w, const options *opt, const result *r,
     const quality *q = &r->q;
     char name[128];
     config_name(r->sc, r->agents, r->threads, name, sizeof name);
+    if (r->dist.ranks > 0) {
+        const size_t used = strlen(name);
+        snprintf(name + used, sizeof name - used, "/ranks:%" PRIu32,
+                 r->dist.ranks);
+    }
     char hash[17];
     snprintf(hash, sizeof hash, "%016" PRIx64, r->state_hash);
 
@@ -392,6 +397,21 @@ static void json_result(json_writer *w, const options *opt, const result *r,
         json_number(w, "writer_ms_per_frame", r->writer_ms_per_frame);
         json_number(w, "close_ms", r->record_close_ms);
         json_object_end(w);
+    }
+    if (r->dist.ranks > 0) {
+        /* throng-mpi-bench: the distributed figures. */
+        json_u64(w, "ranks", r->dist.ranks);
+        json_string(w, "scaling", r->dist.weak ? "weak" : "strong");
+        json_number(w, "agents_per_rank", r->dist.agents_per_rank);
+        json_number(w, "most_agents_on_a_rank", r->dist.most_on_a_rank);
+        json_number(w, "comm_ms", r->dist.comm_ms);
+        json_number(w, "comm_share", r->dist.comm_ms / r->ms_median);
+        json_number(w, "ghosts_per_rank", r->dist.ghosts_per_rank);
+        json_number(w, "bytes_sent_per_rank", r->dist.bytes_sent_per_rank);
+        json_number(w, "messages_per_rank", r->dist.messages_per_rank);
+        json_u64(w, "bytes_per_ghost", r->dist.bytes_per_ghost);
+        json_number(w, "single_process_ms", r->dist.single_ms);
+        json_number(w, "overhead_vs_single", r->ms_median / r->dist.single_ms);
     }
     json_object_end(w);
 }

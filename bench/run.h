@@ -61,6 +61,22 @@ typedef struct result {
     uint64_t record_frames, record_rows;
     double writer_ms_per_frame;
     double record_close_ms;
+    /* throng-mpi-bench's figures of a distributed run (ranks 0 in
+     * throng-bench's results): the ranks, weak scaling (--per-rank) or
+     * strong, the agents per rank and the most on one, the median
+     * step's communication time (the slowest rank's), the ranks' mean
+     * ghosts, bytes and messages sent per step, the bytes a ghost or
+     * migrant costs, and with --compare the same crowd's median ms per
+     * step in one process (NaN without). */
+    struct {
+        uint32_t ranks;
+        bool weak;
+        double agents_per_rank, most_on_a_rank;
+        double comm_ms;
+        double ghosts_per_rank, bytes_sent_per_rank, messages_per_rank;
+        uint32_t bytes_per_ghost;
+        double single_ms;
+    } dist;
 } result;
 
 /* Per-step samples of one configuration; sized once for steps x repeats. */

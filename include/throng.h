@@ -517,7 +517,11 @@ THRONG_API throng_status throng_world_set_stable_columns(throng_world *world,
  * floating-point sums depend on it, are ordered by host key rather than
  * by their previous row; and an agent's random numbers (wander, the
  * velocity stage's nudge) are drawn from streams keyed by its host key
- * rather than by its slot. Give every agent a distinct non-zero key:
+ * rather than by its slot; where two neighbours stand at exactly the same
+ * distance and only some of the nearest are kept (the neighbour cap,
+ * ORCA's max_neighbours), or two agents coincide and must be parted
+ * (ORCA, contact resolution), the one earlier in (cell, host key) order
+ * wins rather than the lower slot. Give every agent a distinct non-zero key:
  * agents without one keep the slot-keyed streams and their previous
  * order among themselves. Two worlds holding the same keyed agents (one
  * whole, or one of the parts a distributed world, libthrong_mpi, splits

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The distributed world's scaling runs (make MPI=1 mpi-bench): flock2d on
 # 1, 2 and 4 ranks, weak (AGENTS per rank) and strong (AGENTS x 2 in all),
-# each against the same crowd in one process (--compare). One JSON line a
-# run, to OUT (default build/mpi-bench.json) and the terminal.
+# each against the same crowd in one process (--compare). The table of
+# each run on the terminal, its JSON (throng-bench's shape, with the
+# distributed figures) in OUT (default build/mpi-bench/), one file a
+# run: weak-R.json and strong-R.json.
 set -eu
 BIN=${1:-build/throng-mpi-bench}
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -11,18 +13,17 @@ AGENTS=${AGENTS:-20000}
 STEPS=${STEPS:-200}
 WARMUP=${WARMUP:-50}
 THREADS=${THREADS:-1}
-OUT=${OUT:-build/mpi-bench.json}
+OUT=${OUT:-build/mpi-bench}
 T=${MPI_TIMEOUT:-900}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
-: >"$OUT"
+mkdir -p "$OUT"
 for ranks in 1 2 4; do
     timeout "$T" "$MPIEXEC" -n "$ranks" "$BIN" --scenario flock2d \
         --agents "$AGENTS" --per-rank --steps "$STEPS" --warmup "$WARMUP" \
-        --threads "$THREADS" --compare --json "$OUT"
+        --threads "$THREADS" --repeats 1 --compare --json "$OUT/weak-$ranks.json"
 done
 for ranks in 1 2 4; do
     timeout "$T" "$MPIEXEC" -n "$ranks" "$BIN" --scenario flock2d \
         --agents $((AGENTS * 2)) --steps "$STEPS" --warmup "$WARMUP" \
-        --threads "$THREADS" --compare --json "$OUT"
+        --threads "$THREADS" --repeats 1 --compare --json "$OUT/strong-$ranks.json"
 done
-cat "$OUT"

@@ -3,7 +3,8 @@
 # The distributed world's tests (make MPI=1 mpi-test): every scene's hash
 # after 1,000 steps on 1, 2, 3 and 4 ranks and 1 and 2 threads per rank,
 # each equal to the single-process library's hash of the same scene in
-# canonical order; the same with rebalancing every 50 steps, and on a
+# canonical order; ORCA and tied neighbours on a lattice; the same with
+# rebalancing every 50 steps, and on a
 # clustered crowd; a snapshot written on 3 ranks and continued on 2 and 4;
 # handles and lookups through
 # migrations; and bad input refused on every rank. Every mpiexec runs under
@@ -40,6 +41,18 @@ for scene in flock2d:2000 every2d:1500 churn2d:1500; do
         done
     done
 done
+# The velocity stage across ranks (ORCA reads its neighbours' state before
+# the step, which the ghosts hold) and ties: lattice2d is flock2d on a
+# square lattice of exact coordinates, capped at the 6 nearest, its
+# velocities through ORCA (the 10 nearest), where neighbours stand at
+# equal distances everywhere, so which are kept and how pairs part must
+# follow (cell, key) order, not the slots each rank gave them.
+ref=$(timeout "$T" "$BIN" reference lattice2d 1200 "$STEPS")
+echo "lattice2d: single process $ref"
+for ranks in 2 3 4; do
+    run "$ranks" run lattice2d 1200 "$STEPS" 1 --expect "$ref"
+done
+run 3 run lattice2d 1200 "$STEPS" 2 --expect "$ref"
 # Moving boundaries, and a snapshot written on 3 ranks half way and
 # continued on 2 and on 4, change nothing: on the churning scene, where
 # agents come and go and pursue each other across the ranks.
@@ -59,6 +72,34 @@ for ranks in 1 2 3 4; do
     run "$ranks" lookup
     run "$ranks" errors
 done
+# The distributed bench reads throng-bench's command line and writes its
+# JSON: two scenes on 1 and 3 ranks, each entry named for its ranks, with
+# the distributed figures, and the same state hash on both.
+BENCH=${BENCH:-$(dirname "$BIN")/throng-mpi-bench}
+if [ -x "$BENCH" ]; then
+    for ranks in 1 3; do
+        run "$ranks" "$BENCH" --scenario flock2d,every2d@1500 --agents 2000 \
+            --threads 1 --steps 10 --warmup 2 --repeats 2 --quiet \
+            --json "$TMP/bench-$ranks.json"
+    done
+    if ! python3 - "$TMP/bench-1.json" "$TMP/bench-3.json" <<'PY'
+import json, sys
+one, three = (json.load(open(p))["benchmarks"] for p in sys.argv[1:])
+assert [b["name"] for b in three] == ["flock2d/2000/threads:1/ranks:3",
+                                      "every2d/1500/threads:1/ranks:3"], three
+for a, b in zip(one, three):
+    assert a["state_hash"] == b["state_hash"], (a["name"], b["name"])
+    assert b["ranks"] == 3 and b["ghosts_per_rank"] > 0
+    assert b["bytes_sent_per_rank"] >= b["bytes_per_ghost"] * b["ghosts_per_rank"]
+    assert a["ranks"] == 1 and a["ghosts_per_rank"] == 0
+    assert len(b["repeat_ms"]) == 2 and b["ms_per_step_median"] > 0
+print("mpi-test: throng-mpi-bench's JSON on 1 and 3 ranks, the same hashes")
+PY
+    then
+        echo "FAIL: throng-mpi-bench's JSON" >&2
+        fails=$((fails + 1))
+    fi
+fi
 if [ "$fails" -ne 0 ]; then
     echo "mpi-test: $fails runs failed" >&2
     exit 1

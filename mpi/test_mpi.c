@@ -80,7 +80,9 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
                                  int threads) {
     memset(sc, 0, sizeof *sc);
     sc->churn = strcmp(name, "churn2d") == 0;
-    sc->name = sc->churn ? "every2d" : name;
+    const int lattice = strcmp(name, "lattice2d") == 0;
+    const int orca = lattice || strcmp(name, "orca2d") == 0;
+    sc->name = sc->churn ? "every2d" : orca ? "flock2d" : name;
     sc->agents = agents;
     const scenario *s = scenario_find(sc->name);
     throng_world *w = NULL;
@@ -100,6 +102,35 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
             throng_agent_get_group(w, a, &g);
             sc->group_id = g.id;
             sc->group_gen = g.generation;
+            /* orca2d: the flock's velocities through ORCA, the 10
+             * nearest within the neighbour radius, and four passes of
+             * contact resolution. */
+            throng_avoidance av;
+            throng_group_get_avoidance(w, g, &av);
+            av.mode = THRONG_AVOIDANCE_ORCA;
+            av.contact_iterations = 0;
+            if (orca)
+                EXPECT(throng_group_set_avoidance(w, g, &av) == THRONG_OK,
+                       "avoidance: %s", throng_world_last_error(w));
+            /* lattice2d: the same on a square lattice of exact
+             * coordinates (multiples of 1/8 m), the flock capped at its 6
+             * nearest: neighbours at equal distances everywhere, so
+             * which of them the cap and ORCA keep, and how they break the
+             * tie, must not depend on the ranks. */
+            throng_flocking fl;
+            throng_group_get_flocking(w, g, &fl);
+            fl.max_neighbours = 6;
+            if (lattice)
+                EXPECT(throng_group_set_flocking(w, g, &fl) == THRONG_OK,
+                       "flocking: %s", throng_world_last_error(w));
+        }
+        if (lattice) {
+            const uint32_t side = (uint32_t)ceil(sqrt((double)n));
+            const float pitch = floorf(sc->box / (float)side * 8.0f) / 8.0f;
+            const float p[3] = { pitch * (float)(i % side),
+                                 pitch * (float)(i / side), 0.0f };
+            EXPECT(throng_agent_set_position(w, a, p) == THRONG_OK,
+                   "position: %s", throng_world_last_error(w));
         }
     }
     sc->next_key = (uint64_t)n + 1u;

@@ -230,9 +230,10 @@ static inline void add_overlap(const throng_world *w, uint32_t t, uint32_t j,
         push[1] -= d[1] * k;
         push[2] -= d[2] * k;
     } else {
-        /* Coincident: apart along x, the lower slot to -x, so the two go
+        /* Coincident: apart along x, the lower slot (the earlier row in a
+         * canonical world: world_ties()) to -x, so the two go
          * opposite ways. */
-        push[0] += w->col.slot[t] < w->col.slot[j] ? -depth : depth;
+        push[0] += world_ties(w)[t] < world_ties(w)[j] ? -depth : depth;
     }
 }
 

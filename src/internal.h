@@ -340,8 +340,17 @@ struct throng_world {
     /* throng_world_set_canonical_order: the rows of each grid cell are
      * ordered by host key (grid.c) and random streams are keyed by it
      * (steer_row_key), so a step's results depend on the agents' keys and
-     * states only, not on their slots or the order they were added in. */
+     * states only, not on their slots or the order they were added in.
+     * Where a selection breaks a tie between two neighbours at the same
+     * distance by their slots (the nearest K of the cap and of ORCA), or
+     * parts two coincident agents by them (ORCA, contact resolution), a
+     * canonical world compares their rows instead, which within a step
+     * follow (cell, host key): tie_rows holds 0, 1, 2, ... for the
+     * kernels that read a column of tie-breakers (world_ties()), grown
+     * with the agents at the start of a step. */
     int canonical_order;
+    uint32_t *tie_rows;
+    uint32_t tie_rows_count;
 
     /* The neighbour cap's index of crowded buckets (steer_cap.c), one
      * block of cap_index_bytes, allocated by the first step a capped
@@ -523,6 +532,12 @@ static inline float periodic_offset(float d, float L) {
  * every length the API takes lies there). NaN is not. */
 static inline int length_in_range(float x) {
     return x >= THRONG_MIN_LENGTH && x <= THRONG_MAX_LENGTH;
+}
+
+/* The column that breaks ties between agents (see canonical_order): the
+ * slots, or in a canonical world the rows themselves. */
+static inline const uint32_t *world_ties(const throng_world *w) {
+    return w->canonical_order ? w->tie_rows : w->col.slot;
 }
 
 #endif /* THRONG_INTERNAL_H */

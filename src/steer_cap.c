@@ -274,7 +274,7 @@ static void build_fine(void *ctx, uint32_t begin, uint32_t end, int thread) {
             ix->px[e] = c->px[j];
             ix->py[e] = c->py[j];
             ix->pz[e] = dims == 3 ? c->pz[j] : 0.0f;
-            ix->slot[e] = c->slot[j];
+            ix->slot[e] = world_ties(w)[j];
         }
     }
 }
@@ -880,11 +880,11 @@ static void pick_segment(picker *p, const cap_segment *sg) {
     float q[3];
     pick_image(p, sg->range, q);
     if (p->w->dims == 3)
-        pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
-                  pick_where(sg->range, 0), 1, 0);
+        pick_rows(p, c->px, c->py, c->pz, world_ties(p->w), sg->begin, sg->end,
+                  q, pick_where(sg->range, 0), 1, 0);
     else
-        pick_rows(p, c->px, c->py, c->pz, c->slot, sg->begin, sg->end, q,
-                  pick_where(sg->range, 0), 0, 0);
+        pick_rows(p, c->px, c->py, c->pz, world_ties(p->w), sg->begin, sg->end,
+                  q, pick_where(sg->range, 0), 0, 0);
 }
 
 /* The squared distance from row t to the outside of its own grid cell,
@@ -995,7 +995,7 @@ uint32_t cap_select(const flock_run *run, cap_block *blk, uint32_t t,
                  .cap = cap,
                  .m = 0,
                  .settled = 0,
-                 .self_slot = w->col.slot[t],
+                 .self_slot = world_ties(w)[t],
                  .R2 = w->neighbour_radius * w->neighbour_radius,
                  .candidates = 0,
                  .neighbours = 0,

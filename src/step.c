@@ -74,6 +74,22 @@ static int reserve_counters(throng_world *w, uint32_t threads) {
     return 0;
 }
 
+/* A canonical world's tie-breakers (world_ties()): 0, 1, 2, ... for
+ * every row; grown, never shrunk. */
+static int reserve_tie_rows(throng_world *w) {
+    if (!w->canonical_order || w->count <= w->tie_rows_count)
+        return 0;
+    uint32_t *t = world_alloc(w, (size_t)w->count * sizeof *t);
+    if (!t)
+        return 1;
+    for (uint32_t i = 0; i < w->count; i++)
+        t[i] = i;
+    world_free(w, w->tie_rows, (size_t)w->tie_rows_count * sizeof *t);
+    w->tie_rows = t;
+    w->tie_rows_count = w->count;
+    return 0;
+}
+
 /* One tick of dt seconds; adds its times and counts to the stats. */
 static throng_status world_tick(throng_world *w, float dt,
                                 parallel_sched *sched) {
@@ -99,7 +115,8 @@ static throng_status world_tick(throng_world *w, float dt,
     if (contact && contact_reserve(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for contact resolution", fn);
-    if (reserve_counters(w, (uint32_t)threads) || grid_build(w, sched, 1))
+    if (reserve_counters(w, (uint32_t)threads) || reserve_tie_rows(w) ||
+        grid_build(w, sched, 1))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,
                           w->count);

@@ -127,7 +127,8 @@ typedef struct held_columns {
 /* One thread's scratch for up to k neighbours: the picks (neighbours
  * kept for the constraints: a key, the squared distance's bits, which
  * order as the distances do since they are never negative, above the
- * slot, so ties go to the lower slot; and where, the range above the
+ * slot, so ties go to the lower slot, or in a canonical world the
+ * earlier row (world_ties()); and where, the range above the
  * row), the candidates held before the selection (four columns), the
  * constraints (those of the static objects too) and the solver's own
  * copy of them (planes are the larger kind). */
@@ -220,6 +221,7 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
              uint32_t t, float R2, uint32_t most, pick_entry *picks,
              const int three, const int layers) {
     const agent_columns *c = &w->col;
+    const uint32_t *tie = world_ties(w);
     uint32_t n = 0;
     float limit = R2; /* the farthest kept, once `most` are kept */
     for (int r = 0; r < range_count; r++) {
@@ -238,7 +240,7 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
                 continue;
             if (layers && !flock_sees(w, w->group_params[c->group[t]].see, j))
                 continue;
-            const pick_entry e = { (uint64_t)float_bits(d2) << 32 | c->slot[j],
+            const pick_entry e = { (uint64_t)float_bits(d2) << 32 | tie[j],
                                    (uint64_t)r << 32 | j };
             pick_insert(picks, &n, most, e);
             if (n == most)
@@ -339,10 +341,10 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
         .px = c->px,
         .py = c->py,
         .pz = c->pz,
-        .slot = c->slot,
+        .slot = world_ties(w),
         .R2 = R2,
         .limit = limit,
-        .self = c->slot[t],
+        .self = world_ties(w)[t],
         .three = three,
     };
     uint32_t bounds[2 * GRID_MAX_RANGES], total = 0;
@@ -550,7 +552,7 @@ static void lanes_take(const throng_world *w, uint32_t t,
     const agent_columns *c = &w->col;
     orca_block_2d *b = q->block;
     const uint32_t l = b->lanes++;
-    const uint32_t own_slot = c->slot[t];
+    const uint32_t *tie = world_ties(w);
     uint32_t count = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t j = (uint32_t)picks[i].where;
@@ -569,7 +571,7 @@ static void lanes_take(const throng_world *w, uint32_t t,
         b->vx[e] = own_v[0] - c->vx[j];
         b->vy[e] = own_v[1] - c->vy[j];
         b->reach[e] = reach;
-        b->tie[e] = own_slot < c->slot[j] ? -1.0f : 1.0f;
+        b->tie[e] = tie[t] < tie[j] ? -1.0f : 1.0f;
         b->share[e] = blind ? 1.0f : k->orca_share;
     }
     b->count[l] = count;
@@ -662,7 +664,7 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
     const float inv_dt = 1.0f / dt;
     const float own_v[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
 
-    const uint32_t own_slot = c->slot[t];
+    const uint32_t *ties = world_ties(w);
     unsigned char *after = scratch + picks_bytes(k->orca_max);
     /* The static objects' constraints first: they are hard. */
     const orca_static_query sq = {
@@ -699,7 +701,7 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
         const float rel_v[3] = { own_v[0] - c->vx[j], own_v[1] - c->vy[j],
                                  three ? own_v[2] - c->vz[j] : 0.0f };
         /* Opposite for the two of a pair, so coincident agents part. */
-        const float tie_x = own_slot < c->slot[j] ? -1.0f : 1.0f;
+        const float tie_x = ties[t] < ties[j] ? -1.0f : 1.0f;
         /* A neighbour whose mask leaves this agent's layer out will not
          * give way: the agent takes the whole avoidance. */
         const int blind = k->filter_back &&

@@ -12,6 +12,7 @@
  * agent the same bits, on every scene that draws random numbers and
  * targets other agents.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,35 @@ static void key_agents(throng_world *w) {
     }
 }
 
+/* Set by the tie test: build() then caps the first agent's group at its
+ * 6 nearest, sends its velocities through ORCA (the 10 nearest) and puts
+ * the agents on a square lattice of exact coordinates, where neighbours
+ * stand at equal distances everywhere. */
+static int lattice_ties;
+
+static void make_lattice(throng_world *w) {
+    const uint32_t n = throng_world_agent_count(w);
+    throng_agent a;
+    throng_group g;
+    CHECK_OK(throng_agent_at(w, 0, &a));
+    CHECK_OK(throng_agent_get_group(w, a, &g));
+    throng_flocking fl;
+    CHECK_OK(throng_group_get_flocking(w, g, &fl));
+    fl.max_neighbours = 6;
+    CHECK_OK(throng_group_set_flocking(w, g, &fl));
+    throng_avoidance av;
+    CHECK_OK(throng_group_get_avoidance(w, g, &av));
+    av.mode = THRONG_AVOIDANCE_ORCA;
+    CHECK_OK(throng_group_set_avoidance(w, g, &av));
+    const uint32_t side = (uint32_t)ceil(sqrt((double)n));
+    for (uint32_t i = 0; i < n; i++) {
+        const float p[3] = { 0.5f * (float)(i % side), 0.5f * (float)(i / side),
+                             0.0f };
+        CHECK_OK(throng_agent_at(w, i, &a));
+        CHECK_OK(throng_agent_set_position(w, a, p));
+    }
+}
+
 static throng_world *build(const char *name, uint32_t agents) {
     const scenario *sc = scenario_find(name);
     throng_world *w = NULL;
@@ -35,6 +65,8 @@ static throng_world *build(const char *name, uint32_t agents) {
         runner_fail(__FILE__, __LINE__, "scenario %s did not build", name);
         return NULL;
     }
+    if (lattice_ties)
+        make_lattice(w);
     key_agents(w);
     CHECK_OK(throng_world_set_canonical_order(w, true));
     return w;
@@ -152,6 +184,16 @@ TEST(canonical_add_order_every2d) {
 
 TEST(canonical_add_order_every3d) {
     check_add_order("every3d", 1200, 40, 1.0f / 30.0f);
+}
+
+/* Neighbours at equal distances (a lattice): which of them the cap and
+ * ORCA keep, and how ORCA parts a pair, follow (cell, key) order in a
+ * canonical world, not the slots, so adding the agents in another order
+ * changes no bit. */
+TEST(canonical_add_order_lattice_ties) {
+    lattice_ties = 1;
+    check_add_order("flock2d", 900, 40, 1.0f / 30.0f);
+    lattice_ties = 0;
 }
 
 /* The periodic nearest-image distance from x to the slab [lo, hi) along
@@ -416,6 +458,7 @@ void register_canonical_tests(void) {
     REGISTER(canonical_add_order_flock2d);
     REGISTER(canonical_add_order_every2d);
     REGISTER(canonical_add_order_every3d);
+    REGISTER(canonical_add_order_lattice_ties);
     REGISTER(canonical_split_flock2d);
     REGISTER(canonical_split_every2d);
     REGISTER(agent_state_round_trip);
