@@ -127,8 +127,8 @@ endif
 
 # The vector kernels of the target's architecture: SSE2, AVX2 and AVX-512
 # on x86-64 (the CPU's widest, chosen at run time), NEON on aarch64 (part
-# of the base architecture). Elsewhere, or with SIMD=scalar, the plain
-# scalar kernel is the only path.
+# of the base architecture), SIMD128 on WebAssembly (make web). Elsewhere,
+# or with SIMD=scalar, the plain scalar kernel is the only path.
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c \
 	src/integrate_sse2.c src/integrate_avx2.c src/integrate_avx512.c \
@@ -136,13 +136,22 @@ SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_av
 	src/orca_lanes_sse2.c src/orca_lanes_avx2.c src/orca_lanes_avx512.c
 SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c \
 	src/orca_lanes_neon.c
-SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
+SIMD_WASM_SRC := src/steer_flock_wasm.c src/integrate_wasm.c src/steer_env_wasm.c \
+	src/orca_lanes_wasm.c
+SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC) $(SIMD_WASM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
 ifneq ($(findstring x86_64,$(ARCH)),)
 SIMD_KERNELS := $(SIMD_X86_SRC)
 else ifneq ($(findstring aarch64,$(ARCH)),)
 SIMD_KERNELS := $(SIMD_ARM_SRC)
+else ifneq ($(findstring wasm32,$(ARCH)),)
+# A WebAssembly engine validates a module whole, so SIMD128 cannot be
+# chosen at run time as x86-64's sets are: the module is built with it
+# throughout (the scalar kernels then compile to SIMD128 where they
+# vectorise, as x86-64's do to SSE2) and runs only where it is offered.
+SIMD_KERNELS := $(SIMD_WASM_SRC)
+CFLAGS += -msimd128
 endif
 endif
 ifneq ($(SIMD_KERNELS),)
@@ -287,7 +296,7 @@ $(BUILD)/obj/src/orca_lanes_avx512.o $(CHECKED_DIR)/src/orca_lanes_avx512.o: CFL
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 # Only what include/throng.h marks THRONG_API leaves the shared library.
 $(LIB_OBJ) $(TEST_LIB_OBJ): CFLAGS += -fvisibility=hidden
@@ -300,7 +309,7 @@ $(CHECKED_DIR)/src/%.o: src/%.c | $(DEPS_OK)
 
 $(TEST_LIB): $(TEST_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 endif
 
 # Relinked when the Makefile changes too: that is where the soname is made.
@@ -862,9 +871,9 @@ memcheck: $(MEMCHECK_RUNS)
 CPPCHECK ?= cppcheck
 CLANG_TIDY ?= clang-tidy
 LINT_BUILD := build/lint
-LINT_SRC := $(wildcard src/*.c bench/*.c tools/*.c tests/*.c testsupport/*.c)
+LINT_SRC := $(wildcard src/*.c bench/*.c tools/*.c tests/*.c testsupport/*.c examples/web/*.c)
 LINT_HDR := $(wildcard include/*.h src/*.h src/*.inc bench/*.h tools/*.h tests/*.h \
-	testsupport/*.h)
+	testsupport/*.h examples/web/*.h)
 LINT_FLAGS := -std=c11 -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L \
 	-DTHRONG_HAVE_SIMD_KERNELS=1 -fopenmp $(WARNINGS)
 CPPCHECK_FLAGS := --std=c11 --enable=warning,performance,portability \
@@ -894,12 +903,17 @@ check-spdx:
 lint-cppcheck:
 	@command -v $(CPPCHECK) >/dev/null || { echo "lint: cppcheck is missing (Debian: cppcheck)" >&2; exit 1; }
 	@mkdir -p $(LINT_BUILD)/cppcheck
-	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests testsupport
+	$(CPPCHECK) $(CPPCHECK_FLAGS) src bench tools tests testsupport examples/web
 
 # The NEON kernel is checked as aarch64 code, against clang's own
 # arm_neon.h and the C headers of Debian's libc6-dev-arm64-cross; without
 # those headers, as host code, which leaves its NEON lines unchecked.
 LINT_NEON_TARGET = $(if $(wildcard /usr/aarch64-linux-gnu/include/string.h),--target=aarch64-linux-gnu)
+# The wasm kernels and the browser page's C side (examples/web, built
+# only for the browser) likewise as WebAssembly with SIMD128, against the
+# C headers of Debian's emscripten; without them, as host code.
+EM_SYSROOT ?= /usr/share/emscripten/cache/sysroot
+LINT_WASM_TARGET = $(if $(wildcard $(EM_SYSROOT)/include/string.h),--target=wasm32-unknown-emscripten --sysroot=$(EM_SYSROOT) -msimd128)
 
 # One stamp per file, so a rerun checks only what changed (any header or
 # the configuration changing rechecks everything).
@@ -910,10 +924,12 @@ $(LINT_TIDY_OK): $(LINT_BUILD)/tidy/%.ok: %.c $(LINT_HDR) .clang-tidy Makefile
 	@mkdir -p $(@D)
 	@echo "$(CLANG_TIDY) $<"
 	$(if $(and $(findstring neon,$<),$(if $(LINT_NEON_TARGET),,1)),@echo "lint: $< checked as host code (aarch64 headers missing: libc6-dev-arm64-cross)")
+	$(if $(and $(findstring _wasm,$<)$(findstring examples/web/,$<),$(if $(LINT_WASM_TARGET),,1)),@echo "lint: $< checked as host code (WebAssembly headers missing: emscripten)")
 	@$(CLANG_TIDY) --quiet $< -- $(LINT_FLAGS) \
 	  $(if $(findstring src/,$<),-DTHRONG_BUILDING) \
 	  $(if $(findstring avx2,$<),-mavx2)$(if $(findstring avx512,$<),-mavx512f) \
 	  $(if $(findstring neon,$<),$(LINT_NEON_TARGET)) \
+	  $(if $(findstring _wasm,$<)$(findstring examples/web/,$<),$(LINT_WASM_TARGET)) \
 	  > $(@:.ok=.log) 2>&1 || { grep -v 'warnings\? generated\.$$' $(@:.ok=.log); exit 1; }
 	@touch $@
 
@@ -1238,3 +1254,121 @@ else
 mpi mpi-test mpi-bench:
 	@echo "the distributed world builds with MPI=1: make MPI=1 $@" >&2; exit 1
 endif
+
+# ------------------------------------------------------------------------
+# The browser page: a WebAssembly build with emscripten
+# ------------------------------------------------------------------------
+#
+#   make web             build the page into build/web/site/ (index.html,
+#                        page.js, throng.js and throng.wasm): the library,
+#                        the scenario table and examples/web/throng_web.c
+#                        compiled by emcc without OpenMP (one thread)
+#   make web-test        build it, serve it on 127.0.0.1 and drive
+#                        Debian's chromium headless through playwright-core
+#                        (tests/web/web_test.js): the agents move between
+#                        two drawn frames, a control changes the run, and
+#                        each scene's state hash after WEB_TEST_STEPS steps
+#                        in the browser, on every kernel path the module
+#                        has, equals the native build's (throng-bench,
+#                        run afresh); a screenshot goes to build/web/
+#   make web-bench       step times of the same scenes in the browser and
+#                        natively, one thread (WEB_BENCH repeats,
+#                        WEB_TEST_AGENTS agents)
+#   make web-serve       serve build/web/site/ on 127.0.0.1:WEB_PORT for a
+#                        browser of your own (examples/web/serve.js, node)
+#
+# SIMD=scalar builds a module without WebAssembly SIMD into
+# build/web-scalar/ (for browsers without it). Packages (Debian):
+# emscripten (emcc, its prebuilt system libraries and clang 14), chromium
+# and npm for the test, which installs the pinned playwright-core of
+# tests/web/package-lock.json into tests/web/node_modules (npm ci).
+
+WEB_CC ?= emcc
+WEB_BUILD := build/web$(if $(filter scalar,$(SIMD)),-scalar)
+WEB_PORT ?= 8000
+WEB_TEST_STEPS ?= 200
+# Debian's emcc runs its JavaScript optimiser with the system node, which
+# finds Debian's acorn (node-acorn) in /usr/share/nodejs only when node is
+# Debian's own; another node (a newer one from elsewhere) is told where.
+WEB_ENV := NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH}
+
+WEB_SITE := $(BUILD)/site
+WEB_OBJ := $(BUILD)/obj/examples/web/throng_web.o $(BUILD)/obj/bench/json.o \
+	$(BUILD)/obj/tools/render_frame.o $(SCEN_OBJ)
+WEB_EXPORTS := _web_scenes,_web_build,_web_set,_web_step,_web_columns,_web_state,_web_error
+# One module the page instantiates with createThrong(); memory grows with
+# the crowd; no file system (nothing is read or written). binaryen (the
+# optimiser emcc runs on the module) inlines a function with one caller
+# whatever its size; the neighbour kernel's walks, kept apart on purpose
+# (steer_flock_simd.inc, WALK), stay apart above 1,000 instructions.
+WEB_LDFLAGS := -O2 -sMODULARIZE=1 -sEXPORT_NAME=createThrong \
+	-sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web -sFILESYSTEM=0 \
+	-sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=cwrap \
+	-sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=1000
+WEB_PAGE := $(WEB_SITE)/index.html $(WEB_SITE)/page.js
+
+.PHONY: web web-site web-test web-bench web-serve
+web:
+	@command -v $(WEB_CC) >/dev/null || { echo "web: $(WEB_CC) is missing (Debian: emscripten)" >&2; exit 1; }
+	@$(WEB_ENV) $(MAKE) --no-print-directory CC=$(WEB_CC) AR=emar OPENMP=0 SQLITE=0 \
+	  BUILD=$(WEB_BUILD) web-site
+	@echo "web: $(WEB_BUILD)/site/index.html (make web-serve, then open http://127.0.0.1:$(WEB_PORT)/)"
+
+# The SIMD128 neighbour kernel takes most of the build (some 40 s of its
+# 80 s of compiling, one object): named first so that make -j2 starts it
+# first and compiles the rest beside it.
+WEB_FIRST := $(filter %/steer_flock_wasm.o,$(LIB_OBJ))
+web-site: $(WEB_FIRST) $(WEB_SITE)/throng.js $(WEB_PAGE)
+
+$(WEB_SITE)/throng.js: $(WEB_OBJ) $(STATIC) Makefile
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(WEB_LDFLAGS) -o $@ $(WEB_OBJ) $(STATIC) $(LDLIBS)
+
+$(WEB_SITE)/%: examples/web/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+# The paths the test runs the scenes on: SIMD128 and scalar, or scalar
+# alone in a module built without SIMD128.
+WEB_TEST_PATHS ?= $(if $(filter scalar,$(SIMD)),scalar,wasm scalar)
+WEB_NPM_OK := $(WEB_BUILD)/.npm-ok
+CHROMIUM ?= /usr/bin/chromium
+
+# playwright-core as tests/web/package-lock.json pins it (npm ci; it
+# brings no browser of its own: the test drives Debian's chromium).
+$(WEB_NPM_OK): tests/web/package.json tests/web/package-lock.json
+	@command -v npm >/dev/null || { echo "web-test: npm is missing (Debian: npm)" >&2; exit 1; }
+	cd tests/web && npm ci --no-audit --no-fund --loglevel=error
+	@mkdir -p $(@D)
+	@touch $@
+
+web-test: web $(BENCH) $(WEB_NPM_OK)
+	@[ -x $(CHROMIUM) ] || { echo "web-test: $(CHROMIUM) is missing (Debian: chromium)" >&2; exit 1; }
+	WEB_SITE=$(WEB_BUILD)/site BENCH=$(BENCH) CHROMIUM=$(CHROMIUM) \
+	  WEB_TEST_PATHS='$(WEB_TEST_PATHS)' WEB_TEST_STEPS=$(WEB_TEST_STEPS) \
+	  WEB_TEST_SCREENSHOT=$(WEB_BUILD)/screenshot.png node tests/web/web_test.js
+
+# Step times, not checks: each scene natively (widest path and scalar)
+# and in the browser (each path), WEB_BENCH repeats of WEB_TEST_STEPS
+# steps, at WEB_TEST_AGENTS agents (each scene's own when empty).
+WEB_BENCH ?= 3
+WEB_TEST_AGENTS ?=
+# The native paths timed beside the browser's.
+WEB_BENCH_NATIVE ?= auto scalar
+web-bench: web $(BENCH) $(WEB_NPM_OK)
+	@[ -x $(CHROMIUM) ] || { echo "web-bench: $(CHROMIUM) is missing (Debian: chromium)" >&2; exit 1; }
+	WEB_SITE=$(WEB_BUILD)/site BENCH=$(BENCH) CHROMIUM=$(CHROMIUM) \
+	  WEB_TEST_PATHS='$(WEB_TEST_PATHS)' WEB_TEST_STEPS=$(WEB_TEST_STEPS) \
+	  WEB_TEST_AGENTS=$(WEB_TEST_AGENTS) WEB_BENCH=$(WEB_BENCH) \
+	  WEB_BENCH_NATIVE='$(WEB_BENCH_NATIVE)' \
+	  WEB_TEST_TIMEOUT=3600 node tests/web/web_test.js
+
+# The page's own server (examples/web/serve.js, node's modules only):
+# cross-origin isolated, so the page's step times count in microseconds.
+web-serve: web
+	node examples/web/serve.js $(WEB_BUILD)/site $(WEB_PORT)
+
+# The page's C side builds without a warning, as the tests do.
+$(BUILD)/obj/examples/web/throng_web.o: CFLAGS += $(TEST_WERROR)
+
+-include $(BUILD)/obj/examples/web/throng_web.d

@@ -520,7 +520,7 @@ int simd_check(throng_simd *run) {
     throng_simd best = throng_simd_best();
     if (scenario_simd_from_env(&asked, &text) != THRONG_OK) {
         usage_error(SCENARIO_SIMD_ENV " must be scalar, sse2, avx2, avx512, "
-                                      "neon or auto, got '%s'",
+                                      "neon, wasm or auto, got '%s'",
                     text != NULL ? text : "");
         return EXIT_USAGE;
     }

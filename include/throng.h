@@ -237,7 +237,8 @@ typedef struct throng_world throng_world;
  * is only faster. */
 typedef enum throng_simd {
     /* The widest path both the CPU and this build offer: AVX-512 > AVX2
-     * > SSE2 > scalar on x86-64, NEON > scalar on aarch64, scalar
+     * > SSE2 > scalar on x86-64, NEON > scalar on aarch64, WASM > scalar
+     * in a WebAssembly module built with SIMD128 (make web), scalar
      * elsewhere and in a build without vector kernels (make SIMD=scalar).
      * The default, so a zeroed def picks it. */
     THRONG_SIMD_AUTO = 0,
@@ -246,9 +247,11 @@ typedef enum throng_simd {
     THRONG_SIMD_AVX2 = 3,   /* 8 lanes */
     THRONG_SIMD_AVX512 = 4, /* 16 lanes (AVX-512F) */
     THRONG_SIMD_NEON = 5,   /* 4 lanes, aarch64 builds with NEON kernels */
+    THRONG_SIMD_WASM = 6,   /* 4 lanes, WebAssembly builds with SIMD128 */
 } throng_simd;
 
-/* The path's name: "auto", "scalar", "sse2", "avx2", "avx512" or "neon"
+/* The path's name: "auto", "scalar", "sse2", "avx2", "avx512", "neon" or
+ * "wasm"
  * (a static string, the names throng_step_stats.simd reports). Never
  * NULL; a value outside the enum gives "unknown". */
 THRONG_API const char *throng_simd_name(throng_simd simd);

@@ -147,6 +147,7 @@ class Simd(enum.IntEnum):
     AVX2 = 3
     AVX512 = 4
     NEON = 5
+    WASM = 6
 
 
 # The behaviour schema's enums and structs, generated from
@@ -1869,9 +1870,9 @@ class World:
     initial_capacity  agents to reserve room for
     simd              the kernels' instruction set: "auto" (default, the
                       widest this CPU and build offer), "scalar", "sse2",
-                      "avx2", "avx512" or "neon" (or a Simd); a path the
-                      machine lacks raises UnsupportedError. The path a
-                      world runs is its `simd` attribute.
+                      "avx2", "avx512", "neon" or "wasm" (or a Simd); a
+                      path the machine lacks raises UnsupportedError. The
+                      path a world runs is its `simd` attribute.
 
     Use it as a context manager, or call close(); a world that is garbage
     collected unclosed is destroyed then."""

@@ -19,9 +19,10 @@
  * row reads and writes only itself.
  *
  * This file is the scalar integration; its vector twin, integrate_simd.inc
- * (compiled per instruction set as integrate_sse2.c, _avx2.c, _avx512.c
- * and _neon.c), takes whole vectors of rows and hands every row it cannot
- * take whole to integrate_row_2d/3d here, so both give the same bits.
+ * (compiled per instruction set as integrate_sse2.c, _avx2.c, _avx512.c,
+ * _neon.c and _wasm.c), takes whole vectors of rows and hands every row it
+ * cannot take whole to integrate_row_2d/3d here, so both give the same
+ * bits.
  */
 #include "integrate.h"
 #include <math.h>

@@ -18,6 +18,8 @@ void integrate_2d_avx512(throng_world *w, uint32_t begin, uint32_t end,
                          float dt);
 void integrate_3d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
+void integrate_3d_wasm(throng_world *w, uint32_t begin, uint32_t end, float dt);
+void integrate_2d_wasm(throng_world *w, uint32_t begin, uint32_t end, float dt);
 
 /* The integration stage of the step, on the step's scheduler. */
 void integrate(throng_world *world, parallel_sched *sched, float dt);

@@ -59,6 +59,13 @@ static const kernel_path paths[] = {
       integrate_2d_neon, integrate_3d_neon, env_avoid_lanes_neon,
       env_avoid_block_neon, orca_block_lines_neon, orca_block_solve_neon },
 #endif
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__wasm_simd128__)
+    /* A module built with SIMD128 runs only where the engine has it. */
+    { THRONG_SIMD_WASM, flock_kernel_wasm, flock_cap_scan_wasm,
+      flock_count_below_wasm, flock_cap_rows_wasm, flock_hold_rows_wasm,
+      integrate_2d_wasm, integrate_3d_wasm, env_avoid_lanes_wasm,
+      env_avoid_block_wasm, orca_block_lines_wasm, orca_block_solve_wasm },
+#endif
     { THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };

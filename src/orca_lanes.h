@@ -71,6 +71,7 @@ ORCA_LANES_DECLARE(sse2)
 ORCA_LANES_DECLARE(avx2)
 ORCA_LANES_DECLARE(avx512)
 ORCA_LANES_DECLARE(neon)
+ORCA_LANES_DECLARE(wasm)
 #undef ORCA_LANES_DECLARE
 
 /* Lane l's lines as orca_line, for orca_solve_2d(). */

@@ -57,13 +57,19 @@ static const simd_path paths[] = {
     /* AdvSIMD is part of the aarch64 base architecture. */
     { THRONG_SIMD_NEON, always },
 #endif
+#if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__wasm_simd128__)
+    /* WebAssembly's SIMD128 is decided when the module is built: an
+     * engine without it refuses the whole module, so one that runs it
+     * has it. */
+    { THRONG_SIMD_WASM, always },
+#endif
     { THRONG_SIMD_SCALAR, always },
 };
 #define PATH_COUNT (sizeof paths / sizeof paths[0])
 
 /* Indexed by throng_simd; the one place the names are spelt. */
-static const char *const simd_names[] = { "auto", "scalar", "sse2",
-                                          "avx2", "avx512", "neon" };
+static const char *const simd_names[] = { "auto",   "scalar", "sse2", "avx2",
+                                          "avx512", "neon",   "wasm" };
 #define SIMD_NAME_COUNT (sizeof simd_names / sizeof simd_names[0])
 
 int simd_in_range(throng_simd simd) {

@@ -71,6 +71,7 @@ void env_avoid_lanes_sse2(env_run *run, uint32_t rows);
 void env_avoid_lanes_avx2(env_run *run, uint32_t rows);
 void env_avoid_lanes_avx512(env_run *run, uint32_t rows);
 void env_avoid_lanes_neon(env_run *run, uint32_t rows);
+void env_avoid_lanes_wasm(env_run *run, uint32_t rows);
 
 /* The most a group of a run spans on any axis, in obstacle grid cells:
  * rows are in cell order, so a run is a strip of neighbouring agents,
@@ -109,6 +110,9 @@ void env_avoid_block_avx512(const throng_world *w, const throng_behaviour *b,
                             uint32_t first, const int32_t *rows, uint32_t n,
                             uint32_t want, env_block *out);
 void env_avoid_block_neon(const throng_world *w, const throng_behaviour *b,
+                          uint32_t first, const int32_t *rows, uint32_t n,
+                          uint32_t want, env_block *out);
+void env_avoid_block_wasm(const throng_world *w, const throng_behaviour *b,
                           uint32_t first, const int32_t *rows, uint32_t n,
                           uint32_t want, env_block *out);
 

@@ -123,6 +123,8 @@ uint32_t flock_cap_scan_avx512(const flock_run *run, uint32_t t, uint32_t cap,
                                kept_neighbour *kept, flock_counts *counts);
 uint32_t flock_cap_scan_neon(const flock_run *run, uint32_t t, uint32_t cap,
                              kept_neighbour *kept, flock_counts *counts);
+uint32_t flock_cap_scan_wasm(const flock_run *run, uint32_t t, uint32_t cap,
+                             kept_neighbour *kept, flock_counts *counts);
 
 /* A candidate the neighbour cap's selection holds (steer_cap.c): its key
  * (the squared distance's bits, which order as the distances do since
@@ -168,6 +170,9 @@ uint32_t flock_cap_rows_avx512(const flock_rows_query *a,
 uint32_t flock_cap_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
                              uint32_t stretches, pick_entry *buf, uint32_t m,
                              uint64_t *neighbours);
+uint32_t flock_cap_rows_wasm(const flock_rows_query *a, const uint32_t *bounds,
+                             uint32_t stretches, pick_entry *buf, uint32_t m,
+                             uint64_t *neighbours);
 /* The ORCA neighbour scan's held candidates, one column per field (the
  * fields of a pick_entry but the range, which the caller knows): the
  * squared distance's bits, the slot and the row. A vector path appends
@@ -200,6 +205,9 @@ uint32_t flock_hold_rows_avx512(const flock_rows_query *a,
 uint32_t flock_hold_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
                               uint32_t stretches, const flock_held *held,
                               uint32_t m);
+uint32_t flock_hold_rows_wasm(const flock_rows_query *a, const uint32_t *bounds,
+                              uint32_t stretches, const flock_held *held,
+                              uint32_t m);
 /* below[i] = how many of v[0 .. m) are below v[i], for i < padded:
  * padded is a multiple of FLOCK_COUNT_PAD, v holds padded values and
  * below padded slots. The neighbour cap's selection counts with it (m^2
@@ -215,6 +223,8 @@ void flock_count_below_avx2(const int32_t *v, uint32_t m, uint32_t padded,
 void flock_count_below_avx512(const int32_t *v, uint32_t m, uint32_t padded,
                               int32_t *below);
 void flock_count_below_neon(const int32_t *v, uint32_t m, uint32_t padded,
+                            int32_t *below);
+void flock_count_below_wasm(const int32_t *v, uint32_t m, uint32_t padded,
                             int32_t *below);
 
 /* Whether an agent whose group sees the layers `see` sees row j
@@ -271,6 +281,8 @@ void flock_kernel_avx2(const throng_world *w, uint32_t begin, uint32_t end,
 void flock_kernel_avx512(const throng_world *w, uint32_t begin, uint32_t end,
                          float dt, flock_counts *counts);
 void flock_kernel_neon(const throng_world *w, uint32_t begin, uint32_t end,
+                       float dt, flock_counts *counts);
+void flock_kernel_wasm(const throng_world *w, uint32_t begin, uint32_t end,
                        float dt, flock_counts *counts);
 
 /* The cell coordinates of row t. */

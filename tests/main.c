@@ -72,7 +72,8 @@ unsigned runner_failures(void) {
 
 void runner_paths_match_scalar(const char *file, int line, const char *what,
                                runner_path_run run, const void *cfg) {
-    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon",
+                                         "wasm" };
     const uint64_t scalar = run(cfg, "scalar");
     if (scalar <= 1) {
         runner_fail(file, line, "%s: the scalar run failed", what);

@@ -186,8 +186,8 @@ static uint32_t ar_padded(const env_run *run) {
 
 /* The kernel paths the comparisons run on (those this build and CPU
  * carry): by name, and NULL for the widest. */
-static const char *const ar_paths[] = { "scalar", "sse2", "avx2",
-                                        "avx512", "neon", NULL };
+static const char *const ar_paths[] = { "scalar", "sse2", "avx2", "avx512",
+                                        "neon",   "wasm", NULL };
 #define AR_PATHS (sizeof ar_paths / sizeof ar_paths[0])
 
 /* Compares on the world's kernel path `path` (see ar_paths); returns how

@@ -859,11 +859,13 @@ static const value_case value_cases[] = {
     VI(T_WORLD, throng_world_def, max_substeps, 0, R),
     VI(T_WORLD, throng_world_def, max_substeps, 1001, R),
     VI(T_WORLD, throng_world_def, max_substeps, UINT32_MAX, R),
-    VI(T_WORLD, throng_world_def, simd, 6, R),
+    VI(T_WORLD, throng_world_def, simd, 7, R),
     VI(T_WORLD, throng_world_def, simd, -1, R),
 #if defined(__x86_64__)
     /* A path this architecture never has: refused as unsupported. */
     VI(T_WORLD, throng_world_def, simd, THRONG_SIMD_NEON,
+       THRONG_ERR_UNSUPPORTED),
+    VI(T_WORLD, throng_world_def, simd, THRONG_SIMD_WASM,
        THRONG_ERR_UNSUPPORTED),
 #endif
     /* A worker count without task hooks. */
@@ -2426,9 +2428,9 @@ TEST(bad_input_values_without_status) {
     CHECK(strcmp(throng_status_string((throng_status)INT32_MAX),
                  "unknown status") == 0);
     /* The SIMD path helpers: values outside the enum, NULL names. */
-    CHECK(strcmp(throng_simd_name((throng_simd)6), "unknown") == 0);
+    CHECK(strcmp(throng_simd_name((throng_simd)7), "unknown") == 0);
     CHECK(strcmp(throng_simd_name((throng_simd)-1), "unknown") == 0);
-    CHECK(throng_simd_supported((throng_simd)6) == 0);
+    CHECK(throng_simd_supported((throng_simd)7) == 0);
     CHECK(throng_simd_supported((throng_simd)-1) == 0);
     throng_simd simd = THRONG_SIMD_AVX2;
     CHECK(throng_simd_from_name(NULL, &simd) == THRONG_ERR_NULL);

@@ -72,8 +72,8 @@ static void cap_place(int layout, int dims, float box, test_rng *rng,
 /* The kernel paths a selection is checked on (those this machine and
  * build lack are passed over). */
 static const throng_simd cap_test_paths[] = {
-    THRONG_SIMD_SCALAR, THRONG_SIMD_SSE2, THRONG_SIMD_AVX2, THRONG_SIMD_AVX512,
-    THRONG_SIMD_NEON
+    THRONG_SIMD_SCALAR, THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
+    THRONG_SIMD_AVX512, THRONG_SIMD_NEON, THRONG_SIMD_WASM
 };
 #define CAP_TEST_PATHS ((int)(sizeof cap_test_paths / sizeof cap_test_paths[0]))
 
@@ -438,7 +438,7 @@ static uint64_t cap_knot_hash(int dims, int layout, uint32_t cap, int threads,
 }
 
 TEST(cap_select_deterministic) {
-    const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
+    const char *paths[] = { "sse2", "avx2", "avx512", "neon", "wasm" };
     for (int dims = 2; dims <= 3; dims++)
         for (int layout = CAP_LAYOUT_KNOT; layout <= CAP_LAYOUT_CLUSTER;
              layout++) {

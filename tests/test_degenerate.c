@@ -265,7 +265,7 @@ TEST(degenerate_cap_deterministic) {
         const int threads[] = { 1, 2, 3, 4, 8 };
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
             CHECK_EQ_U64(cap_flock_hash(dims, 4, threads[t], NULL, 30), base);
-        const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
+        const char *paths[] = { "sse2", "avx2", "avx512", "neon", "wasm" };
         for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
             uint64_t h = cap_flock_hash(dims, 4, 2, paths[p], 30);
             if (h != 1)
@@ -346,7 +346,7 @@ TEST(degenerate_cap_lanes_match_scalar) {
             const uint64_t base =
                 lane_cap_hash(dims, periodic, 1, "scalar", 12);
             CHECK(base != 0 && base != 1);
-            const char *paths[] = { "sse2", "avx2", "avx512", "neon" };
+            const char *paths[] = { "sse2", "avx2", "avx512", "neon", "wasm" };
             for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
                 for (int threads = 1; threads <= 2; threads++) {
                     uint64_t h =
@@ -586,7 +586,9 @@ TEST(degenerate_near_float_limits) {
  * world were a box of that size), and each path ends in the scalar path's
  * state. */
 TEST(degenerate_float_limits_every_path) {
-    const char *paths[] = { "scalar", "sse2", "avx2", "avx512", "neon" };
+    const char *paths[] = {
+        "scalar", "sse2", "avx2", "avx512", "neon", "wasm"
+    };
     for (int dims = 2; dims <= 3; dims++) {
         uint64_t want = 0;
         for (int p = 0; p < (int)(sizeof paths / sizeof paths[0]); p++) {

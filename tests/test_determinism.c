@@ -83,7 +83,7 @@ TEST(determinism_threads_every3d) {
     check_threads("every3d", 1200u, 400);
 }
 
-static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+static const char *const paths[] = { "sse2", "avx2", "avx512", "neon", "wasm" };
 
 TEST(determinism_simd_paths) {
     const char *scenes[] = { "wander2d", "wander3d", "every2d",

@@ -823,7 +823,8 @@ TEST(flock_simd_matches_scalar) {
         "simd 2D", 2, false, 30.0f, 3000,
         flock_params(0.6f, 1.0f, 0.9f, 1.0f, 1.0f, 1.0f, FLEE), SUM);
     const throng_simd paths[] = { THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
-                                  THRONG_SIMD_AVX512, THRONG_SIMD_NEON };
+                                  THRONG_SIMD_AVX512, THRONG_SIMD_NEON,
+                                  THRONG_SIMD_WASM };
     int vector_paths = 0;
     for (int s = 0; s < 2; s++) {
         uint64_t scalar = 0;

@@ -7,7 +7,8 @@
  * with each other, which a change that moves every path alike passes).
  *
  * Each scene runs on every kernel path this build and CPU offer (scalar,
- * SSE2, AVX2, AVX-512 on x86-64; scalar and NEON on aarch64; a path that
+ * SSE2, AVX2, AVX-512 on x86-64; scalar and NEON on aarch64; scalar and
+ * SIMD128 in a WebAssembly module (make web-golden); a path that
  * cannot run here is skipped) on 1 and 2 threads, and every run must end
  * on the pinned hash. CI runs this file in the default build, the scalar
  * and no-OpenMP builds, with clang and at -O0 (.ci/run); the same values
@@ -34,8 +35,8 @@
  * tests. */
 #define GOLDEN_SEED 7u
 
-static const char *const golden_paths[] = { "scalar", "sse2", "avx2", "avx512",
-                                            "neon" };
+static const char *const golden_paths[] = { "scalar", "sse2", "avx2",
+                                            "avx512", "neon", "wasm" };
 static const int golden_threads[] = { 1, 2 };
 
 static void golden_check(const char *name, uint32_t agents, int steps,

@@ -1437,7 +1437,8 @@ static uint64_t sparse_flock_hash(int dims, int shape, const char *path,
 }
 
 TEST(grid_sparse_paths_match_scalar) {
-    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon",
+                                         "wasm" };
     for (int dims = 2; dims <= 3; dims++)
         for (int shape = SPARSE_RING; shape <= SPARSE_SCATTER; shape++) {
             uint64_t scalar = sparse_flock_hash(dims, shape, "scalar", 1);

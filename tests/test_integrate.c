@@ -860,7 +860,9 @@ TEST(integrate_3d_vector_matches_scalar_rows) {
     enum {
         N = 9 * 16 + 5
     };
-    const char *paths[] = { "scalar", "sse2", "avx2", "avx512", "neon" };
+    const char *paths[] = {
+        "scalar", "sse2", "avx2", "avx512", "neon", "wasm"
+    };
     for (int periodic = 0; periodic < 2; periodic++) {
         uint64_t want = 0;
         for (int p = 0; p < (int)(sizeof paths / sizeof paths[0]); p++) {

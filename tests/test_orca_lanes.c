@@ -172,7 +172,8 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
 }
 
 TEST(orca_lanes_match_one_agent) {
-    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon" };
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon",
+                                         "wasm" };
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         int solved = 0, back = 0;
         /* Few pairs (most programs solvable) and many (some not). */

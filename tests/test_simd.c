@@ -9,7 +9,9 @@
  * settles for a narrower path (or claims a wider one) than the machine
  * offers is caught on whatever x86-64 runs the tests: AVX-512, AVX2 only
  * or SSE2 only. A build without vector kernels (make SIMD=scalar) must
- * offer scalar alone, whatever the CPU.
+ * offer scalar alone, whatever the CPU. On aarch64 NEON is always there,
+ * and in a WebAssembly module built with SIMD128 (make web) the wasm
+ * path, which the engine running the module must have.
  *
  * They also pin the contract that the library reads no environment: the
  * THRONG_SIMD variable steers the bench's, the tests' and the tools'
@@ -27,7 +29,7 @@
 
 /* What this CPU offers, by path, as the witness sees it. */
 typedef struct cpu_offer {
-    bool sse2, avx2, avx512, neon;
+    bool sse2, avx2, avx512, neon, wasm;
 } cpu_offer;
 
 #if defined(__x86_64__)
@@ -53,7 +55,7 @@ static uint64_t read_xcr0(void) {
 }
 
 static cpu_offer cpu_witness(void) {
-    cpu_offer o = { false, false, false, false };
+    cpu_offer o = { false, false, false, false, false };
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
         return o;
@@ -76,11 +78,14 @@ static cpu_offer cpu_witness(void) {
 }
 #else
 static cpu_offer cpu_witness(void) {
-    /* Every aarch64 CPU has Advanced SIMD (NEON); elsewhere, no path but
-     * the scalar one is known. */
-    cpu_offer o = { false, false, false, false };
+    /* Every aarch64 CPU has Advanced SIMD (NEON), and an engine that
+     * runs a module built with SIMD128 has it; elsewhere, no path but the
+     * scalar one is known. */
+    cpu_offer o = { false, false, false, false, false };
 #if defined(__aarch64__)
     o.neon = true;
+#elif defined(__wasm_simd128__)
+    o.wasm = true;
 #endif
     return o;
 }
@@ -112,6 +117,7 @@ static bool expect_supported(throng_simd simd) {
     case THRONG_SIMD_AVX512:
         return kernels && o.avx512;
     case THRONG_SIMD_NEON:
+    case THRONG_SIMD_WASM:
         return false;
 #elif defined(__aarch64__)
     case THRONG_SIMD_NEON:
@@ -119,6 +125,15 @@ static bool expect_supported(throng_simd simd) {
     case THRONG_SIMD_SSE2:
     case THRONG_SIMD_AVX2:
     case THRONG_SIMD_AVX512:
+    case THRONG_SIMD_WASM:
+        return false;
+#elif defined(__wasm__)
+    case THRONG_SIMD_WASM:
+        return kernels && o.wasm;
+    case THRONG_SIMD_SSE2:
+    case THRONG_SIMD_AVX2:
+    case THRONG_SIMD_AVX512:
+    case THRONG_SIMD_NEON:
         return false;
 #else
     default:
@@ -131,7 +146,8 @@ static bool expect_supported(throng_simd simd) {
 /* The path "auto" must pick: the widest the witness allows. */
 static throng_simd expect_best(void) {
     const throng_simd widest_first[] = { THRONG_SIMD_AVX512, THRONG_SIMD_AVX2,
-                                         THRONG_SIMD_SSE2, THRONG_SIMD_NEON };
+                                         THRONG_SIMD_SSE2, THRONG_SIMD_NEON,
+                                         THRONG_SIMD_WASM };
     for (size_t k = 0; k < sizeof widest_first / sizeof widest_first[0]; k++)
         if (expect_supported(widest_first[k]))
             return widest_first[k];
@@ -205,7 +221,8 @@ TEST(simd_auto_picks_the_widest_the_cpu_offers) {
 TEST(simd_named_paths) {
     const throng_simd all[] = { THRONG_SIMD_AUTO,   THRONG_SIMD_SCALAR,
                                 THRONG_SIMD_SSE2,   THRONG_SIMD_AVX2,
-                                THRONG_SIMD_AVX512, THRONG_SIMD_NEON };
+                                THRONG_SIMD_AVX512, THRONG_SIMD_NEON,
+                                THRONG_SIMD_WASM };
     int created = 0, refused = 0;
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         throng_simd simd = all[k];
@@ -240,12 +257,13 @@ TEST(simd_named_paths) {
         }
     }
     CHECK(created >= 2); /* auto and scalar, everywhere */
-    /* NEON on x86-64, or every vector path in a scalar-only build. */
+    /* NEON and wasm on x86-64, or every vector path in a scalar-only
+     * build. */
     CHECK(refused >= 1);
 }
 
 TEST(simd_out_of_range) {
-    const int bad[] = { -1, 6, 7, 1000, -2147483647 - 1 };
+    const int bad[] = { -1, 7, 8, 1000, -2147483647 - 1 };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         throng_simd simd = (throng_simd)bad[k];
         throng_world *w = NULL;
@@ -269,6 +287,7 @@ TEST(simd_names) {
         { THRONG_SIMD_AUTO, "auto" },     { THRONG_SIMD_SCALAR, "scalar" },
         { THRONG_SIMD_SSE2, "sse2" },     { THRONG_SIMD_AVX2, "avx2" },
         { THRONG_SIMD_AVX512, "avx512" }, { THRONG_SIMD_NEON, "neon" },
+        { THRONG_SIMD_WASM, "wasm" },
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
         CHECK(strcmp(throng_simd_name(table[k].simd), table[k].name) == 0);

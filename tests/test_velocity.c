@@ -348,7 +348,8 @@ static uint64_t vel_scan_run(const void *cfg_, const char *path) {
 #define HOLD_TEST_ROWS 256u
 TEST(velocity_hold_rows_paths) {
     static const throng_simd paths[] = { THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
-                                         THRONG_SIMD_AVX512, THRONG_SIMD_NEON };
+                                         THRONG_SIMD_AVX512, THRONG_SIMD_NEON,
+                                         THRONG_SIMD_WASM };
     enum {
         COLUMN = HOLD_TEST_ROWS + FLOCK_ROWS_PAD
     };

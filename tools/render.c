@@ -420,7 +420,7 @@ int main(int argc, char **argv) {
     if (scenario_simd_from_env(&simd, &simd_text) != THRONG_OK) {
         fprintf(stderr,
                 "throng-render: " SCENARIO_SIMD_ENV "=%s names no kernel "
-                "path (scalar, sse2, avx2, avx512, neon or auto)\n",
+                "path (scalar, sse2, avx2, avx512, neon, wasm or auto)\n",
                 simd_text);
         return 2;
     }

@@ -537,6 +537,10 @@ static uint32_t palette_index(uint32_t group) {
     return group == 0u ? 0u : 1u + (group - 1u) % (RENDER_PALETTE_SIZE - 1u);
 }
 
+uint32_t render_group_colour(uint32_t group) {
+    return render_palette[palette_index(group)];
+}
+
 /* Keys 1 .. span share the saturated colours in equal runs; grey for the
  * rest. */
 static uint32_t key_index(uint64_t key, uint64_t span) {

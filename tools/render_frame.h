@@ -69,6 +69,11 @@ int render_svg(const throng_world *world, const render_options *options,
 int render_ppm(const throng_world *world, const render_options *options,
                FILE *out);
 
+/* The colour agents of group id `group` are drawn in, 0xRRGGBB: grey for
+ * the default group (0), then a cycle of saturated colours; for other
+ * drawings of the same worlds (the browser page) to match these. */
+uint32_t render_group_colour(uint32_t group);
+
 /* The picture's size in pixels for these options (both 0 when the options
  * are invalid). */
 void render_image_size(const render_options *options, uint32_t *width,

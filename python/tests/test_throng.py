@@ -363,7 +363,7 @@ class TestWorld(Case):
 class TestSimd(Case):
     """World(simd=...) mirrors throng_world_def.simd."""
 
-    NAMES = ("scalar", "sse2", "avx2", "avx512", "neon")
+    NAMES = ("scalar", "sse2", "avx2", "avx512", "neon", "wasm")
 
     def test_auto_runs_the_best_path(self):
         best = throng.simd_best()
@@ -419,7 +419,7 @@ class TestSimd(Case):
         with self.assertRaises(throng.OutOfRangeError):
             throng.World(simd="avx3")
         with self.assertRaises(throng.OutOfRangeError):
-            throng.World(simd=6)
+            throng.World(simd=7)
         with self.assertRaises(throng.OutOfRangeError):
             throng.simd_supported("sse5")
 
