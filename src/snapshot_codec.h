@@ -33,6 +33,9 @@
 /* The version whose groups have generations and free ids (group
  * handles); before, every saved group is live with generation 1. */
 #define SNAP_VERSION_GROUP_HANDLES 4u
+/* The version with navigation fields (objects of kind GEO_NAV) and the
+ * slots' navigation state (a section after the columns). */
+#define SNAP_VERSION_NAV 6u
 
 typedef struct snap_codec {
     int reading;
@@ -92,6 +95,8 @@ void io_settings(snap_codec *c, snap_settings *s);
 void io_group(snap_codec *c, group_record *g);
 void io_object(snap_codec *c, throng_world *w, geo_object *o);
 void io_columns(snap_codec *c, throng_world *w);
+/* Version 6 on: the slots' navigation state, after the columns. */
+void io_slot_nav(snap_codec *c, throng_world *w);
 
 /* The checksum of a whole snapshot: every byte but the checksum's own. */
 uint64_t snap_checksum(const uint8_t *s, size_t total);

@@ -118,6 +118,7 @@ static uint64_t snap_encode(throng_world *w, uint8_t *out) {
     }
     io_u32s(&c, w->free_slots, w->free_count);
     io_columns(&c, w);
+    io_slot_nav(&c, w);
     if (out) {
         /* The magic is 8 bytes, not a string: no terminator is wanted. */
         /* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */

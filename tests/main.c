@@ -236,6 +236,7 @@ int main(int argc, char **argv) {
     register_velocity_tests();
     register_contact_tests();
     register_layers_tests();
+    register_nav_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

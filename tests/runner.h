@@ -126,6 +126,7 @@ void register_orca2d_tests(void);
 void register_velocity_tests(void);
 void register_contact_tests(void);
 void register_layers_tests(void);
+void register_nav_tests(void);
 void register_tasks_tests(void);
 void register_handles_tests(void);
 void register_ranges_tests(void);

@@ -230,6 +230,10 @@ static void fit_object(const throng_object_info *in, int dims, bounds *b) {
                        0.0);
         }
         break;
+    case THRONG_OBJECT_NAV:
+        /* A field's grid may reach far beyond the scene; the scene's own
+         * objects and agents set the view. */
+        break;
     case THRONG_OBJECT_PLANE:
         /* Infinite: it would stretch the view without end. */
         break;

@@ -109,6 +109,14 @@ STRUCTS = {
     "throng_obstacle_def": throng.throng_obstacle_def,
     "throng_wall_def": throng.throng_wall_def,
     "throng_path_def": throng.throng_path_def,
+    "throng_nav_params": throng.throng_nav_params,
+    "throng_nav_goal": throng.throng_nav_goal,
+    "throng_nav_region": throng.throng_nav_region,
+    "throng_nav_field_def": throng.throng_nav_field_def,
+    "throng_nav_sample": throng.throng_nav_sample,
+    "throng_nav_field_info": throng.throng_nav_field_info,
+    "throng_agent_nav": throng.throng_agent_nav,
+    "throng_nav_arrival": throng.throng_nav_arrival,
 }
 
 
