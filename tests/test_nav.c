@@ -1018,6 +1018,9 @@ TEST(nav_follow_speed) {
     throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_NAV);
     b.u.nav.field = f;
     b.u.nav.jam_density = 5.4f;
+    /* The density where the agent stands, not a metre ahead (cell 5,
+     * empty, would leave it at free speed). */
+    b.u.nav.lookahead = 0.0f;
     b.speed_factor = 0.5f;
     REQUIRE_OK(throng_group_add_behaviour(w, grp, &b, NULL));
     /* Three agents in cell (4, 2): density 3 per m^2. */

@@ -28,7 +28,7 @@ class TestNav(unittest.TestCase):
         with throng.World() as w:
             corridor(w)
             f = w.add_nav_field(cell_size=0.5, size=(40, 20),
-                                goals=[(18, 2)], clearance=0.2)
+                                goals=[(18, 2)], clearance=0.8)
             self.assertIsInstance(f, throng.NavField)
             self.assertEqual(f.kind, "nav_field")
             s = f.sample((2, 2))
