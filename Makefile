@@ -22,6 +22,12 @@
 #   VALIDATE=1           the validation sweep after every step stage
 #                        (src/validate.c); a failed check refuses the
 #                        step with THRONG_ERR_INTERNAL
+#   SQLITE=0             build without SQLite: the trajectory recorder
+#                        (src/recorder.c) then refuses to open with
+#                        THRONG_ERR_UNSUPPORTED; by default (auto) it is
+#                        on when the compiler finds sqlite3.h and
+#                        -lsqlite3 (Debian: libsqlite3-dev), off with a
+#                        note when not; SQLITE=1 insists
 #
 # Non-default configurations build into build/<config>/ so they never mix
 # objects with the default build in build/.
@@ -32,6 +38,7 @@ SIMD ?= auto
 SAN ?=
 DEBUG ?= 0
 VALIDATE ?= 0
+SQLITE ?= auto
 comma := ,
 
 config :=
@@ -49,6 +56,9 @@ config := $(config)debug-
 endif
 ifneq ($(VALIDATE),0)
 config := $(config)validate-
+endif
+ifeq ($(SQLITE),0)
+config := $(config)nosqlite-
 endif
 ifneq ($(notdir $(CC)),cc)
 config := $(config)$(notdir $(CC))-
@@ -86,6 +96,35 @@ else
 CFLAGS += -fopenmp-simd
 endif
 
+# SQLite, for the trajectory recorder. auto: on when a program that calls
+# it compiles and links with this compiler (a cross compiler finds no
+# SQLite of its target here, so its builds go without); the library then
+# links -lsqlite3 and starts the recorder's writer thread with pthreads.
+SQLITE_PROBE = printf '\043include <sqlite3.h>\nint main(void) { return sqlite3_libversion_number() > 0 ? 0 : 1; }\n' \
+	| $(CC) -x c - -o /dev/null -lsqlite3 >/dev/null 2>&1 && echo 1 || echo 0
+ifeq ($(SQLITE),auto)
+SQLITE_ON := $(shell $(SQLITE_PROBE))
+ifeq ($(SQLITE_ON),0)
+$(shell printf 'throng: building without SQLite: sqlite3.h or -lsqlite3 not found for %s (Debian: libsqlite3-dev); the recorder refuses to open (THRONG_ERR_UNSUPPORTED)\n' '$(CC)' >&2)
+endif
+else ifeq ($(SQLITE),0)
+SQLITE_ON := 0
+$(shell printf 'throng: building without SQLite (SQLITE=0): the recorder refuses to open (THRONG_ERR_UNSUPPORTED)\n' >&2)
+else ifeq ($(SQLITE),1)
+SQLITE_ON := $(shell $(SQLITE_PROBE))
+ifeq ($(SQLITE_ON),0)
+$(error SQLITE=1, but $(CC) finds no sqlite3.h or -lsqlite3 (Debian: libsqlite3-dev))
+endif
+else
+$(error SQLITE must be auto, 0 or 1, got '$(SQLITE)')
+endif
+ifeq ($(SQLITE_ON),1)
+CPPFLAGS += -DTHRONG_HAVE_SQLITE=1
+CFLAGS += -pthread
+LDFLAGS += -pthread
+LDLIBS += -lsqlite3
+endif
+
 # The vector kernels of the target's architecture: SSE2, AVX2 and AVX-512
 # on x86-64 (the CPU's widest, chosen at run time), NEON on aarch64 (part
 # of the base architecture). Elsewhere, or with SIMD=scalar, the plain
@@ -93,8 +132,10 @@ endif
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 SIMD_X86_SRC := src/steer_flock_sse2.c src/steer_flock_avx2.c src/steer_flock_avx512.c \
 	src/integrate_sse2.c src/integrate_avx2.c src/integrate_avx512.c \
-	src/steer_env_sse2.c src/steer_env_avx2.c src/steer_env_avx512.c
-SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c
+	src/steer_env_sse2.c src/steer_env_avx2.c src/steer_env_avx512.c \
+	src/orca_lanes_sse2.c src/orca_lanes_avx2.c src/orca_lanes_avx512.c
+SIMD_ARM_SRC := src/steer_flock_neon.c src/integrate_neon.c src/steer_env_neon.c \
+	src/orca_lanes_neon.c
 SIMD_SRC := $(SIMD_X86_SRC) $(SIMD_ARM_SRC)
 SIMD_KERNELS :=
 ifneq ($(SIMD),scalar)
@@ -241,6 +282,8 @@ $(BUILD)/obj/src/steer_flock_avx2.o $(BUILD)/obj/src/integrate_avx2.o $(CHECKED_
 $(BUILD)/obj/src/steer_flock_avx512.o $(BUILD)/obj/src/integrate_avx512.o $(CHECKED_DIR)/src/steer_flock_avx512.o $(CHECKED_DIR)/src/integrate_avx512.o: CFLAGS += -mavx512f
 $(BUILD)/obj/src/steer_env_avx2.o $(CHECKED_DIR)/src/steer_env_avx2.o: CFLAGS += -mavx2
 $(BUILD)/obj/src/steer_env_avx512.o $(CHECKED_DIR)/src/steer_env_avx512.o: CFLAGS += -mavx512f
+$(BUILD)/obj/src/orca_lanes_avx2.o $(CHECKED_DIR)/src/orca_lanes_avx2.o: CFLAGS += -mavx2
+$(BUILD)/obj/src/orca_lanes_avx512.o $(CHECKED_DIR)/src/orca_lanes_avx512.o: CFLAGS += -mavx512f
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
@@ -317,21 +360,22 @@ bench: $(BENCH)
 	  --csv "$$out/bench.csv" --plot "$$out/bench.svg" $(BENCH_ARGS)
 
 # The determinism contract across builds: the default build (run-time
-# SIMD dispatch), the scalar-only build and the build without OpenMP must
-# end a random-wander flock in the same state, to the bit.
+# SIMD dispatch, OpenMP) and the scalar-only build without OpenMP and
+# without SQLite (the one CI tests that way) must end a random-wander
+# flock and the behaviour scenes in the same state, to the bit.
+SCALAR_ONLY := SIMD=scalar OPENMP=0 SQLITE=0
+SCALAR_ONLY_BUILD := build/simd-scalar-noomp-nosqlite
 CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 3000 --steps 300 \
 	--warmup 0 --threads 1,2 --json -
 check-builds:
 	@$(MAKE) --no-print-directory bench-bin
-	@$(MAKE) --no-print-directory SIMD=scalar bench-bin
-	@$(MAKE) --no-print-directory OPENMP=0 bench-bin
-	@set -e; for b in build/throng-bench build/simd-scalar/throng-bench \
-	    build/noomp/throng-bench; do \
+	@$(MAKE) --no-print-directory $(SCALAR_ONLY) bench-bin
+	@set -e; for b in build/throng-bench $(SCALAR_ONLY_BUILD)/throng-bench; do \
 	  $$b $(CHECK_ARGS) 2>/dev/null | grep -o '"state_hash": "[0-9a-f]*"' \
 	    | cut -d'"' -f4 | tr '\n' ' ' > $$b.hashes; \
 	  echo "$$b: $$(cat $$b.hashes)"; \
 	done; \
-	for b in build/simd-scalar build/noomp; do \
+	for b in $(SCALAR_ONLY_BUILD); do \
 	  if ! cmp -s $$b/throng-bench.hashes build/throng-bench.hashes; then \
 	    echo "check-builds: $$b ends in a different state" >&2; exit 1; fi; \
 	done; echo "check-builds: every build ends in the same state"
@@ -355,8 +399,9 @@ DOCDIR ?= $(PREFIX)/share/doc/throng
 PC := $(BUILD)/throng.pc
 
 # What a static link needs beside libthrong.a, for the build at hand: the
-# OpenMP runtime only when the library was compiled with it, and libm.
-PC_LIBS_PRIVATE := $(if $(filter 1,$(OPENMP)),-fopenmp )-lm
+# OpenMP runtime only when the library was compiled with it, SQLite and
+# pthreads only when the recorder was, and libm.
+PC_LIBS_PRIVATE := $(if $(filter 1,$(OPENMP)),-fopenmp )$(if $(filter 1,$(SQLITE_ON)),-lsqlite3 -pthread )-lm
 
 # Written afresh every time (the prefix and the options may differ from
 # the last run while BUILD stays the same), but only replaced when its
@@ -371,7 +416,39 @@ $(PC): pc-always
 	  'Libs: -L$${libdir} -lthrong' 'Libs.private: $(PC_LIBS_PRIVATE)' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-install: $(STATIC) $(SHARED) $(PC)
+# The CMake package (cmake/*.cmake.in; README, "Installing, and linking
+# from C"): throngConfig.cmake, which defines the imported targets
+# throng::throng (libthrong.so) and, with the component `static`,
+# throng::throng_static (libthrong.a, with OpenMP when this build has it,
+# and libm), and throngConfigVersion.cmake, the versions it answers. Their
+# paths to the library and the header are written relative to CMAKEDIR,
+# so an installed tree may be staged or moved whole. Written afresh for
+# every install, like throng.pc, for the options at hand.
+CMAKEDIR ?= $(LIBDIR)/cmake/throng
+CMAKE_FILES := $(BUILD)/cmake/throngConfig.cmake $(BUILD)/cmake/throngConfigVersion.cmake
+# $(call relpath,TO,FROM): TO relative to FROM, as written (no links
+# followed: the paths are those of the installed tree, not of this
+# machine).
+relpath = $(shell realpath -s -m --relative-to='$(2)' '$(1)')
+SIZEOF_POINTER = $(shell $(CC) -dM -E -x c /dev/null | sed -n 's/^\#define __SIZEOF_POINTER__ //p')
+CMAKE_SUBST = -e 's|@THRONG_VERSION@|$(VERSION)|g' \
+	-e 's|@THRONG_VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	-e 's|@THRONG_SONAME@|$(SONAME)|g' \
+	-e 's|@THRONG_SHARED_FILE@|libthrong.so.$(VERSION)|g' \
+	-e 's|@THRONG_LIBDIR_FROM_HERE@|$(call relpath,$(LIBDIR),$(CMAKEDIR))|g' \
+	-e 's|@THRONG_INCLUDEDIR_FROM_HERE@|$(call relpath,$(INCLUDEDIR),$(CMAKEDIR))|g' \
+	-e 's|@THRONG_OPENMP@|$(if $(filter 1,$(OPENMP)),ON,OFF)|g' \
+	-e 's|@THRONG_SIZEOF_VOID_P@|$(SIZEOF_POINTER)|g'
+
+.PHONY: cmake-always
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in cmake-always
+	@mkdir -p $(@D)
+	@sed $(CMAKE_SUBST) $< > $@.tmp
+	@if grep -n '@[A-Z_]*@' $@.tmp >&2; then \
+	  echo "$@: a placeholder of $< is left (see CMAKE_SUBST)" >&2; rm -f $@.tmp; exit 1; fi
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+install: $(STATIC) $(SHARED) $(PC) $(CMAKE_FILES)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 644 include/throng.h $(DESTDIR)$(INCLUDEDIR)/throng.h
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libthrong.a
@@ -379,6 +456,8 @@ install: $(STATIC) $(SHARED) $(PC)
 	ln -sf libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libthrong.so
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/throng.pc
+	install -d $(DESTDIR)$(CMAKEDIR)
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 
@@ -386,7 +465,9 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/throng.h $(DESTDIR)$(LIBDIR)/libthrong.a \
 	  $(DESTDIR)$(LIBDIR)/libthrong.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	  $(DESTDIR)$(LIBDIR)/libthrong.so $(DESTDIR)$(PKGCONFIGDIR)/throng.pc \
-	  $(DESTDIR)$(DOCDIR)/LICENSE
+	  $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(CMAKEDIR)/throngConfig.cmake \
+	  $(DESTDIR)$(CMAKEDIR)/throngConfigVersion.cmake
+	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 # The shared library exports exactly the committed list of symbols: an
 # accidental export, or a removal, fails here.
@@ -430,6 +511,16 @@ check-examples:
 .PHONY: check-pkgconfig
 check-pkgconfig:
 	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_pkgconfig.sh
+
+# The CMake package: examples/cmake (find_package(throng 0.3 REQUIRED))
+# configured, built and run against a staged install, through the shared
+# library and the static component; the version rule asked what it must
+# take and refuse; the package found when staged, moved, and through a
+# link, with the targets naming the files where they are; an incomplete
+# tree refused (tests/check_cmake.sh). Needs cmake (Debian: cmake).
+.PHONY: check-cmake
+check-cmake:
+	@MAKE='$(MAKE)' CC='$(CC)' sh tests/check_cmake.sh
 
 # The ABI gate (README, "Versions and ABI"). abi/libthrong-<version>.abi is
 # the ABI of the last release, as abidw reads it from the debug
@@ -537,7 +628,8 @@ perf-update: $(BENCH)
 # tools/ so the bench's wildcard over bench/*.c never picks up its main().
 
 RENDER := $(BUILD)/throng-render
-RENDER_OBJ := $(BUILD)/obj/tools/render.o $(BUILD)/obj/tools/render_frame.o
+RENDER_OBJ := $(BUILD)/obj/tools/render.o $(BUILD)/obj/tools/render_frame.o \
+	$(BUILD)/obj/tools/render_replay.o
 DEMO_DIR := $(BUILD)/demo
 DEMO_FRAMES := bench/results/epyc-zen5-2c
 # Steps, frame interval and the frame copied for the README, per scene:
@@ -584,12 +676,74 @@ demo: $(RENDER)
 
 -include $(RENDER_OBJ:.o=.d)
 
+# ------------------------------------------------------------------------
+# Recording trajectories (src/recorder.c)
+# ------------------------------------------------------------------------
+#
+#   make record-kill-check  a process recording a churning crowd is
+#                        killed with SIGKILL mid-run; the file it leaves
+#                        must open, pass SQLite's integrity check and hold
+#                        every frame it reported committed, each as the
+#                        run had it (tests/record/kill_check.sh)
+#   make record-check    that; then throng-bench records a run, Python's
+#                        sqlite3 reads it back and throng-render draws
+#                        frames from the file instead of simulating (CI)
+#
+# Both need a build with SQLite (see SQLITE above).
+
+RECORD_KILL := $(BUILD)/throng-record-kill
+RECORD_WORK := $(BUILD)/record-check
+
+.PHONY: record-kill-check record-check
+$(RECORD_KILL): $(BUILD)/obj/tests/record/record_kill.o $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
+record-kill-check: $(RECORD_KILL)
+ifneq ($(SQLITE_ON),1)
+	@echo "record-kill-check: this build has no SQLite (SQLITE=$(SQLITE))" >&2; exit 1
+endif
+	@sh tests/record/kill_check.sh $(RECORD_KILL) $(BUILD)/record-kill-check
+
+record-check: record-kill-check $(BENCH) $(RENDER)
+	@rm -rf $(RECORD_WORK) && mkdir -p $(RECORD_WORK)
+	$(BENCH) --scenario obstacles2d --agents 2000 --threads 1 --steps 60 \
+	  --warmup 0 --record $(RECORD_WORK)/obstacles2d.sqlite --record-every 5 \
+	  --quiet --json $(RECORD_WORK)/bench.json > /dev/null
+	@$(PYTHON) -c 'import sys; sys.path.insert(0, "python"); import throng; \
+	  r = throng.read_recording("$(RECORD_WORK)/obstacles2d.sqlite"); \
+	  n = len(r.frames[0]); assert n == 12 and len(r.frame) == 12 * 2000, (n, len(r.frame)); \
+	  assert abs(r.fps - 6.0) < 1e-4 and r.metadata["version"] == "1", r.metadata; \
+	  assert r.geometry.startswith("POLYGON (("), r.geometry[:80]; \
+	  print("record-check: Python reads %d frames, %d rows, fps %g, geometry %s..." \
+	        % (n, len(r.frame), r.fps, r.geometry[:40]))'
+	$(RENDER) --replay $(RECORD_WORK)/obstacles2d.sqlite --every 4 \
+	  --out $(RECORD_WORK)/frames
+	@n=$$(ls $(RECORD_WORK)/frames/frame_*.svg | wc -l); [ "$$n" -eq 3 ] || \
+	  { echo "record-check: throng-render drew $$n frames, not 3" >&2; exit 1; }
+	@echo "record-check: throng-render drew 3 frames from the recording"
+
+-include $(BUILD)/obj/tests/record/record_kill.d
+
 # The Python binding (python/throng.py) against this build's shared
 # library: the NumPy tests run when the interpreter has NumPy, the
 # memoryview path always (and once more in a child without NumPy).
 PYTHON ?= python3
 python-test: $(SHARED) $(BUILD)/schema-layout
 	THRONG_LIBRARY=$(abspath $(SHARED)) THRONG_SCHEMA_LAYOUT=$(abspath $(SCHEMA_LAYOUT)) $(PYTHON) -m unittest discover -s python/tests
+
+# The Python package (pyproject.toml, setup.py) as a new user installs
+# it: pip install --no-build-isolation . into a fresh virtual environment
+# of $(PYTHON) that sees the system's NumPy, setuptools and wheel; the
+# installed module and library must be the environment's, and the Python
+# tests pass against them from a folder outside the tree; the wheel and
+# the source distribution hold what they must; pip uninstall removes it
+# all (tests/check_python_install.sh). The package's build runs make for
+# this build's library, which is then up to date.
+.PHONY: python-install-test
+python-install-test: $(SHARED) $(BUILD)/schema-layout
+	@PYTHON='$(PYTHON)' LIB=$(abspath $(SHARED_REAL)) \
+	  SCHEMA_LAYOUT=$(abspath $(BUILD)/schema-layout) \
+	  sh tests/check_python_install.sh
 
 # The same tests against the sanitizer build of the library (the folder
 # `make SAN=address,undefined` uses, so CI's sanitizer gate has built it
@@ -665,11 +819,12 @@ endif
 	$(TSAN_ENV) $(TSAN_BUILD)/throng-bench $(TSAN_BENCH_ARGS) > $(TSAN_BUILD)/tsan-bench.txt
 	@echo "tsan: no data race reported"
 
-# Valgrind cannot decode AVX-512, so memcheck runs the scalar build. The
+# Valgrind cannot decode AVX-512, so memcheck runs the scalar build (the
+# one without OpenMP and SQLite that CI's suite and check-builds build). The
 # modules below are the ones that allocate, free and serialise (worlds,
 # groups, objects, snapshots, the bench's JSON reader); the heavy numeric
 # tests add nothing under memcheck but minutes.
-MEMCHECK_BUILD := build/simd-scalar
+MEMCHECK_BUILD := $(SCALAR_ONLY_BUILD)
 MEMCHECK_TESTS ?= world errors grid snapshot steer_route bench_stats
 MEMCHECK := valgrind --tool=memcheck --error-exitcode=1 --leak-check=full \
 	--suppressions=tests/valgrind.supp \
@@ -684,7 +839,7 @@ MEMCHECK_RUNS := $(MEMCHECK_TESTS:%=memcheck-test-%) memcheck-bench
 
 memcheck-bin:
 	@command -v valgrind >/dev/null || { echo "memcheck: valgrind is missing (Debian: valgrind)" >&2; exit 1; }
-	@$(MAKE) --no-print-directory SIMD=scalar \
+	@$(MAKE) --no-print-directory $(SCALAR_ONLY) \
 	  $(MEMCHECK_BUILD)/throng-tests $(MEMCHECK_BUILD)/throng-bench
 
 $(MEMCHECK_TESTS:%=memcheck-test-%): memcheck-test-%: memcheck-bin
@@ -728,7 +883,7 @@ check-format: check-spdx
 # Every source file says its licence (LICENSE, MIT) in an SPDX line among
 # its first two lines (the second after a #! line).
 SPDX_FILES = git ls-files '*.c' '*.h' '*.inc' '*.py' '*.sh' '*.js' '*.cmake' \
-	'*.html' '*.in' Makefile .ci/run
+	'*.html' '*.in' '*.toml' '*CMakeLists.txt' Makefile .ci/run
 check-spdx:
 	@missing=$$($(SPDX_FILES) | while read -r f; do \
 	  head -n 2 "$$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$$f"; done); \
@@ -1027,3 +1182,54 @@ check-schema: $(SCHEMA_GEN) $(SCHEMA_LAYOUT)
 	@$(SCHEMA_LAYOUT) > $(BUILD)/schema-layout.txt
 	@$(PYTHON) python/tests/schema_layout.py $(BUILD)/schema-layout.txt
 	@echo "check-schema: the header and the Python mirror follow the schema; ctypes layout = C layout"
+
+# ---------------------------------------------------------------------------
+# The distributed world (make MPI=1): libthrong_mpi and include/throng_mpi.h,
+# on MPICH (Debian's mpich and libmpich-dev), beside the core library, which
+# stays free of MPI. Its tests run under mpiexec on 1 to 4 ranks
+# (mpi/run_tests.sh), its bench weak and strong scaling.
+#
+#   make MPI=1                 libthrong_mpi.a, throng-mpi-tests, throng-mpi-bench
+#   make MPI=1 mpi-test        the distributed tests, hashes against one process
+#   make MPI=1 mpi-bench       the scaling runs (BENCH_AGENTS per rank, 1 2 4 ranks)
+MPI ?= 0
+MPI_PKG ?= mpich
+MPIEXEC ?= mpiexec
+MPI_LIB := $(BUILD)/libthrong_mpi.a
+MPI_TESTS := $(BUILD)/throng-mpi-tests
+MPI_BENCH := $(BUILD)/throng-mpi-bench
+.PHONY: mpi mpi-test mpi-bench
+ifeq ($(MPI),1)
+# The MPI headers as system headers: the house warnings are for our code.
+MPI_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(MPI_PKG) 2>/dev/null))
+MPI_LIBS := $(shell pkg-config --libs $(MPI_PKG) 2>/dev/null)
+all: $(MPI_LIB) $(MPI_TESTS) $(MPI_BENCH)
+mpi: $(MPI_LIB) $(MPI_TESTS) $(MPI_BENCH)
+
+$(BUILD)/obj/mpi/%.o: mpi/%.c include/throng_mpi.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@pkg-config --exists $(MPI_PKG) || { echo "make MPI=1: $(MPI_PKG) is missing (Debian: mpich libmpich-dev)" >&2; exit 1; }
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(MPI_LIB): $(BUILD)/obj/mpi/throng_mpi.o
+	@rm -f $@
+	ar rcs $@ $^
+
+$(MPI_TESTS): $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
+
+$(MPI_BENCH): $(BUILD)/obj/mpi/mpi_bench.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/mpi_bench.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
+
+# Every distributed test on 1, 2, 3 and 4 ranks, 1 and 2 threads, each
+# under a timeout, against the single-process hashes.
+mpi-test: $(MPI_TESTS)
+	MPIEXEC="$(MPIEXEC)" sh mpi/run_tests.sh $(MPI_TESTS)
+
+MPI_BENCH_AGENTS ?= 20000
+mpi-bench: $(MPI_BENCH)
+	MPIEXEC="$(MPIEXEC)" AGENTS=$(MPI_BENCH_AGENTS) sh mpi/run_bench.sh $(MPI_BENCH)
+else
+mpi mpi-test mpi-bench:
+	@echo "the distributed world builds with MPI=1: make MPI=1 $@" >&2; exit 1
+endif

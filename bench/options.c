@@ -343,6 +343,8 @@ enum {
     OPT_JSON,
     OPT_CSV,
     OPT_PLOT,
+    OPT_RECORD,
+    OPT_RECORD_EVERY,
     OPT_STABLE_COLUMNS,
     OPT_UNTIL_ARRIVED,
     OPT_QUIET,
@@ -392,6 +394,16 @@ static const cli_option option_table[OPT_COUNT] = {
                    "count, as an SVG file\n"
                    "('-' as FILE is stdout, for one of the\n"
                    "three; the table then goes to stderr)" },
+    [OPT_RECORD] = { "record", 0, "FILE",
+                     "record the counted steps to FILE, an SQLite\n"
+                     "trajectory file (JuPedSim's format; FILE is\n"
+                     "replaced), for one configuration only: the\n"
+                     "step times exclude the recorder, whose cost\n"
+                     "(record_ms, the writer's ms a frame, close)\n"
+                     "is printed and goes in the JSON" },
+    [OPT_RECORD_EVERY] = { "record-every", 0, "K",
+                           "with --record, every K-th counted step,\n"
+                           ">= 1 (default 1)" },
     [OPT_STABLE_COLUMNS] = { "stable-columns", 0, NULL,
                              "step with stable columns\n"
                              "(throng_world_set_stable_columns): the\n"
@@ -455,6 +467,15 @@ static bool take_option(void *context, size_t index, const char *value) {
           : index == OPT_CSV ? &opt->csv_path
                              : &opt->plot_path) = value;
         return true;
+    case OPT_RECORD:
+        if (value[0] == '\0') {
+            usage_error("%s: expected a file name", name);
+            return false;
+        }
+        opt->record_path = value;
+        return true;
+    case OPT_RECORD_EVERY:
+        return parse_u32(name, value, 1, &opt->record_every);
     case OPT_STABLE_COLUMNS:
         opt->stable_columns = true;
         return true;
@@ -484,6 +505,7 @@ int options_parse(int argc, char **argv, options *opt) {
     opt->warmup = DEFAULT_WARMUP;
     opt->repeats = DEFAULT_REPEATS;
     opt->seed = DEFAULT_SEED;
+    opt->record_every = 1u;
     if (!parse_list("--scenario", DEFAULT_SCENARIOS, LIST_SCENARIOS, opt) ||
         !parse_list("--agents", DEFAULT_AGENTS, LIST_AGENTS, opt) ||
         !parse_list("--threads", DEFAULT_THREADS, LIST_THREADS, opt)) {
@@ -503,6 +525,20 @@ int options_parse(int argc, char **argv, options *opt) {
     if (to_stdout > 1) {
         usage_error("only one of --json, --csv and --plot can be '-'");
         return EXIT_USAGE;
+    }
+    if (opt->record_path != NULL) {
+        size_t configs = 0;
+        for (size_t e = 0; e < opt->scenario_count; ++e) {
+            size_t agents = 0;
+            (void)options_entry_agents(opt, e, &agents);
+            configs += agents * opt->thread_count;
+        }
+        if (configs != 1) {
+            usage_error("--record records one configuration (one scenario, "
+                        "agent count and thread count), not %zu",
+                        configs);
+            return EXIT_USAGE;
+        }
     }
     return 0;
 }

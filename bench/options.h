@@ -54,6 +54,11 @@ typedef struct options {
     const char *json_path; /* NULL: no JSON; "-": stdout */
     const char *csv_path;  /* NULL: no CSV; "-": stdout */
     const char *plot_path; /* NULL: no SVG; "-": stdout */
+    /* --record FILE: the one configuration's counted steps are recorded
+     * to FILE (a JuPedSim trajectory file, throng_recorder), every
+     * record_every-th step; NULL: no recording. */
+    const char *record_path;
+    uint32_t record_every;
     bool quiet;
     bool stable_columns; /* throng_world_set_stable_columns on each world */
     bool until_arrived;  /* a goal scene's repeat ends when all arrived */

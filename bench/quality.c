@@ -716,12 +716,11 @@ static throng_status motion_scene(quality_motion *m, const scenario *sc) {
 /* The last step's arrivals of an evacuation scene: each agent removed at
  * an exit is a passage through it. */
 static throng_status motion_arrivals(quality_motion *m,
-                                     const throng_world *world,
-                                     uint64_t step) {
+                                     const throng_world *world, uint64_t step) {
     uint32_t n = 0;
     bool cut = false;
-    throng_status st = throng_world_nav_arrivals(
-        world, m->arrival_buffer, m->agents + 1u, &n, &cut);
+    throng_status st = throng_world_nav_arrivals(world, m->arrival_buffer,
+                                                 m->agents + 1u, &n, &cut);
     if (st != THRONG_OK)
         return st;
     if (cut || m->passages + n > m->agents + 1u)
@@ -750,8 +749,7 @@ throng_status quality_motion_observe(quality_motion *m,
     if (st != THRONG_OK)
         return st;
     const bool evac = sc->exits != NULL, walk = sc->walk;
-    if ((!evac && c.count != m->agents) ||
-        (sc->goal == NULL && !evac && !walk))
+    if ((!evac && c.count != m->agents) || (sc->goal == NULL && !evac && !walk))
         return THRONG_ERR_INVALID_ARG;
     quality *f = &m->figures;
     if ((evac || walk) && !m->scene_ready) {
@@ -905,9 +903,8 @@ void quality_motion_report(const quality_motion *m, quality *q) {
         q->mean_exit_rate = rate_sum / used;
         q->specific_flow = flow_sum / used;
     }
-    q->walk_speed = m->walk_steps > 0
-                        ? m->walk_sum / (double)m->walk_steps
-                        : (double)NAN;
+    q->walk_speed =
+        m->walk_steps > 0 ? m->walk_sum / (double)m->walk_steps : (double)NAN;
     q->motion_steps = f->motion_steps;
     q->overlap_sum = f->overlap_sum;
     q->deep_overlap_sum = f->deep_overlap_sum;

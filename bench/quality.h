@@ -98,10 +98,10 @@ typedef struct quality {
                                 * the deadline; NaN until the run reaches
                                 * it (or all arrive before it) */
     /* QUALITY_EVAC (evacuation scenes, scenario.exits): */
-    double out_share;          /* agents that left by an exit / agents */
-    int64_t evacuated_step;    /* first step after which nobody was left;
+    double out_share;         /* agents that left by an exit / agents */
+    int64_t evacuated_step;   /* first step after which nobody was left;
                                 * -1 never */
-    double evacuated_seconds;  /* that step times the scene's dt */
+    double evacuated_seconds; /* that step times the scene's dt */
     uint32_t exit_count;
     uint32_t exit_out[SCENARIO_MAX_EXITS]; /* agents out by each exit */
     /* Each exit's flow, agents per second: its passages between the 10th
@@ -169,9 +169,9 @@ typedef struct quality_motion {
     quality figures; /* the QUALITY_MOTION fields */
     /* Evacuation and walking scenes, set up by the first observation: */
     int scene_ready;
-    double dt;            /* the scene's step, seconds */
-    uint32_t stuck_steps; /* stuck_seconds in steps */
-    throng_nav_arrival *arrival_buffer; /* the last step's arrivals */
+    double dt;                             /* the scene's step, seconds */
+    uint32_t stuck_steps;                  /* stuck_seconds in steps */
+    throng_nav_arrival *arrival_buffer;    /* the last step's arrivals */
     uint32_t *passage_exit, *passage_step; /* every passage, in order */
     uint32_t passages;
     double walk_sum; /* sum of the counted steps' mean velocity along +x */

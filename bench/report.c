@@ -430,6 +430,24 @@ static void json_result(json_writer *w, const options *opt, const result *r,
     json_number(w, "flock2d_ratio", r->flock2d_ratio);
     json_number(w, "quality_ms", r->quality_ms);
     json_u64(w, "nan_count", r->nan_count);
+    if (r->recorded) {
+        /* --record: the recorder's cost, apart from the step times. */
+        json_object_begin(w, "record");
+        json_string(w, "path", opt->record_path);
+        json_u64(w, "every", opt->record_every);
+        json_u64(w, "frames", r->record_frames);
+        json_u64(w, "rows", r->record_rows);
+        json_number(w, "record_ms_median", r->record_ms_median);
+        json_number(w, "record_ms_mean", r->record_ms_mean);
+        json_number(w, "record_ms_max", r->record_ms_max);
+        json_number(w, "record_share_of_step",
+                    r->record_ms_mean / r->ms_median);
+        json_number(w, "copy_ms", r->record_copy_ms);
+        json_number(w, "wait_ms", r->record_wait_ms);
+        json_number(w, "writer_ms_per_frame", r->writer_ms_per_frame);
+        json_number(w, "close_ms", r->record_close_ms);
+        json_object_end(w);
+    }
     json_object_end(w);
 }
 

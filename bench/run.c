@@ -38,7 +38,9 @@ bool samples_init(samples *s, size_t capacity) {
     s->grid_ms = malloc(capacity * sizeof(double));
     s->behaviour_ms = malloc(capacity * sizeof(double));
     s->integrate_ms = malloc(capacity * sizeof(double));
-    return s->step_ms && s->grid_ms && s->behaviour_ms && s->integrate_ms;
+    s->record_ms = malloc(capacity * sizeof(double));
+    return s->step_ms && s->grid_ms && s->behaviour_ms && s->integrate_ms &&
+           s->record_ms;
 }
 
 void samples_free(samples *s) {
@@ -46,7 +48,9 @@ void samples_free(samples *s) {
     free(s->grid_ms);
     free(s->behaviour_ms);
     free(s->integrate_ms);
+    free(s->record_ms);
     s->step_ms = s->grid_ms = s->behaviour_ms = s->integrate_ms = NULL;
+    s->record_ms = NULL;
 }
 
 static int compare_doubles(const void *a, const void *b) {
@@ -211,6 +215,26 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
             progress_step(bar);
         }
 
+        /* --record: the counted steps only, each repeat anew into the
+         * same file, so every repeat pays the same. */
+        throng_recorder *rec = NULL;
+        bool record_failed = false;
+        if (status == THRONG_OK && opt->record_path != NULL) {
+            throng_recorder_def d = throng_recorder_def_default();
+            d.every = opt->record_every;
+            d.fps = 1.0 / ((double)sc->dt * (double)opt->record_every);
+            d.replace = true;
+            status = throng_recorder_open(world, opt->record_path, &d, &rec);
+            if (status != THRONG_OK) {
+                progress_clear(bar);
+                fprintf(stderr, PROGRAM ": %s: --record: %s\n", name,
+                        throng_world_last_error(world));
+                throng_world_destroy(world);
+                failed = EXIT_FAILED;
+                break;
+            }
+        }
+
         size_t repeat_start = sample;
         bool snapped = false;
         throng_step_stats stats;
@@ -245,6 +269,20 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
             s->behaviour_ms[sample] = stats.behaviour_seconds * 1e3;
             s->integrate_ms[sample] = stats.integrate_seconds * 1e3;
             ++sample;
+            if (rec != NULL) {
+                /* Timed apart from the step. */
+                clock_gettime(CLOCK_MONOTONIC, &start);
+                status = throng_recorder_record(rec);
+                clock_gettime(CLOCK_MONOTONIC, &end);
+                s->record_ms[sample - 1] = elapsed_ms(&start, &end);
+                if (status != THRONG_OK) {
+                    progress_clear(bar);
+                    fprintf(stderr, PROGRAM ": %s: --record: %s\n", name,
+                            throng_recorder_last_error(rec));
+                    record_failed = true;
+                    break;
+                }
+            }
             neighbours_sum += (double)stats.neighbours / (double)agents;
             candidates_sum += (double)stats.candidates / (double)agents;
             progress_step(bar);
@@ -260,12 +298,50 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
                 ++steps_run;
             }
         }
+        if (rec != NULL) {
+            /* The drain (flush) and the last writes (close), timed
+             * together: what the host waits for at the end of a run. */
+            struct timespec start, end;
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            throng_status flushed = throng_recorder_flush(rec);
+            throng_record_stats rs;
+            memset(&rs, 0, sizeof rs);
+            (void)throng_recorder_stats(rec, &rs);
+            if (flushed != THRONG_OK && status == THRONG_OK) {
+                progress_clear(bar);
+                fprintf(stderr, PROGRAM ": %s: --record: %s\n", name,
+                        throng_recorder_last_error(rec));
+            }
+            throng_status closed = throng_recorder_close(rec);
+            clock_gettime(CLOCK_MONOTONIC, &end);
+            if (closed != THRONG_OK && status == THRONG_OK) {
+                progress_clear(bar);
+                fprintf(stderr, PROGRAM ": %s: --record: closing failed: %s\n",
+                        name, throng_status_string(closed));
+                status = closed;
+            }
+            if (status == THRONG_OK) {
+                out->recorded = true;
+                out->record_close_ms = elapsed_ms(&start, &end);
+                out->record_frames = rs.frames_committed;
+                out->record_rows = rs.rows_committed;
+                out->record_copy_ms = rs.copy_seconds * 1e3;
+                out->record_wait_ms = rs.wait_seconds * 1e3;
+                out->writer_ms_per_frame =
+                    rs.frames_committed
+                        ? rs.write_seconds * 1e3 / (double)rs.frames_committed
+                        : (double)NAN;
+            }
+        }
         if (status != THRONG_OK) {
             progress_clear(bar);
-            fprintf(stderr, PROGRAM ": %s: step %" PRIu64 " failed: %s (%s)\n",
-                    name, throng_world_step_count(world),
-                    throng_status_string(status),
-                    throng_world_last_error(world));
+            if (!record_failed) {
+                fprintf(stderr,
+                        PROGRAM ": %s: step %" PRIu64 " failed: %s (%s)\n",
+                        name, throng_world_step_count(world),
+                        throng_status_string(status),
+                        throng_world_last_error(world));
+            }
             throng_world_destroy(world);
             failed = EXIT_FAILED;
             break;
@@ -329,6 +405,30 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
     out->grid_ms = median(s->grid_ms, sample);
     out->behaviour_ms = median(s->behaviour_ms, sample);
     out->integrate_ms = median(s->integrate_ms, sample);
+    if (out->recorded) {
+        double sum = 0.0, most = 0.0;
+        for (size_t i = 0; i < sample; ++i) {
+            sum += s->record_ms[i];
+            most = s->record_ms[i] > most ? s->record_ms[i] : most;
+        }
+        out->record_ms_mean = sample ? sum / (double)sample : (double)NAN;
+        out->record_ms_max = most;
+        out->record_ms_median = median(s->record_ms, sample);
+        progress_clear(bar);
+        fprintf(stderr,
+                PROGRAM ": %s: recorded %" PRIu64 " frames (%" PRIu64
+                        " rows) to %s; record() per step: median %.3f ms, "
+                        "mean %.3f ms (%.1f%% of the median step), max "
+                        "%.3f ms, of which waiting for the writer %.1f ms "
+                        "in all; the writer %.1f ms a frame (%.1f frames/s); "
+                        "draining and closing %.1f ms\n",
+                name, out->record_frames, out->record_rows, opt->record_path,
+                out->record_ms_median, out->record_ms_mean,
+                100.0 * out->record_ms_mean / out->ms_median,
+                out->record_ms_max, out->record_wait_ms,
+                out->writer_ms_per_frame, 1e3 / out->writer_ms_per_frame,
+                out->record_close_ms);
+    }
     return 0;
 }
 

@@ -50,6 +50,17 @@ typedef struct result {
     /* ms_median / flock2d's ms_median at the same agents and threads in
      * the same run; NaN when flock2d did not run there (result_ratios). */
     double flock2d_ratio;
+    /* --record: what the recorder cost. record() on the stepping thread
+     * per counted step (median, mean, max ms, over every repeat; the
+     * steps it does not record cost a few ns), its copying and waiting
+     * in all; the writer's figures and the close (draining the queue and
+     * checkpointing) of the last repeat. */
+    bool recorded;
+    double record_ms_median, record_ms_mean, record_ms_max;
+    double record_copy_ms, record_wait_ms;
+    uint64_t record_frames, record_rows;
+    double writer_ms_per_frame;
+    double record_close_ms;
 } result;
 
 /* Per-step samples of one configuration; sized once for steps x repeats. */
@@ -59,6 +70,7 @@ typedef struct samples {
     double *grid_ms;
     double *behaviour_ms;
     double *integrate_ms;
+    double *record_ms; /* --record: record() per counted step */
 } samples;
 
 bool samples_init(samples *s, size_t capacity);

@@ -1328,6 +1328,17 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
  * world's neighbour radius, range 0), the 10 nearest, time horizon 10 s,
  * responsibility 0.5, the library's keep-right turn (RVO2 has none).
  *
+ * Each 0.25 s step runs as two ticks of 0.125 s (the library's default
+ * longest tick, 0.1 s, would make it three). The reference moves once a
+ * step, and one tick was tried: the nudge, turn and passes that keep the
+ * crossing clean then all need retuning, and none held everywhere (at
+ * 0.5 rad two agents that meet near their goals turn round each other
+ * for good, 500 agents; at 0.25 or 0.35 rad rings of 50 stand for
+ * thousands of steps on most seeds and pairs of small rings end a step
+ * 1 to 2% of r_i + r_j inside each other, which four contact passes clear
+ * at a third more per step). Two ticks cross every ring from 30 to 2,000
+ * agents on every seed tried, none deeper than 0.2%.
+ *
  * An agent has reached its goal within its body radius (1.5 m); the run
  * is done when every agent is within its radius at once.
  */
@@ -1348,12 +1359,15 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
           "arrive slows linearly within it (RVO2's unit cap)" },             \
         { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },         \
         { "time_horizon", 10.0, "s", "ORCA's time horizon" },                \
-        { "responsibility", 0.5, "", "ORCA's share of each avoidance" },     \
-        { "keep_right", 0.5, "rad",                                          \
-          "turn of a forbidden preferred velocity (library default)" },
+        { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
 static const scenario_param circle_params[] = {
-    ORCA_AGENT_ROWS{ "circle_radius", 200.0, "m",
-                     "start circle's radius at 250 agents (x N / 250)" },
+    ORCA_AGENT_ROWS{ "keep_right", 0.5, "rad",
+                     "turn of a forbidden preferred velocity (library "
+                     "default)" },
+    { "ticks", 2.0, "",
+      "ticks per 0.25 s step (the reference takes one; see above)" },
+    { "circle_radius", 200.0, "m",
+      "start circle's radius at 250 agents (x N / 250)" },
 };
 
 /* What ORCA claims here: no pair sinks into another by more than 1% of
@@ -1382,7 +1396,10 @@ static const scenario_range circle_ranges[] = {
  * same on any thread count. circle2d's agents, recipe and dt.
  */
 static const scenario_param dense_params[] = {
-    ORCA_AGENT_ROWS{ "cell", 5.0, "m", "one agent per cell of this edge" },
+    ORCA_AGENT_ROWS{ "keep_right", 0.5, "rad",
+                     "turn of a forbidden preferred velocity (library "
+                     "default)" },
+    { "cell", 5.0, "m", "one agent per cell of this edge" },
     { "jitter", 0.9, "m", "largest offset from the cell centre per axis" },
 };
 
@@ -1482,6 +1499,7 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     bool dense = sc->redraw_goals;
     double cell = dense ? param_get(&reader, "cell") : 0.0;
     double jitter = dense ? param_get(&reader, "jitter") : 0.0;
+    const double ticks = dense ? 0.0 : param_get(&reader, "ticks");
     if (!dense)
         (void)param_get(&reader, "circle_radius");
     if (reader.missing || sc->goal == NULL)
@@ -1494,7 +1512,11 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
         unbounded_world_create(2, radius, agents, threads, seed, &world);
     if (st != THRONG_OK)
         return st;
-    st = throng_group_create(world, &group, &agent.group);
+    if (!dense)
+        st = throng_world_set_step_limits(world,
+                                          (float)((double)sc->dt / ticks), 10u);
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &group, &agent.group);
     scene_add(world, agent.group, &arrive, &st);
     uint32_t side = dense_side(agents);
     scenario_rng rng = { seed };
@@ -1939,19 +1961,21 @@ static throng_status orca_crowd_build(const scenario *sc, uint32_t agents,
           "body radius; also the field's clearance" },                         \
         { "neighbour_radius", 2.0, "m",                                        \
           "world neighbour radius (grid cell); ORCA's range" },                \
-        { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },          \
-        { "time_horizon", 1.0, "s", "ORCA's time horizon" },                  \
-        { "obstacle_horizon", 0.5, "s", "ORCA's time horizon for walls" },    \
-        { "responsibility", 0.5, "", "ORCA's share of each avoidance" },      \
-        { "keep_right", 0.1, "rad", "turn of a forbidden preferred velocity" },\
+        { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },           \
+        { "time_horizon", 1.0, "s", "ORCA's time horizon" },                   \
+        { "obstacle_horizon", 0.5, "s", "ORCA's time horizon for walls" },     \
+        { "responsibility", 0.5, "", "ORCA's share of each avoidance" },       \
+        { "keep_right", 0.1, "rad",                                            \
+          "turn of a forbidden preferred velocity" },                          \
         { "contact_iterations", 16.0, "",                                      \
           "contact resolution passes after each move" },                       \
         { "jam_density", 5.4, "1/m^2",                                         \
           "Weidmann's jam density (0: no speed law)" },                        \
-        { "speed_gamma", 1.913, "1/m^2", "Weidmann's gamma" },                \
+        { "speed_gamma", 1.913, "1/m^2", "Weidmann's gamma" },                 \
         { "density_interval", 10.0, "steps",                                   \
           "the field counts the crowd every this many steps (1 s)" },          \
-        { "density_radius", 1.0, "m", "the window the density is counted in" },\
+        { "density_radius", 1.0, "m",                                          \
+          "the window the density is counted in" },                            \
         { "stuck_seconds", 5.0, "s",                                           \
           "an agent standing still this long counts as stuck" },
 
@@ -2040,8 +2064,8 @@ static throng_nav_goal goal_box2(double x0, double y0, double x1, double y1) {
 
 /* Adds agent `key` at (x, y) (jittered up to `jitter` per axis), keyed. */
 static void pedestrian_add(throng_world *world, throng_agent_def *agent,
-                           scenario_rng *rng, uint64_t key, double x,
-                           double y, double jitter, throng_status *st) {
+                           scenario_rng *rng, uint64_t key, double x, double y,
+                           double jitter, throng_status *st) {
     if (*st != THRONG_OK)
         return;
     agent->position[0] = (float)(x + jitter * (2.0 * rng_unit(rng) - 1.0));
@@ -2070,8 +2094,7 @@ static void pedestrian_fill(throng_world *world, throng_agent_def *agent,
     for (uint32_t i = 0; i < count && *st == THRONG_OK; ++i)
         pedestrian_add(world, agent, rng, first + i,
                        x0 + ((double)(i % across) + 0.5) * dx,
-                       y0 + ((double)(i / across) + 0.5) * dy, 0.1 * pitch,
-                       st);
+                       y0 + ((double)(i / across) + 0.5) * dy, 0.1 * pitch, st);
 }
 
 /*
@@ -2143,8 +2166,8 @@ static uint32_t evac_exits(const scenario *sc, uint32_t agents,
 static throng_status unbounded_ped_world(param_reader *reader, uint32_t agents,
                                          int threads, uint64_t seed,
                                          throng_world **world) {
-    return unbounded_world_create(2, (float)param_get(reader,
-                                                      "neighbour_radius"),
+    return unbounded_world_create(2,
+                                  (float)param_get(reader, "neighbour_radius"),
                                   agents, threads, seed, world);
 }
 
@@ -2168,8 +2191,8 @@ static throng_status evac_build(const scenario *sc, uint32_t agents,
     if (reader.missing || !planned)
         return THRONG_ERR_NOT_FOUND;
     throng_world *world = NULL;
-    throng_status st = unbounded_ped_world(&reader, agents, threads, seed,
-                                           &world);
+    throng_status st =
+        unbounded_ped_world(&reader, agents, threads, seed, &world);
     if (st != THRONG_OK)
         return st;
     /* Walls: block boundaries, then each block's rooms, corridor walls
@@ -2224,12 +2247,11 @@ static throng_status evac_build(const scenario *sc, uint32_t agents,
     for (uint32_t r = 0; r < p.rooms && st == THRONG_OK; ++r) {
         const uint32_t k = r / (2u * p.across), row = (r / p.across) % 2u;
         const uint32_t i = r % p.across;
-        const double x0 = i * p.room, y0 =
-            k * block + (row ? p.room + p.corridor : 0.0);
-        const uint32_t here =
-            agents - (uint32_t)(key - 1u) < p.per_room
-                ? agents - (uint32_t)(key - 1u)
-                : p.per_room;
+        const double x0 = i * p.room,
+                     y0 = k * block + (row ? p.room + p.corridor : 0.0);
+        const uint32_t here = agents - (uint32_t)(key - 1u) < p.per_room
+                                  ? agents - (uint32_t)(key - 1u)
+                                  : p.per_room;
         pedestrian_fill(world, &agent, &rng, key, here, x0 + 0.5, y0 + 0.5,
                         x0 + p.room - 0.5, y0 + p.room - 0.5, &st);
         key += here;
@@ -2295,8 +2317,8 @@ static throng_status exits_build(const scenario *sc, uint32_t agents,
     if (reader.missing || !(exit > 0.0 && exit < 2.0))
         return THRONG_ERR_NOT_FOUND;
     throng_world *world = NULL;
-    throng_status st = unbounded_ped_world(&reader, agents, threads, seed,
-                                           &world);
+    throng_status st =
+        unbounded_ped_world(&reader, agents, threads, seed, &world);
     if (st != THRONG_OK)
         return st;
     scene_wall(world, 0.0, 0.0, 30.0, 0.0, &st);
@@ -2319,8 +2341,7 @@ static throng_status exits_build(const scenario *sc, uint32_t agents,
     scene_add(world, crowd, &follow, &st);
     agent.group = crowd;
     scenario_rng rng = { seed };
-    pedestrian_fill(world, &agent, &rng, 1u, agents, 1.0, 1.0, 14.0, 19.0,
-                    &st);
+    pedestrian_fill(world, &agent, &rng, 1u, agents, 1.0, 1.0, 14.0, 19.0, &st);
     if (st != THRONG_OK)
         return scene_fail(world, st);
     *out_world = world;
@@ -2370,8 +2391,8 @@ static throng_status bottleneck_build(const scenario *sc, uint32_t agents,
     if (reader.missing || !(door > 0.0 && door < 6.0))
         return THRONG_ERR_NOT_FOUND;
     throng_world *world = NULL;
-    throng_status st = unbounded_ped_world(&reader, agents, threads, seed,
-                                           &world);
+    throng_status st =
+        unbounded_ped_world(&reader, agents, threads, seed, &world);
     if (st != THRONG_OK)
         return st;
     scene_wall(world, 0.0, 0.0, 8.0, 0.0, &st);
@@ -2415,9 +2436,9 @@ static throng_status bottleneck_build(const scenario *sc, uint32_t agents,
  * the window reaches past them into cells nobody can be in, and the
  * agents there read a lower density and walk a little faster.
  */
-#define WALK_ROWS                                                           \
-    { "field_cell", 0.25, "m", "navigation field cell" },                  \
-        { "length", 20.0, "m", "strip length (periodic)" },                 \
+#define WALK_ROWS                                           \
+    { "field_cell", 0.25, "m", "navigation field cell" },   \
+        { "length", 20.0, "m", "strip length (periodic)" }, \
         { "width", 10.0, "m", "strip width (periodic)" },
 
 static const scenario_param walk_params[] = { PEDESTRIAN_ROWS WALK_ROWS };

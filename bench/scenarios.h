@@ -90,7 +90,7 @@ typedef enum scenario_figure {
     SCENARIO_FIGURE_SPECIFIC_FLOW, /* agents per second per metre of door,
                                     * the exits' mean ("J/m") */
     /* Walking scenes (scenario.walk), over the counted steps: */
-    SCENARIO_FIGURE_WALK,          /* mean velocity along +x, m/s ("walk") */
+    SCENARIO_FIGURE_WALK, /* mean velocity along +x, m/s ("walk") */
 } scenario_figure;
 
 /* A documented pass range of one quality figure: the scene claims that

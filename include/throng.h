@@ -120,14 +120,17 @@ typedef enum throng_status {
      * gives this), a forged one, or one from another world (handles carry
      * the world's id, and the sentence then says the handle belongs to
      * another world). Also an object handle naming an object of the wrong
-     * kind for the call (a sphere given as a path). */
+     * kind for the call (a sphere given as a path). Also a recorder whose
+     * world was destroyed (throng_recorder_record). */
     THRONG_ERR_STALE_HANDLE = 4,
     /* No longer returned: group handles (throng_group) that name no live
      * group are refused with THRONG_ERR_STALE_HANDLE. Kept so the codes
      * that follow keep their values. */
     THRONG_ERR_UNKNOWN_GROUP = 5,
     /* A non-zero host key already held by another agent, or a group name
-     * already in use ("default" included). */
+     * already in use ("default" included); also a recorded frame in which
+     * an agent's host key equals the number the recorder gave a keyless
+     * agent (see throng_recorder_def). */
     THRONG_ERR_DUPLICATE_KEY = 6,
     /* A lookup by host key (throng_agent_find), group name
      * (throng_group_find) or SIMD path name (throng_simd_from_name) found
@@ -138,7 +141,8 @@ typedef enum throng_status {
     /* A fixed limit was reached: THRONG_MAX_AGENTS, THRONG_MAX_GROUPS,
      * THRONG_MAX_OBJECTS or THRONG_MAX_BEHAVIOURS in a group; or a
      * caller's buffer is too small for the result (throng_world_save,
-     * which then writes nothing). */
+     * which then writes nothing); or a recorder's frame buffers all
+     * waiting for its writer (throng_recorder_def.wait_when_full false). */
     THRONG_ERR_CAPACITY = 9,
     /* A snapshot is truncated, too long, corrupted (checksum) or
      * inconsistent, holds an object or agent its creation would refuse,
@@ -152,7 +156,8 @@ typedef enum throng_status {
     THRONG_ERR_IO = 12,
     /* A valid request this CPU or this build cannot serve: a SIMD path
      * (throng_world_def.simd) that the processor lacks or that the
-     * library was built without. Distinct from THRONG_ERR_OUT_OF_RANGE,
+     * library was built without; a recorder in a library built without
+     * SQLite (throng_recorder_supported). Distinct from THRONG_ERR_OUT_OF_RANGE,
      * which throng_world_create returns for a value that is no path at
      * all, since creation has no world to hold a sentence. */
     THRONG_ERR_UNSUPPORTED = 13,
@@ -459,6 +464,14 @@ THRONG_API uint64_t throng_world_step_count(const throng_world *world);
 THRONG_API throng_status throng_world_set_step_limits(throng_world *world,
                                                       float max_dt,
                                                       uint32_t max_substeps);
+/* The world's settings as a def: dimensions, boundary, box_size,
+ * neighbour_radius, cell_size (as asked: 0 for the default), threads,
+ * seed, max_dt, max_substeps, simd (the path in use, never AUTO once a
+ * step chose it) and the task hooks with their context and worker count;
+ * initial_capacity reads 0 and allocator the world's. A world made from
+ * it has the same settings. THRONG_ERR_NULL for a NULL argument. */
+THRONG_API throng_status throng_world_get_def(const throng_world *world,
+                                              throng_world_def *out);
 
 /* Threads used by subsequent steps (0 = OpenMP default, up to 1024).
  * While task hooks are installed they run every step and this number only
@@ -493,6 +506,30 @@ THRONG_API throng_status throng_world_set_task_hooks(
  * NULL world. */
 THRONG_API throng_status throng_world_set_stable_columns(throng_world *world,
                                                          bool stable);
+
+/* Canonical order: while on, a step's results depend only on the agents'
+ * host keys and states, not on the slots they hold, the order they were
+ * added in, or which other agents far from them the world holds. The rows
+ * of each grid cell, which the neighbour walk meets in order and whose
+ * floating-point sums depend on it, are ordered by host key rather than
+ * by their previous row; and an agent's random numbers (wander, the
+ * velocity stage's nudge) are drawn from streams keyed by its host key
+ * rather than by its slot. Give every agent a distinct non-zero key:
+ * agents without one keep the slot-keyed streams and their previous
+ * order among themselves. Two worlds holding the same keyed agents (one
+ * whole, or one of the parts a distributed world, libthrong_mpi, splits
+ * it into, with copies of its neighbours) then step them to the same
+ * bits. It holds in a periodic box and in unbounded space while the grid
+ * numbers its cells densely or sparsely (a crowd spread over more rows of
+ * cells than it has agents is hashed, and there cells that share a bucket
+ * follow the table). Off by default (the order costs an insertion sort of
+ * each cell's keys per step), and not saved in snapshots: set it again
+ * after a load. The same results, to the bit, for any thread count, as
+ * always. THRONG_ERR_NULL for a NULL world. */
+THRONG_API throng_status throng_world_set_canonical_order(throng_world *world,
+                                                          bool canonical);
+/* Whether canonical order is on; false for a NULL or busy world. */
+THRONG_API bool throng_world_canonical_order(const throng_world *world);
 
 /* Bytes the world currently holds on the heap (columns, grid, tables). */
 THRONG_API size_t throng_world_bytes(const throng_world *world);
@@ -637,6 +674,79 @@ THRONG_API bool throng_agent_valid(const throng_world *world,
  * are accepted, not those of the world it was itself loaded from. */
 THRONG_API throng_status throng_agent_rebind(const throng_world *world,
                                              throng_agent agent,
+                                             throng_agent *out_agent);
+
+/* An agent's whole state, as it moves between worlds: everything a step
+ * reads or writes of it, its behaviour state included, with the agent it
+ * targets named by host key. Two worlds whose groups and objects were
+ * made by the same calls (the same ids) can hand agents to each other
+ * with it: export from one, remove, import into the other, and the agent
+ * steps on as it would have. */
+typedef struct throng_agent_state {
+    /* Metres and metres per second; z is 0 in 2D. */
+    float position[3];
+    float velocity[3];
+    /* The heading, unit length; the up vector (3D only, perpendicular to
+     * the heading; 0 0 0 in 2D). */
+    float forward[3];
+    float up[3];
+    /* As throng_agent_def. */
+    float mass, max_force, max_speed, radius;
+    /* The turn-rate wander's current rate, radians per step. */
+    float wander_rate;
+    /* The projected-circle wander's state: the angle (2D, wander[0]) or
+     * the point on the unit sphere (3D). */
+    float wander[3];
+    /* The target point, metres. */
+    float target_point[3];
+    /* The agent's group by id (throng_group.id and generation): the same
+     * group in every world whose groups were created by the same calls. */
+    uint32_t group_id;
+    uint32_t group_generation;
+    /* Path or patrol progress (throng_agent_get_progress). */
+    uint32_t progress;
+    /* 1 when the world held behaviour state (target, wander circle,
+     * progress): importing it gives the new world behaviour state too. */
+    uint32_t behaviour_state;
+    /* The agent's host key, 0 for none. */
+    uint64_t host_key;
+    /* The host key of the agent it targets (throng_agent_set_target_agent),
+     * 0 for none, or for a live target without a key, which cannot be
+     * named outside its world. */
+    uint64_t target_key;
+    /* The navigation field the agent follows of its own
+     * (throng_agent_set_nav_field; id and generation 0 for none), by
+     * object id and generation: the same field in every world whose
+     * objects were made by the same calls. */
+    uint32_t nav_field_id, nav_field_generation;
+    /* 1 when it arrived at a navigation goal (throng_agent_get_nav): at
+     * goal nav_goal of the field nav_arrived_id, nav_arrived_generation;
+     * all 0 when it did not. */
+    uint32_t nav_arrived, nav_goal;
+    uint32_t nav_arrived_id, nav_arrived_generation;
+} throng_agent_state;
+
+/* Writes the agent's whole state to *out. The world is not changed. */
+THRONG_API throng_status throng_agent_export(const throng_world *world,
+                                             throng_agent agent,
+                                             throng_agent_state *out);
+
+/* Adds an agent with the given state, as throng_agent_add adds one with
+ * a def, and then gives it the heading, wander, target and progress of the
+ * state: *out_agent is its handle. Refused, with nothing changed: a NULL
+ * argument (THRONG_ERR_NULL); a field throng_agent_add refuses; a group id
+ * and generation that name no live group of this world
+ * (THRONG_ERR_STALE_HANDLE); a heading not of unit length (within 1e-5),
+ * in 3D an up vector not of unit length and perpendicular to it (within
+ * 1e-3), or a non-finite wander or target point (THRONG_ERR_NOT_FINITE or
+ * THRONG_ERR_OUT_OF_RANGE); a target key that names no agent of this
+ * world, or the agent's own key (THRONG_ERR_NOT_FOUND,
+ * THRONG_ERR_OUT_OF_RANGE); a navigation field id that names no live
+ * navigation field of this world (THRONG_ERR_STALE_HANDLE), an arrival
+ * flag above 1, or an arrival's fields set without it
+ * (THRONG_ERR_OUT_OF_RANGE). */
+THRONG_API throng_status throng_agent_import(throng_world *world,
+                                             const throng_agent_state *state,
                                              throng_agent *out_agent);
 
 /* Finds the agent carrying a host key (O(1), hashed). */
@@ -2091,6 +2201,17 @@ THRONG_API throng_status throng_world_query_radius(
 /* clang-format on */
 /* schema:end snapshot_version */
 
+/* A 64-bit hash of the world's definition, everything a snapshot holds
+ * but the agents, their handles and the step count: the settings
+ * (dimensions, boundary, box, neighbour radius, grid cells, seed, tick
+ * limits), every object and every group with its recipe, generations and
+ * free ids included. Worlds built by the same calls hash equal whatever
+ * agents they hold; a distributed world (libthrong_mpi) compares it across
+ * processes. Not the world's id nor its thread count. 0 for a NULL or busy
+ * world, or when there is no memory for the encoding (a few bytes per
+ * object and group). */
+THRONG_API uint64_t throng_world_definition_hash(const throng_world *world);
+
 /* The size in bytes of the world's snapshot as it is now. */
 THRONG_API throng_status throng_world_snapshot_size(const throng_world *world,
                                                     size_t *out_bytes);
@@ -2157,6 +2278,188 @@ THRONG_API throng_status throng_world_load(const void *buffer, size_t bytes,
 THRONG_API throng_status
 throng_world_load_file(const char *path, const throng_world_load_def *def,
                        throng_world **out_world);
+
+/* ------------------------------------------------------------------------ */
+/* Recording trajectories                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A recorder writes a world's agents, every K-th step, to an SQLite file
+ * in JuPedSim's trajectory format, version 1, so pedestrian-dynamics tools
+ * (PedPy, JuPedSim's viewer) read throng's runs and SQL can query them:
+ *
+ *     trajectory_data(frame INTEGER, id INTEGER, pos_x REAL, pos_y REAL,
+ *                     ori_x REAL, ori_y REAL [, pos_z REAL, ori_z REAL])
+ *         one row per agent per recorded frame, NOT NULL throughout,
+ *         stored clustered on its (frame, id) primary key (a WITHOUT
+ *         ROWID table: the (frame, id) index version 1 asks for is the
+ *         table itself, one B-tree written instead of two). 3D worlds add
+ *         pos_z and ori_z as the last two columns; 2D readers select the
+ *         columns they know by name and never see them.
+ *     metadata(key TEXT PRIMARY KEY, value TEXT): version "1", fps,
+ *         xmin, xmax, ymin, ymax (the positions recorded so far, brought
+ *         up to date at every commit), and throng's own keys:
+ *         throng_version, dimensions, every.
+ *     geometry(wkt TEXT): one row, the walkable area (see
+ *         throng_recorder_def.area_min) less the obstacles, as WKT in the
+ *         x-y plane: a POLYGON whose holes are box obstacles (rectangles)
+ *         and sphere obstacles (64-sided polygons through the circle's
+ *         points), its outer ring cut by every plane wall whose normal
+ *         lies in the x-y plane; wall segments make it a
+ *         GEOMETRYCOLLECTION of that polygon and one LINESTRING per wall.
+ *         Paths and flow fields are not geometry. Objects are read at
+ *         open.
+ *     throng_frames(frame INTEGER PRIMARY KEY, step INTEGER, agents
+ *         INTEGER): each recorded frame's world step count and agent
+ *         count, so a frame with no agents is told from a missing one.
+ *
+ * `frame` is the recording opportunity: throng_recorder_record counts its
+ * calls from 0, and call c records frame c / every when c is a multiple of
+ * `every`; frame f is therefore at time f / fps. `id` is the agent's host
+ * key when it has one (stored as the signed 64-bit integer of the same
+ * bits), otherwise a number the recorder gives each keyless agent the
+ * first time it records it: 1, 2, 3, ... in that order, the same for the
+ * agent's whole life and never given again. A run that keys some agents
+ * and not others can meet a key equal to such a number; the recording
+ * then stops with THRONG_ERR_DUPLICATE_KEY: key every agent or none. ori
+ * is the agent's unit heading (throng_columns.fx ...). Floats are stored
+ * as REAL, a double, so every value reads back exactly as the float it
+ * was.
+ *
+ * How the work is split: record() copies the agents' columns into a
+ * frame buffer on the calling thread and returns; a writer thread of the
+ * recorder sorts each frame by id and inserts it through a virtual table
+ * over the buffer (one INSERT ... SELECT per frame, no call per row),
+ * committing when no frame waits or 2^20 rows are pending. The file is in
+ * WAL mode with synchronous=NORMAL while recording: a process killed at
+ * any moment leaves a database that opens and holds every frame committed
+ * before (throng_record_stats.last_committed_frame), and other
+ * processes may read it meanwhile. close() returns it to a single file
+ * (journal_mode DELETE).
+ *
+ * Memory is bounded: at most queue_frames frames wait for the writer.
+ * When they are all taken, record() waits for the writer to free one
+ * (wait_when_full, the default) or skips the frame with
+ * THRONG_ERR_CAPACITY. A frame buffer holds 48 bytes per agent in 2D, 56
+ * in 3D (the columns, the ids and the sort's scratch).
+ *
+ * A library built without SQLite (make SQLITE=0) has these functions too:
+ * throng_recorder_supported() says false and throng_recorder_open returns
+ * THRONG_ERR_UNSUPPORTED. */
+typedef struct throng_recorder throng_recorder;
+
+typedef struct throng_recorder_def {
+    /* Records on every `every`-th call of throng_recorder_record, starting
+     * with the first. 1 .. 1000000. Default 1. */
+    uint32_t every;
+    /* Frames per second of the recording, written as metadata fps: 1 /
+     * (dt * every) for a run stepped by dt seconds. Finite, > 0, at most
+     * 1e9. Default 10. */
+    double fps;
+    /* The most frames copied and waiting for the writer, 1 .. 1024.
+     * Default 8. */
+    uint32_t queue_frames;
+    /* A record() that finds every frame buffer waiting: true (default)
+     * waits for the writer to free one; false skips the frame, returns
+     * THRONG_ERR_CAPACITY and counts it in frames_dropped (the frame
+     * number stays unused, so time stays frame / fps). */
+    bool wait_when_full;
+    /* A file that already holds a recording (a trajectory_data, metadata,
+     * geometry or throng_frames table): false (default) refuses it with
+     * THRONG_ERR_INVALID_ARG; true drops those four tables and records
+     * anew. Other tables of the file are left alone either way. */
+    bool replace;
+    /* The walkable area's rectangle in the x-y plane, metres, finite,
+     * min < max on both axes. Both all 0 (default): a periodic world's
+     * box; otherwise the bounds of the obstacles, walls and agents at
+     * open, grown by a margin (a tenth of the larger side, at least 1 m)
+     * and grown again at close to hold every recorded position. */
+    float area_min[2];
+    float area_max[2];
+    /* Where the recorder's own memory (the recorder, its frame buffers
+     * and id tables) comes from, both functions or neither; it is only
+     * called from the threads that call the recorder's functions, never
+     * from its writer thread. Default NULL: the world's allocator. */
+    throng_allocator allocator;
+} throng_recorder_def;
+
+THRONG_API throng_recorder_def throng_recorder_def_default(void);
+
+/* True when this library was built with SQLite (the recorder works);
+ * false for a build with SQLITE=0. */
+THRONG_API bool throng_recorder_supported(void);
+
+/* Opens (creating it when missing) the SQLite file at `path`, writes the
+ * schema, the metadata and the world's geometry, commits, and starts the
+ * recorder's writer thread; *out_recorder is the recorder, or NULL on
+ * failure. A call that changes the world (it attaches the recorder, so
+ * that destroying the world is noticed). Refused, with nothing written
+ * (a file the call created is removed) and the world's last error set:
+ * THRONG_ERR_NULL (world, path, def, out_recorder, half an allocator),
+ * THRONG_ERR_OUT_OF_RANGE
+ * (every, queue_frames, fps, area), THRONG_ERR_NOT_FINITE (fps, area),
+ * THRONG_ERR_IO (an empty path, a file that cannot be created or written,
+ * a file that is not an SQLite database), THRONG_ERR_INVALID_ARG (a
+ * recording there and replace false), THRONG_ERR_OUT_OF_MEMORY,
+ * THRONG_ERR_UNSUPPORTED (built without SQLite). */
+THRONG_API throng_status throng_recorder_open(throng_world *world,
+                                              const char *path,
+                                              const throng_recorder_def *def,
+                                              throng_recorder **out_recorder);
+
+/* Call once after each step. On the calls that record (see `every`), the
+ * world's agents are copied into a frame buffer for the writer; the world
+ * is only read (its state and hash do not change). THRONG_ERR_NULL for a
+ * NULL recorder; THRONG_ERR_STALE_HANDLE once the world was destroyed;
+ * THRONG_ERR_BUSY while another call has the world; THRONG_ERR_CAPACITY
+ * for a skipped frame (wait_when_full false); THRONG_ERR_OUT_OF_MEMORY
+ * when a frame buffer cannot grow (nothing queued, the call not counted);
+ * and, once the writer has failed, its status (THRONG_ERR_IO, or
+ * THRONG_ERR_DUPLICATE_KEY, see above) on this and every later call, with
+ * its sentence in throng_recorder_last_error: nothing more is recorded. */
+THRONG_API throng_status throng_recorder_record(throng_recorder *recorder);
+
+/* Waits until every frame recorded so far is committed. THRONG_OK, or
+ * the writer's failure as record() reports it. Works after the world was
+ * destroyed. */
+THRONG_API throng_status throng_recorder_flush(throng_recorder *recorder);
+
+/* What the recorder has done so far. Times are wall-clock seconds. */
+typedef struct throng_record_stats {
+    uint64_t calls;            /* throng_recorder_record calls counted */
+    uint64_t frames_queued;    /* frames copied for the writer */
+    uint64_t frames_committed; /* of those, committed to the file */
+    uint64_t frames_dropped;   /* skipped for a full queue */
+    /* The highest frame number committed, -1 before the first commit:
+     * a process killed now leaves every frame up to it in the file. */
+    int64_t last_committed_frame;
+    uint64_t rows_committed; /* trajectory_data rows committed */
+    uint32_t frames_waiting; /* copied, not yet committed */
+    uint32_t commits;        /* transactions committed */
+    double copy_seconds;     /* record(): copying, on the caller's thread */
+    double wait_seconds;     /* record(): waiting for a free buffer */
+    double write_seconds;    /* the writer: sorting, inserting, commits */
+    size_t bytes;            /* frame buffers and id tables held */
+} throng_record_stats;
+
+THRONG_API throng_status throng_recorder_stats(const throng_recorder *recorder,
+                                               throng_record_stats *out_stats);
+
+/* The sentence of the recorder's last failure ("throng_recorder_record:
+ * writing frame 12: disk I/O error"); "" when none; "" for NULL. */
+THRONG_API const char *
+throng_recorder_last_error(const throng_recorder *recorder);
+
+/* Drains the queue, writes the final metadata and geometry (the derived
+ * walkable area grown to hold every position), checkpoints the file back
+ * into one (journal_mode DELETE), closes it, stops the writer and frees
+ * the recorder, also after its world was destroyed. Returns THRONG_OK, or
+ * the first failure of the recording (as record() reports it) or of these
+ * last writes (THRONG_ERR_IO): the frames committed before stay in the
+ * file either way. The recorder is gone after every return but two:
+ * THRONG_ERR_NULL, and THRONG_ERR_BUSY while another call has the world
+ * (nothing done; call again). Call throng_recorder_flush first to read a
+ * failure's sentence. */
+THRONG_API throng_status throng_recorder_close(throng_recorder *recorder);
 
 #ifdef __cplusplus
 }

@@ -44,11 +44,12 @@ Shape of the binding:
   is always that call's.
 
 Finding the library: the environment variable THRONG_LIBRARY (a path to the
-.so) when set; else ../build/libthrong.so relative to this file (the
-repository's default build); else the system's libthrong.so.0.6 (the
-soname of the ABI this binding mirrors) or libthrong.so
-(ctypes.util.find_library). The path in use is
-`throng.library_path`.
+.so) when set; else throng.libs/libthrong.so.0.6 beside this file (an
+installed package carries the library it was built with there); else
+../build/libthrong.so relative to this file (the repository's default
+build); else the system's libthrong.so.0.6 (the soname of the ABI this
+binding mirrors) or libthrong.so (ctypes.util.find_library). The path in
+use is `throng.library_path`.
 """
 
 import ctypes
@@ -79,6 +80,7 @@ __all__ = [
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
     "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp",
     "AvoidanceMode", "Simd",
+    "Recorder", "Recording", "read_recording", "recorder_supported",
     "version", "status_string", "simd_best", "simd_supported",
     "have_numpy", "lib", "library_path",
 ]
@@ -265,6 +267,28 @@ class throng_agent_def(ctypes.Structure):
                 ("group", throng_group), ("host_key", ctypes.c_uint64)]
 
 
+class throng_agent_state(ctypes.Structure):
+    """An agent's whole state, as throng_agent_export writes it."""
+    _fields_ = [("position", c_float3), ("velocity", c_float3),
+                ("forward", c_float3), ("up", c_float3),
+                ("mass", ctypes.c_float), ("max_force", ctypes.c_float),
+                ("max_speed", ctypes.c_float), ("radius", ctypes.c_float),
+                ("wander_rate", ctypes.c_float), ("wander", c_float3),
+                ("target_point", c_float3),
+                ("group_id", ctypes.c_uint32),
+                ("group_generation", ctypes.c_uint32),
+                ("progress", ctypes.c_uint32),
+                ("behaviour_state", ctypes.c_uint32),
+                ("host_key", ctypes.c_uint64),
+                ("target_key", ctypes.c_uint64),
+                ("nav_field_id", ctypes.c_uint32),
+                ("nav_field_generation", ctypes.c_uint32),
+                ("nav_arrived", ctypes.c_uint32),
+                ("nav_goal", ctypes.c_uint32),
+                ("nav_arrived_id", ctypes.c_uint32),
+                ("nav_arrived_generation", ctypes.c_uint32)]
+
+
 _c_float_p = ctypes.POINTER(ctypes.c_float)
 
 
@@ -372,6 +396,31 @@ class throng_world_load_def(ctypes.Structure):
                 ("error_capacity", ctypes.c_size_t)]
 
 
+class throng_recorder_def(ctypes.Structure):
+    _fields_ = [("every", ctypes.c_uint32), ("fps", ctypes.c_double),
+                ("queue_frames", ctypes.c_uint32),
+                ("wait_when_full", ctypes.c_bool),
+                ("replace", ctypes.c_bool),
+                ("area_min", ctypes.c_float * 2),
+                ("area_max", ctypes.c_float * 2),
+                ("allocator", throng_allocator)]
+
+
+class throng_record_stats(ctypes.Structure):
+    _fields_ = [("calls", ctypes.c_uint64),
+                ("frames_queued", ctypes.c_uint64),
+                ("frames_committed", ctypes.c_uint64),
+                ("frames_dropped", ctypes.c_uint64),
+                ("last_committed_frame", ctypes.c_int64),
+                ("rows_committed", ctypes.c_uint64),
+                ("frames_waiting", ctypes.c_uint32),
+                ("commits", ctypes.c_uint32),
+                ("copy_seconds", ctypes.c_double),
+                ("wait_seconds", ctypes.c_double),
+                ("write_seconds", ctypes.c_double),
+                ("bytes", ctypes.c_size_t)]
+
+
 # ------------------------------------------------------------------------
 # Loading the library and declaring every function
 # ------------------------------------------------------------------------
@@ -384,14 +433,20 @@ def _candidates():
         # error, not a reason to load some other copy silently.
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
-    out = [os.path.join(here, os.pardir, "build", "libthrong.so")]
-    found = ctypes.util.find_library("throng")
-    if found:
-        out.append(found)
     # The soname: libthrong.so.0.MINOR while 0.x, libthrong.so.MAJOR after.
     soname = "libthrong.so.%d" % _ABI_MAJOR
     if _ABI_MAJOR == 0:
         soname += ".%d" % _ABI_MIN_MINOR
+    out = []
+    # An installed package (pip install; setup.py) carries the library it
+    # was built with in throng.libs/ beside this file, under its soname.
+    packaged = os.path.join(here, "throng.libs")
+    if os.path.isdir(packaged):
+        out.append(os.path.join(packaged, soname))
+    out.append(os.path.join(here, os.pardir, "build", "libthrong.so"))
+    found = ctypes.util.find_library("throng")
+    if found:
+        out.append(found)
     out += [soname, "libthrong.so"]
     return out
 
@@ -438,6 +493,13 @@ _SIGNATURES = {
     "throng_world_set_stable_columns": (_st, [_w, ctypes.c_bool]),
     "throng_world_set_step_limits": (_st, [_w, ctypes.c_float,
                                            ctypes.c_uint32]),
+    "throng_world_set_canonical_order": (_st, [_w, ctypes.c_bool]),
+    "throng_world_canonical_order": (ctypes.c_bool, [_w]),
+    "throng_world_get_def": (_st, [_w, _P(throng_world_def)]),
+    "throng_world_definition_hash": (_u64, [_w]),
+    "throng_agent_export": (_st, [_w, throng_agent, _P(throng_agent_state)]),
+    "throng_agent_import": (_st, [_w, _P(throng_agent_state),
+                                  _P(throng_agent)]),
     "throng_world_bytes": (ctypes.c_size_t, [_w]),
     "throng_world_hash": (_u64, [_w]),
     "throng_world_stats": (_st, [_w, _P(throng_step_stats)]),
@@ -534,6 +596,18 @@ _SIGNATURES = {
                                 _P(throng_world_load_def), _P(_w)]),
     "throng_world_load_file": (_st, [ctypes.c_char_p,
                                      _P(throng_world_load_def), _P(_w)]),
+    # The recorder: a throng_recorder * is a void pointer here too.
+    "throng_recorder_def_default": (throng_recorder_def, []),
+    "throng_recorder_supported": (ctypes.c_bool, []),
+    "throng_recorder_open": (_st, [_w, ctypes.c_char_p,
+                                   _P(throng_recorder_def),
+                                   _P(ctypes.c_void_p)]),
+    "throng_recorder_record": (_st, [ctypes.c_void_p]),
+    "throng_recorder_flush": (_st, [ctypes.c_void_p]),
+    "throng_recorder_stats": (_st, [ctypes.c_void_p,
+                                    _P(throng_record_stats)]),
+    "throng_recorder_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "throng_recorder_close": (_st, [ctypes.c_void_p]),
 }
 # The per-agent getters and setters of one value: float[3], float, u32, u64.
 for _name, _ctype in (("position", c_float3), ("velocity", c_float3),
@@ -2232,6 +2306,47 @@ class World:
                      doc="heap bytes the world holds")
     hash = property(lambda s: s._query(lib.throng_world_hash),
                     doc="64-bit hash of the whole simulation state")
+    definition_hash = property(
+        lambda s: s._query(lib.throng_world_definition_hash),
+        doc="64-bit hash of the settings, objects and groups (no agents)")
+
+    @property
+    def canonical_order(self):
+        """Cells ordered by host key, random streams keyed by it: the
+        results depend on the keyed agents' states alone (off by
+        default; throng_world_set_canonical_order)."""
+        return bool(self._query(lib.throng_world_canonical_order))
+
+    @canonical_order.setter
+    def canonical_order(self, on):
+        self._call(lib.throng_world_set_canonical_order, bool(on))
+
+    def settings(self):
+        """The world's settings as a throng_world_def."""
+        out = throng_world_def()
+        self._call(lib.throng_world_get_def, ctypes.byref(out))
+        return out
+
+    def export_agent(self, agent):
+        """The agent's whole state (a throng_agent_state): columns,
+        behaviour state, its group by id and its target by host key."""
+        handle = _agent_c(agent, self, "export")
+        out = throng_agent_state()
+        self._call(lib.throng_agent_export, handle, ctypes.byref(out))
+        return out
+
+    def import_agent(self, state):
+        """Adds an agent with a state exported from a world of the same
+        definition; returns its Agent."""
+        if not isinstance(state, throng_agent_state):
+            raise TypeError("state must be a throng_agent_state")
+        out = throng_agent()
+        with self._lock:
+            self._epoch += 1
+            self._call(lib.throng_agent_import, ctypes.byref(state),
+                       ctypes.byref(out))
+            self._forget_moved_views()
+        return Agent(self, out.slot, out.generation)
     object_count = property(
         lambda s: s._query(lib.throng_world_object_count),
         doc="live static objects")
@@ -3099,3 +3214,196 @@ def _flatten(values):
                 yield float(v)
             else:
                 yield from _flatten(v)
+
+
+# ------------------------------------------------------------------------
+# Recording trajectories (throng.h, "Recording trajectories")
+# ------------------------------------------------------------------------
+
+
+def recorder_supported():
+    """True when the library was built with SQLite (the recorder works)."""
+    return bool(lib.throng_recorder_supported())
+
+
+class Recorder:
+    """Records a world's agents to an SQLite file in JuPedSim's trajectory
+    format (version 1), every `every`-th call of record():
+
+        with throng.Recorder(world, "run.sqlite", fps=1 / dt) as rec:
+            for _ in range(steps):
+                world.step(dt)
+                rec.record()
+        run = throng.read_recording("run.sqlite")
+
+    The keywords are throng_recorder_def's fields: every, fps,
+    queue_frames, wait_when_full, replace, and area=((xmin, ymin),
+    (xmax, ymax)) for the walkable area (default: derived). close() (or
+    leaving the `with` block) drains the writer and closes the file; a
+    failure of the writer raises from record(), flush() and close() with
+    its sentence. The world may be closed first: record() then raises
+    StaleHandleError, close() still finishes the file."""
+
+    def __init__(self, world, path, every=1, fps=10.0, queue_frames=8,
+                 wait_when_full=True, replace=False, area=None):
+        self._ptr = None
+        self._world = world
+        d = lib.throng_recorder_def_default()
+        d.every = _u32v(every, "every")
+        d.fps = float(fps)
+        d.queue_frames = _u32v(queue_frames, "queue_frames")
+        d.wait_when_full = bool(wait_when_full)
+        d.replace = bool(replace)
+        if area is not None:
+            (x0, y0), (x1, y1) = area
+            d.area_min[0], d.area_min[1] = float(x0), float(y0)
+            d.area_max[0], d.area_max[1] = float(x1), float(y1)
+        # The recorder's memory comes from a heap of its own, which lives
+        # as long as this object: closing the world frees the world's
+        # blocks, not the recorder's.
+        self._heap = _Heap()
+        self._heap.fill(d.allocator)
+        self._lock = world._lock
+        out = ctypes.c_void_p()
+        world._call(lib.throng_recorder_open, _path_bytes(path),
+                    ctypes.byref(d), ctypes.byref(out))
+        self._ptr = out.value
+        self.path = os.fspath(path)
+        self.every = d.every
+        self.fps = d.fps
+
+    def _handle(self):
+        if self._ptr is None:
+            raise ValueError("operation on a closed throng.Recorder")
+        return self._ptr
+
+    def _check(self, status):
+        if status == Status.ERR_BUSY:
+            raise _error(status, "")
+        if status != 0:
+            detail = lib.throng_recorder_last_error(self._ptr)
+            raise _error(status, detail.decode("utf-8", "replace")
+                         if detail else "")
+
+    def record(self):
+        """Call once after each step: every `every`-th call copies the
+        agents for the writer (see throng_recorder_record)."""
+        with self._lock:
+            self._check(lib.throng_recorder_record(self._handle()))
+
+    def flush(self):
+        """Waits until every frame recorded so far is committed."""
+        with self._lock:
+            self._check(lib.throng_recorder_flush(self._handle()))
+
+    def stats(self):
+        """throng_record_stats as a dict."""
+        s = throng_record_stats()
+        with self._lock:
+            self._check(lib.throng_recorder_stats(self._handle(),
+                                                  ctypes.byref(s)))
+        return _struct_to_dict(s)
+
+    @property
+    def last_error(self):
+        with self._lock:
+            return lib.throng_recorder_last_error(self._ptr).decode()
+
+    def close(self):
+        """Drains the queue, writes the last metadata and closes the file
+        (idempotent)."""
+        lock = getattr(self, "_lock", None)
+        if lock is None or getattr(self, "_ptr", None) is None:
+            return
+        with lock:
+            if self._ptr is None:
+                return
+            # A failure's sentence goes with the recorder: read it first.
+            flushed = lib.throng_recorder_flush(self._ptr)
+            detail = lib.throng_recorder_last_error(self._ptr)
+            detail = detail.decode("utf-8", "replace") if detail else ""
+            status = lib.throng_recorder_close(self._ptr)
+            if status == Status.ERR_BUSY:
+                raise _error(status, "")
+            self._ptr = None
+            self._heap.blocks.clear()
+        if status != 0:
+            raise _error(status, detail if flushed != 0 else "")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 (nothing may escape __del__)
+            pass
+
+
+Recording = namedtuple("Recording", [
+    "frame", "id", "x", "y", "z", "ori_x", "ori_y", "ori_z", "fps",
+    "dimensions", "metadata", "geometry", "frames"])
+Recording.__doc__ = """A recording read back (read_recording): one entry
+per row of trajectory_data, in (frame, id) order: frame and id (int64),
+x, y, ori_x, ori_y (float64; z and ori_z too in 3D, else None); fps and
+dimensions; metadata, the metadata table as a dict of strings; geometry,
+the WKT text; frames, throng_frames as (frame, step, agents) arrays (empty
+for a file another program wrote). Arrays are NumPy arrays when NumPy is
+installed, else array.array."""
+
+
+def read_recording(path):
+    """Reads a recording (throng's, or any JuPedSim version-1 file) with
+    Python's sqlite3 module, as arrays: see Recording."""
+    import array
+    import sqlite3
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(path)
+    con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        metadata = {str(k): str(v) for k, v in
+                    con.execute("SELECT key, value FROM metadata")}
+        columns = {r[1] for r in
+                   con.execute("PRAGMA table_info(trajectory_data)")}
+        three = "pos_z" in columns
+        names = ["frame", "id", "pos_x", "pos_y", "ori_x", "ori_y"]
+        if three:
+            names += ["pos_z", "ori_z"]
+        rows = con.execute("SELECT %s FROM trajectory_data ORDER BY frame, "
+                           "id" % ", ".join(names)).fetchall()
+        geometry = con.execute("SELECT wkt FROM geometry").fetchone()
+        frames = []
+        has_frames = con.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = "
+            "'throng_frames'").fetchone()[0]
+        if has_frames:
+            frames = con.execute("SELECT frame, step, agents FROM "
+                                 "throng_frames ORDER BY frame").fetchall()
+    finally:
+        con.close()
+    kinds = ["q", "q"] + ["d"] * (len(names) - 2)
+    if _np is not None:
+        cols = [_np.array([r[k] for r in rows],
+                          dtype=_np.int64 if kinds[k] == "q"
+                          else _np.float64)
+                for k in range(len(names))]
+        fr = [_np.array([f[k] for f in frames], dtype=_np.int64)
+              for k in range(3)]
+    else:
+        cols = [array.array(kinds[k], (r[k] for r in rows))
+                for k in range(len(names))]
+        fr = [array.array("q", (f[k] for f in frames)) for k in range(3)]
+    dims = int(metadata.get("dimensions", 3 if three else 2))
+    return Recording(
+        frame=cols[0], id=cols[1], x=cols[2], y=cols[3],
+        z=cols[6] if three else None, ori_x=cols[4], ori_y=cols[5],
+        ori_z=cols[7] if three else None,
+        fps=float(metadata["fps"]) if "fps" in metadata else None,
+        dimensions=dims, metadata=metadata,
+        geometry=geometry[0] if geometry else None,
+        frames=tuple(fr))

@@ -90,6 +90,10 @@ static throng_agent handle_of(const throng_world *w, uint32_t slot) {
     return h;
 }
 
+throng_agent agent_handle_of(const throng_world *w, uint32_t slot) {
+    return handle_of(w, slot);
+}
+
 /* Resolves a handle to a dense row, or records the refusal. */
 #define RESOLVE(w, fn, h, row)                 \
     do {                                       \
@@ -331,8 +335,12 @@ static void init_basis(throng_world *w, uint32_t i, const float v[3]) {
 
 throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
                                throng_agent *out) {
-    static const char fn[] = "throng_agent_add";
     WRITE_ENTRY(w);
+    return agent_add_row(w, "throng_agent_add", d, out);
+}
+
+throng_status agent_add_row(throng_world *w, const char *fn,
+                            const throng_agent_def *d, throng_agent *out) {
     if (!d || !out)
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: def and out_agent must not be NULL", fn);

@@ -29,6 +29,16 @@ throng_status world_check_row(throng_world *world, const char *fn,
 
 /* Wraps a position into the periodic box with periodic_wrap (no-op when
  * unbounded). */
+/* throng_agent_add's work inside the caller's write guard, its refusals
+ * worded for `fn`: the new agent is the last row, its heading the
+ * velocity's direction, its behaviour state zero. */
+throng_status agent_add_row(throng_world *world, const char *fn,
+                            const throng_agent_def *def,
+                            throng_agent *out_agent);
+
+/* The handle of the agent in a live slot. */
+throng_agent agent_handle_of(const throng_world *world, uint32_t slot);
+
 void world_wrap_position(const throng_world *world, float p[3]);
 
 /* A unit up vector perpendicular to the unit forward f, closest to hint. */

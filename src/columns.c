@@ -407,8 +407,8 @@ int reserve_slots(throng_world *w, uint32_t want) {
     uint64_t *keys =
         old_keys ? world_alloc(w, (size_t)cap * sizeof(uint64_t)) : NULL;
     slot_nav *const old_nav = w->slot_nav;
-    slot_nav *nav = old_nav ? world_alloc(w, (size_t)cap * sizeof(slot_nav))
-                            : NULL;
+    slot_nav *nav =
+        old_nav ? world_alloc(w, (size_t)cap * sizeof(slot_nav)) : NULL;
     throng_nav_arrival *arrivals =
         old_nav ? world_alloc(w, (size_t)cap * sizeof(throng_nav_arrival))
                 : NULL;

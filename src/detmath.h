@@ -215,13 +215,19 @@ static inline double detmath_exp(double x) {
     const double k = floor(x * DETMATH_INV_LN2 + 0.5);
     const double r = (x - k * DETMATH_LN2_HI) - k * DETMATH_LN2_LO;
     double p = 1.0 / 6227020800.0; /* 1 / 13! */
-    static const double inv_fact[13] = {
-        1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
-        1.0 / 362880.0,    1.0 / 40320.0,    1.0 / 5040.0,
-        1.0 / 720.0,       1.0 / 120.0,      1.0 / 24.0,
-        1.0 / 6.0,         1.0 / 2.0,        1.0,
-        1.0
-    };
+    static const double inv_fact[13] = { 1.0 / 479001600.0,
+                                         1.0 / 39916800.0,
+                                         1.0 / 3628800.0,
+                                         1.0 / 362880.0,
+                                         1.0 / 40320.0,
+                                         1.0 / 5040.0,
+                                         1.0 / 720.0,
+                                         1.0 / 120.0,
+                                         1.0 / 24.0,
+                                         1.0 / 6.0,
+                                         1.0 / 2.0,
+                                         1.0,
+                                         1.0 };
     for (int i = 0; i < 13; i++)
         p = p * r + inv_fact[i];
     return ldexp(p, (int)k);

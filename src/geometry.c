@@ -83,9 +83,8 @@ void geo_commit(throng_world *w, geo_object *obj, throng_object *out) {
     g->live++;
     g->planes += obj->kind == GEO_PLANE;
     g->version++;
-    g->shape_version += (GEO_OBSTACLES | GEO_WALLS) & GEO_MASK(obj->kind)
-                            ? 1u
-                            : 0u;
+    g->shape_version +=
+        (GEO_OBSTACLES | GEO_WALLS) & GEO_MASK(obj->kind) ? 1u : 0u;
     g->data_bytes += obj->data_bytes;
     out->id = index + 1;
     out->generation = gen;

@@ -83,8 +83,8 @@ typedef struct geometry {
     uint32_t *free_ids;
     uint32_t free_count;
     uint32_t live;
-    uint32_t planes;   /* live GEO_PLANE objects */
-    uint64_t version;  /* bumped by every add and remove */
+    uint32_t planes;  /* live GEO_PLANE objects */
+    uint64_t version; /* bumped by every add and remove */
     /* Bumped by every add and remove of an obstacle or wall: what
      * navigation fields rasterise. */
     uint64_t shape_version;

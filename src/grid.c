@@ -796,6 +796,69 @@ static uint32_t sparse_cut(throng_world *w, grid *g, parallel_sched *sched,
     return cells;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Canonical order: each cell's rows by host key                            */
+/* ------------------------------------------------------------------------ */
+
+/* The order of the rows inside a cell is the order the neighbour walk
+ * meets them in, and the walk's floating-point sums depend on it. The
+ * stable sort keeps them in their previous row order, which depends on
+ * the order the agents were added in and on which other agents share the
+ * world. A canonical world (throng_world_set_canonical_order) orders each
+ * cell's rows by host key instead (ties, agents without a key, by their
+ * previous row), a total order that depends on the cell's agents alone:
+ * two worlds holding the same agents near a cell, whatever else they
+ * hold, walk it in the same order. That is what lets a world split over
+ * several processes, each holding its agents and copies of its
+ * neighbours', give the bits of the whole (libthrong_mpi). It holds for a
+ * periodic box and for unbounded grids numbered densely or sparsely; a
+ * hashed table puts cells together that the numbering of another world
+ * would keep apart.
+ *
+ * The rows were left in this order by the last step, and agents seldom
+ * change cells, so a cell is nearly always in order: an insertion sort
+ * costs a pass over its keys. */
+typedef struct canon_ctx {
+    const throng_world *w;
+    const grid *g;
+} canon_ctx;
+
+static void canon_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                       int thread) {
+    (void)part;
+    (void)thread;
+    const canon_ctx *c = ctx;
+    const uint32_t *cell_start = c->g->cell_start;
+    uint32_t *sorted = c->g->sorted;
+    const uint32_t *slot = c->w->col.slot;
+    const uint64_t *keys = c->w->slot_keys;
+    for (uint32_t b = begin; b < end; b++) {
+        const uint32_t first = cell_start[b], last = cell_start[b + 1];
+        for (uint32_t r = first + 1; r < last; r++) {
+            const uint32_t row = sorted[r];
+            const uint64_t key = keys[slot[row]];
+            uint32_t j = r;
+            while (j > first) {
+                const uint32_t before = sorted[j - 1];
+                const uint64_t k = keys[slot[before]];
+                if (k < key || (k == key && before < row))
+                    break;
+                sorted[j] = before;
+                j--;
+            }
+            sorted[j] = row;
+        }
+    }
+}
+
+static void canonical_cells(const throng_world *w, grid *g,
+                            parallel_sched *sched, uint32_t parts) {
+    if (!w->slot_keys || w->count < 2)
+        return; /* no keys: the previous row order is all there is */
+    canon_ctx c = { .w = w, .g = g };
+    parallel_parts(sched, g->bucket_count, parts, canon_part, &c);
+}
+
 /* The most buckets, and histogram entries, that any build of up to `room`
  * agents on up to `threads` threads can ask for. The storage is reserved
  * for that at once, so a crowd that spreads out (its bounding box of
@@ -915,6 +978,8 @@ int grid_build(throng_world *w, parallel_sched *sched, int permute) {
         occupied = sparse_cut(w, g, sched, row_parts > 0 ? row_parts : 1);
         g->bucket_count = occupied;
     }
+    if (w->canonical_order && !sched->failed)
+        canonical_cells(w, g, sched, parts);
     if (permute)
         permute_columns(w, sched);
     if (sched->failed) {

@@ -217,6 +217,7 @@ struct env_run;
 struct env_block;
 struct flock_rows_query;
 struct pick_entry;
+struct orca_block_2d;
 struct flock_held;
 
 typedef struct key_entry key_entry;
@@ -363,6 +364,11 @@ struct throng_world {
      * shows keep their memory through a step (grid.c copies them back
      * from the spares instead of trading places with them). */
     int stable_columns;
+    /* throng_world_set_canonical_order: the rows of each grid cell are
+     * ordered by host key (grid.c) and random streams are keyed by it
+     * (steer_row_key), so a step's results depend on the agents' keys and
+     * states only, not on their slots or the order they were added in. */
+    int canonical_order;
 
     /* The neighbour cap's index of crowded buckets (steer_cap.c), one
      * block of cap_index_bytes, allocated by the first step a capped
@@ -416,6 +422,14 @@ struct throng_world {
     void (*env_block)(const struct throng_world *,
                       const struct throng_behaviour *, uint32_t,
                       const int32_t *, uint32_t, uint32_t, struct env_block *);
+    /* ORCA in the plane on the path's lanes (orca_lanes.h); NULL on the
+     * scalar path. */
+    uint32_t (*orca_block_lines)(struct orca_block_2d *, float);
+    uint32_t (*orca_block_solve)(struct orca_block_2d *, uint32_t);
+
+    /* What must hear of the world's destruction (world.h: world_watch),
+     * a list its owners link in and out. */
+    struct world_watch *watches;
 
     char error[256];
 };

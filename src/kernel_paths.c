@@ -10,6 +10,7 @@
 #include "steer_flock.h"
 #include "steer_env.h"
 #include "integrate.h"
+#include "orca_lanes.h"
 #include "simd.h"
 
 #include <string.h>
@@ -31,6 +32,8 @@ typedef struct kernel_path {
     void (*integrate_3d)(throng_world *, uint32_t, uint32_t, float);
     env_lanes_fn env_lanes;
     env_block_fn env_block;
+    orca_block_lines_fn orca_lines;
+    orca_block_solve_fn orca_solve;
 } kernel_path;
 
 static const kernel_path paths[] = {
@@ -38,25 +41,26 @@ static const kernel_path paths[] = {
     { THRONG_SIMD_AVX512, flock_kernel_avx512, flock_cap_scan_avx512,
       flock_count_below_avx512, flock_cap_rows_avx512, flock_hold_rows_avx512,
       integrate_2d_avx512, integrate_3d_avx512, env_avoid_lanes_avx512,
-      env_avoid_block_avx512 },
+      env_avoid_block_avx512, orca_block_lines_avx512,
+      orca_block_solve_avx512 },
     { THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
       flock_count_below_avx2, flock_cap_rows_avx2, flock_hold_rows_avx2,
       integrate_2d_avx2, integrate_3d_avx2, env_avoid_lanes_avx2,
-      env_avoid_block_avx2 },
+      env_avoid_block_avx2, orca_block_lines_avx2, orca_block_solve_avx2 },
     { THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
       flock_count_below_sse2, flock_cap_rows_sse2, flock_hold_rows_sse2,
       integrate_2d_sse2, integrate_3d_sse2, env_avoid_lanes_sse2,
-      env_avoid_block_sse2 },
+      env_avoid_block_sse2, orca_block_lines_sse2, orca_block_solve_sse2 },
 #endif
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
     /* AdvSIMD is part of the aarch64 base architecture. */
     { THRONG_SIMD_NEON, flock_kernel_neon, flock_cap_scan_neon,
       flock_count_below_neon, flock_cap_rows_neon, flock_hold_rows_neon,
       integrate_2d_neon, integrate_3d_neon, env_avoid_lanes_neon,
-      env_avoid_block_neon },
+      env_avoid_block_neon, orca_block_lines_neon, orca_block_solve_neon },
 #endif
     { THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
-      NULL, NULL, NULL, NULL, NULL, NULL },
+      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 #define PATH_COUNT (sizeof paths / sizeof paths[0])
 
@@ -77,6 +81,8 @@ int world_use_simd(throng_world *w, throng_simd simd) {
     w->integrate_3d = p->integrate_3d;
     w->env_lanes = p->env_lanes;
     w->env_block = p->env_block;
+    w->orca_block_lines = p->orca_lines;
+    w->orca_block_solve = p->orca_solve;
     w->simd = p->id;
     w->simd_name = throng_simd_name(p->id);
     return 0;

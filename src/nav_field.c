@@ -74,8 +74,8 @@ static throng_status check_cost(throng_world *w, const char *fn,
 /* The cell index range [lo, hi) per axis of the cells a box [a, b] may
  * touch, clamped to the grid; 0 when it misses the grid. Computed in
  * double: any finite float coordinate has a finite cell coordinate. */
-static int grid_cells_of(const nav_field *f, const double a[3], const double b[3],
-                      uint32_t lo[3], uint32_t hi[3]) {
+static int grid_cells_of(const nav_field *f, const double a[3],
+                         const double b[3], uint32_t lo[3], uint32_t hi[3]) {
     for (int k = 0; k < 3; k++) {
         if (k >= f->dims) {
             lo[k] = 0u;
@@ -225,14 +225,12 @@ throng_status nav_field_check_def(throng_world *w, const char *fn,
                                   "max[%d], got %g and %g",
                                   fn, i, k, k, (double)g->min[k],
                                   (double)g->max[k]);
-        if ((st = check_cost(w, fn, "regions[].cost", i, g->cost)) !=
-            THRONG_OK)
+        if ((st = check_cost(w, fn, "regions[].cost", i, g->cost)) != THRONG_OK)
             return st;
     }
     if (d->costs)
         for (uint64_t c = 0; c < cells; c++)
-            if ((st = check_cost(w, fn, "costs", c, d->costs[c])) !=
-                THRONG_OK)
+            if ((st = check_cost(w, fn, "costs", c, d->costs[c])) != THRONG_OK)
                 return st;
     return THRONG_OK;
 }
@@ -262,8 +260,8 @@ static int field_blocks(nav_field *f, nav_block out[16]) {
     out[n++] = (nav_block){ (void **)&f->time, padded * sizeof(uint64_t) };
     out[n++] = (nav_block){ (void **)&f->dir,
                             padded * (size_t)f->dims * sizeof(float) };
-    out[n++] = (nav_block){ (void **)&f->unit_table,
-                            NAV_UNIT * sizeof(uint16_t) };
+    out[n++] =
+        (nav_block){ (void **)&f->unit_table, NAV_UNIT * sizeof(uint16_t) };
     out[n++] = (nav_block){ &f->scratch, f->scratch_bytes };
     out[n++] = (nav_block){ (void **)&f->start, f->r.tile_count };
     out[n++] = (nav_block){ (void **)&f->mark, padded };
@@ -459,7 +457,7 @@ static double box_distance(const double p[3], const double lo[3],
                            const double hi[3], int dims) {
     double d2 = 0.0;
     for (int k = 0; k < dims; k++) {
-        const double e = p[k] < lo[k] ? lo[k] - p[k]
+        const double e = p[k] < lo[k]   ? lo[k] - p[k]
                          : p[k] > hi[k] ? p[k] - hi[k]
                                         : 0.0;
         d2 += e * e;
@@ -472,8 +470,8 @@ static double segment_distance(const double p[3], const double a[3],
                                const double b[3]) {
     const double dx = b[0] - a[0], dy = b[1] - a[1];
     const double len2 = dx * dx + dy * dy;
-    double t = len2 > 0.0 ? ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2
-                          : 0.0;
+    double t =
+        len2 > 0.0 ? ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2 : 0.0;
     t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
     const double ex = p[0] - (a[0] + t * dx), ey = p[1] - (a[1] + t * dy);
     return sqrt(ex * ex + ey * ey);
@@ -660,8 +658,8 @@ static void raster(const throng_world *w, nav_field *f) {
     uint32_t at[3];
     for (at[2] = 0; at[2] < f->size[2]; at[2]++)
         for (at[1] = 0; at[1] < f->size[1]; at[1]++) {
-            const size_t row = padded_at(f, (const uint32_t[3]){ 0u, at[1],
-                                                                at[2] });
+            const size_t row =
+                padded_at(f, (const uint32_t[3]){ 0u, at[1], at[2] });
             const size_t base =
                 (size_t)f->size[0] * (at[1] + (size_t)f->size[1] * at[2]);
             for (uint32_t x = 0; x < f->size[0]; x++)
@@ -744,8 +742,8 @@ void nav_field_build(throng_world *w, nav_field *f, parallel_sched *sched,
     uint32_t at[3];
     for (at[2] = 0; at[2] < f->size[2]; at[2]++)
         for (at[1] = 0; at[1] < f->size[1]; at[1]++) {
-            const size_t row = padded_at(f, (const uint32_t[3]){ 0u, at[1],
-                                                                at[2] });
+            const size_t row =
+                padded_at(f, (const uint32_t[3]){ 0u, at[1], at[2] });
             const size_t base =
                 (size_t)f->size[0] * (at[1] + (size_t)f->size[1] * at[2]);
             for (uint32_t x = 0; x < f->size[0]; x++) {
@@ -777,8 +775,8 @@ void nav_field_build(throng_world *w, nav_field *f, parallel_sched *sched,
         }
         f->last_reset = f->cells;
     } else if (changed > 0u) {
-        f->last_reset = nav_solve_reset_downstream(
-            &f->r, &a, f->queue, changed, f->queue, f->mark, f->start);
+        f->last_reset = nav_solve_reset_downstream(&f->r, &a, f->queue, changed,
+                                                   f->queue, f->mark, f->start);
     } else {
         f->last_reset = 0u;
     }
@@ -816,7 +814,8 @@ static int cell_of(const nav_field *f, const float p[3], uint32_t at[3]) {
             at[k] = 0u;
             continue;
         }
-        const double u = ((double)p[k] - (double)f->origin[k]) / (double)f->cell;
+        const double u =
+            ((double)p[k] - (double)f->origin[k]) / (double)f->cell;
         if (!(u >= 0.0 && u < (double)f->size[k]))
             return 0;
         at[k] = (uint32_t)u;
@@ -826,8 +825,8 @@ static int cell_of(const nav_field *f, const float p[3], uint32_t at[3]) {
 
 /* Sums of v over a window of `half` cells on each side along axis ax, in
  * place, through `tmp` (one line). */
-static void window_sums(const nav_field *f, uint32_t *v, uint32_t *tmp,
-                        int ax, uint32_t half) {
+static void window_sums(const nav_field *f, uint32_t *v, uint32_t *tmp, int ax,
+                        uint32_t half) {
     const uint32_t n = f->size[ax];
     size_t stride = 1u;
     for (int k = 0; k < ax; k++)
@@ -855,8 +854,8 @@ static void window_sums(const nav_field *f, uint32_t *v, uint32_t *tmp,
 
 void nav_field_density(nav_field *f, const uint8_t *cls) {
     const size_t cells = (size_t)f->cells;
-    const uint32_t half = (uint32_t)floor((double)f->density_radius /
-                                          (double)f->cell);
+    const uint32_t half =
+        (uint32_t)floor((double)f->density_radius / (double)f->cell);
     const uint32_t span = half < (1u << 20) ? half : (1u << 20);
     /* The window's passable cells (neither at cost 0 nor solid in the
      * raster), then its agents, summed along each axis in turn; the

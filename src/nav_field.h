@@ -43,8 +43,8 @@ typedef struct nav_field {
     uint16_t *unit_table;
     void *scratch;
     size_t scratch_bytes;
-    uint8_t *start; /* tile flags */
-    uint8_t *mark;  /* padded, zero between rebuilds */
+    uint8_t *start;  /* tile flags */
+    uint8_t *mark;   /* padded, zero between rebuilds */
     uint32_t *queue; /* padded: the changed cells, then the walk */
     /* Density (when density_interval > 0): agents counted per cell at the
      * last count, and the smoothed agents per m^2 (m^3 in 3D) of each. */

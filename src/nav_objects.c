@@ -125,8 +125,7 @@ throng_status throng_nav_field_add(throng_world *w,
 }
 
 throng_status throng_nav_field_sample(const throng_world *cw,
-                                      throng_object field,
-                                      const float point[3],
+                                      throng_object field, const float point[3],
                                       throng_nav_sample *out) {
     static const char fn[] = "throng_nav_field_sample";
     READ_ENTRY(cw, w, fn, out, "out");
@@ -301,8 +300,8 @@ throng_status throng_agent_set_nav_field(throng_world *w, throng_agent agent,
     if (s < 0)
         return handle_fail(w, fn, "handle", agent.slot, agent.generation,
                            agent.world, "agent");
-    const int clear = field.id == 0u && field.generation == 0u &&
-                      field.world == 0u;
+    const int clear =
+        field.id == 0u && field.generation == 0u && field.world == 0u;
     if (!clear && !field_of(w, fn, field))
         return THRONG_ERR_STALE_HANDLE;
     if (world_enable_nav_state(w))

@@ -161,8 +161,7 @@ void nav_unit_table_fill(uint16_t *table) {
 
 /* The two-axis part of an update: x for the nearer times lo and lo + d,
  * d < F, from the table when the step is the base one. */
-static inline uint64_t two_axes(const uint16_t *table, uint64_t d,
-                                uint64_t F) {
+static inline uint64_t two_axes(const uint16_t *table, uint64_t d, uint64_t F) {
     return F == NAV_UNIT ? (uint64_t)table[d] : two_sided(d, F);
 }
 
@@ -365,8 +364,7 @@ static int sweep3(const nav_raster *r, const nav_solve_arrays *a,
                 const uint32_t swept[3] = { ii, jj, kk };
                 for (int ax = 0; ax < 3; ax++)
                     if (swept[ax] > 0u &&
-                        may_lower(u, tag,
-                                  T[(size_t)((ptrdiff_t)c + back[ax])]))
+                        may_lower(u, tag, T[(size_t)((ptrdiff_t)c + back[ax])]))
                         dirty |= SWEEP_DIRTY;
             }
         }
@@ -505,8 +503,8 @@ static uint32_t process_tile(const solve_ctx *x, uint32_t t) {
                                (bits & 4u) ? -1 : 1 };
             dirty = sweep3(r, x->a, &b, d);
         } else {
-            dirty = sweep2(r, x->a, &b, (bits & 1u) ? -1 : 1,
-                           (bits & 2u) ? -1 : 1);
+            dirty =
+                sweep2(r, x->a, &b, (bits & 1u) ? -1 : 1, (bits & 2u) ? -1 : 1);
         }
         changed |= dirty & SWEEP_CHANGED;
         if (!(dirty & SWEEP_DIRTY))
@@ -518,8 +516,7 @@ static uint32_t process_tile(const solve_ctx *x, uint32_t t) {
     return n + 1u;
 }
 
-static void process_range(void *ctx, uint32_t begin, uint32_t end,
-                          int thread) {
+static void process_range(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const solve_ctx *x = ctx;
     for (uint32_t i = begin; i < end; i++) {
@@ -683,8 +680,8 @@ void nav_solve(const nav_raster *r, const nav_solve_arrays *a,
 /* Whether cell y's time came from its neighbour c along axis ax, c on
  * y's `side` (0: c is y's lower neighbour, 1: its upper one): c is y's
  * nearer neighbour on that axis and earlier than y. */
-static int came_from(const nav_raster *r, const uint64_t *T, size_t y,
-                     int ax, int side) {
+static int came_from(const nav_raster *r, const uint64_t *T, size_t y, int ax,
+                     int side) {
     const uint64_t raw = T[y];
     if (raw == 0u || raw == NAV_SOLID_TIME)
         return 0;

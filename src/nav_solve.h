@@ -50,11 +50,11 @@
 typedef struct nav_raster {
     int dims;
     uint32_t n[3];
-    uint32_t padded[3];   /* n + 2 on the world's axes, else 1 */
-    size_t stride[3];     /* 1, padded[0], padded[0] padded[1] */
-    size_t padded_cells;  /* padded[0] padded[1] padded[2] */
-    uint32_t tile[3];     /* tile edge per axis (1 on absent axes) */
-    uint32_t tiles[3];    /* tiles per axis */
+    uint32_t padded[3];  /* n + 2 on the world's axes, else 1 */
+    size_t stride[3];    /* 1, padded[0], padded[0] padded[1] */
+    size_t padded_cells; /* padded[0] padded[1] padded[2] */
+    uint32_t tile[3];    /* tile edge per axis (1 on absent axes) */
+    uint32_t tiles[3];   /* tiles per axis */
     uint32_t tile_count;
 } nav_raster;
 
@@ -62,9 +62,9 @@ typedef struct nav_raster {
  * long) and the solver's scratch (nav_solve_scratch_bytes). */
 typedef struct nav_solve_arrays {
     const uint8_t *cls;
-    const uint32_t *step;  /* units per cell step: NAV_UNIT * cost */
-    uint64_t *time;        /* in: the start (see nav_solve); out: result */
-    float *dir;            /* out: dims floats per cell, unit, or 0 */
+    const uint32_t *step; /* units per cell step: NAV_UNIT * cost */
+    uint64_t *time;       /* in: the start (see nav_solve); out: result */
+    float *dir;           /* out: dims floats per cell, unit, or 0 */
     /* NAV_UNIT entries from nav_unit_table_fill. */
     const uint16_t *unit_table;
     /* Scratch, from nav_solve_scratch_bytes (aligned to 8 bytes). */

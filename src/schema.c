@@ -79,17 +79,19 @@ const size_t schema_field_count =
  * mask. */
 #define KIND_VALUE(k, number, member)                                  \
     _Static_assert(THRONG_BEHAVIOUR_##k == (number) && (number) > 0 && \
-                       (number) < SCHEMA_KIND_LIMIT,                                  \
+                       (number) < SCHEMA_KIND_LIMIT,                   \
                    #k);
 THRONG_SCHEMA_KINDS(KIND_VALUE)
 #undef KIND_VALUE
 
 #define KIND_NAME(k, number, member) [THRONG_BEHAVIOUR_##k] = #k,
-static const char *const kind_names[SCHEMA_KIND_LIMIT] = { THRONG_SCHEMA_KINDS(KIND_NAME) };
+static const char *const kind_names[SCHEMA_KIND_LIMIT] = { THRONG_SCHEMA_KINDS(
+    KIND_NAME) };
 #undef KIND_NAME
 #define KIND_MEMBER(k, number, member) [THRONG_BEHAVIOUR_##k] = #member,
-static const char *const kind_members[SCHEMA_KIND_LIMIT] = { THRONG_SCHEMA_KINDS(
-    KIND_MEMBER) };
+static const char *const kind_members[SCHEMA_KIND_LIMIT] = {
+    THRONG_SCHEMA_KINDS(KIND_MEMBER)
+};
 #undef KIND_MEMBER
 
 typedef struct enum_value {

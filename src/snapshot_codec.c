@@ -445,7 +445,7 @@ static void io_nav(snap_codec *c, throng_world *w, geo_object *o) {
     }
     if (has_costs && c->status == THRONG_OK)
         io_f32s(c, costs, (size_t)cells);
-    uint32_t counted = f && f->counted ? 1u : 0u;
+    uint32_t counted = f && f->counted && !c->definition ? 1u : 0u;
     io_u32(c, &counted);
     if (!c->reading) {
         if (d.density_interval && counted)

@@ -44,6 +44,11 @@ typedef struct snap_codec {
     uint64_t len;      /* reading: its length */
     uint64_t pos;      /* bytes written or read so far, header included */
     uint32_t version;  /* the format version being read or written */
+    /* Writing the definition only (throng_world_definition_hash): what
+     * a world's steps have made of its objects (a navigation field's
+     * count of the crowd) is left out, so worlds made by the same calls
+     * hash alike whatever their agents did. */
+    int definition;
     /* Reading: the new world's id, and the old tag of a snapshot before
      * SNAP_VERSION_WORLD_ID, for the handles read back. */
     uint64_t world_id;

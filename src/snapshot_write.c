@@ -135,6 +135,63 @@ static uint64_t snap_encode(throng_world *w, uint8_t *out) {
     return c.pos;
 }
 
+/* The definition's part of a snapshot, encoded to `out` (or measured):
+ * the settings without the world's id, threads, step and agent counts,
+ * then the objects and groups as a snapshot writes them. */
+static uint64_t definition_encode(throng_world *w, uint8_t *out) {
+    snap_codec c;
+    memset(&c, 0, sizeof c);
+    c.out = out;
+    c.version = THRONG_SNAPSHOT_VERSION;
+    c.definition = 1;
+    snap_settings s;
+    settings_of(w, &s);
+    s.threads = 0;
+    s.world_id = 0;
+    s.step = 0;
+    s.behaviour_state = 0;
+    s.slot_count = s.slot_free = s.agent_count = 0;
+    io_settings(&c, &s);
+    if (w->geo) {
+        for (uint32_t i = 0; i < w->geo->count; i++)
+            io_object(&c, w, &w->geo->objects[i]);
+        io_u32s(&c, w->geo->free_ids, w->geo->free_count);
+    }
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        uint32_t live = (uint32_t)w->groups[g].live;
+        io_u32(&c, &w->groups[g].generation);
+        io_u32(&c, &live);
+        if (live)
+            io_group(&c, &w->groups[g]);
+    }
+    for (uint32_t g = w->group_free_head, k = 0; k < w->group_free_count;
+         k++, g = w->groups[g].next_free)
+        io_u32(&c, &g);
+    return c.pos;
+}
+
+uint64_t throng_world_definition_hash(const throng_world *cw) {
+    WORLD_READ_OR(cw, 0u);
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return 0;
+    const uint64_t size = definition_encode(w, NULL);
+    if (size > (uint64_t)SIZE_MAX)
+        return 0;
+    uint8_t *bytes = world_alloc(w, (size_t)size);
+    if (!bytes)
+        return 0;
+    definition_encode(w, bytes);
+    /* FNV-1a, 64 bits, as the snapshot's checksum. */
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (uint64_t i = 0; i < size; i++) {
+        h ^= bytes[i];
+        h *= 0x100000001B3ull;
+    }
+    world_free(w, bytes, (size_t)size);
+    return h ? h : 1u;
+}
+
 /* The size, or records a refusal when it does not fit a size_t (only
  * possible where size_t is 32 bits). */
 static throng_status snap_measure(throng_world *w, const char *fn,

@@ -115,7 +115,10 @@ void steer_resolve_rows(throng_world *w, parallel_sched *sched) {
         return;
     if (w->behaviour_state)
         w->target_rows = w->spare4[RESOLVE_TARGET_SPARE];
-    if ((w->behaviour_state || w->wander_used) && drawing_groups(w))
+    /* A canonical world keys the streams by host key (steer_row_key):
+     * the lanes read it row by row rather than from resolved slots. */
+    if ((w->behaviour_state || w->wander_used) && !w->canonical_order &&
+        drawing_groups(w))
         w->slot_gens = w->spare4[RESOLVE_GEN_SPARE];
     if (!w->target_rows && !w->slot_gens)
         return;

@@ -108,9 +108,13 @@ static inline int64_t steer_row_target(const throng_world *w, uint32_t row) {
 }
 
 /* The key of row `row`'s random streams: its slot and the slot's
- * generation (from the step's resolved rows when there are). */
+ * generation (from the step's resolved rows when there are); in a
+ * canonical world (throng_world_set_canonical_order) its host key, when
+ * it has one, so the draws do not depend on which slot the agent holds. */
 static inline uint64_t steer_row_key(const throng_world *w, uint32_t row) {
     const uint32_t slot = w->col.slot[row];
+    if (w->canonical_order && slot_host_key(w, slot) != 0)
+        return slot_host_key(w, slot);
     const uint32_t gen =
         w->slot_gens ? w->slot_gens[row] : w->slots[slot].generation;
     return ((uint64_t)slot << 32) | gen;

@@ -245,8 +245,7 @@ static float weidmann_share(float rho, float jam, float gamma) {
         return 1.0f;
     if (rho >= jam)
         return 0.0f;
-    const double x =
-        -(double)gamma * (1.0 / (double)rho - 1.0 / (double)jam);
+    const double x = -(double)gamma * (1.0 / (double)rho - 1.0 / (double)jam);
     return (float)(1.0 - detmath_exp(x));
 }
 

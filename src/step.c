@@ -90,6 +90,10 @@ static throng_status world_tick(throng_world *w, float dt,
     if (w->geo && geometry_prepare(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the obstacle grid", fn);
+    /* The path's kernels, on the first step (world creation chose the
+     * path; the scratch below is sized for them). */
+    if (!w->kernel)
+        (void)world_use_simd(w, w->simd);
     /* Navigation fields count the crowd when due and are rebuilt where
      * out of date, from the state before the tick. */
     nav_prepare(w, sched);
@@ -125,10 +129,6 @@ static throng_status world_tick(throng_world *w, float dt,
     if (w->behaviour_state)
         world_links(w);
     steer_resolve_rows(w, sched);
-    /* The path's kernels, on the first step (world creation chose the
-     * path). */
-    if (!w->kernel)
-        (void)world_use_simd(w, w->simd);
     VALIDATE_AFTER(w, sched, VALIDATE_TAILS_AND_LINKS);
     double t1 = parallel_now();
     steer_flock(w, sched, dt);

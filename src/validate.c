@@ -309,6 +309,20 @@ static uint32_t row_bucket(const throng_world *w, uint32_t row, int32_t cell[3],
     return *outside ? 0u : grid_bucket(g, cell[0], cell[1], cell[2]);
 }
 
+/* Rows a < b of one bucket are in the build's order: by source row, or
+ * in canonical order by host key first (the rows were permuted, so each
+ * row's slot is its own). */
+static int rows_in_order(const throng_world *w, uint32_t a, uint32_t b) {
+    const uint32_t *sorted = w->grid.sorted;
+    if (w->canonical_order && w->slot_keys) {
+        const uint64_t ka = w->slot_keys[w->col.slot[a]],
+                       kb = w->slot_keys[w->col.slot[b]];
+        if (ka != kb)
+            return ka < kb;
+    }
+    return sorted[a] < sorted[b];
+}
+
 /* cell_start, the occupied count, and every row in the bucket whose
  * range holds it, in its old order within the bucket. */
 static throng_status grid_order(throng_world *w, validate_stage stage) {
@@ -338,11 +352,15 @@ static throng_status grid_order(throng_world *w, validate_stage stage) {
                                   "[%u, %u)",
                                   r, slot_of(w, r), (int)c[0], (int)c[1],
                                   (int)c[2], at, b, start[b], start[b + 1]);
-            if (r > start[b] && g->sorted[r] <= g->sorted[r - 1])
+            if (r > start[b] && !rows_in_order(w, r - 1, r))
                 return sweep_fail(w, stage,
                                   "rows %u and %u of bucket %u came from rows "
-                                  "%u and %u: the sort was not stable",
-                                  r - 1, r, b, g->sorted[r - 1], g->sorted[r]);
+                                  "%u and %u: the sort was not stable%s",
+                                  r - 1, r, b, g->sorted[r - 1], g->sorted[r],
+                                  w->canonical_order
+                                      ? " (in canonical order: by host key, "
+                                        "then source row)"
+                                      : "");
         }
     }
     if (occupied != g->occupied)
@@ -535,9 +553,8 @@ throng_status validate_nav(throng_world *w, validate_stage stage) {
     if (w->slot_nav)
         for (uint32_t s = 0; s < w->slot_count; s++)
             if (w->slot_nav[s].state == SLOT_NAV_ARRIVING)
-                return sweep_fail(w, stage,
-                                  "slot %u is still arriving after its tick",
-                                  s);
+                return sweep_fail(
+                    w, stage, "slot %u is still arriving after its tick", s);
     if (stage != VALIDATE_BEFORE_STEP || !w->geo)
         return THRONG_OK;
     for (uint32_t i = 0; i < w->geo->count; i++) {

@@ -46,6 +46,19 @@
  * with no branch on the data; the plain scan one
  * candidate at a time (nearest_dims()) is the scalar path's and the
  * reference the tests hold them to.
+ *
+ * In the plane, on a vector path, the constraints and the program run
+ * on the lanes, one agent per lane (orca_lanes.h): each row's pairs are
+ * gathered into the next lane of a block of ORCA_BLOCK_LANES rows, and
+ * once the block is full (or the rows end) its half-planes, the test of
+ * the preferred velocity, and phase one of the linear program run for
+ * every lane at once, each lane with orca2d.c's operations; the nudge
+ * and turn of the lanes that solve, and the program of a lane the lanes
+ * leave (no velocity satisfies every line), are the one-row code's. A
+ * row's limits and its store wait for its block, which changes nothing:
+ * each row writes only its own slot. Rows with static constraints (hard
+ * lines come first, in numbers that differ from row to row) and groups
+ * whose max_neighbours exceeds ORCA_BLOCK_PAIRS solve alone.
  */
 #include "velocity.h"
 
@@ -58,6 +71,7 @@
 #include "integrate.h"
 #include "orca2d.h"
 #include "orca3d.h"
+#include "orca_lanes.h"
 #include "orca_static.h"
 #include "rng.h"
 #include "steer.h"
@@ -122,10 +136,18 @@ static size_t picks_bytes(uint32_t k) {
            4u * HELD_COLUMN * sizeof(uint32_t);
 }
 
-static size_t thread_bytes(uint32_t k) {
+static size_t align_bytes(size_t raw) {
+    return (raw + THRONG_ALIGN - 1u) & ~(size_t)(THRONG_ALIGN - 1u);
+}
+
+/* A thread's scratch: the picks and held columns, the constraints and the
+ * solver's copy, then the lanes' block (2D worlds on a vector path). */
+static size_t thread_bytes(const throng_world *w, uint32_t k) {
     const size_t raw =
         picks_bytes(k) + 2u * (k + ORCA_STATIC_MAX) * sizeof(orca_plane);
-    return (raw + THRONG_ALIGN - 1u) & ~(size_t)(THRONG_ALIGN - 1u);
+    const size_t block =
+        w->orca_block_lines && w->dims == 2 ? sizeof(orca_block_2d) : 0u;
+    return align_bytes(raw) + align_bytes(block);
 }
 
 /* The largest max_neighbours of the live groups that avoid; 0 for none. */
@@ -147,7 +169,7 @@ int velocity_needed(const throng_world *w) {
 }
 
 int velocity_reserve(throng_world *w, uint32_t threads) {
-    const size_t need = (size_t)threads * thread_bytes(most_picks(w));
+    const size_t need = (size_t)threads * thread_bytes(w, most_picks(w));
     if (need <= w->velocity_scratch_bytes)
         return 0;
     void *block = world_alloc(w, need);
@@ -508,13 +530,128 @@ static uint32_t batch_lines(pair_batch *b, const group_kernel_params *k,
     return m;
 }
 
+/* The rows a thread has handed to the lanes (orca_block_2d), waiting for
+ * the block to fill: each row's preferred velocity, kept for the answer
+ * the solve does not change. */
+typedef struct lanes_rows {
+    orca_block_2d *block; /* NULL: the path has no lanes */
+    uint32_t row[ORCA_BLOCK_LANES];
+    float pref_x[ORCA_BLOCK_LANES], pref_y[ORCA_BLOCK_LANES];
+} lanes_rows;
+
+/* Row t's pairs into the next lane of the block: the inputs
+ * orca_agent_line_2d() gets from orca_row() for each pick, in pick
+ * order, skipping the same pairs. */
+static void lanes_take(const throng_world *w, uint32_t t,
+                       const group_kernel_params *k, const cell_range *ranges,
+                       const pick_entry *picks, uint32_t n, float radius,
+                       float max_speed, const float own_v[2], const float v[2],
+                       lanes_rows *q) {
+    const agent_columns *c = &w->col;
+    orca_block_2d *b = q->block;
+    const uint32_t l = b->lanes++;
+    const uint32_t own_slot = c->slot[t];
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t j = (uint32_t)picks[i].where;
+        const uint32_t range = (uint32_t)(picks[i].where >> 32);
+        const float reach =
+            radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+        if (!(reach > 0.0f))
+            continue;
+        float d[3];
+        (void)flock_offset(w, &ranges[range], t, j, d);
+        const int blind = k->filter_back &&
+                          !flock_sees(w, w->group_params[c->group[j]].see, t);
+        const uint32_t e = count++ * ORCA_BLOCK_LANES + l;
+        b->px[e] = d[0];
+        b->py[e] = d[1];
+        b->vx[e] = own_v[0] - c->vx[j];
+        b->vy[e] = own_v[1] - c->vy[j];
+        b->reach[e] = reach;
+        b->tie[e] = own_slot < c->slot[j] ? -1.0f : 1.0f;
+        b->share[e] = blind ? 1.0f : k->orca_share;
+    }
+    b->count[l] = count;
+    b->own_vx[l] = own_v[0];
+    b->own_vy[l] = own_v[1];
+    b->want_x[l] = v[0];
+    b->want_y[l] = v[1];
+    b->max_speed[l] = max_speed;
+    b->inv_tau[l] = k->orca_inv_tau;
+    q->row[l] = t;
+    q->pref_x[l] = v[0];
+    q->pref_y[l] = v[1];
+}
+
+static void limit_motion(const throng_world *w, uint32_t t, float dt,
+                         const group_kernel_params *k, float *v);
+
+/* A row's new velocity v into its force slot, after its group's limits. */
+static inline void velocity_put(throng_world *w, uint32_t t, float dt,
+                                const group_kernel_params *k, float *v) {
+    if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
+        limit_motion(w, t, dt, k, v);
+    w->steer_x[t] = v[0];
+    w->steer_y[t] = v[1];
+    if (w->dims == 3)
+        w->steer_z[t] = v[2];
+}
+
+/* The block's rows solved and put: lines and the test on the lanes; the
+ * nudge and turn of those that solve; the program on the lanes, or
+ * orca_solve_2d() for the lanes it leaves (their lines copied out into
+ * the scratch `lines`, room for twice their count). */
+static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
+                        orca_line *lines) {
+    orca_block_2d *b = q->block;
+    if (b->lanes == 0u)
+        return;
+    const agent_columns *c = &w->col;
+    const uint32_t solve = w->orca_block_lines(b, 1.0f / dt);
+    for (uint32_t m = solve; m; m &= m - 1u) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m);
+        const uint32_t t = q->row[l];
+        float want[3] = { b->want_x[l], b->want_y[l], 0.0f };
+        nudge(w, t, b->max_speed[l], 0, want);
+        turn_right(&w->group_params[c->group[t]], want);
+        b->want_x[l] = want[0];
+        b->want_y[l] = want[1];
+    }
+    const uint32_t alone = w->orca_block_solve(b, solve);
+    for (uint32_t m = alone; m; m &= m - 1u) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m);
+        orca_block_lane_lines(b, l, lines);
+        const float want[2] = { b->want_x[l], b->want_y[l] };
+        float out[2];
+        orca_solve_2d(lines, b->count[l], 0u, b->max_speed[l], want,
+                      lines + b->count[l], out);
+        b->out_x[l] = out[0];
+        b->out_y[l] = out[1];
+    }
+    for (uint32_t l = 0; l < b->lanes; l++) {
+        const uint32_t t = q->row[l];
+        float v[3] = { q->pref_x[l], q->pref_y[l], 0.0f };
+        /* As orca_row(): a non-finite answer leaves the preferred one. */
+        if (((solve >> l) & 1u) && is_finite_float(b->out_x[l]) &&
+            is_finite_float(b->out_y[l])) {
+            v[0] = b->out_x[l];
+            v[1] = b->out_y[l];
+        }
+        velocity_put(w, t, dt, &w->group_params[c->group[t]], v);
+    }
+    b->lanes = 0;
+}
+
 /* Row t of a group in ORCA mode: v holds its preferred velocity and
  * receives the new one; *guess carries the neighbour scan's guess from
- * row to row (nearest_lanes()). */
-static void orca_row(const throng_world *w, uint32_t t, float dt,
-                     const group_kernel_params *k, const cell_range *ranges,
-                     int range_count, float *guess, unsigned char *scratch,
-                     float *v) {
+ * row to row (nearest_lanes()). Returns 1 when the row went to the lanes'
+ * block instead (q: 2D, a vector path, no static constraint), whose flush
+ * puts it. */
+static int orca_row(const throng_world *w, uint32_t t, float dt,
+                    const group_kernel_params *k, const cell_range *ranges,
+                    int range_count, float *guess, unsigned char *scratch,
+                    lanes_rows *q, float *v) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
     pick_entry *picks = (pick_entry *)(void *)scratch;
@@ -544,6 +681,10 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     if (w->geo)
         hard = m = three ? orca_static_planes_3d(w, &sq, planes)
                          : orca_static_lines_2d(w, &sq, lines);
+    if (q->block && hard == 0u && k->orca_max <= ORCA_BLOCK_PAIRS) {
+        lanes_take(w, t, k, ranges, picks, n, radius, max_speed, own_v, v, q);
+        return 1;
+    }
     pair_batch batch;
     batch.count = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -595,7 +736,7 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     /* A preferred velocity every constraint permits is the answer (it is
      * within max speed already): no solve, not a bit moved. */
     if (three ? !forbidden_3d(planes, m, want) : !forbidden_2d(lines, m, want))
-        return;
+        return 0;
     nudge(w, t, max_speed, three, want);
     turn_right(k, want);
     if (three)
@@ -608,9 +749,10 @@ static void orca_row(const throng_world *w, uint32_t t, float dt,
     const int dims = three ? 3 : 2;
     for (int a = 0; a < dims; a++)
         if (!is_finite_float(out[a]))
-            return;
+            return 0;
     for (int a = 0; a < dims; a++)
         v[a] = out[a];
+    return 0;
 }
 
 /* The group's vehicle limits on the new velocity v (throng_motion): the
@@ -714,13 +856,26 @@ static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
 
 /* The first pass over rows [begin, end): every row's new velocity into
  * its force slot. Consecutive rows of one cell share their candidate
- * ranges. */
+ * ranges. Rows handed to the lanes are put when their block fills, and
+ * the last block at the end. */
 static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     velocity_ctx *vc = ctx;
     throng_world *w = vc->w;
     const int three = w->dims == 3;
     unsigned char *scratch =
         (unsigned char *)w->velocity_scratch + (size_t)thread * vc->stride;
+    const uint32_t most = most_picks(w);
+    lanes_rows q;
+    q.block = NULL;
+    /* The lines of a lane the block leaves to orca_solve_2d() (and their
+     * copy) go after the picks, where orca_row()'s own constraints go. */
+    orca_line *alone_lines = (orca_line *)(void *)(scratch + picks_bytes(most));
+    if (w->orca_block_lines && !three) {
+        const size_t raw = picks_bytes(most) +
+                           2u * (most + ORCA_STATIC_MAX) * sizeof(orca_plane);
+        q.block = (orca_block_2d *)(void *)(scratch + align_bytes(raw));
+        q.block->lanes = 0;
+    }
     flock_block blk;
     blk.known = 0;
     float guess = 0.0f;
@@ -739,15 +894,17 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         if (k->orca) {
             const cell_range *ranges =
                 block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
-            orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch, v);
+            if (orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch,
+                         &q, v)) {
+                if (q.block->lanes == ORCA_BLOCK_LANES)
+                    lanes_flush(w, vc->dt, &q, alone_lines);
+                continue;
+            }
         }
-        if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
-            limit_motion(w, t, vc->dt, k, v);
-        w->steer_x[t] = v[0];
-        w->steer_y[t] = v[1];
-        if (three)
-            w->steer_z[t] = v[2];
+        velocity_put(w, t, vc->dt, k, v);
     }
+    if (q.block)
+        lanes_flush(w, vc->dt, &q, alone_lines);
 }
 
 /* The second pass: every row moves with the velocity of the first. */
@@ -773,7 +930,7 @@ void velocity_stage(throng_world *w, parallel_sched *sched, float dt) {
               "the velocity stage reads this step's grid");
     velocity_ctx ctx = { .w = w,
                          .dt = dt,
-                         .stride = thread_bytes(most_picks(w)) };
+                         .stride = thread_bytes(w, most_picks(w)) };
     INVARIANT(w->velocity_scratch_bytes >= (size_t)sched->threads * ctx.stride,
               "every thread of the stage has its scratch");
     parallel_rows(sched, w->count, VELOCITY_GRAIN, velocity_rows, &ctx);

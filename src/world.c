@@ -313,6 +313,14 @@ void throng_world_destroy(throng_world *w) {
      * memory from under that call, and there is no status to return. */
     if (!w || !busy_take_for_good(w))
         return;
+    /* Watchers first: once told, they never touch the world again. */
+    for (world_watch *watch = w->watches; watch;) {
+        world_watch *next = watch->next;
+        watch->next = NULL;
+        watch->gone(watch);
+        watch = next;
+    }
+    w->watches = NULL;
     throng_world *hash_world = w;
     key_entry *k, *ktmp;
     HASH_ITER(hh, w->keys, k, ktmp) {
@@ -359,6 +367,20 @@ void throng_world_destroy(throng_world *w) {
     memset(&boot, 0, sizeof boot);
     boot.allocator = w->allocator;
     world_free(&boot, w, sizeof *w);
+}
+
+void world_watch_add(throng_world *w, world_watch *watch) {
+    watch->next = w->watches;
+    w->watches = watch;
+}
+
+void world_watch_remove(throng_world *w, world_watch *watch) {
+    for (world_watch **link = &w->watches; *link; link = &(*link)->next)
+        if (*link == watch) {
+            *link = watch->next;
+            watch->next = NULL;
+            return;
+        }
 }
 
 /* Two levels so the macros expand before they are turned into text. */
@@ -432,6 +454,46 @@ throng_status throng_world_set_task_hooks(throng_world *w,
 throng_status throng_world_set_stable_columns(throng_world *w, bool stable) {
     WRITE_ENTRY(w);
     w->stable_columns = stable ? 1 : 0;
+    return THRONG_OK;
+}
+
+throng_status throng_world_set_canonical_order(throng_world *w,
+                                               bool canonical) {
+    WRITE_ENTRY(w);
+    w->canonical_order = canonical ? 1 : 0;
+    w->grid.valid = 0; /* the next build orders the cells anew */
+    return THRONG_OK;
+}
+
+bool throng_world_canonical_order(const throng_world *w) {
+    WORLD_READ_OR(w, false);
+    return w && w->canonical_order;
+}
+
+throng_status throng_world_get_def(const throng_world *cw,
+                                   throng_world_def *out) {
+    READ_ENTRY(cw, w, "throng_world_get_def", out, "out");
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = w->dims;
+    d.boundary = w->boundary;
+    for (int a = 0; a < 3; a++)
+        d.box_size[a] = a < w->dims || w->boundary != THRONG_BOUNDARY_PERIODIC
+                            ? w->box[a]
+                            : d.box_size[a];
+    d.neighbour_radius = w->neighbour_radius;
+    d.cell_size = w->cell_size;
+    d.threads = w->threads;
+    d.seed = w->seed;
+    d.initial_capacity = 0;
+    d.allocator = w->allocator;
+    d.max_dt = w->max_dt;
+    d.max_substeps = w->max_substeps;
+    d.simd = w->simd;
+    d.enqueue_task = w->enqueue_task;
+    d.finish_task = w->finish_task;
+    d.task_context = w->task_context;
+    d.worker_count = w->worker_count;
+    *out = d;
     return THRONG_OK;
 }
 

@@ -78,9 +78,19 @@ left=$(find "$dest" ! -type d)
 [ $status -ne 0 ] || echo "check-pkgconfig: four installs under other" \
     "prefixes and folders: each throng.pc names its own; uninstall removes all"
 
+# The OPENMP=0 build is the scalar-only one without SQLite (SIMD=scalar
+# SQLITE=0, the build CI tests that way): -lsqlite3 and -pthread must be in
+# Libs.private exactly when the recorder was built with SQLite.
+sqlite_here=0
+if printf '#include <sqlite3.h>\nint main(void) { return sqlite3_libversion_number() > 0 ? 0 : 1; }\n' |
+    $CC -x c - -o /dev/null -lsqlite3 >/dev/null 2>&1; then
+    sqlite_here=1
+fi
 for openmp in 1 0; do
     stage=$WORK/stage-openmp$openmp
-    if ! $MAKE --no-print-directory OPENMP=$openmp CC="$CC" install \
+    sqlite=$openmp
+    if ! $MAKE --no-print-directory OPENMP=$openmp $([ "$openmp" = 0 ] && echo SIMD=scalar) \
+        $([ "$sqlite" = 0 ] && echo SQLITE=0) CC="$CC" install \
         DESTDIR="$stage" PREFIX=/usr > "$WORK/install-openmp$openmp.log" 2>&1; then
         tail -n 20 "$WORK/install-openmp$openmp.log" >&2
         echo "check-pkgconfig: OPENMP=$openmp: make install failed" >&2
@@ -95,6 +105,17 @@ for openmp in 1 0; do
     if [ "$has_openmp" != "$openmp" ]; then
         echo "check-pkgconfig: OPENMP=$openmp build installs a throng.pc" \
             "with 'Libs.private: $private'" >&2
+        status=1
+        continue
+    fi
+    case " $private " in
+    *" -lsqlite3 "*) has_sqlite=1 ;;
+    *) has_sqlite=0 ;;
+    esac
+    want_sqlite=$((sqlite * sqlite_here))
+    if [ "$has_sqlite" != "$want_sqlite" ]; then
+        echo "check-pkgconfig: OPENMP=$openmp build (SQLite $want_sqlite)" \
+            "installs a throng.pc with 'Libs.private: $private'" >&2
         status=1
         continue
     fi
@@ -120,7 +141,7 @@ for openmp in 1 0; do
         status=1
         continue
     fi
-    echo "check-pkgconfig: OPENMP=$openmp: Libs.private: $private;" \
-        "static link and run ok"
+    echo "check-pkgconfig: OPENMP=$openmp (SQLite $want_sqlite): Libs.private:" \
+        "$private; static link and run ok"
 done
 exit $status

@@ -232,11 +232,14 @@ int main(int argc, char **argv) {
     register_cap_tests();
     register_avoid_run_tests();
     register_orca2d_tests();
+    register_orca_lanes_tests();
     register_orca3d_tests();
     register_velocity_tests();
     register_contact_tests();
     register_layers_tests();
     register_nav_tests();
+    register_recorder_tests();
+    register_canonical_tests();
 
     int passed = 0, failed = 0;
     int module_passed = 0, module_failed = 0;

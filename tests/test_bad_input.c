@@ -811,13 +811,13 @@ static const float_field F_FLOW[] = {
     FF(flow_args, vectors[23], 2)
 };
 static const float_field F_NAV[] = {
-    FV3(nav_args, def.origin),      FF(nav_args, def.cell_size, -1),
-    FF(nav_args, def.clearance, -1), FF(nav_args, def.density_radius, -1),
+    FV3(nav_args, def.origin),          FF(nav_args, def.cell_size, -1),
+    FF(nav_args, def.clearance, -1),    FF(nav_args, def.density_radius, -1),
     FF(nav_args, def.density_cost, -1), FV3(nav_args, goals[0].a),
-    FV3(nav_args, goals[0].b),      FV3(nav_args, goals[1].a),
-    FV3(nav_args, goals[1].b),      FV3(nav_args, region.min),
-    FV3(nav_args, region.max),      FF(nav_args, region.cost, -1),
-    FF(nav_args, costs[0], -1),     FF(nav_args, costs[15], -1)
+    FV3(nav_args, goals[0].b),          FV3(nav_args, goals[1].a),
+    FV3(nav_args, goals[1].b),          FV3(nav_args, region.min),
+    FV3(nav_args, region.max),          FF(nav_args, region.cost, -1),
+    FF(nav_args, costs[0], -1),         FF(nav_args, costs[15], -1)
 };
 static const float_field F_VEC[] = { FV3(vec_args, v) };
 static const float_field F_QUERY[] = { FV3(vec_args, v),
@@ -1177,20 +1177,18 @@ static throng_nav_field_def nav_def_of(const fixture *f) {
     (void)throng_nav_field_get(f->w, f->nav, &info);
     return info.def;
 }
-BAD(nw_nav_add, throng_nav_field_add(NULL, &(throng_nav_field_def){ 0 },
-                                     &f->out_object))
+BAD(nw_nav_add,
+    throng_nav_field_add(NULL, &(throng_nav_field_def){ 0 }, &f->out_object))
 BAD(nw_nav_sample,
-    throng_nav_field_sample(NULL, f->nav, fix_point,
-                            &f->nav_sample))
-BAD(nw_nav_distances, throng_nav_field_distances(NULL, f->nav, NULL, 0u,
-                                                 &f->u64))
+    throng_nav_field_sample(NULL, f->nav, fix_point, &f->nav_sample))
+BAD(nw_nav_distances,
+    throng_nav_field_distances(NULL, f->nav, NULL, 0u, &f->u64))
 BAD(nw_nav_get,
     throng_nav_field_get(NULL, f->nav, &(throng_nav_field_info){ 0 }))
 BAD(nw_nav_set_costs, throng_nav_field_set_costs(NULL, f->nav, NULL))
 BAD(nw_nav_update, throng_nav_field_update(NULL, f->nav))
 BAD(nw_set_nav_field, throng_agent_set_nav_field(NULL, f->agent, f->nav))
-BAD(nw_get_nav,
-    throng_agent_get_nav(NULL, f->agent, &(throng_agent_nav){ 0 }))
+BAD(nw_get_nav, throng_agent_get_nav(NULL, f->agent, &(throng_agent_nav){ 0 }))
 BAD(nw_nav_arrivals,
     throng_world_nav_arrivals(NULL, NULL, 0u, &f->u32, &f->truncated))
 BAD(nw_default_group, throng_world_default_group(NULL, &f->out_group))
@@ -1289,11 +1287,10 @@ static throng_status np_nav_out(fixture *f) {
     throng_nav_field_def d = nav_def_of(f);
     return throng_nav_field_add(f->w, &d, NULL);
 }
-BAD(np_nav_point, throng_nav_field_sample(f->w, f->nav, NULL,
-                                          &f->nav_sample))
+BAD(np_nav_point, throng_nav_field_sample(f->w, f->nav, NULL, &f->nav_sample))
 BAD(np_nav_sample_out, throng_nav_field_sample(f->w, f->nav, fix_point, NULL))
-BAD(np_nav_distances, throng_nav_field_distances(f->w, f->nav, NULL, 16u,
-                                                 &f->u64))
+BAD(np_nav_distances,
+    throng_nav_field_distances(f->w, f->nav, NULL, 16u, &f->u64))
 BAD(np_nav_get, throng_nav_field_get(f->w, f->nav, NULL))
 BAD(np_get_nav, throng_agent_get_nav(f->w, f->agent, NULL))
 BAD(np_nav_arrivals_count,
@@ -2247,8 +2244,7 @@ static throng_status oh_flow_set(fixture *f, throng_object h) {
 }
 
 static throng_status oh_nav_sample(fixture *f, throng_object h) {
-    return throng_nav_field_sample(f->w, h, fix_point,
-                                   &f->nav_sample);
+    return throng_nav_field_sample(f->w, h, fix_point, &f->nav_sample);
 }
 static throng_status oh_nav_distances(fixture *f, throng_object h) {
     float out[64];
@@ -2831,7 +2827,7 @@ TEST(bad_input_controls_accepted) {
                                 object_fns[i].call == oh_flow_set
                             ? f.flow
                         : nav_object_fn(object_fns[i].call) ? f.nav
-                                                             : f.path));
+                                                            : f.path));
         CHECK_OK(oh_remove(&f, f.sphere));
         CHECK_OK(ah_set_target_agent(&f, f.agent));
         /* Removal last: the group must be empty, so it gets one of its

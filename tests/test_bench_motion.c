@@ -183,7 +183,7 @@ static motion_run run_scene(const char *name, uint32_t agents, int threads,
     return out;
 }
 
-/* circle2d at 50 agents (radius 40 m) crosses within 600 steps (482):
+/* circle2d at 50 agents (radius 40 m) crosses within 600 steps (452):
  * every agent arrives once, the all-arrived step is the plain loop's, the
  * summed overlaps are every pair's, and one and two threads agree. (At
  * 24 agents and fewer ORCA's ring stops dead: see the README.) */

@@ -160,20 +160,23 @@ TEST(nav_update_exact) {
     for (int trial = 0; trial < 20000; trial++) {
         const int dims = 2 + (trial & 1);
         /* Small steps, and the base step (the table). */
-        const uint64_t F = trial % 5 == 0 ? NAV_UNIT : 1u + test_rng_below(&rng, 60u);
+        const uint64_t F =
+            trial % 5 == 0 ? NAV_UNIT : 1u + test_rng_below(&rng, 60u);
         uint64_t x[3];
         const uint64_t base = test_rng_below(&rng, 1000000u);
         for (int k = 0; k < dims; k++) {
             const uint32_t r = test_rng_below(&rng, 10u);
-            x[k] = r == 0 ? NAV_INF : base + test_rng_below(&rng, (uint32_t)(2u * F + 1u));
+            x[k] = r == 0
+                       ? NAV_INF
+                       : base + test_rng_below(&rng, (uint32_t)(2u * F + 1u));
         }
         const uint64_t want = update_brute(x, dims, F);
         const uint64_t got = nav_update(table, x, dims, F);
         if (got != want && bad++ < 5)
             runner_fail(__FILE__, __LINE__,
                         "dims %d F %llu x %llu %llu %llu: got %llu want %llu",
-                        dims, (unsigned long long)F,
-                        (unsigned long long)x[0], (unsigned long long)x[1],
+                        dims, (unsigned long long)F, (unsigned long long)x[0],
+                        (unsigned long long)x[1],
                         (unsigned long long)(dims == 3 ? x[2] : 0u),
                         (unsigned long long)got, (unsigned long long)want);
     }
@@ -187,7 +190,8 @@ TEST(nav_update_exact) {
             x[k] = 100000u + test_rng_below(&rng, (uint32_t)(2u * F));
             y[k] = x[k];
         }
-        y[test_rng_below(&rng, (uint32_t)dims)] += 1u + test_rng_below(&rng, 3u);
+        y[test_rng_below(&rng, (uint32_t)dims)] +=
+            1u + test_rng_below(&rng, 3u);
         CHECK(nav_update(table, y, dims, F) >= nav_update(table, x, dims, F));
     }
 }
@@ -335,8 +339,8 @@ static void compare_reference(throng_world *w, throng_object f, uint32_t nx,
         const double err = (double)dist[i] - ref[i];
         if (err > rel * ref[i] + abs_cells)
             runner_fail(__FILE__, __LINE__,
-                        "cell (%u, %u): field %.3f, shortest path %.3f",
-                        i % nx, i / nx, (double)dist[i], ref[i]);
+                        "cell (%u, %u): field %.3f, shortest path %.3f", i % nx,
+                        i / nx, (double)dist[i], ref[i]);
         worst = err > worst ? err : worst;
         worst_low = -err > worst_low ? -err : worst_low;
     }
@@ -434,7 +438,8 @@ TEST(nav_incremental_equals_full) {
             /* A box somewhere away from the goal. */
             const float x = test_rng_range(&rng, 2.0f, 30.0f);
             const float y = test_rng_range(&rng, 12.0f, 28.0f);
-            const float lo[3] = { x, y, 0.0f }, hi[3] = { x + 1.5f, y + 0.7f, 0.0f };
+            const float lo[3] = { x, y, 0.0f },
+                        hi[3] = { x + 1.5f, y + 0.7f, 0.0f };
             REQUIRE_OK(add_box(w, lo, hi, &added[round]));
         } else {
             REQUIRE_OK(throng_object_remove(w, added[round - 6]));
@@ -535,14 +540,15 @@ TEST(nav_refusals) {
     float costs[20 * 10];
     for (int c = 0; c < 200; c++)
         costs[c] = 1.0f;
-    throng_nav_region region = { { 1.0f, 1.0f, 0.0f }, { 2.0f, 2.0f, 0.0f },
+    throng_nav_region region = { { 1.0f, 1.0f, 0.0f },
+                                 { 2.0f, 2.0f, 0.0f },
                                  2.0f };
-#define REFUSE(change, want, word)                        \
-    do {                                                  \
-        g = goal_point(1.5f, 1.5f, 0.0f);                 \
-        d = field_2d(20u, 10u, 1.0f, &g, 1u);             \
-        change;                                           \
-        expect_refused(w, &d, want, word, __LINE__);      \
+#define REFUSE(change, want, word)                   \
+    do {                                             \
+        g = goal_point(1.5f, 1.5f, 0.0f);            \
+        d = field_2d(20u, 10u, 1.0f, &g, 1u);        \
+        change;                                      \
+        expect_refused(w, &d, want, word, __LINE__); \
     } while (0)
     REFUSE(g = goal_point(5.0f, 5.0f, 0.0f), THRONG_ERR_INVALID_ARG,
            "impassable");
@@ -569,8 +575,7 @@ TEST(nav_refusals) {
     REFUSE(d.clearance = -1.0f, THRONG_ERR_OUT_OF_RANGE, "clearance");
     REFUSE(d.goal_count = 0u, THRONG_ERR_OUT_OF_RANGE, "goals");
     REFUSE(d.goals = NULL, THRONG_ERR_NULL, "goals");
-    REFUSE(g.kind = (throng_nav_goal_kind)9, THRONG_ERR_OUT_OF_RANGE,
-           "kind");
+    REFUSE(g.kind = (throng_nav_goal_kind)9, THRONG_ERR_OUT_OF_RANGE, "kind");
     REFUSE(g.b[0] = 1.0f, THRONG_ERR_INVALID_ARG, "b must be 0");
     REFUSE(g = goal_box(3.0f, 1.0f, 2.0f, 2.0f), THRONG_ERR_OUT_OF_RANGE,
            "below");
@@ -606,8 +611,7 @@ TEST(nav_refusals) {
     REQUIRE_OK(throng_nav_field_add(w, &d, &f));
     throng_nav_sample s;
     const float p[3] = { 1.0f, 1.0f, 0.0f }, bad[3] = { NAN, 1.0f, 0.0f };
-    CHECK_STATUS(throng_nav_field_sample(w, f, bad, &s),
-                 THRONG_ERR_NOT_FINITE);
+    CHECK_STATUS(throng_nav_field_sample(w, f, bad, &s), THRONG_ERR_NOT_FINITE);
     CHECK_STATUS(throng_nav_field_sample(w, f, p, NULL), THRONG_ERR_NULL);
     throng_object other = f;
     other.generation++;
@@ -640,8 +644,7 @@ TEST(nav_refusals) {
     CHECK_STATUS(throng_agent_set_nav_field(w, a, box_id),
                  THRONG_ERR_STALE_HANDLE);
     REQUIRE_OK(throng_object_remove(w, f));
-    CHECK_STATUS(throng_agent_set_nav_field(w, a, f),
-                 THRONG_ERR_STALE_HANDLE);
+    CHECK_STATUS(throng_agent_set_nav_field(w, a, f), THRONG_ERR_STALE_HANDLE);
     CHECK_STATUS(throng_nav_field_update(w, f), THRONG_ERR_STALE_HANDLE);
     throng_world_destroy(w);
 }
@@ -668,7 +671,8 @@ static void sample_check(throng_world *w, throng_object f, test_rng *rng,
         const float p[3] = { test_rng_range(rng, 0.0f, 40.0f),
                              test_rng_range(rng, 0.0f, 30.0f), 0.0f };
         REQUIRE_OK(throng_nav_field_sample(w, f, p, &s));
-        const uint32_t cx = (uint32_t)(p[0] / 0.5f), cy = (uint32_t)(p[1] / 0.5f);
+        const uint32_t cx = (uint32_t)(p[0] / 0.5f),
+                       cy = (uint32_t)(p[1] / 0.5f);
         if (isinf(dist[cx + 80u * cy]) || s.at_goal)
             continue;
         checked++;
@@ -677,7 +681,8 @@ static void sample_check(throng_world *w, throng_object f, test_rng *rng,
         CHECK_NEAR(len, 1.0, 1e-5);
         const float q[3] = { p[0] + 0.25f * s.direction[0],
                              p[1] + 0.25f * s.direction[1], 0.0f };
-        const uint32_t qx = (uint32_t)(q[0] / 0.5f), qy = (uint32_t)(q[1] / 0.5f);
+        const uint32_t qx = (uint32_t)(q[0] / 0.5f),
+                       qy = (uint32_t)(q[1] / 0.5f);
         CHECK(qx < 80u && qy < 60u && !isinf(dist[qx + 80u * qy]));
         throng_nav_sample t;
         REQUIRE_OK(throng_nav_field_sample(w, f, q, &t));
@@ -722,9 +727,9 @@ TEST(nav_sample_points) {
                  test_rng_range(&rng, 5.0f, 25.0f),
                  test_rng_range(&rng, 5.0f, 35.0f),
                  test_rng_range(&rng, 5.0f, 25.0f));
-        const throng_nav_goal p = goal_point(test_rng_range(&rng, 1.0f, 4.0f),
-                                             test_rng_range(&rng, 1.0f, 29.0f),
-                                             0.0f);
+        const throng_nav_goal p =
+            goal_point(test_rng_range(&rng, 1.0f, 4.0f),
+                       test_rng_range(&rng, 1.0f, 29.0f), 0.0f);
         d = field_2d(80u, 60u, 0.5f, &p, 1u);
         REQUIRE_OK(throng_nav_field_add(w, &d, &f));
         sample_check(w, f, &rng, 100000);
@@ -861,7 +866,8 @@ TEST(nav_maze_agents) {
     const float width = 24.0f, height = 24.0f;
     maze(w, width, height);
     throng_object fields[3];
-    const float goals[3][2] = { { 1.5f, 1.5f }, { 22.5f, 10.0f },
+    const float goals[3][2] = { { 1.5f, 1.5f },
+                                { 22.5f, 10.0f },
                                 { 12.0f, 22.5f } };
     for (int k = 0; k < 3; k++) {
         const throng_nav_goal g = goal_point(goals[k][0], goals[k][1], 0.0f);
@@ -914,8 +920,8 @@ TEST(nav_maze_agents) {
             float p[3];
             REQUIRE_OK(throng_agent_get_position(w, agents[i], p));
             for (uint32_t k = 0; k < wall_count; k++)
-                crossings += (unsigned)crosses(before[i], p, &walls[k][0],
-                                               &walls[k][2]);
+                crossings +=
+                    (unsigned)crosses(before[i], p, &walls[k][0], &walls[k][2]);
             throng_agent_nav nav;
             REQUIRE_OK(throng_agent_get_nav(w, agents[i], &nav));
             all &= nav.arrived;
@@ -1040,6 +1046,102 @@ TEST(nav_follow_speed) {
     throng_world_destroy(w);
 }
 
+/* Agents between worlds made by the same calls (throng_agent_export and
+ * _import, which a distributed world moves agents with): an agent's own
+ * field and its arrival go with it, and a state naming no field of the
+ * world, or an arrival half set, is refused with the world unchanged.
+ * The definition hash leaves out what steps made of a field (its count
+ * of the crowd), so the worlds hash alike after one of them stepped. */
+static throng_world *two_exit_world(throng_object *f, throng_object *own,
+                                    throng_group *grp) {
+    throng_world *w = nav_world(2, 1);
+    if (!w)
+        return NULL;
+    const throng_nav_goal g[2] = { goal_box(0.0f, 4.0f, 1.0f, 6.0f),
+                                   goal_box(19.0f, 4.0f, 20.0f, 6.0f) };
+    throng_nav_field_def d = field_2d(40u, 20u, 0.5f, g, 2u);
+    d.density_interval = 1u;
+    d.density_cost = 0.5f;
+    const throng_nav_goal far = goal_point(10.0f, 9.5f, 0.0f);
+    throng_nav_field_def fd = field_2d(40u, 20u, 0.5f, &far, 1u);
+    if (throng_nav_field_add(w, &d, f) != THRONG_OK ||
+        throng_nav_field_add(w, &fd, own) != THRONG_OK) {
+        throng_world_destroy(w);
+        return NULL;
+    }
+    *grp = nav_group(w, *f, 0.0f, false);
+    return w;
+}
+
+TEST(nav_export_import) {
+    throng_object f, own, f2, own2;
+    throng_group grp, grp2;
+    throng_world *w = two_exit_world(&f, &own, &grp);
+    throng_world *v = two_exit_world(&f2, &own2, &grp2);
+    REQUIRE(w && v);
+    CHECK_EQ_U64(throng_world_definition_hash(v),
+                 throng_world_definition_hash(w));
+    throng_agent a[3];
+    for (int i = 0; i < 3; i++) {
+        throng_agent_def ad = throng_agent_def_default();
+        ad.position[0] = 2.0f + 7.0f * (float)i;
+        ad.position[1] = 5.0f;
+        ad.max_speed = 1.34f;
+        ad.max_force = 100.0f;
+        ad.host_key = 100u + (uint64_t)i;
+        ad.group = grp;
+        REQUIRE_OK(throng_agent_add(w, &ad, &a[i]));
+    }
+    REQUIRE_OK(throng_agent_set_nav_field(w, a[2], own));
+    for (int s = 0; s < 100; s++)
+        REQUIRE_OK(throng_world_step(w, 0.1f));
+    /* The crowd was counted in w, not in v: the definitions still agree. */
+    CHECK_EQ_U64(throng_world_definition_hash(v),
+                 throng_world_definition_hash(w));
+    throng_agent_nav want[3];
+    for (int i = 0; i < 3; i++) {
+        REQUIRE_OK(throng_agent_get_nav(w, a[i], &want[i]));
+        throng_agent_state st;
+        REQUIRE_OK(throng_agent_export(w, a[i], &st));
+        throng_agent b;
+        REQUIRE_OK(throng_agent_import(v, &st, &b));
+        throng_agent_nav got;
+        REQUIRE_OK(throng_agent_get_nav(v, b, &got));
+        CHECK_EQ_INT(got.arrived, want[i].arrived);
+        CHECK_EQ_INT(got.goal, want[i].goal);
+        CHECK_EQ_INT(got.field.id, want[i].field.id);
+        CHECK_EQ_INT(got.field.generation, want[i].field.generation);
+        CHECK_EQ_INT(got.arrived_field.id, want[i].arrived_field.id);
+    }
+    /* Agent 0 reached the left exit, 2 its own field's goal. */
+    CHECK(want[0].arrived && want[0].goal == 0u &&
+          want[0].arrived_field.id == f.id);
+    CHECK(want[2].arrived && want[2].arrived_field.id == own.id);
+    CHECK(want[2].field.id == own.id);
+    /* Refusals, the world unchanged. */
+    throng_agent_state st;
+    REQUIRE_OK(throng_agent_export(w, a[2], &st));
+    st.host_key = 0u;
+    const uint64_t h = throng_world_hash(v);
+    const uint32_t count = throng_world_agent_count(v);
+    throng_agent b;
+    throng_agent_state bad = st;
+    bad.nav_field_id = 99u;
+    CHECK_EQ_INT(throng_agent_import(v, &bad, &b), THRONG_ERR_STALE_HANDLE);
+    CHECK(strstr(throng_world_last_error(v), "nav_field_id") != NULL);
+    bad = st;
+    bad.nav_arrived = 2u;
+    CHECK_EQ_INT(throng_agent_import(v, &bad, &b), THRONG_ERR_OUT_OF_RANGE);
+    bad = st;
+    bad.nav_arrived = 0u;
+    CHECK_EQ_INT(throng_agent_import(v, &bad, &b), THRONG_ERR_OUT_OF_RANGE);
+    CHECK(strstr(throng_world_last_error(v), "nav_arrived") != NULL);
+    CHECK_EQ_U64(throng_world_hash(v), h);
+    CHECK_EQ_INT(throng_world_agent_count(v), count);
+    throng_world_destroy(v);
+    throng_world_destroy(w);
+}
+
 /* A crowd heading for two exits through a crowd-aware field with costs
  * and regions, some agents with their own field, some already arrived:
  * saved mid-run and loaded, the loaded world continues bit for bit, its
@@ -1139,4 +1241,5 @@ void register_nav_tests(void) {
     REGISTER(nav_arrivals_removed);
     REGISTER(nav_follow_speed);
     REGISTER(nav_snapshot);
+    REGISTER(nav_export_import);
 }

@@ -50,7 +50,8 @@ static int schema_fixture_make(schema_fixture *f, int dims) {
     throng_path_def pd = throng_path_def_default();
     pd.points = points;
     pd.point_count = 4u;
-    throng_nav_goal goal = { THRONG_NAV_GOAL_POINT, { 0.5f, 0.5f, 0.5f },
+    throng_nav_goal goal = { THRONG_NAV_GOAL_POINT,
+                             { 0.5f, 0.5f, 0.5f },
                              { 0.0f, 0.0f, 0.0f } };
     throng_nav_field_def nd = throng_nav_field_def_default();
     nd.size[0] = nd.size[1] = 4u;

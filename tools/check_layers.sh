@@ -25,14 +25,14 @@ LAYERS='
 1 core        core handles simd parallel
 2 storage     columns
 3 spatial     grid grid_plan grid_query obstacle_grid geo_near nav_solve nav_field
-4 model       group_handle geometry schema group agent world objects_read objects_add nav_objects
+4 model       group_handle geometry schema group agent agent_state world objects_read objects_add nav_objects
 5 steer       steer
 6 behaviours  steer_agent steer_route steer_env steer_env_sse2 steer_env_avx2 steer_env_avx512 steer_env_neon behaviour
 7 combine     combine
 8 neighbours  steer_flock steer_cap steer_flock_sse2 steer_flock_avx2 steer_flock_avx512 steer_flock_neon
-9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon orca2d orca3d orca_static velocity contact
+9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon orca2d orca3d orca_static orca_lanes_sse2 orca_lanes_avx2 orca_lanes_avx512 orca_lanes_neon velocity contact
 10 step       kernel_paths validate step
-11 outside    snapshot_codec snapshot_write snapshot_read snapshot_restore
+11 outside    snapshot_codec snapshot_write snapshot_read snapshot_restore recorder recorder_db recorder_wkt
 '
 
 NM=${NM:-nm}

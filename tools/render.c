@@ -17,6 +17,14 @@
  * the PPM sequence into a GIF with a palette made for it, and the PPMs are
  * deleted. Without ffmpeg on PATH the GIF is skipped with a note, and the
  * run still succeeds: the SVG frames are the product, the GIF a courtesy.
+ *
+ *   throng-render --replay FILE.sqlite --out DIR [--every K] [--size PX]
+ *                 [--gif FILE.gif] [--fps F]
+ *
+ * draws a recording (throng_recorder, or any JuPedSim trajectory file)
+ * instead of simulating: every K-th frame the file holds (default 1),
+ * agents coloured by id, the geometry's outlines as walls
+ * (tools/render_replay.h); the camera fixed on the first frame drawn.
  */
 #include <errno.h>
 #include <limits.h>
@@ -32,6 +40,7 @@
 
 #include "../bench/scenarios.h"
 #include "render_frame.h"
+#include "render_replay.h"
 
 extern char **environ;
 
@@ -49,6 +58,7 @@ typedef struct render_args {
     int threads;
     const char *gif;
     uint32_t fps;
+    const char *replay; /* --replay FILE: draw a recording */
 } render_args;
 
 static void usage(FILE *f) {
@@ -69,6 +79,13 @@ static void usage(FILE *f) {
             "  --gif FILE.gif   also an animated GIF, when ffmpeg is on "
             "PATH\n"
             "  --fps F          GIF frames per second (default 15)\n"
+            "   or: throng-render --replay FILE.sqlite --out DIR "
+            "[--every K] [--size PX]\n"
+            "                     [--gif FILE.gif] [--fps F]\n"
+            "  --replay FILE    draw every K-th frame of a recording "
+            "(throng_recorder,\n"
+            "                   JuPedSim's trajectory format) instead of "
+            "simulating\n"
             "scenarios:\n");
     for (size_t i = 0; i < scenario_count(); i++) {
         const scenario *sc = scenario_at(i);
@@ -114,7 +131,9 @@ static int parse_args(int argc, char **argv, render_args *a) {
         }
         const char *val = argv[++i];
         uint64_t v = 0;
-        if (strcmp(opt, "--scenario") == 0) {
+        if (strcmp(opt, "--replay") == 0) {
+            a->replay = val;
+        } else if (strcmp(opt, "--scenario") == 0) {
             a->scenario = val;
         } else if (strcmp(opt, "--out") == 0) {
             a->out = val;
@@ -155,6 +174,17 @@ static int parse_args(int argc, char **argv, render_args *a) {
             fprintf(stderr, "throng-render: unknown option %s\n", opt);
             return -1;
         }
+    }
+    if (a->replay) {
+        if (!a->out || a->scenario || have_agents || have_steps) {
+            fprintf(stderr, "throng-render: --replay takes --out (and "
+                            "--every, --size, --gif, --fps), not "
+                            "--scenario, --agents or --steps\n");
+            return -1;
+        }
+        if (!have_every)
+            a->every = 1u;
+        return 0;
     }
     if (!a->scenario || !a->out || !have_agents || !have_steps || !have_every) {
         fprintf(stderr, "throng-render: --scenario, --agents, --steps, "
@@ -288,12 +318,89 @@ static bool one_group(const throng_world *world) {
     return true;
 }
 
+/* The GIF from the PPM frames, which are removed after. */
+static int finish_gif(const render_args *a, uint32_t frames) {
+    int status = make_gif(a->out, a->fps, a->gif) != 0;
+    char path[PATH_MAX];
+    for (uint32_t f = 0; f < frames; f++)
+        if (frame_path(path, sizeof path, a->out, f, "ppm") == 0)
+            remove(path);
+    if (status == 0)
+        printf("throng-render: GIF in %s\n", a->gif);
+    return status;
+}
+
+/* --replay: every K-th frame of a recording, each as a world of its own. */
+static int replay_main(const render_args *a, int want_gif) {
+    char why[512];
+    replay *r = NULL;
+    if (replay_open(a->replay, &r, why, sizeof why) != 0) {
+        fprintf(stderr, "throng-render: %s: %s\n", a->replay, why);
+        return 1;
+    }
+    uint32_t count = 0;
+    const int64_t *frames = replay_frames(r, &count);
+    if ((count + a->every - 1u) / a->every > RENDER_MAX_FRAMES) {
+        fprintf(stderr, "throng-render: more than %u frames to draw\n",
+                RENDER_MAX_FRAMES);
+        replay_close(r);
+        return 1;
+    }
+    double start = seconds_now();
+    render_options o = render_options_default();
+    o.size = a->size;
+    o.key_span = replay_max_id(r);
+    uint32_t drawn = 0;
+    int status = 0;
+    char path[PATH_MAX];
+    for (uint64_t i = 0; i < count && status == 0; i += a->every) {
+        throng_world *w = replay_world(r, frames[i], why, sizeof why);
+        if (!w) {
+            fprintf(stderr, "throng-render: %s: %s\n", a->replay, why);
+            status = 1;
+            break;
+        }
+        if (drawn == 0 && render_fit_view(w, &o) != 0)
+            status = 1;
+        if (status == 0 &&
+            (frame_path(path, sizeof path, a->out, drawn, "svg") != 0 ||
+             write_frame(w, &o, path, render_svg) != 0))
+            status = 1;
+        if (status == 0 && want_gif &&
+            (frame_path(path, sizeof path, a->out, drawn, "ppm") != 0 ||
+             write_frame(w, &o, path, render_ppm) != 0))
+            status = 1;
+        throng_world_destroy(w);
+        drawn++;
+    }
+    replay_close(r);
+    if (status != 0)
+        return status;
+    printf("throng-render: %s, %u of its %u frames in %s/frame_0000.svg .. "
+           "frame_%04u.svg (%.1f s)\n",
+           a->replay, (unsigned)drawn, (unsigned)count, a->out,
+           (unsigned)(drawn ? drawn - 1u : 0u), seconds_now() - start);
+    return want_gif && drawn ? finish_gif(a, drawn) : 0;
+}
+
 int main(int argc, char **argv) {
     render_args a;
     if (parse_args(argc, argv, &a) != 0) {
         fprintf(stderr, "throng-render: --help lists the options and the "
                         "scenarios\n");
         return 2;
+    }
+    if (a.replay) {
+        if (make_dirs(a.out) != 0) {
+            fprintf(stderr, "throng-render: cannot create the folder %s: %s\n",
+                    a.out, strerror(errno));
+            return 1;
+        }
+        int want_gif = a.gif != NULL && on_path("ffmpeg");
+        if (a.gif && !want_gif)
+            printf("throng-render: ffmpeg is not on PATH: no GIF, SVG "
+                   "frames only\n");
+        return replay_main(&a, want_gif);
     }
     const scenario *sc = scenario_find(a.scenario);
     if (!sc) {
@@ -402,14 +509,8 @@ int main(int argc, char **argv) {
            sc->name, (unsigned)a.agents, (unsigned long long)a.steps,
            (unsigned)frames, (unsigned)width, (unsigned)height, a.out,
            (unsigned)(frames - 1u), seconds_now() - start);
-    if (want_gif) {
-        status = make_gif(a.out, a.fps, a.gif) != 0;
-        /* The rasters were only ever the GIF's input. */
-        for (uint32_t f = 0; f < frames; f++)
-            if (frame_path(path, sizeof path, a.out, f, "ppm") == 0)
-                remove(path);
-        if (status == 0)
-            printf("throng-render: GIF in %s\n", a.gif);
-    }
+    /* The rasters were only ever the GIF's input. */
+    if (want_gif)
+        status = finish_gif(&a, frames);
     return status;
 }

@@ -10,8 +10,9 @@ import ctypes
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                os.pardir))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Which copy of the binding: the source tree's, or the installed one.
+import binding_path  # noqa: E402,F401
 import throng_schema  # noqa: E402
 
 

@@ -18,11 +18,10 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(PYTHON_DIR)
-HEADER = os.path.join(REPO, "include", "throng.h")
-sys.path.insert(0, PYTHON_DIR)
 sys.path.insert(0, HERE)
+# Which copy of the binding: the source tree's, or the installed one.
+from binding_path import REPO  # noqa: E402
+HEADER = os.path.join(REPO, "include", "throng.h")
 
 import throng  # noqa: E402
 from test_throng import STRUCTS  # noqa: E402

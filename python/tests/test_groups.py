@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Group handles, object defs and the group and host-key columns (0.5)."""
 
-import os
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+# Which copy of the binding: the source tree's, or the installed one.
+import binding_path  # noqa: E402,F401
 
 import throng  # noqa: E402
 

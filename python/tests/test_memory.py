@@ -28,9 +28,8 @@ import sys
 import tracemalloc
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.dirname(HERE)
-sys.path.insert(0, PYTHON_DIR)
+# Which copy of the binding: the source tree's, or the installed one.
+from binding_path import MODULE_DIR as PYTHON_DIR  # noqa: E402
 
 import throng  # noqa: E402
 

@@ -12,13 +12,12 @@ import math
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.dirname(HERE))
+# Which copy of the binding: the source tree's, or the installed one.
+from binding_path import REPO  # noqa: E402
 
 import throng  # noqa: E402
 

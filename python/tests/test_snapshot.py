@@ -9,12 +9,11 @@ Refused loads raise the status's class with the library's sentence.
 
 import os
 import pickle
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+# Which copy of the binding: the source tree's, or the installed one.
+import binding_path  # noqa: E402,F401
 
 import throng  # noqa: E402
 

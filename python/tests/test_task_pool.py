@@ -12,13 +12,11 @@ went wrong.
 
 import concurrent.futures
 import gc
-import os
-import sys
 import threading
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+# Which copy of the binding: the source tree's, or the installed one.
+import binding_path  # noqa: E402,F401
 
 import throng  # noqa: E402
 

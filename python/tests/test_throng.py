@@ -29,10 +29,8 @@ import tempfile
 import unittest
 import weakref
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(PYTHON_DIR)
-sys.path.insert(0, PYTHON_DIR)
+# Which copy of the binding: the source tree's, or the installed one.
+from binding_path import MODULE_DIR as PYTHON_DIR, REPO  # noqa: E402
 
 import throng  # noqa: E402
 
@@ -83,6 +81,7 @@ STRUCTS = {
     "throng_step_stats": throng.throng_step_stats,
     "throng_agent": throng.throng_agent,
     "throng_agent_def": throng.throng_agent_def,
+    "throng_agent_state": throng.throng_agent_state,
     "throng_columns": throng.throng_columns,
     "throng_flocking": throng.throng_flocking,
     "throng_wander": throng.throng_wander,
@@ -117,6 +116,8 @@ STRUCTS = {
     "throng_nav_field_info": throng.throng_nav_field_info,
     "throng_agent_nav": throng.throng_agent_nav,
     "throng_nav_arrival": throng.throng_nav_arrival,
+    "throng_recorder_def": throng.throng_recorder_def,
+    "throng_record_stats": throng.throng_record_stats,
 }
 
 
@@ -199,6 +200,38 @@ class TestWorld(Case):
             self.assertEqual(a.group, w.default_group)
             self.assertEqual(w.default_group.name, "default")
         self.assertTrue(throng.version().startswith("0."))
+
+    def test_canonical_order_export_import(self):
+        """Agents moved into a second world by state, in another order,
+        step to the same bits there under canonical order."""
+        def make():
+            w = throng.World(boundary="periodic", box=(12, 12), threads=1)
+            w.canonical_order = True
+            return w
+        with make() as a, make() as b:
+            self.assertTrue(a.canonical_order)
+            self.assertEqual(a.definition_hash, b.definition_hash)
+            self.assertEqual(a.settings().box_size[0], 12.0)
+            wander = dict(weight=0.5, max_turn_rate=0.3,
+                          max_turn_change=0.05)
+            g = a.create_group(wander=wander)
+            b.create_group(wander=wander)
+            for k in range(1, 200):
+                a.add_agent(position=((k * 7.3) % 12, (k * 3.1) % 12),
+                            velocity=(0.5, 0.2), group=g, host_key=k)
+            for agent in reversed(a.agents()):
+                b.import_agent(a.export_agent(agent))
+            a.step(DT, 20)
+            b.step(DT, 20)
+            for k in (1, 50, 199):
+                sa = a.export_agent(a.find_agent(k))
+                sb = b.export_agent(b.find_agent(k))
+                self.assertEqual(bytes(sa), bytes(sb))
+            state = a.export_agent(a.find_agent(1))
+            state.host_key = 1000
+            state.position[0] = float("nan")
+            with self.assertRaises(throng.ThrongError):
+                b.import_agent(state)
 
     def test_periodic_box_and_wrap(self):
         with throng.World(boundary="periodic", box=(10, 10)) as w:
@@ -728,16 +761,42 @@ class TestLoading(Case):
     def test_search_order(self):
         saved = os.environ.pop("THRONG_LIBRARY", None)
         try:
-            found = throng._candidates()
-            self.assertEqual(os.path.normpath(found[0]),
-                             os.path.join(REPO, "build", "libthrong.so"))
-            self.assertIn("libthrong.so.0.%d" % throng._ABI_MIN_MINOR, found)
+            found = [os.path.normpath(p) for p in throng._candidates()]
+            # An installed package's own copy first; then the build
+            # beside the binding (this tree's, for the source tree's).
+            packaged = os.path.join(PYTHON_DIR, "throng.libs")
+            soname = "libthrong.so.0.%d" % throng._ABI_MIN_MINOR
+            want = [os.path.join(packaged, soname)] \
+                if os.path.isdir(packaged) else []
+            want.append(os.path.normpath(
+                os.path.join(PYTHON_DIR, os.pardir, "build", "libthrong.so")))
+            self.assertEqual(found[:len(want)], want)
+            if PYTHON_DIR == os.path.join(REPO, "python"):
+                self.assertEqual(want, [os.path.join(REPO, "build",
+                                                     "libthrong.so")])
+            self.assertIn(soname, found)
             os.environ["THRONG_LIBRARY"] = "/x/libthrong.so"
             self.assertEqual(throng._candidates(), ["/x/libthrong.so"])
         finally:
             os.environ.pop("THRONG_LIBRARY", None)
             if saved is not None:
                 os.environ["THRONG_LIBRARY"] = saved
+
+    def test_package_loads_its_own_library(self):
+        """An installed package loads the library it carries, under its
+        soname, whenever THRONG_LIBRARY is not set."""
+        packaged = os.path.join(PYTHON_DIR, "throng.libs",
+                                "libthrong.so.0.%d" % throng._ABI_MIN_MINOR)
+        if not os.path.isdir(os.path.dirname(packaged)):
+            self.skipTest("the binding of the source tree, not a package")
+        env = dict(os.environ)
+        env.pop("THRONG_LIBRARY", None)
+        out = subprocess.run(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, "
+             "sys.argv[1]); import throng; print(throng.library_path)",
+             PYTHON_DIR], capture_output=True, text=True, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), packaged)
 
     def test_bad_library_path_is_an_import_error(self):
         out = subprocess.run(

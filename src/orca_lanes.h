@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ORCA in the plane for a block of agents at once (orca_lanes_simd.inc,
+ * compiled once per instruction set): the half-planes of each agent's
+ * neighbours and the incremental linear program, one agent per vector
+ * lane, with orca2d.c's operations in orca2d.c's order in every lane, so
+ * each lane's velocity is the bits orca_agent_line_2d() and
+ * orca_solve_2d() give that agent.
+ *
+ * The block is structure of arrays: entry [i * ORCA_BLOCK_LANES + l] of a
+ * pair column is agent l's i-th pair (nearest neighbour first), so the
+ * i-th pairs of every agent fill one vector. A lane whose pair takes a
+ * branch the lanes do not carry (an overlap, a length too small or large
+ * to square) has that pair's line made by orca_agent_line_2d(); a lane
+ * whose program has no solution among its lines (the least-violation
+ * phase), or whose velocity is too small or large to square, is left to
+ * orca_solve_2d() by the caller.
+ */
+#ifndef THRONG_ORCA_LANES_H
+#define THRONG_ORCA_LANES_H
+
+#include <stdint.h>
+
+#include "orca2d.h"
+
+/* Agents per block: the widest path's lanes (narrower paths run it as
+ * several vectors). */
+#define ORCA_BLOCK_LANES 16u
+
+/* The most pairs of one agent the block holds; a group whose
+ * max_neighbours exceeds it solves one agent at a time. */
+#define ORCA_BLOCK_PAIRS 32u
+
+#define ORCA_BLOCK_ENTRIES (ORCA_BLOCK_PAIRS * ORCA_BLOCK_LANES)
+
+typedef struct orca_block_2d {
+    /* Pair i of lane l at [i * ORCA_BLOCK_LANES + l]: rel_p = p_B - p_A,
+     * rel_v = v_A - v_B, the sum of the radii (> 0), the x of the tie
+     * (orca_agent_line_2d()) and the agent's share of the pair. */
+    float px[ORCA_BLOCK_ENTRIES], py[ORCA_BLOCK_ENTRIES];
+    float vx[ORCA_BLOCK_ENTRIES], vy[ORCA_BLOCK_ENTRIES];
+    float reach[ORCA_BLOCK_ENTRIES], tie[ORCA_BLOCK_ENTRIES];
+    float share[ORCA_BLOCK_ENTRIES];
+    /* The lines, laid out as the pairs. */
+    float lpx[ORCA_BLOCK_ENTRIES], lpy[ORCA_BLOCK_ENTRIES];
+    float ldx[ORCA_BLOCK_ENTRIES], ldy[ORCA_BLOCK_ENTRIES];
+    /* Per lane: the agent's velocity, its preferred velocity (turned and
+     * nudged before the solve), the solver's answer, its max speed and
+     * 1 / its group's time horizon, and its count of pairs. */
+    float own_vx[ORCA_BLOCK_LANES], own_vy[ORCA_BLOCK_LANES];
+    float want_x[ORCA_BLOCK_LANES], want_y[ORCA_BLOCK_LANES];
+    float out_x[ORCA_BLOCK_LANES], out_y[ORCA_BLOCK_LANES];
+    float max_speed[ORCA_BLOCK_LANES], inv_tau[ORCA_BLOCK_LANES];
+    uint32_t count[ORCA_BLOCK_LANES];
+    uint32_t lanes; /* agents in the block, <= ORCA_BLOCK_LANES */
+} orca_block_2d;
+
+/* The lines of every lane's pairs, into lpx .. ldy; returns the lanes
+ * (bit l: lane l) where some line forbids want, those that must solve. */
+typedef uint32_t (*orca_block_lines_fn)(orca_block_2d *b, float inv_dt);
+
+/* For the lanes of `solve`: orca_solve_2d()'s answer to their lines and
+ * want (no hard lines) into out_x, out_y; returns the lanes of `solve`
+ * it left to orca_solve_2d(). */
+typedef uint32_t (*orca_block_solve_fn)(orca_block_2d *b, uint32_t solve);
+
+#define ORCA_LANES_DECLARE(isa)                                      \
+    uint32_t orca_block_lines_##isa(orca_block_2d *b, float inv_dt); \
+    uint32_t orca_block_solve_##isa(orca_block_2d *b, uint32_t solve);
+ORCA_LANES_DECLARE(sse2)
+ORCA_LANES_DECLARE(avx2)
+ORCA_LANES_DECLARE(avx512)
+ORCA_LANES_DECLARE(neon)
+#undef ORCA_LANES_DECLARE
+
+/* Lane l's lines as orca_line, for orca_solve_2d(). */
+static inline void orca_block_lane_lines(const orca_block_2d *b, uint32_t l,
+                                         orca_line *out) {
+    for (uint32_t i = 0; i < b->count[l]; i++) {
+        const uint32_t e = i * ORCA_BLOCK_LANES + l;
+        out[i].point[0] = b->lpx[e];
+        out[i].point[1] = b->lpy[e];
+        out[i].direction[0] = b->ldx[e];
+        out[i].direction[1] = b->ldy[e];
+    }
+}
+
+#endif /* THRONG_ORCA_LANES_H */

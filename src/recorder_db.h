@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's SQLite file (recorder_db.c): the schema, one frame's
+ * rows inserted in (frame, id) order, commits, and the last writes. Only
+ * in a build with SQLite (THRONG_HAVE_SQLITE); recorder.c owns the
+ * frames, the queue and the writer thread that calls these.
+ */
+#ifndef THRONG_RECORDER_DB_H
+#define THRONG_RECORDER_DB_H
+
+#include "internal.h"
+
+/* One recorded frame as the caller's thread copied it: `count` agents,
+ * their ids and columns (z and fz only in 3D), and scratch for the
+ * writer's sort by id (order, order_spare, key_spare), all `capacity`
+ * long. */
+typedef struct recorder_frame {
+    int64_t frame;
+    uint64_t step;
+    uint32_t count;
+    uint32_t capacity;
+    int64_t *id;
+    float *x, *y, *z;
+    float *fx, *fy, *fz;
+    uint32_t *order, *order_spare;
+    uint64_t *key_spare;
+    size_t bytes; /* the block behind the arrays */
+    void *block;
+} recorder_frame;
+
+/* What the metadata says besides the version. */
+typedef struct recorder_meta {
+    int dims;
+    uint32_t every;
+    double fps;
+} recorder_meta;
+
+typedef struct recorder_db recorder_db;
+
+/* Opens or creates `path`, checks it (an SQLite database, writable, no
+ * recording unless `replace`), writes the schema, metadata and geometry
+ * in one transaction and switches to WAL. On failure returns the status
+ * with its reason in why[0 .. why_size) and leaves no file that was not
+ * there. */
+throng_status recorder_db_open(const char *path, const recorder_meta *meta,
+                               bool replace, const char *wkt, recorder_db **out,
+                               char *why, size_t why_size);
+
+/* Sorts the frame by id and inserts its rows and its throng_frames row,
+ * in the open transaction (begun when none is). THRONG_ERR_DUPLICATE_KEY
+ * for two agents of one id; THRONG_ERR_IO (or OUT_OF_MEMORY) for
+ * SQLite's failures, the transaction then rolled back. */
+throng_status recorder_db_insert(recorder_db *db, recorder_frame *frame,
+                                 char *why, size_t why_size);
+
+/* Brings xmin .. ymax up to date and commits the open transaction. */
+throng_status recorder_db_commit(recorder_db *db, char *why, size_t why_size);
+
+/* Abandons the open transaction, if any. */
+void recorder_db_rollback(recorder_db *db);
+
+/* The bounds of every position inserted so far (lo > hi: none). */
+void recorder_db_bounds(const recorder_db *db, double lo[2], double hi[2]);
+
+/* Rewrites the geometry (when wkt is not NULL), checkpoints the file back
+ * into one (journal_mode DELETE) and closes it; frees db on every path. */
+throng_status recorder_db_close(recorder_db *db, const char *wkt, char *why,
+                                size_t why_size);
+
+#endif /* THRONG_RECORDER_DB_H */
