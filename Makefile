@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 # throng: every build, test and bench entry point.
 #
-#   make                 library (static and shared) and the bench program
+#   make                 library (static and shared) and the bench programs
 #   make test            build and run the test program (FILTER=name runs some,
 #                        FILTER=a,b,!c those naming a or b but not c;
 #                        TEST_SHARDS=n runs it as n processes side by side)
 #   make bench           build and run the default benchmark
 #   make soak            long churning run with invariant checks (minutes)
 #   make soak-smoke      the same for about 20 seconds, for CI
+#   make bench-nav       navigation field build times (1000 x 1000 cells)
 #   make cross-test      the aarch64 (NEON) build's tests under qemu-aarch64
 #   make clean
 #
@@ -217,9 +218,11 @@ BENCH_COMMON_SRC := bench/cli.c bench/json.c bench/outfile.c
 BENCH_COMMON_OBJ := $(BENCH_COMMON_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o \
 	$(BENCH_COMMON_OBJ)
-# The soak program has its own main() (see the block at the end).
+# The soak program has its own main() (see the block at the end), and so
+# has the navigation field bench (beside it).
 SOAK_SRC := bench/soak.c
-BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC) $(BENCH_COMMON_SRC),$(wildcard bench/*.c))
+NAVBENCH_SRC := bench/navbench.c
+BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC) $(NAVBENCH_SRC) $(BENCH_COMMON_SRC),$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
@@ -246,12 +249,13 @@ TEST_LIB := $(if $(CHECKED_DIR),$(BUILD)/libthrong-checked.a,$(STATIC))
 SHARED_REAL := $(BUILD)/libthrong.so.$(VERSION)
 SHARED := $(BUILD)/libthrong.so
 BENCH := $(BUILD)/throng-bench
+NAVBENCH := $(BUILD)/throng-navbench
 TESTS := $(BUILD)/throng-tests
 DEPS_OK := $(BUILD)/.deps-ok
 
 .PHONY: all lib test bench clean deps bench-bin check-builds install uninstall \
 	check-exports check-examples python-test python-asan print-build
-all: $(STATIC) $(SHARED) $(BENCH)
+all: $(STATIC) $(SHARED) $(BENCH) $(NAVBENCH)
 lib: $(STATIC) $(SHARED)
 bench-bin: $(BENCH)
 
@@ -953,6 +957,29 @@ soak-smoke: $(SOAK)
 	$(SOAK) --dim 3 $(SOAK_SMOKE_ARGS)
 
 -include $(SOAK_OBJ:.o=.d)
+
+# ------------------------------------------------------------------------
+# Navigation fields: how long a build takes
+# ------------------------------------------------------------------------
+#
+#   make bench-nav       full and incremental builds of 1000 x 1000 cell
+#                        fields (open floor, a maze) and a 100^3 voxel
+#                        field, on 1 and 2 threads (under a minute)
+#
+# $(BUILD)/throng-navbench --help lists the options; NAVBENCH_ARGS
+# replaces the defaults (bench/navbench.c says what each case builds).
+
+NAVBENCH_OBJ := $(BUILD)/obj/bench/navbench.o $(BUILD)/obj/bench/cli.o
+NAVBENCH_ARGS ?=
+
+.PHONY: bench-nav
+$(NAVBENCH): $(NAVBENCH_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(NAVBENCH_OBJ) $(STATIC) $(LDLIBS)
+
+bench-nav: $(NAVBENCH)
+	$(NAVBENCH) $(NAVBENCH_ARGS)
+
+-include $(NAVBENCH_OBJ:.o=.d)
 
 # ------------------------------------------------------------------------
 # Fuzzing (libFuzzer; clang only)

@@ -50,6 +50,8 @@
 /* A rebuild starts from scratch once this share of the cells changed:
  * walking what depends on them would cost more than it saves. */
 #define NAV_FULL_SHARE 8u
+/* The blocks a field allocates (field_blocks). */
+#define NAV_BLOCKS 17
 
 /* ------------------------------------------------------------------------ */
 /* Checks                                                                   */
@@ -245,7 +247,7 @@ typedef struct nav_block {
     size_t bytes;
 } nav_block;
 
-static int field_blocks(nav_field *f, nav_block out[16]) {
+static int field_blocks(nav_field *f, nav_block out[NAV_BLOCKS]) {
     const size_t padded = f->r.padded_cells, cells = (size_t)f->cells;
     const int density = f->density_interval > 0u;
     int n = 0;
@@ -257,6 +259,7 @@ static int field_blocks(nav_field *f, nav_block out[16]) {
     out[n++] = (nav_block){ (void **)&f->cls, padded };
     out[n++] = (nav_block){ (void **)&f->next_cls, padded };
     out[n++] = (nav_block){ (void **)&f->step, padded * sizeof(uint32_t) };
+    out[n++] = (nav_block){ (void **)&f->next_step, padded * sizeof(uint32_t) };
     out[n++] = (nav_block){ (void **)&f->time, padded * sizeof(uint64_t) };
     out[n++] = (nav_block){ (void **)&f->dir,
                             padded * (size_t)f->dims * sizeof(float) };
@@ -278,7 +281,7 @@ static int field_blocks(nav_field *f, nav_block out[16]) {
 void nav_field_free(throng_world *w, nav_field *f) {
     if (!f)
         return;
-    nav_block b[16];
+    nav_block b[NAV_BLOCKS];
     const int n = field_blocks(f, b);
     for (int i = 0; i < n; i++)
         world_free(w, *b[i].ptr, b[i].bytes);
@@ -353,7 +356,7 @@ nav_field *nav_field_create(throng_world *w, const char *fn,
         return NULL;
     }
     f->scratch_bytes = nav_solve_scratch_bytes(&f->r);
-    nav_block b[16];
+    nav_block b[NAV_BLOCKS];
     const int n = field_blocks(f, b);
     int failed = 0;
     size_t bytes = sizeof *f;
@@ -390,7 +393,13 @@ nav_field *nav_field_create(throng_world *w, const char *fn,
     derive_base(f);
     nav_unit_table_fill(f->unit_table);
     memset(f->mark, 0, f->r.padded_cells);
+    /* The padding round the cells stays solid for good: builds write the
+     * field's own cells only, and trade the two rasters' places. */
     memset(f->cls, NAV_SOLID, f->r.padded_cells);
+    memset(f->next_cls, NAV_SOLID, f->r.padded_cells);
+    memset(f->step, 0, f->r.padded_cells * sizeof(uint32_t));
+    memset(f->next_step, 0, f->r.padded_cells * sizeof(uint32_t));
+    memset(f->time, 0xFF, f->r.padded_cells * sizeof(uint64_t));
     if (f->density_interval) {
         memset(f->counts, 0, (size_t)f->cells * sizeof(uint32_t));
         memset(f->density, 0, (size_t)f->cells * sizeof(float));
@@ -503,9 +512,22 @@ static inline size_t padded_at(const nav_field *f, const uint32_t at[3]) {
     return nav_index(&f->r, at[0], at[1], at[2]);
 }
 
+/* The rows (y) of layer z whose lines (y + size[1] z) lie in [l0, l1),
+ * within [lo, hi): 0 when none. */
+static int clip_lines(const nav_field *f, uint32_t l0, uint32_t l1, uint32_t z,
+                      uint32_t lo, uint32_t hi, uint32_t *y0, uint32_t *y1) {
+    const uint64_t first = (uint64_t)f->size[1] * z;
+    const uint64_t a = l0 > first ? l0 - first : 0u;
+    const uint64_t b = l1 > first ? l1 - first : 0u;
+    *y0 = a > lo ? (uint32_t)(a < hi ? a : hi) : lo;
+    *y1 = b < hi ? (uint32_t)b : hi;
+    return *y0 < *y1;
+}
+
 /* Marks the cells one object touches (SOLID) and those within the
- * clearance of it (MARGIN, unless SOLID already). */
-static void raster_object(nav_field *f, const geo_object *o, uint8_t *cls) {
+ * clearance of it (MARGIN, unless SOLID already), on lines [l0, l1). */
+static void raster_object(nav_field *f, const geo_object *o, uint8_t *cls,
+                          uint32_t l0, uint32_t l1) {
     const double clear = (double)f->clearance;
     const int dims = f->dims;
     double a[3], b[3], lo[3], hi[3];
@@ -541,52 +563,53 @@ static void raster_object(nav_field *f, const geo_object *o, uint8_t *cls) {
     if (!grid_cells_of(f, lo, hi, c0, c1))
         return;
     const double half = 0.5 * (double)f->cell;
-    uint32_t at[3];
+    uint32_t at[3], y0, y1;
     for (at[2] = c0[2]; at[2] < c1[2]; at[2]++)
-        for (at[1] = c0[1]; at[1] < c1[1]; at[1]++)
-            for (at[0] = c0[0]; at[0] < c1[0]; at[0]++) {
-                const size_t c = padded_at(f, at);
-                if (cls[c] == NAV_SOLID)
-                    continue;
-                double blo[3], bhi[3], mid[3];
-                cell_box(f, at, blo, bhi, mid);
-                int solid = 0;
-                double dist = 0.0;
-                switch (o->kind) {
-                case GEO_SPHERE:
-                    solid = box_distance(a, blo, bhi, dims) < (double)o->r;
-                    dist = box_distance(mid, a, a, dims) - (double)o->r;
-                    break;
-                case GEO_BOX: {
-                    solid = 1;
-                    for (int k = 0; k < dims; k++)
-                        solid &= blo[k] < b[k] && bhi[k] > a[k];
-                    dist = box_distance(mid, a, b, dims);
-                    break;
-                }
-                case GEO_SEGMENT:
-                    solid = segment_meets_box(a, b, blo, bhi);
-                    dist = segment_distance(mid, a, b);
-                    break;
-                default: {
-                    /* Signed distance of the centre along the unit
+        if (clip_lines(f, l0, l1, at[2], c0[1], c1[1], &y0, &y1))
+            for (at[1] = y0; at[1] < y1; at[1]++)
+                for (at[0] = c0[0]; at[0] < c1[0]; at[0]++) {
+                    const size_t c = padded_at(f, at);
+                    if (cls[c] == NAV_SOLID)
+                        continue;
+                    double blo[3], bhi[3], mid[3];
+                    cell_box(f, at, blo, bhi, mid);
+                    int solid = 0;
+                    double dist = 0.0;
+                    switch (o->kind) {
+                    case GEO_SPHERE:
+                        solid = box_distance(a, blo, bhi, dims) < (double)o->r;
+                        dist = box_distance(mid, a, a, dims) - (double)o->r;
+                        break;
+                    case GEO_BOX: {
+                        solid = 1;
+                        for (int k = 0; k < dims; k++)
+                            solid &= blo[k] < b[k] && bhi[k] > a[k];
+                        dist = box_distance(mid, a, b, dims);
+                        break;
+                    }
+                    case GEO_SEGMENT:
+                        solid = segment_meets_box(a, b, blo, bhi);
+                        dist = segment_distance(mid, a, b);
+                        break;
+                    default: {
+                        /* Signed distance of the centre along the unit
                      * normal; the cell's lowest point is half a cell
                      * times |n| summed over the axes below it. */
-                    double s = 0.0, reach = 0.0;
-                    for (int k = 0; k < dims; k++) {
-                        s += (mid[k] - a[k]) * b[k];
-                        reach += half * fabs(b[k]);
+                        double s = 0.0, reach = 0.0;
+                        for (int k = 0; k < dims; k++) {
+                            s += (mid[k] - a[k]) * b[k];
+                            reach += half * fabs(b[k]);
+                        }
+                        solid = s - reach < 0.0;
+                        dist = s;
+                        break;
                     }
-                    solid = s - reach < 0.0;
-                    dist = s;
-                    break;
+                    }
+                    if (solid)
+                        cls[c] = NAV_SOLID;
+                    else if (dist <= clear && clear > 0.0)
+                        cls[c] = NAV_MARGIN;
                 }
-                }
-                if (solid)
-                    cls[c] = NAV_SOLID;
-                else if (dist <= clear && clear > 0.0)
-                    cls[c] = NAV_MARGIN;
-            }
 }
 
 /* The cells a goal covers, clipped to the grid, as a cell range and a
@@ -650,47 +673,52 @@ static int goal_has(const nav_field *f, const throng_nav_goal *g,
     }
 }
 
-/* Makes the raster into next_cls: base classes and the geometry, then the
- * goals. */
-static void raster(const throng_world *w, nav_field *f) {
+/* Makes lines [l0, l1) of the raster into next_cls: base classes and
+ * the geometry, then the goals. Only the field's own cells are written:
+ * the padding of both class arrays is SOLID from the start. */
+static void raster_lines(const throng_world *w, nav_field *f, uint32_t l0,
+                         uint32_t l1) {
     uint8_t *cls = f->next_cls;
-    memset(cls, NAV_SOLID, f->r.padded_cells);
-    uint32_t at[3];
-    for (at[2] = 0; at[2] < f->size[2]; at[2]++)
-        for (at[1] = 0; at[1] < f->size[1]; at[1]++) {
-            const size_t row =
-                padded_at(f, (const uint32_t[3]){ 0u, at[1], at[2] });
-            const size_t base =
-                (size_t)f->size[0] * (at[1] + (size_t)f->size[1] * at[2]);
-            for (uint32_t x = 0; x < f->size[0]; x++)
-                cls[row + x] = f->base[base + x] > 0.0f ? NAV_FREE : NAV_SOLID;
-        }
+    for (uint32_t line = l0; line < l1; line++) {
+        const uint32_t y = line % f->size[1], z = line / f->size[1];
+        const size_t row = padded_at(f, (const uint32_t[3]){ 0u, y, z });
+        const size_t base = (size_t)f->size[0] * line;
+        for (uint32_t x = 0; x < f->size[0]; x++)
+            cls[row + x] = f->base[base + x] > 0.0f ? NAV_FREE : NAV_SOLID;
+    }
     const geometry *g = w->geo;
     for (uint32_t i = 0; g && i < g->count; i++) {
         const geo_object *o = &g->objects[i];
         if (o->kind == GEO_SPHERE || o->kind == GEO_BOX ||
             o->kind == GEO_SEGMENT || o->kind == GEO_PLANE)
-            raster_object(f, o, cls);
+            raster_object(f, o, cls, l0, l1);
     }
+    uint32_t at[3], y0, y1;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         uint32_t lo[3], hi[3];
         if (!goal_cells(f, &f->goals[i], lo, hi))
             continue;
         for (at[2] = lo[2]; at[2] < hi[2]; at[2]++)
-            for (at[1] = lo[1]; at[1] < hi[1]; at[1]++)
-                for (at[0] = lo[0]; at[0] < hi[0]; at[0]++) {
-                    const size_t c = padded_at(f, at);
-                    if (cls[c] != NAV_SOLID && goal_has(f, &f->goals[i], at))
-                        cls[c] = NAV_GOAL;
-                }
+            if (clip_lines(f, l0, l1, at[2], lo[1], hi[1], &y0, &y1))
+                for (at[1] = y0; at[1] < y1; at[1]++)
+                    for (at[0] = lo[0]; at[0] < hi[0]; at[0]++) {
+                        const size_t c = padded_at(f, at);
+                        if (cls[c] != NAV_SOLID &&
+                            goal_has(f, &f->goals[i], at))
+                            cls[c] = NAV_GOAL;
+                    }
     }
 }
 
 /* A cell's step in solver units: NAV_UNIT times its base cost, times
  * 1 + density_cost * density when density sets costs. */
-static uint32_t cell_step(const nav_field *f, size_t cell) {
+static inline uint32_t cell_step(const nav_field *f, size_t cell) {
+    const int crowd = f->density_cost > 0.0f && f->counted;
+    /* Open floor, the common case: the base step, as below. */
+    if (f->base[cell] == 1.0f && !crowd)
+        return NAV_UNIT;
     double cost = (double)f->base[cell];
-    if (f->density_cost > 0.0f && f->counted)
+    if (crowd)
         cost *= 1.0 + (double)f->density_cost * (double)f->density[cell];
     const double units = floor(cost * (double)NAV_UNIT + 0.5);
     if (units < 1.0)
@@ -711,11 +739,23 @@ int nav_field_goal_blocked(const nav_field *f, uint32_t goal) {
     return 1;
 }
 
-uint64_t nav_field_reachable_free(const nav_field *f) {
-    uint64_t n = 0u;
-    for (size_t c = 0; c < f->r.padded_cells; c++)
-        n += f->cls[c] == NAV_FREE && f->time[c] < NAV_INF;
-    return n;
+void nav_field_reached(const nav_field *f, uint64_t *reached,
+                       uint64_t *free_reached) {
+    uint64_t all = 0u, free_cells = 0u;
+    uint32_t at[3];
+    for (at[2] = 0; at[2] < f->size[2]; at[2]++)
+        for (at[1] = 0; at[1] < f->size[1]; at[1]++) {
+            const size_t row =
+                padded_at(f, (const uint32_t[3]){ 0u, at[1], at[2] });
+            for (uint32_t x = 0; x < f->size[0]; x++) {
+                const uint8_t k = f->cls[row + x];
+                const uint64_t t = f->time[row + x];
+                all += k != NAV_SOLID && (t & ~NAV_TAG) < NAV_INF;
+                free_cells += k == NAV_FREE && t < NAV_INF;
+            }
+        }
+    *reached = all;
+    *free_reached = free_cells;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -727,39 +767,113 @@ int nav_field_stale(const throng_world *w, const nav_field *f) {
     return !f->built || f->dirty || shape != f->shape_version;
 }
 
+/* A build's passes over the field's lines (rows of x), in parts: the
+ * parts are a fixed cut of the lines (parallel_parts), each part's
+ * counts its own, summed in part order, so the figures and the changed
+ * cells' list do not depend on the threads. */
+typedef struct build_ctx {
+    const throng_world *w;
+    nav_field *f;
+} build_ctx;
+
+static void raster_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                        int thread) {
+    (void)part;
+    (void)thread;
+    build_ctx *b = ctx;
+    raster_lines(b->w, b->f, begin, end);
+}
+
+/* Steps of the new raster into next_step, and per part: the cells whose
+ * class or step changed, the solid and margin cells, whether a goal. */
+static void step_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                      int thread) {
+    (void)thread;
+    nav_field *f = ((build_ctx *)ctx)->f;
+    nav_part *p = &f->parts[part];
+    memset(p, 0, sizeof *p);
+    for (uint32_t line = begin; line < end; line++) {
+        const size_t row = padded_at(
+            f, (const uint32_t[3]){ 0u, line % f->size[1], line / f->size[1] });
+        const size_t base = (size_t)f->size[0] * line;
+        for (uint32_t x = 0; x < f->size[0]; x++) {
+            const size_t c = row + x;
+            const uint8_t k = f->next_cls[c];
+            const uint32_t s = k >= NAV_FREE ? cell_step(f, base + x) : 0u;
+            f->next_step[c] = s;
+            p->changed += k != f->cls[c] || s != f->step[c];
+            p->solid += k == NAV_SOLID;
+            p->margin += k == NAV_MARGIN;
+            p->goal |= k == NAV_GOAL;
+        }
+    }
+}
+
+/* The changed cells of the part's lines, into the queue from the part's
+ * offset on (before the new raster takes the old one's place). */
+static void gather_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                        int thread) {
+    (void)thread;
+    nav_field *f = ((build_ctx *)ctx)->f;
+    uint64_t n = f->parts[part].offset;
+    for (uint32_t line = begin; line < end; line++) {
+        const size_t row = padded_at(
+            f, (const uint32_t[3]){ 0u, line % f->size[1], line / f->size[1] });
+        for (uint32_t x = 0; x < f->size[0]; x++) {
+            const size_t c = row + x;
+            if (f->next_cls[c] != f->cls[c] || f->next_step[c] != f->step[c])
+                f->queue[n++] = (uint32_t)c;
+        }
+    }
+}
+
+/* A full build's start: every cell's time from its class. */
+static void start_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                       int thread) {
+    (void)part;
+    (void)thread;
+    nav_field *f = ((build_ctx *)ctx)->f;
+    for (uint32_t line = begin; line < end; line++) {
+        const size_t row = padded_at(
+            f, (const uint32_t[3]){ 0u, line % f->size[1], line / f->size[1] });
+        for (uint32_t x = 0; x < f->size[0]; x++)
+            f->time[row + x] = nav_start_time(f->cls[row + x]);
+    }
+}
+
 void nav_field_build(throng_world *w, nav_field *f, parallel_sched *sched,
                      int full) {
     const double t0 = parallel_now();
-    raster(w, f);
+    const uint32_t lines = (uint32_t)(f->cells / f->size[0]);
+    const uint32_t parts = lines < NAV_PARTS ? lines : NAV_PARTS;
+    build_ctx ctx = { w, f };
+    parallel_parts(sched, lines, parts, raster_part, &ctx);
     /* The density over this raster's passable cells, from the last count,
      * before the steps that may depend on it. */
     if (f->counted)
         nav_field_density(f, f->next_cls);
-    /* The new raster against the last: classes, and the steps of every
-     * cell, into place, listing the cells that changed. */
-    size_t changed = 0u;
-    const size_t limit = (size_t)(f->cells / NAV_FULL_SHARE) + 1u;
-    uint32_t at[3];
-    for (at[2] = 0; at[2] < f->size[2]; at[2]++)
-        for (at[1] = 0; at[1] < f->size[1]; at[1]++) {
-            const size_t row =
-                padded_at(f, (const uint32_t[3]){ 0u, at[1], at[2] });
-            const size_t base =
-                (size_t)f->size[0] * (at[1] + (size_t)f->size[1] * at[2]);
-            for (uint32_t x = 0; x < f->size[0]; x++) {
-                const size_t c = row + x;
-                const uint8_t k = f->next_cls[c];
-                const uint32_t s = k >= NAV_FREE ? cell_step(f, base + x) : 0u;
-                if (k != f->cls[c] || s != f->step[c]) {
-                    if (changed < limit)
-                        f->queue[changed] = (uint32_t)c;
-                    changed++;
-                    f->cls[c] = k;
-                    f->step[c] = s;
-                }
-            }
-        }
+    /* The new raster against the last: which cells changed class or
+     * step. */
+    parallel_parts(sched, lines, parts, step_part, &ctx);
+    uint64_t changed = 0u, solid = 0u, margin = 0u;
+    for (uint32_t p = 0; p < parts; p++) {
+        f->parts[p].offset = changed;
+        changed += f->parts[p].changed;
+        solid += f->parts[p].solid;
+        margin += f->parts[p].margin;
+    }
+    const uint64_t limit = f->cells / NAV_FULL_SHARE + 1u;
     full = full || !f->built || changed >= limit;
+    if (!full && changed > 0u)
+        parallel_parts(sched, lines, parts, gather_part, &ctx);
+    /* The new raster takes the old one's place (both arrays keep their
+     * solid padding). */
+    uint8_t *cls = f->cls;
+    f->cls = f->next_cls;
+    f->next_cls = cls;
+    uint32_t *step = f->step;
+    f->step = f->next_step;
+    f->next_step = step;
     nav_solve_arrays a = { .cls = f->cls,
                            .step = f->step,
                            .time = f->time,
@@ -767,18 +881,38 @@ void nav_field_build(throng_world *w, nav_field *f, parallel_sched *sched,
                            .unit_table = f->unit_table,
                            .scratch = f->scratch };
     memset(f->start, 0, f->r.tile_count);
+    f->last_reset = 0u;
+    if (!full && changed > 0u) {
+        /* A change whose consequences reach a full build's share of the
+         * cells (a wall moved next to the goal, so most routes change)
+         * is built in full: walking them costs more than starting
+         * afresh. */
+        const size_t reset = nav_solve_reset_downstream(
+            &f->r, &a, f->queue, (size_t)changed, f->queue, f->mark, f->start,
+            (size_t)limit);
+        if (reset == SIZE_MAX)
+            full = 1;
+        else
+            f->last_reset = reset;
+    }
     if (full) {
-        for (size_t c = 0; c < f->r.padded_cells; c++) {
-            f->time[c] = nav_start_time(f->cls[c]);
-            if (f->cls[c] == NAV_GOAL)
-                f->start[nav_tile_of(&f->r, c)] = 1u;
+        parallel_parts(sched, lines, parts, start_part, &ctx);
+        /* The solve starts from the tiles holding a goal. */
+        for (uint32_t p = 0; p < parts; p++) {
+            if (!f->parts[p].goal)
+                continue;
+            const uint32_t begin = (uint32_t)((uint64_t)lines * p / parts);
+            const uint32_t end = (uint32_t)((uint64_t)lines * (p + 1u) / parts);
+            for (uint32_t line = begin; line < end; line++) {
+                const size_t row =
+                    padded_at(f, (const uint32_t[3]){ 0u, line % f->size[1],
+                                                      line / f->size[1] });
+                for (uint32_t x = 0; x < f->size[0]; x++)
+                    if (f->cls[row + x] == NAV_GOAL)
+                        f->start[nav_tile_of(&f->r, row + x)] = 1u;
+            }
         }
         f->last_reset = f->cells;
-    } else if (changed > 0u) {
-        f->last_reset = nav_solve_reset_downstream(&f->r, &a, f->queue, changed,
-                                                   f->queue, f->mark, f->start);
-    } else {
-        f->last_reset = 0u;
     }
     if (full || changed > 0u)
         nav_solve(&f->r, &a, f->start, full, sched, &f->last_stats);
@@ -789,17 +923,8 @@ void nav_field_build(throng_world *w, nav_field *f, parallel_sched *sched,
     f->dirty = 0;
     f->shape_version = w->geo ? w->geo->shape_version : 0u;
     f->builds++;
-    uint64_t solid = 0u, margin = 0u, reached = 0u;
-    for (size_t c = 0; c < f->r.padded_cells; c++) {
-        const uint8_t k = f->cls[c];
-        margin += k == NAV_MARGIN;
-        reached += k != NAV_SOLID && (f->time[c] & ~NAV_TAG) < NAV_INF;
-        solid += k == NAV_SOLID;
-    }
-    /* The padding is solid too, and not a cell. */
-    f->solid = solid - (uint64_t)(f->r.padded_cells - (size_t)f->cells);
+    f->solid = solid;
     f->margin = margin;
-    f->reached = reached;
     f->last_seconds = parallel_now() - t0;
 }
 

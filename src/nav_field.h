@@ -12,6 +12,17 @@
 #include "internal.h"
 #include "nav_solve.h"
 
+/* A build's passes cut the field's lines (rows along x) into at most
+ * this many parts (nav_field.c), enough for every thread to have a few. */
+#define NAV_PARTS 64u
+
+/* One part's figures in a build. */
+typedef struct nav_part {
+    uint64_t changed, solid, margin;
+    uint64_t offset; /* its first changed cell's place in the queue */
+    int goal;        /* it holds a goal cell */
+} nav_part;
+
 /* A field as the world holds it: the description it was made from (what a
  * snapshot saves), then what is built from it. */
 typedef struct nav_field {
@@ -38,6 +49,7 @@ typedef struct nav_field {
     uint8_t *cls;
     uint8_t *next_cls; /* the raster being made, before it is compared */
     uint32_t *step;
+    uint32_t *next_step; /* its steps; the two trade places after */
     uint64_t *time;
     float *dir;
     uint16_t *unit_table;
@@ -58,7 +70,7 @@ typedef struct nav_field {
     int built;
     /* Statistics of the builds. */
     uint64_t builds;
-    uint64_t reached; /* cells with a time (goals included) */
+    nav_part parts[NAV_PARTS];
     uint64_t solid, margin;
     uint64_t last_reset; /* cells the last build started again */
     int last_full;
@@ -113,10 +125,12 @@ void nav_field_density(nav_field *f, const uint8_t *cls);
 int nav_field_set_costs(throng_world *w, nav_field *f, const float *costs);
 
 /* Why a goal of the definition cannot be a goal of the built field, or 0:
- * 1 when every cell it covers is solid. Also the reachable free cells
- * besides goals (for "no reachable cell"). */
+ * 1 when every cell it covers is solid. */
 int nav_field_goal_blocked(const nav_field *f, uint32_t goal);
-uint64_t nav_field_reachable_free(const nav_field *f);
+/* The cells with a time (goals included), and the FREE ones among them
+ * (for "no reachable cell"), counted in the built field when asked. */
+void nav_field_reached(const nav_field *f, uint64_t *reached,
+                       uint64_t *free_reached);
 
 /* What the field says at a point. */
 typedef struct nav_point {

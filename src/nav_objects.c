@@ -105,7 +105,10 @@ throng_status throng_nav_field_add(throng_world *w,
                             "clearance's reach of one being allowed, or at "
                             "cost 0)",
                             fn, i);
-    if (st == THRONG_OK && nav_field_reachable_free(f) == 0u)
+    uint64_t reached = 0u, free_reached = 0u;
+    if (st == THRONG_OK)
+        nav_field_reached(f, &reached, &free_reached);
+    if (st == THRONG_OK && free_reached == 0u)
         st = world_fail(w, THRONG_ERR_INVALID_ARG,
                         "%s: no free cell reaches a goal (every way out of "
                         "the goals is impassable)",
@@ -190,7 +193,8 @@ throng_status throng_nav_field_get(const throng_world *cw, throng_object field,
     out->cells = f->cells;
     out->solid_cells = f->solid;
     out->margin_cells = f->margin;
-    out->reached_cells = f->reached;
+    uint64_t free_reached = 0u;
+    nav_field_reached(f, &out->reached_cells, &free_reached);
     out->builds = f->builds;
     out->last_cells = f->last_reset;
     out->last_full = f->last_full != 0;

@@ -569,6 +569,42 @@ post_cell(const nav_raster *r, const nav_solve_arrays *a, size_t c,
         dir[ax] = g[ax] * inv;
 }
 
+/* A 2D row of w (at most NAV_TILE_2D) cells from padded index c0:
+ * post_cell's operations in its order (the same bits), the two axes
+ * written out so the compiler keeps them in registers, and the
+ * normalisation, whose square root and division are the slow part, in
+ * a loop of its own over the row, which runs on vector lanes (each lane
+ * rounds as the scalar operation does). */
+static void post_row2(const uint64_t *restrict T, float *restrict dir,
+                      size_t c0, uint32_t w, size_t sy) {
+    float gx[NAV_TILE_2D], gy[NAV_TILE_2D];
+    for (uint32_t x = 0; x < w; x++) {
+        const size_t c = c0 + x;
+        const uint64_t raw = T[c];
+        const uint64_t m = ~(raw & NAV_TAG), t = raw & m;
+        float u = 0.0f, v = 0.0f;
+        if (t != 0u && t < NAV_INF) {
+            const uint64_t xl = T[c - 1u] & m, xh = T[c + 1u] & m;
+            const uint64_t yl = T[c - sy] & m, yh = T[c + sy] & m;
+            const uint64_t vx = xh < xl ? xh : xl, vy = yh < yl ? yh : yl;
+            const float ax = vx < t ? (float)(int64_t)(t - vx) : 0.0f;
+            const float ay = vy < t ? (float)(int64_t)(t - vy) : 0.0f;
+            u = xh < xl ? ax : -ax;
+            v = yh < yl ? ay : -ay;
+        }
+        gx[x] = u;
+        gy[x] = v;
+    }
+    float *restrict out = dir + 2u * c0;
+#pragma omp simd
+    for (uint32_t x = 0; x < w; x++) {
+        const float len2 = gx[x] * gx[x] + gy[x] * gy[x];
+        const float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+        out[2u * x] = gx[x] * inv;
+        out[2u * x + 1u] = gy[x] * inv;
+    }
+}
+
 static void post_tile(const nav_raster *r, const nav_solve_arrays *a,
                       uint32_t t) {
     tile_box b;
@@ -581,8 +617,7 @@ static void post_tile(const nav_raster *r, const nav_solve_arrays *a,
                 for (uint32_t x = 0; x < w; x++)
                     post_cell(r, a, row + x, 3);
             else
-                for (uint32_t x = 0; x < w; x++)
-                    post_cell(r, a, row + x, 2);
+                post_row2(a->time, a->dir, row, w, r->stride[1]);
         }
 }
 
@@ -695,7 +730,7 @@ size_t nav_solve_reset_downstream(const nav_raster *r,
                                   const nav_solve_arrays *a,
                                   const uint32_t *changed, size_t count,
                                   uint32_t *queue, uint8_t *mark,
-                                  uint8_t *start) {
+                                  uint8_t *start, size_t limit) {
     const uint64_t *T = a->time;
     size_t head = 0u, tail = 0u;
     for (size_t i = 0; i < count; i++) {
@@ -708,6 +743,11 @@ size_t nav_solve_reset_downstream(const nav_raster *r,
     /* Every time is still the previous answer's until the walk ends, so
      * the parents it reads are the ones those times came from. */
     while (head < tail) {
+        if (tail >= limit) {
+            for (size_t i = 0; i < tail; i++)
+                mark[queue[i]] = 0u;
+            return SIZE_MAX;
+        }
         const size_t c = queue[head++];
         for (int ax = 0; ax < r->dims; ax++) {
             const size_t lo = c - r->stride[ax], hi = c + r->stride[ax];

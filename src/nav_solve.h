@@ -126,12 +126,14 @@ void nav_solve(const nav_raster *r, const nav_solve_arrays *a,
  * earlier than the cell), from one of them gets nav_start_time of its
  * class, and its tile's flag in `start` (tile_count bytes) set. `queue`
  * holds padded_cells entries, `mark` padded_cells bytes of zeros (left
- * zero). Returns how many cells were reset. */
+ * zero). Returns how many cells were reset; or, when that would be
+ * `limit` or more, SIZE_MAX with nothing changed (a full build is then
+ * the cheaper one). */
 size_t nav_solve_reset_downstream(const nav_raster *r,
                                   const nav_solve_arrays *a,
                                   const uint32_t *changed, size_t count,
                                   uint32_t *queue, uint8_t *mark,
-                                  uint8_t *start);
+                                  uint8_t *start, size_t limit);
 
 /* The tile holding padded cell index `at` (not a padding cell). */
 uint32_t nav_tile_of(const nav_raster *r, size_t at);
