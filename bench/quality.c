@@ -245,6 +245,10 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     }
     uint32_t n = c.count;
     if (n == 0) {
+        /* No agent is over its limits in an empty world (an evacuation
+         * that ended with everyone out). */
+        out->max_speed_ratio = 0.0;
+        out->max_force_ratio = 0.0;
         return THRONG_OK;
     }
 

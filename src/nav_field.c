@@ -1086,6 +1086,46 @@ static int leads_into_wall(const nav_field *f, const double u[3],
     return blocked_at(f, ahead);
 }
 
+/* The unit direction from field coordinates u (in cell `own`) to the
+ * centre of the reached cell with the earliest time among own's
+ * neighbours (the lowest index on a tie); 0 when none is reached. */
+static void towards_earliest(const nav_field *f, const double u[3],
+                             const uint32_t own[3], float d[3]) {
+    uint64_t best = NAV_INF;
+    uint32_t pick[3] = { 0u, 0u, 0u };
+    int lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+    for (int k = 0; k < f->dims; k++) {
+        lo[k] = own[k] > 0u ? -1 : 0;
+        hi[k] = own[k] + 1u < f->size[k] ? 1 : 0;
+    }
+    for (int dz = lo[2]; dz <= hi[2]; dz++)
+        for (int dy = lo[1]; dy <= hi[1]; dy++)
+            for (int dx = lo[0]; dx <= hi[0]; dx++) {
+                const uint32_t at[3] = { (uint32_t)((int64_t)own[0] + dx),
+                                         (uint32_t)((int64_t)own[1] + dy),
+                                         (uint32_t)((int64_t)own[2] + dz) };
+                const size_t c = padded_at(f, at);
+                const uint64_t t = f->time[c] & ~NAV_TAG;
+                if (f->cls[c] == NAV_SOLID || t >= best)
+                    continue;
+                best = t;
+                memcpy(pick, at, sizeof pick);
+            }
+    if (best >= NAV_INF)
+        return;
+    float g[3] = { 0.0f, 0.0f, 0.0f };
+    float len2 = 0.0f;
+    for (int k = 0; k < f->dims; k++) {
+        g[k] = (float)((double)pick[k] + 0.5 - u[k]);
+        len2 += g[k] * g[k];
+    }
+    if (!(len2 > 0.0f))
+        return;
+    const float inv = 1.0f / sqrtf(len2);
+    for (int k = 0; k < f->dims; k++)
+        d[k] = g[k] * inv;
+}
+
 void nav_field_sample(const nav_field *f, const float p[3], nav_point *out) {
     memset(out, 0, sizeof *out);
     out->distance = INFINITY;
@@ -1180,9 +1220,14 @@ void nav_field_sample(const nav_field *f, const float p[3], nav_point *out) {
         memcpy(out->dir, d, sizeof d);
         return;
     }
-    /* The cell's own direction, then its stronger axis alone. */
-    if (f->cls[own_at] == NAV_SOLID || own_t >= NAV_INF)
+    /* The cell's own direction, then its stronger axis alone. A point
+     * in an impassable cell (a body pressed against a wall stands in
+     * the wall's cells) or an unreached one heads for the centre of the
+     * earliest reached cell round it, out of the wall's cells. */
+    if (f->cls[own_at] == NAV_SOLID || own_t >= NAV_INF) {
+        towards_earliest(f, u, own, out->dir);
         return;
+    }
     const float *own_d = f->dir + (size_t)dims * own_at;
     if (!leads_into_wall(f, u, own_d)) {
         memcpy(out->dir, own_d, (size_t)dims * sizeof(float));
