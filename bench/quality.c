@@ -286,6 +286,9 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     double force_ratio = 0.0;
     float r_max = 0.0f;
     uint64_t arrived = 0;
+    throng_group cached_group;
+    memset(&cached_group, 0, sizeof cached_group);
+    bool cached_valid = false, cached_orca = false;
     for (uint32_t k = 0; k < n; ++k) {
         throng_agent agent;
         if (with_snapshot) {
@@ -306,7 +309,30 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
          * infinitely over its limit; one that stands is at 0. */
         double ratio = speed > 0.0 ? speed / (double)def.max_speed : 0.0;
         speed_ratio = ratio > speed_ratio || isnan(ratio) ? ratio : speed_ratio;
+        /* An ORCA group's velocity is chosen by the velocity stage, not
+         * reached by a force (throng_avoidance): its change is not held
+         * to max force, and is not judged against it. */
+        bool forced = true;
         if (with_snapshot) {
+            throng_group group;
+            st = throng_agent_get_group(world, agent, &group);
+            if (st == THRONG_OK &&
+                (group.id != cached_group.id ||
+                 group.generation != cached_group.generation ||
+                 !cached_valid)) {
+                throng_avoidance avoidance;
+                st = throng_group_get_avoidance(world, group, &avoidance);
+                cached_orca =
+                    st == THRONG_OK && avoidance.mode == THRONG_AVOIDANCE_ORCA;
+                cached_group = group;
+                cached_valid = true;
+            }
+            if (st != THRONG_OK) {
+                return st;
+            }
+            forced = !cached_orca;
+        }
+        if (with_snapshot && forced) {
             const float *v0 = &before->velocity[3 * k];
             double change = 0.0;
             for (int axis = 0; axis < 3; ++axis) {
