@@ -2431,10 +2431,12 @@ static throng_status bottleneck_build(const scenario *sc, uint32_t agents,
  * pedestrian preset; walk2d_orca drops its speed law (jam_density 0), so
  * ORCA and contact alone set the speed.
  *
- * The density the speed law reads is counted within the field's grid,
- * which does not wrap round the strip: within density_radius of its ends
- * the window reaches past them into cells nobody can be in, and the
- * agents there read a lower density and walk a little faster.
+ * The field's grid reaches 2 m past the strip's end (its goal must lie in
+ * the grid); the world being periodic, the field counts every agent at
+ * its images there too, so the density the speed law reads is the
+ * strip's all along it, ends included. (Counted without the images, the
+ * window past the end read too few, the agents there sped up and jammed
+ * into the strip's other end: at 3 agents/m^2 the middle thinned to 2.5.)
  */
 #define WALK_ROWS                                           \
     { "field_cell", 0.25, "m", "navigation field cell" },   \

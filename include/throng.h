@@ -1450,7 +1450,10 @@ typedef struct throng_nav_field_def {
     uint32_t region_count;
     /* Counts the world's agents per cell every this many steps (at the
      * start of a step whose count is a multiple of it); 0, the default,
-     * never. FOLLOW_NAV's nav.jam_density reads the density. */
+     * never. In a periodic world an agent is counted at each of its
+     * images (its position a box length either way on each axis) that
+     * falls in the grid. FOLLOW_NAV's nav.jam_density reads the
+     * density. */
     uint32_t density_interval;
     /* The density of a cell is the agents counted in the square (cube)
      * of cells whose centres lie within this distance along each axis,

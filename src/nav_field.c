@@ -1022,13 +1022,28 @@ void nav_field_count(throng_world *w, nav_field *f) {
         return;
     memset(f->counts, 0, (size_t)f->cells * sizeof(uint32_t));
     const agent_columns *c = &w->col;
+    /* In a periodic world the crowd repeats: an agent is counted at each
+     * of its images (a box's length either way on each axis) that falls
+     * in the grid, so a window that reaches past the box's edge sees
+     * the agents beyond it, as the agents themselves do. */
+    const int periodic = w->boundary == THRONG_BOUNDARY_PERIODIC;
+    const int reach[3] = { periodic ? 1 : 0, periodic ? 1 : 0,
+                           periodic && w->dims == 3 ? 1 : 0 };
     for (uint32_t i = 0; i < w->count; i++) {
         const float p[3] = { c->px[i], c->py[i],
                              w->dims == 3 ? c->pz[i] : 0.0f };
-        uint32_t at[3];
-        if (cell_of(f, p, at))
-            f->counts[at[0] + (size_t)f->size[0] *
-                                  (at[1] + (size_t)f->size[1] * at[2])]++;
+        for (int oz = -reach[2]; oz <= reach[2]; oz++)
+            for (int oy = -reach[1]; oy <= reach[1]; oy++)
+                for (int ox = -reach[0]; ox <= reach[0]; ox++) {
+                    const float q[3] = { p[0] + (float)ox * w->box[0],
+                                         p[1] + (float)oy * w->box[1],
+                                         p[2] + (float)oz * w->box[2] };
+                    uint32_t at[3];
+                    if (cell_of(f, q, at))
+                        f->counts[at[0] +
+                                  (size_t)f->size[0] *
+                                      (at[1] + (size_t)f->size[1] * at[2])]++;
+                }
     }
     /* With the raster of the last build; a build derives it again with
      * its own raster. */

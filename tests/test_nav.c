@@ -1151,6 +1151,53 @@ TEST(nav_export_import) {
     throng_world_destroy(w);
 }
 
+/* In a periodic world the crowd repeats, and the count sees it: a field
+ * reaching 2 m past a 10 m box counts the agents near x = 0 again past
+ * x = 10, so the density just past the edge is the one just inside it.
+ * (Without the images the cells past the edge are empty.) */
+TEST(nav_periodic_density) {
+    throng_world_def wd = ts_world_def(2, 1, NULL);
+    wd.boundary = THRONG_BOUNDARY_PERIODIC;
+    wd.box_size[0] = 10.0f;
+    wd.box_size[1] = 4.0f;
+    wd.neighbour_radius = 1.0f;
+    throng_world *w = ts_world_make(&wd);
+    REQUIRE(w);
+    throng_nav_goal g;
+    memset(&g, 0, sizeof g);
+    g.kind = THRONG_NAV_GOAL_SEGMENT;
+    g.a[0] = g.b[0] = 11.5f;
+    g.b[1] = 4.0f;
+    throng_nav_field_def d = field_2d(12u, 4u, 1.0f, &g, 1u);
+    d.density_interval = 1u;
+    d.density_radius = 0.0f;
+    throng_object f;
+    REQUIRE_OK(throng_nav_field_add(w, &d, &f));
+    /* Three agents in cell (0, 1), one in (9, 2). */
+    const float xy[4][2] = {
+        { 0.2f, 1.5f }, { 0.5f, 1.5f }, { 0.8f, 1.5f }, { 9.5f, 2.5f }
+    };
+    for (int i = 0; i < 4; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        a.position[0] = xy[i][0];
+        a.position[1] = xy[i][1];
+        throng_agent h;
+        REQUIRE_OK(throng_agent_add(w, &a, &h));
+    }
+    REQUIRE_OK(throng_world_step(w, 0.01f));
+    const float inside[3] = { 0.5f, 1.5f, 0.0f },
+                past[3] = { 10.5f, 1.5f, 0.0f };
+    const float left[3] = { 9.5f, 2.5f, 0.0f };
+    throng_nav_sample a, b, c;
+    REQUIRE_OK(throng_nav_field_sample(w, f, inside, &a));
+    REQUIRE_OK(throng_nav_field_sample(w, f, past, &b));
+    REQUIRE_OK(throng_nav_field_sample(w, f, left, &c));
+    CHECK_NEAR(a.density, 3.0, 1e-6);
+    CHECK_NEAR(b.density, 3.0, 1e-6);
+    CHECK_NEAR(c.density, 1.0, 1e-6);
+    throng_world_destroy(w);
+}
+
 /* A crowd heading for two exits through a crowd-aware field with costs
  * and regions, some agents with their own field, some already arrived:
  * saved mid-run and loaded, the loaded world continues bit for bit, its
@@ -1251,4 +1298,5 @@ void register_nav_tests(void) {
     REGISTER(nav_follow_speed);
     REGISTER(nav_snapshot);
     REGISTER(nav_export_import);
+    REGISTER(nav_periodic_density);
 }
