@@ -351,11 +351,13 @@ $(TEST_OBJ) $(SUPPORT_OBJ) $(BUILD)/obj/tests/fuzz/%.o: CFLAGS += $(TEST_WERROR)
 # The bench records the flags it was built with in its JSON.
 $(BUILD)/obj/bench/machine.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
 
-# The default sweep, about a minute on the 2-CPU development machine: the
-# flocks at two sizes, the clustered flock and the crowd scenes at 10k.
+# The default sweep, a few minutes on the 2-CPU development machine: the
+# flocks at two sizes, the clustered flock and the crowd scenes at 10k,
+# and the evacuation of a building at 10k (the first 22 s of it, the
+# crowd still leaving its rooms: about 3 of the minutes).
 # Table on stdout; JSON, CSV and SVG in bench/results/<machine>/.
 # BENCH_ARGS adds or overrides options (later ones win).
-BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400 \
+BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400,evac2d@10k \
 	--agents 10k,100k --threads 1,2 --steps 200 --warmup 20 --repeats 7
 bench: $(BENCH)
 	@machine=$$(BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) --machine) && \
@@ -627,6 +629,10 @@ perf-update: $(BENCH)
 #                        frames into $(BUILD)/demo/<scenario>/, GIFs beside
 #                        them when ffmpeg is on PATH, and copy one frame of
 #                        each to bench/results/epyc-zen5-2c/ for the README
+#   make demo-nav        render evac2d (2000 agents) at step 300 with its
+#                        navigation field drawn (travel time as colour,
+#                        direction as arrows) and write it as the README's
+#                        PNG, bench/results/epyc-zen5-2c/frame-evac2d.png
 #
 # $(BUILD)/throng-render --help lists its options. The program lives in
 # tools/ so the bench's wildcard over bench/*.c never picks up its main().
@@ -656,6 +662,22 @@ render-bin: $(RENDER)
 
 $(RENDER): $(RENDER_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(RENDER_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+
+# The evacuation 30 s in: queues at the rooms' doors, the corridors
+# flowing to both ends. tools/ppm_to_png.py turns the raster into a PNG
+# with Python's standard library alone.
+DEMO_NAV := --steps 300 --every 300 --nav-fields 14 --ppm 1 --threads 1
+
+.PHONY: demo-nav
+demo-nav: $(RENDER)
+	@set -e; \
+	rm -rf $(DEMO_DIR)/evac2d; \
+	$(RENDER) --scenario evac2d --agents 2000 $(DEMO_NAV) \
+	  --out $(DEMO_DIR)/evac2d; \
+	mkdir -p $(DEMO_FRAMES); \
+	$(PYTHON) tools/ppm_to_png.py $(DEMO_DIR)/evac2d/frame_0001.ppm \
+	  $(DEMO_FRAMES)/frame-evac2d.png; \
+	echo "demo-nav: README frame $(DEMO_FRAMES)/frame-evac2d.png"
 
 demo: $(RENDER)
 	@set -e; \
