@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 # throng: every build, test and bench entry point.
 #
-#   make                 library (static and shared) and the bench program
+#   make                 library (static and shared) and the bench programs
 #   make test            build and run the test program (FILTER=name runs some,
 #                        FILTER=a,b,!c those naming a or b but not c;
 #                        TEST_SHARDS=n runs it as n processes side by side)
 #   make bench           build and run the default benchmark
 #   make soak            long churning run with invariant checks (minutes)
 #   make soak-smoke      the same for about 20 seconds, for CI
+#   make bench-nav       navigation field build times (1000 x 1000 cells)
 #   make cross-test      the aarch64 (NEON) build's tests under qemu-aarch64
 #   make clean
 #
@@ -226,9 +227,11 @@ BENCH_COMMON_SRC := bench/cli.c bench/json.c bench/outfile.c
 BENCH_COMMON_OBJ := $(BENCH_COMMON_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o \
 	$(BENCH_COMMON_OBJ)
-# The soak program has its own main() (see the block at the end).
+# The soak program has its own main() (see the block at the end), and so
+# has the navigation field bench (beside it).
 SOAK_SRC := bench/soak.c
-BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC) $(BENCH_COMMON_SRC),$(wildcard bench/*.c))
+NAVBENCH_SRC := bench/navbench.c
+BENCH_SRC := $(filter-out $(SCEN_SRC) $(GATE_SRC) $(SOAK_SRC) $(NAVBENCH_SRC) $(BENCH_COMMON_SRC),$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
@@ -255,12 +258,13 @@ TEST_LIB := $(if $(CHECKED_DIR),$(BUILD)/libthrong-checked.a,$(STATIC))
 SHARED_REAL := $(BUILD)/libthrong.so.$(VERSION)
 SHARED := $(BUILD)/libthrong.so
 BENCH := $(BUILD)/throng-bench
+NAVBENCH := $(BUILD)/throng-navbench
 TESTS := $(BUILD)/throng-tests
 DEPS_OK := $(BUILD)/.deps-ok
 
 .PHONY: all lib test bench clean deps bench-bin check-builds install uninstall \
 	check-exports check-examples python-test python-asan print-build
-all: $(STATIC) $(SHARED) $(BENCH)
+all: $(STATIC) $(SHARED) $(BENCH) $(NAVBENCH)
 lib: $(STATIC) $(SHARED)
 bench-bin: $(BENCH)
 
@@ -356,11 +360,13 @@ $(TEST_OBJ) $(SUPPORT_OBJ) $(BUILD)/obj/tests/fuzz/%.o: CFLAGS += $(TEST_WERROR)
 # The bench records the flags it was built with in its JSON.
 $(BUILD)/obj/bench/machine.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
 
-# The default sweep, about a minute on the 2-CPU development machine: the
-# flocks at two sizes, the clustered flock and the crowd scenes at 10k.
+# The default sweep, a few minutes on the 2-CPU development machine: the
+# flocks at two sizes, the clustered flock and the crowd scenes at 10k,
+# and the evacuation of a building at 10k (the first 22 s of it, the
+# crowd still leaving its rooms: about 3 of the minutes).
 # Table on stdout; JSON, CSV and SVG in bench/results/<machine>/.
 # BENCH_ARGS adds or overrides options (later ones win).
-BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400 \
+BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400,evac2d@10k \
 	--agents 10k,100k --threads 1,2 --steps 200 --warmup 20 --repeats 7
 bench: $(BENCH)
 	@machine=$$(BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) --machine) && \
@@ -632,6 +638,10 @@ perf-update: $(BENCH)
 #                        frames into $(BUILD)/demo/<scenario>/, GIFs beside
 #                        them when ffmpeg is on PATH, and copy one frame of
 #                        each to bench/results/epyc-zen5-2c/ for the README
+#   make demo-nav        render evac2d (2000 agents) at step 300 with its
+#                        navigation field drawn (travel time as colour,
+#                        direction as arrows) and write it as the README's
+#                        PNG, bench/results/epyc-zen5-2c/frame-evac2d.png
 #
 # $(BUILD)/throng-render --help lists its options. The program lives in
 # tools/ so the bench's wildcard over bench/*.c never picks up its main().
@@ -661,6 +671,22 @@ render-bin: $(RENDER)
 
 $(RENDER): $(RENDER_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(RENDER_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+
+# The evacuation 30 s in: queues at the rooms' doors, the corridors
+# flowing to both ends. tools/ppm_to_png.py turns the raster into a PNG
+# with Python's standard library alone.
+DEMO_NAV := --steps 300 --every 300 --nav-fields 14 --ppm 1 --threads 1
+
+.PHONY: demo-nav
+demo-nav: $(RENDER)
+	@set -e; \
+	rm -rf $(DEMO_DIR)/evac2d; \
+	$(RENDER) --scenario evac2d --agents 2000 $(DEMO_NAV) \
+	  --out $(DEMO_DIR)/evac2d; \
+	mkdir -p $(DEMO_FRAMES); \
+	$(PYTHON) tools/ppm_to_png.py $(DEMO_DIR)/evac2d/frame_0001.ppm \
+	  $(DEMO_FRAMES)/frame-evac2d.png; \
+	echo "demo-nav: README frame $(DEMO_FRAMES)/frame-evac2d.png"
 
 demo: $(RENDER)
 	@set -e; \
@@ -969,6 +995,29 @@ soak-smoke: $(SOAK)
 	$(SOAK) --dim 3 $(SOAK_SMOKE_ARGS)
 
 -include $(SOAK_OBJ:.o=.d)
+
+# ------------------------------------------------------------------------
+# Navigation fields: how long a build takes
+# ------------------------------------------------------------------------
+#
+#   make bench-nav       full and incremental builds of 1000 x 1000 cell
+#                        fields (open floor, a maze) and a 100^3 voxel
+#                        field, on 1 and 2 threads (under a minute)
+#
+# $(BUILD)/throng-navbench --help lists the options; NAVBENCH_ARGS
+# replaces the defaults (bench/navbench.c says what each case builds).
+
+NAVBENCH_OBJ := $(BUILD)/obj/bench/navbench.o $(BUILD)/obj/bench/cli.o
+NAVBENCH_ARGS ?=
+
+.PHONY: bench-nav
+$(NAVBENCH): $(NAVBENCH_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(NAVBENCH_OBJ) $(STATIC) $(LDLIBS)
+
+bench-nav: $(NAVBENCH)
+	$(NAVBENCH) $(NAVBENCH_ARGS)
+
+-include $(NAVBENCH_OBJ:.o=.d)
 
 # ------------------------------------------------------------------------
 # Fuzzing (libFuzzer; clang only)

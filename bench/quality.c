@@ -57,6 +57,12 @@ unsigned quality_kind(const scenario *sc) {
         { "orca_dense2d", QUALITY_CROWD | QUALITY_MOTION },
         { "crossing2d", QUALITY_CROWD | QUALITY_MOTION },
         { "blocks2d", QUALITY_CROWD | QUALITY_MOTION },
+        { "evac2d", QUALITY_CROWD | QUALITY_MOTION | QUALITY_EVAC },
+        { "exits2d", QUALITY_CROWD | QUALITY_MOTION | QUALITY_EVAC },
+        { "exits2d_static", QUALITY_CROWD | QUALITY_MOTION | QUALITY_EVAC },
+        { "bottleneck2d", QUALITY_CROWD | QUALITY_MOTION | QUALITY_EVAC },
+        { "walk2d", QUALITY_CROWD | QUALITY_MOTION | QUALITY_WALK },
+        { "walk2d_orca", QUALITY_CROWD | QUALITY_MOTION | QUALITY_WALK },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
         if (strcmp(sc->name, kinds[i].name) == 0) {
@@ -218,6 +224,11 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     out->kind = quality_kind(sc) & ~(unsigned)QUALITY_MOTION;
     out->closest_approach = (double)INFINITY;
     out->all_arrived_step = -1;
+    out->evacuated_step = -1;
+    out->out_share = (double)NAN;
+    out->mean_exit_rate = (double)NAN;
+    out->specific_flow = (double)NAN;
+    out->walk_speed = (double)NAN;
     out->max_speed_ratio = (double)NAN;
     out->max_force_ratio = (double)NAN;
     out->mean_speed = (double)NAN;
@@ -234,6 +245,10 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     }
     uint32_t n = c.count;
     if (n == 0) {
+        /* No agent is over its limits in an empty world (an evacuation
+         * that ended with everyone out). */
+        out->max_speed_ratio = 0.0;
+        out->max_force_ratio = 0.0;
         return THRONG_OK;
     }
 
@@ -271,6 +286,9 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
     double force_ratio = 0.0;
     float r_max = 0.0f;
     uint64_t arrived = 0;
+    throng_group cached_group;
+    memset(&cached_group, 0, sizeof cached_group);
+    bool cached_valid = false, cached_orca = false;
     for (uint32_t k = 0; k < n; ++k) {
         throng_agent agent;
         if (with_snapshot) {
@@ -291,7 +309,30 @@ throng_status quality_measure(throng_world *world, const scenario *sc,
          * infinitely over its limit; one that stands is at 0. */
         double ratio = speed > 0.0 ? speed / (double)def.max_speed : 0.0;
         speed_ratio = ratio > speed_ratio || isnan(ratio) ? ratio : speed_ratio;
+        /* An ORCA group's velocity is chosen by the velocity stage, not
+         * reached by a force (throng_avoidance): its change is not held
+         * to max force, and is not judged against it. */
+        bool forced = true;
         if (with_snapshot) {
+            throng_group group;
+            st = throng_agent_get_group(world, agent, &group);
+            if (st == THRONG_OK &&
+                (group.id != cached_group.id ||
+                 group.generation != cached_group.generation ||
+                 !cached_valid)) {
+                throng_avoidance avoidance;
+                st = throng_group_get_avoidance(world, group, &avoidance);
+                cached_orca =
+                    st == THRONG_OK && avoidance.mode == THRONG_AVOIDANCE_ORCA;
+                cached_group = group;
+                cached_valid = true;
+            }
+            if (st != THRONG_OK) {
+                return st;
+            }
+            forced = !cached_orca;
+        }
+        if (with_snapshot && forced) {
             const float *v0 = &before->velocity[3 * k];
             double change = 0.0;
             for (int axis = 0; axis < 3; ++axis) {
@@ -409,6 +450,14 @@ double quality_figure(const quality *q, scenario_figure figure) {
     case SCENARIO_FIGURE_ON_TIME:
         return q->kind & QUALITY_MOTION ? 100.0 * q->on_time_share
                                         : (double)NAN;
+    case SCENARIO_FIGURE_OUT:
+        return q->kind & QUALITY_EVAC ? 100.0 * q->out_share : (double)NAN;
+    case SCENARIO_FIGURE_STUCK:
+        return q->kind & QUALITY_EVAC ? (double)q->stuck_max : (double)NAN;
+    case SCENARIO_FIGURE_SPECIFIC_FLOW:
+        return q->kind & QUALITY_EVAC ? q->specific_flow : (double)NAN;
+    case SCENARIO_FIGURE_WALK:
+        return q->kind & QUALITY_WALK ? q->walk_speed : (double)NAN;
     }
     return (double)NAN;
 }
@@ -433,6 +482,14 @@ const char *quality_figure_name(scenario_figure figure) {
         return "stall";
     case SCENARIO_FIGURE_ON_TIME:
         return "ontime%";
+    case SCENARIO_FIGURE_OUT:
+        return "out%";
+    case SCENARIO_FIGURE_STUCK:
+        return "stuck";
+    case SCENARIO_FIGURE_SPECIFIC_FLOW:
+        return "J/m";
+    case SCENARIO_FIGURE_WALK:
+        return "walk";
     }
     return "?";
 }
@@ -606,6 +663,9 @@ void quality_motion_free(quality_motion *m) {
     free(m->still);
     free(m->reached);
     free(m->row_radius);
+    free(m->arrival_buffer);
+    free(m->passage_exit);
+    free(m->passage_step);
     overlap_grid_free(&m->grid);
     memset(m, 0, sizeof *m);
 }
@@ -627,6 +687,10 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
         }
     }
     m->agents = agents;
+    m->scene_ready = 0;
+    m->passages = 0;
+    m->walk_sum = 0.0;
+    m->walk_steps = 0;
     memset(m->still, 0, (size_t)agents * sizeof *m->still);
     memset(m->reached, 0, (size_t)agents * sizeof *m->reached);
     memset(&m->figures, 0, sizeof m->figures);
@@ -635,6 +699,8 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
     m->figures.all_arrived_step = -1;
     m->figures.deadline_step = -1;
     m->figures.on_time_share = (double)NAN;
+    m->figures.evacuated_step = -1;
+    m->figures.walk_speed = (double)NAN;
     for (uint32_t k = 0; k < agents; ++k) {
         throng_agent agent;
         throng_agent_def def;
@@ -649,6 +715,60 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
     return THRONG_OK;
 }
 
+/* The first observation of an evacuation or walking scene: its step,
+ * exits and stuck threshold, and room for its arrivals and passages. */
+static throng_status motion_scene(quality_motion *m, const scenario *sc) {
+    m->scene_ready = 1;
+    m->dt = (double)sc->dt;
+    const scenario_param *stuck = scenario_param_find(sc, "stuck_seconds");
+    const double steps =
+        stuck != NULL && sc->dt > 0.0f ? stuck->value / (double)sc->dt : 0.0;
+    m->stuck_steps = steps >= 1.0 ? (uint32_t)ceil(steps) : UINT32_MAX;
+    quality *f = &m->figures;
+    if (sc->exits == NULL)
+        return THRONG_OK;
+    f->exit_count = sc->exits(sc, m->agents, f->exit_width);
+    if (f->exit_count == 0 || f->exit_count > SCENARIO_MAX_EXITS)
+        return THRONG_ERR_INVALID_ARG;
+    const size_t n = (size_t)m->agents + 1;
+    free(m->arrival_buffer);
+    free(m->passage_exit);
+    free(m->passage_step);
+    m->arrival_buffer = malloc(n * sizeof *m->arrival_buffer);
+    m->passage_exit = malloc(n * sizeof *m->passage_exit);
+    m->passage_step = malloc(n * sizeof *m->passage_step);
+    if (m->arrival_buffer == NULL || m->passage_exit == NULL ||
+        m->passage_step == NULL)
+        return THRONG_ERR_OUT_OF_MEMORY;
+    return THRONG_OK;
+}
+
+/* The last step's arrivals of an evacuation scene: each agent removed at
+ * an exit is a passage through it. */
+static throng_status motion_arrivals(quality_motion *m,
+                                     const throng_world *world, uint64_t step) {
+    uint32_t n = 0;
+    bool cut = false;
+    throng_status st = throng_world_nav_arrivals(world, m->arrival_buffer,
+                                                 m->agents + 1u, &n, &cut);
+    if (st != THRONG_OK)
+        return st;
+    if (cut || m->passages + n > m->agents + 1u)
+        return THRONG_ERR_INVALID_ARG;
+    quality *f = &m->figures;
+    for (uint32_t i = 0; i < n; ++i) {
+        const throng_nav_arrival *a = &m->arrival_buffer[i];
+        if (!a->removed || a->goal >= f->exit_count)
+            continue;
+        f->exit_out[a->goal]++;
+        m->passage_exit[m->passages] = a->goal;
+        m->passage_step[m->passages] = (uint32_t)step;
+        m->passages++;
+        ++f->arrivals;
+    }
+    return THRONG_OK;
+}
+
 throng_status quality_motion_observe(quality_motion *m,
                                      const throng_world *world,
                                      const scenario *sc, uint64_t seed,
@@ -658,34 +778,51 @@ throng_status quality_motion_observe(quality_motion *m,
     throng_status st = throng_world_columns(world, &c);
     if (st != THRONG_OK)
         return st;
-    if (c.count != m->agents || sc->goal == NULL)
+    const bool evac = sc->exits != NULL, walk = sc->walk;
+    if ((!evac && c.count != m->agents) || (sc->goal == NULL && !evac && !walk))
         return THRONG_ERR_INVALID_ARG;
     quality *f = &m->figures;
+    if ((evac || walk) && !m->scene_ready) {
+        st = motion_scene(m, sc);
+        if (st != THRONG_OK)
+            return st;
+    }
+    if (evac) {
+        st = motion_arrivals(m, world, step);
+        if (st != THRONG_OK)
+            return st;
+    }
     ++f->motion_steps;
-    uint32_t at_goal = 0;
+    uint32_t at_goal = 0, stuck = 0;
+    double along = 0.0;
     for (uint32_t row = 0; row < c.count; ++row) {
         uint64_t key = c.host_key[row];
         if (key == 0 || key > m->agents)
             return THRONG_ERR_INVALID_ARG;
         uint32_t k = (uint32_t)(key - 1);
-        uint32_t reached = arrivals != NULL ? arrivals[k] : 0;
-        float goal[3];
-        sc->goal(sc, m->agents, seed, key, reached, goal);
-        double gx = (double)c.px[row] - (double)goal[0];
-        double gy = (double)c.py[row] - (double)goal[1];
-        double gz = c.pz != NULL ? (double)c.pz[row] - (double)goal[2] : 0.0;
-        double reach = (double)m->radius[k];
-        bool there = gx * gx + gy * gy + gz * gz <= reach * reach;
-        if (there) {
-            ++at_goal;
-            if (m->reached[k] != reached + 1) {
-                m->reached[k] = reached + 1;
-                ++f->arrivals;
+        bool there = false;
+        if (sc->goal != NULL) {
+            uint32_t reached = arrivals != NULL ? arrivals[k] : 0;
+            float goal[3];
+            sc->goal(sc, m->agents, seed, key, reached, goal);
+            double gx = (double)c.px[row] - (double)goal[0];
+            double gy = (double)c.py[row] - (double)goal[1];
+            double gz =
+                c.pz != NULL ? (double)c.pz[row] - (double)goal[2] : 0.0;
+            double reach = (double)m->radius[k];
+            there = gx * gx + gy * gy + gz * gz <= reach * reach;
+            if (there) {
+                ++at_goal;
+                if (m->reached[k] != reached + 1) {
+                    m->reached[k] = reached + 1;
+                    ++f->arrivals;
+                }
             }
         }
         double vz = c.vz != NULL ? (double)c.vz[row] : 0.0;
         double speed = sqrt((double)c.vx[row] * (double)c.vx[row] +
                             (double)c.vy[row] * (double)c.vy[row] + vz * vz);
+        along += (double)c.vx[row];
         /* At most, so an agent whose max speed is 0 stands still. */
         if (!there && speed <= QUALITY_STILL * (double)m->max_speed[k]) {
             ++m->still[k];
@@ -694,10 +831,26 @@ throng_status quality_motion_observe(quality_motion *m,
         } else {
             m->still[k] = 0;
         }
+        stuck += m->still[k] >= m->stuck_steps;
         m->row_radius[row] = m->radius[k];
     }
-    if (at_goal == c.count && f->all_arrived_step < 0)
+    if (evac) {
+        if (stuck > f->stuck_max)
+            f->stuck_max = stuck;
+        f->out_share = (double)(m->agents - c.count) / (double)m->agents;
+        if (c.count == 0 && f->evacuated_step < 0)
+            f->evacuated_step = (int64_t)step;
+        /* Everyone out is everyone arrived: --until-arrived ends there. */
+        if (c.count == 0 && f->all_arrived_step < 0)
+            f->all_arrived_step = (int64_t)step;
+    } else if (sc->goal != NULL && at_goal == c.count &&
+               f->all_arrived_step < 0) {
         f->all_arrived_step = (int64_t)step;
+    }
+    if (walk && counted && c.count > 0) {
+        m->walk_sum += along / (double)c.count;
+        ++m->walk_steps;
+    }
     if (sc->deadline != NULL) {
         /* Arrivals count each agent's first visit to its goal, once per
          * goal: in a scene whose goals stay put, the agents that have
@@ -725,9 +878,63 @@ throng_status quality_motion_observe(quality_motion *m,
     return THRONG_OK;
 }
 
+/* Exit e's flow from its passages (in step order): between the 10th and
+ * the 90th percentile passage, or over all of them when fewer than 10. */
+static double exit_rate(const quality_motion *m, uint32_t e) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->passages; ++i)
+        n += m->passage_exit[i] == e;
+    if (n == 0 || !(m->dt > 0.0))
+        return (double)NAN;
+    uint32_t first = 0, last = n - 1;
+    if (n >= 10) {
+        first = (uint32_t)floor(0.1 * (double)n);
+        last = (uint32_t)ceil(0.9 * (double)n) - 1u;
+    }
+    uint32_t seen = 0, t_first = 0, t_last = 0;
+    for (uint32_t i = 0; i < m->passages; ++i) {
+        if (m->passage_exit[i] != e)
+            continue;
+        if (seen == first)
+            t_first = m->passage_step[i];
+        if (seen == last)
+            t_last = m->passage_step[i];
+        ++seen;
+    }
+    if (n < 10 || t_last == t_first)
+        /* The passages over the steps from the first to the last. */
+        return (double)n / ((double)(t_last - t_first + 1u) * m->dt);
+    return (double)(last - first) / ((double)(t_last - t_first) * m->dt);
+}
+
 void quality_motion_report(const quality_motion *m, quality *q) {
     const quality *f = &m->figures;
     q->kind |= QUALITY_MOTION;
+    q->out_share = f->out_share;
+    q->evacuated_step = f->evacuated_step;
+    q->evacuated_seconds = (double)f->evacuated_step * m->dt;
+    q->stuck_max = f->stuck_max;
+    q->exit_count = f->exit_count;
+    q->mean_exit_rate = (double)NAN;
+    q->specific_flow = (double)NAN;
+    double rate_sum = 0.0, flow_sum = 0.0;
+    uint32_t used = 0;
+    for (uint32_t e = 0; e < f->exit_count; ++e) {
+        q->exit_out[e] = f->exit_out[e];
+        q->exit_width[e] = f->exit_width[e];
+        q->exit_rate[e] = exit_rate(m, e);
+        if (isfinite(q->exit_rate[e]) && q->exit_width[e] > 0.0) {
+            rate_sum += q->exit_rate[e];
+            flow_sum += q->exit_rate[e] / q->exit_width[e];
+            ++used;
+        }
+    }
+    if (used > 0) {
+        q->mean_exit_rate = rate_sum / used;
+        q->specific_flow = flow_sum / used;
+    }
+    q->walk_speed =
+        m->walk_steps > 0 ? m->walk_sum / (double)m->walk_steps : (double)NAN;
     q->motion_steps = f->motion_steps;
     q->overlap_sum = f->overlap_sum;
     q->deep_overlap_sum = f->deep_overlap_sum;

@@ -32,6 +32,8 @@ enum {
     QUALITY_CROWD = 1u << 1,  /* overlaps, minimum separation */
     QUALITY_TARGET = 1u << 2, /* share of agents at their target point */
     QUALITY_MOTION = 1u << 3, /* overlaps, arrivals and stalls, every step */
+    QUALITY_EVAC = 1u << 4,   /* agents out, exit flows, stuck agents */
+    QUALITY_WALK = 1u << 5,   /* mean walking speed over the counted steps */
 };
 
 /* The figures that suit `sc` (a mask of the flags above; 0 for scenes
@@ -95,6 +97,27 @@ typedef struct quality {
     double on_time_share;      /* agents that had reached their goal by
                                 * the deadline; NaN until the run reaches
                                 * it (or all arrive before it) */
+    /* QUALITY_EVAC (evacuation scenes, scenario.exits): */
+    double out_share;         /* agents that left by an exit / agents */
+    int64_t evacuated_step;   /* first step after which nobody was left;
+                                * -1 never */
+    double evacuated_seconds; /* that step times the scene's dt */
+    uint32_t exit_count;
+    uint32_t exit_out[SCENARIO_MAX_EXITS]; /* agents out by each exit */
+    /* Each exit's flow, agents per second: its passages between the 10th
+     * and the 90th percentile over the time between them (all of them
+     * over the exit's time in use below 10); NaN for an exit nobody
+     * used. */
+    double exit_rate[SCENARIO_MAX_EXITS];
+    double exit_width[SCENARIO_MAX_EXITS]; /* metres */
+    double mean_exit_rate; /* over the exits used, agents per second */
+    double specific_flow;  /* mean of rate / width over the exits used,
+                            * agents per second per metre */
+    uint32_t stuck_max;    /* most agents at once that had stood still
+                            * (QUALITY_STILL) for stuck_seconds */
+    /* QUALITY_WALK (walking scenes, scenario.walk): */
+    double walk_speed; /* mean velocity along +x, over agents and counted
+                        * steps, m/s; NaN before any */
 } quality;
 
 /* A pair overlaps "deeply" when it sinks further into each other than
@@ -144,6 +167,15 @@ typedef struct quality_motion {
     float *row_radius; /* by row, for the grid */
     overlap_grid grid;
     quality figures; /* the QUALITY_MOTION fields */
+    /* Evacuation and walking scenes, set up by the first observation: */
+    int scene_ready;
+    double dt;                             /* the scene's step, seconds */
+    uint32_t stuck_steps;                  /* stuck_seconds in steps */
+    throng_nav_arrival *arrival_buffer;    /* the last step's arrivals */
+    uint32_t *passage_exit, *passage_step; /* every passage, in order */
+    uint32_t passages;
+    double walk_sum; /* sum of the counted steps' mean velocity along +x */
+    uint64_t walk_steps;
 } quality_motion;
 
 /* Starts watching a freshly built world of scene `sc` (m's memory is
@@ -155,7 +187,11 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
 /* Watches the state after step `step` (1 for the first): arrivals, the
  * all-arrived step and stalls always, overlaps when `counted`. arrivals
  * is scenario_between_steps's array, or NULL for scenes whose goals stay
- * put. */
+ * put. An evacuation scene (scenario.exits) has no goal points: its
+ * agents leave the world by the exits, which the library's arrival list
+ * names (throng_world_nav_arrivals); the all-arrived step is the step
+ * after which nobody is left. A walking scene (scenario.walk) adds the
+ * mean velocity along +x of each counted step. */
 throng_status quality_motion_observe(quality_motion *m,
                                      const throng_world *world,
                                      const scenario *sc, uint64_t seed,

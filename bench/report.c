@@ -51,6 +51,12 @@ enum {
     COLUMN_ALL_ARRIVED,
     COLUMN_STALL,
     COLUMN_ON_TIME,
+    COLUMN_OUT,
+    COLUMN_EVACUATED,
+    COLUMN_EXIT_RATE,
+    COLUMN_SPECIFIC_FLOW,
+    COLUMN_STUCK,
+    COLUMN_WALK,
     COLUMN_COUNT
 };
 
@@ -71,6 +77,12 @@ static const quality_column quality_columns[COLUMN_COUNT] = {
     [COLUMN_ALL_ARRIVED] = { "all@", 6, 0 },
     [COLUMN_STALL] = { "stall", 5, 0 },
     [COLUMN_ON_TIME] = { "ontime%", 7, 1 },
+    [COLUMN_OUT] = { "out%", 6, 1 },
+    [COLUMN_EVACUATED] = { "evac s", 7, 1 },
+    [COLUMN_EXIT_RATE] = { "out/s", 6, 2 },
+    [COLUMN_SPECIFIC_FLOW] = { "J/m", 5, 2 },
+    [COLUMN_STUCK] = { "stuck", 6, 0 },
+    [COLUMN_WALK] = { "walk", 5, 3 },
 };
 
 /* Each quality figure of a result, and whether its scenario gets it. */
@@ -130,6 +142,24 @@ static bool quality_value(const quality *q, int column, double *value) {
         if (q->deadline_step < 0 || !isfinite(*value))
             return false;
         break;
+    case COLUMN_OUT:
+        *value = 100.0 * q->out_share;
+        return (q->kind & QUALITY_EVAC) != 0 && isfinite(*value);
+    case COLUMN_EVACUATED:
+        *value = q->evacuated_seconds;
+        return (q->kind & QUALITY_EVAC) != 0 && q->evacuated_step >= 0;
+    case COLUMN_EXIT_RATE:
+        *value = q->mean_exit_rate;
+        return (q->kind & QUALITY_EVAC) != 0 && isfinite(*value);
+    case COLUMN_SPECIFIC_FLOW:
+        *value = q->specific_flow;
+        return (q->kind & QUALITY_EVAC) != 0 && isfinite(*value);
+    case COLUMN_STUCK:
+        *value = (double)q->stuck_max;
+        return (q->kind & QUALITY_EVAC) != 0;
+    case COLUMN_WALK:
+        *value = q->walk_speed;
+        return (q->kind & QUALITY_WALK) != 0 && isfinite(*value);
     default:
         return false;
     }
@@ -200,7 +230,9 @@ void table_legend(FILE *out) {
         "time).\n"
         "v/vmax, F/Fmax: largest |v| / max speed and m |dv| / dt / max "
         "force in the last\n"
-        "  step, over all agents (1 is the limit).\n"
+        "  step, over all agents (1 is the limit); F/Fmax leaves out ORCA "
+        "groups, whose\n"
+        "  velocity stage picks velocities, not forces.\n"
         "flocks: speed = mean |v| (m/s), pol = |mean unit heading|, "
         "nn m = mean nearest-\n"
         "  neighbour distance. crowds: ovl%% = agents overlapping another "
@@ -222,6 +254,16 @@ void table_legend(FILE *out) {
         "  had reached their goal by the scene's deadline (crossing2d: twice "
         "the free\n"
         "  walking time), shown once the run gets there.\n"
+        "evacuations (agents leave by exits): out%% = agents out; evac s = "
+        "time until\n"
+        "  nobody is left; out/s = agents per second through an exit, "
+        "between its 10th\n"
+        "  and 90th percentile passage, the exits' mean; J/m = that per "
+        "metre of door\n"
+        "  width; stuck = most agents at once that had stood still for "
+        "stuck_seconds.\n"
+        "walking strips: walk = mean velocity along the strip (m/s) over "
+        "the counted steps.\n"
         "x flock2d: ms/step / flock2d's ms/step at the same agents and "
         "threads in this\n"
         "  run ('-': flock2d not run there, or not yet: list it first).\n"
@@ -376,6 +418,21 @@ static void json_result(json_writer *w, const options *opt, const result *r,
             json_number(w, "on_time_share", q->on_time_share);
         }
     }
+    if (q->kind & QUALITY_EVAC) {
+        json_number(w, "out_share", q->out_share);
+        json_i64(w, "evacuated_step", q->evacuated_step);
+        json_u64(w, "stuck_max", q->stuck_max);
+        json_number(w, "mean_exit_rate", q->mean_exit_rate);
+        json_number(w, "specific_flow", q->specific_flow);
+        double out[SCENARIO_MAX_EXITS];
+        for (uint32_t e = 0; e < q->exit_count; ++e)
+            out[e] = (double)q->exit_out[e];
+        json_number_array(w, "exit_out", out, q->exit_count);
+        json_number_array(w, "exit_rate", q->exit_rate, q->exit_count);
+        json_number_array(w, "exit_width_m", q->exit_width, q->exit_count);
+    }
+    if (q->kind & QUALITY_WALK)
+        json_number(w, "walk_speed", q->walk_speed);
     json_string(w, "quality_check", r->check);
     json_number(w, "flock2d_ratio", r->flock2d_ratio);
     json_number(w, "quality_ms", r->quality_ms);
@@ -470,7 +527,9 @@ void csv_write(FILE *out, const machine *m, const result *results,
           "at_target_share,quality_sample,quality_ms,quality_check,"
           "flock2d_ratio,overlap_sum,deep_overlap_sum,deepest_overlap,"
           "closest_approach_m,arrivals,all_arrived_step,"
-          "longest_stall_steps,deadline_step,on_time_share\n",
+          "longest_stall_steps,deadline_step,on_time_share,out_share,"
+          "evacuated_step,mean_exit_rate,specific_flow,stuck_max,"
+          "walk_speed\n",
           out);
     for (size_t i = 0; i < count; ++i) {
         const result *r = &results[i];
@@ -522,6 +581,14 @@ void csv_write(FILE *out, const machine *m, const result *results,
         bool deadline = motion && q->deadline_step >= 0;
         csv_number(out, (double)q->deadline_step, deadline);
         csv_number(out, q->on_time_share, deadline);
+        bool evac = (q->kind & QUALITY_EVAC) != 0;
+        csv_number(out, q->out_share, evac);
+        csv_number(out, (double)q->evacuated_step,
+                   evac && q->evacuated_step >= 0);
+        csv_number(out, q->mean_exit_rate, evac);
+        csv_number(out, q->specific_flow, evac);
+        csv_number(out, (double)q->stuck_max, evac);
+        csv_number(out, q->walk_speed, (q->kind & QUALITY_WALK) != 0);
         fputc('\n', out);
     }
 }

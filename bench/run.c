@@ -153,10 +153,10 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
     double candidates_sum = 0.0;
     size_t sample = 0;
 
-    /* A goal scene is watched every step (quality_motion) and, when its
-     * goals move on, given new ones between steps; both outside the timed
-     * interval. */
-    bool goals = sc->goal != NULL;
+    /* A goal scene (and an evacuation or walking scene) is watched every
+     * step (quality_motion) and, when its goals move on, given new ones
+     * between steps; both outside the timed interval. */
+    bool goals = sc->goal != NULL || sc->exits != NULL || sc->walk;
     quality_motion motion;
     memset(&motion, 0, sizeof motion);
     uint32_t *arrivals = NULL;

@@ -1931,6 +1931,596 @@ static throng_status orca_crowd_build(const scenario *sc, uint32_t agents,
     return THRONG_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Navigation: evacuations, a bottleneck, walking at set densities          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The pedestrian preset: what the evacuation scenes, the bottleneck and
+ * the walking strips share, so the figures compared with measured crowds
+ * belong to one crowd. Bodies of radius 0.2 m, a free speed of 1.34 m/s
+ * (Weidmann's mean free walking speed) reached at 3 m/s^2 (max force 3 N
+ * on 1 kg: from rest to free speed in under half a second, as people
+ * accelerate), following a navigation field through ORCA (the 10 nearest
+ * within 2 m, a 1 s time horizon, 0.5 s for walls, a slight keep-right
+ * turn) and contact resolution, dt 0.1 s. FOLLOW_NAV slows each walker
+ * by Weidmann's fundamental diagram at the density its field counted (a
+ * window of 1 m about it, counted every second): v = 1.34 (1 - exp(-1.913
+ * (1 / rho - 1 / 5.4))) m/s, so a crowd walks as fast as measured crowds
+ * do at its density (the walking strips measure how closely), and
+ * `jam_density` 0 turns the law off (ORCA and contact alone). The
+ * field's cells are `field_cell` metres and walls grow by the body
+ * radius (the field's clearance), so routes keep bodies off walls.
+ */
+#define PEDESTRIAN_ROWS                                                        \
+    { "mass", 1.0, "kg", "agent mass" },                                       \
+        { "max_speed", 1.34, "m/s",                                            \
+          "free walking speed (Weidmann's v0); ORCA's speed limit" },          \
+        { "max_force", 3.0, "N", "3 m/s^2 at most: to free speed in 0.45 s" }, \
+        { "body_radius", 0.2, "m",                                             \
+          "body radius; also the field's clearance" },                         \
+        { "neighbour_radius", 2.0, "m",                                        \
+          "world neighbour radius (grid cell); ORCA's range" },                \
+        { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },           \
+        { "time_horizon", 1.0, "s", "ORCA's time horizon" },                   \
+        { "obstacle_horizon", 0.5, "s", "ORCA's time horizon for walls" },     \
+        { "responsibility", 0.5, "", "ORCA's share of each avoidance" },       \
+        { "keep_right", 0.1, "rad",                                            \
+          "turn of a forbidden preferred velocity" },                          \
+        { "contact_iterations", 16.0, "",                                      \
+          "contact resolution passes after each move" },                       \
+        { "jam_density", 5.4, "1/m^2",                                         \
+          "Weidmann's jam density (0: no speed law)" },                        \
+        { "speed_gamma", 1.913, "1/m^2", "Weidmann's gamma" },                 \
+        { "density_interval", 10.0, "steps",                                   \
+          "the field counts the crowd every this many steps (1 s)" },          \
+        { "density_radius", 1.0, "m",                                          \
+          "the window the density is counted in" },                            \
+        { "stuck_seconds", 5.0, "s",                                           \
+          "an agent standing still this long counts as stuck" },
+
+/* The preset's agent, its group (ORCA, contact) and its FOLLOW_NAV. */
+static throng_agent_def pedestrian_agent(param_reader *reader) {
+    throng_agent_def agent = scene_agent(reader);
+    return agent;
+}
+
+static throng_group_def pedestrian_group(param_reader *reader) {
+    throng_group_def group = orca_crowd_group(reader, "pedestrians");
+    group.combine = THRONG_COMBINE_WEIGHTED_SUM;
+    return group;
+}
+
+static throng_behaviour pedestrian_follow(param_reader *reader,
+                                          throng_object field, bool remove) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_NAV);
+    b.u.nav.field = field;
+    b.u.nav.arrival_distance = 0.0f;
+    b.u.nav.remove = remove;
+    b.u.nav.jam_density = (float)param_get(reader, "jam_density");
+    b.u.nav.speed_gamma = (float)param_get(reader, "speed_gamma");
+    (void)param_get(reader, "stuck_seconds");
+    return b;
+}
+
+/* The preset's field over [x0, x1] x [y0, y1]: cells of field_cell
+ * metres, clearance the body radius, the crowd counted as the preset
+ * says and costing density_cost m^2 per agent. */
+static throng_nav_field_def pedestrian_field(param_reader *reader, double x0,
+                                             double y0, double x1, double y1,
+                                             double density_cost) {
+    throng_nav_field_def d = throng_nav_field_def_default();
+    const double h = param_get(reader, "field_cell");
+    d.cell_size = (float)h;
+    d.origin[0] = (float)x0;
+    d.origin[1] = (float)y0;
+    d.size[0] = h > 0.0 ? (uint32_t)ceil((x1 - x0) / h) : 1u;
+    d.size[1] = h > 0.0 ? (uint32_t)ceil((y1 - y0) / h) : 1u;
+    d.clearance = (float)param_get(reader, "body_radius");
+    d.density_interval = (uint32_t)param_get(reader, "density_interval");
+    d.density_radius = (float)param_get(reader, "density_radius");
+    d.density_cost = (float)density_cost;
+    return d;
+}
+
+static void scene_wall(throng_world *world, double ax, double ay, double bx,
+                       double by, throng_status *st) {
+    if (*st != THRONG_OK)
+        return;
+    throng_wall_def d = throng_wall_def_default();
+    d.a[0] = (float)ax;
+    d.a[1] = (float)ay;
+    d.b[0] = (float)bx;
+    d.b[1] = (float)by;
+    throng_object o;
+    *st = throng_wall_add(world, &d, &o);
+}
+
+/* A wall from (ax, y) to (bx, y) (or (x, ay) to (x, by) when vertical)
+ * with a door of `width` centred at `at` along it. */
+static void scene_wall_door(throng_world *world, int vertical, double fixed,
+                            double from, double to, double at, double width,
+                            throng_status *st) {
+    const double lo = at - 0.5 * width, hi = at + 0.5 * width;
+    if (vertical) {
+        scene_wall(world, fixed, from, fixed, lo, st);
+        scene_wall(world, fixed, hi, fixed, to, st);
+    } else {
+        scene_wall(world, from, fixed, lo, fixed, st);
+        scene_wall(world, hi, fixed, to, fixed, st);
+    }
+}
+
+static throng_nav_goal goal_box2(double x0, double y0, double x1, double y1) {
+    throng_nav_goal g;
+    memset(&g, 0, sizeof g);
+    g.kind = THRONG_NAV_GOAL_BOX;
+    g.a[0] = (float)x0;
+    g.a[1] = (float)y0;
+    g.b[0] = (float)x1;
+    g.b[1] = (float)y1;
+    return g;
+}
+
+/* Adds agent `key` at (x, y) (jittered up to `jitter` per axis), keyed. */
+static void pedestrian_add(throng_world *world, throng_agent_def *agent,
+                           scenario_rng *rng, uint64_t key, double x, double y,
+                           double jitter, throng_status *st) {
+    if (*st != THRONG_OK)
+        return;
+    agent->position[0] = (float)(x + jitter * (2.0 * rng_unit(rng) - 1.0));
+    agent->position[1] = (float)(y + jitter * (2.0 * rng_unit(rng) - 1.0));
+    agent->position[2] = 0.0f;
+    agent->host_key = key;
+    throng_agent handle;
+    *st = throng_agent_add(world, agent, &handle);
+}
+
+/* Fills the rectangle [x0, x1] x [y0, y1] with agents from key `first`
+ * on, `count` of them, on a lattice of pitch sqrt(area / count) (row by
+ * row from the lower left), jittered by a tenth of the pitch. */
+static void pedestrian_fill(throng_world *world, throng_agent_def *agent,
+                            scenario_rng *rng, uint64_t first, uint32_t count,
+                            double x0, double y0, double x1, double y1,
+                            throng_status *st) {
+    if (count == 0u)
+        return;
+    const double w = x1 - x0, h = y1 - y0;
+    const double pitch = sqrt(w * h / (double)count);
+    uint32_t across = (uint32_t)floor(w / pitch);
+    across = across > 0u ? across : 1u;
+    const uint32_t rows = (count + across - 1u) / across;
+    const double dx = w / (double)across, dy = h / (double)rows;
+    for (uint32_t i = 0; i < count && *st == THRONG_OK; ++i)
+        pedestrian_add(world, agent, rng, first + i,
+                       x0 + ((double)(i % across) + 0.5) * dx,
+                       y0 + ((double)(i / across) + 0.5) * dy, 0.1 * pitch, st);
+}
+
+/*
+ * evac2d: evacuating a building. Rooms of `room` metres a side, in rows
+ * on both sides of corridors `corridor` metres wide, each room opening
+ * onto its corridor by a door `door` wide; each corridor leaves the
+ * building at both ends by an exit `exit` wide, so every exit is a
+ * corridor's. Rooms hold `per_room` agents each (on a lattice 0.5 m in
+ * from the walls), so N agents fill R = ceil(N / per_room) rooms; the
+ * building has K = ceil(sqrt(R / 4)) corridors and m = ceil(R / 2K)
+ * rooms in each row, so it grows about as wide as high: 10,000 agents
+ * fill 100 rooms round 5 corridors (10 exits), 100,000 fill 1,000 rooms
+ * round 16 corridors (32 exits). Every agent follows one crowd-aware
+ * navigation field (the exits its goals, a cost of density_cost m^2 per
+ * agent counted) and is removed on reaching an exit's goal, a box just
+ * outside it.
+ */
+static const scenario_param evac_params[] = {
+    PEDESTRIAN_ROWS{ "field_cell", 0.5, "m", "navigation field cell" },
+    { "density_cost", 0.5, "m^2",
+      "a cell's cost grows by this times its density (crowd-aware)" },
+    { "room", 10.0, "m", "room side" },
+    { "corridor", 4.0, "m", "corridor width" },
+    { "door", 1.2, "m", "room door width" },
+    { "exit", 2.4, "m", "exit width (each corridor's two ends)" },
+    { "per_room", 100.0, "", "agents per room (1 per m^2)" },
+};
+
+/* The claims: everyone gets out, and nobody sinks deep into anyone. */
+static const scenario_range evac_ranges[] = {
+    { SCENARIO_FIGURE_OUT, 100.0, 100.0, 6000,
+      "every agent out within 10 minutes" },
+    { SCENARIO_FIGURE_OVERLAP_DEPTH, 0.0, 10.0, 0,
+      "no pair sinks deeper than 10% of r_i + r_j" },
+};
+
+typedef struct evac_plan {
+    double room, corridor, door, exit;
+    uint32_t per_room, rooms, corridors, across;
+} evac_plan;
+
+static bool evac_plan_of(const scenario *sc, uint32_t agents, evac_plan *p) {
+    p->room = param_or_zero(sc, "room");
+    p->corridor = param_or_zero(sc, "corridor");
+    p->door = param_or_zero(sc, "door");
+    p->exit = param_or_zero(sc, "exit");
+    p->per_room = (uint32_t)param_or_zero(sc, "per_room");
+    if (!(p->room > 2.0 * p->door) || !(p->corridor > p->exit) ||
+        !(p->exit > 0.0) || !(p->door > 0.0) || p->per_room == 0u)
+        return false;
+    p->rooms = (agents + p->per_room - 1u) / p->per_room;
+    p->rooms = p->rooms > 0u ? p->rooms : 1u;
+    p->corridors = (uint32_t)ceil(sqrt((double)p->rooms / 4.0));
+    p->corridors = p->corridors > 0u ? p->corridors : 1u;
+    p->across = (p->rooms + 2u * p->corridors - 1u) / (2u * p->corridors);
+    return 2u * p->corridors <= SCENARIO_MAX_EXITS;
+}
+
+static uint32_t evac_exits(const scenario *sc, uint32_t agents,
+                           double widths[SCENARIO_MAX_EXITS]) {
+    evac_plan p;
+    if (!evac_plan_of(sc, agents, &p))
+        return 0u;
+    for (uint32_t e = 0; e < 2u * p.corridors; ++e)
+        widths[e] = p.exit;
+    return 2u * p.corridors;
+}
+
+static throng_status unbounded_ped_world(param_reader *reader, uint32_t agents,
+                                         int threads, uint64_t seed,
+                                         throng_world **world) {
+    return unbounded_world_create(2,
+                                  (float)param_get(reader, "neighbour_radius"),
+                                  agents, threads, seed, world);
+}
+
+static throng_status evac_build(const scenario *sc, uint32_t agents,
+                                int threads, uint64_t seed,
+                                throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = { sc, false };
+    throng_agent_def agent = pedestrian_agent(&reader);
+    throng_group_def group = pedestrian_group(&reader);
+    evac_plan p;
+    const bool planned = evac_plan_of(sc, agents, &p);
+    const double block = 2.0 * p.room + p.corridor;
+    const double width = (double)p.across * p.room;
+    const double height = (double)p.corridors * block;
+    throng_nav_field_def field =
+        pedestrian_field(&reader, -3.0, -0.5, width + 3.0, height + 0.5,
+                         param_get(&reader, "density_cost"));
+    if (reader.missing || !planned)
+        return THRONG_ERR_NOT_FOUND;
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_ped_world(&reader, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    /* Walls: block boundaries, then each block's rooms, corridor walls
+     * with doors, and the outer walls with the corridor's exits. */
+    for (uint32_t k = 0; k <= p.corridors; ++k)
+        scene_wall(world, 0.0, k * block, width, k * block, &st);
+    throng_nav_goal *goals = malloc(2u * p.corridors * sizeof *goals);
+    if (!goals) {
+        throng_world_destroy(world);
+        return THRONG_ERR_OUT_OF_MEMORY;
+    }
+    for (uint32_t k = 0; k < p.corridors && st == THRONG_OK; ++k) {
+        const double y0 = k * block, c0 = y0 + p.room;
+        const double c1 = c0 + p.corridor, top = y0 + block;
+        const double mid = 0.5 * (c0 + c1);
+        for (uint32_t i = 0; i < p.across; ++i) {
+            const double x = i * p.room, door = x + 0.5 * p.room;
+            scene_wall_door(world, 0, c0, x, x + p.room, door, p.door, &st);
+            scene_wall_door(world, 0, c1, x, x + p.room, door, p.door, &st);
+            if (i > 0u) {
+                scene_wall(world, x, y0, x, c0, &st);
+                scene_wall(world, x, c1, x, top, &st);
+            }
+        }
+        for (int side = 0; side < 2; ++side) {
+            const double x = side ? width : 0.0;
+            scene_wall(world, x, y0, x, c0, &st);
+            scene_wall(world, x, c1, x, top, &st);
+            scene_wall_door(world, 1, x, c0, c1, mid, p.exit, &st);
+            goals[2u * k + (uint32_t)side] =
+                side ? goal_box2(width + 0.6, mid - 0.5 * p.exit, width + 2.5,
+                                 mid + 0.5 * p.exit)
+                     : goal_box2(-2.5, mid - 0.5 * p.exit, -0.6,
+                                 mid + 0.5 * p.exit);
+        }
+    }
+    throng_object nav = THRONG_NULL_OBJECT;
+    field.goals = goals;
+    field.goal_count = 2u * p.corridors;
+    if (st == THRONG_OK)
+        st = throng_nav_field_add(world, &field, &nav);
+    free(goals);
+    throng_group crowd = THRONG_NULL_GROUP;
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &group, &crowd);
+    throng_behaviour follow = pedestrian_follow(&reader, nav, true);
+    scene_add(world, crowd, &follow, &st);
+    agent.group = crowd;
+    scenario_rng rng = { seed };
+    /* Rooms in order: block by block, the lower row then the upper. */
+    uint64_t key = 1u;
+    for (uint32_t r = 0; r < p.rooms && st == THRONG_OK; ++r) {
+        const uint32_t k = r / (2u * p.across), row = (r / p.across) % 2u;
+        const uint32_t i = r % p.across;
+        const double x0 = i * p.room,
+                     y0 = k * block + (row ? p.room + p.corridor : 0.0);
+        const uint32_t here = agents - (uint32_t)(key - 1u) < p.per_room
+                                  ? agents - (uint32_t)(key - 1u)
+                                  : p.per_room;
+        pedestrian_fill(world, &agent, &rng, key, here, x0 + 0.5, y0 + 0.5,
+                        x0 + p.room - 0.5, y0 + p.room - 0.5, &st);
+        key += here;
+    }
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * exits2d, exits2d_static: a room with two exits, one near the crowd and
+ * one across the room. The room is 30 x 20 m; exit A, 1.2 m wide, opens
+ * in the left wall near the bottom (y 2 to 3.2 m), exit B in the right
+ * wall near the top (y 16.8 to 18 m); the crowd stands in the left half
+ * (x 1 to 14 m), so A is the nearer exit for every agent. exits2d_static
+ * follows the plain nearest-exit field: the whole crowd queues at A
+ * while B stays idle. exits2d's field adds 1 m^2 per agent counted to a
+ * cell's cost, every second: as the queue at A grows, going round to B
+ * becomes quicker for those at its back, and the crowd divides between
+ * the exits. The bench's per-exit counts and evacuation time show how
+ * much.
+ */
+static const scenario_param exits_params[] = {
+    PEDESTRIAN_ROWS{ "field_cell", 0.25, "m", "navigation field cell" },
+    { "density_cost", 1.0, "m^2",
+      "a cell's cost grows by this times its density (crowd-aware)" },
+    { "exit", 1.2, "m", "exit width" },
+};
+
+static const scenario_param exits_static_params[] = {
+    PEDESTRIAN_ROWS{ "field_cell", 0.25, "m", "navigation field cell" },
+    { "density_cost", 0.0, "m^2", "static: the density does not route" },
+    { "exit", 1.2, "m", "exit width" },
+};
+
+static const scenario_range exits_ranges[] = {
+    { SCENARIO_FIGURE_OUT, 100.0, 100.0, 9000,
+      "every agent out within 15 minutes" },
+    { SCENARIO_FIGURE_OVERLAP_DEPTH, 0.0, 10.0, 0,
+      "no pair sinks deeper than 10% of r_i + r_j" },
+};
+
+static uint32_t exits_exits(const scenario *sc, uint32_t agents,
+                            double widths[SCENARIO_MAX_EXITS]) {
+    (void)agents;
+    widths[0] = widths[1] = param_or_zero(sc, "exit");
+    return 2u;
+}
+
+static throng_status exits_build(const scenario *sc, uint32_t agents,
+                                 int threads, uint64_t seed,
+                                 throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = { sc, false };
+    throng_agent_def agent = pedestrian_agent(&reader);
+    throng_group_def group = pedestrian_group(&reader);
+    const double exit = param_get(&reader, "exit");
+    throng_nav_field_def field = pedestrian_field(
+        &reader, -3.0, -0.5, 33.0, 20.5, param_get(&reader, "density_cost"));
+    if (reader.missing || !(exit > 0.0 && exit < 2.0))
+        return THRONG_ERR_NOT_FOUND;
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_ped_world(&reader, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    scene_wall(world, 0.0, 0.0, 30.0, 0.0, &st);
+    scene_wall(world, 0.0, 20.0, 30.0, 20.0, &st);
+    scene_wall_door(world, 1, 0.0, 0.0, 20.0, 2.0 + 0.5 * exit, exit, &st);
+    scene_wall_door(world, 1, 30.0, 0.0, 20.0, 18.0 - 0.5 * exit, exit, &st);
+    const throng_nav_goal goals[2] = {
+        goal_box2(-2.5, 2.0, -0.6, 2.0 + exit),
+        goal_box2(30.6, 18.0 - exit, 32.5, 18.0),
+    };
+    field.goals = goals;
+    field.goal_count = 2u;
+    throng_object nav = THRONG_NULL_OBJECT;
+    if (st == THRONG_OK)
+        st = throng_nav_field_add(world, &field, &nav);
+    throng_group crowd = THRONG_NULL_GROUP;
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &group, &crowd);
+    throng_behaviour follow = pedestrian_follow(&reader, nav, true);
+    scene_add(world, crowd, &follow, &st);
+    agent.group = crowd;
+    scenario_rng rng = { seed };
+    pedestrian_fill(world, &agent, &rng, 1u, agents, 1.0, 1.0, 14.0, 19.0, &st);
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * bottleneck2d: the flow through a 1 m door. A room 8 m wide and 10 m
+ * deep, its far wall (y = 10 m) pierced by a door `door` wide in the
+ * middle; the agents stand packed in the room (x 0.5 to 7.5 m, y 1 to
+ * 9.5 m) and leave through the door to a goal box 1 m beyond it. The
+ * flow is counted as they reach the goal, between the 10th and the 90th
+ * percentile of passages (the steady middle of the run), and divided by
+ * the door's width: the specific flow that laboratory bottleneck
+ * experiments report.
+ */
+static const scenario_param bottleneck_params[] = {
+    PEDESTRIAN_ROWS{ "field_cell", 0.25, "m", "navigation field cell" },
+    { "density_cost", 0.0, "m^2", "one exit: nothing to choose" },
+    { "door", 1.0, "m", "door width" },
+};
+
+static const scenario_range bottleneck_ranges[] = {
+    { SCENARIO_FIGURE_OUT, 100.0, 100.0, 3000,
+      "every agent through within 5 minutes" },
+};
+
+static uint32_t bottleneck_exits(const scenario *sc, uint32_t agents,
+                                 double widths[SCENARIO_MAX_EXITS]) {
+    (void)agents;
+    widths[0] = param_or_zero(sc, "door");
+    return 1u;
+}
+
+static throng_status bottleneck_build(const scenario *sc, uint32_t agents,
+                                      int threads, uint64_t seed,
+                                      throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = { sc, false };
+    throng_agent_def agent = pedestrian_agent(&reader);
+    throng_group_def group = pedestrian_group(&reader);
+    const double door = param_get(&reader, "door");
+    throng_nav_field_def field = pedestrian_field(
+        &reader, -0.5, -0.5, 8.5, 12.5, param_get(&reader, "density_cost"));
+    if (reader.missing || !(door > 0.0 && door < 6.0))
+        return THRONG_ERR_NOT_FOUND;
+    throng_world *world = NULL;
+    throng_status st =
+        unbounded_ped_world(&reader, agents, threads, seed, &world);
+    if (st != THRONG_OK)
+        return st;
+    scene_wall(world, 0.0, 0.0, 8.0, 0.0, &st);
+    scene_wall(world, 0.0, 0.0, 0.0, 10.0, &st);
+    scene_wall(world, 8.0, 0.0, 8.0, 10.0, &st);
+    scene_wall_door(world, 0, 10.0, 0.0, 8.0, 4.0, door, &st);
+    const throng_nav_goal goal = goal_box2(2.0, 11.0, 6.0, 12.0);
+    field.goals = &goal;
+    field.goal_count = 1u;
+    throng_object nav = THRONG_NULL_OBJECT;
+    if (st == THRONG_OK)
+        st = throng_nav_field_add(world, &field, &nav);
+    throng_group crowd = THRONG_NULL_GROUP;
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &group, &crowd);
+    throng_behaviour follow = pedestrian_follow(&reader, nav, true);
+    scene_add(world, crowd, &follow, &st);
+    agent.group = crowd;
+    scenario_rng rng = { seed };
+    pedestrian_fill(world, &agent, &rng, 1u, agents, 0.5, 1.0, 7.5, 9.5, &st);
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
+/*
+ * walk2d, walk2d_orca: walking at a set density, for the speed-density
+ * relation (the fundamental diagram). A periodic strip `length` x
+ * `width` metres, the agents on a jittered lattice over all of it, so
+ * --agents sets the density (200 agents: 1 per m^2); every agent follows
+ * a field whose goal lies beyond the strip's end (x = length + 1.5 m, out
+ * of the periodic box, so nobody arrives and everyone walks along +x
+ * round and round). The bench watches the mean velocity along +x over
+ * the counted steps, after a warm-up long enough to settle. walk2d is the
+ * pedestrian preset; walk2d_orca drops its speed law (jam_density 0), so
+ * ORCA and contact alone set the speed.
+ *
+ * The field's grid reaches 2 m past the strip's end (its goal must lie in
+ * the grid); the world being periodic, the field counts every agent at
+ * its images there too, so the density the speed law reads is the
+ * strip's all along it, ends included. (Counted without the images, the
+ * window past the end read too few, the agents there sped up and jammed
+ * into the strip's other end: at 3 agents/m^2 the middle thinned to 2.5.)
+ */
+#define WALK_ROWS                                           \
+    { "field_cell", 0.25, "m", "navigation field cell" },   \
+        { "length", 20.0, "m", "strip length (periodic)" }, \
+        { "width", 10.0, "m", "strip width (periodic)" },
+
+static const scenario_param walk_params[] = { PEDESTRIAN_ROWS WALK_ROWS };
+
+static const scenario_param walk_orca_params[] = {
+    { "mass", 1.0, "kg", "agent mass" },
+    { "max_speed", 1.34, "m/s", "free walking speed (Weidmann's v0)" },
+    { "max_force", 3.0, "N", "3 m/s^2 at most" },
+    { "body_radius", 0.2, "m", "body radius" },
+    { "neighbour_radius", 2.0, "m", "grid cell; ORCA's range" },
+    { "max_neighbours", 10.0, "", "ORCA's nearest neighbours" },
+    { "time_horizon", 1.0, "s", "ORCA's time horizon" },
+    { "obstacle_horizon", 0.5, "s", "ORCA's time horizon for walls" },
+    { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
+    { "keep_right", 0.1, "rad", "turn of a forbidden preferred velocity" },
+    { "contact_iterations", 16.0, "", "contact resolution passes" },
+    { "jam_density", 0.0, "1/m^2", "no speed law: ORCA and contact alone" },
+    { "speed_gamma", 1.913, "1/m^2", "Weidmann's gamma (unused)" },
+    { "density_interval", 10.0, "steps", "the field counts the crowd" },
+    { "density_radius", 1.0, "m", "the window the density is counted in" },
+    { "stuck_seconds", 5.0, "s", "an agent standing still this long" },
+    WALK_ROWS
+};
+
+static throng_status walk_build(const scenario *sc, uint32_t agents,
+                                int threads, uint64_t seed,
+                                throng_world **out_world) {
+    if (out_world == NULL)
+        return THRONG_ERR_NULL;
+    *out_world = NULL;
+    param_reader reader = { sc, false };
+    throng_agent_def agent = pedestrian_agent(&reader);
+    throng_group_def group = pedestrian_group(&reader);
+    const double length = param_get(&reader, "length");
+    const double width = param_get(&reader, "width");
+    const float radius = (float)param_get(&reader, "neighbour_radius");
+    throng_nav_field_def field =
+        pedestrian_field(&reader, 0.0, 0.0, length + 2.0, width, 0.0);
+    if (reader.missing || !(length > 3.0 * (double)radius) ||
+        !(width > 3.0 * (double)radius))
+        return THRONG_ERR_NOT_FOUND;
+    throng_world_def def = scenario_world_def();
+    def.dimensions = 2;
+    def.boundary = THRONG_BOUNDARY_PERIODIC;
+    def.box_size[0] = (float)length;
+    def.box_size[1] = (float)width;
+    def.neighbour_radius = radius;
+    def.threads = threads;
+    def.seed = seed;
+    def.initial_capacity = agents;
+    throng_world *world = NULL;
+    throng_status st = throng_world_create(&def, &world);
+    if (st != THRONG_OK)
+        return st;
+    throng_nav_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = THRONG_NAV_GOAL_SEGMENT;
+    goal.a[0] = goal.b[0] = (float)(length + 1.5);
+    goal.b[1] = (float)width;
+    field.goals = &goal;
+    field.goal_count = 1u;
+    throng_object nav = THRONG_NULL_OBJECT;
+    st = throng_nav_field_add(world, &field, &nav);
+    throng_group crowd = THRONG_NULL_GROUP;
+    if (st == THRONG_OK)
+        st = throng_group_create(world, &group, &crowd);
+    throng_behaviour follow = pedestrian_follow(&reader, nav, false);
+    scene_add(world, crowd, &follow, &st);
+    agent.group = crowd;
+    scenario_rng rng = { seed };
+    /* Inset half a pitch from the box's edges by the lattice itself;
+     * positions stay inside [0, length) x [0, width). */
+    pedestrian_fill(world, &agent, &rng, 1u, agents, 0.0, 0.0, length, width,
+                    &st);
+    if (st != THRONG_OK)
+        return scene_fail(world, st);
+    *out_world = world;
+    return THRONG_OK;
+}
+
 throng_status scenario_between_steps(const scenario *sc, throng_world *world,
                                      uint32_t agents, uint64_t seed,
                                      uint32_t *arrivals) {
@@ -1988,6 +2578,12 @@ enum {
     SCENARIO_ORCA_DENSE2D,
     SCENARIO_CROSSING2D,
     SCENARIO_BLOCKS2D,
+    SCENARIO_EVAC2D,
+    SCENARIO_EXITS2D,
+    SCENARIO_EXITS2D_STATIC,
+    SCENARIO_BOTTLENECK2D,
+    SCENARIO_WALK2D,
+    SCENARIO_WALK2D_ORCA,
     SCENARIO_COUNT
 };
 
@@ -2011,6 +2607,12 @@ SCENE_ENTRY(circle2d_build, SCENARIO_CIRCLE2D, orca_build)
 SCENE_ENTRY(orca_dense2d_build, SCENARIO_ORCA_DENSE2D, orca_build)
 SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, orca_crowd_build)
 SCENE_ENTRY(blocks2d_build, SCENARIO_BLOCKS2D, orca_crowd_build)
+SCENE_ENTRY(evac2d_build, SCENARIO_EVAC2D, evac_build)
+SCENE_ENTRY(exits2d_build, SCENARIO_EXITS2D, exits_build)
+SCENE_ENTRY(exits2d_static_build, SCENARIO_EXITS2D_STATIC, exits_build)
+SCENE_ENTRY(bottleneck2d_build, SCENARIO_BOTTLENECK2D, bottleneck_build)
+SCENE_ENTRY(walk2d_build, SCENARIO_WALK2D, walk_build)
+SCENE_ENTRY(walk2d_orca_build, SCENARIO_WALK2D_ORCA, walk_build)
 #undef SCENE_ENTRY
 
 static throng_status flock2d_build(uint32_t agents, int threads, uint64_t seed,
@@ -2279,6 +2881,85 @@ static const scenario scenario_table[SCENARIO_COUNT] = {
             .goal = blocks_goal,
             .deadline = blocks_deadline,
         },
+    [SCENARIO_EVAC2D] =
+        {
+            .name = "evac2d",
+            .description = "a building of rooms and corridors evacuated "
+                           "through its exits on a crowd-aware field",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = evac_params,
+            .param_count = COUNT_OF(evac_params),
+            .build = evac2d_build,
+            .ranges = evac_ranges,
+            .range_count = COUNT_OF(evac_ranges),
+            .exits = evac_exits,
+        },
+    [SCENARIO_EXITS2D] =
+        {
+            .name = "exits2d",
+            .description = "a room with a near and a far exit, on a "
+                           "crowd-aware field",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = exits_params,
+            .param_count = COUNT_OF(exits_params),
+            .build = exits2d_build,
+            .ranges = exits_ranges,
+            .range_count = COUNT_OF(exits_ranges),
+            .exits = exits_exits,
+        },
+    [SCENARIO_EXITS2D_STATIC] =
+        {
+            .name = "exits2d_static",
+            .description = "exits2d on the static nearest-exit field",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = exits_static_params,
+            .param_count = COUNT_OF(exits_static_params),
+            .build = exits2d_static_build,
+            .ranges = exits_ranges,
+            .range_count = COUNT_OF(exits_ranges),
+            .exits = exits_exits,
+        },
+    [SCENARIO_BOTTLENECK2D] =
+        {
+            .name = "bottleneck2d",
+            .description = "a packed room leaves through a 1 m door: the "
+                           "specific flow",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = bottleneck_params,
+            .param_count = COUNT_OF(bottleneck_params),
+            .build = bottleneck2d_build,
+            .ranges = bottleneck_ranges,
+            .range_count = COUNT_OF(bottleneck_ranges),
+            .exits = bottleneck_exits,
+        },
+    [SCENARIO_WALK2D] =
+        {
+            .name = "walk2d",
+            .description = "pedestrians walk a periodic strip at the "
+                           "density --agents sets: the speed",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = walk_params,
+            .param_count = COUNT_OF(walk_params),
+            .build = walk2d_build,
+            .walk = true,
+        },
+    [SCENARIO_WALK2D_ORCA] =
+        {
+            .name = "walk2d_orca",
+            .description = "walk2d without the speed law (ORCA and "
+                           "contact alone)",
+            .dimensions = 2,
+            .dt = 0.1f,
+            .params = walk_orca_params,
+            .param_count = COUNT_OF(walk_orca_params),
+            .build = walk2d_orca_build,
+            .walk = true,
+        },
 };
 
 #define SCENE_ENTRY(fn, index, builder)                                  \
@@ -2303,6 +2984,12 @@ SCENE_ENTRY(circle2d_build, SCENARIO_CIRCLE2D, orca_build)
 SCENE_ENTRY(orca_dense2d_build, SCENARIO_ORCA_DENSE2D, orca_build)
 SCENE_ENTRY(crossing2d_build, SCENARIO_CROSSING2D, orca_crowd_build)
 SCENE_ENTRY(blocks2d_build, SCENARIO_BLOCKS2D, orca_crowd_build)
+SCENE_ENTRY(evac2d_build, SCENARIO_EVAC2D, evac_build)
+SCENE_ENTRY(exits2d_build, SCENARIO_EXITS2D, exits_build)
+SCENE_ENTRY(exits2d_static_build, SCENARIO_EXITS2D_STATIC, exits_build)
+SCENE_ENTRY(bottleneck2d_build, SCENARIO_BOTTLENECK2D, bottleneck_build)
+SCENE_ENTRY(walk2d_build, SCENARIO_WALK2D, walk_build)
+SCENE_ENTRY(walk2d_orca_build, SCENARIO_WALK2D_ORCA, walk_build)
 #undef SCENE_ENTRY
 
 static throng_status wander2d_build(uint32_t agents, int threads, uint64_t seed,

@@ -83,6 +83,14 @@ typedef enum scenario_figure {
                                     * ("ontime%"); judged only once the run
                                     * reaches the deadline or every agent
                                     * has arrived */
+    /* Evacuation scenes (scenario.exits), every step: */
+    SCENARIO_FIGURE_OUT,           /* share of the agents out, % ("out%") */
+    SCENARIO_FIGURE_STUCK,         /* most agents at once that had stood
+                                    * still for stuck_seconds ("stuck") */
+    SCENARIO_FIGURE_SPECIFIC_FLOW, /* agents per second per metre of door,
+                                    * the exits' mean ("J/m") */
+    /* Walking scenes (scenario.walk), over the counted steps: */
+    SCENARIO_FIGURE_WALK, /* mean velocity along +x, m/s ("walk") */
 } scenario_figure;
 
 /* A documented pass range of one quality figure: the scene claims that
@@ -100,6 +108,17 @@ typedef struct scenario_range {
 } scenario_range;
 
 typedef struct scenario scenario;
+
+/* The most exits of an evacuation scene. */
+#define SCENARIO_MAX_EXITS 64u
+
+/* An evacuation scene's exits for `agents` agents: the goals of the
+ * navigation field its agents leave the world by (removed on arriving,
+ * throng_world_nav_arrivals naming the goal), in the field's goal order;
+ * each door's width in metres into widths, and the count (at most
+ * SCENARIO_MAX_EXITS). */
+typedef uint32_t (*scenario_exits_fn)(const scenario *sc, uint32_t agents,
+                                      double widths[SCENARIO_MAX_EXITS]);
 
 /* The step by which a goal scene's agents should have arrived, for
  * `agents` agents (crossing2d: twice the free walking time); the
@@ -135,6 +154,12 @@ struct scenario {
     bool redraw_goals;
     /* Goal scenes that claim an on-time share (NULL otherwise). */
     scenario_deadline_fn deadline;
+    /* Evacuation scenes (NULL otherwise): the exits agents leave by. The
+     * scene keys its agents 1..N and names `stuck_seconds` among its
+     * parameters. */
+    scenario_exits_fn exits;
+    /* Walking scenes: agents walk along +x, their mean speed watched. */
+    bool walk;
 };
 
 /* The host's work between two steps of a goal scene that redraws its

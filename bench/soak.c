@@ -180,13 +180,14 @@ typedef struct soak {
     throng_agent leaders[SOAK_LEADERS];
 
     throng_group groups[GROUPS];
-    /* Objects: obstacles and walls churn one at a time; paths and the flow
-     * field are replaced whole. */
+    /* Objects: obstacles and walls churn one at a time (the navigation
+     * field is rebuilt round them); paths and the flow and navigation
+     * fields are replaced whole. */
     throng_object blockers[64];
     uint32_t blocker_count;
     throng_object dead_objects[64];
     uint32_t dead_object_count;
-    throng_object open_path, closed_path, field;
+    throng_object open_path, closed_path, field, nav;
     bool routes_stale; /* groups still name removed routes */
 
     /* Pre-step state of a checked step. */
@@ -372,6 +373,37 @@ static throng_object field_make(soak *s) {
     return obj;
 }
 
+/* A navigation field over the box (16 cells a side), its goal a small
+ * box at a random place; a goal that lands wholly in a blocker is refused
+ * (INVALID_ARG), and another place is drawn. */
+static throng_object nav_make(soak *s) {
+    throng_nav_field_def def = throng_nav_field_def_default();
+    def.cell_size = s->box / 16.0f;
+    for (int c = 0; c < 3; ++c)
+        def.size[c] = c < s->opt.dims ? 16u : 1u;
+    def.clearance = rng_chance(0.5) ? 0.0f : rng_range(0.1, 1.0);
+    def.density_interval = rng_below(4u);
+    def.density_cost = rng_chance(0.5) ? 0.0f : rng_range(0.0, 2.0);
+    throng_nav_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = THRONG_NAV_GOAL_BOX;
+    def.goals = &goal;
+    def.goal_count = 1u;
+    throng_object obj = THRONG_NULL_OBJECT;
+    for (int tries = 0; tries < 64; ++tries) {
+        for (int c = 0; c < s->opt.dims; ++c) {
+            goal.a[c] = rng_range(0.1 * (double)s->box, 0.8 * (double)s->box);
+            goal.b[c] = goal.a[c] + 0.05f * s->box;
+        }
+        const throng_status st = throng_nav_field_add(s->world, &def, &obj);
+        if (st != THRONG_ERR_INVALID_ARG) {
+            expect_ok(s, st, "add navigation field");
+            break;
+        }
+    }
+    return obj;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Groups                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -385,6 +417,8 @@ static throng_object soak_route(int kind, void *user) {
     const soak *s = user;
     if (kind == THRONG_OBJECT_FLOW)
         return s->field;
+    if (kind == THRONG_OBJECT_NAV)
+        return s->nav;
     return rng_chance(0.5) ? s->open_path : s->closed_path;
 }
 
@@ -506,18 +540,20 @@ static void routes_refresh(soak *s) {
     s->routes_stale = false;
 }
 
-/* New paths and a new flow field; the old ones are removed, either after
- * the groups move to the new ones or before, leaving the groups naming
- * removed objects (quiet behaviours) until a later refresh. */
+/* New paths, flow and navigation fields; the old ones are removed,
+ * either after the groups move to the new ones or before, leaving the
+ * groups naming removed objects (quiet behaviours) until a later
+ * refresh. */
 static void routes_swap(soak *s) {
-    throng_object old[3] = { s->open_path, s->closed_path, s->field };
+    throng_object old[4] = { s->open_path, s->closed_path, s->field, s->nav };
     s->open_path = path_make(s, false);
     s->closed_path = path_make(s, true);
     s->field = field_make(s);
+    s->nav = nav_make(s);
     bool refresh_first = rng_chance(0.5);
     if (refresh_first)
         routes_refresh(s);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
         if (expect_ok(s, throng_object_remove(s->world, old[k]),
                       "remove route"))
             object_forget(s, old[k]);
@@ -658,6 +694,51 @@ static void agent_remove_at(soak *s, uint32_t i) {
         s->live[i] = s->live[last];
         s->slot_record[s->live[i].handle.slot - 1] = i;
     }
+}
+
+/* The agents the last step removed at a navigation field's goal (a
+ * FOLLOW_NAV with nav.remove): forgotten as removed ones, and each must
+ * indeed be gone. */
+static void arrivals_take(soak *s, throng_world *w) {
+    uint32_t n = 0;
+    if (!expect_ok(s, throng_world_nav_arrivals(w, NULL, 0u, &n, NULL),
+                   "count arrivals") ||
+        n == 0u)
+        return;
+    throng_nav_arrival *all = malloc((size_t)n * sizeof *all);
+    if (all == NULL) {
+        fprintf(stderr, "soak: out of memory\n");
+        exit(2);
+    }
+    uint32_t got = 0;
+    bool cut = true;
+    expect_ok(s, throng_world_nav_arrivals(w, all, n, &got, &cut), "arrivals");
+    if (got != n || cut)
+        violation(s, "arrivals: %u then %u (cut %d)", n, got, (int)cut);
+    for (uint32_t k = 0; k < n && w == s->world; ++k) {
+        if (!all[k].removed)
+            continue;
+        if (throng_agent_valid(w, all[k].agent))
+            violation(s, "an agent removed on arrival (slot %u) is live",
+                      all[k].agent.slot);
+        const record *r = record_of(s, all[k].agent);
+        if (r == NULL) {
+            violation(s, "an agent removed on arrival (slot %u) was unknown",
+                      all[k].agent.slot);
+            continue;
+        }
+        const uint32_t i = (uint32_t)(r - s->live);
+        s->removed[s->removed_total % SOAK_REMOVED_RING] = *r;
+        s->removed_total++;
+        s->removes++;
+        s->slot_record[all[k].agent.slot - 1] = UINT32_MAX;
+        uint32_t last = --s->live_count;
+        if (i != last) {
+            s->live[i] = s->live[last];
+            s->slot_record[s->live[i].handle.slot - 1] = i;
+        }
+    }
+    free(all);
 }
 
 /* The agent count the band asks for at this step: a triangle wave. */
@@ -895,6 +976,9 @@ static void check_limits(soak *s) {
     for (uint32_t k = 0; k < n; ++k) {
         throng_agent a = s->pre_agent[k];
         throng_agent_def def;
+        /* Removed by the step itself (it arrived and asked to be). */
+        if (record_of(s, a) == NULL)
+            continue;
         if (!expect_ok(s, throng_agent_get_def(s->world, a, &def), "get def"))
             continue;
         const float *v = def.velocity;
@@ -987,7 +1071,7 @@ static void check_handles(soak *s) {
 }
 
 static void check_objects(soak *s) {
-    uint32_t expected = s->blocker_count + 3u;
+    uint32_t expected = s->blocker_count + 4u;
     uint32_t count = throng_world_object_count(s->world);
     if (count != expected)
         violation(s, "world counts %u objects, the host %u", count, expected);
@@ -995,8 +1079,9 @@ static void check_objects(soak *s) {
     for (uint32_t k = 0; k < s->blocker_count; ++k)
         expect_ok(s, throng_object_get(s->world, s->blockers[k], &info),
                   "get object");
-    throng_object routes[3] = { s->open_path, s->closed_path, s->field };
-    for (int k = 0; k < 3; ++k)
+    throng_object routes[4] = { s->open_path, s->closed_path, s->field,
+                                s->nav };
+    for (int k = 0; k < 4; ++k)
         expect_ok(s, throng_object_get(s->world, routes[k], &info),
                   "get route");
     for (uint32_t k = 0; k < s->dead_object_count; ++k) {
@@ -1106,6 +1191,7 @@ static void handles_carry(soak *s, throng_world *loaded) {
     s->open_path = object_carry(s, loaded, s->open_path, true);
     s->closed_path = object_carry(s, loaded, s->closed_path, true);
     s->field = object_carry(s, loaded, s->field, true);
+    s->nav = object_carry(s, loaded, s->nav, true);
     /* Groups: each saved handle is refused as it is and rebinds to the
      * same id and generation. */
     for (uint32_t g = 0; g < GROUPS; ++g) {
@@ -1154,6 +1240,7 @@ static void snapshot_cycle(soak *s) {
                 throng_world_set_threads(
                     loaded, 1 + (int)rng_below((uint32_t)s->opt.threads));
                 expect_ok(s, throng_world_step(s->world, SOAK_DT), "step");
+                arrivals_take(s, s->world);
                 st = throng_world_step(loaded, SOAK_DT);
                 if (st != THRONG_OK)
                     violation(s, "loaded world refuses to step: %s",
@@ -1213,6 +1300,7 @@ static void world_build(soak *s) {
     s->open_path = path_make(s, false);
     s->closed_path = path_make(s, true);
     s->field = field_make(s);
+    s->nav = nav_make(s);
     for (uint32_t g = 0; g < GROUPS; ++g) {
         throng_group_def gd = throng_group_def_default();
         gd.flocking = random_flocking(s);
@@ -1304,6 +1392,7 @@ static int run(soak *s) {
         if (check)
             pre_step_take(s);
         expect_ok(s, throng_world_step(s->world, SOAK_DT), "step");
+        arrivals_take(s, s->world);
         s->step++;
         s->agent_steps += s->live_count;
         if (check) {

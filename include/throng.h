@@ -721,6 +721,16 @@ typedef struct throng_agent_state {
      * 0 for none, or for a live target without a key, which cannot be
      * named outside its world. */
     uint64_t target_key;
+    /* The navigation field the agent follows of its own
+     * (throng_agent_set_nav_field; id and generation 0 for none), by
+     * object id and generation: the same field in every world whose
+     * objects were made by the same calls. */
+    uint32_t nav_field_id, nav_field_generation;
+    /* 1 when it arrived at a navigation goal (throng_agent_get_nav): at
+     * goal nav_goal of the field nav_arrived_id, nav_arrived_generation;
+     * all 0 when it did not. */
+    uint32_t nav_arrived, nav_goal;
+    uint32_t nav_arrived_id, nav_arrived_generation;
 } throng_agent_state;
 
 /* Writes the agent's whole state to *out. The world is not changed. */
@@ -738,7 +748,10 @@ THRONG_API throng_status throng_agent_export(const throng_world *world,
  * 1e-3), or a non-finite wander or target point (THRONG_ERR_NOT_FINITE or
  * THRONG_ERR_OUT_OF_RANGE); a target key that names no agent of this
  * world, or the agent's own key (THRONG_ERR_NOT_FOUND,
- * THRONG_ERR_OUT_OF_RANGE). */
+ * THRONG_ERR_OUT_OF_RANGE); a navigation field id that names no live
+ * navigation field of this world (THRONG_ERR_STALE_HANDLE), an arrival
+ * flag above 1, or an arrival's fields set without it
+ * (THRONG_ERR_OUT_OF_RANGE). */
 THRONG_API throng_status throng_agent_import(throng_world *world,
                                              const throng_agent_state *state,
                                              throng_agent *out_agent);
@@ -1245,6 +1258,7 @@ typedef enum throng_object_kind {
     THRONG_OBJECT_PLANE = 4,   /* wall */
     THRONG_OBJECT_PATH = 5,    /* throng_path_add */
     THRONG_OBJECT_FLOW = 6,    /* throng_flow_field_add */
+    THRONG_OBJECT_NAV = 7,     /* throng_nav_field_add */
 } throng_object_kind;
 
 /* Each kind of object is added with a def struct filled by its _default()
@@ -1344,6 +1358,209 @@ THRONG_API throng_status throng_flow_field_add(throng_world *world,
                                                const throng_flow_field_def *def,
                                                throng_object *out_object);
 
+/* ------------------------------------------------------------------------ */
+/* Navigation fields                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A navigation field finds the way: over a uniform grid of cells it holds,
+ * for every cell, the travel time to the nearest of its goals round the
+ * world's static geometry, and the direction to go. Spheres, boxes, wall
+ * segments and planes (every obstacle and wall object, those added later
+ * included) are impassable, grown by the field's clearance; a cell's cost
+ * (a slowness, 1 for open floor) scales the time to cross it. The time
+ * solves the eikonal equation |grad T| = cost (T = 0 on the goals) with
+ * the upwind scheme of fast marching, so it approximates the shortest
+ * Euclidean path round obstacles (not a square or octagonal grid
+ * distance) and its directions turn smoothly instead of snapping to the
+ * grid's axes and diagonals. Several goals mean the nearest one (exits).
+ * The field is the same bits on any thread count and machine: times are
+ * integers, computed as the one fixed point of a monotone update
+ * (src/nav_solve.c says how), in parallel tiles.
+ *
+ * Rebuilding: when obstacles or walls are added or removed, or the costs
+ * change, the field is rebuilt before the next step (or at once by
+ * throng_nav_field_update), incrementally: only the cells whose time came
+ * through a changed cell are computed again, with the bits of a full
+ * build. With density counting (density_interval > 0), every
+ * density_interval steps the world's agents are counted per cell; with
+ * density_cost > 0 the counts raise the costs of crowded cells, so agents
+ * heading for the nearest exit take a less crowded one when it is
+ * quicker (continuum crowds' idea), and the field is rebuilt with them.
+ * Agents follow a field with THRONG_BEHAVIOUR_FOLLOW_NAV. 2D and 3D (a
+ * voxel grid). */
+
+/* A cell of the grid is (i, j, k), its centre at origin + cell_size (i +
+ * 0.5, j + 0.5, k + 0.5); the most cells a field may have. */
+#define THRONG_MAX_NAV_CELLS (1u << 26)
+/* The most goals and cost regions of one field. */
+#define THRONG_MAX_NAV_GOALS 4096u
+#define THRONG_MAX_NAV_REGIONS 4096u
+/* The range of a cell's cost (0 also: impassable). A cost is a slowness:
+ * 2 takes twice as long to cross as open floor. */
+#define THRONG_NAV_MIN_COST 0.01f
+#define THRONG_NAV_MAX_COST 1000.0f
+
+typedef enum throng_nav_goal_kind {
+    THRONG_NAV_GOAL_POINT = 1,   /* the cell holding point a */
+    THRONG_NAV_GOAL_SEGMENT = 2, /* every cell the segment a-b touches */
+    THRONG_NAV_GOAL_BOX = 3,     /* every cell overlapping the box a-b */
+} throng_nav_goal_kind;
+
+/* A goal: cells that agents head for (time 0). */
+typedef struct throng_nav_goal {
+    throng_nav_goal_kind kind;
+    /* Point: the point. Segment: one end. Box: the min corner. Metres,
+     * finite; z ignored in 2D. */
+    float a[3];
+    /* Segment: the other end. Box: the max corner, above a on every axis.
+     * Must be 0 for a point. */
+    float b[3];
+} throng_nav_goal;
+
+/* A box of cells whose cost is set (the cells whose centres lie in it). */
+typedef struct throng_nav_region {
+    float min[3], max[3]; /* metres, min below max on every axis */
+    /* 0 (impassable) or in [THRONG_NAV_MIN_COST, THRONG_NAV_MAX_COST]. */
+    float cost;
+} throng_nav_region;
+
+typedef struct throng_nav_field_def {
+    /* The grid's low corner, metres, finite. Default 0. */
+    float origin[3];
+    /* A cell's edge, metres, [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH].
+     * Default 1. */
+    float cell_size;
+    /* Cells per axis, >= 1 (size[2] must be 1 in 2D), at most
+     * THRONG_MAX_NAV_CELLS in all, the far corner origin + cell_size *
+     * size a finite float. Default {1, 1, 1}. */
+    uint32_t size[3];
+    /* 1 .. THRONG_MAX_NAV_GOALS goals, copied. None may lie wholly
+     * outside the grid or wholly in impassable cells. Default NULL, 0. */
+    const throng_nav_goal *goals;
+    uint32_t goal_count;
+    /* Obstacles and walls are grown by this much, metres: 0 or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. A cell touching geometry is
+     * impassable; a cell whose centre is within the clearance of it is a
+     * margin: no route leads through one, yet an agent pushed into it is
+     * led back out. Set it to the agents' radius, so that a body
+     * following the field keeps off the walls and a door narrower than a
+     * body is closed. Default 0. */
+    float clearance;
+    /* NULL (every cell costs 1), or one cost per cell, x fastest, each 0
+     * (impassable) or in [THRONG_NAV_MIN_COST, THRONG_NAV_MAX_COST];
+     * copied. Default NULL. */
+    const float *costs;
+    /* Regions whose cells' cost is set, applied after `costs` in order
+     * (a later one wins), 0 .. THRONG_MAX_NAV_REGIONS; copied. Default
+     * NULL, 0. */
+    const throng_nav_region *regions;
+    uint32_t region_count;
+    /* Counts the world's agents per cell every this many steps (at the
+     * start of a step whose count is a multiple of it); 0, the default,
+     * never. In a periodic world an agent is counted at each of its
+     * images (its position a box length either way on each axis) that
+     * falls in the grid. FOLLOW_NAV's nav.jam_density reads the
+     * density. */
+    uint32_t density_interval;
+    /* The density of a cell is the agents counted in the square (cube)
+     * of cells whose centres lie within this distance along each axis,
+     * over the area of its cells that are not impassable, in agents per
+     * m^2 (m^3 in 3D). Metres, 0 (the cell alone) or in
+     * [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]. Default 1. */
+    float density_radius;
+    /* m^2 (m^3) per agent, >= 0, finite: with density counting, a cell's
+     * cost is multiplied by 1 + density_cost * its density, and the field
+     * is rebuilt after each count. 0 (default): density does not change
+     * the route. */
+    float density_cost;
+} throng_nav_field_def;
+
+/* A 1 x 1 grid of 1 m cells at the origin, no goal: set the grid and the
+ * goals before adding. */
+THRONG_API throng_nav_field_def throng_nav_field_def_default(void);
+
+/* Adds a navigation field and builds it (on the world's threads);
+ * *out_object is its handle. Refused, the world unchanged, for a bad
+ * definition (THRONG_ERR_NOT_FINITE, THRONG_ERR_OUT_OF_RANGE, NULL goals
+ * THRONG_ERR_NULL), a goal wholly in impassable cells or a field where no
+ * cell but the goals reaches a goal (THRONG_ERR_INVALID_ARG, naming the
+ * goal), or out of memory. Every array a field rebuilds with is
+ * allocated here: rebuilds and steps allocate nothing. */
+THRONG_API throng_status throng_nav_field_add(throng_world *world,
+                                              const throng_nav_field_def *def,
+                                              throng_object *out_object);
+
+/* What a field says at a point. */
+typedef struct throng_nav_sample {
+    /* The unit direction towards the nearest goal: the field's directions
+     * interpolated over the cells round the point, never leading into an
+     * impassable cell; 0 outside the grid, in a goal cell, in an
+     * impassable one or where no goal is reachable. */
+    float direction[3];
+    /* Travel time to the nearest goal in metres at cost 1 (seconds at 1
+     * m/s), interpolated; INFINITY where no goal is reachable. */
+    float distance;
+    /* The density there (agents per m^2, per m^3 in 3D) at the last
+     * count; 0 without density counting. */
+    float density;
+    bool inside;  /* within the grid */
+    bool at_goal; /* in a goal cell */
+} throng_nav_sample;
+
+/* Samples the field at `point` (its last build: changes since are seen
+ * after the next step or throng_nav_field_update). */
+THRONG_API throng_status throng_nav_field_sample(const throng_world *world,
+                                                 throng_object field,
+                                                 const float point[3],
+                                                 throng_nav_sample *out);
+
+/* Copies every cell's distance (metres, as throng_nav_sample.distance at
+ * the cell's centre; INFINITY for impassable and unreachable cells), x
+ * fastest, into out, which holds `capacity` floats; *out_count (may be
+ * NULL) receives the number of cells. A capacity below it writes nothing
+ * and gives THRONG_ERR_CAPACITY. */
+THRONG_API throng_status throng_nav_field_distances(const throng_world *world,
+                                                    throng_object field,
+                                                    float *out,
+                                                    uint64_t capacity,
+                                                    uint64_t *out_count);
+
+/* A field's description and the figures of its builds. */
+typedef struct throng_nav_field_info {
+    /* The definition it was made from (pointers to the field's copies,
+     * valid until it is removed or its costs are set again). */
+    throng_nav_field_def def;
+    uint64_t cells;
+    uint64_t solid_cells;   /* impassable: geometry, cost 0 */
+    uint64_t margin_cells;  /* within the clearance of geometry */
+    uint64_t reached_cells; /* with a time (goals included) */
+    uint64_t builds;        /* how many times it was solved */
+    /* The last build: cells started again (every cell for a full one),
+     * whether it was full, its wall time in seconds, and the rounds and
+     * tile visits of the solver. */
+    uint64_t last_cells;
+    bool last_full;
+    double last_seconds;
+    uint32_t last_rounds;
+    uint32_t last_tiles;
+} throng_nav_field_info;
+
+THRONG_API throng_status throng_nav_field_get(const throng_world *world,
+                                              throng_object field,
+                                              throng_nav_field_info *out);
+
+/* Replaces the per-cell costs (NULL: every cell 1; the regions still
+ * apply), as throng_nav_field_def.costs; the field is rebuilt before the
+ * next step. */
+THRONG_API throng_status throng_nav_field_set_costs(throng_world *world,
+                                                    throng_object field,
+                                                    const float *costs);
+
+/* Rebuilds the field now when it is out of date (geometry or costs
+ * changed since its last build), incrementally; nothing when it is not. */
+THRONG_API throng_status throng_nav_field_update(throng_world *world,
+                                                 throng_object field);
+
 /* Removes any object. A removed, forged, null or other world's handle
  * (object handles carry the world's id, as agent handles do) is refused
  * with THRONG_ERR_STALE_HANDLE, so removing twice is refused. */
@@ -1374,7 +1591,7 @@ THRONG_API uint32_t throng_world_object_count(const throng_world *world);
 typedef struct throng_object_info {
     throng_object_kind kind;
     /* Sphere: centre. Box: min corner. Segment: first end. Plane: a point
-     * on it. Flow field: origin. Metres. */
+     * on it. Flow field, navigation field: origin. Metres. */
     float a[3];
     /* Box: max corner. Segment: second end. Plane: unit normal. */
     float b[3];
@@ -1387,7 +1604,8 @@ typedef struct throng_object_info {
     bool closed;
     /* Flow field: cell edge in metres, points per axis (size[2] is 1 in
      * 2D) and the vectors, as many floats each as the world has
-     * dimensions, x fastest. */
+     * dimensions, x fastest. Navigation field: cell edge and cells per
+     * axis (its origin in a; throng_nav_field_get says the rest). */
     float cell_size;
     uint32_t size[3];
     const float *vectors;
@@ -1439,6 +1657,56 @@ THRONG_API throng_status throng_agent_set_progress(throng_world *world,
 THRONG_API throng_status throng_agent_get_progress(const throng_world *world,
                                                    throng_agent agent,
                                                    uint32_t *out);
+
+/* The navigation field an agent follows (THRONG_BEHAVIOUR_FOLLOW_NAV),
+ * and whether it arrived. */
+typedef struct throng_agent_nav {
+    /* The agent's own field, or the null object: it follows its
+     * behaviour's nav.field. */
+    throng_object field;
+    /* It arrived (FOLLOW_NAV then leaves it alone), at goal `goal` (the
+     * index among its field's goals nearest to where it arrived) of
+     * `arrived_field`. */
+    bool arrived;
+    uint32_t goal;
+    throng_object arrived_field;
+} throng_agent_nav;
+
+/* Gives the agent a field of its own, which its FOLLOW_NAV behaviours
+ * follow instead of their nav.field, so one group can head for different
+ * goals (the null object: back to the behaviour's). Clears its arrival,
+ * so an agent that arrived sets off again. The field must be a live
+ * navigation field. */
+THRONG_API throng_status throng_agent_set_nav_field(throng_world *world,
+                                                    throng_agent agent,
+                                                    throng_object field);
+THRONG_API throng_status throng_agent_get_nav(const throng_world *world,
+                                              throng_agent agent,
+                                              throng_agent_nav *out);
+
+/* An agent that arrived at a navigation field's goal during the last
+ * step. */
+typedef struct throng_nav_arrival {
+    /* Its handle; stale when `removed` (nav.remove asked for it: the
+     * agent was removed at the end of the tick it arrived in). */
+    throng_agent agent;
+    throng_object field; /* the field it followed */
+    uint32_t goal;       /* the goal nearest to where it arrived */
+    bool removed;
+    float position[3]; /* where it was at the end of that tick */
+} throng_nav_arrival;
+
+/* The agents that arrived during the last throng_world_step, in the order
+ * of their ticks and, within a tick, of their slots (handle order): up to
+ * `capacity` into out (NULL when capacity is 0); *out_count receives how
+ * many arrived, above capacity exactly when the list was cut, which
+ * *out_truncated (may be NULL) says. Read it after each step: the next
+ * step starts a new list. */
+THRONG_API throng_status throng_world_nav_arrivals(const throng_world *world,
+                                                   throng_nav_arrival *out,
+                                                   uint32_t capacity,
+                                                   uint32_t *out_count,
+                                                   bool *out_truncated);
 
 /* ------------------------------------------------------------------------ */
 /* Behaviours                                                               */
@@ -1532,6 +1800,17 @@ typedef enum throng_behaviour_kind {
      * s_t * unit(own position at t - the neighbour's position at t). Part
      * of the fused neighbour walk. */
     THRONG_BEHAVIOUR_AVOID_NEIGHBOURS = 15,
+    /* Follows a navigation field (the agent's own, else nav.field):
+     * v_d = s_t * the field's direction at p (throng_nav_field_sample),
+     * with s_t slowed, when nav.jam_density > 0, by Weidmann's fundamental
+     * diagram at the field's counted density rho: s_t (1 - exp(-gamma (1 /
+     * rho - 1 / rho_jam))), 0 at rho_jam and above. Quiet where the field
+     * gives no direction. Once the field's distance at p is at most
+     * nav.arrival_distance, or p is in a goal cell, the agent has arrived
+     * (throng_agent_get_nav, throng_world_nav_arrivals): from then on the
+     * behaviour brakes it to a stop, v_d = 0, and with nav.remove the agent
+     * is removed at the end of that tick. */
+    THRONG_BEHAVIOUR_FOLLOW_NAV = 16,
 } throng_behaviour_kind;
 
 /* schema:begin behaviour (make schema writes this region from src/behaviour_schema.h) */
@@ -1723,6 +2002,37 @@ typedef struct throng_unaligned_params {
     float margin;
 } throng_unaligned_params;
 
+/* Navigation field following. */
+typedef struct throng_nav_params {
+    /* The field agents follow unless they have their own
+     * (throng_agent_set_nav_field). Range: a live navigation field. Default:
+     * the null object. Read by FOLLOW_NAV. */
+    throng_object field;
+    /* The agent has arrived once the field's distance where it stands is at
+     * most this (0: only in a goal cell). Range: 0 or in [THRONG_MIN_LENGTH,
+     * THRONG_MAX_LENGTH] metres. Default: 0.5. Read by FOLLOW_NAV. */
+    float arrival_distance;
+    /* Remove the agent at the end of the tick it arrives in (its handle then
+     * goes stale; throng_world_nav_arrivals lists it). Default: false. Read by
+     * FOLLOW_NAV. */
+    bool remove;
+    /* rho_jam of Weidmann's fundamental diagram, where walking stops (5.4 for
+     * pedestrians); 0: the speed does not depend on density. The density is the
+     * field's count (density_interval), per cubic metre in 3D. Range: >= 0
+     * agents per square metre, finite. Default: 0. Read by FOLLOW_NAV. */
+    float jam_density;
+    /* gamma of Weidmann's fundamental diagram, how fast the speed falls with
+     * density (1.913 for pedestrians). Range: > 0 agents per square metre,
+     * finite. Default: 1.913. Read by FOLLOW_NAV. */
+    float speed_gamma;
+    /* The speed law reads the density this far ahead of the agent along the
+     * field's direction: walkers slow for the crowd in front of them, not for
+     * the one behind, so the head of a queue walks off at the speed of the
+     * space it enters. Range: 0 or in [THRONG_MIN_LENGTH, THRONG_MAX_LENGTH]
+     * metres. Default: 1. Read by FOLLOW_NAV. */
+    float lookahead;
+} throng_nav_params;
+
 typedef struct throng_behaviour {
     throng_behaviour_kind kind;
     /* The behaviour's weight. Range: >= 0, finite. Default: 1. */
@@ -1743,6 +2053,7 @@ typedef struct throng_behaviour {
         throng_contain_params contain; /* CONTAIN and FOLLOW_WALL */
         throng_leader_params leader; /* FOLLOW_LEADER */
         throng_unaligned_params unaligned; /* AVOID_NEIGHBOURS */
+        throng_nav_params nav; /* FOLLOW_NAV */
     } u;
 } throng_behaviour;
 
@@ -1779,6 +2090,8 @@ typedef struct throng_behaviour {
  * FOLLOW_LEADER    leader.behind, leader.clearance_length,
  *                  leader.clearance_width, leader.braking_distance
  * AVOID_NEIGHBOURS unaligned.radius, unaligned.horizon, unaligned.margin
+ * FOLLOW_NAV       nav.field, nav.arrival_distance, nav.remove,
+ *                  nav.jam_density, nav.speed_gamma, nav.lookahead
  * Every kind also reads weight, priority and speed_factor (FOLLOW_FLOW
  * speed_factor only while flow.raw is false).
  */
@@ -1840,10 +2153,12 @@ THRONG_API throng_status throng_world_query_radius(
  * count, every agent's columns in dense order (behaviour state included),
  * the handle table (generations, host keys, free slots in order), the
  * groups with their behaviour lists and generations (removed groups'
- * free ids in order included), and every object, removed ones'
- * generations included. Loading it creates a new world that continues
- * bit for bit as the saved one does: stepping both N times gives equal
- * throng_world_hash values (on the same build, for any thread count).
+ * free ids in order included), every object, removed ones'
+ * generations included (a navigation field as its description and last
+ * count, built again when loading), and each agent's navigation state.
+ * Loading it creates a new world that continues bit for bit as the saved
+ * one does: stepping both N times gives equal throng_world_hash values
+ * (on the same build, for any thread count).
  *
  * Handles: a loaded world is a new world with its own throng_world_id, so
  * it refuses the saved world's handles, and the saved world refuses its
@@ -1865,10 +2180,11 @@ THRONG_API throng_status throng_world_query_radius(
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
  * reads the same on any machine:
  *     offset  0  "THRNGSNP", the magic
- *             8  u32 format version (5; versions 1 to 3, written by
+ *             8  u32 format version (6; versions 1 to 3, written by
  *                library 0.4 and before, still load: their groups
  *                get generation 1 and none is free; versions before 5
- *                give every group the default avoidance)
+ *                give every group the default avoidance; versions
+ *                before 6 hold no navigation field)
  *            12  u16 major, minor, patch of the library that wrote it,
  *                u16 0
  *            20  u32 0, reserved
@@ -1891,7 +2207,7 @@ THRONG_API throng_status throng_world_query_radius(
  * there moves it. */
 /* schema:begin snapshot_version (make schema writes this region from src/behaviour_schema.h) */
 /* clang-format off */
-#define THRONG_SNAPSHOT_VERSION 5u
+#define THRONG_SNAPSHOT_VERSION 6u
 /* clang-format on */
 /* schema:end snapshot_version */
 

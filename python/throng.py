@@ -75,6 +75,7 @@ __all__ = [
     "BadSnapshotError", "VersionError", "IOError_", "UnsupportedError",
     "BusyError", "InvalidArgError", "TaskPool", "TaskPoolError",
     "ObjectKind", "ObstacleDef", "WallDef", "PathDef", "FlowFieldDef",
+    "NavFieldDef", "NavField", "NavGoalKind", "NavSample", "NavArrival",
     "simd_from_name", "flocking_default",
     "StaleColumnsError", "Status", "Boundary", "SeparationMode",
     "CombineMode", "BehaviourKind", "TargetSource", "ArriveRamp",
@@ -136,6 +137,14 @@ class ObjectKind(enum.IntEnum):
     PLANE = 4
     PATH = 5
     FLOW = 6
+    NAV = 7
+
+
+class NavGoalKind(enum.IntEnum):
+    """What a navigation field's goal is (throng_nav_goal_kind)."""
+    POINT = 1
+    SEGMENT = 2
+    BOX = 3
 
 
 class Simd(enum.IntEnum):
@@ -159,6 +168,7 @@ from throng_schema import (  # noqa: E402
     throng_avoid_params, throng_avoidance, throng_behaviour,
     throng_contain_params, throng_layers, throng_motion,
     throng_flocking, throng_flow_params, throng_leader_params,
+    throng_nav_params,
     throng_object, throng_path_params, throng_pursue_params,
     throng_seek_params, throng_unaligned_params, throng_wander,
     throng_wander_circle_params)
@@ -177,6 +187,11 @@ MAX_BEHAVIOURS = 16
 MAX_OBJECTS = 1 << 24
 MAX_PATH_POINTS = 1 << 20
 MAX_FLOW_CELLS = 1 << 26
+MAX_NAV_CELLS = 1 << 26
+MAX_NAV_GOALS = 4096
+MAX_NAV_REGIONS = 4096
+NAV_MIN_COST = 0.01
+NAV_MAX_COST = 1000.0
 MAX_GRID_CELLS = 1 << 24
 MAX_WORKERS = 1024
 MAX_NEIGHBOUR_CAP = 1024
@@ -266,7 +281,13 @@ class throng_agent_state(ctypes.Structure):
                 ("progress", ctypes.c_uint32),
                 ("behaviour_state", ctypes.c_uint32),
                 ("host_key", ctypes.c_uint64),
-                ("target_key", ctypes.c_uint64)]
+                ("target_key", ctypes.c_uint64),
+                ("nav_field_id", ctypes.c_uint32),
+                ("nav_field_generation", ctypes.c_uint32),
+                ("nav_arrived", ctypes.c_uint32),
+                ("nav_goal", ctypes.c_uint32),
+                ("nav_arrived_id", ctypes.c_uint32),
+                ("nav_arrived_generation", ctypes.c_uint32)]
 
 
 _c_float_p = ctypes.POINTER(ctypes.c_float)
@@ -315,6 +336,59 @@ class throng_object_info(ctypes.Structure):
                 ("point_count", ctypes.c_uint32), ("points", _c_float_p),
                 ("closed", ctypes.c_bool), ("cell_size", ctypes.c_float),
                 ("size", c_uint32_3), ("vectors", _c_float_p)]
+
+
+class throng_nav_goal(ctypes.Structure):
+    _fields_ = [("kind", _c_enum), ("a", c_float3), ("b", c_float3)]
+
+
+class throng_nav_region(ctypes.Structure):
+    _fields_ = [("min", c_float3), ("max", c_float3),
+                ("cost", ctypes.c_float)]
+
+
+class throng_nav_field_def(ctypes.Structure):
+    _fields_ = [("origin", c_float3), ("cell_size", ctypes.c_float),
+                ("size", c_uint32_3),
+                ("goals", ctypes.POINTER(throng_nav_goal)),
+                ("goal_count", ctypes.c_uint32),
+                ("clearance", ctypes.c_float), ("costs", _c_float_p),
+                ("regions", ctypes.POINTER(throng_nav_region)),
+                ("region_count", ctypes.c_uint32),
+                ("density_interval", ctypes.c_uint32),
+                ("density_radius", ctypes.c_float),
+                ("density_cost", ctypes.c_float)]
+
+
+class throng_nav_sample(ctypes.Structure):
+    _fields_ = [("direction", c_float3), ("distance", ctypes.c_float),
+                ("density", ctypes.c_float), ("inside", ctypes.c_bool),
+                ("at_goal", ctypes.c_bool)]
+
+
+class throng_nav_field_info(ctypes.Structure):
+    # "def" as C names it (a keyword in Python: getattr(info, "def")).
+    _fields_ = [("def", throng_nav_field_def), ("cells", ctypes.c_uint64),
+                ("solid_cells", ctypes.c_uint64),
+                ("margin_cells", ctypes.c_uint64),
+                ("reached_cells", ctypes.c_uint64),
+                ("builds", ctypes.c_uint64),
+                ("last_cells", ctypes.c_uint64),
+                ("last_full", ctypes.c_bool),
+                ("last_seconds", ctypes.c_double),
+                ("last_rounds", ctypes.c_uint32),
+                ("last_tiles", ctypes.c_uint32)]
+
+
+class throng_agent_nav(ctypes.Structure):
+    _fields_ = [("field", throng_object), ("arrived", ctypes.c_bool),
+                ("goal", ctypes.c_uint32), ("arrived_field", throng_object)]
+
+
+class throng_nav_arrival(ctypes.Structure):
+    _fields_ = [("agent", throng_agent), ("field", throng_object),
+                ("goal", ctypes.c_uint32), ("removed", ctypes.c_bool),
+                ("position", c_float3)]
 
 
 class throng_world_load_def(ctypes.Structure):
@@ -490,6 +564,21 @@ _SIGNATURES = {
     "throng_flow_field_def_default": (throng_flow_field_def, []),
     "throng_flow_field_add": (_st, [_w, _P(throng_flow_field_def),
                                     _P(throng_object)]),
+    "throng_nav_field_def_default": (throng_nav_field_def, []),
+    "throng_nav_field_add": (_st, [_w, _P(throng_nav_field_def),
+                                   _P(throng_object)]),
+    "throng_nav_field_sample": (_st, [_w, throng_object, c_float3,
+                                      _P(throng_nav_sample)]),
+    "throng_nav_field_distances": (_st, [_w, throng_object, _c_float_p, _u64,
+                                         _P(_u64)]),
+    "throng_nav_field_get": (_st, [_w, throng_object,
+                                   _P(throng_nav_field_info)]),
+    "throng_nav_field_set_costs": (_st, [_w, throng_object, _c_float_p]),
+    "throng_nav_field_update": (_st, [_w, throng_object]),
+    "throng_agent_set_nav_field": (_st, [_w, throng_agent, throng_object]),
+    "throng_agent_get_nav": (_st, [_w, throng_agent, _P(throng_agent_nav)]),
+    "throng_world_nav_arrivals": (_st, [_w, _P(throng_nav_arrival), _u32,
+                                        _P(_u32), _P(ctypes.c_bool)]),
     "throng_object_remove": (_st, [_w, throng_object]),
     "throng_object_rebind": (_st, [_w, throng_object, _P(throng_object)]),
     "throng_object_get": (_st, [_w, throng_object, _P(throng_object_info)]),
@@ -900,6 +989,39 @@ class Agent:
     radius = property(lambda s: s._get_scalar("radius", _f),
                       lambda s, v: s._set_scalar("radius", float(v)),
                       doc="body radius, metres, >= 0")
+    @property
+    def nav(self):
+        """The agent's navigation state (throng_agent_get_nav): a dict of
+        field (its own NavField, or None: its behaviour's), arrived, goal
+        and arrived_field."""
+        w = self.world
+        out = throng_agent_nav()
+        w._call(lib.throng_agent_get_nav, self._c, ctypes.byref(out))
+        return dict(field=w._object(out.field.id, out.field.generation),
+                    arrived=bool(out.arrived), goal=out.goal,
+                    arrived_field=w._object(out.arrived_field.id,
+                                            out.arrived_field.generation))
+
+    def _set_nav_field(self, field):
+        w = self.world
+        if field is None:
+            handle = throng_object()
+        else:
+            if not isinstance(field, WorldObject):
+                raise TypeError("expected a throng.NavField, got %r"
+                                % (field,))
+            if field.world is not w:
+                raise StaleHandleError("nav_field: the field belongs to "
+                                       "another world")
+            handle = field._c
+        w._call(lib.throng_agent_set_nav_field, self._c, handle)
+
+    nav_field = property(
+        lambda s: s.nav["field"], _set_nav_field,
+        doc="the agent's own navigation field (None: its FOLLOW_NAV "
+            "behaviours' nav.field); setting it clears its arrival "
+            "(throng_agent_set_nav_field)")
+
     progress = property(
         lambda s: s._get_scalar("progress", _u32),
         lambda s, v: s._set_scalar("progress", _u32v(v, "progress")),
@@ -1281,6 +1403,7 @@ _OBJECT_KIND_NAMES = {
     ObjectKind.SPHERE: "sphere", ObjectKind.BOX: "box",
     ObjectKind.SEGMENT: "segment", ObjectKind.PLANE: "plane",
     ObjectKind.PATH: "path", ObjectKind.FLOW: "flow_field",
+    ObjectKind.NAV: "nav_field",
 }
 
 
@@ -1308,6 +1431,9 @@ def _object_info_dict(world, info):
         return dict(kind="segment", a=a, b=b)
     if kind == ObjectKind.PLANE:
         return dict(kind="plane", point=a, normal=b)
+    if kind == ObjectKind.NAV:
+        return dict(kind="nav_field", origin=a, cell_size=info.cell_size,
+                    size=tuple(info.size[:n]))
     if kind == ObjectKind.PATH:
         flat = _floats(info.points, 3 * info.point_count)
         if _np is not None:
@@ -1401,6 +1527,138 @@ class WorldObject:
 
     def remove(self):
         self.world.remove_object(self)
+
+
+NavSample = namedtuple("NavSample", "direction distance density inside "
+                       "at_goal")
+NavSample.__doc__ = ("What a navigation field says at a point "
+                     "(throng_nav_sample): direction (unit, towards the "
+                     "nearest goal), distance (metres at cost 1; inf where "
+                     "no goal is reachable), density (agents per m^2), "
+                     "inside (the grid), at_goal.")
+
+NavArrival = namedtuple("NavArrival", "agent field goal removed position")
+NavArrival.__doc__ = ("An agent that arrived at a navigation field's goal "
+                      "during the last step (throng_nav_arrival): agent "
+                      "(stale when removed), field, goal (index), removed, "
+                      "position.")
+
+
+class NavField(WorldObject):
+    """A navigation field (throng_nav_field_add): for every cell of its
+    grid the travel time to the nearest goal round the world's obstacles
+    and walls, and the direction to go."""
+
+    __slots__ = ()
+
+    def sample(self, point):
+        """The field at `point` (throng_nav_field_sample), a NavSample."""
+        w = self.world
+        p = _vec3(point, w.dimensions, "point")
+        out = throng_nav_sample()
+        w._call(lib.throng_nav_field_sample, self._c, p, ctypes.byref(out))
+        n = w.dimensions
+        return NavSample(tuple(out.direction[:n]), out.distance, out.density,
+                         bool(out.inside), bool(out.at_goal))
+
+    def distances(self):
+        """Every cell's distance in metres (inf where impassable or
+        unreachable), copied (throng_nav_field_distances): a float32 NumPy
+        array shaped (size[1], size[0]) in 2D, (size[2], size[1],
+        size[0]) in 3D, or a flat list without NumPy."""
+        w = self.world
+        with w._lock:
+            info = self.information()
+            n = info["cells"]
+            if _np is not None:
+                out = _np.empty(max(n, 1), dtype=_np.float32)
+                w._call(lib.throng_nav_field_distances, self._c,
+                        out.ctypes.data_as(_c_float_p), n, None)
+                return out[:n].reshape(tuple(reversed(info["size"])))
+            buf = (ctypes.c_float * max(n, 1))()
+            w._call(lib.throng_nav_field_distances, self._c,
+                    ctypes.cast(buf, _c_float_p), n, None)
+            return list(buf[:n])
+
+    def information(self):
+        """The field's description and the figures of its builds
+        (throng_nav_field_get), as a dict."""
+        w = self.world
+        out = throng_nav_field_info()
+        w._call(lib.throng_nav_field_get, self._c, ctypes.byref(out))
+        d = getattr(out, "def")
+        n = w.dimensions
+        goals = []
+        for i in range(d.goal_count):
+            g = d.goals[i]
+            goals.append(dict(kind=NavGoalKind(g.kind).name.lower(),
+                              a=tuple(g.a[:n]), b=tuple(g.b[:n])))
+        regions = [dict(min=tuple(d.regions[i].min[:n]),
+                        max=tuple(d.regions[i].max[:n]),
+                        cost=d.regions[i].cost)
+                   for i in range(d.region_count)]
+        return dict(origin=tuple(d.origin[:n]), cell_size=d.cell_size,
+                    size=tuple(d.size[:n]), goals=goals,
+                    clearance=d.clearance, has_costs=bool(d.costs),
+                    regions=regions, density_interval=d.density_interval,
+                    density_radius=d.density_radius,
+                    density_cost=d.density_cost, cells=out.cells,
+                    solid_cells=out.solid_cells,
+                    margin_cells=out.margin_cells,
+                    reached_cells=out.reached_cells, builds=out.builds,
+                    last_cells=out.last_cells,
+                    last_full=bool(out.last_full),
+                    last_seconds=out.last_seconds,
+                    last_rounds=out.last_rounds,
+                    last_tiles=out.last_tiles)
+
+    def set_costs(self, costs):
+        """Replaces the per-cell costs (throng_nav_field_set_costs): one
+        per cell, x fastest (any sequence or NumPy array), or None for
+        none; the field is rebuilt before the next step."""
+        w = self.world
+        keep = None
+        pointer = None
+        if costs is not None:
+            cells = self.information()["cells"]
+            keep, pointer, got = _float_block(costs)
+            if got != cells:
+                raise OutOfRangeError("the field has %d cells, costs holds %d"
+                                      % (cells, got))
+        w._call(lib.throng_nav_field_set_costs, self._c, pointer)
+        del keep
+
+    def update(self):
+        """Rebuilds the field now when its geometry or costs changed
+        (throng_nav_field_update)."""
+        self.world._call(lib.throng_nav_field_update, self._c)
+
+
+def _float_block(values):
+    """C floats of a sequence or array: (what keeps them, pointer,
+    count)."""
+    if _np is not None and not isinstance(values, (list, tuple)):
+        keep = _np.ascontiguousarray(values, dtype=_np.float32).reshape(-1)
+        return keep, keep.ctypes.data_as(_c_float_p), keep.size
+    flat = list(_flatten(values))
+    keep = (ctypes.c_float * max(len(flat), 1))(*flat)
+    return keep, ctypes.cast(keep, _c_float_p), len(flat)
+
+
+def _nav_goal(goal, dims):
+    """A throng_nav_goal from a point (a tuple) or a dict kind=, a=, b=."""
+    g = throng_nav_goal()
+    if isinstance(goal, dict):
+        kind = goal.get("kind", "point")
+        g.kind = (NavGoalKind[kind.upper()] if isinstance(kind, str)
+                  else NavGoalKind(kind))
+        g.a = _vec3(goal["a"], dims, "goal a")
+        if "b" in goal:
+            g.b = _vec3(goal["b"], dims, "goal b")
+    else:
+        g.kind = NavGoalKind.POINT
+        g.a = _vec3(goal, dims, "goal")
+    return g
 
 
 # ------------------------------------------------------------------------
@@ -2385,8 +2643,11 @@ class World:
     def _object(self, object_id, generation):
         if object_id == 0:
             return None
-        return WorldObject(self, object_id, generation,
-                           self._object_kinds.get((object_id, generation)))
+        kind = self._object_kinds.get((object_id, generation))
+        obj = WorldObject(self, object_id, generation, kind)
+        if obj.kind == "nav_field":
+            return NavField(self, object_id, generation, "nav_field")
+        return obj
 
     def add_obstacle(self, definition=None, **fields):
         """Adds an obstacle (throng_obstacle_add) from an ObstacleDef or
@@ -2486,6 +2747,86 @@ class World:
             c.vectors = pointer
         return self._new_object(lib.throng_flow_field_add, "flow_field",
                                 ctypes.byref(c))
+
+    def add_nav_field(self, definition=None, **fields):
+        """Adds a navigation field (throng_nav_field_add) from a
+        NavFieldDef or its fields: origin, cell_size, size (cells per
+        axis), goals (points, or dicts kind="point"/"segment"/"box", a,
+        b), clearance, costs, regions (dicts min, max, cost),
+        density_interval, density_radius, density_cost. Built at once; a
+        NavField."""
+        d = _object_def(NavFieldDef, definition, fields)
+        n = self.dimensions
+        c = lib.throng_nav_field_def_default()
+        if d.origin is not None:
+            c.origin = _vec3(d.origin, n, "origin")
+        if d.cell_size is not None:
+            c.cell_size = float(d.cell_size)
+        if d.size is not None:
+            size = list(d.size)
+            if len(size) != n:
+                raise OutOfRangeError("size must have %d entries, got %d"
+                                      % (n, len(size)))
+            for a, v in enumerate(size):
+                c.size[a] = _u32v(v, "size[%d]" % a)
+        keep = []
+        if d.goals is not None:
+            goals = [_nav_goal(g, n) for g in d.goals]
+            arr = (throng_nav_goal * max(len(goals), 1))(*goals)
+            keep.append(arr)
+            c.goals = ctypes.cast(arr, ctypes.POINTER(throng_nav_goal))
+            c.goal_count = _u32v(len(goals), "goal count")
+        if d.regions is not None:
+            regions = []
+            for r in d.regions:
+                reg = throng_nav_region()
+                reg.min = _vec3(r["min"], n, "region min")
+                reg.max = _vec3(r["max"], n, "region max")
+                reg.cost = float(r["cost"])
+                regions.append(reg)
+            arr = (throng_nav_region * max(len(regions), 1))(*regions)
+            keep.append(arr)
+            c.regions = ctypes.cast(arr, ctypes.POINTER(throng_nav_region))
+            c.region_count = _u32v(len(regions), "region count")
+        if d.costs is not None:
+            cells = 1
+            for a in range(n):
+                cells *= c.size[a]
+            block, pointer, got = _float_block(d.costs)
+            if got != cells:
+                raise OutOfRangeError("a field of %d cells needs %d costs, "
+                                      "got %d" % (cells, cells, got))
+            keep.append(block)
+            c.costs = pointer
+        for name in ("clearance", "density_radius", "density_cost"):
+            if getattr(d, name) is not None:
+                setattr(c, name, float(getattr(d, name)))
+        if d.density_interval is not None:
+            c.density_interval = _u32v(d.density_interval,
+                                       "density_interval")
+        out = throng_object()
+        self._call(lib.throng_nav_field_add, ctypes.byref(c),
+                   ctypes.byref(out))
+        del keep
+        self._object_kinds[(out.id, out.generation)] = "nav_field"
+        return NavField(self, out.id, out.generation, "nav_field")
+
+    def nav_arrivals(self):
+        """The agents that arrived at a navigation field's goal during the
+        last step (throng_world_nav_arrivals), a list of NavArrival."""
+        count = _u32()
+        with self._lock:
+            self._call(lib.throng_world_nav_arrivals, None, 0,
+                       ctypes.byref(count), None)
+            n = count.value
+            buf = (throng_nav_arrival * max(n, 1))()
+            self._call(lib.throng_world_nav_arrivals, buf, n,
+                       ctypes.byref(count), None)
+        d = self.dimensions
+        return [NavArrival(Agent(self, a.agent.slot, a.agent.generation),
+                           self._object(a.field.id, a.field.generation),
+                           a.goal, bool(a.removed), tuple(a.position[:d]))
+                for a in buf[:min(n, count.value)]]
 
     # The spellings of 0.4, kept as short forms of the verbs above.
 
@@ -2771,6 +3112,26 @@ class PathDef:
     points: object = None
     radius: object = None
     closed: object = None
+
+
+@dataclasses.dataclass
+class NavFieldDef:
+    """throng_nav_field_def: origin (the grid's low corner, default 0),
+    cell_size (default 1), size (cells per axis), goals (a sequence of
+    goals: a point as a tuple of `dimensions` numbers, or a dict
+    kind="point"/"segment"/"box" with a (and b)), clearance (default 0),
+    costs (one per cell, x fastest, or None), regions (dicts min, max,
+    cost), density_interval, density_radius (default 1), density_cost."""
+    origin: object = None
+    cell_size: object = None
+    size: object = None
+    goals: object = None
+    clearance: object = None
+    costs: object = None
+    regions: object = None
+    density_interval: object = None
+    density_radius: object = None
+    density_cost: object = None
 
 
 @dataclasses.dataclass

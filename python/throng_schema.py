@@ -15,7 +15,7 @@ c_float3 = ctypes.c_float * 3
 FLT_MAX = 3.4028234663852886e+38
 PI = 3.14159274  # pi as a float, rounded up
 # The snapshot format version (THRONG_SNAPSHOT_VERSION).
-SNAPSHOT_VERSION = 5
+SNAPSHOT_VERSION = 6
 
 
 class SeparationMode(enum.IntEnum):
@@ -58,6 +58,7 @@ class BehaviourKind(enum.IntEnum):
     FOLLOW_WALL = 13
     FOLLOW_LEADER = 14
     AVOID_NEIGHBOURS = 15
+    FOLLOW_NAV = 16
 
 
 class throng_object(ctypes.Structure):
@@ -204,6 +205,17 @@ class throng_unaligned_params(ctypes.Structure):
     ]
 
 
+class throng_nav_params(ctypes.Structure):
+    _fields_ = [
+        ("field", throng_object),
+        ("arrival_distance", ctypes.c_float),
+        ("remove", ctypes.c_bool),
+        ("jam_density", ctypes.c_float),
+        ("speed_gamma", ctypes.c_float),
+        ("lookahead", ctypes.c_float),
+    ]
+
+
 class _throng_behaviour_u(ctypes.Union):
     _fields_ = [
         ("seek", throng_seek_params),
@@ -215,6 +227,7 @@ class _throng_behaviour_u(ctypes.Union):
         ("contain", throng_contain_params),
         ("leader", throng_leader_params),
         ("unaligned", throng_unaligned_params),
+        ("nav", throng_nav_params),
     ]
 
 
@@ -245,6 +258,7 @@ PARAMS_OF_KIND = {
     BehaviourKind.FOLLOW_WALL: "contain",
     BehaviourKind.FOLLOW_LEADER: "leader",
     BehaviourKind.AVOID_NEIGHBOURS: "unaligned",
+    BehaviourKind.FOLLOW_NAV: "nav",
 }
 
 # The enum type of each enum field.
@@ -544,15 +558,39 @@ FIELDS = (
           "", 0.0, (), "metres", 9.99999972e-10, 1000000000.0,
           False, False, True, False, False, 0.0, 1,
           "Added to the two radii: closer than r_i + r_j + margin is a threat."),
-    Field("throng_behaviour", "weight", "f32", 1, ("SEEK", "FLEE", "ARRIVE", "PURSUE", "EVADE", "OFFSET_PURSUIT", "WANDER_CIRCLE", "PATROL", "FOLLOW_PATH", "FOLLOW_FLOW", "AVOID_OBSTACLES", "CONTAIN", "FOLLOW_WALL", "FOLLOW_LEADER", "AVOID_NEIGHBOURS", ),
+    Field("throng_nav_params", "field", "object", 1, ("FOLLOW_NAV", ),
+          "", 0.0, (), "navigation field", 0.0, 0.0,
+          False, False, False, False, False, 0.0, 6,
+          "The field agents follow unless they have their own (throng_agent_set_nav_field)."),
+    Field("throng_nav_params", "arrival_distance", "f32", 1, ("FOLLOW_NAV", ),
+          "", 0.0, (), "metres", 9.99999972e-10, 1000000000.0,
+          False, False, True, False, False, 0.5, 6,
+          "The agent has arrived once the field's distance where it stands is at most this (0: only in a goal cell)."),
+    Field("throng_nav_params", "remove", "bool", 1, ("FOLLOW_NAV", ),
+          "", 0.0, (), "", 0.0, 1.0,
+          False, False, False, False, False, 0.0, 6,
+          "Remove the agent at the end of the tick it arrives in (its handle then goes stale; throng_world_nav_arrivals lists it)."),
+    Field("throng_nav_params", "jam_density", "f32", 1, ("FOLLOW_NAV", ),
+          "", 0.0, (), "agents per square metre", 0.0, FLT_MAX,
+          False, False, False, False, False, 0.0, 6,
+          "rho_jam of Weidmann's fundamental diagram, where walking stops (5.4 for pedestrians); 0: the speed does not depend on density. The density is the field's count (density_interval), per cubic metre in 3D."),
+    Field("throng_nav_params", "speed_gamma", "f32", 1, ("FOLLOW_NAV", ),
+          "", 0.0, (), "agents per square metre", 0.0, FLT_MAX,
+          True, False, False, False, False, 1.91299999, 6,
+          "gamma of Weidmann's fundamental diagram, how fast the speed falls with density (1.913 for pedestrians)."),
+    Field("throng_nav_params", "lookahead", "f32", 1, ("FOLLOW_NAV", ),
+          "", 0.0, (), "metres", 9.99999972e-10, 1000000000.0,
+          False, False, True, False, False, 1.0, 6,
+          "The speed law reads the density this far ahead of the agent along the field's direction: walkers slow for the crowd in front of them, not for the one behind, so the head of a queue walks off at the speed of the space it enters."),
+    Field("throng_behaviour", "weight", "f32", 1, ("SEEK", "FLEE", "ARRIVE", "PURSUE", "EVADE", "OFFSET_PURSUIT", "WANDER_CIRCLE", "PATROL", "FOLLOW_PATH", "FOLLOW_FLOW", "AVOID_OBSTACLES", "CONTAIN", "FOLLOW_WALL", "FOLLOW_LEADER", "AVOID_NEIGHBOURS", "FOLLOW_NAV", ),
           "", 0.0, (), "", 0.0, FLT_MAX,
           False, False, False, False, False, 1.0, 1,
           "The behaviour's weight."),
-    Field("throng_behaviour", "priority", "i32", 1, ("SEEK", "FLEE", "ARRIVE", "PURSUE", "EVADE", "OFFSET_PURSUIT", "WANDER_CIRCLE", "PATROL", "FOLLOW_PATH", "FOLLOW_FLOW", "AVOID_OBSTACLES", "CONTAIN", "FOLLOW_WALL", "FOLLOW_LEADER", "AVOID_NEIGHBOURS", ),
+    Field("throng_behaviour", "priority", "i32", 1, ("SEEK", "FLEE", "ARRIVE", "PURSUE", "EVADE", "OFFSET_PURSUIT", "WANDER_CIRCLE", "PATROL", "FOLLOW_PATH", "FOLLOW_FLOW", "AVOID_OBSTACLES", "CONTAIN", "FOLLOW_WALL", "FOLLOW_LEADER", "AVOID_NEIGHBOURS", "FOLLOW_NAV", ),
           "", 0.0, (), "", -2147483648.0, 2147483647.0,
           False, False, False, False, False, 0.0, 1,
           "Its place in THRONG_COMBINE_PRIORITY, higher first (other combine modes keep it for when the group switches)."),
-    Field("throng_behaviour", "speed_factor", "f32", 1, ("SEEK", "FLEE", "ARRIVE", "PURSUE", "EVADE", "OFFSET_PURSUIT", "WANDER_CIRCLE", "PATROL", "FOLLOW_PATH", "FOLLOW_FLOW", "AVOID_OBSTACLES", "CONTAIN", "FOLLOW_WALL", "FOLLOW_LEADER", "AVOID_NEIGHBOURS", ),
+    Field("throng_behaviour", "speed_factor", "f32", 1, ("SEEK", "FLEE", "ARRIVE", "PURSUE", "EVADE", "OFFSET_PURSUIT", "WANDER_CIRCLE", "PATROL", "FOLLOW_PATH", "FOLLOW_FLOW", "AVOID_OBSTACLES", "CONTAIN", "FOLLOW_WALL", "FOLLOW_LEADER", "AVOID_NEIGHBOURS", "FOLLOW_NAV", ),
           "flow.raw", 0.0, ("FOLLOW_FLOW", ), "", 0.0, 1.0,
           False, False, False, False, False, 1.0, 1,
           "s_t / max speed."),

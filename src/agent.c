@@ -447,21 +447,18 @@ throng_status agent_add_row(throng_world *w, const char *fn,
         world_uniform_note(w, 1u << k, i);
     if (w->slot_keys)
         w->slot_keys[slot] = d->host_key;
+    if (w->slot_nav)
+        memset(&w->slot_nav[slot], 0, sizeof w->slot_nav[slot]);
     w->grid.valid = 0;
     *out = handle_of(w, slot);
     return THRONG_OK;
 }
 
-throng_status throng_agent_remove(throng_world *w, throng_agent h) {
-    static const char fn[] = "throng_agent_remove";
-    WRITE_ENTRY(w);
-    int64_t s = handle_slot(w, h);
-    if (s < 0)
-        return stale(w, fn, h);
+void agent_remove_slot(throng_world *w, uint32_t s) {
     agent_columns *c = &w->col;
     uint32_t i = w->slot_dense[s], last = w->count - 1;
     INVARIANT(i <= last && c->slot[i] == s, "a live slot's row holds it");
-    const uint64_t key = slot_host_key(w, (uint32_t)s);
+    const uint64_t key = slot_host_key(w, s);
     if (key != 0) {
         key_entry *e = NULL;
         HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), e);
@@ -493,7 +490,7 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
      * the slot is retired instead, free but never handed out again, so no
      * generation ever comes round to name a second agent. */
     if (generation_release(&e->generation))
-        w->free_slots[w->free_count++] = (uint32_t)s;
+        w->free_slots[w->free_count++] = s;
     w->count--;
     w->keys_stale = 1;
     if (w->count == 0) {
@@ -501,6 +498,15 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
         w->uniform_check = 0;
     }
     w->grid.valid = 0;
+}
+
+throng_status throng_agent_remove(throng_world *w, throng_agent h) {
+    static const char fn[] = "throng_agent_remove";
+    WRITE_ENTRY(w);
+    int64_t s = handle_slot(w, h);
+    if (s < 0)
+        return stale(w, fn, h);
+    agent_remove_slot(w, (uint32_t)s);
     return THRONG_OK;
 }
 

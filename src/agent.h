@@ -44,6 +44,10 @@ void world_wrap_position(const throng_world *world, float p[3]);
 /* A unit up vector perpendicular to the unit forward f, closest to hint. */
 void basis_up(const float f[3], const float hint[3], float up[3]);
 
+/* Removes the agent in live slot s, as throng_agent_remove does (the
+ * last row moves into its place); the slot links must be up to date. */
+void agent_remove_slot(throng_world *world, uint32_t s);
+
 /* The slot of a live agent handle of this world, or -1; the
  * slot links are brought up to date first. */
 int64_t agent_slot(const throng_world *world, throng_agent agent);

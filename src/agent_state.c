@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "geometry.h"
 #include "group_handle.h"
 #include "handles.h"
 
@@ -80,6 +81,17 @@ throng_status throng_agent_export(const throng_world *cw, throng_agent h,
             w->slot_dense[ts - 1] != SLOT_FREE)
             out->target_key = slot_host_key(w, ts - 1);
     }
+    if (w->slot_nav) {
+        const slot_nav *n = &w->slot_nav[s];
+        out->nav_field_id = n->field_id;
+        out->nav_field_generation = n->field_gen;
+        if (n->state != SLOT_NAV_GOING) {
+            out->nav_arrived = 1u;
+            out->nav_goal = n->goal;
+            out->nav_arrived_id = n->arrived_id;
+            out->nav_arrived_generation = n->arrived_gen;
+        }
+    }
     return THRONG_OK;
 }
 
@@ -130,6 +142,24 @@ static throng_status check_state(throng_world *w, const char *fn,
     if ((r = check_vec(w, fn, "wander", st->wander)) != THRONG_OK ||
         (r = check_vec(w, fn, "target_point", st->target_point)) != THRONG_OK)
         return r;
+    if (st->nav_field_id != 0u || st->nav_field_generation != 0u) {
+        const throng_object field = { st->nav_field_id,
+                                      st->nav_field_generation, w->id };
+        if (!geo_lookup(w, field, GEO_MASK(GEO_NAV)))
+            return world_fail(w, THRONG_ERR_STALE_HANDLE,
+                              "%s: nav_field_id %u (generation %u) names no "
+                              "live navigation field of this world",
+                              fn, st->nav_field_id, st->nav_field_generation);
+    }
+    if (st->nav_arrived > 1u ||
+        (!st->nav_arrived && (st->nav_goal != 0u || st->nav_arrived_id != 0u ||
+                              st->nav_arrived_generation != 0u)))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: nav_arrived must be 0 or 1, and the arrival's "
+                          "goal and field 0 when it is 0 (got %u, goal %u, "
+                          "field %u generation %u)",
+                          fn, st->nav_arrived, st->nav_goal, st->nav_arrived_id,
+                          st->nav_arrived_generation);
     *target_slot = 0;
     if (st->target_key != 0) {
         if (st->target_key == st->host_key)
@@ -176,9 +206,11 @@ throng_status throng_agent_import(throng_world *w, const throng_agent_state *st,
     if (d.group.generation == 0 && d.group.id == 0)
         d.group.world = 0;
     const int state = st->behaviour_state || target_slot != 0;
-    if (state && !w->behaviour_state) {
-        /* Giving the world behaviour state changes it: everything the
-         * add would refuse is refused first. */
+    const int nav = st->nav_field_id != 0u || st->nav_field_generation != 0u ||
+                    st->nav_arrived != 0u;
+    if ((state && !w->behaviour_state) || (nav && !w->slot_nav)) {
+        /* Giving the world behaviour or navigation state changes it:
+         * everything the add would refuse is refused first. */
         uint32_t group = 0;
         if ((r = group_resolve(w, fn, d.group, 1, &group)) != THRONG_OK ||
             (r = check_vec(w, fn, "position", d.position)) != THRONG_OK ||
@@ -203,6 +235,11 @@ throng_status throng_agent_import(throng_world *w, const throng_agent_state *st,
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the behaviour state of %u agents",
                           fn, w->capacity);
+    if (nav && world_enable_nav_state(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the navigation state of %u "
+                          "slots",
+                          fn, w->slot_capacity);
     throng_agent h;
     if ((r = agent_add_row(w, fn, &d, &h)) != THRONG_OK)
         return r;
@@ -236,6 +273,18 @@ throng_status throng_agent_import(throng_world *w, const throng_agent_state *st,
             target_slot ? w->slots[target_slot - 1u].generation : 0u;
         world_uniform_note(w, UNIFORM_TARGET_SLOT, i);
         world_uniform_note(w, UNIFORM_TARGET_GEN, i);
+    }
+    if (w->slot_nav) {
+        /* agent_add_row left the slot's navigation state zero. */
+        slot_nav *n = &w->slot_nav[h.slot - 1u];
+        n->field_id = st->nav_field_id;
+        n->field_gen = st->nav_field_generation;
+        if (st->nav_arrived) {
+            n->state = SLOT_NAV_ARRIVED;
+            n->goal = st->nav_goal;
+            n->arrived_id = st->nav_arrived_id;
+            n->arrived_gen = st->nav_arrived_generation;
+        }
     }
     *out = h;
     return THRONG_OK;

@@ -47,6 +47,11 @@ static throng_status put_behaviour(throng_world *w, const char *fn,
                           "%s: no memory for the behaviour state of %u "
                           "agents",
                           fn, w->capacity);
+    if (b->kind == THRONG_BEHAVIOUR_FOLLOW_NAV && world_enable_nav_state(w))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the navigation state of %u "
+                          "slots",
+                          fn, w->slot_capacity);
     group_record *g = &w->groups[group];
     g->behaviours[index] = *b;
     /* A field the kind does not read passed the check equal to its

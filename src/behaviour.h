@@ -12,7 +12,8 @@
  *   steer_agent.c  seek, flee, arrive, pursue, evade, offset pursuit,
  *                  projected-circle wander, leader following, unaligned
  *                  collision avoidance (from the walk's sums)
- *   steer_route.c  paths, flow fields, patrol, path and flow following
+ *   steer_route.c  paths, flow fields, patrol, path, flow and navigation
+ *                  field following
  *   steer_env.c    obstacles, walls, obstacle avoidance, containment,
  *                  wall following
  */
@@ -39,6 +40,7 @@ static inline int behaviour_family(throng_behaviour_kind kind) {
     case THRONG_BEHAVIOUR_PATROL:
     case THRONG_BEHAVIOUR_FOLLOW_PATH:
     case THRONG_BEHAVIOUR_FOLLOW_FLOW:
+    case THRONG_BEHAVIOUR_FOLLOW_NAV:
         return 2;
     case THRONG_BEHAVIOUR_AVOID_OBSTACLES:
     case THRONG_BEHAVIOUR_CONTAIN:

@@ -84,10 +84,11 @@
 #define SCHEMA_PI 3.14159274f
 
 /* The snapshot format version at which the snapshot's own sections (not
- * the schema's parameters) last changed: 4, group handles. A format
- * change outside the table raises it; THRONG_SNAPSHOT_VERSION is this or
- * the table's highest `since`, whichever is higher. */
-#define THRONG_SCHEMA_SNAPSHOT_BASE 4u
+ * the schema's parameters) last changed: 6, navigation fields and the
+ * slots' navigation state. A format change outside the table raises it;
+ * THRONG_SNAPSHOT_VERSION is this or the table's highest `since`,
+ * whichever is higher. */
+#define THRONG_SCHEMA_SNAPSHOT_BASE 6u
 #define SCHEMA_TWO_PI 6.28318548f
 #define SCHEMA_FLT_MAX FLT_MAX
 #define SCHEMA_LEN_MIN 1e-9f /* THRONG_MIN_LENGTH */
@@ -104,9 +105,11 @@
 #define SCHEMA_CONTACT_MAX 32.0
 
 /* The bit of a behaviour kind in a `kinds` mask (SCHEMA_KIND_<KIND> is
- * the kind's number: an enum made from THRONG_SCHEMA_KINDS below). */
+ * the kind's number: an enum made from THRONG_SCHEMA_KINDS below). Kinds
+ * are numbered 1 .. SCHEMA_KIND_LIMIT - 1, bits of a 32-bit mask. */
 #define SCHEMA_KIND(k) (1u << SCHEMA_KIND_##k)
-#define SCHEMA_ALL_KINDS 0xfffeu /* kinds 1 .. 15 */
+#define SCHEMA_KIND_LIMIT 32
+#define SCHEMA_ALL_KINDS 0x1fffeu /* kinds 1 .. 16 */
 
 /* clang-format off */
 
@@ -158,7 +161,8 @@
     K(AVOID_OBSTACLES, 11, avoid)                                            \
     K(CONTAIN, 12, contain) K(FOLLOW_WALL, 13, contain)                      \
     K(FOLLOW_LEADER, 14, leader)                                             \
-    K(AVOID_NEIGHBOURS, 15, unaligned)
+    K(AVOID_NEIGHBOURS, 15, unaligned)                                       \
+    K(FOLLOW_NAV, 16, nav)
 
 #define THRONG_SCHEMA_STRUCTS(S)                                             \
     S(flocking, _flocking, FLOCKING, "flocking.", "")                        \
@@ -180,6 +184,7 @@
     S(leader_params, leader, PARAMS, "leader.", "Leader following.")         \
     S(unaligned_params, unaligned, PARAMS, "unaligned.",                     \
       "Unaligned collision avoidance.")                                      \
+    S(nav_params, nav, PARAMS, "nav.", "Navigation field following.")        \
     S(behaviour, _common, BEHAVIOUR, "", "")
 
 #define SCHEMA_KIND_NUMBER(k, number, member) SCHEMA_KIND_##k = (number),
@@ -461,6 +466,39 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       SCHEMA_KIND(AVOID_NEIGHBOURS), "", 0, 0, "metres", SCHEMA_LEN_MIN,     \
       SCHEMA_LEN_MAX, SCHEMA_ZERO, 0.0f, 1,                                  \
       "Added to the two radii: closer than r_i + r_j + margin is a threat.") \
+    /* Navigation field following. */                                        \
+    P(nav_params, field, SCHEMA_OBJECT, throng_object, 1,                    \
+      SCHEMA_KIND(FOLLOW_NAV), "", 0, 0, "navigation field", 0, 0, 0, 0, 6,  \
+      "The field agents follow unless they have their own "                  \
+      "(throng_agent_set_nav_field).")                                       \
+    P(nav_params, arrival_distance, SCHEMA_F32, float, 1,                    \
+      SCHEMA_KIND(FOLLOW_NAV), "", 0, 0, "metres", SCHEMA_LEN_MIN,           \
+      SCHEMA_LEN_MAX, SCHEMA_ZERO, 0.5f, 6,                                  \
+      "The agent has arrived once the field's distance where it stands is "  \
+      "at most this (0: only in a goal cell).")                              \
+    P(nav_params, remove, SCHEMA_BOOL, bool, 1, SCHEMA_KIND(FOLLOW_NAV), "", \
+      0, 0, "", 0, 1, 0, 0, 6,                                               \
+      "Remove the agent at the end of the tick it arrives in (its handle "   \
+      "then goes stale; throng_world_nav_arrivals lists it).")              \
+    P(nav_params, jam_density, SCHEMA_F32, float, 1,                         \
+      SCHEMA_KIND(FOLLOW_NAV), "", 0, 0, "agents per square metre", 0.0f,    \
+      SCHEMA_FLT_MAX, 0, 0.0f, 6,                                            \
+      "rho_jam of Weidmann's fundamental diagram, where walking stops "      \
+      "(5.4 for pedestrians); 0: the speed does not depend on density. "     \
+      "The density is the field's count (density_interval), per cubic "     \
+      "metre in 3D.")                                                        \
+    P(nav_params, speed_gamma, SCHEMA_F32, float, 1,                         \
+      SCHEMA_KIND(FOLLOW_NAV), "", 0, 0, "agents per square metre", 0.0f,    \
+      SCHEMA_FLT_MAX, SCHEMA_LO_OPEN, 1.913f, 6,                             \
+      "gamma of Weidmann's fundamental diagram, how fast the speed falls "   \
+      "with density (1.913 for pedestrians).")                               \
+    P(nav_params, lookahead, SCHEMA_F32, float, 1, SCHEMA_KIND(FOLLOW_NAV),  \
+      "", 0, 0, "metres", SCHEMA_LEN_MIN, SCHEMA_LEN_MAX, SCHEMA_ZERO, 1.0f, \
+      6,                                                                     \
+      "The speed law reads the density this far ahead of the agent along "   \
+      "the field's direction: walkers slow for the crowd in front of them, " \
+      "not for the one behind, so the head of a queue walks off at the "     \
+      "speed of the space it enters.")                                       \
     /* Every behaviour's common fields (throng_behaviour). */                \
     P(behaviour, weight, SCHEMA_F32, float, 1, SCHEMA_ALL_KINDS, "", 0, 0,   \
       "", 0.0f, SCHEMA_FLT_MAX, 0, 1.0f, 1, "The behaviour's weight.")       \

@@ -406,12 +406,32 @@ int reserve_slots(throng_world *w, uint32_t want) {
     uint64_t *const old_keys = w->slot_keys;
     uint64_t *keys =
         old_keys ? world_alloc(w, (size_t)cap * sizeof(uint64_t)) : NULL;
-    if (!slots || !dense || !free_slots || (old_keys && !keys)) {
+    slot_nav *const old_nav = w->slot_nav;
+    slot_nav *nav =
+        old_nav ? world_alloc(w, (size_t)cap * sizeof(slot_nav)) : NULL;
+    throng_nav_arrival *arrivals =
+        old_nav ? world_alloc(w, (size_t)cap * sizeof(throng_nav_arrival))
+                : NULL;
+    if (!slots || !dense || !free_slots || (old_keys && !keys) ||
+        (old_nav && (!nav || !arrivals))) {
         world_free(w, slots, (size_t)cap * sizeof(slot_entry));
         world_free(w, dense, (size_t)cap * sizeof(uint32_t));
         world_free(w, free_slots, (size_t)cap * sizeof(uint32_t));
         world_free(w, keys, (size_t)cap * sizeof(uint64_t));
+        world_free(w, nav, (size_t)cap * sizeof(slot_nav));
+        world_free(w, arrivals, (size_t)cap * sizeof(throng_nav_arrival));
         return 1;
+    }
+    if (old_nav) {
+        memset(nav, 0, (size_t)cap * sizeof(slot_nav));
+        memcpy(nav, old_nav, (size_t)w->slot_count * sizeof(slot_nav));
+        memcpy(arrivals, w->nav_arrivals,
+               (size_t)w->nav_arrival_count * sizeof(throng_nav_arrival));
+        world_free(w, old_nav, (size_t)w->slot_capacity * sizeof(slot_nav));
+        world_free(w, w->nav_arrivals,
+                   (size_t)w->slot_capacity * sizeof(throng_nav_arrival));
+        w->slot_nav = nav;
+        w->nav_arrivals = arrivals;
     }
     if (old_keys && keys) {
         memset(keys, 0, (size_t)cap * sizeof(uint64_t));
@@ -444,6 +464,29 @@ int reserve_slot_keys(throng_world *w) {
         return 1;
     memset(keys, 0, (size_t)w->slot_capacity * sizeof *keys);
     w->slot_keys = keys;
+    return 0;
+}
+
+int world_enable_nav_state(throng_world *w) {
+    if (w->slot_nav)
+        return 0;
+    /* Room for a few slots even before the first agent, so the state
+     * exists once asked for. */
+    if (!w->slot_capacity && reserve_slots(w, 1u))
+        return 1;
+    const size_t cap = w->slot_capacity;
+    slot_nav *nav = world_alloc(w, cap * sizeof *nav);
+    throng_nav_arrival *arrivals =
+        world_alloc(w, cap * sizeof(throng_nav_arrival));
+    if (!nav || !arrivals) {
+        world_free(w, nav, cap * sizeof *nav);
+        world_free(w, arrivals, cap * sizeof(throng_nav_arrival));
+        return 1;
+    }
+    memset(nav, 0, cap * sizeof *nav);
+    w->slot_nav = nav;
+    w->nav_arrivals = arrivals;
+    w->nav_arrival_count = 0u;
     return 0;
 }
 

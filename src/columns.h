@@ -36,6 +36,10 @@ int reserve_slots(throng_world *w, uint32_t want);
  * does not exist yet; nonzero, and the world unchanged, when out of
  * memory. */
 int reserve_slot_keys(throng_world *w);
+/* Gives the world its slots' navigation state and arrival list
+ * (internal.h: slot_nav), zeroed, when it has none; grown with the slots
+ * from then on. Nonzero, the world unchanged, when out of memory. */
+int world_enable_nav_state(throng_world *w);
 
 /* Fills `out` with the addresses of the 4-byte column pointers a step must
  * permute (floats, then integers, the slot column last) and returns how

@@ -13,7 +13,7 @@
  *   force and stopped as soon as it reaches max force. A term after the
  *   stop is not computed at all, unless it advances its agent's state
  *   (turn-rate wander, projected-circle wander, patrol and path
- *   progress): those run every step whatever the combination keeps, in
+ *   progress, a navigation field's arrival): those run every step whatever the combination keeps, in
  *   their fixed order, before the running sum, so the state and the
  *   forces are those of computing everything.
  */
@@ -100,7 +100,8 @@ static int list_force(const steer_ctx *a, const throng_behaviour *b,
 static int kind_advances_state(throng_behaviour_kind kind) {
     return kind == THRONG_BEHAVIOUR_WANDER_CIRCLE ||
            kind == THRONG_BEHAVIOUR_PATROL ||
-           kind == THRONG_BEHAVIOUR_FOLLOW_PATH;
+           kind == THRONG_BEHAVIOUR_FOLLOW_PATH ||
+           kind == THRONG_BEHAVIOUR_FOLLOW_NAV;
 }
 
 /* Term i's unweighted force; returns whether it is on. */

@@ -12,6 +12,11 @@
  * IEEE 754 defines exactly (sqrt, fmod, frexp, ldexp, copysign, floor),
  * which every conforming library computes to the same bits.
  *
+ * The exponential (Weidmann's speed law of navigation fields): the same
+ * reduction by ln 2, e^x = 2^k e^r with |r| <= ln(2)/2, a Taylor
+ * polynomial to r^13 (the next term is below 2^-60 of the result) and an
+ * exact scaling by 2^k.
+ *
  * Sine and cosine: Cody-Waite range reduction, then Taylor polynomials.
  * x = q pi/2 + r with q the integer nearest x 2/pi, so |r| <= pi/4 (a
  * hair more where x 2/pi rounds); pi/2 is split into three doubles, the
@@ -190,6 +195,42 @@ static inline double detmath_cbrt(double x) {
     for (int step = 0; step < DETMATH_CBRT_STEPS; step++)
         y = y - (y * y * y - m) / (3.0 * y * y);
     return copysign(ldexp(y, e / 3), x);
+}
+
+/* ln 2 in two parts (fdlibm's): the first of 33 significant bits, so k
+ * times it is exact for |k| < 2^20. */
+#define DETMATH_LN2_HI 0x1.62e42feep-1
+#define DETMATH_LN2_LO 0x1.a39ef35793c76p-33
+#define DETMATH_INV_LN2 0x1.71547652b82fep0
+
+/* e^x of a double, within a few ulp; 0 below -745 (where e^x is below
+ * the least subnormal), infinity above 709.78, NaN for NaN. */
+static inline double detmath_exp(double x) {
+    if (x != x)
+        return x;
+    if (x < -745.0)
+        return 0.0;
+    if (x > 709.78)
+        return (double)INFINITY;
+    const double k = floor(x * DETMATH_INV_LN2 + 0.5);
+    const double r = (x - k * DETMATH_LN2_HI) - k * DETMATH_LN2_LO;
+    double p = 1.0 / 6227020800.0; /* 1 / 13! */
+    static const double inv_fact[13] = { 1.0 / 479001600.0,
+                                         1.0 / 39916800.0,
+                                         1.0 / 3628800.0,
+                                         1.0 / 362880.0,
+                                         1.0 / 40320.0,
+                                         1.0 / 5040.0,
+                                         1.0 / 720.0,
+                                         1.0 / 120.0,
+                                         1.0 / 24.0,
+                                         1.0 / 6.0,
+                                         1.0 / 2.0,
+                                         1.0,
+                                         1.0 };
+    for (int i = 0; i < 13; i++)
+        p = p * r + inv_fact[i];
+    return ldexp(p, (int)k);
 }
 
 #endif /* THRONG_DETMATH_H */

@@ -7,6 +7,7 @@
  * exactly the checks its creation made.
  */
 #include "geometry.h"
+#include "nav_field.h"
 #include "obstacle_grid.h"
 #include "busy.h"
 #include "core.h"
@@ -82,6 +83,8 @@ void geo_commit(throng_world *w, geo_object *obj, throng_object *out) {
     g->live++;
     g->planes += obj->kind == GEO_PLANE;
     g->version++;
+    g->shape_version +=
+        (GEO_OBSTACLES | GEO_WALLS) & GEO_MASK(obj->kind) ? 1u : 0u;
     g->data_bytes += obj->data_bytes;
     out->id = index + 1;
     out->generation = gen;
@@ -109,8 +112,11 @@ throng_status throng_object_remove(throng_world *w, throng_object h) {
     geometry *g = w->geo;
     geo_object *o = &g->objects[h.id - 1];
     world_free(w, o->data, o->data_bytes);
+    nav_field_free(w, o->nav);
     g->data_bytes -= o->data_bytes;
     g->planes -= o->kind == GEO_PLANE;
+    g->shape_version +=
+        (GEO_OBSTACLES | GEO_WALLS) & GEO_MASK(o->kind) ? 1u : 0u;
     uint32_t gen = o->generation;
     memset(o, 0, sizeof *o);
     /* Past its last generation the id is retired: free, never reused. */
@@ -148,8 +154,12 @@ size_t geometry_bytes(const throng_world *w) {
     const geometry *g = w->geo;
     if (!g)
         return 0;
+    size_t nav = 0u;
+    for (uint32_t i = 0; i < g->count; i++)
+        if (g->objects[i].nav)
+            nav += g->objects[i].nav->bytes;
     return sizeof *g + (size_t)g->capacity * (sizeof(geo_object) + 4u) +
-           g->data_bytes + g->grid.start_bytes + g->grid.items_bytes +
+           g->data_bytes + nav + g->grid.start_bytes + g->grid.items_bytes +
            g->grid.bounds_bytes;
 }
 
@@ -157,8 +167,10 @@ void geometry_free(throng_world *w) {
     geometry *g = w->geo;
     if (!g)
         return;
-    for (uint32_t i = 0; i < g->count; i++)
+    for (uint32_t i = 0; i < g->count; i++) {
         world_free(w, g->objects[i].data, g->objects[i].data_bytes);
+        nav_field_free(w, g->objects[i].nav);
+    }
     geo_grid_free(w, &g->grid);
     world_free(w, g->objects, (size_t)g->capacity * sizeof(geo_object));
     world_free(w, g->free_ids, (size_t)g->capacity * sizeof(uint32_t));
@@ -394,6 +406,14 @@ throng_status geo_object_check(throng_world *w, const char *fn,
         break;
     case GEO_FLOW:
         st = check_flow(w, fn, o);
+        break;
+    case GEO_NAV:
+        /* The field's description was checked when it was made
+         * (nav_field_check_def, which loading runs too); the shape
+         * fields stay 0. */
+        if (!o->nav)
+            return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                              "%s: a navigation field without its field", fn);
         break;
     default:
         return world_fail(w, THRONG_ERR_OUT_OF_RANGE,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Static geometry: obstacles, walls, paths and flow fields.
+ * Static geometry: obstacles, walls, paths, flow fields and navigation
+ * fields.
  *
  * Objects live in one table with stable handles {id, generation}, like
  * agents: removing an object bumps its generation, so behaviours that name
@@ -22,6 +23,7 @@ typedef enum geo_kind {
     GEO_PLANE = 4,   /* point a, unit normal b */
     GEO_PATH = 5,
     GEO_FLOW = 6,
+    GEO_NAV = 7, /* a navigation field (nav_field.h) */
 } geo_kind;
 
 #define GEO_MASK(kind) (1u << (kind))
@@ -48,6 +50,8 @@ typedef struct geo_object {
     /* The one heap block behind points/length_at or vectors. */
     void *data;
     size_t data_bytes;
+    /* Navigation fields: the field, which owns its blocks (nav_field.c). */
+    struct nav_field *nav;
 } geo_object;
 
 /* The grid over obstacles and wall segments: cell c holds the objects
@@ -79,8 +83,11 @@ typedef struct geometry {
     uint32_t *free_ids;
     uint32_t free_count;
     uint32_t live;
-    uint32_t planes;   /* live GEO_PLANE objects */
-    uint64_t version;  /* bumped by every add and remove */
+    uint32_t planes;  /* live GEO_PLANE objects */
+    uint64_t version; /* bumped by every add and remove */
+    /* Bumped by every add and remove of an obstacle or wall: what
+     * navigation fields rasterise. */
+    uint64_t shape_version;
     size_t data_bytes; /* sum of the objects' blocks */
     geo_grid grid;
 } geometry;

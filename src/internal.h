@@ -78,6 +78,25 @@ typedef struct slot_entry {
     uint32_t generation; /* current generation, >= 1 */
 } slot_entry;
 
+/* A slot's navigation state (nav_agents.c): the field its agent follows
+ * instead of its FOLLOW_NAV behaviours' own (id 0: theirs), and its
+ * arrival. Cold, per slot like host keys: the behaviour writes only its
+ * own agent's entry. */
+typedef struct slot_nav {
+    uint32_t field_id, field_gen;     /* its own field; id 0 for none */
+    uint32_t arrived_id, arrived_gen; /* the field it arrived by */
+    uint32_t goal;                    /* the goal it arrived at */
+    uint8_t state;                    /* SLOT_NAV_* */
+    uint8_t remove; /* remove the agent at the end of its arrival's tick */
+    uint8_t pad[2];
+} slot_nav;
+
+/* Going; arrived during the tick that runs (the end of the tick lists
+ * it, and removes it when asked); arrived earlier. */
+#define SLOT_NAV_GOING 0u
+#define SLOT_NAV_ARRIVING 1u
+#define SLOT_NAV_ARRIVED 2u
+
 /* The hot and cold columns of the agents, each `capacity` long. z, up and
  * the 3D-only columns are NULL in a 2D world. */
 typedef struct agent_columns {
@@ -273,6 +292,14 @@ struct throng_world {
      * NULL until the first agent is given a key (slot_host_key reads it;
      * reserve_slot_keys, columns.c, makes it). */
     uint64_t *slot_keys;
+    /* slot -> its navigation state (slot_nav), slot_capacity long, NULL
+     * until the first FOLLOW_NAV behaviour or agent field
+     * (world_enable_nav_state, columns.c); with it, the arrivals of the
+     * last step, as many as there are slots at most (slot_capacity
+     * long), and their count. */
+    slot_nav *slot_nav;
+    throng_nav_arrival *nav_arrivals;
+    uint32_t nav_arrival_count;
     /* The rows of live slots in slot_dense are out of date: a step moved
      * the rows. Free slots are always marked. See world_links(). */
     _Atomic int links_stale;

@@ -73,6 +73,8 @@ static const char *kind_name(throng_object_kind kind) {
         return "PATH";
     case THRONG_OBJECT_FLOW:
         return "FLOW";
+    case THRONG_OBJECT_NAV:
+        return "NAV";
     }
     return "unknown";
 }

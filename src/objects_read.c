@@ -10,6 +10,7 @@
  * the step's path would use one.
  */
 #include "geometry.h"
+#include "nav_field.h"
 #include "busy.h"
 #include "core.h"
 #include "handles.h"
@@ -32,6 +33,8 @@ static throng_object_kind object_kind(geo_kind kind) {
         return THRONG_OBJECT_PATH;
     case GEO_FLOW:
         return THRONG_OBJECT_FLOW;
+    case GEO_NAV:
+        return THRONG_OBJECT_NAV;
     case GEO_FREE:
         break;
     }
@@ -71,6 +74,11 @@ throng_status throng_object_get(const throng_world *cw, throng_object h,
         out->cell_size = o->cell;
         memcpy(out->size, o->size, sizeof out->size);
         out->vectors = o->vectors;
+        break;
+    case GEO_NAV:
+        memcpy(out->a, o->nav->origin, sizeof out->a);
+        out->cell_size = o->nav->cell;
+        memcpy(out->size, o->nav->size, sizeof out->size);
         break;
     case GEO_FREE:
         break;

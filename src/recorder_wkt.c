@@ -74,6 +74,7 @@ uint32_t recorder_shapes(const throng_world *w, rec_shape *out,
         case GEO_FREE:
         case GEO_PATH:
         case GEO_FLOW:
+        case GEO_NAV:
             continue;
         }
         if (s.kind != REC_SHAPE_PLANE)

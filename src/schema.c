@@ -75,21 +75,23 @@ const size_t schema_field_count =
     sizeof schema_fields / sizeof schema_fields[0];
 #undef FIELD_INFO
 
-/* The table's kind numbers are the header's, each a bit of a 16-bit
+/* The table's kind numbers are the header's, each a bit of the kinds
  * mask. */
 #define KIND_VALUE(k, number, member)                                  \
     _Static_assert(THRONG_BEHAVIOUR_##k == (number) && (number) > 0 && \
-                       (number) < 16,                                  \
+                       (number) < SCHEMA_KIND_LIMIT,                   \
                    #k);
 THRONG_SCHEMA_KINDS(KIND_VALUE)
 #undef KIND_VALUE
 
 #define KIND_NAME(k, number, member) [THRONG_BEHAVIOUR_##k] = #k,
-static const char *const kind_names[16] = { THRONG_SCHEMA_KINDS(KIND_NAME) };
+static const char *const kind_names[SCHEMA_KIND_LIMIT] = { THRONG_SCHEMA_KINDS(
+    KIND_NAME) };
 #undef KIND_NAME
 #define KIND_MEMBER(k, number, member) [THRONG_BEHAVIOUR_##k] = #member,
-static const char *const kind_members[16] = { THRONG_SCHEMA_KINDS(
-    KIND_MEMBER) };
+static const char *const kind_members[SCHEMA_KIND_LIMIT] = {
+    THRONG_SCHEMA_KINDS(KIND_MEMBER)
+};
 #undef KIND_MEMBER
 
 typedef struct enum_value {
@@ -101,7 +103,7 @@ static const enum_value enum_values[] = { THRONG_SCHEMA_ENUMS(ENUM_ROW) };
 #undef ENUM_ROW
 
 int schema_kind_known(int kind) {
-    return kind > 0 && kind < 16 && kind_names[kind] != NULL;
+    return kind > 0 && kind < SCHEMA_KIND_LIMIT && kind_names[kind] != NULL;
 }
 
 static const schema_struct *struct_of(const schema_field *f) {
@@ -280,7 +282,7 @@ static throng_status refuse_unread(throng_world *w, const char *fn,
     } else {
         size_t len = (size_t)snprintf(why, sizeof why, "(only");
         const char *sep = " by ";
-        for (int k = 1; k < 16; k++)
+        for (int k = 1; k < SCHEMA_KIND_LIMIT; k++)
             if ((f->kinds & (1u << k)) && len < sizeof why) {
                 len += (size_t)snprintf(why + len, sizeof why - len, "%s%s",
                                         sep, kind_names[k]);
@@ -304,7 +306,9 @@ static throng_status check_value(throng_world *w, const char *fn,
     if (f->type == SCHEMA_OBJECT) {
         const throng_object *h = schema_field_at(f, base, 0);
         uint32_t mask = strcmp(f->unit, "path") == 0 ? GEO_MASK(GEO_PATH)
-                                                     : GEO_MASK(GEO_FLOW);
+                        : strcmp(f->unit, "navigation field") == 0
+                            ? GEO_MASK(GEO_NAV)
+                            : GEO_MASK(GEO_FLOW);
         if (geo_lookup(w, *h, mask) || loaded)
             return THRONG_OK;
         return handle_fail(w, fn, "object", h->id, h->generation, h->world,

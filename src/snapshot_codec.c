@@ -11,7 +11,9 @@
  *             saving world's id (version 3 on; before, its 8-bit tag),
  *             step count, the sticky flags, and every count below
  *   objects   every id handed out: kind, generation, shape, path points
- *             and lengths, flow vectors; then the free ids in stack order
+ *             and lengths, flow vectors, a navigation field's description
+ *             and last count (version 6 on; the field is built again
+ *             from them when loading); then the free ids in stack order
  *             (a free id not listed is retired)
  *   groups    every id handed out: generation and whether a group holds
  *             it (version 4 on), then a live group's name, flocking,
@@ -22,6 +24,8 @@
  *   slots     generation and host key of every slot; then the free slots
  *             in stack order (a free slot not listed is retired)
  *   agents    every column the world has, in dense row order
+ *   nav       version 6 on: whether the slots have navigation state,
+ *             and then each slot's (its own field, its arrival)
  *
  * One codec walks both ways. Each part of the state is visited by one
  * function that either writes its fields or reads them back, so save and
@@ -39,6 +43,7 @@
  * step from the state alone, the last derived again from the recipes.
  */
 #include "snapshot_codec.h"
+#include "nav_field.h"
 #include "columns.h"
 #include "schema.h"
 #include "geometry.h"
@@ -329,8 +334,12 @@ static void io_schema(snap_codec *c, schema_set set, void *base, int kind) {
  * kind uses. */
 static void io_behaviour(snap_codec *c, throng_behaviour *b) {
     IO_ENUM(c, b->kind, throng_behaviour_kind);
+    /* A kind the format's library did not have is as unknown as one
+     * beyond the table. */
     if (c->reading && c->status == THRONG_OK &&
-        !schema_kind_known((int)b->kind)) {
+        (!schema_kind_known((int)b->kind) ||
+         (b->kind == THRONG_BEHAVIOUR_FOLLOW_NAV &&
+          c->version < SNAP_VERSION_NAV))) {
         snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown behaviour kind %u",
                   (unsigned)b->kind);
         return;
@@ -363,13 +372,177 @@ static size_t path_floats(uint32_t count, int closed) {
     return 4u * (size_t)count + (closed ? 1u : 0u);
 }
 
+/* Reading: a block of `count` items of `size` bytes from the world for a
+ * navigation field's description, after checking the bytes are there. */
+static void *nav_block(snap_codec *c, throng_world *w, uint64_t count,
+                       size_t size, uint64_t least, const char *what) {
+    if (count == 0u || !snap_has(c, count * least, what))
+        return NULL;
+    void *p = world_alloc(w, (size_t)count * size);
+    if (!p)
+        snap_fail(c, THRONG_ERR_OUT_OF_MEMORY, "no memory for %s", what);
+    return p;
+}
+
+/* A navigation field: its description and its last count. Reading makes
+ * the field (nav_field_create, after nav_field_check_def: the checks of
+ * throng_nav_field_add), unbuilt; snap_decode builds it once the whole
+ * world is there, its density from the count. */
+static void io_nav(snap_codec *c, throng_world *w, geo_object *o) {
+    throng_nav_field_def d;
+    const nav_field *f = o->nav;
+    if (c->reading)
+        d = throng_nav_field_def_default();
+    else
+        nav_field_def_of(f, &d);
+    uint32_t has_costs = d.costs ? 1u : 0u;
+    io_f32n(c, d.origin, 3);
+    io_f32(c, &d.cell_size);
+    for (int k = 0; k < 3; k++)
+        io_u32(c, &d.size[k]);
+    io_f32(c, &d.clearance);
+    io_u32(c, &d.density_interval);
+    io_f32(c, &d.density_radius);
+    io_f32(c, &d.density_cost);
+    io_u32(c, &d.goal_count);
+    io_u32(c, &d.region_count);
+    io_u32(c, &has_costs);
+    uint64_t cells = 1u;
+    for (int k = 0; k < 3; k++)
+        cells *= d.size[k];
+    throng_nav_goal *goals = (throng_nav_goal *)(uintptr_t)d.goals;
+    throng_nav_region *regions = (throng_nav_region *)(uintptr_t)d.regions;
+    float *costs = (float *)(uintptr_t)d.costs;
+    if (c->reading) {
+        if (c->status != THRONG_OK)
+            return;
+        if (d.goal_count > THRONG_MAX_NAV_GOALS ||
+            d.region_count > THRONG_MAX_NAV_REGIONS || has_costs > 1u ||
+            cells > THRONG_MAX_NAV_CELLS || cells == 0u) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "a navigation field of %u goals, %u regions, %llu "
+                      "cells (costs %u)",
+                      d.goal_count, d.region_count, (unsigned long long)cells,
+                      has_costs);
+            return;
+        }
+        goals = nav_block(c, w, d.goal_count, sizeof *goals, 28u,
+                          "a navigation field's goals");
+        regions = nav_block(c, w, d.region_count, sizeof *regions, 28u,
+                            "a navigation field's regions");
+        costs = nav_block(c, w, has_costs ? cells : 0u, sizeof *costs, 4u,
+                          "a navigation field's costs");
+    }
+    for (uint32_t i = 0; i < d.goal_count && c->status == THRONG_OK; i++) {
+        IO_ENUM(c, goals[i].kind, throng_nav_goal_kind);
+        io_f32n(c, goals[i].a, 3);
+        io_f32n(c, goals[i].b, 3);
+    }
+    for (uint32_t i = 0; i < d.region_count && c->status == THRONG_OK; i++) {
+        io_f32n(c, regions[i].min, 3);
+        io_f32n(c, regions[i].max, 3);
+        io_f32(c, &regions[i].cost);
+    }
+    if (has_costs && c->status == THRONG_OK)
+        io_f32s(c, costs, (size_t)cells);
+    uint32_t counted = f && f->counted && !c->definition ? 1u : 0u;
+    io_u32(c, &counted);
+    if (!c->reading) {
+        if (d.density_interval && counted)
+            io_u32s(c, f->counts, (size_t)cells);
+        return;
+    }
+    nav_field *made = NULL;
+    if (c->status == THRONG_OK && counted > 1u)
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "a navigation field's count flag is %u", counted);
+    if (c->status == THRONG_OK) {
+        d.goals = goals;
+        d.regions = regions;
+        d.costs = costs;
+        /* The checks throng_nav_field_add made, from the same code. */
+        if (nav_field_check_def(w, "a navigation field", &d) != THRONG_OK)
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "%s", w->error);
+    }
+    if (c->status == THRONG_OK) {
+        made = nav_field_create(w, "a navigation field", &d);
+        if (!made)
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY, "%s", w->error);
+    }
+    if (made && d.density_interval && counted) {
+        if (snap_has(c, cells * 4u, "a navigation field's counts")) {
+            io_u32s(c, made->counts, (size_t)cells);
+            made->counted = 1;
+        }
+    } else if (made && counted) {
+        snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                  "a navigation field without counting holds a count");
+    }
+    world_free(w, goals, (size_t)d.goal_count * sizeof *goals);
+    world_free(w, regions, (size_t)d.region_count * sizeof *regions);
+    world_free(w, costs, has_costs ? (size_t)cells * sizeof *costs : 0u);
+    if (c->status != THRONG_OK) {
+        nav_field_free(w, made);
+        o->kind = GEO_FREE;
+        return;
+    }
+    o->nav = made;
+}
+
+void io_slot_nav(snap_codec *c, throng_world *w) {
+    uint32_t has = w->slot_nav ? 1u : 0u;
+    io_u32(c, &has);
+    if (c->reading) {
+        if (c->status != THRONG_OK || !has)
+            return;
+        if (has > 1u) {
+            snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                      "the navigation state flag is %u", has);
+            return;
+        }
+        if (!snap_has(c, (uint64_t)w->slot_count * 24u,
+                      "the slots' navigation state"))
+            return;
+        if (world_enable_nav_state(w)) {
+            snap_fail(c, THRONG_ERR_OUT_OF_MEMORY,
+                      "no memory for the navigation state of %u slots",
+                      w->slot_count);
+            return;
+        }
+    } else if (!has) {
+        return;
+    }
+    for (uint32_t s = 0; s < w->slot_count && c->status == THRONG_OK; s++) {
+        slot_nav *n = &w->slot_nav[s];
+        uint32_t flags = (uint32_t)n->state | ((uint32_t)n->remove << 8);
+        io_u32(c, &n->field_id);
+        io_u32(c, &n->field_gen);
+        io_u32(c, &n->arrived_id);
+        io_u32(c, &n->arrived_gen);
+        io_u32(c, &n->goal);
+        io_u32(c, &flags);
+        if (c->reading) {
+            const uint32_t state = flags & 0xffu, remove = flags >> 8;
+            /* Between steps an agent is going or has arrived. */
+            if (state == SLOT_NAV_ARRIVING || state > SLOT_NAV_ARRIVED ||
+                remove > 1u)
+                snap_fail(c, THRONG_ERR_BAD_SNAPSHOT,
+                          "slot %u's navigation state %#x", s, flags);
+            n->state = (uint8_t)state;
+            n->remove = (uint8_t)remove;
+        }
+    }
+}
+
 /* An object. Reading, the path or field block is allocated from the world
  * once its size is known and checked against the bytes left. */
 void io_object(snap_codec *c, throng_world *w, geo_object *o) {
     IO_ENUM(c, o->kind, geo_kind);
     io_u32(c, &o->generation);
     if (c->reading && c->status == THRONG_OK) {
-        if ((uint32_t)o->kind > (uint32_t)GEO_FLOW) {
+        const geo_kind last =
+            c->version >= SNAP_VERSION_NAV ? GEO_NAV : GEO_FLOW;
+        if ((uint32_t)o->kind > (uint32_t)last) {
             snap_fail(c, THRONG_ERR_BAD_SNAPSHOT, "unknown object kind %u",
                       (unsigned)o->kind);
         } else if (c->version < SNAP_VERSION_WORLD_ID &&
@@ -463,6 +636,8 @@ void io_object(snap_codec *c, throng_world *w, geo_object *o) {
             floats = o->data_bytes / sizeof(float);
         }
         io_f32s(c, o->vectors, floats);
+    } else if (o->kind == GEO_NAV) {
+        io_nav(c, w, o);
     }
 }
 

@@ -33,6 +33,9 @@
 /* The version whose groups have generations and free ids (group
  * handles); before, every saved group is live with generation 1. */
 #define SNAP_VERSION_GROUP_HANDLES 4u
+/* The version with navigation fields (objects of kind GEO_NAV) and the
+ * slots' navigation state (a section after the columns). */
+#define SNAP_VERSION_NAV 6u
 
 typedef struct snap_codec {
     int reading;
@@ -41,6 +44,11 @@ typedef struct snap_codec {
     uint64_t len;      /* reading: its length */
     uint64_t pos;      /* bytes written or read so far, header included */
     uint32_t version;  /* the format version being read or written */
+    /* Writing the definition only (throng_world_definition_hash): what
+     * a world's steps have made of its objects (a navigation field's
+     * count of the crowd) is left out, so worlds made by the same calls
+     * hash alike whatever their agents did. */
+    int definition;
     /* Reading: the new world's id, and the old tag of a snapshot before
      * SNAP_VERSION_WORLD_ID, for the handles read back. */
     uint64_t world_id;
@@ -92,6 +100,8 @@ void io_settings(snap_codec *c, snap_settings *s);
 void io_group(snap_codec *c, group_record *g);
 void io_object(snap_codec *c, throng_world *w, geo_object *o);
 void io_columns(snap_codec *c, throng_world *w);
+/* Version 6 on: the slots' navigation state, after the columns. */
+void io_slot_nav(snap_codec *c, throng_world *w);
 
 /* The checksum of a whole snapshot: every byte but the checksum's own. */
 uint64_t snap_checksum(const uint8_t *s, size_t total);

@@ -22,6 +22,7 @@
  * have refused.
  */
 #include "snapshot_restore.h"
+#include "nav_field.h"
 #include "behaviour.h"
 #include "schema.h"
 #include "geometry.h"
@@ -217,7 +218,7 @@ static void load_geometry(snap_codec *c, throng_world *w,
     }
     /* Every free id names a free object, once: mark each as seen with a
      * kind no object has, then clear the marks. */
-    const geo_kind seen = (geo_kind)(GEO_FLOW + 1);
+    const geo_kind seen = (geo_kind)(GEO_NAV + 1);
     for (uint32_t k = 0; k < g->free_count && c->status == THRONG_OK; k++) {
         uint32_t id = g->free_ids[k];
         if (id >= g->count || g->objects[id].kind != GEO_FREE)
@@ -504,6 +505,38 @@ static void load_agents(snap_codec *c, throng_world *w,
     }
 }
 
+/* Builds every navigation field now that the geometry is all there: a
+ * loaded field holds its description and last count, from which the
+ * build makes the same raster, density and times. */
+typedef struct build_fields_job {
+    throng_world *w;
+} build_fields_job;
+
+static void build_fields_body(parallel_sched *sched, void *arg) {
+    throng_world *w = ((build_fields_job *)arg)->w;
+    for (uint32_t i = 0; i < w->geo->count; i++) {
+        nav_field *f = w->geo->objects[i].nav;
+        if (f)
+            nav_field_build(w, f, sched, 1);
+    }
+}
+
+static void build_fields(throng_world *w) {
+    if (!w->geo)
+        return;
+    uint64_t cells = 0u;
+    for (uint32_t i = 0; i < w->geo->count; i++)
+        if (w->geo->objects[i].nav)
+            cells += w->geo->objects[i].nav->cells;
+    if (cells == 0u)
+        return;
+    /* No task hooks in a loaded world: its own threads. */
+    parallel_sched sched = world_scheduler(w);
+    build_fields_job job = { w };
+    parallel_session(&sched, cells > UINT32_MAX ? UINT32_MAX : (uint32_t)cells,
+                     build_fields_body, &job);
+}
+
 /* Notes the generation of every live agent and object as saved, so that
  * rebinding translates only the handles that were live at the save. */
 static void record_origin(snap_codec *c, throng_world *w) {
@@ -605,6 +638,10 @@ void snap_decode(snap_codec *c, const throng_world_load_def *d,
     }
     if (c->status == THRONG_OK)
         load_agents(c, w, &s);
+    if (c->status == THRONG_OK && c->version >= SNAP_VERSION_NAV)
+        io_slot_nav(c, w);
+    if (c->status == THRONG_OK)
+        build_fields(w);
     if (c->status == THRONG_OK && w->origin != 0u)
         record_origin(c, w);
     if (c->status == THRONG_OK) {

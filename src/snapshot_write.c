@@ -118,6 +118,7 @@ static uint64_t snap_encode(throng_world *w, uint8_t *out) {
     }
     io_u32s(&c, w->free_slots, w->free_count);
     io_columns(&c, w);
+    io_slot_nav(&c, w);
     if (out) {
         /* The magic is 8 bytes, not a string: no terminator is wanted. */
         /* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
@@ -142,6 +143,7 @@ static uint64_t definition_encode(throng_world *w, uint8_t *out) {
     memset(&c, 0, sizeof c);
     c.out = out;
     c.version = THRONG_SNAPSHOT_VERSION;
+    c.definition = 1;
     snap_settings s;
     settings_of(w, &s);
     s.threads = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Paths and flow fields, and the behaviours that follow them: patrol, path
- * following, flow-field following.
+ * following, flow-field following; and navigation field following.
  *
  * A path is one heap block: its points (3 floats each, z = 0 in 2D) and
  * the cumulative length at each point, so "a point so many metres further
@@ -20,7 +20,9 @@
 #include "steer_route.h"
 #include "behaviour.h"
 #include "busy.h"
+#include "detmath.h"
 #include "geometry.h"
+#include "nav_field.h"
 #include "steer_agent.h"
 
 #include <math.h>
@@ -234,6 +236,80 @@ static int follow_flow_force(const steer_ctx *a, const throng_flow_params *fp,
     return 1;
 }
 
+/* Weidmann's fundamental diagram as a share of the free speed at density
+ * rho: 1 - exp(-gamma (1 / rho - 1 / rho_jam)), 1 with nobody counted, 0
+ * at the jam density and above. In double, with the library's own
+ * exponential, so every machine gets the same bits. */
+static float weidmann_share(float rho, float jam, float gamma) {
+    if (!(rho > 0.0f))
+        return 1.0f;
+    if (rho >= jam)
+        return 0.0f;
+    const double x = -(double)gamma * (1.0 / (double)rho - 1.0 / (double)jam);
+    return (float)(1.0 - detmath_exp(x));
+}
+
+/* Follows the agent's own navigation field, else the behaviour's; marks
+ * its arrival in its slot's navigation state (the only state it writes:
+ * its own slot's). */
+static int follow_nav_force(const steer_ctx *a, const throng_nav_params *np,
+                            float speed, float F[3]) {
+    const throng_world *w = a->w;
+    slot_nav *st = w->slot_nav ? &w->slot_nav[w->col.slot[a->row]] : NULL;
+    const float stop[3] = { 0.0f, 0.0f, 0.0f };
+    if (st && st->state != SLOT_NAV_GOING) {
+        /* Arrived: brought to a stop, where it stays. */
+        steer_force(a, stop, F);
+        return 1;
+    }
+    const geo_object *o = NULL;
+    throng_object used = np->field;
+    if (st && st->field_id) {
+        const throng_object own = { st->field_id, st->field_gen, w->id };
+        o = geo_lookup(w, own, GEO_MASK(GEO_NAV));
+        if (o)
+            used = own;
+    }
+    if (!o)
+        o = geo_lookup(w, np->field, GEO_MASK(GEO_NAV));
+    if (!o || !o->nav->built)
+        return 0;
+    nav_point s;
+    nav_field_sample(o->nav, a->p, &s);
+    if (!s.inside)
+        return 0;
+    if (st && (s.at_goal || s.distance <= np->arrival_distance)) {
+        st->state = SLOT_NAV_ARRIVING;
+        st->goal = nav_field_nearest_goal(o->nav, a->p);
+        st->arrived_id = used.id;
+        st->arrived_gen = used.generation;
+        st->remove = np->remove ? 1u : 0u;
+        steer_force(a, stop, F);
+        return 1;
+    }
+    if (s.dir[0] == 0.0f && s.dir[1] == 0.0f && s.dir[2] == 0.0f)
+        return 0;
+    float target = speed;
+    if (np->jam_density > 0.0f) {
+        /* The density ahead, where the agent is going. */
+        float rho = s.density;
+        if (np->lookahead > 0.0f) {
+            float q[3];
+            for (int k = 0; k < 3; k++)
+                q[k] = a->p[k] + np->lookahead * s.dir[k];
+            nav_point ahead;
+            nav_field_sample(o->nav, q, &ahead);
+            rho = ahead.inside ? ahead.density : s.density;
+        }
+        target *= weidmann_share(rho, np->jam_density, np->speed_gamma);
+    }
+    float vd[3];
+    for (int k = 0; k < 3; k++)
+        vd[k] = s.dir[k] * target;
+    steer_force(a, vd, F);
+    return 1;
+}
+
 int steer_route_force(const steer_ctx *a, const throng_behaviour *b,
                       float F[3]) {
     const float speed = b->speed_factor * a->max_speed;
@@ -248,6 +324,9 @@ int steer_route_force(const steer_ctx *a, const throng_behaviour *b,
         break;
     case THRONG_BEHAVIOUR_FOLLOW_FLOW:
         on = follow_flow_force(a, &b->u.flow, speed, F);
+        break;
+    case THRONG_BEHAVIOUR_FOLLOW_NAV:
+        on = follow_nav_force(a, &b->u.nav, speed, F);
         break;
     default:
         break;

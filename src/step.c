@@ -16,6 +16,10 @@
  *                 between them (velocity.c); then, where some group
  *                 asks for it, contact resolution (contact.c)
  *
+ * Navigation fields (nav_objects.c) are counted and rebuilt before the
+ * first stage, and the agents that arrived at their goals are listed,
+ * and removed when asked, after the last.
+ *
  * Stage 2 reads only the state before the step and stage 3 writes it, so
  * no agent ever sees another's half-updated state.
  *
@@ -42,6 +46,7 @@
 #include "steer_flock.h"
 #include "velocity.h"
 #include "contact.h"
+#include "nav_objects.h"
 
 /* The sweep after a stage, in a validating build; nothing otherwise. A
  * failed sweep ends the tick: the grid no longer describes anything the
@@ -105,6 +110,9 @@ static throng_status world_tick(throng_world *w, float dt,
      * path; the scratch below is sized for them). */
     if (!w->kernel)
         (void)world_use_simd(w, w->simd);
+    /* Navigation fields count the crowd when due and are rebuilt where
+     * out of date, from the state before the tick. */
+    nav_prepare(w, sched);
     /* The velocity stage's scratch first: a refusal here leaves the
      * world as it was. */
     const int avoiding = velocity_needed(w);
@@ -150,6 +158,9 @@ static throng_status world_tick(throng_world *w, float dt,
     if (contact)
         contact_resolve(w, sched, contact);
     steer_resolve_end(w);
+    /* Arrivals at navigation goals are listed, and removed when asked. */
+    if (!sched->failed)
+        nav_finish_tick(w);
     VALIDATE_AFTER(w, sched, VALIDATE_INTEGRATE);
     double t3 = parallel_now();
     if (sched->failed) {
@@ -219,6 +230,8 @@ throng_status throng_world_step(throng_world *w, float dt) {
                            ? dt
                            : (float)(total / (double)ticks);
     parallel_sched sched = world_scheduler(w);
+    const uint32_t saved_arrivals = w->nav_arrival_count;
+    nav_start_step(w);
     throng_step_stats saved = w->stats;
     throng_step_stats *s = &w->stats;
     memset(s, 0, sizeof *s);
@@ -229,8 +242,10 @@ throng_status throng_world_step(throng_world *w, float dt) {
     if (run.status != THRONG_OK) {
         /* Nothing changed when the first tick fails; the ticks before a
          * later failure stand. */
-        if (run.done == 0)
+        if (run.done == 0) {
             w->stats = saved;
+            w->nav_arrival_count = saved_arrivals;
+        }
         return run.status;
     }
     s->agents = w->count;

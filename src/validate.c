@@ -39,6 +39,8 @@
 #include <string.h>
 
 #include "grid_query.h"
+#include "geometry.h"
+#include "nav_field.h"
 #include "agent.h"
 #include "columns.h"
 #include "core.h"
@@ -501,20 +503,88 @@ throng_status validate_grid(throng_world *w, validate_stage stage) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Navigation fields                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* One field's times against its update, cell by cell (nav_solve.h): the
+ * fixed point every build must reach, whatever its schedule. */
+static throng_status nav_fixed_point(throng_world *w, validate_stage stage,
+                                     uint32_t id, const nav_field *f) {
+    const nav_raster *r = &f->r;
+    uint32_t at[3];
+    for (at[2] = 0; at[2] < r->n[2]; at[2]++)
+        for (at[1] = 0; at[1] < r->n[1]; at[1]++)
+            for (at[0] = 0; at[0] < r->n[0]; at[0]++) {
+                const size_t c = nav_index(r, at[0], at[1], at[2]);
+                const uint8_t k = f->cls[c];
+                const uint64_t raw = f->time[c];
+                uint64_t want = raw;
+                if (k == NAV_SOLID) {
+                    want = NAV_SOLID_TIME;
+                } else if (k == NAV_GOAL) {
+                    want = 0u;
+                } else {
+                    const uint64_t m = k == NAV_MARGIN ? ~NAV_TAG : ~0ull;
+                    uint64_t x[3];
+                    for (int ax = 0; ax < r->dims; ax++) {
+                        const uint64_t lo = f->time[c - r->stride[ax]] & m;
+                        const uint64_t hi = f->time[c + r->stride[ax]] & m;
+                        x[ax] = lo < hi ? lo : hi;
+                        x[ax] = x[ax] < NAV_INF ? x[ax] : NAV_INF;
+                    }
+                    const uint64_t u =
+                        nav_update(f->unit_table, x, r->dims, f->step[c]);
+                    want = (u < NAV_INF ? u : NAV_INF) |
+                           (k == NAV_MARGIN ? NAV_TAG : 0u);
+                }
+                if (raw != want)
+                    return sweep_fail(w, stage,
+                                      "navigation field (object %u): cell "
+                                      "(%u, %u, %u) of class %u holds time "
+                                      "%#llx, its update gives %#llx",
+                                      id + 1u, at[0], at[1], at[2], k,
+                                      (unsigned long long)raw,
+                                      (unsigned long long)want);
+            }
+    return THRONG_OK;
+}
+
+throng_status validate_nav(throng_world *w, validate_stage stage) {
+    if (w->slot_nav)
+        for (uint32_t s = 0; s < w->slot_count; s++)
+            if (w->slot_nav[s].state == SLOT_NAV_ARRIVING)
+                return sweep_fail(
+                    w, stage, "slot %u is still arriving after its tick", s);
+    if (stage != VALIDATE_BEFORE_STEP || !w->geo)
+        return THRONG_OK;
+    for (uint32_t i = 0; i < w->geo->count; i++) {
+        const nav_field *f = w->geo->objects[i].nav;
+        if (!f || !f->built)
+            continue;
+        throng_status st = nav_fixed_point(w, stage, i, f);
+        if (st != THRONG_OK)
+            return st;
+    }
+    return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The sweep of each stage                                                  */
 /* ------------------------------------------------------------------------ */
 
 /* The parts each stage sweeps, in order: the first names what the stage
- * changed, the second what it must have kept. Integration ends where the
+ * changed, the second what it must have kept, the third (navigation) what
+ * happens around the stages: before the step the fields and after it the
+ * arrivals. Integration ends where the
  * next tick starts, so both sweep the whole state; the grid moved the
  * rows into cell order, each carrying its slot; the behaviours write the
  * forces, and the wander state. */
-static const validate_part stage_parts[VALIDATE_STAGE_COUNT][2] = {
-    [VALIDATE_BEFORE_STEP] = { validate_rows, validate_columns },
-    [VALIDATE_GRID] = { validate_grid, validate_rows },
-    [VALIDATE_TAILS_AND_LINKS] = { validate_tails, validate_rows },
-    [VALIDATE_BEHAVIOURS] = { validate_forces, validate_columns },
-    [VALIDATE_INTEGRATE] = { validate_rows, validate_columns },
+static const validate_part stage_parts[VALIDATE_STAGE_COUNT][3] = {
+    [VALIDATE_BEFORE_STEP] = { validate_rows, validate_columns, validate_nav },
+    [VALIDATE_GRID] = { validate_grid, validate_rows, NULL },
+    [VALIDATE_TAILS_AND_LINKS] = { validate_tails, validate_rows, NULL },
+    [VALIDATE_BEHAVIOURS] = { validate_forces, validate_columns, NULL },
+    [VALIDATE_INTEGRATE] = { validate_rows, validate_columns, validate_nav },
 };
 
 throng_status validate_stage_sweep(throng_world *w, validate_stage stage) {
@@ -522,6 +592,9 @@ throng_status validate_stage_sweep(throng_world *w, validate_stage stage) {
         validate_test_hook(w, stage);
     if ((unsigned)stage >= VALIDATE_STAGE_COUNT)
         return sweep_fail(w, stage, "no such stage");
-    throng_status st = stage_parts[stage][0](w, stage);
-    return st == THRONG_OK ? stage_parts[stage][1](w, stage) : st;
+    throng_status st = THRONG_OK;
+    for (int part = 0; part < 3 && st == THRONG_OK; part++)
+        if (stage_parts[stage][part])
+            st = stage_parts[stage][part](w, stage);
+    return st;
 }

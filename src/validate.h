@@ -61,6 +61,9 @@ throng_status validate_tails(throng_world *world, validate_stage stage);
 throng_status validate_forces(throng_world *world, validate_stage stage);
 
 /* One of the parts above. */
+/* Every navigation field a fixed point of its own update, before the
+ * step; no slot still arriving, at both ends of a tick. */
+throng_status validate_nav(throng_world *world, validate_stage stage);
 typedef throng_status (*validate_part)(throng_world *world,
                                        validate_stage stage);
 

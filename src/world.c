@@ -344,6 +344,9 @@ void throng_world_destroy(throng_world *w) {
         column_free(w, w->spare4[b], w->capacity, 4u);
     world_free(w, w->slots, (size_t)w->slot_capacity * sizeof(slot_entry));
     world_free(w, w->slot_keys, (size_t)w->slot_capacity * sizeof(uint64_t));
+    world_free(w, w->slot_nav, (size_t)w->slot_capacity * sizeof(slot_nav));
+    world_free(w, w->nav_arrivals,
+               (size_t)w->slot_capacity * sizeof(throng_nav_arrival));
     world_free(w, w->slot_dense, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->free_slots, (size_t)w->slot_capacity * sizeof(uint32_t));
     world_free(w, w->origin_gen, (size_t)w->origin_slots * sizeof(uint32_t));
@@ -550,8 +553,11 @@ size_t throng_world_bytes(const throng_world *w) {
     size_t bytes =
         sizeof *w + (size_t)w->capacity * per_agent +
         singles * COLUMN_PAD * sizeof(float) +
-        (size_t)w->slot_capacity * (sizeof(slot_entry) + 2 * sizeof(uint32_t) +
-                                    (w->slot_keys ? sizeof(uint64_t) : 0u)) +
+        (size_t)w->slot_capacity *
+            (sizeof(slot_entry) + 2 * sizeof(uint32_t) +
+             (w->slot_keys ? sizeof(uint64_t) : 0u) +
+             (w->slot_nav ? sizeof(slot_nav) + sizeof(throng_nav_arrival)
+                          : 0u)) +
         (size_t)w->group_capacity *
             (sizeof(group_record) + sizeof(group_kernel_params)) +
         (size_t)w->counters_len * sizeof(thread_counters) +
@@ -690,6 +696,13 @@ uint64_t throng_world_hash(const throng_world *w) {
             h = mix_word(h, ((uint64_t)c->target_slot[i] << 32) |
                                 c->target_gen[i]);
             h = mix_word(h, c->progress[i]);
+        }
+        if (w->slot_nav) {
+            const slot_nav *n = &w->slot_nav[s];
+            h = mix_word(h, ((uint64_t)n->field_id << 32) | n->field_gen);
+            h = mix_word(h, ((uint64_t)n->arrived_id << 32) | n->arrived_gen);
+            h = mix_word(h, ((uint64_t)n->goal << 16) |
+                                ((uint64_t)n->state << 8) | n->remove);
         }
     }
     return h;

@@ -238,6 +238,7 @@ int main(int argc, char **argv) {
     register_velocity_tests();
     register_contact_tests();
     register_layers_tests();
+    register_nav_tests();
     register_recorder_tests();
     register_canonical_tests();
 

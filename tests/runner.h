@@ -127,6 +127,7 @@ void register_orca_lanes_tests(void);
 void register_velocity_tests(void);
 void register_contact_tests(void);
 void register_layers_tests(void);
+void register_nav_tests(void);
 void register_recorder_tests(void);
 void register_canonical_tests(void);
 void register_tasks_tests(void);

@@ -156,6 +156,30 @@ static throng_flow_field_def af_flow_def(void) {
     return f;
 }
 
+/* The navigation field every_kind adds (crowd-aware, so a step counts
+ * and rebuilds it), also used by the operations: 2 m cells over the
+ * scene's 20 m, a 2 m goal box in the middle. */
+static throng_nav_goal af_nav_goal;
+
+static throng_nav_field_def af_nav_def(int dims) {
+    memset(&af_nav_goal, 0, sizeof af_nav_goal);
+    af_nav_goal.kind = THRONG_NAV_GOAL_BOX;
+    for (int k = 0; k < 3; k++) {
+        af_nav_goal.a[k] = 9.0f;
+        af_nav_goal.b[k] = k < dims ? 11.0f : 0.0f;
+    }
+    throng_nav_field_def d = throng_nav_field_def_default();
+    d.cell_size = 2.0f;
+    d.size[0] = d.size[1] = 10u;
+    d.size[2] = dims == 3 ? 10u : 1u;
+    d.goals = &af_nav_goal;
+    d.goal_count = 1u;
+    d.clearance = 0.3f;
+    d.density_interval = 1u;
+    d.density_cost = 0.5f;
+    return d;
+}
+
 #define AF_TRY(expr)                                                \
     do {                                                            \
         throng_status af_st_ = (expr);                              \
@@ -210,7 +234,7 @@ static throng_world *af_build(const af_scene *s) {
         const float lo[3] = { 4.0f, 12.0f, 4.0f },
                     hi[3] = { 6.0f, 14.0f, 6.0f };
         const float p[3] = { 0.5f, 0.5f, 0.5f }, n[3] = { 1.0f, 0.0f, 0.0f };
-        throng_object box, plane, path, flow;
+        throng_object box, plane, path, flow, nav;
         AF_TRY(add_box(w, lo, hi, &box));
         AF_TRY(add_plane(w, p, n, &plane));
         if (s->dims == 2) {
@@ -222,6 +246,8 @@ static throng_world *af_build(const af_scene *s) {
         AF_TRY(add_path(w, af_path_points, 4, 1.0f, true, &path));
         throng_flow_field_def fd = af_flow_def();
         AF_TRY(throng_flow_field_add(w, &fd, &flow));
+        throng_nav_field_def nd = af_nav_def(s->dims);
+        AF_TRY(throng_nav_field_add(w, &nd, &nav));
         AF_TRY(af_add_sphere(w, 777u));
         doomed = box;
         /* Behaviours that read every kind, in the first named group (or
@@ -237,6 +263,10 @@ static throng_world *af_build(const af_scene *s) {
         b = throng_behaviour_default(THRONG_BEHAVIOUR_AVOID_OBSTACLES);
         AF_TRY(throng_group_add_behaviour(w, g, &b, NULL));
         b = throng_behaviour_default(THRONG_BEHAVIOUR_CONTAIN);
+        AF_TRY(throng_group_add_behaviour(w, g, &b, NULL));
+        b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_NAV);
+        b.u.nav.field = nav;
+        b.u.nav.jam_density = 5.4f;
         AF_TRY(throng_group_add_behaviour(w, g, &b, NULL));
     }
     if (s->removed) {
@@ -640,7 +670,8 @@ enum {
     AF_SEGMENT,
     AF_PLANE,
     AF_PATH,
-    AF_FLOW
+    AF_FLOW,
+    AF_NAV
 };
 
 static throng_status af_op_object(throng_world **w, const af_case *c,
@@ -667,6 +698,11 @@ static throng_status af_op_object(throng_world **w, const af_case *c,
     case AF_FLOW: {
         throng_flow_field_def fd = af_flow_def();
         st = throng_flow_field_add(*w, &fd, &o);
+        break;
+    }
+    case AF_NAV: {
+        throng_nav_field_def nd = af_nav_def(throng_world_dimensions(*w));
+        st = throng_nav_field_add(*w, &nd, &o);
         break;
     }
     }
@@ -898,8 +934,9 @@ TEST(alloc_fail_geometry) {
                                          "throng_wall_add (segment)",
                                          "throng_wall_add (plane)",
                                          "throng_path_add",
-                                         "throng_flow_field_add" };
-    for (uint64_t kind = AF_SPHERE; kind <= AF_FLOW; kind++) {
+                                         "throng_flow_field_add",
+                                         "throng_nav_field_add" };
+    for (uint64_t kind = AF_SPHERE; kind <= AF_NAV; kind++) {
         for (int dims = 2; dims <= 3; dims++) {
             if (kind == AF_SEGMENT && dims == 3)
                 continue;
@@ -913,7 +950,7 @@ TEST(alloc_fail_geometry) {
             c.scene.steps = 1;
             AF_RUN(&c);
             /* Into a world with free ids and every kind of object. */
-            if (kind == AF_PATH || kind == AF_FLOW) {
+            if (kind >= AF_PATH) {
                 c.scene.spheres = 3;
                 c.scene.every_kind = 1;
                 c.scene.removed = 1;

@@ -50,6 +50,8 @@ typedef struct fixture {
     throng_agent agent, second, removed, foreign;
     throng_object sphere, box, wall, plane, path, flow, gone, foreign_object;
     throng_object foreign_path; /* same id and kind as `path`, other world */
+    throng_object nav;          /* a navigation field (this world only) */
+    throng_nav_sample nav_sample;
     /* Valid defs of each kind (a 2D segment, a sphere), for the cases
      * that change one thing. */
     throng_obstacle_def obstacle_def;
@@ -169,6 +171,22 @@ static int fixture_make(fixture *f, int dims) {
         throng_group_remove(w, f->gone_group) != THRONG_OK)
         return 0;
     if (!fixture_objects(w, dims, f) || f->foreign_path.id != f->path.id)
+        return 0;
+    /* A navigation field over free space: x 12 to 16, y -8 to -4, clear
+     * of the objects (and on the allowed side of the planes). */
+    throng_nav_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = THRONG_NAV_GOAL_POINT;
+    goal.a[0] = 13.5f;
+    goal.a[1] = -6.5f;
+    goal.a[2] = 0.5f;
+    throng_nav_field_def nd = throng_nav_field_def_default();
+    nd.origin[0] = 12.0f;
+    nd.origin[1] = -8.0f;
+    nd.size[0] = nd.size[1] = 4u;
+    nd.goals = &goal;
+    nd.goal_count = 1u;
+    if (throng_nav_field_add(w, &nd, &f->nav) != THRONG_OK)
         return 0;
     /* A removed object, and a removed agent. */
     const float gc[3] = { 20, 20, 0 };
@@ -375,6 +393,9 @@ static void fill_behaviour(const fixture *f, const arg_table *t, void *args) {
     case THRONG_BEHAVIOUR_FOLLOW_FLOW:
         b->u.flow.field = f->flow;
         break;
+    case THRONG_BEHAVIOUR_FOLLOW_NAV:
+        b->u.nav.field = f->nav;
+        break;
     case THRONG_BEHAVIOUR_CONTAIN:
         b->u.contain.use_box = true;
         for (int k = 0; k < 3; k++) {
@@ -506,6 +527,57 @@ static throng_status call_flow(fixture *f, void *args, int variant) {
     flow_args *a = args;
     a->def.vectors = a->vectors;
     return throng_flow_field_add(f->w, &a->def, &f->out_object);
+}
+
+/* A navigation field of 4 x 4 cells over free space (as the fixture's),
+ * with a point and a segment goal, per-cell costs and a region. */
+typedef struct nav_args {
+    throng_nav_field_def def;
+    throng_nav_goal goals[2];
+    throng_nav_region region;
+    float costs[16];
+} nav_args;
+
+static void fill_nav(const fixture *f, const arg_table *t, void *args) {
+    (void)f;
+    (void)t;
+    nav_args *a = args;
+    memset(a, 0, sizeof *a);
+    a->def = throng_nav_field_def_default();
+    a->def.origin[0] = 12.0f;
+    a->def.origin[1] = -8.0f;
+    a->def.size[0] = a->def.size[1] = 4u;
+    a->def.clearance = 0.1f;
+    a->def.density_interval = 2u;
+    a->def.density_cost = 0.5f;
+    a->def.goal_count = 2u;
+    a->def.region_count = 1u;
+    a->goals[0].kind = THRONG_NAV_GOAL_POINT;
+    a->goals[0].a[0] = 13.5f;
+    a->goals[0].a[1] = -6.5f;
+    a->goals[0].a[2] = 0.5f;
+    a->goals[1].kind = THRONG_NAV_GOAL_SEGMENT;
+    a->goals[1].a[0] = 12.5f;
+    a->goals[1].b[0] = 15.5f;
+    a->goals[1].a[1] = a->goals[1].b[1] = -7.5f;
+    a->goals[1].a[2] = a->goals[1].b[2] = 0.5f;
+    a->region.min[0] = 12.0f;
+    a->region.min[1] = -8.0f;
+    a->region.max[0] = 13.0f;
+    a->region.max[1] = -7.0f;
+    a->region.max[2] = 1.0f;
+    a->region.cost = 2.0f;
+    for (int c = 0; c < 16; c++)
+        a->costs[c] = 1.0f + 0.25f * (float)(c % 3);
+}
+
+static throng_status call_nav(fixture *f, void *args, int variant) {
+    (void)variant;
+    nav_args *a = args;
+    a->def.goals = a->goals;
+    a->def.regions = &a->region;
+    a->def.costs = a->costs;
+    return throng_nav_field_add(f->w, &a->def, &f->out_object);
 }
 
 /* Vector setters of an agent: variant 0 position, 1 velocity, 2 target
@@ -640,6 +712,7 @@ TABLE(T_PATH, "throng_path_add", "throng_path_add", path_args, 0, fill_path,
       call_path, 0);
 TABLE(T_FLOW, "throng_flow_field_add", NULL, flow_args, 0, fill_flow, call_flow,
       0);
+TABLE(T_NAV, "throng_nav_field_add", NULL, nav_args, 0, fill_nav, call_nav, 0);
 TABLE(T_POSITION, "throng_agent_set_position", NULL, vec_args, 0, fill_vec,
       call_vec, 0);
 TABLE(T_VELOCITY, "throng_agent_set_velocity", NULL, vec_args, 0, fill_vec,
@@ -671,13 +744,13 @@ TABLE(T_COMBINE, "throng_group_set_combine", NULL, one_int, 0, fill_one_int,
         "throng_group_add_behaviour", "throng_group_set_behaviour",           \
             sizeof(throng_behaviour), kind, fill_behaviour, call_behaviour, 0 \
     }
-static const arg_table T_BEHAVIOUR[16] = {
+static const arg_table T_BEHAVIOUR[17] = {
     BEHAVIOUR_TABLE(0),  BEHAVIOUR_TABLE(1),  BEHAVIOUR_TABLE(2),
     BEHAVIOUR_TABLE(3),  BEHAVIOUR_TABLE(4),  BEHAVIOUR_TABLE(5),
     BEHAVIOUR_TABLE(6),  BEHAVIOUR_TABLE(7),  BEHAVIOUR_TABLE(8),
     BEHAVIOUR_TABLE(9),  BEHAVIOUR_TABLE(10), BEHAVIOUR_TABLE(11),
     BEHAVIOUR_TABLE(12), BEHAVIOUR_TABLE(13), BEHAVIOUR_TABLE(14),
-    BEHAVIOUR_TABLE(15)
+    BEHAVIOUR_TABLE(15), BEHAVIOUR_TABLE(16)
 };
 
 /* ------------------------------------------------------------------------ */
@@ -737,6 +810,15 @@ static const float_field F_FLOW[] = {
     FF(flow_args, vectors[7], -1), FF(flow_args, vectors[12], 2),
     FF(flow_args, vectors[23], 2)
 };
+static const float_field F_NAV[] = {
+    FV3(nav_args, def.origin),          FF(nav_args, def.cell_size, -1),
+    FF(nav_args, def.clearance, -1),    FF(nav_args, def.density_radius, -1),
+    FF(nav_args, def.density_cost, -1), FV3(nav_args, goals[0].a),
+    FV3(nav_args, goals[0].b),          FV3(nav_args, goals[1].a),
+    FV3(nav_args, goals[1].b),          FV3(nav_args, region.min),
+    FV3(nav_args, region.max),          FF(nav_args, region.cost, -1),
+    FF(nav_args, costs[0], -1),         FF(nav_args, costs[15], -1)
+};
 static const float_field F_VEC[] = { FV3(vec_args, v) };
 static const float_field F_QUERY[] = { FV3(vec_args, v),
                                        FF(vec_args, radius, -1) };
@@ -765,6 +847,7 @@ static const float_target float_targets[] = {
     TARGET(T_PLANE, 1, 0, F_TWO_POINTS),
     TARGET(T_PATH, 2, 0, F_PATH), /* open and closed */
     TARGET(T_FLOW, 1, 0, F_FLOW),
+    TARGET(T_NAV, 1, 0, F_NAV),
     TARGET(T_POSITION, 1, 0, F_VEC),
     TARGET(T_VELOCITY, 1, 1, F_VEC),
     TARGET(T_TARGET_POINT, 1, 2, F_VEC),
@@ -929,7 +1012,10 @@ static const value_case value_cases[] = {
     /* Behaviours: kinds and object handles (every field's range and the
      * fields a kind does not read: tests/test_schema.c). */
     VBI(THRONG_BEHAVIOUR_SEEK, kind, 0, R),
-    VBI(THRONG_BEHAVIOUR_SEEK, kind, 16, R),
+    VBI(THRONG_BEHAVIOUR_SEEK, kind, 17, R),
+    VBI(THRONG_BEHAVIOUR_SEEK, kind, 32, R),
+    VBI(THRONG_BEHAVIOUR_FOLLOW_NAV, u.nav.field.id, 999,
+        THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_SEEK, kind, -1, R),
     VBI(THRONG_BEHAVIOUR_PATROL, u.path.path.id, 999, THRONG_ERR_STALE_HANDLE),
     VBI(THRONG_BEHAVIOUR_FOLLOW_PATH, u.path.path.generation, 12345,
@@ -972,6 +1058,30 @@ static const value_case value_cases[] = {
     VI(T_FLOW, flow_args, def.size[1], 1u << 31, R),
     VI(T_FLOW, flow_args, def.size[0], UINT32_MAX, R),
     VID(T_FLOW, flow_args, def.size[2], UINT32_MAX, R, IN_3D),
+    VF(T_NAV, nav_args, def.cell_size, 0.0f, R),
+    VF(T_NAV, nav_args, def.cell_size, -1.0f, R),
+    VF(T_NAV, nav_args, def.cell_size, 1e20f, R),
+    VI(T_NAV, nav_args, def.size[0], 0, R),
+    VI(T_NAV, nav_args, def.size[1], 0, R),
+    VID(T_NAV, nav_args, def.size[2], 0, R, IN_3D),
+    VID(T_NAV, nav_args, def.size[2], 2, R, IN_2D),
+    VI(T_NAV, nav_args, def.size[0], 1 << 30, R),
+    VI(T_NAV, nav_args, def.size[1], UINT32_MAX, R),
+    VF(T_NAV, nav_args, def.clearance, -1.0f, R),
+    VF(T_NAV, nav_args, def.density_cost, -1.0f, R),
+    VF(T_NAV, nav_args, def.density_radius, -1.0f, R),
+    VI(T_NAV, nav_args, def.goal_count, 0, R),
+    VI(T_NAV, nav_args, def.goal_count, 5000, R),
+    VI(T_NAV, nav_args, def.region_count, 5000, R),
+    VI(T_NAV, nav_args, goals[0].kind, 0, R),
+    VI(T_NAV, nav_args, goals[0].kind, 9, R),
+    VF(T_NAV, nav_args, goals[0].a[0], 100.0f, R),
+    VF(T_NAV, nav_args, goals[0].b[0], 1.0f, THRONG_ERR_INVALID_ARG),
+    VF(T_NAV, nav_args, region.cost, 1e6f, R),
+    VF(T_NAV, nav_args, region.cost, 0.001f, R),
+    VF(T_NAV, nav_args, region.max[0], 11.0f, R),
+    VF(T_NAV, nav_args, costs[5], -1.0f, R),
+    VF(T_NAV, nav_args, costs[5], 2000.0f, R),
 
     /* Queries. */
     VF(T_QUERY, vec_args, radius, -1.0f, R),
@@ -1063,6 +1173,26 @@ BAD(nw_obstacle, throng_obstacle_add(NULL, &f->obstacle_def, &f->out_object))
 BAD(nw_wall, throng_wall_add(NULL, &f->wall_def, &f->out_object))
 BAD(nw_path, throng_path_add(NULL, &f->path_def, &f->out_object))
 BAD(nw_flow, throng_flow_field_add(NULL, &f->flow_def, &f->out_object))
+static throng_nav_field_def nav_def_of(const fixture *f) {
+    throng_nav_field_info info;
+    memset(&info, 0, sizeof info);
+    (void)throng_nav_field_get(f->w, f->nav, &info);
+    return info.def;
+}
+BAD(nw_nav_add,
+    throng_nav_field_add(NULL, &(throng_nav_field_def){ 0 }, &f->out_object))
+BAD(nw_nav_sample,
+    throng_nav_field_sample(NULL, f->nav, fix_point, &f->nav_sample))
+BAD(nw_nav_distances,
+    throng_nav_field_distances(NULL, f->nav, NULL, 0u, &f->u64))
+BAD(nw_nav_get,
+    throng_nav_field_get(NULL, f->nav, &(throng_nav_field_info){ 0 }))
+BAD(nw_nav_set_costs, throng_nav_field_set_costs(NULL, f->nav, NULL))
+BAD(nw_nav_update, throng_nav_field_update(NULL, f->nav))
+BAD(nw_set_nav_field, throng_agent_set_nav_field(NULL, f->agent, f->nav))
+BAD(nw_get_nav, throng_agent_get_nav(NULL, f->agent, &(throng_agent_nav){ 0 }))
+BAD(nw_nav_arrivals,
+    throng_world_nav_arrivals(NULL, NULL, 0u, &f->u32, &f->truncated))
 BAD(nw_default_group, throng_world_default_group(NULL, &f->out_group))
 BAD(nw_group_remove, throng_group_remove(NULL, f->group))
 BAD(nw_group_rebind, throng_group_rebind(NULL, f->group, &f->out_group))
@@ -1149,6 +1279,26 @@ BAD(np_flow_out, throng_flow_field_add(f->w,
                                            .vectors = fix_flow_vectors },
                                        NULL))
 BAD(np_object_get, throng_object_get(f->w, f->sphere, NULL))
+BAD(np_nav_def, throng_nav_field_add(f->w, NULL, &f->out_object))
+static throng_status np_nav_goals(fixture *f) {
+    throng_nav_field_def d = nav_def_of(f);
+    d.goals = NULL;
+    return throng_nav_field_add(f->w, &d, &f->out_object);
+}
+static throng_status np_nav_out(fixture *f) {
+    throng_nav_field_def d = nav_def_of(f);
+    return throng_nav_field_add(f->w, &d, NULL);
+}
+BAD(np_nav_point, throng_nav_field_sample(f->w, f->nav, NULL, &f->nav_sample))
+BAD(np_nav_sample_out, throng_nav_field_sample(f->w, f->nav, fix_point, NULL))
+BAD(np_nav_distances,
+    throng_nav_field_distances(f->w, f->nav, NULL, 16u, &f->u64))
+BAD(np_nav_get, throng_nav_field_get(f->w, f->nav, NULL))
+BAD(np_get_nav, throng_agent_get_nav(f->w, f->agent, NULL))
+BAD(np_nav_arrivals_count,
+    throng_world_nav_arrivals(f->w, NULL, 0u, NULL, &f->truncated))
+BAD(np_nav_arrivals_out,
+    throng_world_nav_arrivals(f->w, NULL, 4u, &f->u32, &f->truncated))
 BAD(np_object_at, throng_world_object_at(f->w, 0u, NULL))
 BAD(np_snapshot_size, throng_world_snapshot_size(f->w, NULL))
 BAD(np_save_buffer, throng_world_save(f->w, NULL, 64u, &f->bytes))
@@ -1204,6 +1354,52 @@ static throng_status ix_flow_is_path(fixture *f) {
     b.u.flow.field = f->path;
     return throng_group_add_behaviour(f->w, f->group, &b, NULL);
 }
+static throng_status ix_nav_is_flow(fixture *f) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_NAV);
+    b.u.nav.field = f->flow;
+    return throng_group_add_behaviour(f->w, f->group, &b, NULL);
+}
+static throng_status ix_nav_goal_inside(fixture *f) {
+    throng_nav_field_def d = throng_nav_field_def_default();
+    throng_nav_goal g;
+    memset(&g, 0, sizeof g);
+    g.kind = THRONG_NAV_GOAL_POINT;
+    g.a[0] = g.a[1] = 5.0f; /* the sphere's centre */
+    d.origin[0] = d.origin[1] = 2.0f;
+    d.size[0] = d.size[1] = 6u;
+    d.goals = &g;
+    d.goal_count = 1u;
+    return throng_nav_field_add(f->w, &d, &f->out_object);
+}
+static throng_status ix_nav_unreachable(fixture *f) {
+    throng_nav_field_def d = nav_def_of(f);
+    float costs[16];
+    for (int c = 0; c < 16; c++)
+        costs[c] = c == 5 ? 1.0f : 0.0f; /* the goal's cell (1, 1) */
+    d.costs = costs;
+    d.region_count = 0u;
+    return throng_nav_field_add(f->w, &d, &f->out_object);
+}
+static throng_status ix_nav_distances_short(fixture *f) {
+    float out[15];
+    return throng_nav_field_distances(f->w, f->nav, out, 15u, &f->u64);
+}
+static throng_status ix_nav_cost_low(fixture *f) {
+    float costs[16];
+    for (int c = 0; c < 16; c++)
+        costs[c] = c == 3 ? 1e-3f : 1.0f;
+    return throng_nav_field_set_costs(f->w, f->nav, costs);
+}
+static throng_status ix_nav_cost_nan(fixture *f) {
+    float costs[16];
+    for (int c = 0; c < 16; c++)
+        costs[c] = c == 9 ? NAN : 1.0f;
+    return throng_nav_field_set_costs(f->w, f->nav, costs);
+}
+BAD(ix_nav_field_sphere, throng_agent_set_nav_field(f->w, f->agent, f->sphere))
+BAD(ix_nav_field_gone, throng_agent_set_nav_field(f->w, f->agent, f->gone))
+BAD(ix_nav_field_foreign,
+    throng_agent_set_nav_field(f->w, f->agent, f->foreign_object))
 static throng_status ix_group_name_empty(fixture *f) {
     throng_group_def d = throng_group_def_default();
     d.name = "";
@@ -1646,6 +1842,15 @@ static const bad_case hand_cases[] = {
     NW("throng_world_snapshot_size", nw_snapshot_size),
     NW("throng_world_save", nw_save),
     NW("throng_world_save_file", nw_save_file),
+    NW("throng_nav_field_add", nw_nav_add),
+    NW("throng_nav_field_sample", nw_nav_sample),
+    NW("throng_nav_field_distances", nw_nav_distances),
+    NW("throng_nav_field_get", nw_nav_get),
+    NW("throng_nav_field_set_costs", nw_nav_set_costs),
+    NW("throng_nav_field_update", nw_nav_update),
+    NW("throng_agent_set_nav_field", nw_set_nav_field),
+    NW("throng_agent_get_nav", nw_get_nav),
+    NW("throng_world_nav_arrivals", nw_nav_arrivals),
 
     NP("out_stats", "throng_world_stats", np_stats),
     NP("out_columns", "throng_world_columns", np_columns),
@@ -1706,6 +1911,16 @@ static const bad_case hand_cases[] = {
     NP("out_bytes", "throng_world_snapshot_size", np_snapshot_size),
     NP("buffer (capacity 64)", "throng_world_save", np_save_buffer),
     NP("path", "throng_world_save_file", np_save_file),
+    NP("def", "throng_nav_field_add", np_nav_def),
+    NP("def->goals", "throng_nav_field_add", np_nav_goals),
+    NP("out_object", "throng_nav_field_add", np_nav_out),
+    NP("point", "throng_nav_field_sample", np_nav_point),
+    NP("out", "throng_nav_field_sample", np_nav_sample_out),
+    NP("out (capacity 16)", "throng_nav_field_distances", np_nav_distances),
+    NP("out", "throng_nav_field_get", np_nav_get),
+    NP("out", "throng_agent_get_nav", np_get_nav),
+    NP("out_count", "throng_world_nav_arrivals", np_nav_arrivals_count),
+    NP("out (capacity 4)", "throng_world_nav_arrivals", np_nav_arrivals_out),
 
     H("index = agent count", "throng_agent_at", ix_agent_at_count, R, IN_BOTH),
     H("index = UINT32_MAX", "throng_agent_at", ix_agent_at_max, R, IN_BOTH),
@@ -1732,6 +1947,25 @@ static const bad_case hand_cases[] = {
     H("follow path on a flow field", "throng_group_set_behaviour",
       ix_path_is_flow, THRONG_ERR_STALE_HANDLE, IN_BOTH),
     H("follow flow on a path", "throng_group_add_behaviour", ix_flow_is_path,
+      THRONG_ERR_STALE_HANDLE, IN_BOTH),
+    H("follow nav on a flow field", "throng_group_add_behaviour",
+      ix_nav_is_flow, THRONG_ERR_STALE_HANDLE, IN_BOTH),
+    H("a goal inside the sphere", "throng_nav_field_add", ix_nav_goal_inside,
+      THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("every cell but the goal's impassable", "throng_nav_field_add",
+      ix_nav_unreachable, THRONG_ERR_INVALID_ARG, IN_BOTH),
+    H("capacity below the cells", "throng_nav_field_distances",
+      ix_nav_distances_short, THRONG_ERR_CAPACITY, IN_BOTH),
+    H("a cost of 1e-3", "throng_nav_field_set_costs", ix_nav_cost_low, R,
+      IN_BOTH),
+    H("a cost of NaN", "throng_nav_field_set_costs", ix_nav_cost_nan,
+      THRONG_ERR_NOT_FINITE, IN_BOTH),
+    H("a sphere as the agent's field", "throng_agent_set_nav_field",
+      ix_nav_field_sphere, THRONG_ERR_STALE_HANDLE, IN_BOTH),
+    H("a removed object as the agent's field", "throng_agent_set_nav_field",
+      ix_nav_field_gone, THRONG_ERR_STALE_HANDLE, IN_BOTH),
+    H("another world's object as the agent's field",
+      "throng_agent_set_nav_field", ix_nav_field_foreign,
       THRONG_ERR_STALE_HANDLE, IN_BOTH),
     H("empty name", "throng_group_create", ix_group_name_empty, R, IN_BOTH),
     H("64-byte name", "throng_group_create", ix_group_name_long, R, IN_BOTH),
@@ -1896,6 +2130,8 @@ AGENT_FN(ah_get_target_agent,
          throng_agent_get_target_agent(f->w, h, &f->out_agent))
 AGENT_FN(ah_set_progress, throng_agent_set_progress(f->w, h, 2u))
 AGENT_FN(ah_get_progress, throng_agent_get_progress(f->w, h, &f->u32))
+AGENT_FN(ah_set_nav_field, throng_agent_set_nav_field(f->w, h, f->nav))
+AGENT_FN(ah_get_nav, throng_agent_get_nav(f->w, h, &(throng_agent_nav){ 0 }))
 
 static const agent_fn agent_fns[] = {
     { "throng_agent_remove", ah_remove, 0 },
@@ -1926,6 +2162,8 @@ static const agent_fn agent_fns[] = {
     { "throng_agent_get_target_agent", ah_get_target_agent, 0 },
     { "throng_agent_set_progress", ah_set_progress, 0 },
     { "throng_agent_get_progress", ah_get_progress, 0 },
+    { "throng_agent_set_nav_field", ah_set_nav_field, 0 },
+    { "throng_agent_get_nav", ah_get_nav, 0 },
 };
 
 /* The bad agent handles. */
@@ -2007,6 +2245,35 @@ static throng_status oh_flow_set(fixture *f, throng_object h) {
     return throng_group_set_behaviour(f->w, f->group, 0u, &b);
 }
 
+static throng_status oh_nav_sample(fixture *f, throng_object h) {
+    return throng_nav_field_sample(f->w, h, fix_point, &f->nav_sample);
+}
+static throng_status oh_nav_distances(fixture *f, throng_object h) {
+    float out[64];
+    return throng_nav_field_distances(f->w, h, out, 64u, &f->u64);
+}
+static throng_status oh_nav_get(fixture *f, throng_object h) {
+    return throng_nav_field_get(f->w, h, &(throng_nav_field_info){ 0 });
+}
+static throng_status oh_nav_set_costs(fixture *f, throng_object h) {
+    return throng_nav_field_set_costs(f->w, h, NULL);
+}
+static throng_status oh_nav_update(fixture *f, throng_object h) {
+    return throng_nav_field_update(f->w, h);
+}
+static throng_status oh_follow_nav(fixture *f, throng_object h) {
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_NAV);
+    b.u.nav.field = h;
+    return throng_group_add_behaviour(f->w, f->group, &b, NULL);
+}
+
+/* The sweeps' functions that take a navigation field. */
+static int nav_object_fn(throng_status (*call)(fixture *, throng_object)) {
+    return call == oh_nav_sample || call == oh_nav_distances ||
+           call == oh_nav_get || call == oh_nav_set_costs ||
+           call == oh_nav_update || call == oh_follow_nav;
+}
+
 static const object_fn object_fns[] = {
     { "throng_object_remove", oh_remove, 0 },
     { "throng_object_get", oh_get, 0 },
@@ -2015,6 +2282,12 @@ static const object_fn object_fns[] = {
     { "throng_group_set_behaviour", oh_follow_path, 1 },
     { "throng_group_add_behaviour", oh_flow, 1 },
     { "throng_group_set_behaviour", oh_flow_set, 1 },
+    { "throng_nav_field_sample", oh_nav_sample, 1 },
+    { "throng_nav_field_distances", oh_nav_distances, 1 },
+    { "throng_nav_field_get", oh_nav_get, 1 },
+    { "throng_nav_field_set_costs", oh_nav_set_costs, 1 },
+    { "throng_nav_field_update", oh_nav_update, 1 },
+    { "throng_group_add_behaviour", oh_follow_nav, 1 },
 };
 
 static const char *const object_handle_kinds[] = {
@@ -2230,7 +2503,7 @@ static void build_cases(case_list *l) {
     for (size_t i = 0; i < COUNT(value_cases); i++) {
         const value_case *vc = &value_cases[i];
         int behaviours =
-            vc->table >= &T_BEHAVIOUR[0] && vc->table <= &T_BEHAVIOUR[15];
+            vc->table >= &T_BEHAVIOUR[0] && vc->table <= &T_BEHAVIOUR[16];
         for (int variant = 0; variant < (behaviours ? 2 : 1); variant++) {
             bad_case c;
             memset(&c, 0, sizeof c);
@@ -2555,7 +2828,8 @@ TEST(bad_input_controls_accepted) {
                         : object_fns[i].call == oh_flow ||
                                 object_fns[i].call == oh_flow_set
                             ? f.flow
-                            : f.path));
+                        : nav_object_fn(object_fns[i].call) ? f.nav
+                                                            : f.path));
         CHECK_OK(oh_remove(&f, f.sphere));
         CHECK_OK(ah_set_target_agent(&f, f.agent));
         /* Removal last: the group must be empty, so it gets one of its

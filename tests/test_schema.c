@@ -22,7 +22,7 @@
 typedef struct schema_fixture {
     throng_world *w;
     throng_group group;
-    throng_object path, flow;
+    throng_object path, flow, nav;
     int dims;
     int cases;
 } schema_fixture;
@@ -50,9 +50,18 @@ static int schema_fixture_make(schema_fixture *f, int dims) {
     throng_path_def pd = throng_path_def_default();
     pd.points = points;
     pd.point_count = 4u;
+    throng_nav_goal goal = { THRONG_NAV_GOAL_POINT,
+                             { 0.5f, 0.5f, 0.5f },
+                             { 0.0f, 0.0f, 0.0f } };
+    throng_nav_field_def nd = throng_nav_field_def_default();
+    nd.size[0] = nd.size[1] = 4u;
+    nd.size[2] = dims == 3 ? 4u : 1u;
+    nd.goals = &goal;
+    nd.goal_count = 1u;
     return throng_group_create(f->w, &gd, &f->group) == THRONG_OK &&
            throng_path_add(f->w, &pd, &f->path) == THRONG_OK &&
-           throng_flow_field_add(f->w, &fd, &f->flow) == THRONG_OK;
+           throng_flow_field_add(f->w, &fd, &f->flow) == THRONG_OK &&
+           throng_nav_field_add(f->w, &nd, &f->nav) == THRONG_OK;
 }
 
 /* The struct a set's calls take. */
@@ -342,6 +351,8 @@ static void schema_set_cases(schema_fixture *f, schema_set set, int kind) {
         base.behaviour.u.path.path = f->path;
     if (kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
         base.behaviour.u.flow.field = f->flow;
+    if (kind == THRONG_BEHAVIOUR_FOLLOW_NAV)
+        base.behaviour.u.nav.field = f->nav;
     /* The valid struct, then each of its variants with one deciding field
      * flipped. */
     schema_args bases[8];
@@ -378,7 +389,7 @@ static void schema_table(int dims) {
     schema_set_cases(&f, SCHEMA_SET_AVOIDANCE, 0);
     schema_set_cases(&f, SCHEMA_SET_MOTION, 0);
     schema_set_cases(&f, SCHEMA_SET_LAYERS, 0);
-    for (int kind = 1; kind < 16; kind++) {
+    for (int kind = 1; kind < SCHEMA_KIND_LIMIT; kind++) {
         if (!schema_kind_known(kind))
             continue;
         throng_behaviour b =
@@ -388,6 +399,8 @@ static void schema_table(int dims) {
             b.u.path.path = f.path;
         if (kind == THRONG_BEHAVIOUR_FOLLOW_FLOW)
             b.u.flow.field = f.flow;
+        if (kind == THRONG_BEHAVIOUR_FOLLOW_NAV)
+            b.u.nav.field = f.nav;
         REQUIRE_OK(throng_group_clear_behaviours(f.w, f.group));
         REQUIRE_OK(throng_group_add_behaviour(f.w, f.group, &b, NULL));
         schema_set_cases(&f, SCHEMA_SET_BEHAVIOUR, kind);

@@ -275,6 +275,8 @@ int ts_schema_object_kind(const schema_field *f) {
         return THRONG_OBJECT_PATH;
     if (strcmp(f->unit, "flow field") == 0)
         return THRONG_OBJECT_FLOW;
+    if (strcmp(f->unit, "navigation field") == 0)
+        return THRONG_OBJECT_NAV;
     return 0;
 }
 

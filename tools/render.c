@@ -5,7 +5,7 @@
  *
  *   throng-render --scenario NAME --agents N --steps S --every K --out DIR
  *                 [--size PX] [--seed N] [--threads T] [--gif FILE.gif]
- *                 [--fps F]
+ *                 [--fps F] [--nav-fields PX] [--ppm 1]
  *
  * Frames are DIR/frame_0000.svg (the state as built), frame_0001.svg
  * (after K steps), ... The camera is fixed at the first frame: the
@@ -58,7 +58,9 @@ typedef struct render_args {
     int threads;
     const char *gif;
     uint32_t fps;
-    const char *replay; /* --replay FILE: draw a recording */
+    const char *replay;  /* --replay FILE: draw a recording */
+    uint32_t nav_fields; /* --nav-fields PX: render_options.nav_fields */
+    int ppm;             /* --ppm 1: keep a PPM raster of every frame */
 } render_args;
 
 static void usage(FILE *f) {
@@ -79,6 +81,13 @@ static void usage(FILE *f) {
             "  --gif FILE.gif   also an animated GIF, when ffmpeg is on "
             "PATH\n"
             "  --fps F          GIF frames per second (default 15)\n"
+            "  --nav-fields PX  draw navigation fields: travel time as "
+            "colour, and\n"
+            "                   arrows PX pixels apart (0: none, the "
+            "default; below 8:\n"
+            "                   colour only)\n"
+            "  --ppm 1          also write frame_NNNN.ppm rasters, and keep "
+            "them\n"
             "   or: throng-render --replay FILE.sqlite --out DIR "
             "[--every K] [--size PX]\n"
             "                     [--gif FILE.gif] [--fps F]\n"
@@ -166,6 +175,14 @@ static int parse_args(int argc, char **argv, render_args *a) {
             if (parse_u64(opt, val, 0, 1024, &v))
                 return -1;
             a->threads = (int)v;
+        } else if (strcmp(opt, "--nav-fields") == 0) {
+            if (parse_u64(opt, val, 0, 4096, &v))
+                return -1;
+            a->nav_fields = (uint32_t)v;
+        } else if (strcmp(opt, "--ppm") == 0) {
+            if (parse_u64(opt, val, 0, 1, &v))
+                return -1;
+            a->ppm = (int)v;
         } else if (strcmp(opt, "--fps") == 0) {
             if (parse_u64(opt, val, 1, 100, &v))
                 return -1;
@@ -445,6 +462,7 @@ int main(int argc, char **argv) {
     }
     render_options o = render_options_default();
     o.size = a.size;
+    o.nav_fields = a.nav_fields;
     /* Every periodic scenario sizes its box with scenario_box_edge, which
      * is 0 for the unbounded ones. */
     o.box_edge = (float)scenario_box_edge(sc, a.agents);
@@ -479,7 +497,7 @@ int main(int argc, char **argv) {
             if (frame_path(path, sizeof path, a.out, frames, "svg") != 0 ||
                 write_frame(world, &o, path, render_svg) != 0)
                 status = 1;
-            if (status == 0 && want_gif &&
+            if (status == 0 && (want_gif || a.ppm) &&
                 (frame_path(path, sizeof path, a.out, frames, "ppm") != 0 ||
                  write_frame(world, &o, path, render_ppm) != 0))
                 status = 1;
@@ -509,8 +527,14 @@ int main(int argc, char **argv) {
            sc->name, (unsigned)a.agents, (unsigned long long)a.steps,
            (unsigned)frames, (unsigned)width, (unsigned)height, a.out,
            (unsigned)(frames - 1u), seconds_now() - start);
-    /* The rasters were only ever the GIF's input. */
-    if (want_gif)
-        status = finish_gif(&a, frames);
+    /* The rasters were only ever the GIF's input, unless asked for. */
+    if (want_gif) {
+        status = make_gif(a.out, a.fps, a.gif) != 0;
+        if (status == 0)
+            printf("throng-render: GIF in %s\n", a.gif);
+        for (uint32_t f = 0; f < frames && !a.ppm; f++)
+            if (frame_path(path, sizeof path, a.out, f, "ppm") == 0)
+                remove(path);
+    }
     return status;
 }

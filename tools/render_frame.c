@@ -8,8 +8,8 @@
  * into SVG text or into pixels. Keeping the walk single means the SVG and
  * the raster frames of a GIF can never disagree about what is drawn.
  *
- * Layers, bottom to top: background, box outline, flow-field arrows, path
- * corridors, path centre lines, obstacles, walls, agents. Agents are
+ * Layers, bottom to top: background, box outline, navigation fields
+ * (when asked), flow-field arrows, path corridors, path centre lines, obstacles, walls, agents. Agents are
  * batched by colour, so the SVG holds one <path> per colour rather than
  * one element per agent, which keeps a 2000-agent frame near 100 kB.
  *
@@ -34,6 +34,16 @@
 #define RENDER_OBSTACLE_FILL 0xD5D9DEu
 #define RENDER_OBSTACLE_EDGE 0x6B737Cu
 #define RENDER_WALL 0x39414Au
+/* Navigation fields: the travel time's colour at the goals and at the
+ * far end, and the arrows. */
+#define RENDER_NAV_NEAR 0xF7E3BCu
+#define RENDER_NAV_FAR 0xC8DCF0u
+#define RENDER_NAV_ARROW 0x7C8B9Bu
+/* The travel time's colour is drawn in blocks of this many pixels (at
+ * the reference size), which keeps an SVG to a few thousand rectangles. */
+#define RENDER_NAV_BLOCK 6.0
+/* Bands of the travel time's colour. */
+#define RENDER_NAV_BANDS 12.0
 
 /* Group 0 (the default group, whose agents coast) is grey; created groups
  * cycle through saturated colours that stay apart on white and in a
@@ -229,6 +239,10 @@ static void fit_object(const throng_object_info *in, int dims, bounds *b) {
                            (double)in->cell_size * (double)(in->size[1] - 1u),
                        0.0);
         }
+        break;
+    case THRONG_OBJECT_NAV:
+        /* A field's grid may reach far beyond the scene; the scene's own
+         * objects and agents set the view. */
         break;
     case THRONG_OBJECT_PLANE:
         /* Infinite: it would stretch the view without end. */
@@ -586,6 +600,90 @@ static void draw_flow(canvas *c, const view_map *m,
         }
 }
 
+/* Channel-wise blend of two colours, t in [0, 1], times `shade`. */
+static uint32_t blend(uint32_t a, uint32_t b, double t, double shade) {
+    uint32_t out = 0u;
+    for (int k = 0; k < 3; k++) {
+        const double ca = (double)((a >> (8 * k)) & 0xFFu);
+        const double cb = (double)((b >> (8 * k)) & 0xFFu);
+        double v = (ca + (cb - ca) * t) * shade;
+        v = v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+        out |= (uint32_t)(v + 0.5) << (8 * k);
+    }
+    return out;
+}
+
+/* A 2D navigation field: its travel time as colour over the view, read
+ * by throng_nav_field_sample at each block's centre, and its direction
+ * as arrows on a lattice. */
+static int draw_nav(const throng_world *w, canvas *c, const view_map *m,
+                    const render_options *o, throng_object field, double unit) {
+    throng_nav_field_info info;
+    if (throng_nav_field_get(w, field, &info) != THRONG_OK)
+        return -1;
+    float *dist = malloc((size_t)info.cells * sizeof *dist);
+    if (!dist)
+        return -1;
+    if (throng_nav_field_distances(w, field, dist, info.cells, NULL) !=
+        THRONG_OK) {
+        free(dist);
+        return -1;
+    }
+    double longest = 0.0;
+    for (uint64_t i = 0; i < info.cells; i++)
+        if (isfinite(dist[i]))
+            longest = fmax(longest, (double)dist[i]);
+    free(dist);
+    if (!(longest > 0.0))
+        return 0;
+    uint32_t width, height;
+    render_image_size(o, &width, &height);
+    const double block = RENDER_NAV_BLOCK * unit;
+    for (double y = 0.0; y < (double)height; y += block)
+        for (double x = 0.0; x < (double)width; x += block) {
+            const float p[3] = { (float)(m->x0 + (x + 0.5 * block) / m->scale),
+                                 (float)(m->y1 - (y + 0.5 * block) / m->scale),
+                                 0.0f };
+            throng_nav_sample s;
+            if (throng_nav_field_sample(w, field, p, &s) != THRONG_OK)
+                return -1;
+            if (!s.inside || !isfinite(s.distance))
+                continue;
+            const double t = fmin((double)s.distance / longest, 1.0);
+            const double band = floor(t * RENDER_NAV_BANDS);
+            const double shade = fmod(band, 2.0) == 0.0 ? 1.0 : 0.955;
+            const uint32_t colour =
+                blend(RENDER_NAV_NEAR, RENDER_NAV_FAR, t, shade);
+            c->ops->rect(c, x, y, x + block, y + block, colour, RENDER_NONE,
+                         0.0);
+        }
+    if (o->nav_fields < 8u)
+        return 0;
+    const double pitch = (double)o->nav_fields;
+    const double hc = 0.9063077870366499, hs = 0.42261826174069944;
+    for (double y = 0.5 * pitch; y < (double)height; y += pitch)
+        for (double x = 0.5 * pitch; x < (double)width; x += pitch) {
+            const float p[3] = { (float)(m->x0 + x / m->scale),
+                                 (float)(m->y1 - y / m->scale), 0.0f };
+            throng_nav_sample s;
+            if (throng_nav_field_sample(w, field, p, &s) != THRONG_OK)
+                return -1;
+            const double dx = 0.4 * pitch * (double)s.direction[0];
+            const double dy = -0.4 * pitch * (double)s.direction[1];
+            if (dx == 0.0 && dy == 0.0)
+                continue;
+            const double x0 = x - dx, y0 = y - dy, x1 = x + dx, y1 = y + dy;
+            c->ops->line(c, x0, y0, x1, y1, RENDER_NAV_ARROW, unit);
+            for (int side = -1; side <= 1; side += 2) {
+                const double hx = -0.5 * (dx * hc - (double)side * dy * hs);
+                const double hy = -0.5 * ((double)side * dx * hs + dy * hc);
+                c->ops->line(c, x1, y1, x1 + hx, y1 + hy, RENDER_NAV_ARROW,
+                             unit);
+            }
+        }
+    return 0;
+}
+
 static void draw_plane(canvas *c, const view_map *m, const render_options *o,
                        const throng_object_info *in, double unit) {
     /* Only a plane whose x-y trace is a line can be drawn as one. */
@@ -616,11 +714,19 @@ static int draw_objects(const throng_world *w, const render_options *o,
     throng_object_info *objects = calloc(count, sizeof *objects);
     if (!objects)
         return -1;
+    const int dims = throng_world_dimensions(w);
     uint32_t longest_path = 0;
     for (uint32_t i = 0; i < count; i++) {
         throng_object h;
         if (throng_world_object_at(w, i, &h) != THRONG_OK ||
             throng_object_get(w, h, &objects[i]) != THRONG_OK) {
+            free(objects);
+            return -1;
+        }
+        /* Navigation fields first, beneath every other object. */
+        if (o->nav_fields && dims == 2 &&
+            objects[i].kind == THRONG_OBJECT_NAV &&
+            draw_nav(w, c, m, o, h, unit) != 0) {
             free(objects);
             return -1;
         }
@@ -634,7 +740,6 @@ static int draw_objects(const throng_world *w, const render_options *o,
         free(objects);
         return -1;
     }
-    const int dims = throng_world_dimensions(w);
     /* Layer by layer, so a corridor never covers an obstacle. */
     for (int layer = 0; layer < 4; layer++)
         for (uint32_t i = 0; i < count; i++) {

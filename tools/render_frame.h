@@ -11,7 +11,8 @@
  * rectangles, and a heading pointing along z draws as a short triangle;
  * only vertical planes (normal with no z part) are drawn, as lines. Flow
  * fields are drawn as arrows at their grid points in 2D worlds (up to 4096
- * points), and not at all in 3D.
+ * points), and not at all in 3D; navigation fields, when asked, as colour
+ * and arrows in 2D worlds.
  *
  * The output depends on nothing but the world's state and the options, and
  * every number is written with a fixed format, so the same state gives the
@@ -47,6 +48,14 @@ typedef struct render_options {
      * in order round a circle (circle2d) show from which sector each
      * came. */
     uint64_t key_span;
+    /* 0 (default): navigation fields are not drawn. Otherwise each 2D
+     * navigation field is drawn beneath everything else: its travel time
+     * as colour (pale amber at the goals to pale blue at the far end, in
+     * bands a twelfth of the longest time apart, darker every other band,
+     * so the bands read as isochrones), and its direction as arrows on a
+     * lattice nav_fields pixels apart (values below 8 draw the colour
+     * only). */
+    uint32_t nav_fields;
 } render_options;
 
 render_options render_options_default(void);

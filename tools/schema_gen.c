@@ -136,9 +136,9 @@ static void kind_list(unsigned mask, char *buf, size_t n) {
     size_t len = 0;
     int total = 0, done = 0;
     buf[0] = '\0';
-    for (int k = 1; k < 16; k++)
+    for (int k = 1; k < SCHEMA_KIND_LIMIT; k++)
         total += (int)((mask >> k) & 1u);
-    for (int k = 1; k < 16 && len < n; k++)
+    for (int k = 1; k < SCHEMA_KIND_LIMIT && len < n; k++)
         if (mask & (1u << k)) {
             done++;
             len += (size_t)snprintf(buf + len, n - len, "%s%s",
@@ -458,7 +458,7 @@ static void py_float(FILE *out, double v) {
 
 static void py_kinds(FILE *out, unsigned mask) {
     fprintf(out, "(");
-    for (int k = 1; k < 16; k++)
+    for (int k = 1; k < SCHEMA_KIND_LIMIT; k++)
         if (mask & (1u << k))
             fprintf(out, "\"%s\", ", kind_name(k));
     fprintf(out, ")");

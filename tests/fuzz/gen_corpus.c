@@ -579,6 +579,22 @@ static void snapshots(const char *dir) {
         fd.vectors = vec;
         must(throng_flow_field_add(w, &fd, &flow), "flow");
         must(throng_object_remove(w, gone), "object remove");
+        throng_object nav;
+        throng_nav_goal goal;
+        memset(&goal, 0, sizeof goal);
+        goal.kind = THRONG_NAV_GOAL_POINT;
+        goal.a[0] = goal.a[1] = goal.a[2] = 15.0f;
+        throng_nav_field_def nd = throng_nav_field_def_default();
+        nd.cell_size = 1.0f;
+        nd.size[0] = nd.size[1] = 20u;
+        nd.size[2] = dims == 3 ? 4u : 1u;
+        if (dims == 3)
+            goal.a[2] = 2.0f;
+        nd.goals = &goal;
+        nd.goal_count = 1u;
+        nd.density_interval = 2u;
+        nd.density_cost = 0.5f;
+        must(throng_nav_field_add(w, &nd, &nav), "navigation field");
 
         throng_group groups[3];
         for (int k = 0; k < 3; k++) {
@@ -587,9 +603,10 @@ static void snapshots(const char *dir) {
             d.flocking.separation_weight = 1.0f;
             must(throng_group_create(w, &d, &groups[k]), "group");
         }
-        throng_object routes[THRONG_OBJECT_FLOW + 1] = { 0 };
+        throng_object routes[THRONG_OBJECT_NAV + 1] = { 0 };
         routes[THRONG_OBJECT_PATH] = path;
         routes[THRONG_OBJECT_FLOW] = flow;
+        routes[THRONG_OBJECT_NAV] = nav;
         ts_schema_draw to_routes = { NULL, 0.0, 0.0f, route, routes };
         for (unsigned kind = 1; kind < FUZZ_KIND_COUNT; kind++) {
             throng_behaviour b =
