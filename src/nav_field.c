@@ -1270,7 +1270,7 @@ uint32_t nav_field_nearest_goal(const nav_field *f, const float p[3]) {
     double q[3];
     point_of(p, q);
     uint32_t best = 0u;
-    double best_d = INFINITY;
+    double best_d = HUGE_VAL;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         const throng_nav_goal *g = &f->goals[i];
         double a[3], b[3], d;
