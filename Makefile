@@ -377,10 +377,13 @@ bench: $(BENCH)
 # The determinism contract across builds: the default build (run-time
 # SIMD dispatch, OpenMP) and the scalar-only build without OpenMP and
 # without SQLite (the one CI tests that way) must end a random-wander
-# flock and the behaviour scenes in the same state, to the bit.
+# flock and the behaviour scenes in the same state, to the bit, and so
+# must the evacuation (navigation fields built, counted and rebuilt,
+# their directions normalised on vector lanes with OpenMP, in plain C
+# without).
 SCALAR_ONLY := SIMD=scalar OPENMP=0 SQLITE=0
 SCALAR_ONLY_BUILD := build/simd-scalar-noomp-nosqlite
-CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 3000 --steps 300 \
+CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d,evac2d@1000 --agents 3000 --steps 300 \
 	--warmup 0 --threads 1,2 --json -
 check-builds:
 	@$(MAKE) --no-print-directory bench-bin

@@ -17,13 +17,21 @@
  * when few cells changed, the solver starts again only from them and from
  * what their times led to (nav_solve_reset_downstream), which gives the
  * bits of a full build. Comparing the whole raster costs one pass over the
- * cells; what it saves is the solve, which costs many.
+ * cells; what it saves is the solve, which costs many. When what the
+ * changed cells led to is an eighth of the field or more, the walk gives
+ * up and the build is a full one, which is then the cheaper.
  *
+ * The passes over the cells (the raster, the comparison, a full build's
+ * start) run on the build's threads over the field's lines (rows along x)
+ * cut into a fixed number of parts, each part's counts its own and summed
+ * in part order, so nothing they produce depends on the threads; the two
+ * rasters (classes and steps) trade places rather than being copied.
  * Everything a build needs is allocated when the field is made, so a
  * rebuild inside a step allocates nothing.
  *
  * Density: every density_interval steps the agents are counted per cell
- * (integers, so in any order the same), summed over the window of
+ * (in a periodic world at each of their images in the grid too), as
+ * integers, so in any order the same; summed over the window of
  * density_radius by running sums along each axis, and divided by the
  * window's passable area. A cell's step is then its base cost times 1 +
  * density_cost * density, rounded to the solver's integer units.
@@ -33,11 +41,13 @@
  * across a wall (a corner whose time is far from that of the cell the
  * point is in: two diagonal cells can face each other through a gap too
  * narrow for any route); the direction is the weighted sum of theirs,
- * normalised. Near a wall that
- * blend could point into it, so the direction is checked half a cell
- * ahead and, when that lands in a SOLID cell, replaced by the direction
- * of the cell the point is in, then by that cell's stronger axis alone,
- * which leads to a neighbour with a time and so never into geometry.
+ * normalised. Near a wall that blend could point into it, so the
+ * direction is checked half a cell ahead and, when that lands in a SOLID
+ * cell, replaced by the direction of the cell the point is in, then by
+ * that cell's stronger axis alone, which leads to a neighbour with a time
+ * and so never into geometry. A point in a SOLID or unreached cell (a
+ * body pressed against a wall stands in the wall's cells) heads for the
+ * centre of the earliest reached cell round it.
  */
 #include "nav_field.h"
 #include "core.h"
@@ -1260,7 +1270,7 @@ uint32_t nav_field_nearest_goal(const nav_field *f, const float p[3]) {
     double q[3];
     point_of(p, q);
     uint32_t best = 0u;
-    double best_d = INFINITY;
+    double best_d = HUGE_VAL;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         const throng_nav_goal *g = &f->goals[i];
         double a[3], b[3], d;
