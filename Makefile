@@ -1279,6 +1279,11 @@ $(BUILD)/obj/mpi/%.o: mpi/%.c include/throng_mpi.h | $(DEPS_OK)
 	@pkg-config --exists $(MPI_PKG) || { echo "make MPI=1: $(MPI_PKG) is missing (Debian: mpich libmpich-dev)" >&2; exit 1; }
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 
+# Their dependency files, so a changed header (throng.h's agent state,
+# say) rebuilds them.
+-include $(BUILD)/obj/mpi/throng_mpi.d $(BUILD)/obj/mpi/test_mpi.d \
+	$(BUILD)/obj/mpi/mpi_bench.d
+
 $(MPI_LIB): $(BUILD)/obj/mpi/throng_mpi.o
 	@rm -f $@
 	ar rcs $@ $^

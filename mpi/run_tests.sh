@@ -78,9 +78,13 @@ done
 BENCH=${BENCH:-$(dirname "$BIN")/throng-mpi-bench}
 if [ -x "$BENCH" ]; then
     for ranks in 1 3; do
-        run "$ranks" "$BENCH" --scenario flock2d,every2d@1500 --agents 2000 \
-            --threads 1 --steps 10 --warmup 2 --repeats 2 --quiet \
-            --json "$TMP/bench-$ranks.json"
+        if ! timeout "$T" "$MPIEXEC" -n "$ranks" "$BENCH" \
+            --scenario flock2d,every2d@1500 --agents 2000 --threads 1 \
+            --steps 10 --warmup 2 --repeats 2 --quiet \
+            --json "$TMP/bench-$ranks.json"; then
+            echo "FAIL: mpiexec -n $ranks $BENCH" >&2
+            fails=$((fails + 1))
+        fi
     done
     if ! python3 - "$TMP/bench-1.json" "$TMP/bench-3.json" <<'PY'
 import json, sys
