@@ -176,7 +176,7 @@ static double single_process(const options *opt, const scenario *sc,
                              uint32_t total, int threads, double *scratch) {
     throng_world *w = build(sc, total, threads, opt->seed);
     if (!w)
-        return NAN;
+        return (double)NAN;
     throng_world_set_canonical_order(w, true);
     for (uint32_t s = 0; s < opt->warmup; s++)
         throng_world_step(w, sc->dt);
@@ -223,11 +223,11 @@ static int run_config_mpi(const options *opt, const scenario *sc,
     r->ms_median = stats_median(sw->step_ms, sw->count);
     r->ms_min = stats_min(sw->step_ms, sw->count);
     r->ns_per_agent_step = r->ms_median * 1e6 / total;
-    r->neighbours_per_agent = r->candidates_per_agent = NAN;
-    r->bytes_per_agent = r->grid_ms = r->behaviour_ms = NAN;
-    r->integrate_ms = r->quality_ms = NAN;
-    r->flock2d_ratio = NAN;
-    r->q.max_speed_ratio = r->q.max_force_ratio = NAN;
+    r->neighbours_per_agent = r->candidates_per_agent = (double)NAN;
+    r->bytes_per_agent = r->grid_ms = r->behaviour_ms = (double)NAN;
+    r->integrate_ms = r->quality_ms = (double)NAN;
+    r->flock2d_ratio = (double)NAN;
+    r->q.max_speed_ratio = r->q.max_force_ratio = (double)NAN;
     r->dist.ranks = (uint32_t)size_;
     r->dist.weak = per_rank;
     r->dist.agents_per_rank = (double)total / size_;
@@ -237,7 +237,7 @@ static int run_config_mpi(const options *opt, const scenario *sc,
     r->dist.bytes_sent_per_rank = sw->bytes / (double)sw->count;
     r->dist.messages_per_rank = sw->messages / (double)sw->count;
     r->dist.bytes_per_ghost = (uint32_t)sizeof(throng_agent_state);
-    r->dist.single_ms = NAN;
+    r->dist.single_ms = (double)NAN;
     if (compare && rank_ == 0)
         r->dist.single_ms = single_process(opt, sc, total, threads, scratch);
     return 0;
