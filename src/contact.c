@@ -233,7 +233,8 @@ static inline void add_overlap(const throng_world *w, uint32_t t, uint32_t j,
         /* Coincident: apart along x, the lower slot (the earlier row in a
          * canonical world: world_ties()) to -x, so the two go
          * opposite ways. */
-        push[0] += world_ties(w)[t] < world_ties(w)[j] ? -depth : depth;
+        const uint32_t *ties = world_ties(w);
+        push[0] += ties[t] < ties[j] ? -depth : depth;
     }
 }
 

@@ -269,12 +269,13 @@ static void build_fine(void *ctx, uint32_t begin, uint32_t end, int thread) {
         for (uint32_t s = cells; s > 0; s--)
             start[s] = start[s - 1];
         start[0] = r0;
+        const uint32_t *ties = world_ties(w);
         for (uint32_t e = r0; e < r1; e++) {
             const uint32_t j = ix->rows[e];
             ix->px[e] = c->px[j];
             ix->py[e] = c->py[j];
             ix->pz[e] = dims == 3 ? c->pz[j] : 0.0f;
-            ix->slot[e] = world_ties(w)[j];
+            ix->slot[e] = ties[j];
         }
     }
 }
