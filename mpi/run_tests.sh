@@ -86,6 +86,19 @@ if [ -x "$BENCH" ]; then
             fails=$((fails + 1))
         fi
     done
+    # What a distributed run cannot do is refused with status 2 (usage):
+    # a goal scene, a one-process option, an unknown option.
+    for bad in "--scenario circle2d" "--scenario flock2d --record $TMP/r.sqlite" \
+        "--scenario flock2d --bogus"; do
+        status=0
+        # shellcheck disable=SC2086 # the words are the bench's options
+        timeout "$T" "$MPIEXEC" -n 2 "$BENCH" $bad --agents 500 --steps 2 \
+            >/dev/null 2>&1 || status=$?
+        if [ "$status" -ne 2 ]; then
+            echo "FAIL: throng-mpi-bench $bad: status $status, not 2" >&2
+            fails=$((fails + 1))
+        fi
+    done
     if ! python3 - "$TMP/bench-1.json" "$TMP/bench-3.json" <<'PY'
 import json, sys
 one, three = (json.load(open(p))["benchmarks"] for p in sys.argv[1:])
