@@ -273,7 +273,7 @@ bench-bin: $(BENCH)
 deps: $(DEPS_OK)
 $(DEPS_OK):
 	@mkdir -p $(@D)
-	@$(UTHASH_LINK) if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
+	@$(UTHASH_LINK) if ! printf '#include <uthash.h>\n' | $(CC) $(CPPFLAGS) -MF /dev/null -E -x c - >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "throng: installing uthash-dev (uthash.h is missing)"; \
 	    (apt-get update -qq && apt-get install -y -qq uthash-dev) >/dev/null || exit 1; \

@@ -381,10 +381,10 @@ nav_field *nav_field_create(throng_world *w, const char *fn,
         bytes += (size_t)f->cells * sizeof(float);
     }
     if (failed) {
+        const unsigned long long cells = (unsigned long long)f->cells;
         nav_field_free(w, f);
         world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                   "%s: no memory for a field of %llu cells", fn,
-                   (unsigned long long)f->cells);
+                   "%s: no memory for a field of %llu cells", fn, cells);
         return NULL;
     }
     f->bytes = bytes;
