@@ -3,7 +3,8 @@
 # The distributed world's tests (make MPI=1 mpi-test): every scene's hash
 # after 1,000 steps on 1, 2, 3 and 4 ranks and 1 and 2 threads per rank,
 # each equal to the single-process library's hash of the same scene in
-# canonical order; ORCA and tied neighbours on a lattice; the same with
+# canonical order; ORCA and tied neighbours on a lattice; unbounded
+# space; the same with
 # rebalancing every 50 steps, and on a
 # clustered crowd; a snapshot written on 3 ranks and continued on 2 and 4;
 # handles and lookups through
@@ -68,6 +69,18 @@ run 4 run "$name" "$agents" "$STEPS" 2 --expect "$ref" --load "$TMP/$name"
 # more than 1.25 times its share.
 ref=$(timeout "$T" "$BIN" reference cluster2d 1500 "$STEPS")
 run 3 run cluster2d 1500 "$STEPS" 1 --expect "$ref" --rebalance 50
+# Unbounded space: path2d (a crowd on a ring path, with separation) and
+# crossing2d_steer (two crowds crossing, arrive and unaligned avoidance),
+# where the root box is the crowd's bounding box and the outer boxes reach
+# to infinity, on 2, 3 and 4 ranks and rebalanced every 50 steps on 3.
+for name in path2d crossing2d_steer; do
+    ref=$(timeout "$T" "$BIN" reference "$name" 1500 "$STEPS")
+    echo "$name: single process $ref"
+    for ranks in 2 3 4; do
+        run "$ranks" run "$name" 1500 "$STEPS" 1 --expect "$ref"
+    done
+    run 3 run "$name" 1500 "$STEPS" 2 --expect "$ref" --rebalance 50
+done
 for ranks in 1 2 3 4; do
     run "$ranks" lookup
     run "$ranks" errors
