@@ -3,13 +3,12 @@
 # The distributed world's tests (make MPI=1 mpi-test): every scene's hash
 # after 1,000 steps on 1, 2, 3 and 4 ranks and 1 and 2 threads per rank,
 # each equal to the single-process library's hash of the same scene in
-# canonical order; ORCA and tied neighbours on a lattice; unbounded
-# space; the same with
-# rebalancing every 50 steps, and on a
-# clustered crowd; a snapshot written on 3 ranks and continued on 2 and 4;
-# handles and lookups through
-# migrations; and bad input refused on every rank. Every mpiexec runs under
-# a timeout, so a hang fails the gate instead of stalling it.
+# canonical order; ORCA and tied neighbours on a lattice; unbounded space;
+# the same with rebalancing every 50 steps, and on a clustered crowd; a
+# snapshot written on 3 ranks and continued on 2 and 4; handles and
+# lookups through migrations; and bad input refused on every rank. Every
+# mpiexec runs under a timeout, so a hang fails the gate instead of
+# stalling it.
 set -eu
 BIN=${1:-build/throng-mpi-tests}
 MPIEXEC=${MPIEXEC:-mpiexec}
