@@ -56,6 +56,12 @@ typedef struct scene {
     float box;         /* the periodic box edge */
     uint32_t group_id; /* the new agents' group */
     uint32_t group_gen;
+    throng_object far_field; /* nav2d: the far exit's field */
+    int nav;
+    /* The arrivals at navigation goals so far: a digest of every one (in
+     * tick and then host key order), and how many, and removed. */
+    uint64_t arrival_hash;
+    uint32_t arrivals, removed;
     /* Keys 1 .. next_key - 1 have been used; live[k] says which live. */
     uint64_t next_key;
     unsigned char *live;
@@ -76,13 +82,47 @@ static uint32_t polite_wait(int threads) {
     return cores > 0 && want > cores ? 5u : 0u;
 }
 
+/* nav2d's second field: the exits2d room's far exit (its right wall, y
+ * 16.8 to 18 m) alone, counting the crowd every 5 steps at 2 m^2 per
+ * agent, so it is rebuilt from the density as the crowd moves. */
+static throng_object nav_far_field(throng_world *w) {
+    throng_nav_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = THRONG_NAV_GOAL_BOX;
+    goal.a[0] = 30.6f;
+    goal.a[1] = 16.8f;
+    goal.b[0] = 32.5f;
+    goal.b[1] = 18.0f;
+    throng_nav_field_def d = throng_nav_field_def_default();
+    d.origin[0] = -3.0f;
+    d.origin[1] = -0.5f;
+    d.cell_size = 0.5f;
+    d.size[0] = 72;
+    d.size[1] = 42;
+    d.goals = &goal;
+    d.goal_count = 1;
+    d.clearance = 0.2f;
+    d.density_interval = 5;
+    d.density_radius = 1.0f;
+    d.density_cost = 2.0f;
+    throng_object f = THRONG_NULL_OBJECT;
+    EXPECT(throng_nav_field_add(w, &d, &f) == THRONG_OK, "far field: %s",
+           throng_world_last_error(w));
+    return f;
+}
+
 static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
                                  int threads) {
     memset(sc, 0, sizeof *sc);
     sc->churn = strcmp(name, "churn2d") == 0;
+    sc->nav = strcmp(name, "nav2d") == 0;
     const int lattice = strcmp(name, "lattice2d") == 0;
     const int orca = lattice || strcmp(name, "orca2d") == 0;
-    sc->name = sc->churn ? "every2d" : orca ? "flock2d" : name;
+    const int nav = strcmp(name, "nav2d") == 0;
+    sc->name = sc->churn ? "every2d"
+               : orca    ? "flock2d"
+               : nav     ? "exits2d"
+                         : name;
     sc->agents = agents;
     const scenario *s = scenario_find(sc->name);
     throng_world *w = NULL;
@@ -123,7 +163,19 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
             if (lattice)
                 EXPECT(throng_group_set_flocking(w, g, &fl) == THRONG_OK,
                        "flocking: %s", throng_world_last_error(w));
+            /* nav2d: exits2d without contact resolution (not distributed
+             * yet), and a second field leading to the far exit alone. */
+            if (nav) {
+                EXPECT(throng_group_set_avoidance(w, g, &av) == THRONG_OK,
+                       "avoidance: %s", throng_world_last_error(w));
+                sc->far_field = nav_far_field(w);
+            }
         }
+        /* Every seventh walker heads for the far exit on a field of its
+         * own, which migrates with it. */
+        if (nav && i % 7u == 3u)
+            EXPECT(throng_agent_set_nav_field(w, a, sc->far_field) == THRONG_OK,
+                   "nav field: %s", throng_world_last_error(w));
         if (lattice) {
             const uint32_t side = (uint32_t)ceil(sqrt((double)n));
             const float pitch = floorf(sc->box / (float)side * 8.0f) / 8.0f;
@@ -139,6 +191,65 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
     for (uint32_t i = 1; i <= n; i++)
         sc->live[i] = 1;
     return w;
+}
+
+static uint64_t mix64(uint64_t h, uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return h;
+}
+
+static uint64_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static int cmp_arrival_key(const void *a, const void *b) {
+    const throng_nav_arrival *x = a, *y = b;
+    return x->host_key < y->host_key ? -1 : x->host_key > y->host_key;
+}
+
+/* Adds a step's arrivals (one tick a step: ordered by key) to the
+ * digest: key, field, goal, removal and position of each. */
+static void digest_arrivals(scene *sc, const throng_nav_arrival *a,
+                            uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t h = mix64(sc->arrival_hash, a[i].host_key);
+        h = mix64(h, ((uint64_t)a[i].field.id << 32) | a[i].field.generation);
+        h = mix64(h, ((uint64_t)a[i].goal << 1) | (a[i].removed ? 1u : 0u));
+        for (int k = 0; k < 3; k++)
+            h = mix64(h, bits_of(a[i].position[k]));
+        sc->arrival_hash = h;
+        sc->arrivals++;
+        sc->removed += a[i].removed ? 1u : 0u;
+    }
+}
+
+/* The hash a run is compared by: the state's, and the arrivals'. */
+static uint64_t run_hash(const scene *sc, uint64_t state) {
+    return mix64(state, sc->arrival_hash);
+}
+
+/* nav2d's change of costs half way (before step `steps` / 2): the far
+ * field's cells from x 10 to 20 m cost 3, on every rank as in one
+ * world. */
+static float *nav_costs(const throng_world *w, const scene *sc) {
+    throng_nav_field_info info;
+    throng_object f = sc->far_field; /* the same id in every copy */
+    f.world = throng_world_id(w);
+    if (throng_nav_field_get(w, f, &info) != THRONG_OK)
+        return NULL;
+    float *c = malloc(info.cells * sizeof *c);
+    for (uint64_t i = 0; c && i < info.cells; i++) {
+        const double x =
+            (double)info.def.origin[0] +
+            ((double)(i % info.def.size[0]) + 0.5) * (double)info.def.cell_size;
+        c[i] = x > 10.0 && x < 20.0 ? 3.0f : 1.0f;
+    }
+    return c;
 }
 
 /* A number from a key, for the new agents' start. */
@@ -208,10 +319,29 @@ static uint64_t reference(const char *name, uint32_t agents, uint32_t steps) {
         }
         free(leave);
         free(arrive);
+        if (sc.nav && s == steps / 2u) {
+            float *costs = nav_costs(w, &sc);
+            EXPECT(costs && throng_nav_field_set_costs(w, sc.far_field,
+                                                       costs) == THRONG_OK,
+                   "costs: %s", throng_world_last_error(w));
+            EXPECT(throng_nav_field_update(w, sc.far_field) == THRONG_OK,
+                   "update: %s", throng_world_last_error(w));
+            free(costs);
+        }
         EXPECT(throng_world_step(w, sc.dt) == THRONG_OK, "step: %s",
                throng_world_last_error(w));
+        uint32_t na = 0;
+        throng_world_nav_arrivals(w, NULL, 0, &na, NULL);
+        throng_nav_arrival *got = calloc(na ? na : 1, sizeof *got);
+        throng_world_nav_arrivals(w, got, na, &na, NULL);
+        qsort(got, na, sizeof *got, cmp_arrival_key);
+        digest_arrivals(&sc, got, na);
+        free(got);
     }
-    uint64_t h = throng_mpi_hash_world(w);
+    if (sc.nav)
+        fprintf(stderr, "nav2d: %u arrivals, %u removed, %u agents left\n",
+                sc.arrivals, sc.removed, throng_world_agent_count(w));
+    uint64_t h = run_hash(&sc, throng_mpi_hash_world(w));
     throng_world_destroy(w);
     free(sc.live);
     return h;
@@ -309,14 +439,36 @@ static int run(int argc, char **argv) {
                    throng_mpi_world_last_error(dw));
         }
         distributed_churn(dw, &sc, s);
+        if (sc.nav && s == steps / 2u) {
+            float *costs = nav_costs(throng_mpi_world_local(dw), &sc);
+            EXPECT(costs, "no costs");
+            st = throng_mpi_nav_field_set_costs(dw, sc.far_field, costs);
+            EXPECT(st == THRONG_OK, "costs: %s",
+                   throng_mpi_world_last_error(dw));
+            st = throng_mpi_nav_field_update(dw, sc.far_field);
+            EXPECT(st == THRONG_OK, "update: %s",
+                   throng_mpi_world_last_error(dw));
+            free(costs);
+        }
         st = throng_mpi_world_step(dw, sc.dt);
         if (st != THRONG_OK) {
             EXPECT(0, "step %" PRIu64 ": %s", s,
                    throng_mpi_world_last_error(dw));
             break;
         }
+        uint32_t na = 0;
+        throng_mpi_world_nav_arrivals(dw, NULL, 0, &na, NULL);
+        throng_nav_arrival *got = calloc(na ? na : 1, sizeof *got);
+        throng_mpi_world_nav_arrivals(dw, got, na, &na, NULL);
+        digest_arrivals(&sc, got, na);
+        free(got);
     }
-    uint64_t h = throng_mpi_world_hash(dw);
+    if (sc.nav)
+        EXPECT(sc.arrivals > 0 && sc.removed == sc.arrivals &&
+                   throng_mpi_world_agent_count(dw) == agents - sc.removed,
+               "nav2d: %u arrivals, %u removed, %" PRIu64 " agents left",
+               sc.arrivals, sc.removed, throng_mpi_world_agent_count(dw));
+    uint64_t h = run_hash(&sc, throng_mpi_world_hash(dw));
     throng_mpi_stats stats;
     throng_mpi_world_stats(dw, &stats);
     if (rebalance) {
@@ -334,12 +486,12 @@ static int run(int argc, char **argv) {
                expect);
     if (rank_ == 0)
         printf("%s %s ranks %d threads %d steps %u: hash %016" PRIx64
-               " (%s), rebalances %u\n",
+               " (%s), rebalances %u, arrivals %u\n",
                failures ? "FAIL" : "ok", name, size_, threads, steps, h,
                expect ? (h == expect ? "equal to the single process"
                                      : "DIFFERS from the single process")
                       : "no reference",
-               stats.rebalances);
+               stats.rebalances, sc.arrivals);
     throng_mpi_world_destroy(dw);
     free(sc.live);
     return 0;
