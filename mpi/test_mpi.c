@@ -56,7 +56,7 @@ typedef struct scene {
     float box;         /* the periodic box edge */
     uint32_t group_id; /* the new agents' group */
     uint32_t group_gen;
-    throng_object far_field; /* nav2d: the far exit's field */
+    throng_object stair_field; /* nav2d: the stairwell's field */
     int nav;
     /* The arrivals at navigation goals so far: a digest of every one (in
      * tick and then host key order), and how many, and removed. */
@@ -82,17 +82,18 @@ static uint32_t polite_wait(int threads) {
     return cores > 0 && want > cores ? 5u : 0u;
 }
 
-/* nav2d's second field: the exits2d room's far exit (its right wall, y
- * 16.8 to 18 m) alone, counting the crowd every 5 steps at 2 m^2 per
- * agent, so it is rebuilt from the density as the crowd moves. */
-static throng_object nav_far_field(throng_world *w) {
+/* nav2d's second field: a stairwell in the middle of the exits2d room (a
+ * goal box 2 m a side about (7.5, 10) m, where the ranks' boxes meet, so
+ * ghosts arrive there too), counting the crowd every 5 steps at 2 m^2
+ * per agent, so it is rebuilt from the density as the crowd moves. */
+static throng_object nav_stair_field(throng_world *w) {
     throng_nav_goal goal;
     memset(&goal, 0, sizeof goal);
     goal.kind = THRONG_NAV_GOAL_BOX;
-    goal.a[0] = 30.6f;
-    goal.a[1] = 16.8f;
-    goal.b[0] = 32.5f;
-    goal.b[1] = 18.0f;
+    goal.a[0] = 6.5f;
+    goal.a[1] = 9.0f;
+    goal.b[0] = 8.5f;
+    goal.b[1] = 11.0f;
     throng_nav_field_def d = throng_nav_field_def_default();
     d.origin[0] = -3.0f;
     d.origin[1] = -0.5f;
@@ -106,7 +107,7 @@ static throng_object nav_far_field(throng_world *w) {
     d.density_radius = 1.0f;
     d.density_cost = 2.0f;
     throng_object f = THRONG_NULL_OBJECT;
-    EXPECT(throng_nav_field_add(w, &d, &f) == THRONG_OK, "far field: %s",
+    EXPECT(throng_nav_field_add(w, &d, &f) == THRONG_OK, "stairwell field: %s",
            throng_world_last_error(w));
     return f;
 }
@@ -164,17 +165,18 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
                 EXPECT(throng_group_set_flocking(w, g, &fl) == THRONG_OK,
                        "flocking: %s", throng_world_last_error(w));
             /* nav2d: exits2d without contact resolution (not distributed
-             * yet), and a second field leading to the far exit alone. */
+             * yet), and a second field leading to a stairwell. */
             if (nav) {
                 EXPECT(throng_group_set_avoidance(w, g, &av) == THRONG_OK,
                        "avoidance: %s", throng_world_last_error(w));
-                sc->far_field = nav_far_field(w);
+                sc->stair_field = nav_stair_field(w);
             }
         }
-        /* Every seventh walker heads for the far exit on a field of its
+        /* Every seventh walker heads for the stairwell on a field of its
          * own, which migrates with it. */
         if (nav && i % 7u == 3u)
-            EXPECT(throng_agent_set_nav_field(w, a, sc->far_field) == THRONG_OK,
+            EXPECT(throng_agent_set_nav_field(w, a, sc->stair_field) ==
+                       THRONG_OK,
                    "nav field: %s", throng_world_last_error(w));
         if (lattice) {
             const uint32_t side = (uint32_t)ceil(sqrt((double)n));
@@ -233,12 +235,12 @@ static uint64_t run_hash(const scene *sc, uint64_t state) {
     return mix64(state, sc->arrival_hash);
 }
 
-/* nav2d's change of costs half way (before step `steps` / 2): the far
- * field's cells from x 10 to 20 m cost 3, on every rank as in one
- * world. */
+/* nav2d's change of costs half way (before step `steps` / 2): the
+ * stairwell field's cells from x 10 to 20 m cost 3, on every rank as in
+ * one world. */
 static float *nav_costs(const throng_world *w, const scene *sc) {
     throng_nav_field_info info;
-    throng_object f = sc->far_field; /* the same id in every copy */
+    throng_object f = sc->stair_field; /* the same id in every copy */
     f.world = throng_world_id(w);
     if (throng_nav_field_get(w, f, &info) != THRONG_OK)
         return NULL;
@@ -321,10 +323,10 @@ static uint64_t reference(const char *name, uint32_t agents, uint32_t steps) {
         free(arrive);
         if (sc.nav && s == steps / 2u) {
             float *costs = nav_costs(w, &sc);
-            EXPECT(costs && throng_nav_field_set_costs(w, sc.far_field,
+            EXPECT(costs && throng_nav_field_set_costs(w, sc.stair_field,
                                                        costs) == THRONG_OK,
                    "costs: %s", throng_world_last_error(w));
-            EXPECT(throng_nav_field_update(w, sc.far_field) == THRONG_OK,
+            EXPECT(throng_nav_field_update(w, sc.stair_field) == THRONG_OK,
                    "update: %s", throng_world_last_error(w));
             free(costs);
         }
@@ -442,10 +444,10 @@ static int run(int argc, char **argv) {
         if (sc.nav && s == steps / 2u) {
             float *costs = nav_costs(throng_mpi_world_local(dw), &sc);
             EXPECT(costs, "no costs");
-            st = throng_mpi_nav_field_set_costs(dw, sc.far_field, costs);
+            st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, costs);
             EXPECT(st == THRONG_OK, "costs: %s",
                    throng_mpi_world_last_error(dw));
-            st = throng_mpi_nav_field_update(dw, sc.far_field);
+            st = throng_mpi_nav_field_update(dw, sc.stair_field);
             EXPECT(st == THRONG_OK, "update: %s",
                    throng_mpi_world_last_error(dw));
             free(costs);
