@@ -499,8 +499,96 @@ static int run(int argc, char **argv) {
     return 0;
 }
 
+/* The navigation calls' refusals: on every rank, nothing changed. */
+static void nav_errors(void) {
+    scene sc;
+    throng_world *w = build_scene(&sc, "nav2d", 300, 1);
+    if (!w)
+        return;
+    throng_mpi_def def = throng_mpi_def_default();
+    def.template_is_whole = true;
+    def.poll_sleep_us = polite_wait(def.threads);
+    throng_mpi_world *dw = NULL;
+    throng_status st = throng_mpi_world_create(MPI_COMM_WORLD, w, &def, &dw);
+    EXPECT(st == THRONG_OK, "create nav2d");
+    if (st != THRONG_OK) {
+        throng_world_destroy(w);
+        free(sc.live);
+        return;
+    }
+    for (int s = 0; s < 5; s++)
+        throng_mpi_world_step(dw, sc.dt);
+    const throng_world *local = throng_mpi_world_local(dw);
+    const uint64_t before = throng_mpi_world_hash(dw),
+                   def_before = throng_world_definition_hash(local);
+    float *costs = nav_costs(local, &sc);
+    throng_nav_field_info info;
+    throng_object f = sc.stair_field;
+    f.world = throng_world_id(local);
+    EXPECT(costs && throng_nav_field_get(local, f, &info) == THRONG_OK,
+           "the stairwell field");
+    const size_t cells = costs ? (size_t)info.cells : 0u;
+    /* A field that is not one: an unknown id, on rank 0 only. */
+    throng_object none = sc.stair_field;
+    if (rank_ == 0)
+        none.id = 999;
+    st = throng_mpi_nav_field_set_costs(dw, none, costs);
+    EXPECT(st == THRONG_ERR_STALE_HANDLE &&
+               strncmp(throng_mpi_world_last_error(dw), "rank 0: ", 8) == 0,
+           "set_costs on an unknown field: %s (%s)", throng_status_string(st),
+           throng_mpi_world_last_error(dw));
+    st = throng_mpi_nav_field_update(dw, none);
+    EXPECT(st == THRONG_ERR_STALE_HANDLE, "update of an unknown field: %s",
+           throng_status_string(st));
+    /* Costs that differ on the last rank. */
+    float *odd = malloc((cells ? cells : 1) * sizeof *odd);
+    if (odd && cells)
+        memcpy(odd, costs, cells * sizeof *odd);
+    if (odd && cells && rank_ == size_ - 1)
+        odd[cells / 2] = 2.0f;
+    if (size_ > 1) {
+        st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, odd);
+        EXPECT(st == THRONG_ERR_OUT_OF_RANGE &&
+                   strstr(throng_mpi_world_last_error(dw), "costs differ"),
+               "costs differing between ranks: %s (%s)",
+               throng_status_string(st), throng_mpi_world_last_error(dw));
+    }
+    /* The same bad costs everywhere: the core's refusal, on every rank. */
+    if (odd && cells) {
+        memcpy(odd, costs, cells * sizeof *odd);
+        odd[1] = NAN;
+    }
+    st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, odd);
+    EXPECT(st == THRONG_ERR_NOT_FINITE, "NaN costs accepted: %s",
+           throng_status_string(st));
+    uint32_t n = 7;
+    EXPECT(throng_mpi_world_nav_arrivals(dw, NULL, 0, NULL, NULL) ==
+                   THRONG_ERR_NULL &&
+               throng_mpi_world_nav_arrivals(dw, NULL, 4, &n, NULL) ==
+                   THRONG_ERR_NULL &&
+               n == 7,
+           "nav_arrivals without out_count or out");
+    EXPECT(throng_mpi_world_hash(dw) == before &&
+               throng_world_definition_hash(local) == def_before,
+           "a refusal changed the world");
+    /* The good costs are taken, on every rank alike. */
+    st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, costs);
+    EXPECT(st == THRONG_OK && throng_world_definition_hash(local) != def_before,
+           "good costs: %s", throng_mpi_world_last_error(dw));
+    uint64_t mine = throng_world_definition_hash(local), lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(lo == hi, "the ranks' definitions differ after set_costs");
+    free(odd);
+    free(costs);
+    throng_mpi_world_destroy(dw);
+    throng_world_destroy(w);
+    free(sc.live);
+}
+
 /* Every refusal reaches every rank, with a sentence naming the rank. */
 static int errors(void) {
+    nav_errors();
     scene sc;
     throng_world *w = build_scene(&sc, "flock2d", 400, 1);
     if (!w)
