@@ -64,6 +64,12 @@ for ranks in 1 2 3 4; do
     done
 done
 run 3 run nav2d 1000 "$NAV_STEPS" 1 --expect "$ref" --rebalance 25
+# Saved on 3 ranks half way (the fields' counts with it) and continued on
+# 2: the same state as the single process (the arrivals before the save
+# are the first run's).
+run 3 run nav2d 1000 "$NAV_STEPS" 1 --expect "$ref" --save-at $((NAV_STEPS / 2)) "$TMP/nav2d"
+ref=$(timeout "$T" "$BIN" reference nav2d 1000 "$NAV_STEPS" --state-only)
+run 2 run nav2d 1000 "$NAV_STEPS" 2 --expect "$ref" --load "$TMP/nav2d" --state-only
 # The velocity stage across ranks (ORCA reads its neighbours' state before
 # the step, which the ghosts hold) and ties: lattice2d is flock2d on a
 # square lattice of exact coordinates, capped at the 6 nearest, its
