@@ -14,7 +14,9 @@
  * away after the tick. Agents whose positions leave the box move to the
  * rank that owns them now, with all their columns and behaviour state.
  * Static objects and groups are the same on every rank: each rank's local
- * world is made from the same definition.
+ * world is made from the same definition. Navigation fields count the
+ * whole crowd (each rank's counts of its own agents, summed), and an
+ * agent arriving at a goal is listed and removed by its owner alone.
  *
  * Results do not depend on the split. The local worlds run in canonical
  * order (throng_world_set_canonical_order): each grid cell's rows by host

@@ -8,12 +8,16 @@
  * A distributed step: every K steps first a rebalance (new boxes by
  * recursive bisection, and the agents to their new owners); then, per
  * tick:
+ *   0. counts: each navigation field that counts its crowd this tick
+ *      takes the sum over the ranks of their owned agents' counts;
  *   1. ghosts: copies of agents within reach of another rank's box go to
  *      that rank, and of every agent some other rank's agent targets;
  *   2. link: each owned agent's target (kept by host key) to its row;
- *   3. step the local world one tick; remove the ghosts;
+ *   3. step the local world one tick; keep the owned agents' arrivals at
+ *      navigation goals; remove the ghosts;
  *   4. migrate: agents that left this rank's box go to their owners.
- * Between ticks every rank holds exactly the agents in its box.
+ * Between ticks every rank holds exactly the agents in its box. After the
+ * ticks every rank gathers every rank's arrivals (nav_gather).
  * Every exchange is one MPI_Alltoall of counts and one MPI_Alltoallv of
  * records; a rank sends only to the ranks it has records for, so the
  * messages counted are those non-empty ones.
