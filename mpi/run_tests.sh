@@ -3,9 +3,7 @@
 # The distributed world's tests (make MPI=1 mpi-test): every scene's hash
 # after 1,000 steps on 1, 2, 3 and 4 ranks and 1 and 2 threads per rank,
 # each equal to the single-process library's hash of the same scene in
-# canonical order; navigation fields (crowd-aware costs, arrivals that
-# remove agents, per-agent fields, cost changes); ORCA and tied
-# neighbours on a lattice; the same with
+# canonical order; ORCA and tied neighbours on a lattice; the same with
 # rebalancing every 50 steps, and on a
 # clustered crowd; a snapshot written on 3 ranks and continued on 2 and 4;
 # handles and lookups through

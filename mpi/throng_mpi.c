@@ -69,6 +69,7 @@ typedef struct nav_state {
     int fields;              /* the world has navigation fields */
     throng_object *counting; /* fields with density_interval > 0 */
     uint32_t *interval;
+    int *cells; /* each one's cells */
     size_t counting_count;
     uint32_t *counts, *sum; /* one field's cells */
     size_t cells_cap;
@@ -707,6 +708,7 @@ static throng_status adopt(throng_mpi_world *dw, const throng_agent_state *in,
 static void nav_free(nav_state *n) {
     free(n->counting);
     free(n->interval);
+    free(n->cells);
     free(n->counts);
     free(n->sum);
     free(n->mine);
@@ -722,7 +724,8 @@ static int nav_scan(throng_mpi_world *dw) {
     const uint32_t objects = throng_world_object_count(dw->local);
     n->counting = malloc((objects ? objects : 1) * sizeof *n->counting);
     n->interval = malloc((objects ? objects : 1) * sizeof *n->interval);
-    if (!n->counting || !n->interval)
+    n->cells = malloc((objects ? objects : 1) * sizeof *n->cells);
+    if (!n->counting || !n->interval || !n->cells)
         return 1;
     uint64_t cells = 0;
     for (uint32_t i = 0; i < objects; i++) {
@@ -737,12 +740,13 @@ static int nav_scan(throng_mpi_world *dw) {
         n->fields = 1;
         if (!nav.def.density_interval)
             continue;
+        if (nav.cells > (uint64_t)INT32_MAX)
+            return 1;
         n->counting[n->counting_count] = o;
+        n->cells[n->counting_count] = (int)nav.cells;
         n->interval[n->counting_count++] = nav.def.density_interval;
         cells = nav.cells > cells ? nav.cells : cells;
     }
-    if (cells > (uint64_t)INT32_MAX)
-        return 1;
     n->counts = malloc((cells ? cells : 1) * sizeof *n->counts);
     n->sum = malloc((cells ? cells : 1) * sizeof *n->sum);
     n->cells_cap = (size_t)cells;
@@ -761,13 +765,13 @@ static throng_status nav_supply_counts(throng_mpi_world *dw, char *msg) {
     for (size_t i = 0; i < n->counting_count; i++) {
         if (step % n->interval[i] != 0u)
             continue;
-        uint64_t cells = 0;
         throng_status got = throng_nav_field_count_agents(
-            dw->local, n->counting[i], n->counts, n->cells_cap, &cells);
+            dw->local, n->counting[i], n->counts, n->cells_cap, NULL);
         if (got != THRONG_OK && st == THRONG_OK)
             st = fail(dw, msg, got, "%s", throng_world_last_error(dw->local));
-        /* Every rank sums, whatever it found: the same calls everywhere. */
-        c_allreduce(dw->def.poll_sleep_us, n->counts, n->sum, (int)cells,
+        /* Every rank sums, whatever it found: the same calls, of the
+         * same sizes (the same fields), everywhere. */
+        c_allreduce(dw->def.poll_sleep_us, n->counts, n->sum, n->cells[i],
                     MPI_UINT32_T, MPI_SUM, dw->comm);
         if (st == THRONG_OK) {
             got = throng_nav_field_supply_counts(dw->local, n->counting[i],
