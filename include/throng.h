@@ -1561,6 +1561,33 @@ THRONG_API throng_status throng_nav_field_set_costs(throng_world *world,
 THRONG_API throng_status throng_nav_field_update(throng_world *world,
                                                  throng_object field);
 
+/* Counts the world's agents per cell as the field's density count counts
+ * them (their positions now; in a periodic world at each of their images
+ * in the grid), x fastest, into out, which holds `capacity` counts;
+ * *out_count (may be NULL) receives the number of cells. A capacity below
+ * it writes nothing and gives THRONG_ERR_CAPACITY. Any field, counting or
+ * not; the world is not changed. */
+THRONG_API throng_status throng_nav_field_count_agents(
+    const throng_world *world, throng_object field, uint32_t *out,
+    uint64_t capacity, uint64_t *out_count);
+
+/* Supplies the per-cell agent counts (one per cell, x fastest, as
+ * throng_nav_field_count_agents writes them; copied) that the field's
+ * next density count takes instead of counting the world's agents: at
+ * the start of the next step whose count is due (density_interval), once;
+ * the counts after it are the world's own again. For a host that steps
+ * part of a crowd and knows the whole crowd's counts (each rank of a
+ * distributed world supplies the sum of every rank's counts of the agents
+ * it owns), so the density, the speeds it sets and the costs it raises
+ * are the whole crowd's. NULL withdraws counts supplied and not yet used.
+ * Counts pending at a save are not saved. Refused, the world unchanged: a
+ * field that does not count (density_interval 0:
+ * THRONG_ERR_INVALID_ARG), counts adding up to more than UINT32_MAX
+ * (THRONG_ERR_OUT_OF_RANGE). */
+THRONG_API throng_status throng_nav_field_supply_counts(throng_world *world,
+                                                        throng_object field,
+                                                        const uint32_t *counts);
+
 /* Removes any object. A removed, forged, null or other world's handle
  * (object handles carry the world's id, as agent handles do) is refused
  * with THRONG_ERR_STALE_HANDLE, so removing twice is refused. */
@@ -1694,6 +1721,7 @@ typedef struct throng_nav_arrival {
     uint32_t goal;       /* the goal nearest to where it arrived */
     bool removed;
     float position[3]; /* where it was at the end of that tick */
+    uint64_t host_key; /* its host key, 0 for none */
 } throng_nav_arrival;
 
 /* The agents that arrived during the last throng_world_step, in the order

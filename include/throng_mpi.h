@@ -14,7 +14,9 @@
  * away after the tick. Agents whose positions leave the box move to the
  * rank that owns them now, with all their columns and behaviour state.
  * Static objects and groups are the same on every rank: each rank's local
- * world is made from the same definition.
+ * world is made from the same definition. Navigation fields count the
+ * whole crowd (each rank's counts of its own agents, summed), and an
+ * agent arriving at a goal is listed and removed by its owner alone.
  *
  * Results do not depend on the split. The local worlds run in canonical
  * order (throng_world_set_canonical_order): each grid cell's rows by host
@@ -198,6 +200,44 @@ THRONG_API throng_status throng_mpi_world_load(MPI_Comm comm,
                                                const char *prefix,
                                                const throng_mpi_def *def,
                                                throng_mpi_world **out);
+
+/* Navigation fields. Every rank's local world holds the same fields
+ * (its definition's objects); a field is named by the id and generation
+ * of its handle in any rank's local world, or in the world the
+ * distributed one was made from (the handle's world is not read). A
+ * field that counts its crowd (density_interval) counts the whole
+ * crowd: on the ticks it counts, each rank counts the agents it owns and
+ * the counts are summed over the ranks, so densities, speeds and costs
+ * are those of one world. */
+
+/* The agents that arrived at a navigation goal during the last
+ * distributed step, on any rank (local: the same list on every rank):
+ * throng_world_nav_arrivals' records, in the order of their ticks and,
+ * within a tick, of their host keys (not slots, which differ between
+ * ranks); `agent` is the null handle (host_key names the agent), `field`
+ * the field's handle in this rank's local world, `removed` says whether
+ * it was removed (by its owner). Up to `capacity` into out; *out_count
+ * how many arrived (above capacity exactly when cut, which
+ * *out_truncated, may be NULL, says). THRONG_ERR_NULL for a NULL dw or
+ * out_count, or a NULL out with a capacity. */
+THRONG_API throng_status throng_mpi_world_nav_arrivals(
+    const throng_mpi_world *dw, throng_nav_arrival *out, uint32_t capacity,
+    uint32_t *out_count, bool *out_truncated);
+
+/* throng_nav_field_set_costs on every rank (collective): every rank
+ * passes the same costs (their bits are compared). Refused on every rank,
+ * nothing changed: a field no rank's world holds
+ * (THRONG_ERR_STALE_HANDLE), costs that differ between ranks
+ * (THRONG_ERR_OUT_OF_RANGE), costs throng_nav_field_set_costs refuses. */
+THRONG_API throng_status throng_mpi_nav_field_set_costs(throng_mpi_world *dw,
+                                                        throng_object field,
+                                                        const float *costs);
+
+/* throng_nav_field_update on every rank (collective): rebuilds the field
+ * now where it is out of date. Refused on every rank for a field that is
+ * not one (THRONG_ERR_STALE_HANDLE). */
+THRONG_API throng_status throng_mpi_nav_field_update(throng_mpi_world *dw,
+                                                     throng_object field);
 
 #ifdef __cplusplus
 }

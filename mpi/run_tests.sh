@@ -41,6 +41,33 @@ for scene in flock2d:2000 every2d:1500 churn2d:1500; do
         done
     done
 done
+# Navigation fields across ranks: nav2d is exits2d (1,000 walkers
+# following a crowd-aware field out of a room through ORCA, removed as
+# they reach an exit) with a second field of its own for every seventh
+# walker, to a stairwell in the middle of the room where the ranks' boxes
+# meet, counting the crowd every 5 steps, and that field's costs changed
+# half way through the distributed API. After 300 steps (199 arrivals)
+# the state and the list of arrivals (key, field, goal, position, in
+# tick and key order) equal the single process on 1 to 4 ranks: the
+# densities are the whole crowd's (counts summed over the ranks), an
+# arrival is listed and removed by its owner alone, per-agent fields
+# migrate, and the costs change on every rank. Rebalanced every 25 steps
+# on 3 ranks as the crowd drains, the same.
+NAV_STEPS=${NAV_STEPS:-300}
+ref=$(timeout "$T" "$BIN" reference nav2d 1000 "$NAV_STEPS")
+echo "nav2d: single process $ref"
+for ranks in 1 2 3 4; do
+    for threads in 1 2; do
+        run "$ranks" run nav2d 1000 "$NAV_STEPS" "$threads" --expect "$ref"
+    done
+done
+run 3 run nav2d 1000 "$NAV_STEPS" 1 --expect "$ref" --rebalance 25
+# Saved on 3 ranks half way (the fields' counts with it) and continued on
+# 2: the same state as the single process (the arrivals before the save
+# are the first run's).
+run 3 run nav2d 1000 "$NAV_STEPS" 1 --expect "$ref" --save-at $((NAV_STEPS / 2)) "$TMP/nav2d"
+ref=$(timeout "$T" "$BIN" reference nav2d 1000 "$NAV_STEPS" --state-only)
+run 2 run nav2d 1000 "$NAV_STEPS" 2 --expect "$ref" --load "$TMP/nav2d" --state-only
 # The velocity stage across ranks (ORCA reads its neighbours' state before
 # the step, which the ghosts hold) and ties: lattice2d is flock2d on a
 # square lattice of exact coordinates, capped at the 6 nearest, its

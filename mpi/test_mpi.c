@@ -4,10 +4,11 @@
  * number of ranks (mpi/run_tests.sh runs them on 1 to 4, `make MPI=1
  * mpi-test`):
  *
- *   reference SCENE AGENTS STEPS        the single-process hash: one
+ *   reference SCENE AGENTS STEPS [--state-only]
+ *                                       the single-process hash: one
  *                                       throng_world, canonical order
  *   run SCENE AGENTS STEPS THREADS [--expect HASH] [--rebalance K]
- *       [--save-at S PREFIX] [--load PREFIX]
+ *       [--save-at S PREFIX] [--load PREFIX] [--state-only]
  *                                       the distributed run's hash,
  *                                       checked against HASH; with
  *                                       --rebalance, no rank holds more
@@ -15,8 +16,12 @@
  *   errors                              bad input refused on every rank
  *   lookup                              handles through migrations
  *
- * SCENE is a bench scenario (flock2d, every2d, ...) or churn2d, every2d
- * with agents removed and added every 50 steps. Every run prints one line
+ * SCENE is a bench scenario (flock2d, every2d, cluster2d, ...), churn2d
+ * (every2d with agents removed and added every 50 steps), lattice2d and
+ * orca2d (flock2d through ORCA), or nav2d (exits2d with a second,
+ * counting field: see build_scene). The hash is the state's and the navigation arrivals'
+ * (every step's, in tick and key order); --state-only, the state's
+ * alone (a run continued from a snapshot saw only the later arrivals). Every run prints one line
  * on rank 0 and exits 0 only when every rank passed.
  */
 #include <inttypes.h>
@@ -56,6 +61,12 @@ typedef struct scene {
     float box;         /* the periodic box edge */
     uint32_t group_id; /* the new agents' group */
     uint32_t group_gen;
+    throng_object stair_field; /* nav2d: the stairwell's field */
+    int nav;
+    /* The arrivals at navigation goals so far: a digest of every one (in
+     * tick and then host key order), and how many, and removed. */
+    uint64_t arrival_hash;
+    uint32_t arrivals, removed;
     /* Keys 1 .. next_key - 1 have been used; live[k] says which live. */
     uint64_t next_key;
     unsigned char *live;
@@ -76,13 +87,48 @@ static uint32_t polite_wait(int threads) {
     return cores > 0 && want > cores ? 5u : 0u;
 }
 
+/* nav2d's second field: a stairwell in the middle of the exits2d room (a
+ * goal box 2 m a side about (7.5, 10) m, where the ranks' boxes meet, so
+ * ghosts arrive there too), counting the crowd every 5 steps at 2 m^2
+ * per agent, so it is rebuilt from the density as the crowd moves. */
+static throng_object nav_stair_field(throng_world *w) {
+    throng_nav_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = THRONG_NAV_GOAL_BOX;
+    goal.a[0] = 6.5f;
+    goal.a[1] = 9.0f;
+    goal.b[0] = 8.5f;
+    goal.b[1] = 11.0f;
+    throng_nav_field_def d = throng_nav_field_def_default();
+    d.origin[0] = -3.0f;
+    d.origin[1] = -0.5f;
+    d.cell_size = 0.5f;
+    d.size[0] = 72;
+    d.size[1] = 42;
+    d.goals = &goal;
+    d.goal_count = 1;
+    d.clearance = 0.2f;
+    d.density_interval = 5;
+    d.density_radius = 1.0f;
+    d.density_cost = 2.0f;
+    throng_object f = THRONG_NULL_OBJECT;
+    EXPECT(throng_nav_field_add(w, &d, &f) == THRONG_OK, "stairwell field: %s",
+           throng_world_last_error(w));
+    return f;
+}
+
 static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
                                  int threads) {
     memset(sc, 0, sizeof *sc);
     sc->churn = strcmp(name, "churn2d") == 0;
+    sc->nav = strcmp(name, "nav2d") == 0;
     const int lattice = strcmp(name, "lattice2d") == 0;
     const int orca = lattice || strcmp(name, "orca2d") == 0;
-    sc->name = sc->churn ? "every2d" : orca ? "flock2d" : name;
+    const int nav = strcmp(name, "nav2d") == 0;
+    sc->name = sc->churn ? "every2d"
+               : orca    ? "flock2d"
+               : nav     ? "exits2d"
+                         : name;
     sc->agents = agents;
     const scenario *s = scenario_find(sc->name);
     throng_world *w = NULL;
@@ -123,7 +169,20 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
             if (lattice)
                 EXPECT(throng_group_set_flocking(w, g, &fl) == THRONG_OK,
                        "flocking: %s", throng_world_last_error(w));
+            /* nav2d: exits2d without contact resolution (not distributed
+             * yet), and a second field leading to a stairwell. */
+            if (nav) {
+                EXPECT(throng_group_set_avoidance(w, g, &av) == THRONG_OK,
+                       "avoidance: %s", throng_world_last_error(w));
+                sc->stair_field = nav_stair_field(w);
+            }
         }
+        /* Every seventh walker heads for the stairwell on a field of its
+         * own, which migrates with it. */
+        if (nav && i % 7u == 3u)
+            EXPECT(throng_agent_set_nav_field(w, a, sc->stair_field) ==
+                       THRONG_OK,
+                   "nav field: %s", throng_world_last_error(w));
         if (lattice) {
             const uint32_t side = (uint32_t)ceil(sqrt((double)n));
             const float pitch = floorf(sc->box / (float)side * 8.0f) / 8.0f;
@@ -139,6 +198,65 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
     for (uint32_t i = 1; i <= n; i++)
         sc->live[i] = 1;
     return w;
+}
+
+static uint64_t mix64(uint64_t h, uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return h;
+}
+
+static uint64_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static int cmp_arrival_key(const void *a, const void *b) {
+    const throng_nav_arrival *x = a, *y = b;
+    return x->host_key < y->host_key ? -1 : x->host_key > y->host_key;
+}
+
+/* Adds a step's arrivals (one tick a step: ordered by key) to the
+ * digest: key, field, goal, removal and position of each. */
+static void digest_arrivals(scene *sc, const throng_nav_arrival *a,
+                            uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t h = mix64(sc->arrival_hash, a[i].host_key);
+        h = mix64(h, ((uint64_t)a[i].field.id << 32) | a[i].field.generation);
+        h = mix64(h, ((uint64_t)a[i].goal << 1) | (a[i].removed ? 1u : 0u));
+        for (int k = 0; k < 3; k++)
+            h = mix64(h, bits_of(a[i].position[k]));
+        sc->arrival_hash = h;
+        sc->arrivals++;
+        sc->removed += a[i].removed ? 1u : 0u;
+    }
+}
+
+/* The hash a run is compared by: the state's, and the arrivals'. */
+static uint64_t run_hash(const scene *sc, uint64_t state) {
+    return mix64(state, sc->arrival_hash);
+}
+
+/* nav2d's change of costs half way (before step `steps` / 2): the
+ * stairwell field's cells from x 10 to 20 m cost 3, on every rank as in
+ * one world. */
+static float *nav_costs(const throng_world *w, const scene *sc) {
+    throng_nav_field_info info;
+    throng_object f = sc->stair_field; /* the same id in every copy */
+    f.world = throng_world_id(w);
+    if (throng_nav_field_get(w, f, &info) != THRONG_OK)
+        return NULL;
+    float *c = malloc(info.cells * sizeof *c);
+    for (uint64_t i = 0; c && i < info.cells; i++) {
+        const double x =
+            (double)info.def.origin[0] +
+            ((double)(i % info.def.size[0]) + 0.5) * (double)info.def.cell_size;
+        c[i] = x > 10.0 && x < 20.0 ? 3.0f : 1.0f;
+    }
+    return c;
 }
 
 /* A number from a key, for the new agents' start. */
@@ -185,7 +303,8 @@ static uint32_t churn_event(scene *sc, uint64_t step, uint64_t **leave,
     return n;
 }
 
-static uint64_t reference(const char *name, uint32_t agents, uint32_t steps) {
+static uint64_t reference(const char *name, uint32_t agents, uint32_t steps,
+                          int state_only) {
     scene sc;
     throng_world *w = build_scene(&sc, name, agents, 1);
     if (!w)
@@ -208,10 +327,30 @@ static uint64_t reference(const char *name, uint32_t agents, uint32_t steps) {
         }
         free(leave);
         free(arrive);
+        if (sc.nav && s == steps / 2u) {
+            float *costs = nav_costs(w, &sc);
+            EXPECT(costs && throng_nav_field_set_costs(w, sc.stair_field,
+                                                       costs) == THRONG_OK,
+                   "costs: %s", throng_world_last_error(w));
+            EXPECT(throng_nav_field_update(w, sc.stair_field) == THRONG_OK,
+                   "update: %s", throng_world_last_error(w));
+            free(costs);
+        }
         EXPECT(throng_world_step(w, sc.dt) == THRONG_OK, "step: %s",
                throng_world_last_error(w));
+        uint32_t na = 0;
+        throng_world_nav_arrivals(w, NULL, 0, &na, NULL);
+        throng_nav_arrival *got = calloc(na ? na : 1, sizeof *got);
+        throng_world_nav_arrivals(w, got, na, &na, NULL);
+        qsort(got, na, sizeof *got, cmp_arrival_key);
+        digest_arrivals(&sc, got, na);
+        free(got);
     }
-    uint64_t h = throng_mpi_hash_world(w);
+    if (sc.nav)
+        fprintf(stderr, "nav2d: %u arrivals, %u removed, %u agents left\n",
+                sc.arrivals, sc.removed, throng_world_agent_count(w));
+    uint64_t h = state_only ? throng_mpi_hash_world(w)
+                            : run_hash(&sc, throng_mpi_hash_world(w));
     throng_world_destroy(w);
     free(sc.live);
     return h;
@@ -258,6 +397,7 @@ static int run(int argc, char **argv) {
     uint64_t expect = 0;
     uint32_t rebalance = 0, save_at = 0;
     const char *save = NULL, *load = NULL;
+    int state_only = 0;
     for (int i = 6; i < argc; i++) {
         if (!strcmp(argv[i], "--expect") && i + 1 < argc)
             expect = strtoull(argv[++i], NULL, 16);
@@ -268,6 +408,8 @@ static int run(int argc, char **argv) {
             save = argv[++i];
         } else if (!strcmp(argv[i], "--load") && i + 1 < argc)
             load = argv[++i];
+        else if (!strcmp(argv[i], "--state-only"))
+            state_only = 1;
     }
     scene sc;
     throng_world *w = build_scene(&sc, name, agents, threads);
@@ -301,7 +443,9 @@ static int run(int argc, char **argv) {
     EXPECT(st == THRONG_OK, "create: %s", throng_status_string(st));
     if (st != THRONG_OK)
         return 1;
-    EXPECT(throng_mpi_world_agent_count(dw) == agents, "agent count");
+    /* (nav2d's walkers leave: a continued run starts with fewer.) */
+    EXPECT((load && sc.nav) || throng_mpi_world_agent_count(dw) == agents,
+           "agent count");
     for (uint64_t s = first; s < steps; s++) {
         if (save && s == save_at) {
             st = throng_mpi_world_save(dw, save);
@@ -309,14 +453,37 @@ static int run(int argc, char **argv) {
                    throng_mpi_world_last_error(dw));
         }
         distributed_churn(dw, &sc, s);
+        if (sc.nav && s == steps / 2u) {
+            float *costs = nav_costs(throng_mpi_world_local(dw), &sc);
+            EXPECT(costs, "no costs");
+            st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, costs);
+            EXPECT(st == THRONG_OK, "costs: %s",
+                   throng_mpi_world_last_error(dw));
+            st = throng_mpi_nav_field_update(dw, sc.stair_field);
+            EXPECT(st == THRONG_OK, "update: %s",
+                   throng_mpi_world_last_error(dw));
+            free(costs);
+        }
         st = throng_mpi_world_step(dw, sc.dt);
         if (st != THRONG_OK) {
             EXPECT(0, "step %" PRIu64 ": %s", s,
                    throng_mpi_world_last_error(dw));
             break;
         }
+        uint32_t na = 0;
+        throng_mpi_world_nav_arrivals(dw, NULL, 0, &na, NULL);
+        throng_nav_arrival *got = calloc(na ? na : 1, sizeof *got);
+        throng_mpi_world_nav_arrivals(dw, got, na, &na, NULL);
+        digest_arrivals(&sc, got, na);
+        free(got);
     }
-    uint64_t h = throng_mpi_world_hash(dw);
+    if (sc.nav && !load)
+        EXPECT(sc.arrivals > 0 && sc.removed == sc.arrivals &&
+                   throng_mpi_world_agent_count(dw) == agents - sc.removed,
+               "nav2d: %u arrivals, %u removed, %" PRIu64 " agents left",
+               sc.arrivals, sc.removed, throng_mpi_world_agent_count(dw));
+    uint64_t h = state_only ? throng_mpi_world_hash(dw)
+                            : run_hash(&sc, throng_mpi_world_hash(dw));
     throng_mpi_stats stats;
     throng_mpi_world_stats(dw, &stats);
     if (rebalance) {
@@ -334,19 +501,107 @@ static int run(int argc, char **argv) {
                expect);
     if (rank_ == 0)
         printf("%s %s ranks %d threads %d steps %u: hash %016" PRIx64
-               " (%s), rebalances %u\n",
+               " (%s), rebalances %u, arrivals %u\n",
                failures ? "FAIL" : "ok", name, size_, threads, steps, h,
                expect ? (h == expect ? "equal to the single process"
                                      : "DIFFERS from the single process")
                       : "no reference",
-               stats.rebalances);
+               stats.rebalances, sc.arrivals);
     throng_mpi_world_destroy(dw);
     free(sc.live);
     return 0;
 }
 
+/* The navigation calls' refusals: on every rank, nothing changed. */
+static void nav_errors(void) {
+    scene sc;
+    throng_world *w = build_scene(&sc, "nav2d", 300, 1);
+    if (!w)
+        return;
+    throng_mpi_def def = throng_mpi_def_default();
+    def.template_is_whole = true;
+    def.poll_sleep_us = polite_wait(def.threads);
+    throng_mpi_world *dw = NULL;
+    throng_status st = throng_mpi_world_create(MPI_COMM_WORLD, w, &def, &dw);
+    EXPECT(st == THRONG_OK, "create nav2d");
+    if (st != THRONG_OK) {
+        throng_world_destroy(w);
+        free(sc.live);
+        return;
+    }
+    for (int s = 0; s < 5; s++)
+        throng_mpi_world_step(dw, sc.dt);
+    const throng_world *local = throng_mpi_world_local(dw);
+    const uint64_t before = throng_mpi_world_hash(dw),
+                   def_before = throng_world_definition_hash(local);
+    float *costs = nav_costs(local, &sc);
+    throng_nav_field_info info;
+    throng_object f = sc.stair_field;
+    f.world = throng_world_id(local);
+    EXPECT(costs && throng_nav_field_get(local, f, &info) == THRONG_OK,
+           "the stairwell field");
+    const size_t cells = costs ? (size_t)info.cells : 0u;
+    /* A field that is not one: an unknown id, on rank 0 only. */
+    throng_object none = sc.stair_field;
+    if (rank_ == 0)
+        none.id = 999;
+    st = throng_mpi_nav_field_set_costs(dw, none, costs);
+    EXPECT(st == THRONG_ERR_STALE_HANDLE &&
+               strncmp(throng_mpi_world_last_error(dw), "rank 0: ", 8) == 0,
+           "set_costs on an unknown field: %s (%s)", throng_status_string(st),
+           throng_mpi_world_last_error(dw));
+    st = throng_mpi_nav_field_update(dw, none);
+    EXPECT(st == THRONG_ERR_STALE_HANDLE, "update of an unknown field: %s",
+           throng_status_string(st));
+    /* Costs that differ on the last rank. */
+    float *odd = malloc((cells ? cells : 1) * sizeof *odd);
+    if (odd && cells)
+        memcpy(odd, costs, cells * sizeof *odd);
+    if (odd && cells && rank_ == size_ - 1)
+        odd[cells / 2] = 2.0f;
+    if (size_ > 1) {
+        st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, odd);
+        EXPECT(st == THRONG_ERR_OUT_OF_RANGE &&
+                   strstr(throng_mpi_world_last_error(dw), "costs differ"),
+               "costs differing between ranks: %s (%s)",
+               throng_status_string(st), throng_mpi_world_last_error(dw));
+    }
+    /* The same bad costs everywhere: the core's refusal, on every rank. */
+    if (odd && cells) {
+        memcpy(odd, costs, cells * sizeof *odd);
+        odd[1] = NAN;
+    }
+    st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, odd);
+    EXPECT(st == THRONG_ERR_NOT_FINITE, "NaN costs accepted: %s",
+           throng_status_string(st));
+    uint32_t n = 7;
+    EXPECT(throng_mpi_world_nav_arrivals(dw, NULL, 0, NULL, NULL) ==
+                   THRONG_ERR_NULL &&
+               throng_mpi_world_nav_arrivals(dw, NULL, 4, &n, NULL) ==
+                   THRONG_ERR_NULL &&
+               n == 7,
+           "nav_arrivals without out_count or out");
+    EXPECT(throng_mpi_world_hash(dw) == before &&
+               throng_world_definition_hash(local) == def_before,
+           "a refusal changed the world");
+    /* The good costs are taken, on every rank alike. */
+    st = throng_mpi_nav_field_set_costs(dw, sc.stair_field, costs);
+    EXPECT(st == THRONG_OK && throng_world_definition_hash(local) != def_before,
+           "good costs: %s", throng_mpi_world_last_error(dw));
+    uint64_t mine = throng_world_definition_hash(local), lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(lo == hi, "the ranks' definitions differ after set_costs");
+    free(odd);
+    free(costs);
+    throng_mpi_world_destroy(dw);
+    throng_world_destroy(w);
+    free(sc.live);
+}
+
 /* Every refusal reaches every rank, with a sentence naming the rank. */
 static int errors(void) {
+    nav_errors();
     scene sc;
     throng_world *w = build_scene(&sc, "flock2d", 400, 1);
     if (!w)
@@ -508,7 +763,8 @@ int main(int argc, char **argv) {
     int usage = 0;
     if (argc >= 5 && !strcmp(argv[1], "reference")) {
         uint64_t h = reference(argv[2], (uint32_t)strtoul(argv[3], NULL, 10),
-                               (uint32_t)strtoul(argv[4], NULL, 10));
+                               (uint32_t)strtoul(argv[4], NULL, 10),
+                               argc >= 6 && !strcmp(argv[5], "--state-only"));
         if (rank_ == 0)
             printf("%016" PRIx64 "\n", h);
     } else if (argc >= 6 && !strcmp(argv[1], "run")) {

@@ -8,12 +8,16 @@
  * A distributed step: every K steps first a rebalance (new boxes by
  * recursive bisection, and the agents to their new owners); then, per
  * tick:
+ *   0. counts: each navigation field that counts its crowd this tick
+ *      takes the sum over the ranks of their owned agents' counts;
  *   1. ghosts: copies of agents within reach of another rank's box go to
  *      that rank, and of every agent some other rank's agent targets;
  *   2. link: each owned agent's target (kept by host key) to its row;
- *   3. step the local world one tick; remove the ghosts;
+ *   3. step the local world one tick; keep the owned agents' arrivals at
+ *      navigation goals; remove the ghosts;
  *   4. migrate: agents that left this rank's box go to their owners.
- * Between ticks every rank holds exactly the agents in its box.
+ * Between ticks every rank holds exactly the agents in its box. After the
+ * ticks every rank gathers every rank's arrivals (nav_gather).
  * Every exchange is one MPI_Alltoall of counts and one MPI_Alltoallv of
  * records; a rank sends only to the ranks it has records for, so the
  * messages counted are those non-empty ones.
@@ -51,6 +55,32 @@ typedef struct key_map {
     size_t cap, count;
 } key_map;
 
+/* An arrival at a navigation goal and the tick of the step it came in. */
+typedef struct tick_arrival {
+    uint32_t tick, pad;
+    throng_nav_arrival a;
+} tick_arrival;
+
+/* Navigation across the ranks (nav_*): the fields that count their crowd,
+ * whose counts are summed over the ranks on the ticks they count; this
+ * rank's owned agents' arrivals in the ticks of a step; and every rank's
+ * arrivals of the last step, in canonical order. */
+typedef struct nav_state {
+    int fields;              /* the world has navigation fields */
+    throng_object *counting; /* fields with density_interval > 0 */
+    uint32_t *interval;
+    int *cells; /* each one's cells */
+    size_t counting_count;
+    uint32_t *counts, *sum; /* one field's cells */
+    size_t cells_cap;
+    tick_arrival *mine;
+    size_t mine_count, mine_cap;
+    throng_nav_arrival *all;
+    size_t all_count;
+    throng_nav_arrival *tick_buf;
+    size_t tick_cap;
+} nav_state;
+
 struct throng_mpi_world {
     MPI_Comm comm;
     int rank, size;
@@ -68,6 +98,7 @@ struct throng_mpi_world {
     key_map targets;
     throng_agent *ghosts;
     size_t ghost_count, ghost_cap;
+    nav_state nav;
     uint64_t steps;
     throng_mpi_stats stats;
     char error[MPI_ERROR_BYTES + 32];
@@ -670,6 +701,228 @@ static throng_status adopt(throng_mpi_world *dw, const throng_agent_state *in,
     return THRONG_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Navigation across the ranks                                              */
+/* ------------------------------------------------------------------------ */
+
+static void nav_free(nav_state *n) {
+    free(n->counting);
+    free(n->interval);
+    free(n->cells);
+    free(n->counts);
+    free(n->sum);
+    free(n->mine);
+    free(n->all);
+    free(n->tick_buf);
+    memset(n, 0, sizeof *n);
+}
+
+/* The local world's navigation fields, and those that count their crowd
+ * (the same on every rank: the same definition). 1 when out of memory. */
+static int nav_scan(throng_mpi_world *dw) {
+    nav_state *n = &dw->nav;
+    const uint32_t objects = throng_world_object_count(dw->local);
+    n->counting = malloc((objects ? objects : 1) * sizeof *n->counting);
+    n->interval = malloc((objects ? objects : 1) * sizeof *n->interval);
+    n->cells = malloc((objects ? objects : 1) * sizeof *n->cells);
+    if (!n->counting || !n->interval || !n->cells)
+        return 1;
+    uint64_t cells = 0;
+    for (uint32_t i = 0; i < objects; i++) {
+        throng_object o;
+        throng_object_info info;
+        throng_nav_field_info nav;
+        if (throng_world_object_at(dw->local, i, &o) != THRONG_OK ||
+            throng_object_get(dw->local, o, &info) != THRONG_OK ||
+            info.kind != THRONG_OBJECT_NAV ||
+            throng_nav_field_get(dw->local, o, &nav) != THRONG_OK)
+            continue;
+        n->fields = 1;
+        if (!nav.def.density_interval)
+            continue;
+        if (nav.cells > (uint64_t)INT32_MAX)
+            return 1;
+        n->counting[n->counting_count] = o;
+        n->cells[n->counting_count] = (int)nav.cells;
+        n->interval[n->counting_count++] = nav.def.density_interval;
+        cells = nav.cells > cells ? nav.cells : cells;
+    }
+    n->counts = malloc((cells ? cells : 1) * sizeof *n->counts);
+    n->sum = malloc((cells ? cells : 1) * sizeof *n->sum);
+    n->cells_cap = (size_t)cells;
+    return !n->counts || !n->sum;
+}
+
+/* Before a tick's ghosts come in, while this rank holds exactly the
+ * agents it owns: each field whose count is due this tick counts them,
+ * the counts are summed over the ranks (integers: exact, in any order),
+ * and the sum, the whole crowd's counts, is what the field counts in the
+ * step (throng_nav_field_supply_counts), as one world counts its crowd. */
+static throng_status nav_supply_counts(throng_mpi_world *dw, char *msg) {
+    nav_state *n = &dw->nav;
+    const uint64_t step = throng_world_step_count(dw->local);
+    throng_status st = THRONG_OK;
+    for (size_t i = 0; i < n->counting_count; i++) {
+        if (step % n->interval[i] != 0u)
+            continue;
+        throng_status got = throng_nav_field_count_agents(
+            dw->local, n->counting[i], n->counts, n->cells_cap, NULL);
+        if (got != THRONG_OK && st == THRONG_OK)
+            st = fail(dw, msg, got, "%s", throng_world_last_error(dw->local));
+        /* Every rank sums, whatever it found: the same calls, of the
+         * same sizes (the same fields), everywhere. */
+        c_allreduce(dw->def.poll_sleep_us, n->counts, n->sum, n->cells[i],
+                    MPI_UINT32_T, MPI_SUM, dw->comm);
+        if (st == THRONG_OK) {
+            got = throng_nav_field_supply_counts(dw->local, n->counting[i],
+                                                 n->sum);
+            if (got != THRONG_OK)
+                st = fail(dw, msg, got, "%s",
+                          throng_world_last_error(dw->local));
+        }
+    }
+    return st;
+}
+
+static int cmp_slot(const void *a, const void *b) {
+    const throng_agent *x = a, *y = b;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+static int cmp_tick_arrival(const void *a, const void *b) {
+    const tick_arrival *x = a, *y = b;
+    if (x->tick != y->tick)
+        return x->tick < y->tick ? -1 : 1;
+    return x->a.host_key < y->a.host_key ? -1 : x->a.host_key > y->a.host_key;
+}
+
+/* After a tick's local step, before its ghosts leave: the arrivals of the
+ * agents this rank owns (a ghost arrives on its owner's rank too, which
+ * lists it; the core removed the ghost, which is thrown away anyway),
+ * kept with the tick; an owned agent removed on arrival is forgotten by
+ * the target table. */
+static throng_status nav_collect(throng_mpi_world *dw, uint32_t tick,
+                                 char *msg) {
+    nav_state *n = &dw->nav;
+    if (!n->fields)
+        return THRONG_OK;
+    uint32_t count = 0;
+    throng_world_nav_arrivals(dw->local, NULL, 0, &count, NULL);
+    if (!count)
+        return THRONG_OK;
+    if (count > n->tick_cap) {
+        throng_nav_arrival *b = realloc(n->tick_buf, count * sizeof *b);
+        if (!b)
+            return fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+        n->tick_buf = b;
+        n->tick_cap = count;
+    }
+    if (n->mine_count + count > n->mine_cap) {
+        size_t cap = 2 * (n->mine_count + count);
+        tick_arrival *m = realloc(n->mine, cap * sizeof *m);
+        if (!m)
+            return fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+        n->mine = m;
+        n->mine_cap = cap;
+    }
+    throng_world_nav_arrivals(dw->local, n->tick_buf, count, &count, NULL);
+    /* Ghost handles by slot, to tell a ghost's arrival from an owned
+     * agent's. */
+    throng_agent *ghosts =
+        malloc((dw->ghost_count ? dw->ghost_count : 1) * sizeof *ghosts);
+    if (!ghosts)
+        return fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+    if (dw->ghost_count)
+        memcpy(ghosts, dw->ghosts, dw->ghost_count * sizeof *ghosts);
+    qsort(ghosts, dw->ghost_count, sizeof *ghosts, cmp_slot);
+    for (uint32_t i = 0; i < count; i++) {
+        const throng_nav_arrival *a = &n->tick_buf[i];
+        const throng_agent *g = bsearch(&a->agent, ghosts, dw->ghost_count,
+                                        sizeof *ghosts, cmp_slot);
+        if (g && g->generation == a->agent.generation)
+            continue;
+        tick_arrival *t = &n->mine[n->mine_count++];
+        memset(t, 0, sizeof *t);
+        t->tick = tick;
+        t->a = *a;
+        t->a.agent = (throng_agent){ 0, 0, 0 };
+        if (a->removed)
+            map_set(&dw->targets, a->host_key, 0);
+    }
+    free(ghosts);
+    return THRONG_OK;
+}
+
+static void forget_targets(throng_mpi_world *dw, uint64_t *keys, size_t n);
+
+/* After a step's ticks: every rank's arrivals to every rank, in the order
+ * of their ticks and, within a tick, of their host keys; the targets of
+ * agents removed on arrival are forgotten everywhere, as a removed
+ * agent's links go stale in one world. */
+static throng_status nav_gather(throng_mpi_world *dw, char *msg) {
+    nav_state *n = &dw->nav;
+    n->all_count = 0;
+    if (!n->fields)
+        return THRONG_OK;
+    const int P = dw->size;
+    const int rec = (int)sizeof(tick_arrival);
+    int *counts = calloc((size_t)P, sizeof *counts),
+        *displs = calloc((size_t)P, sizeof *displs);
+    int mine = (int)n->mine_count * rec, bad = !counts || !displs, failed = 0;
+    c_allreduce(dw->def.poll_sleep_us, &bad, &failed, 1, MPI_INT, MPI_MAX,
+                dw->comm);
+    throng_status st = THRONG_OK;
+    tick_arrival *all = NULL;
+    uint64_t *removed = NULL;
+    if (failed) {
+        st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+        goto done;
+    }
+    c_allgather(dw->def.poll_sleep_us, &mine, 1, MPI_INT, counts, 1, MPI_INT,
+                dw->comm);
+    int total = 0;
+    for (int r = 0; r < P; r++) {
+        displs[r] = total;
+        total += counts[r];
+    }
+    if (total == 0)
+        goto done;
+    const size_t got = (size_t)total / (size_t)rec;
+    all = malloc((size_t)total);
+    removed = malloc(got * sizeof *removed);
+    throng_nav_arrival *out = realloc(n->all, got * sizeof *out);
+    if (out)
+        n->all = out;
+    bad = !all || !removed || !out;
+    c_allreduce(dw->def.poll_sleep_us, &bad, &failed, 1, MPI_INT, MPI_MAX,
+                dw->comm);
+    if (failed) {
+        st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+        goto done;
+    }
+    c_allgatherv(dw->def.poll_sleep_us, n->mine, mine, MPI_BYTE, all, counts,
+                 displs, MPI_BYTE, dw->comm);
+    qsort(all, got, sizeof *all, cmp_tick_arrival);
+    size_t nremoved = 0;
+    const uint64_t id = throng_world_id(dw->local);
+    for (size_t i = 0; i < got; i++) {
+        n->all[i] = all[i].a;
+        n->all[i].field.world = id;
+        if (all[i].a.removed)
+            removed[nremoved++] = all[i].a.host_key;
+    }
+    n->all_count = got;
+    if (nremoved)
+        forget_targets(dw, removed, nremoved);
+done:
+    n->mine_count = 0;
+    free(all);
+    free(removed);
+    free(counts);
+    free(displs);
+    return st;
+}
+
 static throng_mpi_world *world_alloc(MPI_Comm comm, const throng_mpi_def *def) {
     throng_mpi_world *dw = calloc(1, sizeof *dw);
     if (!dw)
@@ -695,6 +948,7 @@ void throng_mpi_world_destroy(throng_mpi_world *dw) {
     free(dw->targets.keys);
     free(dw->targets.values);
     free(dw->ghosts);
+    nav_free(&dw->nav);
     MPI_Comm_free(&dw->comm);
     free(dw);
 }
@@ -787,6 +1041,12 @@ static throng_status create_from(MPI_Comm comm, throng_world *local,
     if (st == THRONG_OK)
         st = agree(dw, adopt(dw, in, got, msg), msg);
     free(in);
+    if (st != THRONG_OK) {
+        throng_mpi_world_destroy(dw);
+        return st;
+    }
+    st = agree(dw, nav_scan(dw) ? THRONG_ERR_OUT_OF_MEMORY : THRONG_OK,
+               "no memory for the navigation fields");
     if (st != THRONG_OK) {
         throng_mpi_world_destroy(dw);
         return st;
@@ -1164,10 +1424,12 @@ throng_status throng_mpi_world_rebalance(throng_mpi_world *dw) {
 /* One tick: ghosts in, targets linked, the local step, ghosts out, and
  * the agents that left the box to their new owners, so between ticks
  * every rank holds exactly the agents in its box. */
-static throng_status tick(throng_mpi_world *dw, float dt, char *msg,
+static throng_status tick(throng_mpi_world *dw, float dt, uint32_t k, char *msg,
                           double *comm) {
     double t0 = now();
-    throng_status st = ghosts_in(dw, msg);
+    throng_status st = nav_supply_counts(dw, msg);
+    if (st == THRONG_OK)
+        st = ghosts_in(dw, msg);
     st = agree(dw, st, msg);
     *comm += now() - t0;
     if (st != THRONG_OK) {
@@ -1179,6 +1441,8 @@ static throng_status tick(throng_mpi_world *dw, float dt, char *msg,
         st = throng_world_step(dw->local, dt);
     if (st != THRONG_OK)
         fail(dw, msg, st, "%s", throng_world_last_error(dw->local));
+    else
+        st = nav_collect(dw, k, msg);
     ghosts_out(dw);
     double t1 = now();
     st = agree(dw, st, msg);
@@ -1225,8 +1489,14 @@ throng_status throng_mpi_world_step(throng_mpi_world *dw, float dt) {
     const float t = ticks == 1u && total == (double)dt
                         ? dt
                         : (float)(total / (double)ticks);
+    dw->nav.mine_count = 0;
     for (uint32_t k = 0; k < ticks && st == THRONG_OK; k++)
-        st = tick(dw, t, msg, &comm);
+        st = tick(dw, t, k, msg, &comm);
+    if (st == THRONG_OK) {
+        double g0 = now();
+        st = agree(dw, nav_gather(dw, msg), msg);
+        comm += now() - g0;
+    }
     if (st != THRONG_OK)
         return st;
     dw->steps++;
@@ -1556,6 +1826,86 @@ throng_status throng_mpi_world_region(const throng_mpi_world *dw, double lo[3],
 }
 
 /* ------------------------------------------------------------------------ */
+/* Navigation fields                                                        */
+/* ------------------------------------------------------------------------ */
+
+throng_status throng_mpi_world_nav_arrivals(const throng_mpi_world *dw,
+                                            throng_nav_arrival *out,
+                                            uint32_t capacity,
+                                            uint32_t *out_count,
+                                            bool *out_truncated) {
+    if (!dw || !out_count || (!out && capacity > 0u))
+        return THRONG_ERR_NULL;
+    const size_t n = dw->nav.all_count;
+    const size_t copy = n < capacity ? n : capacity;
+    if (copy)
+        memcpy(out, dw->nav.all, copy * sizeof *out);
+    *out_count = (uint32_t)n;
+    if (out_truncated)
+        *out_truncated = n > capacity;
+    return THRONG_OK;
+}
+
+/* The local world's handle of the field the caller names by id and
+ * generation. */
+static throng_object local_field(const throng_mpi_world *dw,
+                                 throng_object field) {
+    field.world = throng_world_id(dw->local);
+    return field;
+}
+
+throng_status throng_mpi_nav_field_set_costs(throng_mpi_world *dw,
+                                             throng_object field,
+                                             const float *costs) {
+    if (!dw)
+        return THRONG_ERR_NULL;
+    static const char fn[] = "throng_mpi_nav_field_set_costs";
+    char msg[MPI_ERROR_BYTES] = "";
+    const throng_object f = local_field(dw, field);
+    throng_nav_field_info info;
+    throng_status st = throng_nav_field_get(dw->local, f, &info);
+    if (st != THRONG_OK)
+        fail(dw, msg, st, "%s: %s", fn, throng_world_last_error(dw->local));
+    st = agree(dw, st, msg);
+    if (st != THRONG_OK)
+        return st;
+    /* The same costs on every rank: their bits hashed and compared. */
+    uint64_t h = costs ? 0x636F737473ull : 1u, lo = 0, hi = 0;
+    for (uint64_t c = 0; costs && c < info.cells; c++)
+        h = mix(h, float_bits(costs[c]));
+    c_allreduce(dw->def.poll_sleep_us, &h, &lo, 1, MPI_UINT64_T, MPI_MIN,
+                dw->comm);
+    c_allreduce(dw->def.poll_sleep_us, &h, &hi, 1, MPI_UINT64_T, MPI_MAX,
+                dw->comm);
+    if (lo != hi) {
+        /* Every rank found the same: no agreement needed. */
+        snprintf(dw->error, sizeof dw->error,
+                 "rank %d: %s: the ranks' costs differ: every rank must "
+                 "pass the same costs",
+                 dw->rank, fn);
+        return THRONG_ERR_OUT_OF_RANGE;
+    }
+    /* The same costs refused or taken alike everywhere. */
+    st = throng_nav_field_set_costs(dw->local, f, costs);
+    if (st != THRONG_OK)
+        fail(dw, msg, st, "%s", throng_world_last_error(dw->local));
+    return agree(dw, st, msg);
+}
+
+throng_status throng_mpi_nav_field_update(throng_mpi_world *dw,
+                                          throng_object field) {
+    if (!dw)
+        return THRONG_ERR_NULL;
+    static const char fn[] = "throng_mpi_nav_field_update";
+    char msg[MPI_ERROR_BYTES] = "";
+    throng_status st =
+        throng_nav_field_update(dw->local, local_field(dw, field));
+    if (st != THRONG_OK)
+        fail(dw, msg, st, "%s: %s", fn, throng_world_last_error(dw->local));
+    return agree(dw, st, msg);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The hash                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -1591,6 +1941,9 @@ static uint64_t state_hash(const throng_agent_state *s) {
         h = mix(h, float_bits(f[k]));
     h = mix(h, ((uint64_t)s->group_id << 32) | s->group_generation);
     h = mix(h, s->progress);
+    h = mix(h, ((uint64_t)s->nav_field_id << 32) | s->nav_field_generation);
+    h = mix(h, ((uint64_t)s->nav_arrived << 32) | s->nav_goal);
+    h = mix(h, ((uint64_t)s->nav_arrived_id << 32) | s->nav_arrived_generation);
     return mix(h, s->target_key);
 }
 

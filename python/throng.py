@@ -291,6 +291,7 @@ class throng_agent_state(ctypes.Structure):
 
 
 _c_float_p = ctypes.POINTER(ctypes.c_float)
+_c_u32_p = ctypes.POINTER(ctypes.c_uint32)
 
 
 class throng_columns(ctypes.Structure):
@@ -388,7 +389,7 @@ class throng_agent_nav(ctypes.Structure):
 class throng_nav_arrival(ctypes.Structure):
     _fields_ = [("agent", throng_agent), ("field", throng_object),
                 ("goal", ctypes.c_uint32), ("removed", ctypes.c_bool),
-                ("position", c_float3)]
+                ("position", c_float3), ("host_key", ctypes.c_uint64)]
 
 
 class throng_world_load_def(ctypes.Structure):
@@ -575,6 +576,9 @@ _SIGNATURES = {
                                    _P(throng_nav_field_info)]),
     "throng_nav_field_set_costs": (_st, [_w, throng_object, _c_float_p]),
     "throng_nav_field_update": (_st, [_w, throng_object]),
+    "throng_nav_field_count_agents": (_st, [_w, throng_object, _c_u32_p, _u64,
+                                            _P(_u64)]),
+    "throng_nav_field_supply_counts": (_st, [_w, throng_object, _c_u32_p]),
     "throng_agent_set_nav_field": (_st, [_w, throng_agent, throng_object]),
     "throng_agent_get_nav": (_st, [_w, throng_agent, _P(throng_agent_nav)]),
     "throng_world_nav_arrivals": (_st, [_w, _P(throng_nav_arrival), _u32,
@@ -1537,11 +1541,12 @@ NavSample.__doc__ = ("What a navigation field says at a point "
                      "no goal is reachable), density (agents per m^2), "
                      "inside (the grid), at_goal.")
 
-NavArrival = namedtuple("NavArrival", "agent field goal removed position")
+NavArrival = namedtuple("NavArrival",
+                        "agent field goal removed position host_key")
 NavArrival.__doc__ = ("An agent that arrived at a navigation field's goal "
                       "during the last step (throng_nav_arrival): agent "
                       "(stale when removed), field, goal (index), removed, "
-                      "position.")
+                      "position, host_key (0 for none).")
 
 
 class NavField(WorldObject):
@@ -1632,6 +1637,48 @@ class NavField(WorldObject):
         """Rebuilds the field now when its geometry or costs changed
         (throng_nav_field_update)."""
         self.world._call(lib.throng_nav_field_update, self._c)
+
+    def count_agents(self):
+        """The world's agents per cell as the field's density count counts
+        them now (throng_nav_field_count_agents): a uint32 NumPy array
+        shaped as distances(), or a flat list without NumPy."""
+        w = self.world
+        with w._lock:
+            info = self.information()
+            n = info["cells"]
+            if _np is not None:
+                out = _np.empty(max(n, 1), dtype=_np.uint32)
+                w._call(lib.throng_nav_field_count_agents, self._c,
+                        out.ctypes.data_as(_c_u32_p), n, None)
+                return out[:n].reshape(tuple(reversed(info["size"])))
+            buf = (ctypes.c_uint32 * max(n, 1))()
+            w._call(lib.throng_nav_field_count_agents, self._c,
+                    ctypes.cast(buf, _c_u32_p), n, None)
+            return list(buf[:n])
+
+    def supply_counts(self, counts):
+        """Counts per cell (one per cell, x fastest: any sequence or NumPy
+        array) that the field's next density count takes instead of
+        counting the world's agents, once (throng_nav_field_supply_counts);
+        None withdraws counts not yet used."""
+        w = self.world
+        keep = None
+        pointer = None
+        if counts is not None:
+            cells = self.information()["cells"]
+            if _np is not None and not isinstance(counts, (list, tuple)):
+                keep = _np.ascontiguousarray(counts,
+                                             dtype=_np.uint32).reshape(-1)
+                pointer, got = keep.ctypes.data_as(_c_u32_p), keep.size
+            else:
+                flat = [int(c) for c in _flatten(counts)]
+                keep = (ctypes.c_uint32 * max(len(flat), 1))(*flat)
+                pointer, got = ctypes.cast(keep, _c_u32_p), len(flat)
+            if got != cells:
+                raise OutOfRangeError("the field has %d cells, counts holds "
+                                      "%d" % (cells, got))
+        w._call(lib.throng_nav_field_supply_counts, self._c, pointer)
+        del keep
 
 
 def _float_block(values):
@@ -2825,7 +2872,8 @@ class World:
         d = self.dimensions
         return [NavArrival(Agent(self, a.agent.slot, a.agent.generation),
                            self._object(a.field.id, a.field.generation),
-                           a.goal, bool(a.removed), tuple(a.position[:d]))
+                           a.goal, bool(a.removed), tuple(a.position[:d]),
+                           a.host_key)
                 for a in buf[:min(n, count.value)]]
 
     # The spellings of 0.4, kept as short forms of the verbs above.

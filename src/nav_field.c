@@ -296,6 +296,8 @@ void nav_field_free(throng_world *w, nav_field *f) {
     for (int i = 0; i < n; i++)
         world_free(w, *b[i].ptr, b[i].bytes);
     world_free(w, f->costs, f->costs ? (size_t)f->cells * sizeof(float) : 0u);
+    world_free(w, f->supplied,
+               f->supplied ? (size_t)f->cells * sizeof(uint32_t) : 0u);
     world_free(w, f, sizeof *f);
 }
 
@@ -1027,10 +1029,9 @@ void nav_field_density(nav_field *f, const uint8_t *cls) {
     f->counted = 1;
 }
 
-void nav_field_count(throng_world *w, nav_field *f) {
-    if (!f->density_interval)
-        return;
-    memset(f->counts, 0, (size_t)f->cells * sizeof(uint32_t));
+void nav_field_count_agents(const throng_world *w, const nav_field *f,
+                            uint32_t *counts) {
+    memset(counts, 0, (size_t)f->cells * sizeof(uint32_t));
     const agent_columns *c = &w->col;
     /* In a periodic world the crowd repeats: an agent is counted at each
      * of its images (a box's length either way on each axis) that falls
@@ -1050,10 +1051,23 @@ void nav_field_count(throng_world *w, nav_field *f) {
                                          p[2] + (float)oz * w->box[2] };
                     uint32_t at[3];
                     if (cell_of(f, q, at))
-                        f->counts[at[0] +
-                                  (size_t)f->size[0] *
-                                      (at[1] + (size_t)f->size[1] * at[2])]++;
+                        counts[at[0] +
+                               (size_t)f->size[0] *
+                                   (at[1] + (size_t)f->size[1] * at[2])]++;
                 }
+    }
+}
+
+void nav_field_count(throng_world *w, nav_field *f) {
+    if (!f->density_interval)
+        return;
+    /* Counts a host supplied (a rank of a distributed world: the whole
+     * crowd's) stand for this count, once. */
+    if (f->supplied_pending) {
+        memcpy(f->counts, f->supplied, (size_t)f->cells * sizeof(uint32_t));
+        f->supplied_pending = 0;
+    } else {
+        nav_field_count_agents(w, f, f->counts);
     }
     /* With the raster of the last build; a build derives it again with
      * its own raster. */

@@ -64,6 +64,11 @@ typedef struct nav_field {
     float *density;
     uint32_t *sums; /* scratch of the window sums, one per cell */
     int counted;    /* counts hold a count (else all 0) */
+    /* Counts a host supplied for the next count to take instead of
+     * counting the world's agents (throng_nav_field_supply_counts):
+     * allocated on the first supply, pending until that count. */
+    uint32_t *supplied;
+    int supplied_pending;
     /* State. */
     uint64_t shape_version; /* geometry->shape_version last rasterised */
     int dirty;              /* costs or counts changed since the build */
@@ -110,9 +115,14 @@ void nav_field_build(throng_world *w, nav_field *f, parallel_sched *sched,
  * since, or costs or counts changed. */
 int nav_field_stale(const throng_world *w, const nav_field *f);
 
-/* Counts the world's agents per cell (their positions now) and derives
- * the density; marks the field dirty when density changes its costs. */
+/* Counts the world's agents per cell (their positions now; the counts
+ * supplied instead, when a host supplied them) and derives the density;
+ * marks the field dirty when density changes its costs. */
 void nav_field_count(throng_world *w, nav_field *f);
+/* The world's agents per cell as a count counts them (at each of their
+ * images in the grid in a periodic world), into `counts` (f->cells). */
+void nav_field_count_agents(const throng_world *w, const nav_field *f,
+                            uint32_t *counts);
 /* Derives the density from the counts, over the cells of the raster
  * `cls` (padded; NULL: every cell not at cost 0) that are not solid:
  * what a count does after counting, with the last build's raster, and a

@@ -226,6 +226,74 @@ throng_status throng_nav_field_set_costs(throng_world *w, throng_object field,
     return THRONG_OK;
 }
 
+throng_status throng_nav_field_count_agents(const throng_world *cw,
+                                            throng_object field, uint32_t *out,
+                                            uint64_t capacity,
+                                            uint64_t *out_count) {
+    static const char fn[] = "throng_nav_field_count_agents";
+    WORLD_READ(cw);
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    if (!w)
+        return THRONG_ERR_NULL;
+    if (!out && capacity > 0u)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: out is NULL but capacity is %llu", fn,
+                          (unsigned long long)capacity);
+    const nav_field *f = field_of(w, fn, field);
+    if (!f)
+        return THRONG_ERR_STALE_HANDLE;
+    if (out_count)
+        *out_count = f->cells;
+    if (capacity < f->cells)
+        return world_fail(w, THRONG_ERR_CAPACITY,
+                          "%s: the field has %llu cells, out holds %llu", fn,
+                          (unsigned long long)f->cells,
+                          (unsigned long long)capacity);
+    nav_field_count_agents(w, f, out);
+    return THRONG_OK;
+}
+
+throng_status throng_nav_field_supply_counts(throng_world *w,
+                                             throng_object field,
+                                             const uint32_t *counts) {
+    static const char fn[] = "throng_nav_field_supply_counts";
+    WRITE_ENTRY(w);
+    nav_field *f = field_of(w, fn, field);
+    if (!f)
+        return THRONG_ERR_STALE_HANDLE;
+    if (!f->density_interval)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: the field does not count its crowd "
+                          "(density_interval is 0)",
+                          fn);
+    if (!counts) {
+        f->supplied_pending = 0;
+        return THRONG_OK;
+    }
+    /* The window sums add counts in 32 bits: the whole crowd must fit,
+     * as a world's own agents always do. */
+    uint64_t total = 0u;
+    for (uint64_t c = 0; c < f->cells; c++)
+        total += counts[c];
+    if (total > UINT32_MAX)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: the counts add up to %llu agents, more than "
+                          "%u",
+                          fn, (unsigned long long)total, UINT32_MAX);
+    const size_t bytes = (size_t)f->cells * sizeof(uint32_t);
+    if (!f->supplied) {
+        f->supplied = world_alloc(w, bytes);
+        if (!f->supplied)
+            return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                              "%s: no memory for the counts of %llu cells", fn,
+                              (unsigned long long)f->cells);
+        f->bytes += bytes;
+    }
+    memcpy(f->supplied, counts, bytes);
+    f->supplied_pending = 1;
+    return THRONG_OK;
+}
+
 throng_status throng_nav_field_update(throng_world *w, throng_object field) {
     static const char fn[] = "throng_nav_field_update";
     WRITE_ENTRY(w);
@@ -281,6 +349,7 @@ void nav_finish_tick(throng_world *w) {
         a->position[0] = w->col.px[row];
         a->position[1] = w->col.py[row];
         a->position[2] = w->dims == 3 ? w->col.pz[row] : 0.0f;
+        a->host_key = slot_host_key(w, s);
         if (n->remove) {
             a->removed = true;
             agent_remove_slot(w, s);

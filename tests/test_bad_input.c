@@ -1189,6 +1189,9 @@ BAD(nw_nav_get,
     throng_nav_field_get(NULL, f->nav, &(throng_nav_field_info){ 0 }))
 BAD(nw_nav_set_costs, throng_nav_field_set_costs(NULL, f->nav, NULL))
 BAD(nw_nav_update, throng_nav_field_update(NULL, f->nav))
+BAD(nw_nav_count_agents,
+    throng_nav_field_count_agents(NULL, f->nav, NULL, 0u, &f->u64))
+BAD(nw_nav_supply_counts, throng_nav_field_supply_counts(NULL, f->nav, NULL))
 BAD(nw_set_nav_field, throng_agent_set_nav_field(NULL, f->agent, f->nav))
 BAD(nw_get_nav, throng_agent_get_nav(NULL, f->agent, &(throng_agent_nav){ 0 }))
 BAD(nw_nav_arrivals,
@@ -1294,6 +1297,8 @@ BAD(np_nav_sample_out, throng_nav_field_sample(f->w, f->nav, fix_point, NULL))
 BAD(np_nav_distances,
     throng_nav_field_distances(f->w, f->nav, NULL, 16u, &f->u64))
 BAD(np_nav_get, throng_nav_field_get(f->w, f->nav, NULL))
+BAD(np_nav_count_agents,
+    throng_nav_field_count_agents(f->w, f->nav, NULL, 16u, &f->u64))
 BAD(np_get_nav, throng_agent_get_nav(f->w, f->agent, NULL))
 BAD(np_nav_arrivals_count,
     throng_world_nav_arrivals(f->w, NULL, 0u, NULL, &f->truncated))
@@ -1379,6 +1384,15 @@ static throng_status ix_nav_unreachable(fixture *f) {
     d.costs = costs;
     d.region_count = 0u;
     return throng_nav_field_add(f->w, &d, &f->out_object);
+}
+static throng_status ix_nav_count_agents_short(fixture *f) {
+    uint32_t out[15];
+    return throng_nav_field_count_agents(f->w, f->nav, out, 15u, &f->u64);
+}
+/* The fixture's field does not count its crowd. */
+static throng_status ix_nav_supply_not_counting(fixture *f) {
+    uint32_t counts[16] = { 0 };
+    return throng_nav_field_supply_counts(f->w, f->nav, counts);
 }
 static throng_status ix_nav_distances_short(fixture *f) {
     float out[15];
@@ -1848,6 +1862,8 @@ static const bad_case hand_cases[] = {
     NW("throng_nav_field_get", nw_nav_get),
     NW("throng_nav_field_set_costs", nw_nav_set_costs),
     NW("throng_nav_field_update", nw_nav_update),
+    NW("throng_nav_field_count_agents", nw_nav_count_agents),
+    NW("throng_nav_field_supply_counts", nw_nav_supply_counts),
     NW("throng_agent_set_nav_field", nw_set_nav_field),
     NW("throng_agent_get_nav", nw_get_nav),
     NW("throng_world_nav_arrivals", nw_nav_arrivals),
@@ -1917,6 +1933,8 @@ static const bad_case hand_cases[] = {
     NP("point", "throng_nav_field_sample", np_nav_point),
     NP("out", "throng_nav_field_sample", np_nav_sample_out),
     NP("out (capacity 16)", "throng_nav_field_distances", np_nav_distances),
+    NP("out (capacity 16)", "throng_nav_field_count_agents",
+       np_nav_count_agents),
     NP("out", "throng_nav_field_get", np_nav_get),
     NP("out", "throng_agent_get_nav", np_get_nav),
     NP("out_count", "throng_world_nav_arrivals", np_nav_arrivals_count),
@@ -1956,6 +1974,10 @@ static const bad_case hand_cases[] = {
       ix_nav_unreachable, THRONG_ERR_INVALID_ARG, IN_BOTH),
     H("capacity below the cells", "throng_nav_field_distances",
       ix_nav_distances_short, THRONG_ERR_CAPACITY, IN_BOTH),
+    H("capacity below the cells", "throng_nav_field_count_agents",
+      ix_nav_count_agents_short, THRONG_ERR_CAPACITY, IN_BOTH),
+    H("a field that does not count", "throng_nav_field_supply_counts",
+      ix_nav_supply_not_counting, THRONG_ERR_INVALID_ARG, IN_BOTH),
     H("a cost of 1e-3", "throng_nav_field_set_costs", ix_nav_cost_low, R,
       IN_BOTH),
     H("a cost of NaN", "throng_nav_field_set_costs", ix_nav_cost_nan,
@@ -2252,6 +2274,10 @@ static throng_status oh_nav_distances(fixture *f, throng_object h) {
     float out[64];
     return throng_nav_field_distances(f->w, h, out, 64u, &f->u64);
 }
+static throng_status oh_nav_count_agents(fixture *f, throng_object h) {
+    uint32_t out[64];
+    return throng_nav_field_count_agents(f->w, h, out, 64u, &f->u64);
+}
 static throng_status oh_nav_get(fixture *f, throng_object h) {
     return throng_nav_field_get(f->w, h, &(throng_nav_field_info){ 0 });
 }
@@ -2270,8 +2296,9 @@ static throng_status oh_follow_nav(fixture *f, throng_object h) {
 /* The sweeps' functions that take a navigation field. */
 static int nav_object_fn(throng_status (*call)(fixture *, throng_object)) {
     return call == oh_nav_sample || call == oh_nav_distances ||
-           call == oh_nav_get || call == oh_nav_set_costs ||
-           call == oh_nav_update || call == oh_follow_nav;
+           call == oh_nav_count_agents || call == oh_nav_get ||
+           call == oh_nav_set_costs || call == oh_nav_update ||
+           call == oh_follow_nav;
 }
 
 static const object_fn object_fns[] = {
@@ -2284,6 +2311,7 @@ static const object_fn object_fns[] = {
     { "throng_group_set_behaviour", oh_flow_set, 1 },
     { "throng_nav_field_sample", oh_nav_sample, 1 },
     { "throng_nav_field_distances", oh_nav_distances, 1 },
+    { "throng_nav_field_count_agents", oh_nav_count_agents, 1 },
     { "throng_nav_field_get", oh_nav_get, 1 },
     { "throng_nav_field_set_costs", oh_nav_set_costs, 1 },
     { "throng_nav_field_update", oh_nav_update, 1 },

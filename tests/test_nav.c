@@ -1198,6 +1198,127 @@ TEST(nav_periodic_density) {
     throng_world_destroy(w);
 }
 
+/* The periodic scene of nav_periodic_density with a crowd-aware field: a
+ * 12 x 4 grid of 1 m cells over a 10 x 4 box, three agents in cell
+ * (0, 1) and one in (9, 2), counted again past the box's edge. */
+static throng_world *counting_world(int agents, throng_object *f) {
+    throng_world_def wd = ts_world_def(2, 1, NULL);
+    wd.boundary = THRONG_BOUNDARY_PERIODIC;
+    wd.box_size[0] = 10.0f;
+    wd.box_size[1] = 4.0f;
+    wd.neighbour_radius = 1.0f;
+    throng_world *w = ts_world_make(&wd);
+    if (!w)
+        return NULL;
+    throng_nav_goal g;
+    memset(&g, 0, sizeof g);
+    g.kind = THRONG_NAV_GOAL_SEGMENT;
+    g.a[0] = g.b[0] = 11.5f;
+    g.b[1] = 4.0f;
+    throng_nav_field_def d = field_2d(12u, 4u, 1.0f, &g, 1u);
+    d.density_interval = 1u;
+    d.density_radius = 0.0f;
+    d.density_cost = 1.0f;
+    if (throng_nav_field_add(w, &d, f) != THRONG_OK)
+        return NULL;
+    const float xy[4][2] = {
+        { 0.2f, 1.5f }, { 0.5f, 1.5f }, { 0.8f, 1.5f }, { 9.5f, 2.5f }
+    };
+    for (int i = 0; i < agents; i++) {
+        throng_agent_def a = throng_agent_def_default();
+        a.position[0] = xy[i][0];
+        a.position[1] = xy[i][1];
+        throng_agent h;
+        if (throng_agent_add(w, &a, &h) != THRONG_OK)
+            return NULL;
+    }
+    return w;
+}
+
+/* throng_nav_field_count_agents counts as the field does (images
+ * included), and counts supplied to a world without those agents stand
+ * for its next count, once: its densities and the distances they cost
+ * are then the bits of the world that holds them. */
+TEST(nav_counts_supplied) {
+    throng_object f, g;
+    throng_world *w = counting_world(4, &f);
+    throng_world *v = counting_world(0, &g);
+    REQUIRE(w && v);
+    uint32_t counts[48], want[48];
+    uint64_t cells = 0;
+    REQUIRE_OK(throng_nav_field_count_agents(w, f, counts, 48u, &cells));
+    CHECK_EQ_INT(cells, 48);
+    /* By hand: (0, 1) holds 3 and, one box along, (10, 1) their images;
+     * (9, 2) holds 1 (its image at x = 19.5 is off the grid, and at
+     * -0.5 too). */
+    memset(want, 0, sizeof want);
+    want[0 + 12 * 1] = 3u;
+    want[10 + 12 * 1] = 3u;
+    want[9 + 12 * 2] = 1u;
+    for (int c = 0; c < 48; c++)
+        CHECK_EQ_INT(counts[c], want[c]);
+    REQUIRE_OK(throng_nav_field_supply_counts(v, g, counts));
+    REQUIRE_OK(throng_world_step(w, 0.01f));
+    REQUIRE_OK(throng_world_step(v, 0.01f));
+    float dw[48], dv[48];
+    REQUIRE_OK(throng_nav_field_distances(w, f, dw, 48u, NULL));
+    REQUIRE_OK(throng_nav_field_distances(v, g, dv, 48u, NULL));
+    CHECK(memcmp(dw, dv, sizeof dw) == 0);
+    const float past[3] = { 10.5f, 1.5f, 0.0f };
+    throng_nav_sample a, b;
+    REQUIRE_OK(throng_nav_field_sample(w, f, past, &a));
+    REQUIRE_OK(throng_nav_field_sample(v, g, past, &b));
+    CHECK_NEAR(a.density, 3.0, 1e-6);
+    CHECK_NEAR(b.density, 3.0, 1e-6);
+    /* Once: the next count is v's own crowd, nobody. */
+    REQUIRE_OK(throng_world_step(v, 0.01f));
+    REQUIRE_OK(throng_nav_field_sample(v, g, past, &b));
+    CHECK_NEAR(b.density, 0.0, 0.0);
+    /* NULL withdraws counts not yet used. */
+    REQUIRE_OK(throng_nav_field_supply_counts(v, g, counts));
+    REQUIRE_OK(throng_nav_field_supply_counts(v, g, NULL));
+    REQUIRE_OK(throng_world_step(v, 0.01f));
+    REQUIRE_OK(throng_nav_field_sample(v, g, past, &b));
+    CHECK_NEAR(b.density, 0.0, 0.0);
+    /* Refusals, the world unchanged and nothing pending after them. */
+    const uint64_t h = throng_world_hash(v);
+    const size_t bytes = throng_world_bytes(v);
+    uint32_t big[48];
+    memset(big, 0, sizeof big);
+    big[3] = UINT32_MAX;
+    big[7] = 1u;
+    CHECK_EQ_INT(throng_nav_field_supply_counts(v, g, big),
+                 THRONG_ERR_OUT_OF_RANGE);
+    CHECK(strstr(throng_world_last_error(v), "throng_nav_field_supply_counts"));
+    const throng_nav_goal pt = goal_point(1.5f, 1.5f, 0.0f);
+    throng_nav_field_def plain = field_2d(4u, 4u, 1.0f, &pt, 1u);
+    throng_object p;
+    REQUIRE_OK(throng_nav_field_add(v, &plain, &p));
+    const uint64_t h2 = throng_world_hash(v);
+    const size_t bytes2 = throng_world_bytes(v);
+    CHECK(h2 == h && bytes2 > bytes);
+    CHECK_EQ_INT(throng_nav_field_supply_counts(v, p, counts),
+                 THRONG_ERR_INVALID_ARG);
+    CHECK(strstr(throng_world_last_error(v), "density_interval"));
+    throng_object gone = g;
+    gone.generation++;
+    CHECK_EQ_INT(throng_nav_field_supply_counts(v, gone, counts),
+                 THRONG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(throng_nav_field_count_agents(w, f, counts, 47u, &cells),
+                 THRONG_ERR_CAPACITY);
+    CHECK_EQ_INT(cells, 48);
+    CHECK_EQ_INT(throng_nav_field_count_agents(w, f, NULL, 48u, NULL),
+                 THRONG_ERR_NULL);
+    CHECK_EQ_INT(throng_nav_field_count_agents(w, gone, counts, 48u, NULL),
+                 THRONG_ERR_STALE_HANDLE);
+    CHECK(throng_world_hash(v) == h2 && throng_world_bytes(v) == bytes2);
+    REQUIRE_OK(throng_world_step(v, 0.01f));
+    REQUIRE_OK(throng_nav_field_sample(v, g, past, &b));
+    CHECK_NEAR(b.density, 0.0, 0.0);
+    throng_world_destroy(v);
+    throng_world_destroy(w);
+}
+
 /* A crowd heading for two exits through a crowd-aware field with costs
  * and regions, some agents with their own field, some already arrived:
  * saved mid-run and loaded, the loaded world continues bit for bit, its
@@ -1291,6 +1412,7 @@ void register_nav_tests(void) {
     REGISTER(nav_incremental_equals_full);
     REGISTER(nav_step_rebuilds);
     REGISTER(nav_refusals);
+    REGISTER(nav_counts_supplied);
     REGISTER(nav_sample_points);
     REGISTER(nav_voxels);
     REGISTER(nav_maze_agents);

@@ -102,7 +102,8 @@ class TestNav(unittest.TestCase):
             g.add_behaviour("follow_nav", field=f, remove=True,
                             arrival_distance=0.0)
             agents = [w.add_agent(position=(2 + i, 3), group=g,
-                                  max_speed=1.34, max_force=50, radius=0.2)
+                                  max_speed=1.34, max_force=50, radius=0.2,
+                                  host_key=100 + i)
                       for i in range(4)]
             other = w.add_nav_field(cell_size=0.5, size=(40, 20),
                                     goals=[(2, 9)])
@@ -116,9 +117,47 @@ class TestNav(unittest.TestCase):
             for a in arrived:
                 self.assertTrue(a.removed)
                 self.assertFalse(a.agent.valid)
+            self.assertEqual(sorted(a.host_key for a in arrived),
+                             [100, 101, 102, 103])
             by_field = sorted(a.field.id for a in arrived)
             self.assertEqual(by_field, sorted([other.id] + [f.id] * 3))
             self.assertEqual(w.agent_count, 0)
+
+    def test_count_and_supply(self):
+        """count_agents counts per cell; counts supplied to an empty world
+        stand for its next count: the same density there, once."""
+        worlds = []
+        for agents in (3, 0):
+            w = throng.World()
+            worlds.append(w)
+            f = w.add_nav_field(cell_size=1.0, size=(6, 4), goals=[(5.5, 0.5)],
+                                density_interval=1, density_radius=0.0,
+                                density_cost=1.0)
+            for i in range(agents):
+                w.add_agent(position=(1.2 + 0.3 * i, 2.5))
+        (w, v) = worlds
+        fw, fv = w.objects()[0], v.objects()[0]
+        counts = fw.count_agents()
+        flat = list(np.asarray(counts).reshape(-1)) if np is not None \
+            else counts
+        self.assertEqual(len(flat), 24)
+        self.assertEqual(flat[1 + 6 * 2], 3)
+        self.assertEqual(sum(flat), 3)
+        fv.supply_counts(flat)
+        w.step(0.01)
+        v.step(0.01)
+        self.assertAlmostEqual(fv.sample((1.5, 2.5)).density, 3.0)
+        self.assertAlmostEqual(fw.sample((1.5, 2.5)).density, 3.0)
+        v.step(0.01)
+        self.assertEqual(fv.sample((1.5, 2.5)).density, 0.0)
+        with self.assertRaises(throng.OutOfRangeError):
+            fv.supply_counts([1, 2])
+        plain = v.add_nav_field(cell_size=1.0, size=(4, 4), goals=[(1, 1)])
+        with self.assertRaises(throng.InvalidArgError):
+            plain.supply_counts([0] * 16)
+        fv.supply_counts(None)
+        for x in worlds:
+            x.close()
 
 
 if __name__ == "__main__":
