@@ -542,11 +542,6 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
     return THRONG_OK;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 throng_status throng_agents_remove(throng_world *w, uint32_t count,
                                    const throng_agent *agents) {
     static const char fn[] = "throng_agents_remove";
@@ -557,16 +552,18 @@ throng_status throng_agents_remove(throng_world *w, uint32_t count,
                           count);
     if (count == 0)
         return THRONG_OK;
-    /* Each handle's slot, then the same slots sorted to find one named
-     * twice: every handle is checked before anything changes. */
-    const size_t bytes = 2u * (size_t)count * sizeof(uint32_t);
-    uint32_t *slots = world_alloc(w, bytes);
-    if (!slots)
+    /* Each handle's slot, and a bit per slot to find one named twice:
+     * every handle is checked before anything changes. */
+    const size_t words = ((size_t)w->slot_count + 63u) / 64u;
+    const size_t bytes = (size_t)count * sizeof(uint32_t) + words * 8u;
+    uint64_t *seen = world_alloc(w, bytes);
+    if (!seen)
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to check %u handles", fn, count);
-    uint32_t *sorted = slots + count;
+    memset(seen, 0, words * 8u);
+    uint32_t *slots = (uint32_t *)(seen + words);
     throng_status r = THRONG_OK;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; i < count && r == THRONG_OK; i++) {
         const int64_t s = handle_slot(w, agents[i]);
         if (s < 0) {
             char name[64];
@@ -574,20 +571,19 @@ throng_status throng_agents_remove(throng_world *w, uint32_t count,
             r = stale(w, name, agents[i]);
             break;
         }
-        slots[i] = sorted[i] = (uint32_t)s;
-    }
-    if (r == THRONG_OK) {
-        qsort(sorted, count, sizeof *sorted, cmp_u32);
-        for (uint32_t i = 1; i < count && r == THRONG_OK; i++)
-            if (sorted[i] == sorted[i - 1])
-                r = world_fail(w, THRONG_ERR_OUT_OF_RANGE,
-                               "%s: the agent in slot %u is named twice", fn,
-                               sorted[i] + 1u);
+        slots[i] = (uint32_t)s;
+        const uint64_t bit = 1ull << (slots[i] % 64u);
+        if (seen[slots[i] / 64u] & bit)
+            r = world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: agents[%u] names the same agent as an "
+                           "earlier handle",
+                           fn, i);
+        seen[slots[i] / 64u] |= bit;
     }
     /* In the order given, as that many throng_agent_remove calls. */
     for (uint32_t i = 0; i < count && r == THRONG_OK; i++)
         agent_remove_slot(w, slots[i]);
-    world_free(w, slots, bytes);
+    world_free(w, seen, bytes);
     return r;
 }
 

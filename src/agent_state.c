@@ -301,9 +301,18 @@ throng_status throng_agent_import(throng_world *w, const throng_agent_state *st,
     return THRONG_OK;
 }
 
-static int cmp_key(const void *a, const void *b) {
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+/* Enters non-zero key k into the open-addressed set `set` of `cap`
+ * entries (a power of two, zeroed); 1 when it was there already. */
+static int key_set_add(uint64_t *set, uint32_t cap, uint64_t k) {
+    uint64_t h = k * 0x9E3779B97F4A7C15ull;
+    uint32_t j = (uint32_t)(h >> 32) & (cap - 1u);
+    while (set[j] != 0) {
+        if (set[j] == k)
+            return 1;
+        j = (j + 1u) & (cap - 1u);
+    }
+    set[j] = k;
+    return 0;
 }
 
 /* Whether the batch's values of single-row column `bit` (offset `at` in
@@ -348,39 +357,47 @@ throng_status throng_agents_import(throng_world *w, uint32_t count,
         return world_fail(w, THRONG_ERR_CAPACITY,
                           "%s: all %u handle slots are live or retired", fn,
                           THRONG_MAX_AGENTS);
-    /* Scratch: each state's target slot and group, and the batch's keys. */
+    /* Scratch: the batch's keys as a set (at least twice as many entries
+     * as states), each state's target slot and group. */
+    uint32_t cap = 16u;
+    while (cap < 2u * count)
+        cap *= 2u;
     const size_t scratch =
-        (size_t)count * (2u * sizeof(uint32_t) + sizeof(uint64_t));
+        (size_t)cap * sizeof(uint64_t) + (size_t)count * 2u * sizeof(uint32_t);
     void *buf = world_alloc(w, scratch);
     if (!buf)
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory to check %u states", fn, count);
     uint64_t *keys = buf;
-    uint32_t *target = (uint32_t *)(keys + count), *group = target + count;
+    memset(keys, 0, (size_t)cap * sizeof *keys);
+    uint32_t *target = (uint32_t *)(keys + cap), *group = target + count;
     uint32_t nkeys = 0;
     int state = 0, nav = 0;
     throng_status r = THRONG_OK;
-    /* Every state checked before anything changes. */
+    /* Every state checked before anything changes. A refusal is checked
+     * again under a name that says which state it was (the checks change
+     * nothing but the sentence). */
     for (uint32_t i = 0; i < count && r == THRONG_OK; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "%s: states[%u]", fn, i);
         throng_agent_def d;
         state_def(w, &states[i], &d);
-        if ((r = check_state(w, name, &states[i], &target[i])) != THRONG_OK ||
-            (r = agent_check_def(w, name, &d, &group[i])) != THRONG_OK)
+        if (check_state(w, fn, &states[i], &target[i]) != THRONG_OK ||
+            agent_check_def(w, fn, &d, &group[i]) != THRONG_OK) {
+            char name[64];
+            snprintf(name, sizeof name, "%s: states[%u]", fn, i);
+            if ((r = check_state(w, name, &states[i], &target[i])) == THRONG_OK)
+                r = agent_check_def(w, name, &d, &group[i]);
             break;
+        }
         state |= state_needs_behaviour(&states[i], target[i]);
         nav |= state_needs_nav(&states[i]);
-        if (states[i].host_key != 0)
-            keys[nkeys++] = states[i].host_key;
-    }
-    if (r == THRONG_OK && nkeys > 1) {
-        qsort(keys, nkeys, sizeof *keys, cmp_key);
-        for (uint32_t i = 1; i < nkeys && r == THRONG_OK; i++)
-            if (keys[i] == keys[i - 1])
+        if (states[i].host_key != 0) {
+            nkeys++;
+            if (key_set_add(keys, cap, states[i].host_key))
                 r = world_fail(w, THRONG_ERR_DUPLICATE_KEY,
-                               "%s: host key %llu comes twice in the batch", fn,
-                               (unsigned long long)keys[i]);
+                               "%s: host key %llu comes twice in the batch "
+                               "(again at states[%u])",
+                               fn, (unsigned long long)states[i].host_key, i);
+        }
     }
     /* Everything the commit needs, acquired before it. */
     if (r == THRONG_OK && state && world_enable_behaviour_state(w))
