@@ -71,7 +71,8 @@ struct throng_mpi_world {
     key_map targets;
     throng_agent *ghosts;
     size_t ghost_count, ghost_cap;
-    unsigned char *mark; /* the border scan's scratch (border_rows) */
+    int *near, near_count; /* the other ranks whose boxes are within reach */
+    unsigned char *mark;   /* the border scan's scratch (border_rows) */
     uint32_t *rows;
     size_t scan_cap;
     uint64_t steps;
@@ -453,6 +454,56 @@ int throng_mpi_world_rank_of(const throng_mpi_world *dw, const float p[3]) {
     return dw->nodes[leaf_at(dw, p)].r0;
 }
 
+/* The gap between [alo, ahi) and [blo, bhi) along an axis, periodic of
+ * edge L (the nearest of the images one edge either way) or L = 0. */
+static double interval_gap(double alo, double ahi, double blo, double bhi,
+                           double L) {
+    double best = HUGE_VAL;
+    const int images = L > 0.0 ? 3 : 1;
+    for (int k = 0; k < images; k++) {
+        const double s = L > 0.0 ? (double)(k - 1) * L : 0.0;
+        double g = blo + s - ahi;
+        const double g2 = alo - (bhi + s);
+        if (g2 > g)
+            g = g2;
+        if (g < 0.0)
+            g = 0.0;
+        if (g < best)
+            best = g;
+    }
+    return best;
+}
+
+/* The ranks whose boxes come within reach of this rank's (per axis, as
+ * near_rank tests a point): only they can be sent ghosts of its agents,
+ * so the border rows are tested against a handful of boxes, not all P.
+ * 1 when out of memory. */
+static int near_boxes(throng_mpi_world *dw) {
+    int *near =
+        realloc(dw->near, (size_t)(dw->size > 1 ? dw->size : 1) * sizeof *near);
+    if (!near)
+        return 1;
+    dw->near = near;
+    dw->near_count = 0;
+    const int me = dw->rank;
+    for (int r = 0; r < dw->size; r++) {
+        if (r == me)
+            continue;
+        int close = 1;
+        for (int a = 0; a < dw->dims && close; a++) {
+            const double L = dw->periodic ? (double)dw->box[a] : 0.0;
+            const double gap =
+                interval_gap(dw->ext_lo[me][a], dw->ext_hi[me][a],
+                             dw->ext_lo[r][a], dw->ext_hi[r][a], L);
+            /* A margin: a superset of the ranks near_rank accepts. */
+            close = !(gap > dw->reach * (1.0 + 1e-6) + 1e-6);
+        }
+        if (close)
+            near[dw->near_count++] = r;
+    }
+    return 0;
+}
+
 /* Builds the boxes by recursive bisection of `n` positions (xyz triples)
  * contributed by this rank, all ranks together: level by level, one
  * histogram per node to split along its longest edge, summed over the
@@ -599,7 +650,7 @@ static int partition(throng_mpi_world *dw, const float *pos, size_t n) {
         free(dw->nodes);
     dw->nodes = nodes;
     dw->node_count = count;
-    return 0;
+    return near_boxes(dw);
 }
 
 /* The distance from x to [lo, hi) along an axis (periodic of edge L, or
@@ -779,6 +830,7 @@ void throng_mpi_world_destroy(throng_mpi_world *dw) {
     free(dw->ghosts);
     free(dw->mark);
     free(dw->rows);
+    free(dw->near);
     MPI_Comm_free(&dw->comm);
     free(dw);
 }
@@ -1097,8 +1149,9 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
                        dw->dims == 3 ? view.pz[i] : 0.0f };
         int sent = 0;
         throng_agent_state s;
-        for (int r = 0; r < dw->size; r++) {
-            if (r == dw->rank || !near_rank(dw, p, r))
+        for (int k = 0; k < dw->near_count; k++) {
+            const int r = dw->near[k];
+            if (!near_rank(dw, p, r))
                 continue;
             if (!sent) {
                 throng_agent a;
