@@ -139,7 +139,6 @@ int main(int argc, char **argv) {
                { 0.5 * (double)d.box_size[0], (double)d.box_size[1], 0.0 },
                (double)d.neighbour_radius * (1.0 + 1e-5) + 1e-6 };
     uint64_t ghosts = 0;
-    volatile uint32_t sink = 0;
     for (int k = 0; k < ticks; k++) {
         const uint32_t m = ghost_rows(src, &b, rows);
         ghosts += m;
@@ -183,7 +182,6 @@ int main(int argc, char **argv) {
             near += (uint32_t)(v - l0 <= reach) | (uint32_t)(h0 - v <= reach);
         }
         double s2 = now();
-        sink += old_near + near;
         if (old_near != near)
             fprintf(stderr, "throng-layer-cost: the scans differ\n");
         t[2][k] = (s1 - s0) / (double)c.count;
