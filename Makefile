@@ -1260,6 +1260,8 @@ check-schema: $(SCHEMA_GEN) $(SCHEMA_LAYOUT)
 #   make MPI=1                 libthrong_mpi.a, throng-mpi-tests, throng-mpi-bench
 #   make MPI=1 mpi-test        the distributed tests, hashes against one process
 #   make MPI=1 mpi-bench       the scaling runs (BENCH_AGENTS per rank, 1 2 4 ranks)
+#   make MPI=1 mpi-layer-cost  the layer's own costs per ghost and per agent,
+#                              its old way beside its new (one process, no MPI)
 MPI ?= 0
 MPI_PKG ?= mpich
 MPIEXEC ?= mpiexec
@@ -1282,7 +1284,7 @@ $(BUILD)/obj/mpi/%.o: mpi/%.c include/throng_mpi.h | $(DEPS_OK)
 # Their dependency files, so a changed header (throng.h's agent state,
 # say) rebuilds them.
 -include $(BUILD)/obj/mpi/throng_mpi.d $(BUILD)/obj/mpi/test_mpi.d \
-	$(BUILD)/obj/mpi/mpi_bench.d
+	$(BUILD)/obj/mpi/mpi_bench.d $(BUILD)/obj/mpi/layer_cost.d
 
 $(MPI_LIB): $(BUILD)/obj/mpi/throng_mpi.o
 	@rm -f $@
@@ -1307,8 +1309,18 @@ mpi-test: $(MPI_TESTS) $(MPI_BENCH)
 MPI_BENCH_AGENTS ?= 20000
 mpi-bench: $(MPI_BENCH)
 	MPIEXEC="$(MPIEXEC)" AGENTS=$(MPI_BENCH_AGENTS) sh mpi/run_bench.sh $(MPI_BENCH)
+
+# t_g and t_s of mpi/DISTRIBUTED.md: a ghost's export, import and removal
+# and an owned agent's border scan, one call per agent against the bulk
+# calls and the column pass, in one process (no MPI; not a CI gate).
+LAYER_COST := $(BUILD)/throng-layer-cost
+$(LAYER_COST): $(BUILD)/obj/mpi/layer_cost.o $(SCEN_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/mpi/layer_cost.o $(SCEN_OBJ) $(STATIC) $(LDLIBS)
+.PHONY: mpi-layer-cost
+mpi-layer-cost: $(LAYER_COST)
+	$(LAYER_COST) $(MPI_BENCH_AGENTS) 60
 else
-mpi mpi-test mpi-bench:
+mpi mpi-test mpi-bench mpi-layer-cost:
 	@echo "the distributed world builds with MPI=1: make MPI=1 $@" >&2; exit 1
 endif
 

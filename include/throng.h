@@ -756,6 +756,35 @@ THRONG_API throng_status throng_agent_import(throng_world *world,
                                              const throng_agent_state *state,
                                              throng_agent *out_agent);
 
+/* Imports `count` states (0 .. THRONG_MAX_AGENTS minus the agents held)
+ * in one call: the same agents, rows, slots and bits as that many
+ * throng_agent_import calls in array order, for a fraction of their cost
+ * (every state is checked first, then the columns, the handle table and
+ * the host-key table grow once). out_agents, when not NULL, receives
+ * `count` handles in the same order. A target key must name an agent the
+ * world held before the call (not another state of the batch). Refused,
+ * with nothing changed: states NULL with count > 0 (THRONG_ERR_NULL); more
+ * agents than a world holds (THRONG_ERR_CAPACITY); any state
+ * throng_agent_import would refuse (its status, the sentence naming the
+ * state, "states[i]"); a host key that two states carry
+ * (THRONG_ERR_DUPLICATE_KEY). count 0 does nothing. */
+THRONG_API throng_status throng_agents_import(throng_world *world,
+                                              uint32_t count,
+                                              const throng_agent_state *states,
+                                              throng_agent *out_agents);
+
+/* Removes `count` agents in one call: the same as that many
+ * throng_agent_remove calls in array order (each time the last row moves
+ * into the removed one's place, so the rows and bits are those calls'),
+ * without a call per agent. Refused, with nothing changed: agents NULL
+ * with count > 0 (THRONG_ERR_NULL); a handle that names no live agent of
+ * this world (THRONG_ERR_STALE_HANDLE, the sentence naming it,
+ * "agents[i]"); the same agent named twice (THRONG_ERR_OUT_OF_RANGE).
+ * count 0 does nothing. */
+THRONG_API throng_status throng_agents_remove(throng_world *world,
+                                              uint32_t count,
+                                              const throng_agent *agents);
+
 /* Finds the agent carrying a host key (O(1), hashed). */
 THRONG_API throng_status throng_agent_find(const throng_world *world,
                                            uint64_t host_key,

@@ -35,6 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define MPI_ERROR_BYTES 256
 #define HIST_BINS 1024
@@ -99,6 +102,10 @@ struct throng_mpi_world {
     throng_agent *ghosts;
     size_t ghost_count, ghost_cap;
     nav_state nav;
+    int *near, near_count; /* the other ranks whose boxes are within reach */
+    unsigned char *mark;   /* the border scan's scratch (border_rows) */
+    uint32_t *rows;
+    size_t scan_cap;
     uint64_t steps;
     throng_mpi_stats stats;
     char error[MPI_ERROR_BYTES + 32];
@@ -478,6 +485,56 @@ int throng_mpi_world_rank_of(const throng_mpi_world *dw, const float p[3]) {
     return dw->nodes[leaf_at(dw, p)].r0;
 }
 
+/* The gap between [alo, ahi) and [blo, bhi) along an axis, periodic of
+ * edge L (the nearest of the images one edge either way) or L = 0. */
+static double interval_gap(double alo, double ahi, double blo, double bhi,
+                           double L) {
+    double best = HUGE_VAL;
+    const int images = L > 0.0 ? 3 : 1;
+    for (int k = 0; k < images; k++) {
+        const double s = L > 0.0 ? (double)(k - 1) * L : 0.0;
+        double g = blo + s - ahi;
+        const double g2 = alo - (bhi + s);
+        if (g2 > g)
+            g = g2;
+        if (g < 0.0)
+            g = 0.0;
+        if (g < best)
+            best = g;
+    }
+    return best;
+}
+
+/* The ranks whose boxes come within reach of this rank's (per axis, as
+ * near_rank tests a point): only they can be sent ghosts of its agents,
+ * so the border rows are tested against a handful of boxes, not all P.
+ * 1 when out of memory. */
+static int near_boxes(throng_mpi_world *dw) {
+    int *near =
+        realloc(dw->near, (size_t)(dw->size > 1 ? dw->size : 1) * sizeof *near);
+    if (!near)
+        return 1;
+    dw->near = near;
+    dw->near_count = 0;
+    const int me = dw->rank;
+    for (int r = 0; r < dw->size; r++) {
+        if (r == me)
+            continue;
+        int close = 1;
+        for (int a = 0; a < dw->dims && close; a++) {
+            const double L = dw->periodic ? (double)dw->box[a] : 0.0;
+            const double gap =
+                interval_gap(dw->ext_lo[me][a], dw->ext_hi[me][a],
+                             dw->ext_lo[r][a], dw->ext_hi[r][a], L);
+            /* A margin: a superset of the ranks near_rank accepts. */
+            close = !(gap > dw->reach * (1.0 + 1e-6) + 1e-6);
+        }
+        if (close)
+            near[dw->near_count++] = r;
+    }
+    return 0;
+}
+
 /* Builds the boxes by recursive bisection of `n` positions (xyz triples)
  * contributed by this rank, all ranks together: level by level, one
  * histogram per node to split along its longest edge, summed over the
@@ -624,7 +681,7 @@ static int partition(throng_mpi_world *dw, const float *pos, size_t n) {
         free(dw->nodes);
     dw->nodes = nodes;
     dw->node_count = count;
-    return 0;
+    return near_boxes(dw);
 }
 
 /* The distance from x to [lo, hi) along an axis (periodic of edge L, or
@@ -651,18 +708,80 @@ static int near_rank(const throng_mpi_world *dw, const float p[3], int r) {
     return 1;
 }
 
-/* Deep inside this rank's box: no other box within reach. */
-static int interior(const throng_mpi_world *dw, const float p[3]) {
+/* The border scan: the rows of `cols` within reach of a face of this
+ * rank's box (the others are deep inside it: no other box within reach),
+ * into rows[], their count returned. The test runs per axis in double,
+ * over the position columns
+ * alone: a pass that vectorises, split over the rank's threads (each
+ * thread marks its stretch of rows, then one pass lists the marked rows in
+ * row order, so the list does not depend on the threads). Only the rows
+ * listed pay for the per-rank distance tests, exports and lookups. */
+static uint32_t border_rows(const throng_mpi_world *dw,
+                            const throng_columns *cols, unsigned char *mark,
+                            uint32_t *rows) {
+    const uint32_t n = cols->count;
+    double lo[3] = { -HUGE_VAL, -HUGE_VAL, -HUGE_VAL },
+           hi[3] = { HUGE_VAL, HUGE_VAL, HUGE_VAL };
+    const float *x[3] = { cols->px, cols->py, cols->pz };
+    const double reach = dw->reach;
+    int axes = 0, axis[3] = { 0, 0, 0 };
     for (int a = 0; a < dw->dims; a++) {
-        const double lo = dw->ext_lo[dw->rank][a], hi = dw->ext_hi[dw->rank][a];
-        const double x = (double)p[a];
-        const int full = dw->periodic && lo <= 0.0 && hi >= (double)dw->box[a];
-        if (full)
-            continue;
-        if (x - lo <= dw->reach || hi - x <= dw->reach)
-            return 0;
+        const double l = dw->ext_lo[dw->rank][a], h = dw->ext_hi[dw->rank][a];
+        if (dw->periodic && l <= 0.0 && h >= (double)dw->box[a])
+            continue; /* the box spans the axis: no face on it */
+        lo[axes] = l;
+        hi[axes] = h;
+        axis[axes++] = a;
     }
-    return 1;
+    if (axes == 0)
+        return 0;
+    uint32_t count = 0;
+#ifdef _OPENMP
+    const int threads =
+        dw->def.threads > 0 ? dw->def.threads : omp_get_max_threads();
+    if (threads > 1 && n >= 16384u) {
+        memset(mark, 0, n);
+        for (int k = 0; k < axes; k++) {
+            const float *restrict c = x[axis[k]];
+            unsigned char *restrict m = mark;
+            const double l = lo[k], h = hi[k];
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (uint32_t i = 0; i < n; i++) {
+                const double v = (double)c[i];
+                m[i] |= (unsigned char)((v - l <= reach) | (h - v <= reach));
+            }
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (mark[i])
+                rows[count++] = i;
+        return count;
+    }
+#endif
+    (void)mark;
+    /* One thread: one pass, each row written and kept when near (no
+     * branch to mispredict), with a loop of its own for the common case
+     * of one axis with faces (slabs). */
+    const float *restrict c0 = x[axis[0]];
+    const double l0 = lo[0], h0 = hi[0];
+    if (axes == 1) {
+        for (uint32_t i = 0; i < n; i++) {
+            const double v = (double)c0[i];
+            rows[count] = i;
+            count += (uint32_t)(v - l0 <= reach) | (uint32_t)(h0 - v <= reach);
+        }
+        return count;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t near = 0;
+        for (int k = 0; k < axes; k++) {
+            const double v = (double)x[axis[k]][i];
+            near |=
+                (uint32_t)(v - lo[k] <= reach) | (uint32_t)(hi[k] - v <= reach);
+        }
+        rows[count] = i;
+        count += near;
+    }
+    return count;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -683,21 +802,19 @@ static throng_status local_state(throng_mpi_world *dw, throng_agent a,
     return st;
 }
 
-/* Imports received states as owned agents (targets into the map). */
-static throng_status adopt(throng_mpi_world *dw, const throng_agent_state *in,
+/* Imports received states as owned agents (targets into the map), in one
+ * call; `in` loses its target keys. */
+static throng_status adopt(throng_mpi_world *dw, throng_agent_state *in,
                            size_t n, char *msg) {
     for (size_t i = 0; i < n; i++) {
-        throng_agent_state s = in[i];
-        const uint64_t target = s.target_key;
-        s.target_key = 0;
-        throng_agent a;
-        throng_status st = throng_agent_import(dw->local, &s, &a);
-        if (st != THRONG_OK)
-            return fail(dw, msg, st, "%s", throng_world_last_error(dw->local));
-        if (map_set(&dw->targets, s.host_key, target))
+        if (map_set(&dw->targets, in[i].host_key, in[i].target_key))
             return fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY,
                         "no memory for the target table");
+        in[i].target_key = 0;
     }
+    throng_status st = throng_agents_import(dw->local, (uint32_t)n, in, NULL);
+    if (st != THRONG_OK)
+        return fail(dw, msg, st, "%s", throng_world_last_error(dw->local));
     return THRONG_OK;
 }
 
@@ -923,6 +1040,22 @@ done:
     return st;
 }
 
+/* Room for the border scan of n rows; 1 when out of memory. */
+static int scan_reserve(throng_mpi_world *dw, size_t n) {
+    if (n <= dw->scan_cap && dw->mark)
+        return 0;
+    size_t cap = n > 64 ? n + n / 4 : 64;
+    unsigned char *m = realloc(dw->mark, cap);
+    if (m)
+        dw->mark = m;
+    uint32_t *r = m ? realloc(dw->rows, cap * sizeof *r) : NULL;
+    if (!r)
+        return 1;
+    dw->rows = r;
+    dw->scan_cap = cap;
+    return 0;
+}
+
 static throng_mpi_world *world_alloc(MPI_Comm comm, const throng_mpi_def *def) {
     throng_mpi_world *dw = calloc(1, sizeof *dw);
     if (!dw)
@@ -949,6 +1082,9 @@ void throng_mpi_world_destroy(throng_mpi_world *dw) {
     free(dw->targets.values);
     free(dw->ghosts);
     nav_free(&dw->nav);
+    free(dw->mark);
+    free(dw->rows);
+    free(dw->near);
     MPI_Comm_free(&dw->comm);
     free(dw);
 }
@@ -1167,7 +1303,8 @@ const char *throng_mpi_world_last_error(const throng_mpi_world *dw) {
     return dw ? dw->error : "";
 }
 
-/* Agents outside this rank's box go to their owners. */
+/* Agents outside this rank's box go to their owners: only the rows near a
+ * face (border_rows) can have left it. */
 static throng_status migrate(throng_mpi_world *dw, char *msg) {
     outbox o;
     throng_status st = THRONG_OK;
@@ -1179,14 +1316,16 @@ static throng_status migrate(throng_mpi_world *dw, char *msg) {
         cols = &view;
     uint32_t n = throng_world_agent_count(dw->local);
     throng_agent *gone = malloc((n ? n : 1) * sizeof *gone);
+    uint64_t *gone_keys = malloc((n ? n : 1) * sizeof *gone_keys);
     size_t ngone = 0;
-    if (!gone)
+    if (!gone || !gone_keys || scan_reserve(dw, n))
         st = THRONG_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < n && st == THRONG_OK && cols; i++) {
+    const uint32_t nb =
+        st == THRONG_OK && cols ? border_rows(dw, cols, dw->mark, dw->rows) : 0;
+    for (uint32_t b = 0; b < nb && st == THRONG_OK; b++) {
+        const uint32_t i = dw->rows[b];
         float p[3] = { cols->px[i], cols->py[i],
                        dw->dims == 3 ? cols->pz[i] : 0.0f };
-        if (interior(dw, p))
-            continue;
         int to = dw->nodes[leaf_at(dw, p)].r0;
         if (to == dw->rank)
             continue;
@@ -1196,6 +1335,7 @@ static throng_status migrate(throng_mpi_world *dw, char *msg) {
         local_state(dw, a, &s);
         if (outbox_put(&o, to, &s))
             st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+        gone_keys[ngone] = s.host_key;
         gone[ngone++] = a;
     }
     st = agree(dw, st, msg);
@@ -1205,17 +1345,15 @@ static throng_status migrate(throng_mpi_world *dw, char *msg) {
         st = THRONG_ERR_OUT_OF_MEMORY;
     outbox_free(&o);
     if (st == THRONG_OK) {
-        for (size_t i = 0; i < ngone; i++) {
-            throng_agent_state s;
-            throng_agent_export(dw->local, gone[i], &s);
-            map_set(&dw->targets, s.host_key, 0);
-            throng_agent_remove(dw->local, gone[i]);
-        }
+        for (size_t i = 0; i < ngone; i++)
+            map_set(&dw->targets, gone_keys[i], 0);
+        throng_agents_remove(dw->local, (uint32_t)ngone, gone);
         dw->stats.migrated = (uint32_t)ngone;
         st = adopt(dw, in, got, msg);
     }
     free(in);
     free(gone);
+    free(gone_keys);
     return st;
 }
 
@@ -1257,17 +1395,23 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
         st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
     throng_columns view;
     const uint32_t n = throng_world_agent_count(dw->local);
-    if (st == THRONG_OK)
-        throng_world_columns(dw->local, &view);
-    for (uint32_t i = 0; i < n && st == THRONG_OK && dw->size > 1; i++) {
+    uint32_t nb = 0;
+    if (st == THRONG_OK && dw->size > 1) {
+        if (scan_reserve(dw, n) ||
+            throng_world_columns(dw->local, &view) != THRONG_OK)
+            st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+        else
+            nb = border_rows(dw, &view, dw->mark, dw->rows);
+    }
+    for (uint32_t b = 0; b < nb && st == THRONG_OK; b++) {
+        const uint32_t i = dw->rows[b];
         float p[3] = { view.px[i], view.py[i],
                        dw->dims == 3 ? view.pz[i] : 0.0f };
-        if (interior(dw, p))
-            continue;
         int sent = 0;
         throng_agent_state s;
-        for (int r = 0; r < dw->size; r++) {
-            if (r == dw->rank || !near_rank(dw, p, r))
+        for (int k = 0; k < dw->near_count; k++) {
+            const int r = dw->near[k];
+            if (!near_rank(dw, p, r))
                 continue;
             if (!sent) {
                 throng_agent a;
@@ -1337,16 +1481,26 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
             dw->ghost_cap = got;
         }
     }
+    /* The same agent may come twice (near the box and a target): the
+     * first of each key is kept, in the order received. */
+    key_map seen = { NULL, NULL, 0, 0 };
+    size_t keep = 0;
+    if (st == THRONG_OK && got > 0 && map_reserve(&seen, got))
+        st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
     for (size_t i = 0; i < got && st == THRONG_OK; i++) {
-        throng_agent a;
-        /* The same agent may come twice (near the box and a target). */
-        if (throng_agent_find(dw->local, in[i].host_key, &a) == THRONG_OK)
+        if (map_get(&seen, in[i].host_key))
             continue;
-        st = throng_agent_import(dw->local, &in[i], &a);
+        map_set(&seen, in[i].host_key, 1);
+        in[keep++] = in[i];
+    }
+    free(seen.keys);
+    free(seen.values);
+    if (st == THRONG_OK && keep > 0) {
+        st = throng_agents_import(dw->local, (uint32_t)keep, in, dw->ghosts);
         if (st != THRONG_OK)
             fail(dw, msg, st, "%s", throng_world_last_error(dw->local));
         else
-            dw->ghosts[dw->ghost_count++] = a;
+            dw->ghost_count = keep;
     }
     free(in);
     dw->stats.ghosts = (uint32_t)dw->ghost_count;
@@ -1389,9 +1543,15 @@ static throng_status link_targets(throng_mpi_world *dw, char *msg) {
     return THRONG_OK;
 }
 
+/* The ghosts out in one call: those the step left (a ghost removed on
+ * arriving at a navigation goal is gone already, and the bulk removal
+ * refuses a stale handle whole). */
 static void ghosts_out(throng_mpi_world *dw) {
+    size_t live = 0;
     for (size_t i = 0; i < dw->ghost_count; i++)
-        throng_agent_remove(dw->local, dw->ghosts[i]);
+        if (throng_agent_valid(dw->local, dw->ghosts[i]))
+            dw->ghosts[live++] = dw->ghosts[i];
+    throng_agents_remove(dw->local, (uint32_t)live, dw->ghosts);
     dw->ghost_count = 0;
 }
 

@@ -502,6 +502,9 @@ _SIGNATURES = {
     "throng_agent_export": (_st, [_w, throng_agent, _P(throng_agent_state)]),
     "throng_agent_import": (_st, [_w, _P(throng_agent_state),
                                   _P(throng_agent)]),
+    "throng_agents_import": (_st, [_w, _u32, _P(throng_agent_state),
+                                   _P(throng_agent)]),
+    "throng_agents_remove": (_st, [_w, _u32, _P(throng_agent)]),
     "throng_world_bytes": (ctypes.c_size_t, [_w]),
     "throng_world_hash": (_u64, [_w]),
     "throng_world_stats": (_st, [_w, _P(throng_step_stats)]),
@@ -2395,6 +2398,38 @@ class World:
                        ctypes.byref(out))
             self._forget_moved_views()
         return Agent(self, out.slot, out.generation)
+
+    def import_agents(self, states):
+        """Adds agents with the given states in one call
+        (throng_agents_import): the same agents and rows as import_agent
+        on each in turn, every state checked before any is added; returns
+        their Agents in order. A target key must name an agent already in
+        the world."""
+        states = list(states)
+        for st in states:
+            if not isinstance(st, throng_agent_state):
+                raise TypeError("states must be throng_agent_state records")
+        n = len(states)
+        arr = (throng_agent_state * max(n, 1))(*states)
+        out = (throng_agent * max(n, 1))()
+        with self._lock:
+            self._epoch += 1
+            self._call(lib.throng_agents_import, _u32(n), arr, out)
+            self._forget_moved_views()
+        return [Agent(self, out[i].slot, out[i].generation)
+                for i in range(n)]
+
+    def remove_agents(self, agents):
+        """Removes agents in one call (throng_agents_remove), as remove on
+        each in turn; a stale handle or one named twice raises and
+        removes none."""
+        handles = [_agent_c(a, self, "remove_agents") for a in agents]
+        n = len(handles)
+        arr = (throng_agent * max(n, 1))(*handles)
+        with self._lock:
+            self._handle()
+            self._epoch += 1
+            self._call(lib.throng_agents_remove, _u32(n), arr)
     object_count = property(
         lambda s: s._query(lib.throng_world_object_count),
         doc="live static objects")

@@ -339,11 +339,8 @@ throng_status throng_agent_add(throng_world *w, const throng_agent_def *d,
     return agent_add_row(w, "throng_agent_add", d, out);
 }
 
-throng_status agent_add_row(throng_world *w, const char *fn,
-                            const throng_agent_def *d, throng_agent *out) {
-    if (!d || !out)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "%s: def and out_agent must not be NULL", fn);
+throng_status agent_check_def(throng_world *w, const char *fn,
+                              const throng_agent_def *d, uint32_t *out_group) {
     uint32_t group = 0; /* the def's group handle (null: the default) */
     throng_status st = group_resolve(w, fn, d->group, 1, &group);
     if (st != THRONG_OK || (st = check_agent_def(w, fn, d, group)) != THRONG_OK)
@@ -356,6 +353,24 @@ throng_status agent_add_row(throng_world *w, const char *fn,
                               "%s: host key %llu already names an agent", fn,
                               (unsigned long long)d->host_key);
     }
+    *out_group = group;
+    return THRONG_OK;
+}
+
+uint32_t agent_next_slot(const throng_world *w, uint32_t k) {
+    return k < w->free_count ? w->free_slots[w->free_count - 1u - k]
+                             : w->slot_count + (k - w->free_count);
+}
+
+throng_status agent_add_row(throng_world *w, const char *fn,
+                            const throng_agent_def *d, throng_agent *out) {
+    if (!d || !out)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: def and out_agent must not be NULL", fn);
+    uint32_t group = 0;
+    throng_status st = agent_check_def(w, fn, d, &group);
+    if (st != THRONG_OK)
+        return st;
     if (w->count >= THRONG_MAX_AGENTS)
         return world_fail(w, THRONG_ERR_CAPACITY,
                           "%s: a world holds at most %u agents", fn,
@@ -381,31 +396,49 @@ throng_status agent_add_row(throng_world *w, const char *fn,
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for a column of %u agents", fn,
                           w->capacity);
-    uint32_t slot =
-        w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count;
-    if (d->host_key != 0) {
-        key_entry *e = world_alloc(w, sizeof *e);
-        if (!e)
-            return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                              "%s: no memory for the host key", fn);
-        memset(e, 0, sizeof *e);
-        e->key = d->host_key;
-        e->slot = slot;
-        throng_world *hash_world = w;
-        int hash_oom = 0;
-        HASH_ADD(hh, w->keys, key, sizeof(uint64_t), e);
-        if (hash_oom) {
-            key_entry *check = NULL;
-            HASH_FIND(hh, w->keys, &d->host_key, sizeof(uint64_t), check);
-            if (!check) {
-                world_free(w, e, sizeof *e);
-                return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                                  "%s: no memory for the host key table", fn);
-            }
+    if (d->host_key != 0 &&
+        agent_key_add(w, d->host_key, agent_next_slot(w, 0)))
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for the host key", fn);
+    agent_commit_row(w, d, group, out);
+    return THRONG_OK;
+}
+
+int agent_key_add(throng_world *w, uint64_t key, uint32_t slot) {
+    key_entry *e = world_alloc(w, sizeof *e);
+    if (!e)
+        return 1;
+    memset(e, 0, sizeof *e);
+    e->key = key;
+    e->slot = slot;
+    throng_world *hash_world = w;
+    int hash_oom = 0;
+    HASH_ADD(hh, w->keys, key, sizeof(uint64_t), e);
+    if (hash_oom) {
+        key_entry *check = NULL;
+        HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), check);
+        if (!check) {
+            world_free(w, e, sizeof *e);
+            return 1;
         }
     }
+    return 0;
+}
 
-    /* Commit: nothing below can fail. */
+void agent_key_drop(throng_world *w, uint64_t key) {
+    key_entry *e = NULL;
+    HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), e);
+    if (e) {
+        throng_world *hash_world = w;
+        HASH_DEL(w->keys, e);
+        (void)hash_world;
+        world_free(w, e, sizeof *e);
+    }
+}
+
+void agent_commit_row(throng_world *w, const throng_agent_def *d,
+                      uint32_t group, throng_agent *out) {
+    const uint32_t slot = agent_next_slot(w, 0);
     if (w->free_count) {
         w->free_count--;
     } else {
@@ -451,7 +484,6 @@ throng_status agent_add_row(throng_world *w, const char *fn,
         memset(&w->slot_nav[slot], 0, sizeof w->slot_nav[slot]);
     w->grid.valid = 0;
     *out = handle_of(w, slot);
-    return THRONG_OK;
 }
 
 void agent_remove_slot(throng_world *w, uint32_t s) {
@@ -508,6 +540,51 @@ throng_status throng_agent_remove(throng_world *w, throng_agent h) {
         return stale(w, fn, h);
     agent_remove_slot(w, (uint32_t)s);
     return THRONG_OK;
+}
+
+throng_status throng_agents_remove(throng_world *w, uint32_t count,
+                                   const throng_agent *agents) {
+    static const char fn[] = "throng_agents_remove";
+    WRITE_ENTRY(w);
+    if (count > 0 && !agents)
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: agents must not be NULL when count is %u", fn,
+                          count);
+    if (count == 0)
+        return THRONG_OK;
+    /* Each handle's slot, and a bit per slot to find one named twice:
+     * every handle is checked before anything changes. */
+    const size_t words = ((size_t)w->slot_count + 63u) / 64u;
+    const size_t bytes = (size_t)count * sizeof(uint32_t) + words * 8u;
+    uint64_t *seen = world_alloc(w, bytes);
+    if (!seen)
+        return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
+                          "%s: no memory to check %u handles", fn, count);
+    memset(seen, 0, words * 8u);
+    uint32_t *slots = (uint32_t *)(seen + words);
+    throng_status r = THRONG_OK;
+    for (uint32_t i = 0; i < count && r == THRONG_OK; i++) {
+        const int64_t s = handle_slot(w, agents[i]);
+        if (s < 0) {
+            char name[64];
+            snprintf(name, sizeof name, "%s: agents[%u]", fn, i);
+            r = stale(w, name, agents[i]);
+            break;
+        }
+        slots[i] = (uint32_t)s;
+        const uint64_t bit = 1ull << (slots[i] % 64u);
+        if (seen[slots[i] / 64u] & bit)
+            r = world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                           "%s: agents[%u] names the same agent as an "
+                           "earlier handle",
+                           fn, i);
+        seen[slots[i] / 64u] |= bit;
+    }
+    /* In the order given, as that many throng_agent_remove calls. */
+    for (uint32_t i = 0; i < count && r == THRONG_OK; i++)
+        agent_remove_slot(w, slots[i]);
+    world_free(w, seen, bytes);
+    return r;
 }
 
 throng_status throng_agent_find(const throng_world *cw, uint64_t key,

@@ -36,6 +36,29 @@ throng_status agent_add_row(throng_world *world, const char *fn,
                             const throng_agent_def *def,
                             throng_agent *out_agent);
 
+/* agent_add_row's checks, nothing changed: the def's group (resolved
+ * into *out_group), its fields, and its host key not held by an agent of
+ * the world. */
+throng_status agent_check_def(throng_world *world, const char *fn,
+                              const throng_agent_def *def, uint32_t *out_group);
+
+/* The slot the k-th next add takes (k = 0: the next one), counting the
+ * free slots first (last freed first), then new ones. */
+uint32_t agent_next_slot(const throng_world *world, uint32_t k);
+
+/* Adds host key `key` for slot `slot` to the key table, or drops a key's
+ * entry; agent_key_add is nonzero, the table unchanged, when out of
+ * memory. */
+int agent_key_add(throng_world *world, uint64_t key, uint32_t slot);
+void agent_key_drop(throng_world *world, uint64_t key);
+
+/* agent_add_row's commit, which cannot fail: the def (checked, its group
+ * resolved) becomes the last row in slot agent_next_slot(world, 0). The
+ * caller reserved the columns, the slot, the slot keys and the single
+ * columns' room, and entered the host key (agent_key_add). */
+void agent_commit_row(throng_world *world, const throng_agent_def *def,
+                      uint32_t group, throng_agent *out_agent);
+
 /* The handle of the agent in a live slot. */
 throng_agent agent_handle_of(const throng_world *world, uint32_t slot);
 

@@ -615,6 +615,42 @@ static throng_status af_op_add(throng_world **w, const af_case *c,
     return st;
 }
 
+/* throng_agents_import of copies of the first param agents (at most 16),
+ * under new keys after the scene's: the key entries, the columns and the
+ * slots of a batch, and their rollback. */
+static throng_status af_op_import_batch(throng_world **w, const af_case *c,
+                                        uint64_t *result) {
+    throng_agent_state st[16];
+    throng_agent out[16];
+    uint32_t n = (uint32_t)c->param;
+    if (n > 16u)
+        n = 16u;
+    if (n > throng_world_agent_count(*w))
+        n = throng_world_agent_count(*w);
+    const uint32_t base = c->scene.agents + c->scene.agents_after;
+    for (uint32_t i = 0; i < n; i++) {
+        throng_agent h = THRONG_NULL_AGENT;
+        throng_agent_at(*w, i, &h);
+        throng_agent_export(*w, h, &st[i]);
+        st[i].host_key = AF_KEY0 + base + i;
+        st[i].target_key = 0;
+    }
+    throng_status r = throng_agents_import(*w, n, st, out);
+    *result = r == THRONG_OK && n ? af_handle_bits(out[n - 1u]) : 0u;
+    return r;
+}
+
+/* throng_agents_remove of the first three agents: its scratch. */
+static throng_status af_op_remove_batch(throng_world **w, const af_case *c,
+                                        uint64_t *result) {
+    (void)c;
+    throng_agent h[3];
+    for (uint32_t i = 0; i < 3u; i++)
+        throng_agent_at(*w, i, &h[i]);
+    *result = throng_world_agent_count(*w);
+    return throng_agents_remove(*w, 3u, h);
+}
+
 static throng_status af_op_set_target(throng_world **w, const af_case *c,
                                       uint64_t *result) {
     (void)c;
@@ -860,6 +896,35 @@ TEST(alloc_fail_agent_add_host_key) {
     uint32_t grown = 0;
     af_sweep(c, af_grow_keyed, 300u, &grown, __LINE__);
     CHECK(grown >= 4u); /* columns at 64, 128, 256, and the key table */
+}
+
+static void af_grow_keyed_one_more(af_scene *s, uint32_t n) {
+    s->agents = n + 1u;
+    s->keyed = n + 1u;
+}
+
+TEST(alloc_fail_agents_import) {
+    /* Batches of 16 into keyed worlds that grow: columns, slots and the
+     * key table grow inside the batch; a refused key entry undoes the
+     * ones entered before it. */
+    af_case c = { "throng_agents_import", af_scene_2d(), 0, af_op_import_batch,
+                  16 };
+    uint32_t grown = 0;
+    af_sweep(c, af_grow_keyed_one_more, 140u, &grown, __LINE__);
+    CHECK(grown >= 2u);
+    c.scene = af_scene_3d_periodic();
+    c.scene.target = 1;
+    c.scene.agents = 20;
+    c.scene.keyed = 20;
+    AF_RUN(&c);
+}
+
+TEST(alloc_fail_agents_remove) {
+    af_case c = { "throng_agents_remove", af_scene_2d(), 0, af_op_remove_batch,
+                  0 };
+    c.scene.agents = 10;
+    c.scene.keyed = 10;
+    AF_RUN(&c);
 }
 
 static void af_grow_keyed_but_last(af_scene *s, uint32_t n) {
@@ -1269,6 +1334,8 @@ void register_alloc_fail_tests(void) {
     REGISTER(alloc_fail_world_create);
     REGISTER(alloc_fail_agent_add);
     REGISTER(alloc_fail_agent_add_host_key);
+    REGISTER(alloc_fail_agents_import);
+    REGISTER(alloc_fail_agents_remove);
     REGISTER(alloc_fail_set_host_key);
     REGISTER(alloc_fail_set_target);
     REGISTER(alloc_fail_group_create);

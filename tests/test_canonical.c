@@ -422,6 +422,242 @@ TEST(agent_state_import_keeps_plain_world) {
     throng_world_destroy(e);
 }
 
+/* Every agent's state, in row order. */
+static throng_agent_state *states_in_rows(const throng_world *w, uint32_t *n) {
+    *n = throng_world_agent_count(w);
+    throng_agent_state *s = calloc(*n ? *n : 1u, sizeof *s);
+    for (uint32_t i = 0; i < *n && s; i++) {
+        throng_agent a;
+        CHECK_OK(throng_agent_at(w, i, &a));
+        CHECK_OK(throng_agent_export(w, a, &s[i]));
+    }
+    return s;
+}
+
+/* Whether two worlds hold the same agents in the same rows and slots,
+ * state for state. */
+static int same_rows(const throng_world *a, const throng_world *b) {
+    uint32_t na = 0, nb = 0;
+    throng_agent_state *sa = states_in_rows(a, &na),
+                       *sb = states_in_rows(b, &nb);
+    int same = sa && sb && na == nb;
+    for (uint32_t i = 0; same && i < na; i++) {
+        throng_agent x, y;
+        CHECK_OK(throng_agent_at(a, i, &x));
+        CHECK_OK(throng_agent_at(b, i, &y));
+        same = memcmp(&sa[i], &sb[i], sizeof sa[i]) == 0 && x.slot == y.slot &&
+               x.generation == y.generation;
+    }
+    free(sa);
+    free(sb);
+    return same && throng_world_hash(a) == throng_world_hash(b);
+}
+
+/* throng_agents_remove and throng_agents_import against the calls one at
+ * a time: the same rows, slots, handles and bits, then and after steps,
+ * with and without canonical order, into a world that holds agents and
+ * into an empty one (whose single-row mass column the batch splits). */
+static void check_batch(const char *name, int canonical) {
+    throng_world *src = build(name, 400);
+    throng_world *a = build(name, 300), *b = build(name, 300);
+    if (!src || !a || !b) {
+        throng_world_destroy(src);
+        throng_world_destroy(a);
+        throng_world_destroy(b);
+        return;
+    }
+    CHECK_OK(throng_world_set_canonical_order(a, canonical != 0));
+    CHECK_OK(throng_world_set_canonical_order(b, canonical != 0));
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(throng_world_step(src, 1.0f / 30.0f));
+        CHECK_OK(throng_world_step(a, 1.0f / 30.0f));
+        CHECK_OK(throng_world_step(b, 1.0f / 30.0f));
+    }
+    /* Every third agent out, in an order that is not the rows'. */
+    throng_agent gone_a[100], gone_b[100];
+    uint32_t ng = 0;
+    for (uint32_t key = 299; key >= 3 && ng < 100; key -= 3) {
+        CHECK_OK(throng_agent_find(a, key, &gone_a[ng]));
+        CHECK_OK(throng_agent_find(b, key, &gone_b[ng]));
+        ng++;
+    }
+    for (uint32_t i = 0; i < ng; i++)
+        CHECK_OK(throng_agent_remove(a, gone_a[i]));
+    CHECK_OK(throng_agents_remove(b, ng, gone_b));
+    CHECK(same_rows(a, b));
+    /* The source's agents with new keys, some targeting agents held. */
+    uint32_t n = 0;
+    throng_agent_state *in = states_in_rows(src, &n);
+    for (uint32_t i = 0; i < n && in; i++) {
+        in[i].host_key += 1000u;
+        in[i].target_key = in[i].target_key ? 1u + 3u * (i % 90u) : 0u;
+        in[i].mass = 1.0f + 0.25f * (float)(i % 3u);
+    }
+    throng_agent one[400], many[400];
+    for (uint32_t i = 0; i < n && in; i++)
+        CHECK_OK(throng_agent_import(a, &in[i], &one[i]));
+    if (in)
+        CHECK_OK(throng_agents_import(b, n, in, many));
+    for (uint32_t i = 0; i < n; i++)
+        CHECK(one[i].slot == many[i].slot &&
+              one[i].generation == many[i].generation);
+    CHECK(same_rows(a, b));
+    for (int k = 0; k < 5; k++) {
+        CHECK_OK(throng_world_step(a, 1.0f / 30.0f));
+        CHECK_OK(throng_world_step(b, 1.0f / 30.0f));
+    }
+    CHECK(same_rows(a, b));
+    /* Into empty worlds: the masses differ from the first row's. */
+    throng_world *c = build(name, 10), *d = build(name, 10);
+    if (c && d && in) {
+        while (throng_world_agent_count(c) > 0) {
+            throng_agent x;
+            CHECK_OK(throng_agent_at(c, 0, &x));
+            CHECK_OK(throng_agent_remove(c, x));
+            CHECK_OK(throng_agent_at(d, 0, &x));
+            CHECK_OK(throng_agents_remove(d, 1, &x));
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            in[i].target_key = 0;
+            CHECK_OK(throng_agent_import(c, &in[i], &one[i]));
+        }
+        CHECK_OK(throng_agents_import(d, n, in, NULL));
+        CHECK(same_rows(c, d));
+        CHECK_OK(throng_world_step(c, 1.0f / 30.0f));
+        CHECK_OK(throng_world_step(d, 1.0f / 30.0f));
+        CHECK(same_rows(c, d));
+    }
+    throng_world_destroy(c);
+    throng_world_destroy(d);
+    free(in);
+    throng_world_destroy(src);
+    throng_world_destroy(a);
+    throng_world_destroy(b);
+}
+
+TEST(agents_batch_every2d) {
+    check_batch("every2d", 0);
+    check_batch("every2d", 1);
+}
+
+TEST(agents_batch_every3d) {
+    check_batch("every3d", 1);
+}
+
+/* A refused batch changes nothing: no agent added or removed, the same
+ * hash and heap, the sentence naming the state or handle. */
+TEST(agents_batch_refusals) {
+    throng_world *w = build("every2d", 60), *plain = build("flock2d", 40);
+    if (!w || !plain) {
+        throng_world_destroy(w);
+        throng_world_destroy(plain);
+        return;
+    }
+    uint32_t n = 0;
+    throng_agent_state *good = states_in_rows(w, &n);
+    if (!good)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        good[i].host_key += 1000u;
+        good[i].target_key = good[i].target_key ? 2u : 0u;
+    }
+    const uint64_t before = throng_world_hash(w);
+    const size_t bytes = throng_world_bytes(w);
+    const uint32_t count = throng_world_agent_count(w);
+    static const throng_status want[] = {
+        THRONG_ERR_NOT_FINITE,    THRONG_ERR_OUT_OF_RANGE,
+        THRONG_ERR_NOT_FOUND,     THRONG_ERR_OUT_OF_RANGE,
+        THRONG_ERR_DUPLICATE_KEY, THRONG_ERR_DUPLICATE_KEY,
+        THRONG_ERR_STALE_HANDLE,  THRONG_ERR_OUT_OF_RANGE,
+    };
+    for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+        throng_agent_state *bad = good + 10; /* the batch: 20 states */
+        const throng_agent_state keep = bad[5];
+        switch (c) {
+        case 0:
+            bad[5].position[0] = NAN;
+            break;
+        case 1:
+            bad[5].forward[0] = 2.0f;
+            break;
+        case 2:
+            bad[5].target_key = 99999;
+            break;
+        case 3:
+            bad[5].target_key = bad[5].host_key;
+            break;
+        case 4:
+            bad[5].host_key = 3; /* held by the world */
+            break;
+        case 5:
+            bad[5].host_key = bad[12].host_key; /* twice in the batch */
+            break;
+        case 6:
+            bad[5].group_id = 77;
+            break;
+        default:
+            bad[5].mass = -1.0f;
+            break;
+        }
+        throng_agent out[20];
+        memset(out, 0, sizeof out);
+        CHECK_STATUS(throng_agents_import(w, 20, bad, out), want[c]);
+        const char *e = throng_world_last_error(w);
+        CHECK(strncmp(e, "throng_agents_import", 20) == 0);
+        CHECK(strstr(e, c == 5 ? "states[12]" : "states[5]") != NULL);
+        CHECK(out[0].slot == 0 && out[19].slot == 0);
+        CHECK(throng_world_agent_count(w) == count);
+        CHECK(throng_world_hash(w) == before);
+        CHECK(throng_world_bytes(w) == bytes);
+        bad[5] = keep;
+    }
+    CHECK_STATUS(throng_agents_import(w, 3, NULL, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_agents_import(NULL, 3, good, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_agents_import(w, THRONG_MAX_AGENTS, good, NULL),
+                 THRONG_ERR_CAPACITY);
+    CHECK_OK(throng_agents_import(w, 0, NULL, NULL));
+    CHECK(throng_world_agent_count(w) == count);
+    CHECK(throng_world_hash(w) == before);
+    /* A plain world is not given behaviour state by a refused batch. */
+    const size_t plain_bytes = throng_world_bytes(plain);
+    const uint64_t plain_hash = throng_world_hash(plain);
+    throng_agent_state st[2] = { good[0], good[1] };
+    for (int k = 0; k < 2; k++) {
+        st[k].group_id = st[k].group_generation = 0;
+        st[k].target_key = 0;
+    }
+    st[1].velocity[1] = NAN;
+    CHECK_STATUS(throng_agents_import(plain, 2, st, NULL),
+                 THRONG_ERR_NOT_FINITE);
+    CHECK(throng_world_bytes(plain) == plain_bytes);
+    CHECK(throng_world_hash(plain) == plain_hash);
+    /* Removals: a stale handle, the same agent twice, NULL. */
+    throng_agent h[4];
+    for (uint32_t i = 0; i < 4; i++)
+        CHECK_OK(throng_agent_at(w, i, &h[i]));
+    throng_agent dead = h[3];
+    CHECK_OK(throng_agent_remove(w, dead));
+    const uint64_t mid = throng_world_hash(w);
+    const uint32_t left = throng_world_agent_count(w);
+    CHECK_STATUS(throng_agents_remove(w, 4, h), THRONG_ERR_STALE_HANDLE);
+    CHECK(strstr(throng_world_last_error(w), "agents[3]") != NULL);
+    h[3] = h[1];
+    CHECK_STATUS(throng_agents_remove(w, 4, h), THRONG_ERR_OUT_OF_RANGE);
+    CHECK(strstr(throng_world_last_error(w), "agents[3]") != NULL);
+    CHECK_STATUS(throng_agents_remove(w, 2, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_agents_remove(NULL, 2, h), THRONG_ERR_NULL);
+    CHECK_OK(throng_agents_remove(w, 0, NULL));
+    CHECK(throng_world_agent_count(w) == left);
+    CHECK(throng_world_hash(w) == mid);
+    CHECK(throng_agent_valid(w, h[0]) && throng_agent_valid(w, h[2]));
+    CHECK_OK(throng_agents_remove(w, 3, h));
+    CHECK(throng_world_agent_count(w) == left - 3u);
+    CHECK(!throng_agent_valid(w, h[0]) && !throng_agent_valid(w, h[2]));
+    free(good);
+    throng_world_destroy(w);
+    throng_world_destroy(plain);
+}
+
 /* The definition hash reads settings, objects and groups, never agents. */
 TEST(definition_hash) {
     throng_world *a = build("every2d", 100), *b = build("every2d", 300);
@@ -464,5 +700,8 @@ void register_canonical_tests(void) {
     REGISTER(agent_state_round_trip);
     REGISTER(agent_state_import_refusals);
     REGISTER(agent_state_import_keeps_plain_world);
+    REGISTER(agents_batch_every2d);
+    REGISTER(agents_batch_every3d);
+    REGISTER(agents_batch_refusals);
     REGISTER(definition_hash);
 }

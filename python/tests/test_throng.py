@@ -233,6 +233,45 @@ class TestWorld(Case):
             with self.assertRaises(throng.ThrongError):
                 b.import_agent(state)
 
+    def test_import_and_remove_agents_in_one_call(self):
+        """import_agents and remove_agents give the rows, handles and
+        bits of import_agent and remove one at a time; a refused batch
+        changes nothing."""
+        def make():
+            w = throng.World(boundary="periodic", box=(12, 12), threads=1)
+            w.canonical_order = True
+            return w
+        with make() as src, make() as a, make() as b:
+            for k in range(1, 120):
+                src.add_agent(position=((k * 7.3) % 12, (k * 3.1) % 12),
+                              velocity=(0.5, 0.2), host_key=k,
+                              mass=1.0 + (k % 3))
+            src.step(DT, 5)
+            states = [src.export_agent(x) for x in src.agents()]
+            one = [a.import_agent(st) for st in states]
+            many = b.import_agents(states)
+            self.assertEqual([x.index for x in one],
+                             [x.index for x in many])
+            self.assertEqual(a.hash, b.hash)
+            a_gone = [a.find_agent(k) for k in range(3, 120, 5)]
+            for x in a_gone:
+                a.remove(x)
+            b.remove_agents([b.find_agent(k) for k in range(3, 120, 5)])
+            self.assertEqual(len(a), len(b))
+            a.step(DT, 5)
+            b.step(DT, 5)
+            self.assertEqual(a.hash, b.hash)
+            before, n = b.hash, len(b)
+            bad = [src.export_agent(src.find_agent(k)) for k in (1, 2)]
+            bad[0].host_key, bad[1].host_key = 500, 501
+            bad[1].velocity[0] = float("nan")
+            with self.assertRaises(throng.ThrongError):
+                b.import_agents(bad)
+            x = b.find_agent(1)
+            with self.assertRaises(throng.ThrongError):
+                b.remove_agents([x, x])
+            self.assertEqual((b.hash, len(b)), (before, n))
+
     def test_periodic_box_and_wrap(self):
         with throng.World(boundary="periodic", box=(10, 10)) as w:
             a = w.add_agent(position=(9.95, 5), velocity=(1, 0))
