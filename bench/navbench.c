@@ -179,11 +179,12 @@ static int run_case(nav_case c, const options *o, int threads, figures *out) {
     const uint32_t timed_parity =
         c == CASE_LOCAL_REMOVE || c == CASE_FAR_REMOVE ? 1u : 0u;
     if (c == CASE_MAZE || box_case) {
-        int k = 0;
-        for (float y = 20.0f; y < side - 10.0f; y += 20.0f, k++)
+        for (int k = 0; 20.0f * (float)(k + 1) < side - 10.0f; k++) {
+            const float y = 20.0f * (float)(k + 1);
             if (add_wall(w, k % 2 ? 10.0f : 0.0f, y,
                          k % 2 ? side : side - 10.0f, y))
                 return fail(w, "wall");
+        }
     }
     throng_nav_goal goal;
     memset(&goal, 0, sizeof goal);
@@ -211,8 +212,10 @@ static int run_case(nav_case c, const options *o, int threads, figures *out) {
     const float bx = local ? 0.5f * side + 4.0f : 0.5f * side;
     const float by = local ? 4.0f : side - 8.0f;
     double *ms = calloc(o->repeats, sizeof *ms);
-    if (!ms)
+    if (!ms) {
+        free(costs);
         return fail(w, "no memory");
+    }
     throng_nav_field_info info;
     memset(&info, 0, sizeof info);
     uint32_t timed = 0;
@@ -221,8 +224,11 @@ static int run_case(nav_case c, const options *o, int threads, figures *out) {
             const float cost = r % 2u ? 1.0f : 1.25f;
             for (uint64_t i = 0; i < cells; i++)
                 costs[i] = cost;
-            if (throng_nav_field_set_costs(w, field, costs) != THRONG_OK)
+            if (throng_nav_field_set_costs(w, field, costs) != THRONG_OK) {
+                free(ms);
+                free(costs);
                 return fail(w, "costs");
+            }
         } else {
             /* Added on even rounds, removed on odd ones; both timed. */
             static throng_object box;
@@ -234,15 +240,23 @@ static int run_case(nav_case c, const options *o, int threads, figures *out) {
                 b.min[1] = by;
                 b.max[0] = bx + 3.0f;
                 b.max[1] = by + 3.0f;
-                if (throng_obstacle_add(w, &b, &box) != THRONG_OK)
+                if (throng_obstacle_add(w, &b, &box) != THRONG_OK) {
+                    free(ms);
+                    free(costs);
                     return fail(w, "box");
+                }
             } else if (throng_object_remove(w, box) != THRONG_OK) {
+                free(ms);
+                free(costs);
                 return fail(w, "remove");
             }
         }
         if (throng_nav_field_update(w, field) != THRONG_OK ||
-            throng_nav_field_get(w, field, &info) != THRONG_OK)
+            throng_nav_field_get(w, field, &info) != THRONG_OK) {
+            free(ms);
+            free(costs);
             return fail(w, "update");
+        }
         /* The first round of the cost cases warms up. */
         if ((costs && r == 0u) || (!costs && r % 2u != timed_parity) ||
             timed >= o->repeats)

@@ -2091,10 +2091,12 @@ static void pedestrian_fill(throng_world *world, throng_agent_def *agent,
     across = across > 0u ? across : 1u;
     const uint32_t rows = (count + across - 1u) / across;
     const double dx = w / (double)across, dy = h / (double)rows;
-    for (uint32_t i = 0; i < count && *st == THRONG_OK; ++i)
+    for (uint32_t i = 0; i < count && *st == THRONG_OK; ++i) {
+        const uint32_t col = i % across, row = i / across;
         pedestrian_add(world, agent, rng, first + i,
-                       x0 + ((double)(i % across) + 0.5) * dx,
-                       y0 + ((double)(i / across) + 0.5) * dy, 0.1 * pitch, st);
+                       x0 + ((double)col + 0.5) * dx,
+                       y0 + ((double)row + 0.5) * dy, 0.1 * pitch, st);
+    }
 }
 
 /*

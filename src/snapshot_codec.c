@@ -433,22 +433,24 @@ static void io_nav(snap_codec *c, throng_world *w, geo_object *o) {
         costs = nav_block(c, w, has_costs ? cells : 0u, sizeof *costs, 4u,
                           "a navigation field's costs");
     }
-    for (uint32_t i = 0; i < d.goal_count && c->status == THRONG_OK; i++) {
+    for (uint32_t i = 0; i < d.goal_count && goals && c->status == THRONG_OK;
+         i++) {
         IO_ENUM(c, goals[i].kind, throng_nav_goal_kind);
         io_f32n(c, goals[i].a, 3);
         io_f32n(c, goals[i].b, 3);
     }
-    for (uint32_t i = 0; i < d.region_count && c->status == THRONG_OK; i++) {
+    for (uint32_t i = 0;
+         i < d.region_count && regions && c->status == THRONG_OK; i++) {
         io_f32n(c, regions[i].min, 3);
         io_f32n(c, regions[i].max, 3);
         io_f32(c, &regions[i].cost);
     }
-    if (has_costs && c->status == THRONG_OK)
+    if (has_costs && costs && c->status == THRONG_OK)
         io_f32s(c, costs, (size_t)cells);
     uint32_t counted = f && f->counted && !c->definition ? 1u : 0u;
     io_u32(c, &counted);
     if (!c->reading) {
-        if (d.density_interval && counted)
+        if (f && d.density_interval && counted)
             io_u32s(c, f->counts, (size_t)cells);
         return;
     }
@@ -512,6 +514,8 @@ void io_slot_nav(snap_codec *c, throng_world *w) {
     } else if (!has) {
         return;
     }
+    if (!w->slot_nav)
+        return;
     for (uint32_t s = 0; s < w->slot_count && c->status == THRONG_OK; s++) {
         slot_nav *n = &w->slot_nav[s];
         uint32_t flags = (uint32_t)n->state | ((uint32_t)n->remove << 8);

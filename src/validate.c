@@ -518,7 +518,7 @@ static throng_status nav_fixed_point(throng_world *w, validate_stage stage,
                 const size_t c = nav_index(r, at[0], at[1], at[2]);
                 const uint8_t k = f->cls[c];
                 const uint64_t raw = f->time[c];
-                uint64_t want = raw;
+                uint64_t want;
                 if (k == NAV_SOLID) {
                     want = NAV_SOLID_TIME;
                 } else if (k == NAV_GOAL) {

@@ -11,6 +11,13 @@
 # Each shard's output goes to OUT_PREFIX-k.txt. Variables for COMMAND
 # (sanitizer options) come from the environment.
 set -u
+# Side by side, the shards' OpenMP threads outnumber the cores, and a
+# thread spinning at a barrier keeps a core from the thread it waits for:
+# the small parallel regions of a test (a navigation field's tiles, a
+# step of a few agents) then cost a time slice each, and a suite runs
+# many times slower. Waiting threads sleep instead; no result depends on
+# how threads wait.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 n=$1
 prefix=$2
 shift 2

@@ -51,8 +51,8 @@ static void make_lattice(throng_world *w) {
     CHECK_OK(throng_group_set_avoidance(w, g, &av));
     const uint32_t side = (uint32_t)ceil(sqrt((double)n));
     for (uint32_t i = 0; i < n; i++) {
-        const float p[3] = { 0.5f * (float)(i % side), 0.5f * (float)(i / side),
-                             0.0f };
+        const uint32_t col = i % side, row = i / side;
+        const float p[3] = { 0.5f * (float)col, 0.5f * (float)row, 0.0f };
         CHECK_OK(throng_agent_at(w, i, &a));
         CHECK_OK(throng_agent_set_position(w, a, p));
     }

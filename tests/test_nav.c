@@ -121,8 +121,8 @@ static void rooms(throng_world *w) {
 /* A maze of corridors 4 m wide: walls across the floor, alternately open
  * at the right and the left end. */
 static void maze(throng_world *w, float width, float height) {
-    int k = 0;
-    for (float y = 4.0f; y < height - 1.0f; y += 4.0f, k++) {
+    for (int k = 0; 4.0f * (float)(k + 1) < height - 1.0f; k++) {
+        const float y = 4.0f * (float)(k + 1);
         if (k % 2 == 0)
             wall(w, 0.0f, y, width - 4.0f, y);
         else
@@ -162,7 +162,7 @@ TEST(nav_update_exact) {
         /* Small steps, and the base step (the table). */
         const uint64_t F =
             trial % 5 == 0 ? NAV_UNIT : 1u + test_rng_below(&rng, 60u);
-        uint64_t x[3];
+        uint64_t x[3] = { NAV_INF, NAV_INF, NAV_INF };
         const uint64_t base = test_rng_below(&rng, 1000000u);
         for (int k = 0; k < dims; k++) {
             const uint32_t r = test_rng_below(&rng, 10u);
@@ -304,8 +304,9 @@ static double *reference_paths(const float *dist, uint32_t nx, uint32_t ny) {
         for (uint32_t v = 0; v < n; v++) {
             if (done[v] || isinf(dist[v]))
                 continue;
-            const double dx = (double)(v % nx) - (double)(u % nx);
-            const double dy = (double)(v / nx) - (double)(u / nx);
+            const uint32_t vx = v % nx, vy = v / nx, ux = u % nx, uy = u / nx;
+            const double dx = (double)vx - (double)ux;
+            const double dy = (double)vy - (double)uy;
             const double step = sqrt(dx * dx + dy * dy);
             if (best[u] + step >= best[v])
                 continue;

@@ -243,7 +243,6 @@ static void fit_object(const throng_object_info *in, int dims, bounds *b) {
     case THRONG_OBJECT_NAV:
         /* A field's grid may reach far beyond the scene; the scene's own
          * objects and agents set the view. */
-        break;
     case THRONG_OBJECT_PLANE:
         /* Infinite: it would stretch the view without end. */
         break;
@@ -639,8 +638,9 @@ static int draw_nav(const throng_world *w, canvas *c, const view_map *m,
     uint32_t width, height;
     render_image_size(o, &width, &height);
     const double block = RENDER_NAV_BLOCK * unit;
-    for (double y = 0.0; y < (double)height; y += block)
-        for (double x = 0.0; x < (double)width; x += block) {
+    for (uint32_t iy = 0; (double)iy * block < (double)height; iy++)
+        for (uint32_t ix = 0; (double)ix * block < (double)width; ix++) {
+            const double y = (double)iy * block, x = (double)ix * block;
             const float p[3] = { (float)(m->x0 + (x + 0.5 * block) / m->scale),
                                  (float)(m->y1 - (y + 0.5 * block) / m->scale),
                                  0.0f };
@@ -661,8 +661,11 @@ static int draw_nav(const throng_world *w, canvas *c, const view_map *m,
         return 0;
     const double pitch = (double)o->nav_fields;
     const double hc = 0.9063077870366499, hs = 0.42261826174069944;
-    for (double y = 0.5 * pitch; y < (double)height; y += pitch)
-        for (double x = 0.5 * pitch; x < (double)width; x += pitch) {
+    for (uint32_t iy = 0; ((double)iy + 0.5) * pitch < (double)height; iy++)
+        for (uint32_t ix = 0; ((double)ix + 0.5) * pitch < (double)width;
+             ix++) {
+            const double y = ((double)iy + 0.5) * pitch;
+            const double x = ((double)ix + 0.5) * pitch;
             const float p[3] = { (float)(m->x0 + x / m->scale),
                                  (float)(m->y1 - y / m->scale), 0.0f };
             throng_nav_sample s;
