@@ -154,16 +154,17 @@ throng_status throng_nav_field_sample(const throng_world *cw,
     return THRONG_OK;
 }
 
-throng_status throng_nav_field_distances(const throng_world *cw,
-                                         throng_object field, float *out,
-                                         uint64_t capacity,
-                                         uint64_t *out_count) {
-    static const char fn[] = "throng_nav_field_distances";
-    WORLD_READ(cw);
-    throng_world *w = (throng_world *)(uintptr_t)cw;
+/* The checks of a call that writes one value per cell of a field into a
+ * caller's array of `capacity`: the world, the array, the handle, the
+ * room; *out_count (may be NULL) receives the cell count once the field
+ * is known. */
+static throng_status cells_out(throng_world *w, const char *fn,
+                               throng_object field, int has_out,
+                               uint64_t capacity, uint64_t *out_count,
+                               const nav_field **out_field) {
     if (!w)
         return THRONG_ERR_NULL;
-    if (!out && capacity > 0u)
+    if (!has_out && capacity > 0u)
         return world_fail(w, THRONG_ERR_NULL,
                           "%s: out is NULL but capacity is %llu", fn,
                           (unsigned long long)capacity);
@@ -177,6 +178,22 @@ throng_status throng_nav_field_distances(const throng_world *cw,
                           "%s: the field has %llu cells, out holds %llu", fn,
                           (unsigned long long)f->cells,
                           (unsigned long long)capacity);
+    *out_field = f;
+    return THRONG_OK;
+}
+
+throng_status throng_nav_field_distances(const throng_world *cw,
+                                         throng_object field, float *out,
+                                         uint64_t capacity,
+                                         uint64_t *out_count) {
+    static const char fn[] = "throng_nav_field_distances";
+    WORLD_READ(cw);
+    throng_world *w = (throng_world *)(uintptr_t)cw;
+    const nav_field *f = NULL;
+    const throng_status st =
+        cells_out(w, fn, field, out != NULL, capacity, out_count, &f);
+    if (st != THRONG_OK)
+        return st;
     nav_field_distances(f, out);
     return THRONG_OK;
 }
@@ -233,22 +250,11 @@ throng_status throng_nav_field_count_agents(const throng_world *cw,
     static const char fn[] = "throng_nav_field_count_agents";
     WORLD_READ(cw);
     throng_world *w = (throng_world *)(uintptr_t)cw;
-    if (!w)
-        return THRONG_ERR_NULL;
-    if (!out && capacity > 0u)
-        return world_fail(w, THRONG_ERR_NULL,
-                          "%s: out is NULL but capacity is %llu", fn,
-                          (unsigned long long)capacity);
-    const nav_field *f = field_of(w, fn, field);
-    if (!f)
-        return THRONG_ERR_STALE_HANDLE;
-    if (out_count)
-        *out_count = f->cells;
-    if (capacity < f->cells)
-        return world_fail(w, THRONG_ERR_CAPACITY,
-                          "%s: the field has %llu cells, out holds %llu", fn,
-                          (unsigned long long)f->cells,
-                          (unsigned long long)capacity);
+    const nav_field *f = NULL;
+    const throng_status st =
+        cells_out(w, fn, field, out != NULL, capacity, out_count, &f);
+    if (st != THRONG_OK)
+        return st;
     nav_field_count_agents(w, f, out);
     return THRONG_OK;
 }
