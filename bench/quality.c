@@ -662,6 +662,8 @@ void quality_motion_free(quality_motion *m) {
     free(m->max_speed);
     free(m->still);
     free(m->reached);
+    free(m->goal);
+    free(m->goal_for);
     free(m->row_radius);
     free(m->arrival_buffer);
     free(m->passage_exit);
@@ -679,9 +681,12 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
         m->max_speed = malloc(count * sizeof *m->max_speed);
         m->still = malloc(count * sizeof *m->still);
         m->reached = malloc(count * sizeof *m->reached);
+        m->goal = malloc(3u * count * sizeof *m->goal);
+        m->goal_for = malloc(count * sizeof *m->goal_for);
         m->row_radius = malloc(count * sizeof *m->row_radius);
         if (m->radius == NULL || m->max_speed == NULL || m->still == NULL ||
-            m->reached == NULL || m->row_radius == NULL) {
+            m->reached == NULL || m->goal == NULL || m->goal_for == NULL ||
+            m->row_radius == NULL) {
             quality_motion_free(m);
             return THRONG_ERR_OUT_OF_MEMORY;
         }
@@ -693,6 +698,7 @@ throng_status quality_motion_start(quality_motion *m, const throng_world *world,
     m->walk_steps = 0;
     memset(m->still, 0, (size_t)agents * sizeof *m->still);
     memset(m->reached, 0, (size_t)agents * sizeof *m->reached);
+    memset(m->goal_for, 0, (size_t)agents * sizeof *m->goal_for);
     memset(&m->figures, 0, sizeof m->figures);
     m->figures.kind = QUALITY_MOTION;
     m->figures.closest_approach = (double)INFINITY;
@@ -803,8 +809,11 @@ throng_status quality_motion_observe(quality_motion *m,
         bool there = false;
         if (sc->goal != NULL) {
             uint32_t reached = arrivals != NULL ? arrivals[k] : 0;
-            float goal[3];
-            sc->goal(sc, m->agents, seed, key, reached, goal);
+            float *goal = &m->goal[3u * (size_t)k];
+            if (m->goal_for[k] != reached + 1) {
+                sc->goal(sc, m->agents, seed, key, reached, goal);
+                m->goal_for[k] = reached + 1;
+            }
             double gx = (double)c.px[row] - (double)goal[0];
             double gy = (double)c.py[row] - (double)goal[1];
             double gz =

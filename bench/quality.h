@@ -164,7 +164,12 @@ typedef struct quality_motion {
     uint32_t *still;   /* steps standing still so far, by key - 1 */
     uint32_t *reached; /* 1 + the arrivals count of the goal last reached,
                          * 0 for none, by key - 1 */
-    float *row_radius; /* by row, for the grid */
+    /* Each agent's goal, drawn once per arrivals count (a scene's goal
+     * function looks its parameters up by name on every call, which cost
+     * the bench more than the step it watches in the ORCA scenes). */
+    float *goal;        /* 3 per agent, by key - 1 */
+    uint32_t *goal_for; /* 1 + the arrivals count goal holds, 0 for none */
+    float *row_radius;  /* by row, for the grid */
     overlap_grid grid;
     quality figures; /* the QUALITY_MOTION fields */
     /* Evacuation and walking scenes, set up by the first observation: */
