@@ -804,7 +804,6 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
     if (reserve_slot_keys(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the slots' host keys", fn);
-    key_entry *e = NULL;
     if (key != 0) {
         key_entry *found = NULL;
         HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), found);
@@ -812,36 +811,12 @@ throng_status throng_agent_set_host_key(throng_world *w, throng_agent h,
             return world_fail(w, THRONG_ERR_DUPLICATE_KEY,
                               "%s: host key %llu already names an agent", fn,
                               (unsigned long long)key);
-        e = world_alloc(w, sizeof *e);
-        if (!e)
+        if (agent_key_add(w, key, w->col.slot[i]))
             return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                               "%s: no memory for the host key", fn);
-        memset(e, 0, sizeof *e);
-        e->key = key;
-        e->slot = w->col.slot[i];
-        throng_world *hash_world = w;
-        int hash_oom = 0;
-        HASH_ADD(hh, w->keys, key, sizeof(uint64_t), e);
-        if (hash_oom) {
-            key_entry *check = NULL;
-            HASH_FIND(hh, w->keys, &key, sizeof(uint64_t), check);
-            if (!check) {
-                world_free(w, e, sizeof *e);
-                return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
-                                  "%s: no memory for the host key table", fn);
-            }
-        }
     }
-    if (old != 0) {
-        key_entry *prev = NULL;
-        HASH_FIND(hh, w->keys, &old, sizeof(uint64_t), prev);
-        if (prev) {
-            throng_world *hash_world = w;
-            HASH_DEL(w->keys, prev);
-            (void)hash_world;
-            world_free(w, prev, sizeof *prev);
-        }
-    }
+    if (old != 0)
+        agent_key_drop(w, old);
     w->slot_keys[w->col.slot[i]] = key;
     w->keys_stale = 1;
     return THRONG_OK;
