@@ -16,12 +16,21 @@
  * THRONG_TEST_SHARD=k/n runs only the selected tests whose place among
  * them is k modulo n (0 <= k < n), so n processes run the suite side by
  * side (make test TEST_SHARDS=n).
+ *
+ * THRONG_TEST_CLAIMS=DIR instead hands the selected tests out as they
+ * run: each process takes the next test no process has claimed (by
+ * creating DIR/<place>, which only one can do), so processes side by side
+ * finish together however unequal the tests' times (tests/run_shards.sh
+ * makes DIR afresh for each run).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -135,6 +144,28 @@ static int runner_parse_shard(const char *s, unsigned long *k,
     return end != rest && *end == '\0' && *n > 0 && *k < *n;
 }
 
+/* Whether this process takes the selected test at `place`: it creates
+ * `dir`/`place`, which fails for every process after the first. Anything
+ * but "already claimed" stops the run, as a test left unrun would go
+ * unnoticed. */
+static int runner_claim(const char *dir, unsigned long place) {
+    char path[4096];
+    const int len = snprintf(path, sizeof path, "%s/%lu", dir, place);
+    if (len < 0 || (size_t)len >= sizeof path) {
+        fprintf(stderr, "runner: THRONG_TEST_CLAIMS=%s is too long\n", dir);
+        exit(2);
+    }
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    if (errno == EEXIST)
+        return 0;
+    fprintf(stderr, "runner: cannot create %s\n", path);
+    exit(2);
+}
+
 /* A non-negative number of seconds, into *out; 0 when it is not one. */
 static int runner_parse_seconds(const char *s, double *out) {
     char *end = NULL;
@@ -181,6 +212,12 @@ int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     const char *times = getenv("THRONG_TEST_TIMES");
     const char *shard_env = getenv("THRONG_TEST_SHARD");
+    const char *claims = getenv("THRONG_TEST_CLAIMS");
+    if (claims && shard_env) {
+        fprintf(stderr, "runner: THRONG_TEST_SHARD and THRONG_TEST_CLAIMS "
+                        "both set\n");
+        return 2;
+    }
     unsigned long shard = 0, shards = 1;
     if (shard_env && !runner_parse_shard(shard_env, &shard, &shards)) {
         fprintf(stderr, "runner: THRONG_TEST_SHARD=%s is not k/n, 0 <= k < n\n",
@@ -261,7 +298,8 @@ int main(int argc, char **argv) {
         const runner_test *test = &runner_tests[i];
         if (!runner_selected(test->name, filter))
             continue;
-        if (selected++ % shards != shard)
+        const unsigned long place = selected++;
+        if (claims ? !runner_claim(claims, place) : place % shards != shard)
             continue;
         runner_current_name = test->name;
         runner_current_failures = 0;
