@@ -336,17 +336,23 @@ $(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LI
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB) $(LDLIBS)
 
 # TEST_SHARDS=n runs the suite as n processes side by side
-# (tests/run_shards.sh: each the tests whose place is k modulo n), then
-# prints their outputs in turn and the sum: for the slow builds (the
+# (tests/run_shards.sh: each takes the next test none has taken, so the
+# slow tests of a build, such as the allocation-failure sweeps under the
+# sanitizers, do not leave one process running long after the others),
+# then prints their outputs in turn and the sum: for the slow builds (the
 # sanitizers, make tsan too), whose tests mostly run one thread, on a
-# machine with n cores.
+# machine with n cores. TEST_FIRST (a filter) names tests to hand out
+# before the rest: a build's slowest, so none starts late and runs on
+# alone.
 TEST_SHARDS ?= 1
+TEST_FIRST ?=
 
 test: $(TESTS)
 ifeq ($(TEST_SHARDS),1)
 	$(SAN_ENV) $(TESTS) $(FILTER)
 else
-	$(SAN_ENV) tests/run_shards.sh $(TEST_SHARDS) $(BUILD)/test-shard $(TESTS) $(FILTER)
+	$(SAN_ENV) THRONG_TEST_FIRST='$(TEST_FIRST)' \
+	  tests/run_shards.sh $(TEST_SHARDS) $(BUILD)/test-shard $(TESTS) $(FILTER)
 endif
 
 # The test program, the fuzz harnesses and their support build without a
