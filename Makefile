@@ -341,6 +341,12 @@ $(SHARED): $(SHARED_REAL)
 $(BENCH): $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
+# The bench on the library the tests link (THRONG_CHECKS on, the same
+# results): where only the tests' build is wanted, as for make cross-test,
+# one build of the library serves both programs.
+$(BUILD)/throng-bench-checked: $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TEST_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TEST_LIB) $(LDLIBS)
+
 # The task hook tests run the example's pthread pool. The tests also
 # check the bench's verdicts on its results (pass ranges, flock2d ratios),
 # so they link the modules that make them.
@@ -1158,8 +1164,9 @@ fuzz-corpus: $(GEN_CORPUS)
 # large degenerate crowds. The scalar path of this build is the code a
 # SIMD=scalar build runs (the same sources, compiler and flags), so one
 # build serves both; the native scalar-only build covers the build
-# without vector kernels. The whole suite passes under qemu too, in about
-# half an hour.
+# without vector kernels. The bench links the tests' library
+# (throng-bench-checked), so the library is built for aarch64 once.
+# The whole suite passes under qemu too, in about half an hour.
 # Packages (Debian): gcc-aarch64-linux-gnu (it brings libgomp1-arm64-cross),
 # libc6-dev-arm64-cross (the aarch64 C library, which qemu-aarch64 -L
 # loads too), qemu-user. uthash comes from the build machine's
@@ -1182,7 +1189,7 @@ cross-test:
 	@command -v $(CROSS_CC) >/dev/null || { echo "cross-test: $(CROSS_CC) is missing (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross)" >&2; exit 1; }
 	@command -v $(firstword $(CROSS_RUN)) >/dev/null || { echo "cross-test: $(firstword $(CROSS_RUN)) is missing (Debian: qemu-user)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory CC=$(CROSS_CC) BUILD=$(CROSS_BUILD) \
-	  $(CROSS_BUILD)/throng-tests $(CROSS_BUILD)/throng-bench
+	  $(CROSS_BUILD)/throng-tests $(CROSS_BUILD)/throng-bench-checked
 	@$(MAKE) --no-print-directory $(BENCH)
 	@set -e; dir=$(CROSS_BUILD); passed=0; start=$$(date +%s); \
 	printf '%s\n' $(CROSS_TESTS) | xargs -P $(CROSS_JOBS) -I {} sh -c \
@@ -1198,7 +1205,7 @@ cross-test:
 	@set -e; for b in native neon scalar; do \
 	  case $$b in \
 	    native) run=; bin=$(BENCH); path=auto ;; \
-	    *) run='$(CROSS_RUN)'; bin=$(CROSS_BUILD)/throng-bench; path=$$b ;; \
+	    *) run='$(CROSS_RUN)'; bin=$(CROSS_BUILD)/throng-bench-checked; path=$$b ;; \
 	  esac; \
 	  out=$(CROSS_BUILD)/bench-$$b.cross-hashes; \
 	  THRONG_SIMD=$$path $$run $$bin $(CROSS_CHECK_ARGS) 2>/dev/null \
