@@ -298,6 +298,20 @@ $(BUILD)/obj/src/steer_env_avx512.o $(CHECKED_DIR)/src/steer_env_avx512.o: CFLAG
 $(BUILD)/obj/src/orca_lanes_avx2.o $(CHECKED_DIR)/src/orca_lanes_avx2.o: CFLAGS += -mavx2
 $(BUILD)/obj/src/orca_lanes_avx512.o $(CHECKED_DIR)/src/orca_lanes_avx512.o: CFLAGS += -mavx512f
 
+# A sanitizer build instruments the AVX-512 kernels only where the CPU it
+# is built on runs them: elsewhere the library never picks that path and
+# the tests skip it, so an instrumented copy would check nothing, and a
+# sanitized neighbour kernel is by far the slowest object of the build
+# (gcc 12, SAN=address,undefined: steer_flock_avx2.c about 5 minutes of
+# CPU on a busy Zen 1, UBSan alone over steer_flock_sse2.c over 3, each
+# other file under 15 s). They are still compiled and linked, plainly. A
+# sanitizer build is never released: build it on the machine that runs
+# it.
+SAN_SKIP_AVX512 := $(if $(SAN),$(if $(CROSS),,$(if $(findstring x86_64,$(ARCH)),$(shell test -r /proc/cpuinfo && ! grep -qw avx512f /proc/cpuinfo && echo 1))))
+ifneq ($(SAN_SKIP_AVX512),)
+$(filter %_avx512.o,$(LIB_OBJ)): CFLAGS += -fno-sanitize=all
+endif
+
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -327,6 +341,12 @@ $(SHARED): $(SHARED_REAL)
 $(BENCH): $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
+# The bench on the library the tests link (THRONG_CHECKS on, the same
+# results): where only the tests' build is wanted, as for make cross-test,
+# one build of the library serves both programs.
+$(BUILD)/throng-bench-checked: $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TEST_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TEST_LIB) $(LDLIBS)
+
 # The task hook tests run the example's pthread pool. The tests also
 # check the bench's verdicts on its results (pass ranges, flock2d ratios),
 # so they link the modules that make them.
@@ -336,17 +356,23 @@ $(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LI
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB) $(LDLIBS)
 
 # TEST_SHARDS=n runs the suite as n processes side by side
-# (tests/run_shards.sh: each the tests whose place is k modulo n), then
-# prints their outputs in turn and the sum: for the slow builds (the
+# (tests/run_shards.sh: each takes the next test none has taken, so the
+# slow tests of a build, such as the allocation-failure sweeps under the
+# sanitizers, do not leave one process running long after the others),
+# then prints their outputs in turn and the sum: for the slow builds (the
 # sanitizers, make tsan too), whose tests mostly run one thread, on a
-# machine with n cores.
+# machine with n cores. TEST_FIRST (a filter) names tests to hand out
+# before the rest: a build's slowest, so none starts late and runs on
+# alone.
 TEST_SHARDS ?= 1
+TEST_FIRST ?=
 
 test: $(TESTS)
 ifeq ($(TEST_SHARDS),1)
 	$(SAN_ENV) $(TESTS) $(FILTER)
 else
-	$(SAN_ENV) tests/run_shards.sh $(TEST_SHARDS) $(BUILD)/test-shard $(TESTS) $(FILTER)
+	$(SAN_ENV) THRONG_TEST_FIRST='$(TEST_FIRST)' \
+	  tests/run_shards.sh $(TEST_SHARDS) $(BUILD)/test-shard $(TESTS) $(FILTER)
 endif
 
 # The test program, the fuzz harnesses and their support build without a
@@ -1106,34 +1132,40 @@ fuzz-corpus: $(GEN_CORPUS)
 # ------------------------------------------------------------------------
 #
 #   make cross-test      build the tests and the bench for aarch64 with
-#                        CROSS_CC, twice (NEON, and SIMD=scalar), run a
-#                        focused set of tests on each under qemu-aarch64
-#                        (CROSS_JOBS at a time),
-#                        and check that both builds end the bench's
-#                        determinism scenes in the same state, and in the
-#                        state this machine's own build ends them in; then
-#                        the golden hashes (tests/test_golden.c) with clang
-#                        at -O2, for aarch64 too (gcc and clang at -O0 run
-#                        them on this machine: make DEBUG=1)
+#                        CROSS_CC (the NEON build, whose scalar path is
+#                        the scalar build's), run a focused set of tests
+#                        under qemu-aarch64 (CROSS_JOBS at a time), and
+#                        check that its bench ends the determinism scenes
+#                        on the NEON path and on the scalar path
+#                        (THRONG_SIMD=scalar) in the state this machine's
+#                        own build ends them in; then the golden hashes
+#                        (tests/test_golden.c) with clang at -O2, for
+#                        aarch64 too (gcc and clang at -O0 run them on
+#                        this machine: make DEBUG=1)
 #
 # `make CC=aarch64-linux-gnu-gcc` alone builds everything for aarch64 into
 # build/aarch64-linux-gnu-gcc/. Under emulation a step runs tens of times
 # slower, so CROSS_TESTS (name filters, one run each) are those that pin
-# down the arithmetic: NEON and scalar against the pinned hashes (golden,
-# which runs every path the build has), NEON against scalar
-# (determinism_simd_variants; the recipe
-# finish on the lanes, finish_lanes and finish_path_lanes; obstacle
-# avoidance's lanes, avoid_), the kernels (flock, integrate, the cap's
-# lanes and its lane counting, the float limits on every path), the grid's
-# permutation, columns, sparse paths and 2D queries, snapshots, and the
-# world's bookkeeping; the SIMD=scalar build runs CROSS_SCALAR_TESTS (its
-# scalar path is the NEON build's, which golden pins). Left out,
-# at tens of seconds to minutes each under emulation: the thread sweeps
-# (determinism_threads and the cap's, which test OpenMP rather than the
-# architecture), the many-scene path comparison (determinism_simd_paths,
-# a minute; golden and the lane tests compare the same kernels), the
-# brute-force grid checks and 3D queries (integer and scalar code the
-# native builds cover), and the large degenerate crowds.
+# down the arithmetic, each NEON kernel against the scalar path: the
+# pinned hashes (golden, which runs every path the build has), the flock
+# kernel and the paths' bits over the behaviour scenes
+# (determinism_simd_variants), the integrator (integrate_), the
+# environment kernel (obstacle avoidance's lanes, avoid_; the recipe
+# finish on the lanes, finish_lanes and finish_path_lanes), ORCA's lanes
+# (orca_lanes_), the cap's lanes and its lane counting, the float limits
+# on every path, the grid's permutation and 2D queries, snapshots, and
+# the dispatch (simd_auto, simd_named). Left out, at tens of seconds to
+# minutes each under emulation: the thread sweeps (determinism_threads
+# and the cap's, which test OpenMP rather than the architecture), the
+# many-scene path comparison (determinism_simd_paths, a minute; golden
+# and the lane tests compare the same kernels), the brute-force grid
+# checks and 3D queries, the world's bookkeeping and the error
+# sentences (integer and scalar code the native builds cover), and the
+# large degenerate crowds. The scalar path of this build is the code a
+# SIMD=scalar build runs (the same sources, compiler and flags), so one
+# build serves both; the native scalar-only build covers the build
+# without vector kernels. The bench links the tests' library
+# (throng-bench-checked), so the library is built for aarch64 once.
 # The whole suite passes under qemu too, in about half an hour.
 # Packages (Debian): gcc-aarch64-linux-gnu (it brings libgomp1-arm64-cross),
 # libc6-dev-arm64-cross (the aarch64 C library, which qemu-aarch64 -L
@@ -1143,15 +1175,12 @@ fuzz-corpus: $(GEN_CORPUS)
 CROSS_CC ?= aarch64-linux-gnu-gcc
 CROSS_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 CROSS_BUILD := build/$(notdir $(CROSS_CC))
-CROSS_SCALAR_BUILD := build/simd-scalar-$(notdir $(CROSS_CC))
 # Emulated test runs side by side (each filter is one qemu process).
 CROSS_JOBS ?= 2
 CROSS_TESTS ?= golden simd_auto simd_named determinism_simd_variants \
-	determinism_query finish_lanes finish_path_lanes avoid_ flock_ \
+	finish_lanes finish_path_lanes avoid_ flock_ orca_lanes_ \
 	integrate_ degenerate_cap_lanes degenerate_cap_nearest cap_count_below \
-	degenerate_float_limits grid_permute grid_uniform grid_sparse_paths \
-	grid_query_2d grid_query_exact snapshot_ world_ errors_
-CROSS_SCALAR_TESTS ?= flock_ integrate_ snapshot_
+	degenerate_float_limits grid_permute grid_query_2d snapshot_
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
 
@@ -1160,35 +1189,34 @@ cross-test:
 	@command -v $(CROSS_CC) >/dev/null || { echo "cross-test: $(CROSS_CC) is missing (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross)" >&2; exit 1; }
 	@command -v $(firstword $(CROSS_RUN)) >/dev/null || { echo "cross-test: $(firstword $(CROSS_RUN)) is missing (Debian: qemu-user)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory CC=$(CROSS_CC) BUILD=$(CROSS_BUILD) \
-	  $(CROSS_BUILD)/throng-tests $(CROSS_BUILD)/throng-bench
-	@$(MAKE) --no-print-directory CC=$(CROSS_CC) SIMD=scalar BUILD=$(CROSS_SCALAR_BUILD) \
-	  $(CROSS_SCALAR_BUILD)/throng-tests $(CROSS_SCALAR_BUILD)/throng-bench
+	  $(CROSS_BUILD)/throng-tests $(CROSS_BUILD)/throng-bench-checked
 	@$(MAKE) --no-print-directory $(BENCH)
-	@set -e; for b in "$(CROSS_BUILD) $(CROSS_TESTS)" \
-	    "$(CROSS_SCALAR_BUILD) $(CROSS_SCALAR_TESTS)"; do \
-	  set -- $$b; dir=$$1; shift; passed=0; start=$$(date +%s); \
-	  printf '%s\n' "$$@" | xargs -P $(CROSS_JOBS) -I {} sh -c \
-	    '$(CROSS_RUN) '"$$dir"'/throng-tests {} > '"$$dir"'/cross-test-{}.txt \
-	      || { cat '"$$dir"'/cross-test-{}.txt; \
-	           echo "cross-test: '"$$dir"'/throng-tests {} failed" >&2; exit 255; }'; \
-	  for t in "$$@"; do \
-	    out=$$dir/cross-test-$$t.txt; \
-	    echo "cross-test: $$dir/throng-tests $$t: $$(tail -n 1 $$out)"; \
-	    passed=$$((passed + $$(tail -n 1 $$out | cut -d' ' -f1))); \
-	  done; \
-	  echo "cross-test: $$dir: $$passed passed, 0 failed in $$(($$(date +%s) - start)) s"; \
-	done
-	@set -e; for b in $(BENCH) $(CROSS_BUILD)/throng-bench \
-	    $(CROSS_SCALAR_BUILD)/throng-bench; do \
-	  run=; [ $$b = $(BENCH) ] || run='$(CROSS_RUN)'; \
-	  $$run $$b $(CROSS_CHECK_ARGS) 2>/dev/null | grep -o '"state_hash": "[0-9a-f]*"' \
-	    | cut -d'"' -f4 | tr '\n' ' ' > $$b.cross-hashes; \
-	  [ -s $$b.cross-hashes ] || { echo "cross-test: $$b reported no state" >&2; exit 1; }; \
-	  echo "$$b: $$(cat $$b.cross-hashes)"; \
+	@set -e; dir=$(CROSS_BUILD); passed=0; start=$$(date +%s); \
+	printf '%s\n' $(CROSS_TESTS) | xargs -P $(CROSS_JOBS) -I {} sh -c \
+	  '$(CROSS_RUN) '"$$dir"'/throng-tests {} > '"$$dir"'/cross-test-{}.txt \
+	    || { cat '"$$dir"'/cross-test-{}.txt; \
+	         echo "cross-test: '"$$dir"'/throng-tests {} failed" >&2; exit 255; }'; \
+	for t in $(CROSS_TESTS); do \
+	  out=$$dir/cross-test-$$t.txt; \
+	  echo "cross-test: $$dir/throng-tests $$t: $$(tail -n 1 $$out)"; \
+	  passed=$$((passed + $$(tail -n 1 $$out | cut -d' ' -f1))); \
 	done; \
-	for b in $(CROSS_BUILD) $(CROSS_SCALAR_BUILD); do \
-	  if ! cmp -s $$b/throng-bench.cross-hashes $(BENCH).cross-hashes; then \
-	    echo "cross-test: $$b ends in another state than $(BENCH)" >&2; exit 1; fi; \
+	echo "cross-test: $$dir: $$passed passed, 0 failed in $$(($$(date +%s) - start)) s"
+	@set -e; for b in native neon scalar; do \
+	  case $$b in \
+	    native) run=; bin=$(BENCH); path=auto ;; \
+	    *) run='$(CROSS_RUN)'; bin=$(CROSS_BUILD)/throng-bench-checked; path=$$b ;; \
+	  esac; \
+	  out=$(CROSS_BUILD)/bench-$$b.cross-hashes; \
+	  THRONG_SIMD=$$path $$run $$bin $(CROSS_CHECK_ARGS) 2>/dev/null \
+	    | grep -o '"state_hash": "[0-9a-f]*"' \
+	    | cut -d'"' -f4 | tr '\n' ' ' > $$out; \
+	  [ -s $$out ] || { echo "cross-test: $$bin ($$b) reported no state" >&2; exit 1; }; \
+	  echo "$$bin ($$b): $$(cat $$out)"; \
+	done; \
+	for b in neon scalar; do \
+	  if ! cmp -s $(CROSS_BUILD)/bench-$$b.cross-hashes $(CROSS_BUILD)/bench-native.cross-hashes; then \
+	    echo "cross-test: aarch64 on the $$b path ends in another state than $(BENCH)" >&2; exit 1; fi; \
 	done; echo "cross-test: aarch64, NEON and scalar, ends in this machine's state"
 	@# The golden hashes with the other compiler (clang cross-builds
 	@# without OpenMP: there is no aarch64 libomp here).

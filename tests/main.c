@@ -10,18 +10,30 @@
  * "!golden_,!determinism_threads" runs all but those).
  *
  * THRONG_TEST_TIMES=S (seconds) also prints to stderr, after the summary,
- * each test that took S or more of wall time, slowest first: where a
- * build's run (a sanitizer's, an emulator's) spends its time.
+ * each test that took S or more of wall time, slowest first, with its
+ * CPU time: where a build's run (a sanitizer's, an emulator's) spends
+ * its time.
  *
  * THRONG_TEST_SHARD=k/n runs only the selected tests whose place among
  * them is k modulo n (0 <= k < n), so n processes run the suite side by
  * side (make test TEST_SHARDS=n).
+ *
+ * THRONG_TEST_CLAIMS=DIR instead hands the selected tests out as they
+ * run: each process takes the next test no process has claimed (by
+ * creating DIR/<place>, which only one can do), so processes side by side
+ * finish together however unequal the tests' times (tests/run_shards.sh
+ * makes DIR afresh for each run). THRONG_TEST_FIRST=FILTER (a filter as
+ * above) then hands out the tests it selects before the others: a
+ * build's slowest tests, so that none starts late and runs on alone.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -103,6 +115,9 @@ static double runner_now(void) {
 }
 
 static double runner_seconds[RUNNER_MAX_TESTS];
+/* CPU time (every thread of the process), which a busy machine does not
+ * stretch as it does the wall time. */
+static double runner_cpu_seconds[RUNNER_MAX_TESTS];
 
 static int runner_slower(const void *pa, const void *pb) {
     const double a = runner_seconds[*(const int *)pa];
@@ -119,7 +134,8 @@ static void runner_print_times(double floor) {
             order[n++] = i;
     qsort(order, (size_t)n, sizeof order[0], runner_slower);
     for (int k = 0; k < n; k++)
-        fprintf(stderr, "time %8.2f s  %s\n", runner_seconds[order[k]],
+        fprintf(stderr, "time %8.2f s  cpu %8.2f s  %s\n",
+                runner_seconds[order[k]], runner_cpu_seconds[order[k]],
                 runner_tests[order[k]].name);
 }
 
@@ -133,6 +149,28 @@ static int runner_parse_shard(const char *s, unsigned long *k,
     const char *rest = end + 1;
     *n = strtoul(rest, &end, 10);
     return end != rest && *end == '\0' && *n > 0 && *k < *n;
+}
+
+/* Whether this process takes the selected test at `place`: it creates
+ * `dir`/`place`, which fails for every process after the first. Anything
+ * but "already claimed" stops the run, as a test left unrun would go
+ * unnoticed. */
+static int runner_claim(const char *dir, unsigned long place) {
+    char path[4096];
+    const int len = snprintf(path, sizeof path, "%s/%lu", dir, place);
+    if (len < 0 || (size_t)len >= sizeof path) {
+        fprintf(stderr, "runner: THRONG_TEST_CLAIMS=%s is too long\n", dir);
+        exit(2);
+    }
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    if (errno == EEXIST)
+        return 0;
+    fprintf(stderr, "runner: cannot create %s\n", path);
+    exit(2);
 }
 
 /* A non-negative number of seconds, into *out; 0 when it is not one. */
@@ -181,6 +219,12 @@ int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     const char *times = getenv("THRONG_TEST_TIMES");
     const char *shard_env = getenv("THRONG_TEST_SHARD");
+    const char *claims = getenv("THRONG_TEST_CLAIMS");
+    if (claims && shard_env) {
+        fprintf(stderr, "runner: THRONG_TEST_SHARD and THRONG_TEST_CLAIMS "
+                        "both set\n");
+        return 2;
+    }
     unsigned long shard = 0, shards = 1;
     if (shard_env && !runner_parse_shard(shard_env, &shard, &shards)) {
         fprintf(stderr, "runner: THRONG_TEST_SHARD=%s is not k/n, 0 <= k < n\n",
@@ -242,43 +286,58 @@ int main(int argc, char **argv) {
     register_recorder_tests();
     register_canonical_tests();
 
+    /* With THRONG_TEST_FIRST (claims only), the tests it selects are
+     * handed out first, then the rest: the slowest started first, none
+     * of them is left to start when the others are nearly done. */
+    const char *first = claims ? getenv("THRONG_TEST_FIRST") : NULL;
+    if (first && !*first)
+        first = NULL;
     int passed = 0, failed = 0;
-    int module_passed = 0, module_failed = 0;
-    const char *module = NULL;
-    for (int i = 0; i <= runner_test_count; i++) {
-        const char *file = i < runner_test_count
-                               ? runner_basename(runner_tests[i].file)
-                               : NULL;
-        if (module && (!file || strcmp(file, module) != 0)) {
-            if (module_passed + module_failed > 0)
-                printf("%-20s %3d passed, %d failed\n", module, module_passed,
-                       module_failed);
-            module_passed = module_failed = 0;
+    for (int pass = first ? 0 : 1; pass < 2; pass++) {
+        int module_passed = 0, module_failed = 0;
+        const char *module = NULL;
+        for (int i = 0; i <= runner_test_count; i++) {
+            const char *file = i < runner_test_count
+                                   ? runner_basename(runner_tests[i].file)
+                                   : NULL;
+            if (module && (!file || strcmp(file, module) != 0)) {
+                if (module_passed + module_failed > 0)
+                    printf("%-20s %3d passed, %d failed\n", module,
+                           module_passed, module_failed);
+                module_passed = module_failed = 0;
+            }
+            if (!file)
+                break;
+            module = file;
+            const runner_test *test = &runner_tests[i];
+            if (!runner_selected(test->name, filter))
+                continue;
+            if (first && runner_selected(test->name, first) != (pass == 0))
+                continue;
+            const unsigned long place = selected++;
+            if (claims ? !runner_claim(claims, place) : place % shards != shard)
+                continue;
+            runner_current_name = test->name;
+            runner_current_failures = 0;
+            const double start = runner_now();
+            const clock_t cpu_start = clock();
+            test->fn();
+            runner_seconds[i] = runner_now() - start;
+            runner_cpu_seconds[i] =
+                (double)(clock() - cpu_start) / (double)CLOCKS_PER_SEC;
+            if (runner_current_failures == 0) {
+                passed++;
+                module_passed++;
+            } else {
+                if (runner_current_failures > RUNNER_MAX_PRINTED)
+                    printf("FAIL %s: ... and %u more failed checks\n",
+                           test->name,
+                           runner_current_failures - RUNNER_MAX_PRINTED);
+                failed++;
+                module_failed++;
+            }
+            fflush(stdout);
         }
-        if (!file)
-            break;
-        module = file;
-        const runner_test *test = &runner_tests[i];
-        if (!runner_selected(test->name, filter))
-            continue;
-        if (selected++ % shards != shard)
-            continue;
-        runner_current_name = test->name;
-        runner_current_failures = 0;
-        const double start = runner_now();
-        test->fn();
-        runner_seconds[i] = runner_now() - start;
-        if (runner_current_failures == 0) {
-            passed++;
-            module_passed++;
-        } else {
-            if (runner_current_failures > RUNNER_MAX_PRINTED)
-                printf("FAIL %s: ... and %u more failed checks\n", test->name,
-                       runner_current_failures - RUNNER_MAX_PRINTED);
-            failed++;
-            module_failed++;
-        }
-        fflush(stdout);
     }
     printf("%d passed, %d failed\n", passed, failed);
     if (times)

@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Runs a test program as n processes side by side, each the selected
-# tests whose place is k modulo n (THRONG_TEST_SHARD=k/n, tests/main.c),
-# then prints their outputs in turn and the sum; fails when any shard
-# fails or ends without its summary line. For the slow builds (the
+# Runs a test program as n processes side by side, each taking the next
+# selected test no other has taken yet (THRONG_TEST_CLAIMS, tests/main.c),
+# so they finish together however unequal the tests' times, then prints
+# their outputs in turn and the sum; fails when any shard fails or ends
+# without its summary line. For the slow builds (the
 # sanitizers), whose tests mostly run one thread, on a machine with n
 # cores (make test TEST_SHARDS=n, make tsan TEST_SHARDS=n).
 #
 # Usage: tests/run_shards.sh N OUT_PREFIX COMMAND [ARG ...]
-# Each shard's output goes to OUT_PREFIX-k.txt. Variables for COMMAND
+# Each shard's output goes to OUT_PREFIX-k.txt; the claims to the
+# directory OUT_PREFIX-claims, made afresh. Variables for COMMAND
 # (sanitizer options) come from the environment.
 set -u
 # Side by side, the shards' OpenMP threads outnumber the cores, and a
@@ -21,10 +23,13 @@ export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 n=$1
 prefix=$2
 shift 2
+claims=$prefix-claims
+rm -rf "$claims"
+mkdir -p "$claims" || exit 1
 pids=
 k=0
 while [ "$k" -lt "$n" ]; do
-    THRONG_TEST_SHARD="$k/$n" "$@" > "$prefix-$k.txt" 2>&1 &
+    THRONG_TEST_CLAIMS="$claims" "$@" > "$prefix-$k.txt" 2>&1 &
     pids="$pids $!"
     k=$((k + 1))
 done
