@@ -205,7 +205,7 @@ static throng_status world_tick(throng_world *w, float dt,
                                 parallel_sched *sched) {
     static const char fn[] = "throng_world_step";
     uint32_t contact = 0;
-    double t[3];
+    double t[3] = { 0.0, 0.0, 0.0 };
     throng_status st = tick_move(w, dt, sched, fn, &contact, t);
     if (st != THRONG_OK)
         return st;
@@ -313,7 +313,7 @@ static void run_stage(parallel_sched *sched, void *arg) {
     throng_world *w = run->w;
     run->threads = sched->threads;
     if (run->stage == STAGE_MOVE) {
-        double t[3];
+        double t[3] = { 0.0, 0.0, 0.0 };
         run->status = tick_move(w, run->dt, sched, run->fn, &run->passes, t);
         w->tick_t0 = t[0];
         w->tick_t1 = t[1];
