@@ -458,6 +458,57 @@ THRONG_API int throng_world_dimensions(const throng_world *world);
  * and the world's structure stay valid. */
 THRONG_API throng_status throng_world_step(throng_world *world, float dt);
 
+/* One tick in stages, for a host that keeps other copies of some agents
+ * (a distributed world's ghosts, whose owners step them elsewhere) and
+ * refreshes their positions between the stages. Together:
+ *
+ *     throng_world_tick_begin(w, dt, &passes);
+ *     for (uint32_t k = 0; k < passes; k++) {
+ *         throng_world_tick_set_positions(w, n, ghosts, where);  (host's)
+ *         throng_world_tick_contact(w, &moved, &settles);
+ *         if (moved == 0 && settles)
+ *             break;
+ *     }
+ *     throng_world_tick_finish(w);
+ *
+ * is one tick of throng_world_step(w, dt) (dt at most max_dt), the same
+ * bits on any thread count, when nothing is set between them.
+ *
+ * throng_world_tick_begin runs the tick of dt seconds (finite, > 0; one
+ * tick whatever max_dt: a host splits a long step as throng_world_step
+ * does) up to and including the move (grid, behaviours, velocity stage,
+ * integration), and writes the contact passes the tick may run to
+ * *out_passes (the largest contact_iterations of a live group; 0: none).
+ * Refused, with nothing changed, for a dt that throng_world_step refuses,
+ * a NULL out_passes, or while a tick is open (THRONG_ERR_INVALID_ARG);
+ * out of memory changes nothing. While a tick is open throng_world_step
+ * is refused too. */
+THRONG_API throng_status throng_world_tick_begin(throng_world *world, float dt,
+                                                 uint32_t *out_passes);
+
+/* Runs the open tick's next contact pass: every agent of a group whose
+ * contact_iterations exceeds the pass's index is pushed by its share of
+ * its overlaps with the positions before the pass (neighbours found
+ * through the grid of the tick's positions before the move, as in
+ * throng_world_step). *out_moved: the agents whose push was not zero;
+ * *out_settles: whether, were no agent moved anywhere in this pass, the
+ * passes left would change nothing (no group stops resolving before the
+ * last), which is when throng_world_step ends its passes. Running the
+ * passes left after such a pass changes no bit. Refused with
+ * THRONG_ERR_INVALID_ARG without an open tick, or when agents were
+ * added, removed or moved since throng_world_tick_begin other than
+ * through throng_world_tick_set_positions; THRONG_ERR_OUT_OF_RANGE once
+ * all *out_passes have run; THRONG_ERR_NULL for a NULL out pointer. */
+THRONG_API throng_status throng_world_tick_contact(throng_world *world,
+                                                   uint32_t *out_moved,
+                                                   bool *out_settles);
+
+/* Ends the open tick: the passes not run are skipped; arrivals at
+ * navigation goals are listed (and removed when asked), the step count
+ * and the step stats (one tick) are updated, as at the end of a tick of
+ * throng_world_step. THRONG_ERR_INVALID_ARG without an open tick. */
+THRONG_API throng_status throng_world_tick_finish(throng_world *world);
+
 /* Number of completed ticks: one per step, or n for a step that ran as n
  * ticks. The random numbers of a tick are keyed by it. */
 THRONG_API uint64_t throng_world_step_count(const throng_world *world);
@@ -814,6 +865,18 @@ THRONG_API throng_status throng_agent_get_position(const throng_world *world,
 THRONG_API throng_status throng_agent_set_position(throng_world *world,
                                                    throng_agent agent,
                                                    const float position[3]);
+/* Overwrites the positions of `count` agents (positions: 3 floats each, z
+ * ignored in 2D; wrapped into a periodic box) in an open tick (throng_world_tick_begin), between
+ * its stages, leaving the tick's grid as it is: the next contact pass
+ * reads them. Every handle and position is checked before anything
+ * changes: THRONG_ERR_STALE_HANDLE, THRONG_ERR_NOT_FINITE, THRONG_ERR_NULL
+ * (a NULL array with count > 0), THRONG_ERR_INVALID_ARG without an open
+ * tick. The next pass then finds its neighbours by walking the grid
+ * (rather than through the lists of the passes before; the same bits). */
+THRONG_API throng_status throng_world_tick_set_positions(
+    throng_world *world, uint32_t count, const throng_agent *agents,
+    const float *positions);
+
 THRONG_API throng_status throng_agent_get_velocity(const throng_world *world,
                                                    throng_agent agent,
                                                    float out[3]);

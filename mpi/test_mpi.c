@@ -19,7 +19,8 @@
  * SCENE is a bench scenario (flock2d, every2d, cluster2d, ...), churn2d
  * (every2d with agents removed and added every 50 steps), lattice2d and
  * orca2d (flock2d through ORCA), or nav2d (exits2d with a second,
- * counting field: see build_scene). The hash is the state's and the navigation arrivals'
+ * counting field: see build_scene); SCENE/K runs K ticks a step (K times
+ * the scene's dt, past the world's max_dt). The hash is the state's and the navigation arrivals'
  * (every step's, in tick and key order); --state-only, the state's
  * alone (a run continued from a snapshot saw only the later arrivals). Every run prints one line
  * on rank 0 and exits 0 only when every rank passed.
@@ -120,6 +121,17 @@ static throng_object nav_stair_field(throng_world *w) {
 static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
                                  int threads) {
     memset(sc, 0, sizeof *sc);
+    /* NAME/K: each step runs K ticks (K times the scene's dt, above the
+     * world's max_dt). */
+    static char base[64];
+    uint32_t ticks = 1;
+    const char *slash = strchr(name, '/');
+    if (slash) {
+        snprintf(base, sizeof base, "%.*s", (int)(slash - name), name);
+        ticks = (uint32_t)strtoul(slash + 1, NULL, 10);
+        ticks = ticks ? ticks : 1u;
+        name = base;
+    }
     sc->churn = strcmp(name, "churn2d") == 0;
     sc->nav = strcmp(name, "nav2d") == 0;
     const int lattice = strcmp(name, "lattice2d") == 0;
@@ -136,7 +148,7 @@ static throng_world *build_scene(scene *sc, const char *name, uint32_t agents,
         EXPECT(0, "scenario %s did not build", sc->name);
         return NULL;
     }
-    sc->dt = s->dt;
+    sc->dt = s->dt * (float)ticks;
     sc->box = (float)scenario_box_edge(s, agents);
     const uint32_t n = throng_world_agent_count(w);
     for (uint32_t i = 0; i < n; i++) {
@@ -499,6 +511,11 @@ static int run(int argc, char **argv) {
     if (expect)
         EXPECT(h == expect, "hash %016" PRIx64 ", expected %016" PRIx64, h,
                expect);
+    /* Contact passes read only ghosts the layer holds (their travel in a
+     * tick stayed within the ghosts' reach). */
+    EXPECT(stats.contact_inexact_ticks == 0,
+           "%" PRIu64 " ticks' contact passes may differ from one world's",
+           stats.contact_inexact_ticks);
     if (rank_ == 0)
         printf("%s %s ranks %d threads %d steps %u: hash %016" PRIx64
                " (%s), rebalances %u, arrivals %u\n",

@@ -13,7 +13,9 @@
  *   1. ghosts: copies of agents within reach of another rank's box go to
  *      that rank, and of every agent some other rank's agent targets;
  *   2. link: each owned agent's target (kept by host key) to its row;
- *   3. step the local world one tick; keep the owned agents' arrivals at
+ *   3. step the local world one tick, in stages: the move, then each
+ *      contact pass after the ghosts took their owners' positions
+ *      (contact_passes_ranks); keep the owned agents' arrivals at
  *      navigation goals; remove the ghosts;
  *   4. migrate: agents that left this rank's box go to their owners.
  * Between ticks every rank holds exactly the agents in its box. After the
@@ -84,6 +86,28 @@ typedef struct nav_state {
     size_t tick_cap;
 } nav_state;
 
+/* Contact resolution across the ranks (contact_*): the owned agents sent
+ * to each rank as ghosts this tick, and the ghost each record received
+ * became, so that their positions can be sent again between the stages
+ * of the tick; and the per-row scratch of the passes. */
+typedef struct contact_state {
+    throng_agent *sent; /* by destination rank, in record order */
+    size_t sent_total, sent_cap;
+    int *sent_count, *recv_count; /* records per rank, this tick */
+    int *floats;      /* 4 x ranks: counts and offsets of the positions */
+    long *recv_ghost; /* per record received: its index in ghosts, or -1 */
+    size_t recv_total, recv_cap;
+    float *out, *in; /* positions, 3 a record */
+    size_t out_cap, in_cap;
+    throng_agent *set; /* the ghosts given positions, and those */
+    float *set_pos;
+    size_t set_cap;
+    unsigned char *ghost_row; /* 1 for a ghost's row */
+    float *prev;              /* each row's position before the pass */
+    double *travel;           /* a bound on each row's travel this tick */
+    size_t row_cap;
+} contact_state;
+
 struct throng_mpi_world {
     MPI_Comm comm;
     int rank, size;
@@ -102,6 +126,7 @@ struct throng_mpi_world {
     throng_agent *ghosts;
     size_t ghost_count, ghost_cap;
     nav_state nav;
+    contact_state contact;
     int *near, near_count; /* the other ranks whose boxes are within reach */
     unsigned char *mark;   /* the border scan's scratch (border_rows) */
     uint32_t *rows;
@@ -160,6 +185,24 @@ static void c_allreduce(unsigned us, const void *s, void *r, int n,
     MPI_Request q;
     MPI_Iallreduce(s, r, n, t, op, comm, &q);
     wait_for(us, &q);
+}
+
+/* An alltoallv of floats and an allreduce (MAX) of doubles at once: the
+ * two wait together. */
+static void c_alltoallv_max(unsigned us, const float *s, const int *sc,
+                            const int *sd, float *r, const int *rc,
+                            const int *rd, const double *ms, double *mr, int n,
+                            MPI_Comm comm) {
+    MPI_Request q[2];
+    MPI_Ialltoallv(s, sc, sd, MPI_FLOAT, r, rc, rd, MPI_FLOAT, comm, &q[0]);
+    MPI_Iallreduce(ms, mr, n, MPI_DOUBLE, MPI_MAX, comm, &q[1]);
+    if (!us) {
+        MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+        MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+        return;
+    }
+    wait_for(us, &q[0]);
+    wait_for(us, &q[1]);
 }
 
 static void c_bcast(unsigned us, void *b, int n, MPI_Datatype t, int root,
@@ -371,6 +414,7 @@ static throng_status agree(throng_mpi_world *dw, throng_status st,
 /* Per-destination buffers of throng_agent_state records. */
 typedef struct outbox {
     throng_agent_state **rec;
+    throng_agent **who; /* the local agent of each record (ghosts) */
     size_t *count, *cap;
     int size;
 } outbox;
@@ -378,36 +422,54 @@ typedef struct outbox {
 static int outbox_init(outbox *o, int size) {
     o->size = size;
     o->rec = calloc((size_t)size, sizeof *o->rec);
+    o->who = calloc((size_t)size, sizeof *o->who);
     o->count = calloc((size_t)size, sizeof *o->count);
     o->cap = calloc((size_t)size, sizeof *o->cap);
-    return !o->rec || !o->count || !o->cap;
+    return !o->rec || !o->who || !o->count || !o->cap;
 }
 
 static void outbox_free(outbox *o) {
     for (int r = 0; o->rec && r < o->size; r++)
         free(o->rec[r]);
+    for (int r = 0; o->who && r < o->size; r++)
+        free(o->who[r]);
     free(o->rec);
+    free(o->who);
     free(o->count);
     free(o->cap);
 }
 
-static int outbox_put(outbox *o, int to, const throng_agent_state *s) {
+/* Adds a record for rank `to`; `who` (may be NULL) is the local agent it
+ * copies, kept beside it. */
+static int outbox_put_from(outbox *o, int to, const throng_agent_state *s,
+                           const throng_agent *who) {
     if (o->count[to] == o->cap[to]) {
         size_t cap = o->cap[to] ? 2 * o->cap[to] : 64;
         throng_agent_state *r = realloc(o->rec[to], cap * sizeof *r);
         if (!r)
             return 1;
         o->rec[to] = r;
+        throng_agent *h = realloc(o->who[to], cap * sizeof *h);
+        if (!h)
+            return 1;
+        o->who[to] = h;
         o->cap[to] = cap;
     }
+    const throng_agent none = { 0, 0, 0 };
+    o->who[to][o->count[to]] = who ? *who : none;
     o->rec[to][o->count[to]++] = *s;
     return 0;
+}
+
+static int outbox_put(outbox *o, int to, const throng_agent_state *s) {
+    return outbox_put_from(o, to, s, NULL);
 }
 
 /* Sends every rank its records, receives this rank's: *in (malloc'd),
  * *in_count. Counts bytes and messages into the stats. */
 static int exchange(throng_mpi_world *dw, const outbox *o,
-                    throng_agent_state **in, size_t *in_count) {
+                    throng_agent_state **in, size_t *in_count,
+                    int *recv_records) {
     const int P = dw->size;
     const int rec = (int)sizeof(throng_agent_state);
     int *sc = calloc((size_t)P, sizeof *sc),
@@ -455,6 +517,8 @@ static int exchange(throng_mpi_world *dw, const outbox *o,
     }
     c_alltoallv(dw->def.poll_sleep_us, send, sc, sd, MPI_BYTE, recv, rc, rd,
                 MPI_BYTE, dw->comm);
+    for (int r = 0; recv_records && r < P; r++)
+        recv_records[r] = rc[r] / rec;
     free(sc), free(rc), free(sd), free(rd), free(send);
     *in = recv;
     *in_count = got / (size_t)rec;
@@ -1082,6 +1146,11 @@ void throng_mpi_world_destroy(throng_mpi_world *dw) {
     free(dw->targets.values);
     free(dw->ghosts);
     nav_free(&dw->nav);
+    contact_state *cs = &dw->contact;
+    free(cs->sent), free(cs->sent_count), free(cs->recv_count);
+    free(cs->floats);
+    free(cs->recv_ghost), free(cs->out), free(cs->in), free(cs->set);
+    free(cs->set_pos), free(cs->ghost_row), free(cs->prev), free(cs->travel);
     free(dw->mark);
     free(dw->rows);
     free(dw->near);
@@ -1171,7 +1240,7 @@ static throng_status create_from(MPI_Comm comm, throng_world *local,
     st = agree(dw, st, msg);
     throng_agent_state *in = NULL;
     size_t got = 0;
-    if (st == THRONG_OK && exchange(dw, &o, &in, &got))
+    if (st == THRONG_OK && exchange(dw, &o, &in, &got, NULL))
         st = agree(dw, THRONG_ERR_OUT_OF_MEMORY, "no memory for the exchange");
     outbox_free(&o);
     if (st == THRONG_OK)
@@ -1341,7 +1410,7 @@ static throng_status migrate(throng_mpi_world *dw, char *msg) {
     st = agree(dw, st, msg);
     throng_agent_state *in = NULL;
     size_t got = 0;
-    if (st == THRONG_OK && exchange(dw, &o, &in, &got))
+    if (st == THRONG_OK && exchange(dw, &o, &in, &got, NULL))
         st = THRONG_ERR_OUT_OF_MEMORY;
     outbox_free(&o);
     if (st == THRONG_OK) {
@@ -1386,6 +1455,51 @@ static int wanted_keys(throng_mpi_world *dw, uint64_t **out, int *count) {
     return 0;
 }
 
+/* The per-rank counts of the ghosts' bookkeeping (contact_state). */
+static int contact_reserve_ranks(throng_mpi_world *dw) {
+    contact_state *cs = &dw->contact;
+    if (!cs->sent_count)
+        cs->sent_count = calloc((size_t)dw->size, sizeof *cs->sent_count);
+    if (!cs->recv_count)
+        cs->recv_count = calloc((size_t)dw->size, sizeof *cs->recv_count);
+    if (!cs->floats)
+        cs->floats = calloc(4u * (size_t)dw->size, sizeof *cs->floats);
+    return !cs->sent_count || !cs->recv_count || !cs->floats;
+}
+
+/* Keeps the agents of the ghosts' records, by destination in record
+ * order (as sent), and room for `got` received records' ghosts. */
+static int contact_keep_sent(throng_mpi_world *dw, const outbox *o,
+                             size_t got) {
+    contact_state *cs = &dw->contact;
+    size_t total = 0;
+    for (int r = 0; r < dw->size; r++)
+        total += o->count[r];
+    if (total > cs->sent_cap) {
+        throng_agent *a = realloc(cs->sent, total * sizeof *a);
+        if (!a)
+            return 1;
+        cs->sent = a;
+        cs->sent_cap = total;
+    }
+    if (got > cs->recv_cap) {
+        long *g = realloc(cs->recv_ghost, got * sizeof *g);
+        if (!g)
+            return 1;
+        cs->recv_ghost = g;
+        cs->recv_cap = got;
+    }
+    size_t at = 0;
+    for (int r = 0; r < dw->size; r++) {
+        if (o->count[r])
+            memcpy(cs->sent + at, o->who[r], o->count[r] * sizeof *cs->sent);
+        cs->sent_count[r] = (int)o->count[r];
+        at += o->count[r];
+    }
+    cs->sent_total = total;
+    return 0;
+}
+
 /* Ghosts in: copies of the agents near this rank's box, and of the agents
  * its agents target. */
 static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
@@ -1409,18 +1523,18 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
                        dw->dims == 3 ? view.pz[i] : 0.0f };
         int sent = 0;
         throng_agent_state s;
+        throng_agent a;
         for (int k = 0; k < dw->near_count; k++) {
             const int r = dw->near[k];
             if (!near_rank(dw, p, r))
                 continue;
             if (!sent) {
-                throng_agent a;
                 throng_agent_at(dw->local, i, &a);
                 throng_agent_export(dw->local, a, &s);
                 s.target_key = 0;
                 sent = 1;
             }
-            if (outbox_put(&o, r, &s))
+            if (outbox_put_from(&o, r, &s, &a))
                 st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
         }
     }
@@ -1456,7 +1570,7 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
                 throng_agent_state s;
                 throng_agent_export(dw->local, a, &s);
                 s.target_key = 0;
-                if (outbox_put(&o, r, &s))
+                if (outbox_put_from(&o, r, &s, &a))
                     st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
             }
         }
@@ -1465,11 +1579,20 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
     free(all);
     free(counts);
     free(displs);
+    contact_state *cs = &dw->contact;
+    if (st == THRONG_OK && dw->size > 1 && contact_reserve_ranks(dw))
+        st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
     st = agree(dw, st, msg);
     throng_agent_state *in = NULL;
     size_t got = 0;
-    if (st == THRONG_OK && dw->size > 1 && exchange(dw, &o, &in, &got))
+    if (st == THRONG_OK && dw->size > 1 &&
+        exchange(dw, &o, &in, &got, cs->recv_count))
         st = THRONG_ERR_OUT_OF_MEMORY;
+    /* Who went where, for the refreshes of the contact passes. */
+    cs->sent_total = 0;
+    cs->recv_total = 0;
+    if (st == THRONG_OK && dw->size > 1 && contact_keep_sent(dw, &o, got))
+        st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
     outbox_free(&o);
     dw->ghost_count = 0;
     if (st == THRONG_OK && got > dw->ghost_cap) {
@@ -1488,9 +1611,11 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
     if (st == THRONG_OK && got > 0 && map_reserve(&seen, got))
         st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
     for (size_t i = 0; i < got && st == THRONG_OK; i++) {
+        cs->recv_ghost[i] = -1;
         if (map_get(&seen, in[i].host_key))
             continue;
         map_set(&seen, in[i].host_key, 1);
+        cs->recv_ghost[i] = (long)keep;
         in[keep++] = in[i];
     }
     free(seen.keys);
@@ -1502,6 +1627,8 @@ static throng_status ghosts_in(throng_mpi_world *dw, char *msg) {
         else
             dw->ghost_count = keep;
     }
+    if (st == THRONG_OK)
+        cs->recv_total = got;
     free(in);
     dw->stats.ghosts = (uint32_t)dw->ghost_count;
     return st;
@@ -1581,6 +1708,254 @@ throng_status throng_mpi_world_rebalance(throng_mpi_world *dw) {
     return agree(dw, migrate(dw, msg), msg);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Contact resolution across the ranks                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Room for a tick's passes: the positions of the records sent and
+ * received, the ghosts to set, and per row of the local world. */
+static int contact_reserve_rows(throng_mpi_world *dw, uint32_t n) {
+    contact_state *cs = &dw->contact;
+    const size_t out = cs->sent_total ? cs->sent_total : 1;
+    const size_t in = cs->recv_total ? cs->recv_total : 1;
+    const size_t rows = n ? n : 1;
+    if (3 * out > cs->out_cap) {
+        float *f = realloc(cs->out, 3 * out * sizeof *f);
+        if (!f)
+            return 1;
+        cs->out = f;
+        cs->out_cap = 3 * out;
+    }
+    if (3 * in > cs->in_cap) {
+        float *f = realloc(cs->in, 3 * in * sizeof *f);
+        if (!f)
+            return 1;
+        cs->in = f;
+        cs->in_cap = 3 * in;
+    }
+    if (in > cs->set_cap) {
+        throng_agent *a = realloc(cs->set, in * sizeof *a);
+        if (a)
+            cs->set = a;
+        float *f = realloc(cs->set_pos, 3 * in * sizeof *f);
+        if (f)
+            cs->set_pos = f;
+        if (!a || !f)
+            return 1;
+        cs->set_cap = in;
+    }
+    if (rows > cs->row_cap) {
+        unsigned char *g = realloc(cs->ghost_row, rows);
+        if (g)
+            cs->ghost_row = g;
+        float *f = realloc(cs->prev, 3 * rows * sizeof *f);
+        if (f)
+            cs->prev = f;
+        double *t = realloc(cs->travel, rows * sizeof *t);
+        if (t)
+            cs->travel = t;
+        if (!g || !f || !t)
+            return 1;
+        cs->row_cap = rows;
+    }
+    return 0;
+}
+
+/* The ghosts' positions from their owners, into the open tick: every
+ * rank sends the positions of the agents it sent as ghosts this tick, in
+ * the order it sent them (one alltoallv of 12 bytes a record; the counts
+ * are the ghost exchange's), and each receiver writes them into the ghost
+ * each record became. With it, the largest of mine[3] over the ranks
+ * goes to all[3] (contact_passes_ranks). Nonzero when the local world
+ * refused the positions. */
+static int contact_refresh(throng_mpi_world *dw, const double mine[3],
+                           double all[3]) {
+    contact_state *cs = &dw->contact;
+    throng_world *w = dw->local;
+    throng_columns view;
+    throng_world_columns(w, &view);
+    for (size_t i = 0; i < cs->sent_total; i++) {
+        uint32_t row = 0;
+        throng_agent_index(w, cs->sent[i], &row);
+        cs->out[3 * i] = view.px[row];
+        cs->out[3 * i + 1] = view.py[row];
+        cs->out[3 * i + 2] = dw->dims == 3 ? view.pz[row] : 0.0f;
+    }
+    const int P = dw->size;
+    int *sc = cs->floats, *sd = sc + P, *rc = sd + P, *rd = rc + P;
+    int at = 0, got = 0;
+    for (int r = 0; r < P; r++) {
+        sc[r] = 3 * cs->sent_count[r];
+        sd[r] = at;
+        at += sc[r];
+        rc[r] = 3 * cs->recv_count[r];
+        rd[r] = got;
+        got += rc[r];
+        if (r != dw->rank && sc[r]) {
+            dw->stats.bytes_sent += (uint64_t)sc[r] * sizeof(float);
+            dw->stats.messages_sent++;
+        }
+    }
+    c_alltoallv_max(dw->def.poll_sleep_us, cs->out, sc, sd, cs->in, rc, rd,
+                    mine, all, 3, dw->comm);
+    uint32_t m = 0;
+    for (size_t i = 0; i < cs->recv_total; i++) {
+        const long g = cs->recv_ghost[i];
+        if (g < 0)
+            continue; /* the same agent's second record */
+        cs->set[m] = dw->ghosts[g];
+        memcpy(cs->set_pos + 3 * (size_t)m, cs->in + 3 * i, 3 * sizeof(float));
+        m++;
+    }
+    return throng_world_tick_set_positions(w, m, cs->set, cs->set_pos) !=
+           THRONG_OK;
+}
+
+/* The contact passes of an open tick on more than one rank. Before each
+ * pass every ghost takes its owner's position (after the move, then
+ * after each pass), so an owned agent's pass reads what it would read in
+ * one world: its neighbours' positions, through the tick's grid (their
+ * positions before the move: the ghosts' are the owners' bits), with
+ * their radii and groups (unchanged in a tick). That holds while every
+ * agent within contact of an owned agent is a ghost here: the ghosts are
+ * every agent that was within `reach` of the box (per axis) before the
+ * move, so it holds while twice the largest radius plus twice the
+ * farthest any agent has travelled in the tick stays within reach. Each
+ * rank bounds its owned agents' travel (the move's |v| dt, then each
+ * pass's displacement) and one allreduce a pass takes the largest travel,
+ * the largest radius and whether any agent moved in the pass before: a
+ * pass that moved none, where the rest would change nothing, ends the
+ * passes everywhere, as it ends them in one world. A tick past the bound
+ * still steps, and counts in the stats (contact_inexact_ticks). */
+static throng_status contact_passes_ranks(throng_mpi_world *dw, float dt,
+                                          uint32_t passes, char *msg,
+                                          double *comm) {
+    contact_state *cs = &dw->contact;
+    throng_world *w = dw->local;
+    const uint32_t n = throng_world_agent_count(w);
+    throng_status st = THRONG_OK;
+    memset(cs->ghost_row, 0, n ? n : 1);
+    for (size_t g = 0; g < dw->ghost_count; g++) {
+        uint32_t row = 0;
+        if (throng_agent_index(w, dw->ghosts[g], &row) == THRONG_OK)
+            cs->ghost_row[row] = 1;
+    }
+    throng_columns view;
+    throng_world_columns(w, &view);
+    const int three = dw->dims == 3;
+    double rmax = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        const float p[3] = { view.px[i], view.py[i],
+                             three ? view.pz[i] : 0.0f };
+        memcpy(cs->prev + 3 * (size_t)i, p, sizeof p);
+        cs->travel[i] = 0.0;
+        if (cs->ghost_row[i])
+            continue;
+        throng_agent a;
+        float r = 0.0f;
+        throng_agent_at(w, i, &a);
+        throng_agent_get_radius(w, a, &r);
+        rmax = (double)r > rmax ? (double)r : rmax;
+        /* The move: p + v dt, rounded, from where the agent stood. */
+        const double vx = (double)view.vx[i], vy = (double)view.vy[i],
+                     vz = three ? (double)view.vz[i] : 0.0;
+        const double mag =
+            fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
+        cs->travel[i] =
+            sqrt(vx * vx + vy * vy + vz * vz) * (double)dt * (1.0 + 1e-6) +
+            mag * 1.2e-7;
+    }
+    int local_failed = 0, inexact = 0;
+    bool settles = false;
+    for (uint32_t k = 0; k < passes; k++) {
+        /* The owned rows' travel so far, and whether the pass before
+         * moved one (the refresh writes only the ghosts' rows). */
+        throng_world_columns(w, &view);
+        double mine[3] = { 0.0, rmax, 0.0 }, all[3];
+        for (uint32_t i = 0; i < n; i++) {
+            if (cs->ghost_row[i])
+                continue;
+            float *q = cs->prev + 3 * (size_t)i;
+            const float p[3] = { view.px[i], view.py[i],
+                                 three ? view.pz[i] : 0.0f };
+            double d2 = 0.0;
+            for (int a = 0; a < dw->dims; a++) {
+                double d = fabs((double)p[a] - (double)q[a]);
+                if (dw->periodic && d > 0.5 * (double)dw->box[a])
+                    d = (double)dw->box[a] - d;
+                d2 += d * d;
+            }
+            if (p[0] != q[0] || p[1] != q[1] || p[2] != q[2]) {
+                mine[2] = 1.0;
+                cs->travel[i] += sqrt(d2) * (1.0 + 1e-6);
+                memcpy(q, p, sizeof p);
+            }
+            mine[0] = cs->travel[i] > mine[0] ? cs->travel[i] : mine[0];
+        }
+        double t1 = now();
+        local_failed |= contact_refresh(dw, mine, all);
+        *comm += now() - t1;
+        /* The pass before moved no agent on any rank: the rest would find
+         * what it found. */
+        if (k > 0 && all[2] == 0.0 && settles)
+            break;
+        if (2.0 * all[1] + 2.0 * all[0] > dw->reach)
+            inexact = 1;
+        uint32_t moved = 0;
+        if (!local_failed &&
+            throng_world_tick_contact(w, &moved, &settles) != THRONG_OK)
+            local_failed = 1;
+    }
+    if (inexact)
+        dw->stats.contact_inexact_ticks++;
+    if (local_failed)
+        st = fail(dw, msg, THRONG_ERR_INTERNAL, "contact pass: %s",
+                  throng_world_last_error(w));
+    return st;
+}
+
+/* The local tick, in stages: the move, the contact passes (with the
+ * ghosts' positions from their owners between them, on more than one
+ * rank), the end. */
+static throng_status local_tick(throng_mpi_world *dw, float dt, char *msg,
+                                double *comm) {
+    throng_world *w = dw->local;
+    uint32_t passes = 0;
+    throng_status st = throng_world_tick_begin(w, dt, &passes);
+    if (st != THRONG_OK)
+        fail(dw, msg, st, "%s", throng_world_last_error(w));
+    else if (passes > 0 && dw->size > 1 &&
+             contact_reserve_rows(dw, throng_world_agent_count(w)))
+        st = fail(dw, msg, THRONG_ERR_OUT_OF_MEMORY, "no memory");
+    /* Every rank's tick began (the passes' exchanges need them all). */
+    if (dw->size > 1) {
+        double t0 = now();
+        st = agree(dw, st, msg);
+        *comm += now() - t0;
+    }
+    if (st != THRONG_OK) {
+        (void)throng_world_tick_finish(w); /* refused when none is open */
+        return st;
+    }
+    if (passes > 0 && dw->size > 1) {
+        st = contact_passes_ranks(dw, dt, passes, msg, comm);
+    } else {
+        for (uint32_t k = 0; k < passes && st == THRONG_OK; k++) {
+            uint32_t moved = 0;
+            bool settles = false;
+            st = throng_world_tick_contact(w, &moved, &settles);
+            if (moved == 0 && settles)
+                break;
+        }
+        if (st != THRONG_OK)
+            fail(dw, msg, st, "%s", throng_world_last_error(w));
+    }
+    const throng_status end = throng_world_tick_finish(w);
+    if (st == THRONG_OK && end != THRONG_OK)
+        st = fail(dw, msg, end, "%s", throng_world_last_error(w));
+    return st;
+}
+
 /* One tick: ghosts in, targets linked, the local step, ghosts out, and
  * the agents that left the box to their new owners, so between ticks
  * every rank holds exactly the agents in its box. */
@@ -1598,10 +1973,8 @@ static throng_status tick(throng_mpi_world *dw, float dt, uint32_t k, char *msg,
     }
     st = link_targets(dw, msg);
     if (st == THRONG_OK)
-        st = throng_world_step(dw->local, dt);
-    if (st != THRONG_OK)
-        fail(dw, msg, st, "%s", throng_world_last_error(dw->local));
-    else
+        st = local_tick(dw, dt, msg, comm);
+    if (st == THRONG_OK)
         st = nav_collect(dw, k, msg);
     ghosts_out(dw);
     double t1 = now();

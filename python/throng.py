@@ -491,6 +491,11 @@ _SIGNATURES = {
     "throng_world_dimensions": (ctypes.c_int, [_w]),
     "throng_world_step": (_st, [_w, _f]),
     "throng_world_step_count": (_u64, [_w]),
+    "throng_world_tick_begin": (_st, [_w, _f, _P(_u32)]),
+    "throng_world_tick_contact": (_st, [_w, _P(_u32), _P(ctypes.c_bool)]),
+    "throng_world_tick_set_positions": (_st, [_w, _u32, _P(throng_agent),
+                                              _P(_f)]),
+    "throng_world_tick_finish": (_st, [_w]),
     "throng_world_set_threads": (_st, [_w, ctypes.c_int]),
     "throng_world_set_stable_columns": (_st, [_w, ctypes.c_bool]),
     "throng_world_set_step_limits": (_st, [_w, ctypes.c_float,
@@ -2495,6 +2500,48 @@ class World:
             with self._lock:
                 self._sync_stable()
                 self._call(lib.throng_world_step, dt)
+
+    def tick_begin(self, dt):
+        """Runs one tick of dt seconds up to and including the move
+        (throng_world_tick_begin) and returns the contact passes it may
+        run; tick_contact runs them, tick_finish ends the tick."""
+        passes = _u32(0)
+        with self._lock:
+            self._sync_stable()
+            self._call(lib.throng_world_tick_begin, float(dt),
+                       ctypes.byref(passes))
+        return passes.value
+
+    def tick_contact(self):
+        """Runs the open tick's next contact pass
+        (throng_world_tick_contact); returns (moved, settles): the agents
+        it moved, and whether a pass that moved none anywhere ends the
+        passes."""
+        moved, settles = _u32(0), ctypes.c_bool(False)
+        self._call(lib.throng_world_tick_contact, ctypes.byref(moved),
+                   ctypes.byref(settles))
+        return moved.value, bool(settles.value)
+
+    def tick_set_positions(self, agents, positions):
+        """Overwrites agents' positions between the stages of the open tick
+        (throng_world_tick_set_positions), keeping the tick's grid; every
+        handle and position is checked before any is written."""
+        handles = [_agent_c(a, self, "tick_set_positions") for a in agents]
+        positions = [tuple(p) for p in positions]
+        if len(positions) != len(handles):
+            raise ValueError("one position per agent")
+        n = len(handles)
+        arr = (throng_agent * max(n, 1))(*handles)
+        flat = (_f * max(3 * n, 1))()
+        for i, p in enumerate(positions):
+            for k in range(3):
+                flat[3 * i + k] = float(p[k]) if k < len(p) else 0.0
+        self._call(lib.throng_world_tick_set_positions, _u32(n), arr, flat)
+
+    def tick_finish(self):
+        """Ends the open tick (throng_world_tick_finish): arrivals, the step
+        count and the stats, as at the end of a tick of step."""
+        self._call(lib.throng_world_tick_finish)
 
     def _sync_stable(self):
         """Stable columns on while a view of this world is alive, off

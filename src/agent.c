@@ -765,6 +765,51 @@ throng_status throng_agent_set_position(throng_world *w, throng_agent h,
                       1, w->col.px, w->col.py, w->col.pz);
 }
 
+throng_status throng_world_tick_set_positions(throng_world *w, uint32_t count,
+                                              const throng_agent *agents,
+                                              const float *positions) {
+    static const char fn[] = "throng_world_tick_set_positions";
+    WRITE_ENTRY(w);
+    if (count > 0 && (!agents || !positions))
+        return world_fail(w, THRONG_ERR_NULL,
+                          "%s: agents and positions must not be NULL when "
+                          "count is %u",
+                          fn, count);
+    if (!w->tick_open)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: no tick is open (throng_world_tick_begin "
+                          "opens one)",
+                          fn);
+    /* Every handle and every position checked before anything changes. */
+    for (uint32_t i = 0; i < count; i++) {
+        if (handle_slot(w, agents[i]) < 0) {
+            char name[80];
+            snprintf(name, sizeof name, "%s: agents[%u]", fn, i);
+            return stale(w, name, agents[i]);
+        }
+    }
+    throng_status st = check_vecs(w, fn, "positions", positions, count, 3);
+    if (st != THRONG_OK)
+        return st;
+    agent_columns *c = &w->col;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t row = w->slot_dense[handle_slot(w, agents[i])];
+        float p[3] = { positions[3 * i], positions[3 * i + 1],
+                       w->dims == 3 ? positions[3 * i + 2] : 0.0f };
+        world_wrap_position(w, p);
+        c->px[row] = p[0];
+        c->py[row] = p[1];
+        if (w->dims == 3)
+            c->pz[row] = p[2];
+    }
+    /* The tick's grid stays (its cells are those of the positions before
+     * the move, as ever); the contact lists, which count each row's own
+     * travel, walk anew. */
+    if (count > 0)
+        w->tick_contact.rebuild = 1;
+    return THRONG_OK;
+}
+
 throng_status throng_agent_set_velocity(throng_world *w, throng_agent h,
                                         const float velocity[3]) {
     WRITE_ENTRY(w);

@@ -455,7 +455,16 @@ static int sharing_changes(const throng_world *w, uint32_t pass,
     return 0;
 }
 
-void contact_resolve(throng_world *w, parallel_sched *sched, uint32_t passes) {
+void contact_start(contact_run *run, uint32_t passes) {
+    run->pass = 0;
+    run->passes = passes;
+    run->rebuild = 1;
+    run->travel = 0.0f;
+    run->margin = 0.0f;
+}
+
+uint32_t contact_pass(throng_world *w, parallel_sched *sched,
+                      contact_run *run) {
     INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
               "contacts are found through this step's grid");
     INVARIANT(w->count == 0 || (w->steer_x && w->steer_y),
@@ -463,32 +472,47 @@ void contact_resolve(throng_world *w, parallel_sched *sched, uint32_t passes) {
     contact_lists *cl = w->contact_scratch;
     INVARIANT(w->count == 0 || (cl && cl->rows >= w->count),
               "contact resolution has its lists");
+    INVARIANT(run->pass < run->passes, "a pass is left to run");
+    const uint32_t pass = run->pass++;
     if (w->count == 0)
-        return;
+        return 0;
     const uint32_t chunks = (w->count - 1u) / CONTACT_GRAIN + 1u;
-    float travel = 0.0f, margin = 0.0f;
-    for (uint32_t pass = 0; pass < passes; pass++) {
-        /* A pair left out of a list was at least the listing row's
-         * radius (its margin) farther apart than touching; it cannot
-         * touch before the two have moved that far between them. */
-        const int build =
-            pass == 0 || !(2.0f * travel < CONTACT_MARGIN_USE * margin);
-        contact_ctx ctx = { .w = w, .lists = cl, .pass = pass, .build = build };
-        parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
-        parallel_rows(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
-        uint32_t moved = 0;
-        travel = 0.0f;
-        if (build)
-            margin = INFINITY;
-        for (uint32_t k = 0; k < chunks; k++) {
-            const contact_chunk *seen = &cl->chunk[k];
-            moved += seen->moved;
-            travel = seen->travel > travel ? seen->travel : travel;
-            if (build && seen->margin < margin)
-                margin = seen->margin;
-        }
+    /* A pair left out of a list was at least the listing row's radius
+     * (its margin) farther apart than touching; it cannot touch before
+     * the two have moved that far between them. */
+    const int build = run->rebuild ||
+                      !(2.0f * run->travel < CONTACT_MARGIN_USE * run->margin);
+    run->rebuild = 0;
+    contact_ctx ctx = { .w = w, .lists = cl, .pass = pass, .build = build };
+    parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
+    parallel_rows(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
+    uint32_t moved = 0;
+    float travel = 0.0f;
+    if (build)
+        run->margin = INFINITY;
+    for (uint32_t k = 0; k < chunks; k++) {
+        const contact_chunk *seen = &cl->chunk[k];
+        moved += seen->moved;
+        travel = seen->travel > travel ? seen->travel : travel;
+        if (build && seen->margin < run->margin)
+            run->margin = seen->margin;
+    }
+    run->travel = travel;
+    return moved;
+}
+
+int contact_settles(const throng_world *w, const contact_run *run) {
+    INVARIANT(run->pass > 0, "a pass has run");
+    return !sharing_changes(w, run->pass - 1u, run->passes);
+}
+
+void contact_resolve(throng_world *w, parallel_sched *sched, uint32_t passes) {
+    contact_run run;
+    contact_start(&run, passes);
+    while (run.pass < run.passes) {
+        const uint32_t moved = contact_pass(w, sched, &run);
         /* Nothing moved: every later pass would find what this one did. */
-        if (moved == 0 && !sharing_changes(w, pass, passes))
+        if (moved == 0 && contact_settles(w, &run))
             break;
     }
 }

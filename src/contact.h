@@ -16,6 +16,20 @@ uint32_t contact_passes(const throng_world *world);
  * anything; nonzero when there is no memory. */
 int contact_reserve(throng_world *world);
 
+/* A run of `passes` passes, before its first. */
+void contact_start(contact_run *run, uint32_t passes);
+
+/* Runs the next pass of `run` (one is left) and returns how many agents
+ * it moved. Positions written between passes from outside (by row,
+ * while the grid stays this step's) must set run->rebuild: the lists
+ * then walk anew, with the same bits. */
+uint32_t contact_pass(throng_world *world, parallel_sched *sched,
+                      contact_run *run);
+
+/* Whether, after a pass of `run` that moved no agent, the passes left
+ * would change nothing: no group stops resolving before the last. */
+int contact_settles(const throng_world *world, const contact_run *run);
+
 /* Runs `passes` passes over the moved agents, with the grid of this
  * step's build finding the candidates. Uses the steering-force scratch,
  * free once the move has read it. */

@@ -239,6 +239,17 @@ typedef struct thread_counters {
 #define THRONG_MAX_TICK 10.0f
 #define THRONG_MAX_SUBSTEPS 1000u
 
+/* Where a resolution run in passes one at a time stands (the staged tick,
+ * throng_world_tick_contact): the next pass, and what the lists of near
+ * pairs have seen since their build. */
+typedef struct contact_run {
+    uint32_t pass;   /* the next pass */
+    uint32_t passes; /* of this tick */
+    int rebuild;     /* the next pass walks and lists anew */
+    float travel;    /* the most a row has moved since the lists' build */
+    float margin;    /* the least margin of a listed row */
+} contact_run;
+
 struct throng_world {
     /* The busy guard (busy.h): BUSY_WRITER while a call that changes the
      * world runs, else the number of calls reading it. */
@@ -394,6 +405,13 @@ struct throng_world {
      * grown with the agents. */
     void *contact_scratch;
     size_t contact_scratch_bytes;
+    /* A tick run in stages (throng_world_tick_begin .. _finish): open
+     * between its move and its end, with its contact passes' run and its
+     * start times (step.c). */
+    int tick_open;
+    uint32_t tick_passes_run;
+    contact_run tick_contact;
+    double tick_t0, tick_t1, tick_t2;
 
     thread_counters *counters; /* THRONG_MAX_THREADS entries, lazily */
     parallel_tuner tuner;      /* how the OpenMP team fares (parallel.c) */

@@ -95,11 +95,12 @@ static int reserve_tie_rows(throng_world *w) {
     return 0;
 }
 
-/* One tick of dt seconds; adds its times and counts to the stats. */
-static throng_status world_tick(throng_world *w, float dt,
-                                parallel_sched *sched) {
+/* A tick's first part: everything before contact resolution (the grid,
+ * the behaviours, the move). Its contact passes go to *passes and its
+ * times to t[0..2]. */
+static throng_status tick_move(throng_world *w, float dt, parallel_sched *sched,
+                               const char *fn, uint32_t *passes, double t[3]) {
     const int threads = sched->threads;
-    static const char fn[] = "throng_world_step";
     steer_resolve_end(w); /* a refused tick may have left them */
     VALIDATE_AFTER(w, sched, VALIDATE_BEFORE_STEP);
     double t0 = parallel_now();
@@ -155,8 +156,19 @@ static throng_status world_tick(throng_world *w, float dt,
         velocity_stage(w, sched, dt);
     else
         integrate(w, sched, dt);
-    if (contact)
-        contact_resolve(w, sched, contact);
+    *passes = contact;
+    t[0] = t0;
+    t[1] = t1;
+    t[2] = t2;
+    return THRONG_OK;
+}
+
+/* A tick's last part, after contact resolution: the arrivals, the sweep,
+ * the step count and the stats. */
+static throng_status tick_end(throng_world *w, parallel_sched *sched,
+                              const char *fn, const double times[3]) {
+    const int threads = sched->threads;
+    const double t0 = times[0], t1 = times[1], t2 = times[2];
     steer_resolve_end(w);
     /* Arrivals at navigation goals are listed, and removed when asked. */
     if (!sched->failed)
@@ -188,6 +200,20 @@ static throng_status world_tick(throng_world *w, float dt,
     return THRONG_OK;
 }
 
+/* One tick of dt seconds; adds its times and counts to the stats. */
+static throng_status world_tick(throng_world *w, float dt,
+                                parallel_sched *sched) {
+    static const char fn[] = "throng_world_step";
+    uint32_t contact = 0;
+    double t[3] = { 0.0, 0.0, 0.0 };
+    throng_status st = tick_move(w, dt, sched, fn, &contact, t);
+    if (st != THRONG_OK)
+        return st;
+    if (contact)
+        contact_resolve(w, sched, contact);
+    return tick_end(w, sched, fn, t);
+}
+
 /* The ticks of one step, run inside the step's parallel session. */
 typedef struct step_run {
     throng_world *w;
@@ -213,6 +239,11 @@ static void run_ticks(parallel_sched *sched, void *arg) {
 throng_status throng_world_step(throng_world *w, float dt) {
     static const char fn[] = "throng_world_step";
     WRITE_ENTRY(w);
+    if (w->tick_open)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: a staged tick is open "
+                          "(throng_world_tick_finish ends it)",
+                          fn);
     throng_status checked = check_scalar(w, fn, "dt", dt, 1);
     if (checked != THRONG_OK)
         return checked;
@@ -253,4 +284,134 @@ throng_status throng_world_step(throng_world *w, float dt) {
     s->simd = w->simd_name;
     s->simulated_seconds = (double)tick * (double)ticks;
     return THRONG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The staged tick                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* One stage of a staged tick, run inside a parallel session of its own. */
+enum {
+    STAGE_MOVE,
+    STAGE_CONTACT,
+    STAGE_END
+};
+
+typedef struct stage_run {
+    throng_world *w;
+    const char *fn;
+    float dt;
+    int stage;
+    uint32_t passes; /* STAGE_MOVE's contact passes */
+    uint32_t moved;  /* STAGE_CONTACT's moved agents */
+    int threads;
+    throng_status status;
+} stage_run;
+
+static void run_stage(parallel_sched *sched, void *arg) {
+    stage_run *run = arg;
+    throng_world *w = run->w;
+    run->threads = sched->threads;
+    if (run->stage == STAGE_MOVE) {
+        double t[3] = { 0.0, 0.0, 0.0 };
+        run->status = tick_move(w, run->dt, sched, run->fn, &run->passes, t);
+        w->tick_t0 = t[0];
+        w->tick_t1 = t[1];
+        w->tick_t2 = t[2];
+    } else if (run->stage == STAGE_CONTACT) {
+        run->moved = contact_pass(w, sched, &w->tick_contact);
+        if (sched->failed)
+            run->status = world_fail(w, THRONG_ERR_OUT_OF_RANGE, "%s: %s",
+                                     run->fn, TASK_HOOKS_BROKEN);
+    } else {
+        const double t[3] = { w->tick_t0, w->tick_t1, w->tick_t2 };
+        run->status = tick_end(w, sched, run->fn, t);
+    }
+}
+
+/* A staged call's refusal when no tick is open. */
+static throng_status no_open_tick(throng_world *w, const char *fn) {
+    return world_fail(w, THRONG_ERR_INVALID_ARG,
+                      "%s: no tick is open (throng_world_tick_begin opens one)",
+                      fn);
+}
+
+throng_status throng_world_tick_begin(throng_world *w, float dt,
+                                      uint32_t *out_passes) {
+    static const char fn[] = "throng_world_tick_begin";
+    WRITE_ENTRY(w);
+    if (!out_passes)
+        return null_fail(w, fn, "out_passes");
+    if (w->tick_open)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: a tick is open already "
+                          "(throng_world_tick_finish ends it)",
+                          fn);
+    throng_status checked = check_scalar(w, fn, "dt", dt, 1);
+    if (checked != THRONG_OK)
+        return checked;
+    parallel_sched sched = world_scheduler(w);
+    const uint32_t saved_arrivals = w->nav_arrival_count;
+    nav_start_step(w);
+    throng_step_stats saved = w->stats;
+    throng_step_stats *s = &w->stats;
+    memset(s, 0, sizeof *s);
+    stage_run run = { .w = w, .fn = fn, .dt = dt, .stage = STAGE_MOVE };
+    parallel_session(&sched, w->count, run_stage, &run);
+    if (run.status != THRONG_OK) {
+        w->stats = saved;
+        w->nav_arrival_count = saved_arrivals;
+        return run.status;
+    }
+    s->agents = w->count;
+    s->threads = (uint32_t)run.threads;
+    s->simd = w->simd_name;
+    s->simulated_seconds = (double)dt;
+    contact_start(&w->tick_contact, run.passes);
+    w->tick_open = 1;
+    *out_passes = run.passes;
+    return THRONG_OK;
+}
+
+throng_status throng_world_tick_contact(throng_world *w, uint32_t *out_moved,
+                                        bool *out_settles) {
+    static const char fn[] = "throng_world_tick_contact";
+    WRITE_ENTRY(w);
+    if (!out_moved)
+        return null_fail(w, fn, "out_moved");
+    if (!out_settles)
+        return null_fail(w, fn, "out_settles");
+    if (!w->tick_open)
+        return no_open_tick(w, fn);
+    const contact_run *cr = &w->tick_contact;
+    if (cr->pass >= cr->passes)
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: the tick's %u contact passes have run", fn,
+                          cr->passes);
+    if (!w->grid.valid || w->grid.count != w->count)
+        return world_fail(w, THRONG_ERR_INVALID_ARG,
+                          "%s: agents were added, removed or moved since "
+                          "throng_world_tick_begin other than by "
+                          "throng_world_tick_set_positions",
+                          fn);
+    parallel_sched sched = world_scheduler(w);
+    stage_run run = { .w = w, .fn = fn, .stage = STAGE_CONTACT };
+    parallel_session(&sched, w->count, run_stage, &run);
+    if (run.status != THRONG_OK)
+        return run.status;
+    *out_moved = run.moved;
+    *out_settles = contact_settles(w, cr) != 0;
+    return THRONG_OK;
+}
+
+throng_status throng_world_tick_finish(throng_world *w) {
+    static const char fn[] = "throng_world_tick_finish";
+    WRITE_ENTRY(w);
+    if (!w->tick_open)
+        return no_open_tick(w, fn);
+    parallel_sched sched = world_scheduler(w);
+    stage_run run = { .w = w, .fn = fn, .stage = STAGE_END };
+    parallel_session(&sched, w->count, run_stage, &run);
+    w->tick_open = 0;
+    return run.status;
 }

@@ -11,12 +11,17 @@
  * neighbour ends outside the wall, objects meeting at a joint push once;
  * later passes, which read lists of near agents, are Jacobi over every
  * pair in a jam; and the positions are the same bits on every thread
- * count and path.
+ * count and path. A tick in stages (throng_world_tick_begin, _contact,
+ * _set_positions, _finish) gives the bits of throng_world_step on the
+ * pedestrian scenes, with or without positions written between passes
+ * and passes run past the one that settles, and refuses what it cannot
+ * do with the world unchanged.
  */
 #include <math.h>
 #include <string.h>
 
 #include "runner.h"
+#include "../bench/scenarios.h"
 
 #include "internal.h"
 #include "object_defs.h"
@@ -723,6 +728,158 @@ TEST(contact_jam) {
     }
 }
 
+/* How a staged run steps (ct_staged_hash). */
+enum {
+    CT_ONE_CALL,   /* throng_world_step */
+    CT_STAGED,     /* the stages, stopping where the step stops */
+    CT_STAGED_ALL, /* every pass, each after writing every seventh
+                    * agent's position back unchanged */
+};
+
+static uint64_t ct_staged_hash(const char *name, uint32_t agents, int threads,
+                               int steps, int mode) {
+    const scenario *sc = scenario_find(name);
+    throng_world *w = NULL;
+    if (!sc || sc->build(agents, threads, 7u, &w) != THRONG_OK) {
+        runner_fail(__FILE__, __LINE__, "scenario %s did not build", name);
+        return 0;
+    }
+    w->tuner.pinned = 1;
+    for (int s = 0; s < steps; s++) {
+        if (mode == CT_ONE_CALL) {
+            if (throng_world_step(w, sc->dt) != THRONG_OK)
+                break;
+            continue;
+        }
+        uint32_t passes = 0;
+        if (throng_world_tick_begin(w, sc->dt, &passes) != THRONG_OK)
+            break;
+        for (uint32_t k = 0; k < passes; k++) {
+            if (mode == CT_STAGED_ALL) {
+                const uint32_t n = throng_world_agent_count(w);
+                for (uint32_t i = 0; i < n; i += 7) {
+                    throng_agent a;
+                    float p[3];
+                    (void)throng_agent_at(w, i, &a);
+                    ct_pos(w, a, p);
+                    CHECK_STATUS(throng_world_tick_set_positions(w, 1, &a, p),
+                                 THRONG_OK);
+                }
+            }
+            uint32_t moved = 0;
+            bool settles = false;
+            CHECK_STATUS(throng_world_tick_contact(w, &moved, &settles),
+                         THRONG_OK);
+            if (mode == CT_STAGED && moved == 0 && settles)
+                break;
+        }
+        CHECK_STATUS(throng_world_tick_finish(w), THRONG_OK);
+    }
+    CHECK(throng_world_step_count(w) == (uint64_t)steps);
+    const uint64_t h = throng_world_hash(w);
+    throng_world_destroy(w);
+    return h;
+}
+
+TEST(contact_staged_tick) {
+    const char *const scenes[] = { "crossing2d", "exits2d" };
+    const uint32_t agents[] = { 400u, 400u };
+    for (int k = 0; k < 2; k++) {
+        const uint64_t one =
+            ct_staged_hash(scenes[k], agents[k], 1, 80, CT_ONE_CALL);
+        CHECK(one != 0u);
+        for (int threads = 1; threads <= 2; threads++) {
+            if (threads > 1)
+                CHECK_EQ_U64(ct_staged_hash(scenes[k], agents[k], threads, 80,
+                                            CT_ONE_CALL),
+                             one);
+            CHECK_EQ_U64(
+                ct_staged_hash(scenes[k], agents[k], threads, 80, CT_STAGED),
+                one);
+            CHECK_EQ_U64(ct_staged_hash(scenes[k], agents[k], threads, 80,
+                                        CT_STAGED_ALL),
+                         one);
+        }
+    }
+}
+
+/* A jam of three resolving agents: what the staged calls refuse, each
+ * with the world as it was. */
+TEST(contact_staged_refusals) {
+    throng_world_def def = throng_world_def_default();
+    def.dimensions = 2;
+    throng_world *w = NULL;
+    REQUIRE_OK(throng_world_create(&def, &w));
+    const throng_group g = ct_group(w, 3);
+    const throng_agent a = ct_agent(w, g, 0.0f, 0.0f, 0.0f, 0.3f);
+    const throng_agent b = ct_agent(w, g, 0.2f, 0.0f, 0.0f, 0.3f);
+    (void)ct_agent(w, g, 0.1f, 0.2f, 0.0f, 0.3f);
+    uint32_t passes = 0, moved = 0;
+    bool settles = false;
+    const float here[3] = { 1.0f, 2.0f, 0.0f };
+    const uint64_t before = throng_world_hash(w);
+    /* No tick open. */
+    CHECK_STATUS(throng_world_tick_contact(w, &moved, &settles),
+                 THRONG_ERR_INVALID_ARG);
+    CHECK_STATUS(throng_world_tick_set_positions(w, 1, &a, here),
+                 THRONG_ERR_INVALID_ARG);
+    CHECK_STATUS(throng_world_tick_finish(w), THRONG_ERR_INVALID_ARG);
+    CHECK(strstr(throng_world_last_error(w), "no tick is open") != NULL);
+    /* Bad begins open none. */
+    CHECK_STATUS(throng_world_tick_begin(w, NAN, &passes),
+                 THRONG_ERR_NOT_FINITE);
+    CHECK_STATUS(throng_world_tick_begin(w, -1.0f, &passes),
+                 THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(throng_world_tick_begin(w, CT_DT, NULL), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_world_tick_finish(w), THRONG_ERR_INVALID_ARG);
+    CHECK_EQ_U64(throng_world_hash(w), before);
+    CHECK_EQ_U64(throng_world_step_count(w), 0u);
+    /* An open tick: a second begin and a step are refused. */
+    REQUIRE_OK(throng_world_tick_begin(w, CT_DT, &passes));
+    CHECK_EQ_INT((int)passes, 3);
+    const uint64_t moved_hash = throng_world_hash(w);
+    CHECK_STATUS(throng_world_tick_begin(w, CT_DT, &passes),
+                 THRONG_ERR_INVALID_ARG);
+    CHECK_STATUS(throng_world_step(w, CT_DT), THRONG_ERR_INVALID_ARG);
+    CHECK(strstr(throng_world_last_error(w), "throng_world_tick_finish") !=
+          NULL);
+    /* Positions: a stale handle, a NaN, NULL arrays; nothing written. */
+    const throng_agent both[2] = { a, { 99u, 1u, a.world } };
+    const float two[6] = { 1.0f, 2.0f, 0.0f, 3.0f, 4.0f, 0.0f };
+    CHECK_STATUS(throng_world_tick_set_positions(w, 2, both, two),
+                 THRONG_ERR_STALE_HANDLE);
+    const throng_agent ab[2] = { a, b };
+    const float bad[6] = { 1.0f, 2.0f, 0.0f, 3.0f, NAN, 0.0f };
+    CHECK_STATUS(throng_world_tick_set_positions(w, 2, ab, bad),
+                 THRONG_ERR_NOT_FINITE);
+    CHECK_STATUS(throng_world_tick_set_positions(w, 2, ab, NULL),
+                 THRONG_ERR_NULL);
+    CHECK_STATUS(throng_world_tick_contact(w, NULL, &settles), THRONG_ERR_NULL);
+    CHECK_STATUS(throng_world_tick_contact(w, &moved, NULL), THRONG_ERR_NULL);
+    CHECK_EQ_U64(throng_world_hash(w), moved_hash);
+    /* The three passes run, a fourth is refused. */
+    for (uint32_t k = 0; k < passes; k++) {
+        REQUIRE_OK(throng_world_tick_contact(w, &moved, &settles));
+        CHECK(settles);
+        if (k == 0)
+            CHECK_EQ_INT((int)moved, 3);
+    }
+    CHECK_STATUS(throng_world_tick_contact(w, &moved, &settles),
+                 THRONG_ERR_OUT_OF_RANGE);
+    REQUIRE_OK(throng_world_tick_finish(w));
+    CHECK_EQ_U64(throng_world_step_count(w), 1u);
+    /* A position written the ordinary way in an open tick leaves the
+     * tick's grid behind: the next pass is refused, the tick still ends. */
+    REQUIRE_OK(throng_world_tick_begin(w, CT_DT, &passes));
+    REQUIRE_OK(throng_agent_set_position(w, a, here));
+    CHECK_STATUS(throng_world_tick_contact(w, &moved, &settles),
+                 THRONG_ERR_INVALID_ARG);
+    REQUIRE_OK(throng_world_tick_finish(w));
+    REQUIRE_OK(throng_world_step(w, CT_DT));
+    CHECK_EQ_U64(throng_world_step_count(w), 3u);
+    throng_world_destroy(w);
+}
+
 void register_contact_tests(void) {
     REGISTER(contact_pair);
     REGISTER(contact_coincident_and_apart);
@@ -731,4 +888,6 @@ void register_contact_tests(void) {
     REGISTER(contact_object_squeezed);
     REGISTER(contact_crowd);
     REGISTER(contact_jam);
+    REGISTER(contact_staged_tick);
+    REGISTER(contact_staged_refusals);
 }
