@@ -105,7 +105,7 @@ typedef struct rec_held {
 
 struct recorder_pages {
     int fd, journal;
-    char *journal_path;
+    char *path, *journal_path;
     uint32_t page_size, usable;
     uint32_t committed; /* the page count of the last commit */
     uint32_t next;      /* the next page to allocate */
@@ -124,6 +124,14 @@ struct recorder_pages {
     uint8_t *journal_buf;
     size_t journal_capacity;
 };
+
+void (*recorder_pages_test_hook)(const char *path, int stage) = NULL;
+
+/* The test hook's view of a commit under way (recorder_pages.h). */
+static void stage(const recorder_pages *p, int at) {
+    if (recorder_pages_test_hook)
+        recorder_pages_test_hook(p->path, at);
+}
 
 static void say(char *why, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -516,6 +524,7 @@ throng_status recorder_pages_commit(recorder_pages *p, char *why,
         free(place);
         return io_fail(p, "writing pages", why, why_size);
     }
+    stage(p, REC_STAGE_FRESH);
     const uint32_t pages = p->next - 1u;
     /* Page 1's header as the commit leaves it: a new change counter, the
      * page count, and the counter it is valid for. */
@@ -574,12 +583,17 @@ throng_status recorder_pages_commit(recorder_pages *p, char *why,
         ok = write_all(p->journal, j, journal_size, 0);
         p->journal_hot = 1;
     }
+    if (ok)
+        stage(p, REC_STAGE_JOURNAL);
     for (uint32_t i = 0; i < n && ok; i++) {
         what = "writing pages in place";
         ok = write_all(p->fd, place[i].page, p->page_size,
                        page_offset(p, place[i].pgno));
+        if (ok && i == 0)
+            stage(p, REC_STAGE_HALF);
     }
     if (ok) {
+        stage(p, REC_STAGE_IN_PLACE);
         what = "ending the journal";
         ok = ftruncate(p->journal, 0) == 0;
     }
@@ -595,6 +609,7 @@ throng_status recorder_pages_commit(recorder_pages *p, char *why,
         free(p->held[i].page);
     p->held_count = 0;
     p->committed = pages;
+    stage(p, REC_STAGE_DONE);
     return THRONG_OK;
 }
 
@@ -617,6 +632,7 @@ static void pages_free(recorder_pages *p) {
     free(p->batch);
     free(p->journal_buf);
     free(p->journal_path);
+    free(p->path);
     free(p);
 }
 
@@ -694,13 +710,20 @@ throng_status recorder_pages_open(const char *path, const uint32_t roots[2],
     *out = NULL;
     recorder_pages *p = calloc(1, sizeof *p);
     const size_t length = strlen(path);
-    if (p)
+    if (p) {
         p->journal_path = malloc(length + sizeof "-journal");
-    if (!p || !p->journal_path) {
+        p->path = malloc(length + 1u);
+    }
+    if (!p || !p->journal_path || !p->path) {
+        if (p) {
+            free(p->journal_path);
+            free(p->path);
+        }
         free(p);
         say(why, why_size, "no memory");
         return THRONG_ERR_OUT_OF_MEMORY;
     }
+    memcpy(p->path, path, length + 1u);
     memcpy(p->journal_path, path, length);
     memcpy(p->journal_path + length, "-journal", sizeof "-journal");
     p->journal = -1;

@@ -53,4 +53,16 @@ throng_status recorder_pages_commit(recorder_pages *p, char *why,
 throng_status recorder_pages_close(recorder_pages *p, char *why,
                                    size_t why_size);
 
+/* For the tests: called, when set, at each stage of every commit with
+ * the file's path, so a test can copy the file and its journal as a
+ * process killed right there would leave them. The stages: */
+enum {
+    REC_STAGE_FRESH,    /* the new pages written past the old end */
+    REC_STAGE_JOURNAL,  /* the journal written */
+    REC_STAGE_HALF,     /* page 1 written in place, the rest not yet */
+    REC_STAGE_IN_PLACE, /* every page in place, the journal still there */
+    REC_STAGE_DONE      /* the journal ended: committed */
+};
+extern void (*recorder_pages_test_hook)(const char *path, int stage);
+
 #endif /* THRONG_RECORDER_PAGES_H */
