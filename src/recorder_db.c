@@ -409,19 +409,46 @@ static uint8_t int_type(int64_t v, int small_ints, uint32_t *bytes) {
         return (uint8_t)(8 + v);
     }
     const uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
-    static const uint8_t types[] = { 1, 2, 3, 4, 5, 6 };
-    static const uint32_t sizes[] = { 1, 2, 3, 4, 6, 8 };
-    unsigned k = 0;
-    while (k < 5u && u >= (UINT64_C(1) << (8u * sizes[k] - 1u)))
-        k++;
-    *bytes = sizes[k];
-    return types[k];
+    if (u < 0x80u) {
+        *bytes = 1;
+        return 1;
+    }
+    if (u < 0x8000u) {
+        *bytes = 2;
+        return 2;
+    }
+    if (u < 0x800000u) {
+        *bytes = 3;
+        return 3;
+    }
+    if (u < UINT64_C(0x80000000)) {
+        *bytes = 4;
+        return 4;
+    }
+    if (u < UINT64_C(0x800000000000)) {
+        *bytes = 6;
+        return 5;
+    }
+    *bytes = 8;
+    return 6;
 }
 
+/* Eight bytes, most significant first. */
+static uint64_t big_endian(uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
+/* An integer's `bytes` lowest bytes, most significant first; writes 8
+ * bytes at out (the cell has room past the value). */
 static void put_int(uint8_t *out, int64_t v, uint32_t bytes) {
-    const uint64_t u = (uint64_t)v;
-    for (uint32_t k = 0; k < bytes; k++)
-        out[k] = (uint8_t)(u >> (8u * (bytes - 1u - k)));
+    if (!bytes)
+        return;
+    const uint64_t be = big_endian((uint64_t)v << (64u - 8u * bytes));
+    memcpy(out, &be, sizeof be);
 }
 
 /* A REAL: serial type 7, the double big-endian. */
@@ -429,8 +456,8 @@ static void put_real(uint8_t *out, float value) {
     const double d = (double)value;
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    for (unsigned k = 0; k < 8u; k++)
-        out[k] = (uint8_t)(bits >> (56u - 8u * k));
+    bits = big_endian(bits);
+    memcpy(out, &bits, sizeof bits);
 }
 
 /* A column a NOT NULL REAL cannot hold (SQLite reads NaN as NULL). */
