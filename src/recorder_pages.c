@@ -50,6 +50,9 @@
  * the pending and exclusive locks, waiting for readers to finish, as an
  * SQLite writer does.
  */
+/* For F_OFD_SETLK (Linux's open-file-description locks); without it the
+ * locks are POSIX's own. */
+/* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #define _GNU_SOURCE
 #include "recorder_pages.h"
 
@@ -78,8 +81,9 @@
 #define REC_RESERVED_BYTE (REC_PENDING_BYTE + 1)
 #define REC_SHARED_FIRST (REC_PENDING_BYTE + 2)
 #define REC_SHARED_SIZE 510
-/* How long a commit waits for readers to let go, seconds. */
-#define REC_LOCK_WAIT_SECONDS 30.0
+/* How long a commit waits for readers to let go: this many tries, a
+ * millisecond apart (30 s). */
+#define REC_LOCK_TRIES 30000u
 /* The largest cell this writer appends or moves up, bytes. */
 #define REC_MAX_CELL 200u
 
@@ -266,10 +270,10 @@ static int byte_lock(int fd, short type, off_t start, off_t length) {
     return fcntl(fd, F_SETLK, &l) == 0;
 }
 
-/* Retries a lock until readers let go, for REC_LOCK_WAIT_SECONDS. */
+/* Retries a lock until readers let go, REC_LOCK_TRIES times. */
 static int byte_lock_wait(int fd, short type, off_t start, off_t length) {
     const struct timespec pause = { 0, 1000000 };
-    for (double waited = 0.0; waited < REC_LOCK_WAIT_SECONDS; waited += 1e-3) {
+    for (uint32_t tries = 0; tries < REC_LOCK_TRIES; tries++) {
         if (byte_lock(fd, type, start, length))
             return 1;
         if (errno != EAGAIN && errno != EACCES && errno != EINTR)
