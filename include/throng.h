@@ -2426,9 +2426,10 @@ throng_world_load_file(const char *path, const throng_world_load_def *def,
  *         pos_z and ori_z as the last two columns; 2D readers select the
  *         columns they know by name and never see them.
  *     metadata(key TEXT PRIMARY KEY, value TEXT): version "1", fps,
- *         xmin, xmax, ymin, ymax (the positions recorded so far, brought
- *         up to date at every commit), and throng's own keys:
- *         throng_version, dimensions, every.
+ *         xmin, xmax, ymin, ymax (the bounds of the positions recorded,
+ *         written at close: a recording whose process was killed has
+ *         none), and throng's own keys: throng_version, dimensions,
+ *         every.
  *     geometry(wkt TEXT): one row, the walkable area (see
  *         throng_recorder_def.area_min) less the obstacles, as WKT in the
  *         x-y plane: a POLYGON whose holes are box obstacles (rectangles)
@@ -2457,14 +2458,26 @@ throng_world_load_file(const char *path, const throng_world_load_def *def,
  *
  * How the work is split: record() copies the agents' columns into a
  * frame buffer on the calling thread and returns; a writer thread of the
- * recorder sorts each frame by id and inserts it through a virtual table
- * over the buffer (one INSERT ... SELECT per frame, no call per row),
- * committing when no frame waits or 2^20 rows are pending. The file is in
- * WAL mode with synchronous=NORMAL while recording: a process killed at
- * any moment leaves a database that opens and holds every frame committed
- * before (throng_record_stats.last_committed_frame), and other
- * processes may read it meanwhile. close() returns it to a single file
- * (journal_mode DELETE).
+ * recorder sorts each frame by id and writes its rows straight into the
+ * file as pages of SQLite's file format (rows arrive in key order, so
+ * the table's B-tree only grows at its right edge), committing when no
+ * frame waits or 2^20 rows are pending. SQLite itself creates the file,
+ * its schema, metadata and geometry at open, and writes the last
+ * metadata and geometry at close. Each commit goes through a rollback
+ * journal of SQLite's own format (FILE-journal, empty between commits):
+ * a process killed at any moment leaves a file that SQLite opens sound
+ * (PRAGMA integrity_check says ok), holding every frame committed before
+ * (throng_record_stats.last_committed_frame) and none half; a journal
+ * the kill left hot is played back by the first connection that opens
+ * the file read-write, as after SQLite's own interrupted transactions.
+ * Nothing is flushed to disk (no fsync): a power cut may lose the last
+ * commits or damage the file. While recording, the writer holds
+ * SQLite's reserved lock: other processes may read the file (a commit
+ * waits for them, up to 30 s), none may write it. The file has 4 KiB
+ * pages (a recording into an existing file keeps its page size), a
+ * rollback journal (journal_mode DELETE; an existing file in WAL mode is
+ * switched back) and no auto_vacuum (an existing file with it is
+ * vacuumed without it at open).
  *
  * Memory is bounded: at most queue_frames frames wait for the writer.
  * When they are all taken, record() waits for the writer to free one
@@ -2543,8 +2556,9 @@ THRONG_API throng_status throng_recorder_open(throng_world *world,
  * THRONG_ERR_BUSY while another call has the world; THRONG_ERR_CAPACITY
  * for a skipped frame (wait_when_full false); THRONG_ERR_OUT_OF_MEMORY
  * when a frame buffer cannot grow (nothing queued, the call not counted);
- * and, once the writer has failed, its status (THRONG_ERR_IO, or
- * THRONG_ERR_DUPLICATE_KEY, see above) on this and every later call, with
+ * and, once the writer has failed, its status (THRONG_ERR_IO, also for a
+ * NaN position or heading, or THRONG_ERR_DUPLICATE_KEY, see above) on
+ * this and every later call, with
  * its sentence in throng_recorder_last_error: nothing more is recorded. */
 THRONG_API throng_status throng_recorder_record(throng_recorder *recorder);
 
@@ -2567,7 +2581,7 @@ typedef struct throng_record_stats {
     uint32_t commits;        /* transactions committed */
     double copy_seconds;     /* record(): copying, on the caller's thread */
     double wait_seconds;     /* record(): waiting for a free buffer */
-    double write_seconds;    /* the writer: sorting, inserting, commits */
+    double write_seconds;    /* the writer: sorting, writing, commits */
     size_t bytes;            /* frame buffers and id tables held */
 } throng_record_stats;
 
@@ -2579,16 +2593,16 @@ THRONG_API throng_status throng_recorder_stats(const throng_recorder *recorder,
 THRONG_API const char *
 throng_recorder_last_error(const throng_recorder *recorder);
 
-/* Drains the queue, writes the final metadata and geometry (the derived
- * walkable area grown to hold every position), checkpoints the file back
- * into one (journal_mode DELETE), closes it, stops the writer and frees
- * the recorder, also after its world was destroyed. Returns THRONG_OK, or
- * the first failure of the recording (as record() reports it) or of these
- * last writes (THRONG_ERR_IO): the frames committed before stay in the
- * file either way. The recorder is gone after every return but two:
- * THRONG_ERR_NULL, and THRONG_ERR_BUSY while another call has the world
- * (nothing done; call again). Call throng_recorder_flush first to read a
- * failure's sentence. */
+/* Drains the queue, writes the final metadata and geometry (the bounds,
+ * the derived walkable area grown to hold every position) through
+ * SQLite, removes the empty journal, closes the file, stops the writer
+ * and frees the recorder, also after its world was destroyed. Returns
+ * THRONG_OK, or the first failure of the recording (as record() reports
+ * it) or of these last writes (THRONG_ERR_IO): the frames committed
+ * before stay in the file either way. The recorder is gone after every
+ * return but two: THRONG_ERR_NULL, and THRONG_ERR_BUSY while another call
+ * has the world (nothing done; call again). Call throng_recorder_flush
+ * first to read a failure's sentence. */
 THRONG_API throng_status throng_recorder_close(throng_recorder *recorder);
 
 #ifdef __cplusplus

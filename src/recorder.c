@@ -3,19 +3,18 @@
  * Recording trajectories: the recorder object, its bounded queue of
  * frames and its writer thread (throng.h, "Recording trajectories").
  *
- * Why a thread. SQLite needs about a microsecond per row on this kind of
- * machine however the rows are handed to it (recorder_db.c says where
- * that goes), so 100,000 agents take 100 ms or more a frame, several
- * times a step of the same crowd. Writing on the stepping thread would
- * add all of it to every recorded step. Instead record() copies what a
- * frame needs (ids, positions, headings: 24 bytes an agent in 2D) into a
- * frame buffer, about a millisecond for 100,000 agents, and a writer
- * thread of the recorder's own sorts and inserts it while the next steps
- * run, on another core. The stepping thread pays the copy as long as
- * the writer keeps up on average; when it cannot (every step of a large
- * crowd), the queue fills and record() waits for it, or skips the frame
- * when the host asked for that: memory never grows past queue_frames
- * frames.
+ * Why a thread. Even written as pages directly (recorder_db.c,
+ * recorder_pages.c), a frame costs its sort by id, its encoding and its
+ * writes: a few hundred instructions a row, some milliseconds for
+ * 100,000 agents, and a commit's writes to the file. Writing on the
+ * stepping thread would add all of it to every recorded step. Instead
+ * record() copies what a frame needs (ids, positions, headings: 24 bytes
+ * an agent in 2D) into a frame buffer, about a millisecond for 100,000
+ * agents, and a writer thread of the recorder's own sorts and writes it
+ * while the next steps run, on another core. The stepping thread pays
+ * the copy as long as the writer keeps up on average; when it cannot,
+ * the queue fills and record() waits for it, or skips the frame when the
+ * host asked for that: memory never grows past queue_frames frames.
  *
  * What a frame holds is read from the world's own columns and slot
  * tables (the layers below), under the world's reader guard: the rows'
@@ -32,7 +31,7 @@
  * Memory of the recorder's own (the object, the frame buffers, the id
  * tables) comes from the def's allocator or else the world's, and only
  * ever on the calling thread: the writer thread allocates nothing of the
- * host's. SQLite allocates its own.
+ * host's. SQLite and the page writer allocate their own.
  */
 #include "internal.h"
 

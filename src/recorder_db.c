@@ -1,36 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The recorder's SQLite file: JuPedSim's trajectory schema, version 1
- * (throng.h, "Recording trajectories"), and the fastest honest way found
- * to put a frame's rows into it.
+ * (throng.h, "Recording trajectories"), and each frame's rows put into it
+ * as fast as the file format allows.
  *
- * Where a row's time goes. SQLite spends a few thousand instructions on
- * every row it inserts, most of them in its bytecode engine and B-tree,
- * and the way rows arrive decides how many. Counted with callgrind on
- * 100,000-row frames of six columns: binding six values and stepping a
- * prepared INSERT per row takes 2.4 times the instructions of one
- * INSERT ... SELECT over a virtual table that hands SQLite the frame's
- * columns where they lie; rows in (frame, id) order take less than half
- * those in any other order (every insert lands on the B-tree's right edge,
- * whose pages stay in cache); a table clustered on its (frame, id) key
- * (WITHOUT ROWID) writes one B-tree where a rowid table and its index
- * write two, 15% fewer instructions; 64 KiB pages 6% fewer than 4 KiB.
- * So each frame is sorted by id here (a radix sort over the bytes in
- * which the ids differ), then moved by one statement through the
- * virtual table throng_frame_rows, an eponymous module that exists only
- * on this connection and writes nothing to the file.
- *
- * Safety. Frames are committed in batches (recorder.c decides when);
- * the file is in WAL mode with synchronous=NORMAL while recording, so a
- * process killed at any moment leaves a file whose committed
- * transactions are all there and whose last, half-written one is not,
- * and a power cut loses at most the last commits, never the file.
- * Closing checkpoints the log into the file and returns it to a single
- * file (journal_mode DELETE).
+ * Where a row's time went. SQLite spends about 3,650 instructions on
+ * every row it inserts here, even handed the rows in key order through a
+ * virtual table with one INSERT ... SELECT a frame (the fastest way found
+ * through SQL): its bytecode engine, its record comparisons and its
+ * B-tree balancing, more than a flock2d step spends on the agent. None
+ * of that is needed when rows only ever arrive in key order. So SQLite
+ * creates the file (the schema, metadata and geometry, one transaction
+ * in its rollback-journal mode) and is closed; this module sorts each
+ * frame by id (a radix sort over the bytes in which the ids differ),
+ * encodes each row as a cell of SQLite's record format, and hands the
+ * cells to recorder_pages.c, which appends them at the right edge of the
+ * trajectory_data B-tree (throng_frames' row likewise) and commits them
+ * crash-safely through a rollback journal of SQLite's format. At close,
+ * SQLite opens the file again for the last metadata (the bounds) and the
+ * grown geometry. A file of 4 KiB pages: the journal of a commit holds
+ * the few pages changed in place (page 1, the right spine of each tree),
+ * and small pages keep it small.
  */
 #include "recorder_db.h"
 
 #ifdef THRONG_HAVE_SQLITE
+
+#include "recorder_pages.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,19 +38,19 @@
 #include <unistd.h>
 
 /* The page size of a new file (bytes): see above. */
-#define REC_PAGE_SIZE 65536
-/* SQLite's page cache while recording, KiB: the right edge of the
- * B-tree and a batch's dirty pages stay in memory. */
-#define REC_CACHE_KIB 32768
+#define REC_PAGE_SIZE 4096
+/* How long SQLite waits for readers at open and close, milliseconds. */
+#define REC_BUSY_MS 10000
 
 struct recorder_db {
-    sqlite3 *db;
-    sqlite3_stmt *insert_rows, *insert_frame, *set_meta, *begin, *commit;
+    recorder_pages *pages;
+    char *path;
     int dims;
-    int in_transaction;
-    /* The frame the virtual table shows. */
-    const recorder_frame *frame;
+    int small_ints;
+    int dead; /* a failure: nothing more is committed */
+    /* Bounds of the positions inserted, and of those committed. */
     double lo[2], hi[2];
+    double committed_lo[2], committed_hi[2];
 };
 
 static void say(char *why, size_t size, const char *fmt, ...)
@@ -76,152 +72,6 @@ static throng_status db_fail(sqlite3 *db, int rc, const char *what, char *why,
         return THRONG_ERR_OUT_OF_MEMORY;
     return THRONG_ERR_IO;
 }
-
-/* ------------------------------------------------------------------------ */
-/* The virtual table over one frame                                         */
-/* ------------------------------------------------------------------------ */
-
-typedef struct rows_table {
-    sqlite3_vtab base;
-    recorder_db *owner;
-} rows_table;
-
-typedef struct rows_cursor {
-    sqlite3_vtab_cursor base;
-    uint32_t row;
-} rows_cursor;
-
-static int rows_connect(sqlite3 *db, void *aux, int argc,
-                        const char *const *argv, sqlite3_vtab **out,
-                        char **error) {
-    (void)argc;
-    (void)argv;
-    (void)error;
-    recorder_db *owner = aux;
-    int rc = sqlite3_declare_vtab(
-        db, owner->dims == 3
-                ? "CREATE TABLE x(frame INTEGER, id INTEGER, pos_x REAL, "
-                  "pos_y REAL, ori_x REAL, ori_y REAL, pos_z REAL, ori_z REAL)"
-                : "CREATE TABLE x(frame INTEGER, id INTEGER, pos_x REAL, "
-                  "pos_y REAL, ori_x REAL, ori_y REAL)");
-    if (rc != SQLITE_OK)
-        return rc;
-    rows_table *t = sqlite3_malloc(sizeof *t);
-    if (!t)
-        return SQLITE_NOMEM;
-    memset(t, 0, sizeof *t);
-    t->owner = owner;
-    *out = &t->base;
-    return SQLITE_OK;
-}
-
-static int rows_disconnect(sqlite3_vtab *table) {
-    sqlite3_free(table);
-    return SQLITE_OK;
-}
-
-static int rows_best_index(sqlite3_vtab *table, sqlite3_index_info *info) {
-    (void)table;
-    /* One plan: every row, in the order given. */
-    info->estimatedCost = 1e6;
-    info->orderByConsumed = 0;
-    return SQLITE_OK;
-}
-
-static int rows_open(sqlite3_vtab *table, sqlite3_vtab_cursor **out) {
-    (void)table;
-    rows_cursor *c = sqlite3_malloc(sizeof *c);
-    if (!c)
-        return SQLITE_NOMEM;
-    memset(c, 0, sizeof *c);
-    *out = &c->base;
-    return SQLITE_OK;
-}
-
-static int rows_close(sqlite3_vtab_cursor *cursor) {
-    sqlite3_free(cursor);
-    return SQLITE_OK;
-}
-
-static int rows_filter(sqlite3_vtab_cursor *cursor, int index_number,
-                       const char *index_text, int argc, sqlite3_value **argv) {
-    (void)index_number;
-    (void)index_text;
-    (void)argc;
-    (void)argv;
-    ((rows_cursor *)cursor)->row = 0;
-    return SQLITE_OK;
-}
-
-static int rows_next(sqlite3_vtab_cursor *cursor) {
-    ((rows_cursor *)cursor)->row++;
-    return SQLITE_OK;
-}
-
-static const recorder_frame *cursor_frame(sqlite3_vtab_cursor *cursor) {
-    return ((rows_table *)cursor->pVtab)->owner->frame;
-}
-
-static int rows_eof(sqlite3_vtab_cursor *cursor) {
-    const recorder_frame *f = cursor_frame(cursor);
-    return !f || ((rows_cursor *)cursor)->row >= f->count;
-}
-
-static int rows_column(sqlite3_vtab_cursor *cursor, sqlite3_context *context,
-                       int column) {
-    const recorder_frame *f = cursor_frame(cursor);
-    const uint32_t i = f->order[((rows_cursor *)cursor)->row];
-    switch (column) {
-    case 0:
-        sqlite3_result_int64(context, f->frame);
-        break;
-    case 1:
-        sqlite3_result_int64(context, f->id[i]);
-        break;
-    case 2:
-        sqlite3_result_double(context, (double)f->x[i]);
-        break;
-    case 3:
-        sqlite3_result_double(context, (double)f->y[i]);
-        break;
-    case 4:
-        sqlite3_result_double(context, (double)f->fx[i]);
-        break;
-    case 5:
-        sqlite3_result_double(context, (double)f->fy[i]);
-        break;
-    case 6:
-        sqlite3_result_double(context, (double)f->z[i]);
-        break;
-    default:
-        sqlite3_result_double(context, (double)f->fz[i]);
-        break;
-    }
-    return SQLITE_OK;
-}
-
-static int rows_rowid(sqlite3_vtab_cursor *cursor, sqlite3_int64 *out) {
-    *out = ((rows_cursor *)cursor)->row;
-    return SQLITE_OK;
-}
-
-/* Eponymous only (no xCreate): usable by its name on the connection that
- * registered it, never stored in the file. */
-static const sqlite3_module rows_module = {
-    .iVersion = 0,
-    .xCreate = NULL,
-    .xConnect = rows_connect,
-    .xBestIndex = rows_best_index,
-    .xDisconnect = rows_disconnect,
-    .xDestroy = rows_disconnect,
-    .xOpen = rows_open,
-    .xClose = rows_close,
-    .xFilter = rows_filter,
-    .xNext = rows_next,
-    .xEof = rows_eof,
-    .xColumn = rows_column,
-    .xRowid = rows_rowid,
-};
 
 /* ------------------------------------------------------------------------ */
 /* Sorting a frame by id                                                    */
@@ -297,8 +147,7 @@ static int exec(sqlite3 *db, const char *sql) {
     return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-static int set_meta(recorder_db *r, const char *key, const char *value) {
-    sqlite3_stmt *s = r->set_meta;
+static int set_meta(sqlite3_stmt *s, const char *key, const char *value) {
     sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 2, value, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(s);
@@ -306,40 +155,46 @@ static int set_meta(recorder_db *r, const char *key, const char *value) {
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int set_meta_number(recorder_db *r, const char *key, double value) {
+static int set_meta_number(sqlite3_stmt *s, const char *key, double value) {
     char text[64];
     snprintf(text, sizeof text, "%.17g", value);
-    return set_meta(r, key, text);
+    return set_meta(s, key, text);
 }
 
-static void finalize_all(recorder_db *r) {
-    sqlite3_stmt *all[] = { r->insert_rows, r->insert_frame, r->set_meta,
-                            r->begin, r->commit };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        sqlite3_finalize(all[i]);
-    r->insert_rows = r->insert_frame = r->set_meta = r->begin = r->commit =
-        NULL;
+static int prepare_meta(sqlite3 *db, sqlite3_stmt **s) {
+    return sqlite3_prepare_v2(db,
+                              "INSERT OR REPLACE INTO metadata (key, value) "
+                              "VALUES (?, ?)",
+                              -1, s, NULL);
+}
+
+/* One integer a query returns; rc says whether it did. */
+static int64_t query_int(sqlite3 *db, const char *sql, int *rc) {
+    sqlite3_stmt *s = NULL;
+    int64_t value = 0;
+    *rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+    if (*rc == SQLITE_OK) {
+        *rc = sqlite3_step(s);
+        if (*rc == SQLITE_ROW) {
+            value = sqlite3_column_int64(s, 0);
+            *rc = SQLITE_OK;
+        } else if (*rc == SQLITE_DONE) {
+            *rc = SQLITE_NOTFOUND;
+        }
+    }
+    sqlite3_finalize(s);
+    return value;
 }
 
 /* The tables of a recording the file has; -1 when it is no database
  * (rc says why). */
 static int count_recording_tables(sqlite3 *db, int *rc) {
-    sqlite3_stmt *s = NULL;
-    *rc = sqlite3_prepare_v2(db,
-                             "SELECT count(*) FROM sqlite_master WHERE type = "
-                             "'table' AND name IN ('trajectory_data', "
-                             "'metadata', 'geometry', 'throng_frames')",
-                             -1, &s, NULL);
-    int n = -1;
-    if (*rc == SQLITE_OK) {
-        *rc = sqlite3_step(s);
-        if (*rc == SQLITE_ROW) {
-            n = sqlite3_column_int(s, 0);
-            *rc = SQLITE_OK;
-        }
-    }
-    sqlite3_finalize(s);
-    return n;
+    int64_t n = query_int(db,
+                          "SELECT count(*) FROM sqlite_master WHERE type = "
+                          "'table' AND name IN ('trajectory_data', "
+                          "'metadata', 'geometry', 'throng_frames')",
+                          rc);
+    return *rc == SQLITE_OK ? (int)n : -1;
 }
 
 /* The files SQLite may leave beside a database it created. */
@@ -353,13 +208,36 @@ static void remove_created(const char *path) {
     }
 }
 
-static throng_status write_schema(recorder_db *r, const recorder_meta *meta,
-                                  bool replace, const char *wkt, char *why,
+/* A rollback journal (recorder_pages.c commits through one) and no
+ * auto_vacuum (whose pointer maps the page writer does not keep). */
+static int plain_file(sqlite3 *db, int *vacuum) {
+    sqlite3_stmt *s = NULL;
+    int rc =
+        sqlite3_prepare_v2(db, "PRAGMA journal_mode = DELETE", -1, &s, NULL);
+    const char *mode = NULL;
+    if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        mode = (const char *)sqlite3_column_text(s, 0);
+    if (rc == SQLITE_OK && (!mode || strcmp(mode, "delete") != 0))
+        rc = SQLITE_BUSY;
+    sqlite3_finalize(s);
+    if (rc != SQLITE_OK)
+        return rc;
+    *vacuum = query_int(db, "PRAGMA auto_vacuum", &rc) != 0;
+    if (rc == SQLITE_OK && *vacuum)
+        rc = exec(db, "PRAGMA auto_vacuum = NONE");
+    return rc;
+}
+
+static throng_status write_schema(sqlite3 *db, const recorder_meta *meta,
+                                  bool replace, const char *wkt,
+                                  uint32_t roots[2], char *why,
                                   size_t why_size) {
-    sqlite3 *db = r->db;
     char sql[160];
     snprintf(sql, sizeof sql, "PRAGMA page_size = %d", REC_PAGE_SIZE);
+    int vacuum = 0;
     int rc = exec(db, sql);
+    if (rc == SQLITE_OK)
+        rc = plain_file(db, &vacuum);
     if (rc == SQLITE_OK)
         rc = exec(db, "BEGIN IMMEDIATE");
     if (rc != SQLITE_OK)
@@ -391,24 +269,23 @@ static throng_status write_schema(recorder_db *r, const recorder_meta *meta,
     if (rc == SQLITE_OK)
         rc = exec(db, "CREATE TABLE throng_frames (frame INTEGER PRIMARY KEY, "
                       "step INTEGER NOT NULL, agents INTEGER NOT NULL)");
+    sqlite3_stmt *meta_row = NULL;
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db,
-                                "INSERT OR REPLACE INTO metadata (key, value) "
-                                "VALUES (?, ?)",
-                                -1, &r->set_meta, NULL);
+        rc = prepare_meta(db, &meta_row);
     char number[32];
     if (rc == SQLITE_OK)
-        rc = set_meta(r, "version", "1");
+        rc = set_meta(meta_row, "version", "1");
     if (rc == SQLITE_OK)
-        rc = set_meta_number(r, "fps", meta->fps);
+        rc = set_meta_number(meta_row, "fps", meta->fps);
     if (rc == SQLITE_OK)
-        rc = set_meta(r, "throng_version", throng_version());
+        rc = set_meta(meta_row, "throng_version", throng_version());
     snprintf(number, sizeof number, "%d", meta->dims);
     if (rc == SQLITE_OK)
-        rc = set_meta(r, "dimensions", number);
+        rc = set_meta(meta_row, "dimensions", number);
     snprintf(number, sizeof number, "%u", (unsigned)meta->every);
     if (rc == SQLITE_OK)
-        rc = set_meta(r, "every", number);
+        rc = set_meta(meta_row, "every", number);
+    sqlite3_finalize(meta_row);
     if (rc == SQLITE_OK) {
         sqlite3_stmt *s = NULL;
         rc = sqlite3_prepare_v2(db, "INSERT INTO geometry (wkt) VALUES (?)", -1,
@@ -427,24 +304,22 @@ static throng_status write_schema(recorder_db *r, const recorder_meta *meta,
         (void)exec(db, "ROLLBACK");
         return st;
     }
-    /* WAL from here on: see the top of the file. */
-    sqlite3_stmt *s = NULL;
-    rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
-    const char *mode = NULL;
-    if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        mode = (const char *)sqlite3_column_text(s, 0);
-    int wal = mode && strcmp(mode, "wal") == 0;
-    sqlite3_finalize(s);
-    if (!wal) {
-        say(why, why_size, "switching to WAL mode: %s", sqlite3_errmsg(db));
-        return THRONG_ERR_IO;
-    }
-    snprintf(sql, sizeof sql,
-             "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -%d",
-             REC_CACHE_KIB);
-    rc = exec(db, sql);
+    /* auto_vacuum = NONE takes effect when the file is rebuilt. */
+    if (vacuum)
+        rc = exec(db, "VACUUM");
+    /* The trees the page writer grows, where VACUUM left them. */
+    if (rc == SQLITE_OK)
+        roots[0] = (uint32_t)query_int(db,
+                                       "SELECT rootpage FROM sqlite_master "
+                                       "WHERE name = 'trajectory_data'",
+                                       &rc);
+    if (rc == SQLITE_OK)
+        roots[1] = (uint32_t)query_int(db,
+                                       "SELECT rootpage FROM sqlite_master "
+                                       "WHERE name = 'throng_frames'",
+                                       &rc);
     if (rc != SQLITE_OK)
-        return db_fail(db, rc, "setting up the file", why, why_size);
+        return db_fail(db, rc, "reading the schema", why, why_size);
     return THRONG_OK;
 }
 
@@ -455,31 +330,41 @@ throng_status recorder_db_open(const char *path, const recorder_meta *meta,
     struct stat st;
     const int existed = stat(path, &st) == 0;
     recorder_db *r = calloc(1, sizeof *r);
-    if (!r) {
+    const size_t length = strlen(path);
+    if (r)
+        r->path = malloc(length + 1u);
+    if (!r || !r->path) {
+        free(r);
         say(why, why_size, "no memory");
         return THRONG_ERR_OUT_OF_MEMORY;
     }
+    memcpy(r->path, path, length + 1u);
     r->dims = meta->dims;
-    r->lo[0] = r->lo[1] = (double)INFINITY;
-    r->hi[0] = r->hi[1] = -(double)INFINITY;
+    for (int k = 0; k < 2; k++) {
+        r->lo[k] = r->committed_lo[k] = (double)INFINITY;
+        r->hi[k] = r->committed_hi[k] = -(double)INFINITY;
+    }
     throng_status status = THRONG_OK;
+    sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(
-        path, &r->db,
+        path, &db,
         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         status = db_fail(NULL, rc, "cannot open the file", why, why_size);
         say(why, why_size, "cannot open '%s': %s", path,
-            r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
+            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     }
-    if (status == THRONG_OK && sqlite3_db_readonly(r->db, "main") != 0) {
+    if (status == THRONG_OK)
+        sqlite3_busy_timeout(db, REC_BUSY_MS);
+    if (status == THRONG_OK && sqlite3_db_readonly(db, "main") != 0) {
         say(why, why_size, "'%s' is not writable", path);
         status = THRONG_ERR_IO;
     }
     if (status == THRONG_OK) {
-        int tables = count_recording_tables(r->db, &rc);
+        int tables = count_recording_tables(db, &rc);
         if (tables < 0) {
             say(why, why_size, "'%s' is not an SQLite database (%s)", path,
-                sqlite3_errmsg(r->db));
+                sqlite3_errmsg(db));
             status =
                 rc == SQLITE_NOMEM ? THRONG_ERR_OUT_OF_MEMORY : THRONG_ERR_IO;
         } else if (tables > 0 && !replace) {
@@ -490,53 +375,125 @@ throng_status recorder_db_open(const char *path, const recorder_meta *meta,
             status = THRONG_ERR_INVALID_ARG;
         }
     }
+    uint32_t roots[2] = { 0, 0 };
     if (status == THRONG_OK)
-        status = write_schema(r, meta, replace, wkt, why, why_size);
-    if (status == THRONG_OK) {
-        rc = sqlite3_create_module_v2(r->db, "throng_frame_rows", &rows_module,
-                                      r, NULL);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_prepare_v3(r->db,
-                                    "INSERT INTO trajectory_data SELECT * "
-                                    "FROM throng_frame_rows",
-                                    -1, SQLITE_PREPARE_PERSISTENT,
-                                    &r->insert_rows, NULL);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_prepare_v3(r->db,
-                                    "INSERT INTO throng_frames (frame, step, "
-                                    "agents) VALUES (?, ?, ?)",
-                                    -1, SQLITE_PREPARE_PERSISTENT,
-                                    &r->insert_frame, NULL);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_prepare_v3(r->db, "BEGIN", -1,
-                                    SQLITE_PREPARE_PERSISTENT, &r->begin, NULL);
-        if (rc == SQLITE_OK)
-            rc =
-                sqlite3_prepare_v3(r->db, "COMMIT", -1,
-                                   SQLITE_PREPARE_PERSISTENT, &r->commit, NULL);
-        if (rc != SQLITE_OK)
-            status = db_fail(r->db, rc, "preparing the inserts", why, why_size);
-    }
+        status = write_schema(db, meta, replace, wkt, roots, why, why_size);
+    rc = sqlite3_close(db);
+    if (status == THRONG_OK && rc != SQLITE_OK)
+        status = db_fail(NULL, rc, "closing the file", why, why_size);
+    /* From here on the page writer owns the file. */
+    if (status == THRONG_OK)
+        status = recorder_pages_open(path, roots, &r->pages, why, why_size);
     if (status != THRONG_OK) {
-        finalize_all(r);
-        sqlite3_close(r->db);
         if (!existed)
             remove_created(path);
+        free(r->path);
         free(r);
         return status;
     }
+    r->small_ints = recorder_pages_small_ints(r->pages);
     *out = r;
     return THRONG_OK;
 }
 
-static int step_done(sqlite3_stmt *s) {
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+/* ------------------------------------------------------------------------ */
+/* Rows as cells                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* An INTEGER's serial type, the smallest that holds it (types 8 and 9,
+ * the values 0 and 1 in no bytes, where the file allows them); its size
+ * in *bytes. */
+static uint8_t int_type(int64_t v, int small_ints, uint32_t *bytes) {
+    if (small_ints && (v == 0 || v == 1)) {
+        *bytes = 0;
+        return (uint8_t)(8 + v);
+    }
+    const uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+    if (u < 0x80u) {
+        *bytes = 1;
+        return 1;
+    }
+    if (u < 0x8000u) {
+        *bytes = 2;
+        return 2;
+    }
+    if (u < 0x800000u) {
+        *bytes = 3;
+        return 3;
+    }
+    if (u < UINT64_C(0x80000000)) {
+        *bytes = 4;
+        return 4;
+    }
+    if (u < UINT64_C(0x800000000000)) {
+        *bytes = 6;
+        return 5;
+    }
+    *bytes = 8;
+    return 6;
+}
+
+/* Eight bytes, most significant first. */
+static uint64_t big_endian(uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
+/* An integer's `bytes` lowest bytes, most significant first; writes 8
+ * bytes at out (the cell has room past the value). */
+static void put_int(uint8_t *out, int64_t v, uint32_t bytes) {
+    if (!bytes)
+        return;
+    const uint64_t be = big_endian((uint64_t)v << (64u - 8u * bytes));
+    memcpy(out, &be, sizeof be);
+}
+
+/* A REAL: serial type 7, the double big-endian. */
+static void put_real(uint8_t *out, float value) {
+    const double d = (double)value;
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    bits = big_endian(bits);
+    memcpy(out, &bits, sizeof bits);
+}
+
+/* A column a NOT NULL REAL cannot hold (SQLite reads NaN as NULL). */
+static int has_nan(const float *column, uint32_t n) {
+    int nan = 0;
+    for (uint32_t i = 0; i < n; i++)
+        nan |= column[i] != column[i];
+    return nan;
+}
+
+/* throng_frames' row: the frame is the rowid (its INTEGER PRIMARY KEY
+ * column is stored as NULL), then step and agents. */
+static throng_status insert_frame_row(recorder_db *r, const recorder_frame *f,
+                                      char *why, size_t why_size) {
+    uint8_t record[32], cell[48];
+    uint32_t step_bytes, agent_bytes;
+    record[1] = 0;
+    record[2] = int_type((int64_t)f->step, r->small_ints, &step_bytes);
+    record[3] = int_type((int64_t)f->count, r->small_ints, &agent_bytes);
+    record[0] = 4;
+    put_int(record + 4, (int64_t)f->step, step_bytes);
+    put_int(record + 4 + step_bytes, (int64_t)f->count, agent_bytes);
+    const uint32_t payload = 4u + step_bytes + agent_bytes;
+    uint32_t size = recorder_pages_varint(cell, payload);
+    size += recorder_pages_varint(cell + size, (uint64_t)f->frame);
+    memcpy(cell + size, record, payload);
+    return recorder_pages_append(r->pages, REC_TREE_FRAMES, cell,
+                                 size + payload, f->frame, why, why_size);
 }
 
 throng_status recorder_db_insert(recorder_db *r, recorder_frame *f, char *why,
                                  size_t why_size) {
+    if (r->dead) {
+        say(why, why_size, "the file's writer failed before");
+        return THRONG_ERR_IO;
+    }
     const uint32_t twin = sort_frame(f);
     if (twin != UINT32_MAX) {
         say(why, why_size,
@@ -545,30 +502,50 @@ throng_status recorder_db_insert(recorder_db *r, recorder_frame *f, char *why,
             (long long)f->frame, (long long)f->id[f->order[twin]]);
         return THRONG_ERR_DUPLICATE_KEY;
     }
-    int rc = SQLITE_OK;
-    if (!r->in_transaction) {
-        rc = step_done(r->begin);
-        if (rc != SQLITE_OK)
-            return db_fail(r->db, rc, "beginning a transaction", why, why_size);
-        r->in_transaction = 1;
+    const uint32_t n = f->count;
+    const int dims3 = r->dims == 3;
+    const float *columns[6] = { f->x, f->y, f->fx, f->fy, f->z, f->fz };
+    const unsigned reals = dims3 ? 6u : 4u;
+    for (unsigned k = 0; k < reals; k++)
+        if (has_nan(columns[k], n)) {
+            say(why, why_size,
+                "writing frame %lld: a position or heading is NaN, which "
+                "the file's NOT NULL columns cannot hold",
+                (long long)f->frame);
+            return THRONG_ERR_IO;
+        }
+    /* A cell: its payload size, then the record: the header's size, the
+     * serial types (frame, id, the REALs), the values. */
+    uint8_t cell[96];
+    uint32_t frame_bytes;
+    const uint8_t frame_type = int_type(f->frame, r->small_ints, &frame_bytes);
+    const uint32_t header = 3u + reals;
+    cell[1] = (uint8_t)header;
+    cell[2] = frame_type;
+    memset(cell + 4, 7, reals);
+    put_int(cell + 1 + header, f->frame, frame_bytes);
+    uint8_t *const id_at = cell + 1 + header + frame_bytes;
+    throng_status st = THRONG_OK;
+    for (uint32_t i = 0; i < n && st == THRONG_OK; i++) {
+        const uint32_t j = f->order[i];
+        uint32_t id_bytes;
+        cell[3] = int_type(f->id[j], r->small_ints, &id_bytes);
+        put_int(id_at, f->id[j], id_bytes);
+        uint8_t *at = id_at + id_bytes;
+        for (unsigned k = 0; k < reals; k++, at += 8)
+            put_real(at, columns[k][j]);
+        const uint32_t size = (uint32_t)(at - cell);
+        cell[0] = (uint8_t)(size - 1u);
+        st = recorder_pages_append(r->pages, REC_TREE_ROWS, cell, size, 0, why,
+                                   why_size);
     }
-    r->frame = f;
-    rc = step_done(r->insert_rows);
-    r->frame = NULL;
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(r->insert_frame, 1, f->frame);
-        sqlite3_bind_int64(r->insert_frame, 2, (sqlite3_int64)f->step);
-        sqlite3_bind_int64(r->insert_frame, 3, f->count);
-        rc = step_done(r->insert_frame);
-    }
-    if (rc != SQLITE_OK) {
-        char what[64];
-        snprintf(what, sizeof what, "writing frame %lld", (long long)f->frame);
-        throng_status st = db_fail(r->db, rc, what, why, why_size);
-        recorder_db_rollback(r);
+    if (st == THRONG_OK)
+        st = insert_frame_row(r, f, why, why_size);
+    if (st != THRONG_OK) {
+        r->dead = 1;
         return st;
     }
-    for (uint32_t i = 0; i < f->count; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         double x = (double)f->x[i], y = (double)f->y[i];
         r->lo[0] = x < r->lo[0] ? x : r->lo[0];
         r->hi[0] = x > r->hi[0] ? x : r->hi[0];
@@ -578,77 +555,87 @@ throng_status recorder_db_insert(recorder_db *r, recorder_frame *f, char *why,
     return THRONG_OK;
 }
 
-/* The four bounds JuPedSim's viewer reads, as they are now. */
-static int write_bounds(recorder_db *r) {
-    if (!(r->lo[0] <= r->hi[0]))
-        return SQLITE_OK;
-    int rc = set_meta_number(r, "xmin", r->lo[0]);
-    if (rc == SQLITE_OK)
-        rc = set_meta_number(r, "xmax", r->hi[0]);
-    if (rc == SQLITE_OK)
-        rc = set_meta_number(r, "ymin", r->lo[1]);
-    if (rc == SQLITE_OK)
-        rc = set_meta_number(r, "ymax", r->hi[1]);
-    return rc;
-}
-
 throng_status recorder_db_commit(recorder_db *r, char *why, size_t why_size) {
-    if (!r->in_transaction)
-        return THRONG_OK;
-    int rc = write_bounds(r);
-    if (rc == SQLITE_OK)
-        rc = step_done(r->commit);
-    if (rc != SQLITE_OK) {
-        throng_status st = db_fail(r->db, rc, "committing", why, why_size);
-        recorder_db_rollback(r);
+    if (r->dead) {
+        say(why, why_size, "the file's writer failed before");
+        return THRONG_ERR_IO;
+    }
+    throng_status st = recorder_pages_commit(r->pages, why, why_size);
+    if (st != THRONG_OK) {
+        r->dead = 1;
         return st;
     }
-    r->in_transaction = 0;
+    for (int k = 0; k < 2; k++) {
+        r->committed_lo[k] = r->lo[k];
+        r->committed_hi[k] = r->hi[k];
+    }
     return THRONG_OK;
 }
 
 void recorder_db_rollback(recorder_db *r) {
-    if (sqlite3_get_autocommit(r->db) == 0)
-        (void)exec(r->db, "ROLLBACK");
-    r->in_transaction = 0;
+    /* What was appended since the last commit is never committed: the
+     * page writer drops it at close. */
+    r->dead = 1;
 }
 
 void recorder_db_bounds(const recorder_db *r, double lo[2], double hi[2]) {
     for (int k = 0; k < 2; k++) {
-        lo[k] = r->lo[k];
-        hi[k] = r->hi[k];
+        lo[k] = r->committed_lo[k];
+        hi[k] = r->committed_hi[k];
     }
+}
+
+/* The four bounds JuPedSim's viewer reads, of the committed positions. */
+static int write_bounds(const recorder_db *r, sqlite3 *db) {
+    if (!(r->committed_lo[0] <= r->committed_hi[0]))
+        return SQLITE_OK;
+    sqlite3_stmt *s = NULL;
+    int rc = prepare_meta(db, &s);
+    if (rc == SQLITE_OK)
+        rc = set_meta_number(s, "xmin", r->committed_lo[0]);
+    if (rc == SQLITE_OK)
+        rc = set_meta_number(s, "xmax", r->committed_hi[0]);
+    if (rc == SQLITE_OK)
+        rc = set_meta_number(s, "ymin", r->committed_lo[1]);
+    if (rc == SQLITE_OK)
+        rc = set_meta_number(s, "ymax", r->committed_hi[1]);
+    sqlite3_finalize(s);
+    return rc;
 }
 
 throng_status recorder_db_close(recorder_db *r, const char *wkt, char *why,
                                 size_t why_size) {
-    throng_status status = THRONG_OK;
-    int rc = SQLITE_OK;
-    if (wkt) {
+    throng_status status = recorder_pages_close(r->pages, why, why_size);
+    /* SQLite again, for the last metadata and geometry (and, after a
+     * commit that failed halfway, to roll its journal back). */
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(r->path, &db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, REC_BUSY_MS);
+        rc = exec(db, "BEGIN IMMEDIATE");
+    }
+    if (rc == SQLITE_OK && wkt) {
         sqlite3_stmt *s = NULL;
-        rc = sqlite3_prepare_v2(r->db, "UPDATE geometry SET wkt = ?", -1, &s,
-                                NULL);
+        rc =
+            sqlite3_prepare_v2(db, "UPDATE geometry SET wkt = ?", -1, &s, NULL);
         if (rc == SQLITE_OK) {
             sqlite3_bind_text(s, 1, wkt, -1, SQLITE_STATIC);
-            rc = step_done(s);
+            rc = sqlite3_step(s);
+            rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
         }
         sqlite3_finalize(s);
     }
     if (rc == SQLITE_OK)
-        rc = write_bounds(r);
-    if (rc != SQLITE_OK)
-        status = db_fail(r->db, rc, "writing the last metadata", why, why_size);
-    finalize_all(r);
-    /* Checkpoints the log into the file and removes it. */
-    if (status == THRONG_OK) {
-        rc = exec(r->db, "PRAGMA journal_mode = DELETE");
-        if (rc != SQLITE_OK)
-            status =
-                db_fail(r->db, rc, "checkpointing the file", why, why_size);
-    }
-    rc = sqlite3_close(r->db);
+        rc = write_bounds(r, db);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "COMMIT");
+    if (rc != SQLITE_OK && status == THRONG_OK)
+        status = db_fail(db, rc, "writing the last metadata", why, why_size);
+    rc = sqlite3_close(db);
     if (rc != SQLITE_OK && status == THRONG_OK)
         status = db_fail(NULL, rc, "closing the file", why, why_size);
+    free(r->path);
     free(r);
     return status;
 }

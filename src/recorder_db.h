@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The recorder's SQLite file (recorder_db.c): the schema, one frame's
- * rows inserted in (frame, id) order, commits, and the last writes. Only
- * in a build with SQLite (THRONG_HAVE_SQLITE); recorder.c owns the
- * frames, the queue and the writer thread that calls these.
+ * rows encoded in (frame, id) order for the page writer
+ * (recorder_pages.c), commits, and the last writes. Only in a build with
+ * SQLite (THRONG_HAVE_SQLITE); recorder.c owns the frames, the queue and
+ * the writer thread that calls these.
  */
 #ifndef THRONG_RECORDER_DB_H
 #define THRONG_RECORDER_DB_H
@@ -39,31 +40,33 @@ typedef struct recorder_db recorder_db;
 
 /* Opens or creates `path`, checks it (an SQLite database, writable, no
  * recording unless `replace`), writes the schema, metadata and geometry
- * in one transaction and switches to WAL. On failure returns the status
- * with its reason in why[0 .. why_size) and leaves no file that was not
- * there. */
+ * in one transaction in rollback-journal mode, closes SQLite and hands
+ * the file to the page writer. On failure returns the status with its
+ * reason in why[0 .. why_size) and leaves no file that was not there. */
 throng_status recorder_db_open(const char *path, const recorder_meta *meta,
                                bool replace, const char *wkt, recorder_db **out,
                                char *why, size_t why_size);
 
-/* Sorts the frame by id and inserts its rows and its throng_frames row,
- * in the open transaction (begun when none is). THRONG_ERR_DUPLICATE_KEY
- * for two agents of one id; THRONG_ERR_IO (or OUT_OF_MEMORY) for
- * SQLite's failures, the transaction then rolled back. */
+/* Sorts the frame by id and appends its rows and its throng_frames row,
+ * uncommitted. THRONG_ERR_DUPLICATE_KEY for two agents of one id;
+ * THRONG_ERR_IO for a NaN column or a failed write (OUT_OF_MEMORY): after
+ * any failure nothing more is committed. */
 throng_status recorder_db_insert(recorder_db *db, recorder_frame *frame,
                                  char *why, size_t why_size);
 
-/* Brings xmin .. ymax up to date and commits the open transaction. */
+/* Commits every frame appended so far (recorder_pages.c, a journal). */
 throng_status recorder_db_commit(recorder_db *db, char *why, size_t why_size);
 
-/* Abandons the open transaction, if any. */
+/* Abandons the frames appended since the last commit, and the rest of
+ * the recording: nothing more is committed. */
 void recorder_db_rollback(recorder_db *db);
 
-/* The bounds of every position inserted so far (lo > hi: none). */
+/* The bounds of every position committed so far (lo > hi: none). */
 void recorder_db_bounds(const recorder_db *db, double lo[2], double hi[2]);
 
-/* Rewrites the geometry (when wkt is not NULL), checkpoints the file back
- * into one (journal_mode DELETE) and closes it; frees db on every path. */
+/* Gives the file back to SQLite, which writes the bounds (xmin .. ymax)
+ * and the geometry (when wkt is not NULL), and closes it; frees db on
+ * every path. */
 throng_status recorder_db_close(recorder_db *db, const char *wkt, char *why,
                                 size_t why_size);
 

@@ -21,6 +21,8 @@
 
 #ifdef THRONG_HAVE_SQLITE
 #include <sqlite3.h>
+
+#include "recorder_pages.h"
 #endif
 
 #ifdef THRONG_HAVE_SQLITE
@@ -387,6 +389,16 @@ static uint64_t rec_check_file(const char *path, int dims,
             bad++;
     }
     sqlite3_finalize(top);
+    top = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM throng_frames WHERE frame >= "
+                           "?",
+                           -1, &top, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(top, 1, frames);
+        if (sqlite3_step(top) == SQLITE_ROW && sqlite3_column_int64(top, 0))
+            bad++;
+    }
+    sqlite3_finalize(top);
     sqlite3_finalize(rows);
     sqlite3_finalize(meta);
     sqlite3_close(db);
@@ -407,6 +419,54 @@ static void rec_query_text(const char *path, const char *sql, char *out,
     sqlite3_close(db);
 }
 
+/* SQLite's own check of the whole file: "ok" when every page, cell,
+ * key order and free-space count is right. Opened read-write, as any
+ * program would, so a journal left by a killed writer is played back. */
+static void rec_integrity(const char *path, char *out, size_t size) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    snprintf(out, size, "cannot open");
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+}
+
+/* The levels of a table's B-tree (1: its root is a leaf), read from the
+ * file's pages along the right edge; 0 when the file cannot be read. */
+static int rec_tree_depth(const char *path, const char *table) {
+    char sql[128], text[64];
+    snprintf(sql, sizeof sql,
+             "SELECT rootpage FROM sqlite_master WHERE name = '%s'", table);
+    rec_query_text(path, sql, text, sizeof text);
+    long page = strtol(text, NULL, 10);
+    FILE *file = fopen(path, "rb");
+    if (!file || page < 2) {
+        if (file)
+            fclose(file);
+        return 0;
+    }
+    unsigned char head[100], node[12];
+    int depth = 0;
+    if (fread(head, 1, sizeof head, file) == sizeof head) {
+        long size = head[16] << 8 | head[17];
+        size = size == 1 ? 65536 : size;
+        while (depth < 20 && fseek(file, (page - 1) * size, SEEK_SET) == 0 &&
+               fread(node, 1, sizeof node, file) == sizeof node) {
+            depth++;
+            if (node[0] != 0x02 && node[0] != 0x05)
+                break;
+            page =
+                (long)node[8] << 24 | node[9] << 16 | node[10] << 8 | node[11];
+        }
+    }
+    fclose(file);
+    return depth;
+}
+
 static void rec_expect_free(rec_expect *e, uint32_t n) {
     for (uint32_t i = 0; i < n; i++)
         free(e[i].rows);
@@ -416,13 +476,27 @@ static void rec_expect_free(rec_expect *e, uint32_t n) {
 /* A churning run recorded every `every` steps, and a twin not recorded:
  * the same hash after every step, and every frame read back as captured.
  * `keys` gives every third agent added a host key. */
-static void rec_roundtrip(int dims, uint32_t every, int keys) {
-    const uint32_t steps = 40u;
-    throng_world *w = rec_test_world(dims, 400u, 7u);
-    throng_world *twin = rec_test_world(dims, 400u, 7u);
+static void rec_roundtrip_sized(int dims, uint32_t every, int keys,
+                                uint32_t agents, uint32_t steps, int page_size,
+                                int min_depth) {
+    throng_world *w = rec_test_world(dims, agents, 7u);
+    throng_world *twin = rec_test_world(dims, agents, 7u);
     REQUIRE(w && twin);
     char dir[64], path[128];
     REQUIRE(rec_test_path(dir, sizeof dir, path, sizeof path, "run.sqlite"));
+    if (page_size) {
+        /* A file of its own pages and a table of its own, which the
+         * recording keeps. */
+        sqlite3 *db = NULL;
+        char sql[160];
+        snprintf(sql, sizeof sql,
+                 "PRAGMA page_size = %d; CREATE TABLE other (x INTEGER); "
+                 "INSERT INTO other VALUES (42)",
+                 page_size);
+        REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+        sqlite3_close(db);
+    }
     throng_recorder_def d = throng_recorder_def_default();
     d.every = every;
     d.fps = 20.0 / every;
@@ -484,8 +558,23 @@ static void rec_roundtrip(int dims, uint32_t every, int keys) {
         rows += expect[f].count;
     CHECK_EQ_U64(st.rows_committed, rows);
     CHECK_OK(throng_recorder_close(r));
-    CHECK_EQ_U64(rec_check_file(path, dims, expect, frames), 0);
     char text[4096];
+    rec_integrity(path, text, sizeof text);
+    if (strcmp(text, "ok") != 0)
+        runner_fail(__FILE__, __LINE__, "integrity_check: %s", text);
+    CHECK_EQ_U64(rec_check_file(path, dims, expect, frames), 0);
+    /* The trees are as deep as the rows make them. */
+    const int depth = rec_tree_depth(path, "trajectory_data");
+    if (depth < min_depth)
+        runner_fail(__FILE__, __LINE__,
+                    "trajectory_data has %d levels, want %d", depth, min_depth);
+    CHECK(rec_tree_depth(path, "throng_frames") >= 1);
+    rec_query_text(path, "PRAGMA page_size", text, sizeof text);
+    CHECK_EQ_INT((int)strtol(text, NULL, 10), page_size ? page_size : 4096);
+    if (page_size) {
+        rec_query_text(path, "SELECT x FROM other", text, sizeof text);
+        CHECK(strcmp(text, "42") == 0);
+    }
     rec_query_text(path, "SELECT value FROM metadata WHERE key = 'version'",
                    text, sizeof text);
     CHECK(strcmp(text, "1") == 0);
@@ -524,6 +613,21 @@ static void rec_roundtrip(int dims, uint32_t every, int keys) {
     rec_test_cleanup(dir, path);
     throng_world_destroy(w);
     throng_world_destroy(twin);
+}
+
+static void rec_roundtrip(int dims, uint32_t every, int keys) {
+    rec_roundtrip_sized(dims, every, keys, 400u, 40u, 0, 2);
+}
+
+/* Trees of three levels of pages and more: 24,000 rows of 4 KiB pages
+ * (about 90 rows a leaf, 80 children an interior page) in 3D, and in 2D
+ * a file of 512-byte pages (about 10 and 10), five levels. */
+TEST(recorder_deep_tree_2d) {
+    rec_roundtrip_sized(2, 1u, 1, 400u, 60u, 512, 5);
+}
+
+TEST(recorder_deep_tree_3d) {
+    rec_roundtrip_sized(3, 1u, 0, 600u, 40u, 0, 3);
 }
 
 TEST(recorder_roundtrip_2d) {
@@ -970,6 +1074,144 @@ TEST(recorder_area_grows) {
     throng_world_destroy(w);
 }
 
+/* Frames of no agent and of one, between larger ones: each frame's
+ * throng_frames row says how many, and its rows are exactly those. */
+TEST(recorder_empty_and_single_frames) {
+    throng_world *w = rec_test_world(2, 0u, 3u);
+    REQUIRE(w);
+    char dir[64], path[128];
+    REQUIRE(rec_test_path(dir, sizeof dir, path, sizeof path, "few.sqlite"));
+    throng_recorder_def d = throng_recorder_def_default();
+    throng_recorder *r = NULL;
+    REQUIRE_OK(throng_recorder_open(w, path, &d, &r));
+    /* Agents before each frame: 0, 1, 0, 0, 300, 1, 1, 0. */
+    static const uint32_t sizes[] = { 0, 1, 0, 0, 300, 1, 1, 0 };
+    const uint32_t frames = sizeof sizes / sizeof sizes[0];
+    rec_expect expect[sizeof sizes / sizeof sizes[0]];
+    memset(expect, 0, sizeof expect);
+    rec_ids ids = { NULL, NULL, 0, 1 };
+    uint64_t rng = 5u;
+    for (uint32_t f = 0; f < frames; f++) {
+        const uint32_t have = throng_world_agent_count(w);
+        REQUIRE(rec_test_churn(w, &rng, have, sizes[f]));
+        REQUIRE(throng_world_agent_count(w) == sizes[f]);
+        REQUIRE(rec_capture(w, &ids, &expect[f]));
+        CHECK_OK(throng_recorder_record(r));
+        /* Every other frame its own commit. */
+        if (f % 2u)
+            CHECK_OK(throng_recorder_flush(r));
+        CHECK_OK(throng_world_step(w, 0.05f));
+    }
+    CHECK_OK(throng_recorder_close(r));
+    char text[256];
+    rec_integrity(path, text, sizeof text);
+    if (strcmp(text, "ok") != 0)
+        runner_fail(__FILE__, __LINE__, "integrity_check: %s", text);
+    CHECK_EQ_U64(rec_check_file(path, 2, expect, frames), 0);
+    rec_query_text(path, "SELECT group_concat(agents, ',') FROM throng_frames",
+                   text, sizeof text);
+    CHECK(strcmp(text, "0,1,0,0,300,1,1,0") == 0);
+    rec_query_text(path, "SELECT count(*) FROM trajectory_data", text,
+                   sizeof text);
+    CHECK(strcmp(text, "303") == 0);
+    for (uint32_t f = 0; f < frames; f++)
+        free(expect[f].rows);
+    free(ids.gen);
+    free(ids.id);
+    rec_test_cleanup(dir, path);
+    throng_world_destroy(w);
+}
+
+/* A process killed in the middle of a commit, at each of its stages:
+ * the test hook copies the file and its journal as they are at that
+ * moment, and SQLite, opening each copy, must find a sound file holding
+ * exactly the frames committed before (the frames of this commit too,
+ * once its journal has ended). */
+#define REC_CRASH_COMMIT 9u
+static char rec_crash_path[128];
+static unsigned rec_crash_commits;
+
+static int rec_copy_file(const char *from, const char *to) {
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return 0;
+    FILE *out = fopen(to, "wb");
+    int ok = out != NULL;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    fclose(in);
+    if (out)
+        ok = fclose(out) == 0 && ok;
+    return ok;
+}
+
+static void rec_crash_hook(const char *path, int stage) {
+    if (stage == REC_STAGE_FRESH)
+        rec_crash_commits++;
+    if (rec_crash_commits != REC_CRASH_COMMIT)
+        return;
+    char to[200], from[200];
+    snprintf(to, sizeof to, "%s.%d", rec_crash_path, stage);
+    (void)rec_copy_file(path, to);
+    snprintf(from, sizeof from, "%s-journal", path);
+    snprintf(to, sizeof to, "%s.%d-journal", rec_crash_path, stage);
+    (void)rec_copy_file(from, to);
+}
+
+TEST(recorder_killed_mid_commit) {
+    const uint32_t frames = 14u;
+    throng_world *w = rec_test_world(2, 3000u, 9u);
+    REQUIRE(w);
+    char dir[64];
+    REQUIRE(rec_test_path(dir, sizeof dir, rec_crash_path,
+                          sizeof rec_crash_path, "crash.sqlite"));
+    throng_recorder_def d = throng_recorder_def_default();
+    throng_recorder *r = NULL;
+    REQUIRE_OK(throng_recorder_open(w, rec_crash_path, &d, &r));
+    rec_expect *expect = calloc(frames, sizeof *expect);
+    REQUIRE(expect);
+    rec_ids ids = { NULL, NULL, 0, 1 };
+    uint64_t rng = 3u;
+    rec_crash_commits = 0;
+    recorder_pages_test_hook = rec_crash_hook;
+    for (uint32_t f = 0; f < frames; f++) {
+        CHECK(rec_capture(w, &ids, &expect[f]));
+        CHECK_OK(throng_recorder_record(r));
+        /* One commit a frame: commit c holds frame c - 1. */
+        CHECK_OK(throng_recorder_flush(r));
+        CHECK(rec_test_churn(w, &rng, 20u, 20u));
+        CHECK_OK(throng_world_step(w, 0.05f));
+    }
+    CHECK_OK(throng_recorder_close(r));
+    recorder_pages_test_hook = NULL;
+    CHECK(rec_tree_depth(rec_crash_path, "trajectory_data") >= 3);
+    for (int stage = REC_STAGE_FRESH; stage <= REC_STAGE_DONE; stage++) {
+        char copy[200], text[256];
+        snprintf(copy, sizeof copy, "%s.%d", rec_crash_path, stage);
+        const uint32_t held =
+            stage == REC_STAGE_DONE ? REC_CRASH_COMMIT : REC_CRASH_COMMIT - 1u;
+        rec_integrity(copy, text, sizeof text);
+        if (strcmp(text, "ok") != 0)
+            runner_fail(__FILE__, __LINE__, "stage %d: integrity_check: %s",
+                        stage, text);
+        /* No journal is left once SQLite opened the copy. */
+        snprintf(text, sizeof text, "%s-journal", copy);
+        struct stat st;
+        CHECK(stat(text, &st) != 0 || st.st_size == 0);
+        if (rec_check_file(copy, 2, expect, held) != 0)
+            runner_fail(__FILE__, __LINE__, "stage %d: not frames 0 .. %u",
+                        stage, held - 1u);
+        rec_test_cleanup("", copy);
+    }
+    rec_expect_free(expect, frames);
+    free(ids.gen);
+    free(ids.id);
+    rec_test_cleanup(dir, rec_crash_path);
+    throng_world_destroy(w);
+}
+
 #endif
 
 void register_recorder_tests(void) {
@@ -989,5 +1231,9 @@ void register_recorder_tests(void) {
     REGISTER(recorder_full_queue);
     REGISTER(recorder_geometry_wkt);
     REGISTER(recorder_area_grows);
+    REGISTER(recorder_deep_tree_2d);
+    REGISTER(recorder_deep_tree_3d);
+    REGISTER(recorder_empty_and_single_frames);
+    REGISTER(recorder_killed_mid_commit);
 #endif
 }

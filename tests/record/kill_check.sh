@@ -48,6 +48,6 @@ if [ -z "$last" ]; then
     exit 1
 fi
 left=
-[ -f "$db-wal" ] && left=" (it left its write-ahead log, $(wc -c < "$db-wal") bytes)"
+[ -s "$db-journal" ] && left=" (it left its journal hot, $(wc -c < "$db-journal") bytes, for SQLite to play back)"
 echo "record-kill-check: killed the recording process after frame $last was committed$left"
 "$PROG" check "$db" "$last"
