@@ -516,12 +516,15 @@ static throng_status copy_frame(throng_recorder *r, const throng_world *w,
         }
         f->id[i] = r->slot_id[slot];
     }
+    /* An empty world may have no columns yet: nothing to copy. */
     const size_t bytes = (size_t)n * sizeof(float);
-    memcpy(f->x, w->col.px, bytes);
-    memcpy(f->y, w->col.py, bytes);
-    memcpy(f->fx, w->col.fx, bytes);
-    memcpy(f->fy, w->col.fy, bytes);
-    if (r->dims == 3) {
+    if (n > 0) {
+        memcpy(f->x, w->col.px, bytes);
+        memcpy(f->y, w->col.py, bytes);
+        memcpy(f->fx, w->col.fx, bytes);
+        memcpy(f->fy, w->col.fy, bytes);
+    }
+    if (n > 0 && r->dims == 3) {
         memcpy(f->z, w->col.pz, bytes);
         memcpy(f->fz, w->col.fz, bytes);
     }
