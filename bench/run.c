@@ -186,8 +186,11 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
         }
         if (status != THRONG_OK) {
             progress_clear(bar);
-            fprintf(stderr, PROGRAM ": %s: building the world failed: %s\n",
-                    name, throng_status_string(status));
+            fprintf(stderr, PROGRAM ": %s: building the world failed: %s%s\n",
+                    name, throng_status_string(status),
+                    scenario_set_at(0) != NULL
+                        ? " (is a value given with --set out of its range?)"
+                        : "");
             failed = EXIT_FAILED;
             break;
         }
@@ -242,8 +245,10 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
         for (uint32_t step = 0; step < opt->steps && status == THRONG_OK;
              ++step) {
             /* The velocities before the very last step give that step's
-             * force; copied outside the timed interval. */
-            if (last_repeat && step + 1 == opt->steps) {
+             * force; copied outside the timed interval (before every
+             * step of a run that may end once all arrived). */
+            if (last_repeat &&
+                (step + 1 == opt->steps || (goals && opt->until_arrived))) {
                 snapped = quality_snapshot_take(world, snap);
             }
             if (goals) {
