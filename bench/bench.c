@@ -146,6 +146,14 @@ static int run_sweep(const options *opt, FILE *table, result *results,
 
     int status = 0;
     int name_width = table_name_width(opt);
+    if (scenario_set_at(0) != NULL) {
+        fputs("set:", table);
+        for (size_t i = 0; scenario_set_at(i) != NULL; ++i) {
+            fprintf(table, " %s=%g", scenario_set_at(i)->name,
+                    scenario_set_at(i)->value);
+        }
+        fputs(" (in place of the scenes' own values)\n", table);
+    }
     table_header(table, name_width);
     for (size_t a = 0; a < opt->scenario_count && status == 0; ++a) {
         size_t agent_count = 0;

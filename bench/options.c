@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,11 @@ void options_free(options *opt) {
     opt->scenarios = NULL;
     opt->agents = NULL;
     opt->threads = NULL;
+    for (size_t i = 0; i < opt->set_text_count; ++i) {
+        free(opt->set_text[i]);
+    }
+    opt->set_text_count = 0;
+    scenario_clear_set();
 }
 
 void usage_error(const char *format, ...) {
@@ -347,6 +353,7 @@ enum {
     OPT_RECORD_EVERY,
     OPT_STABLE_COLUMNS,
     OPT_UNTIL_ARRIVED,
+    OPT_SET,
     OPT_QUIET,
     OPT_LIST,
     OPT_MACHINE,
@@ -413,6 +420,12 @@ static const cli_option option_table[OPT_COUNT] = {
                             "crossing2d, blocks2d)\n"
                             "after the step at which every agent is at\n"
                             "its goal; --steps is then the most" },
+    [OPT_SET] = { "set", 0, "NAME=V[,NAME=V...]",
+                  "run the scenes with these parameter values\n"
+                  "in place of their own (--list names them;\n"
+                  "every scene run must have each NAME), e.g.\n"
+                  "ticks=1,contact_iterations=16; a scene's\n"
+                  "pass ranges are claims about its own values" },
     [OPT_QUIET] = { "quiet", 0, NULL,
                     "no progress bar (it is drawn on stderr\n"
                     "only when stderr is a terminal)" },
@@ -428,6 +441,52 @@ static const cli_option option_table[OPT_COUNT] = {
 };
 
 /* Takes one option of the table into the options. */
+/* --set's NAME=VALUE[,NAME=VALUE...]: each value a finite number, each
+ * name handed to scenario_set_param() (options_parse() checks, once the
+ * scenarios are known, that each of them has every name). */
+static bool parse_set(const char *name, const char *value, options *opt) {
+    if (opt->set_text_count == SCENARIO_MAX_SET) {
+        usage_error("%s: at most %u times", name, SCENARIO_MAX_SET);
+        return false;
+    }
+    char *text = strdup(value);
+    if (text == NULL) {
+        usage_error("%s: out of memory", name);
+        return false;
+    }
+    opt->set_text[opt->set_text_count++] = text;
+    char *item = text;
+    for (;;) {
+        char *comma = strchr(item, ',');
+        if (comma != NULL) {
+            *comma = '\0';
+        }
+        char *equals = strchr(item, '=');
+        if (equals == NULL || equals == item) {
+            usage_error("%s: expected NAME=VALUE, got '%s'", name, item);
+            return false;
+        }
+        *equals = '\0';
+        const char *number = equals + 1;
+        char *end = NULL;
+        errno = 0;
+        const double v = strtod(number, &end);
+        if (number[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v)) {
+            usage_error("%s: %s: expected a finite number, got '%s'", name,
+                        item, number);
+            return false;
+        }
+        if (!scenario_set_param(item, v)) {
+            usage_error("%s: at most %u parameters", name, SCENARIO_MAX_SET);
+            return false;
+        }
+        if (comma == NULL) {
+            return true;
+        }
+        item = comma + 1;
+    }
+}
+
 static bool take_option(void *context, size_t index, const char *value) {
     options *opt = context;
     char name[32];
@@ -482,6 +541,8 @@ static bool take_option(void *context, size_t index, const char *value) {
     case OPT_UNTIL_ARRIVED:
         opt->until_arrived = true;
         return true;
+    case OPT_SET:
+        return parse_set(name, value, opt);
     case OPT_QUIET:
         opt->quiet = true;
         return true;
@@ -501,6 +562,7 @@ static bool take_option(void *context, size_t index, const char *value) {
 
 int options_parse(int argc, char **argv, options *opt) {
     memset(opt, 0, sizeof *opt);
+    scenario_clear_set();
     opt->steps = DEFAULT_STEPS;
     opt->warmup = DEFAULT_WARMUP;
     opt->repeats = DEFAULT_REPEATS;
@@ -525,6 +587,21 @@ int options_parse(int argc, char **argv, options *opt) {
     if (to_stdout > 1) {
         usage_error("only one of --json, --csv and --plot can be '-'");
         return EXIT_USAGE;
+    }
+    for (size_t k = 0; scenario_set_at(k) != NULL; ++k) {
+        const char *set = scenario_set_at(k)->name;
+        for (size_t e = 0; e < opt->scenario_count; ++e) {
+            const scenario *sc = opt->scenarios[e].sc;
+            bool has = false;
+            for (size_t i = 0; i < sc->param_count; ++i) {
+                has = has || strcmp(sc->params[i].name, set) == 0;
+            }
+            if (!has) {
+                usage_error("--set: scenario %s has no parameter '%s'",
+                            sc->name, set);
+                return EXIT_USAGE;
+            }
+        }
     }
     if (opt->record_path != NULL) {
         size_t configs = 0;

@@ -65,6 +65,10 @@ typedef struct options {
     bool list;
     bool help;
     bool machine;
+    /* --set NAME=VALUE[,...]: each option's text, copied and split in
+     * place; the names in it are what scenario_set_param() holds. */
+    char *set_text[SCENARIO_MAX_SET];
+    size_t set_text_count;
 } options;
 
 /* Fills opt with the defaults, then what argv asks. Returns 0, EXIT_USAGE

@@ -338,6 +338,14 @@ static void json_context(json_writer *w, const options *opt, const machine *m,
     json_u64(w, "steps", opt->steps);
     json_u64(w, "warmup", opt->warmup);
     json_u64(w, "repeats", opt->repeats);
+    /* --set: the scene parameters the run changed (none: no key). */
+    if (scenario_set_at(0) != NULL) {
+        json_object_begin(w, "set");
+        for (size_t i = 0; scenario_set_at(i) != NULL; ++i) {
+            json_number(w, scenario_set_at(i)->name, scenario_set_at(i)->value);
+        }
+        json_object_end(w);
+    }
     json_object_end(w);
 }
 

@@ -97,11 +97,13 @@ static void rng_direction(scenario_rng *rng, int dimensions, double out[3]) {
 /* Parameters                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Reads parameters by name and remembers whether any was missing, so a
- * builder reads all it needs and checks once. */
+/* Reads parameters by name and remembers whether any was missing, or a
+ * count was not a whole number (a value set with --set), so a builder
+ * reads all it needs and checks once. */
 typedef struct param_reader {
     const scenario *sc;
     bool missing;
+    bool bad;
 } param_reader;
 
 static double param_get(param_reader *reader, const char *name) {
@@ -111,6 +113,18 @@ static double param_get(param_reader *reader, const char *name) {
         return 0.0;
     }
     return param->value;
+}
+
+/* A parameter that counts (neighbours, passes, points, a mode's number):
+ * a whole number in [0, 2^32); any other value marks the reader bad and
+ * reads 0. */
+static uint32_t param_count(param_reader *reader, const char *name) {
+    const double value = param_get(reader, name);
+    if (!(value >= 0.0 && value <= 4294967295.0) || value != floor(value)) {
+        reader->bad = true;
+        return 0;
+    }
+    return (uint32_t)value;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -431,7 +445,7 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     }
     *out_world = NULL;
 
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     float neighbour_radius = (float)param_get(&reader, "neighbour_radius");
     double speed_min = param_get(&reader, "speed_min");
     double speed_max = param_get(&reader, "speed_max");
@@ -459,7 +473,7 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
     group.flocking.cohesion_weight =
         (float)param_get(&reader, "cohesion_weight");
     group.flocking.field_of_view = (float)param_get(&reader, "field_of_view");
-    group.combine = (throng_combine_mode)(int)param_get(&reader, "combine");
+    group.combine = (throng_combine_mode)param_count(&reader, "combine");
     if (scenario_param_find(sc, "wander_weight") != NULL) {
         group.wander.weight = (float)param_get(&reader, "wander_weight");
         group.wander.max_turn_rate =
@@ -483,14 +497,15 @@ static throng_status flock_build(const scenario *sc, uint32_t agents,
         blob ? param_get(&reader, "blob_sigma") * (double)neighbour_radius
              : 0.0;
     if (knot || blob)
-        group.flocking.max_neighbours =
-            (uint32_t)param_get(&reader, "max_neighbours");
+        group.flocking.max_neighbours = param_count(&reader, "max_neighbours");
     bool clustered = scenario_param_find(sc, "cluster_share") != NULL;
     double cluster_share =
         clustered ? param_get(&reader, "cluster_share") : 0.0;
     double cluster_area = clustered ? param_get(&reader, "cluster_area") : 0.0;
 
     double box_edge = scenario_box_edge(sc, agents);
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || box_edge <= 0.0) {
         return THRONG_ERR_NOT_FOUND;
     }
@@ -649,7 +664,7 @@ static throng_status crossing_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double density = param_get(&reader, "density");
@@ -669,6 +684,8 @@ static throng_status crossing_build(const scenario *sc, uint32_t agents,
     avoid.u.unaligned.horizon = (float)param_get(&reader, "avoid_horizon");
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     arrive.weight = (float)param_get(&reader, "arrive_weight");
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(density > 0.0))
         return THRONG_ERR_NOT_FOUND;
 
@@ -737,7 +754,7 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     float evader_speed = (float)param_get(&reader, "evader_speed");
@@ -752,6 +769,8 @@ static throng_status pursuit_build(const scenario *sc, uint32_t agents,
     throng_behaviour evade = throng_behaviour_default(THRONG_BEHAVIOUR_EVADE);
     evade.u.pursue.evade_range = (float)param_get(&reader, "evade_range");
     double box = scenario_box_edge(sc, agents);
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(box > 0.0))
         return THRONG_ERR_NOT_FOUND;
 
@@ -837,12 +856,12 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double density = param_get(&reader, "density");
     float corridor = (float)param_get(&reader, "path_radius");
-    uint32_t points = (uint32_t)param_get(&reader, "path_points");
+    uint32_t points = param_count(&reader, "path_points");
     throng_group_def group = throng_group_def_default();
     group.name = "path";
     group.combine = THRONG_COMBINE_WEIGHTED_SUM;
@@ -854,6 +873,8 @@ static throng_status path_build(const scenario *sc, uint32_t agents,
     throng_behaviour follow =
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_PATH);
     follow.weight = (float)param_get(&reader, "path_weight");
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(density > 0.0) || points < 8 || points > 4096)
         return THRONG_ERR_NOT_FOUND;
 
@@ -942,7 +963,7 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double per = param_get(&reader, "agents_per_obstacle");
@@ -962,6 +983,8 @@ static throng_status obstacles_build(const scenario *sc, uint32_t agents,
     avoid.weight = (float)param_get(&reader, "avoid_weight");
     avoid.priority = 2;
     double box = scenario_box_edge(sc, agents);
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(box > 0.0) || !(per >= 1.0) || !(fill > 0.0) ||
         !(fill < 0.5))
         return THRONG_ERR_NOT_FOUND;
@@ -1047,11 +1070,11 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float follower_speed = agent.max_speed;
     float radius = (float)param_get(&reader, "neighbour_radius");
-    uint32_t per = (uint32_t)param_get(&reader, "followers_per_leader");
+    uint32_t per = param_count(&reader, "followers_per_leader");
     float leader_speed = (float)param_get(&reader, "leader_speed");
     throng_group_def leaders = throng_group_def_default();
     leaders.name = "leaders";
@@ -1068,6 +1091,8 @@ static throng_status leader_build(const scenario *sc, uint32_t agents,
         throng_behaviour_default(THRONG_BEHAVIOUR_FOLLOW_LEADER);
     follow.weight = (float)param_get(&reader, "follow_weight");
     double box = scenario_box_edge(sc, agents);
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(box > 0.0) || per < 1)
         return THRONG_ERR_NOT_FOUND;
 
@@ -1135,10 +1160,12 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     double box_edge = scenario_box_edge(sc, agents);
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(box_edge > 0.0))
         return THRONG_ERR_NOT_FOUND;
     const int dims = sc->dimensions;
@@ -1366,6 +1393,8 @@ static const scenario_param circle_params[] = {
                      "default)" },
     { "ticks", 2.0, "",
       "ticks per 0.25 s step (the reference takes one; see above)" },
+    { "contact_iterations", 0.0, "",
+      "contact resolution passes after each move (0: none)" },
     { "circle_radius", 200.0, "m",
       "start circle's radius at 250 agents (x N / 250)" },
 };
@@ -1399,6 +1428,11 @@ static const scenario_param dense_params[] = {
     ORCA_AGENT_ROWS{ "keep_right", 0.5, "rad",
                      "turn of a forbidden preferred velocity (library "
                      "default)" },
+    { "ticks", 3.0, "",
+      "ticks per 0.25 s step (the library's default longest tick, 0.1 s, "
+      "makes it three)" },
+    { "contact_iterations", 0.0, "",
+      "contact resolution passes after each move (0: none)" },
     { "cell", 5.0, "m", "one agent per cell of this edge" },
     { "jitter", 0.9, "m", "largest offset from the cell centre per axis" },
 };
@@ -1478,19 +1512,20 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     throng_group_def group = throng_group_def_default();
     group.name = "walkers";
     group.avoidance.mode = THRONG_AVOIDANCE_ORCA;
     group.avoidance.range = 0.0f;
-    group.avoidance.max_neighbours =
-        (uint32_t)param_get(&reader, "max_neighbours");
+    group.avoidance.max_neighbours = param_count(&reader, "max_neighbours");
     group.avoidance.time_horizon = (float)param_get(&reader, "time_horizon");
     group.avoidance.responsibility =
         (float)param_get(&reader, "responsibility");
     group.avoidance.keep_right = (float)param_get(&reader, "keep_right");
+    group.avoidance.contact_iterations =
+        param_count(&reader, "contact_iterations");
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     arrive.speed_factor = (float)param_get(&reader, "speed_factor");
     arrive.u.seek.ramp = THRONG_ARRIVE_LINEAR;
@@ -1499,22 +1534,25 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     bool dense = sc->redraw_goals;
     double cell = dense ? param_get(&reader, "cell") : 0.0;
     double jitter = dense ? param_get(&reader, "jitter") : 0.0;
-    const double ticks = dense ? 0.0 : param_get(&reader, "ticks");
+    const uint32_t ticks = param_count(&reader, "ticks");
     if (!dense)
         (void)param_get(&reader, "circle_radius");
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || sc->goal == NULL)
         return THRONG_ERR_NOT_FOUND;
     if (agents > THRONG_MAX_AGENTS)
         return THRONG_ERR_CAPACITY;
+    if (ticks < 1u || ticks > 10u)
+        return THRONG_ERR_INVALID_ARG;
 
     throng_world *world = NULL;
     throng_status st =
         unbounded_world_create(2, radius, agents, threads, seed, &world);
     if (st != THRONG_OK)
         return st;
-    if (!dense)
-        st = throng_world_set_step_limits(world,
-                                          (float)((double)sc->dt / ticks), 10u);
+    st = throng_world_set_step_limits(world, (float)((double)sc->dt / ticks),
+                                      10u);
     if (st == THRONG_OK)
         st = throng_group_create(world, &group, &agent.group);
     scene_add(world, agent.group, &arrive, &st);
@@ -1555,15 +1593,14 @@ static throng_group_def orca_crowd_group(param_reader *reader,
     group.name = name;
     group.avoidance.mode = THRONG_AVOIDANCE_ORCA;
     group.avoidance.range = 0.0f;
-    group.avoidance.max_neighbours =
-        (uint32_t)param_get(reader, "max_neighbours");
+    group.avoidance.max_neighbours = param_count(reader, "max_neighbours");
     group.avoidance.time_horizon = (float)param_get(reader, "time_horizon");
     group.avoidance.obstacle_time_horizon =
         (float)param_get(reader, "obstacle_horizon");
     group.avoidance.responsibility = (float)param_get(reader, "responsibility");
     group.avoidance.keep_right = (float)param_get(reader, "keep_right");
     group.avoidance.contact_iterations =
-        (uint32_t)param_get(reader, "contact_iterations");
+        param_count(reader, "contact_iterations");
     return group;
 }
 
@@ -1861,7 +1898,7 @@ static throng_status orca_crowd_build(const scenario *sc, uint32_t agents,
     *out_world = NULL;
     bool blocks = sc->goal == blocks_goal;
     uint32_t groups = blocks ? 4u : 2u;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = scene_agent(&reader);
     float radius = (float)param_get(&reader, "neighbour_radius");
     throng_group_def group = orca_crowd_group(&reader, NULL);
@@ -1878,6 +1915,8 @@ static throng_status orca_crowd_build(const scenario *sc, uint32_t agents,
         (void)param_get(&reader, "jitter");
         (void)param_get(&reader, "deadline");
     }
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || sc->goal == NULL || (blocks && !(far > near)) ||
         (!blocks && !(crossing_orca_edge(sc, agents) > 0.0)))
         return THRONG_ERR_NOT_FOUND;
@@ -2017,7 +2056,7 @@ static throng_nav_field_def pedestrian_field(param_reader *reader, double x0,
     d.size[0] = h > 0.0 ? (uint32_t)ceil((x1 - x0) / h) : 1u;
     d.size[1] = h > 0.0 ? (uint32_t)ceil((y1 - y0) / h) : 1u;
     d.clearance = (float)param_get(reader, "body_radius");
-    d.density_interval = (uint32_t)param_get(reader, "density_interval");
+    d.density_interval = param_count(reader, "density_interval");
     d.density_radius = (float)param_get(reader, "density_radius");
     d.density_cost = (float)density_cost;
     return d;
@@ -2179,7 +2218,7 @@ static throng_status evac_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = pedestrian_agent(&reader);
     throng_group_def group = pedestrian_group(&reader);
     evac_plan p;
@@ -2190,6 +2229,8 @@ static throng_status evac_build(const scenario *sc, uint32_t agents,
     throng_nav_field_def field =
         pedestrian_field(&reader, -3.0, -0.5, width + 3.0, height + 0.5,
                          param_get(&reader, "density_cost"));
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !planned)
         return THRONG_ERR_NOT_FOUND;
     throng_world *world = NULL;
@@ -2310,12 +2351,14 @@ static throng_status exits_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = pedestrian_agent(&reader);
     throng_group_def group = pedestrian_group(&reader);
     const double exit = param_get(&reader, "exit");
     throng_nav_field_def field = pedestrian_field(
         &reader, -3.0, -0.5, 33.0, 20.5, param_get(&reader, "density_cost"));
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(exit > 0.0 && exit < 2.0))
         return THRONG_ERR_NOT_FOUND;
     throng_world *world = NULL;
@@ -2384,12 +2427,14 @@ static throng_status bottleneck_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = pedestrian_agent(&reader);
     throng_group_def group = pedestrian_group(&reader);
     const double door = param_get(&reader, "door");
     throng_nav_field_def field = pedestrian_field(
         &reader, -0.5, -0.5, 8.5, 12.5, param_get(&reader, "density_cost"));
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(door > 0.0 && door < 6.0))
         return THRONG_ERR_NOT_FOUND;
     throng_world *world = NULL;
@@ -2473,7 +2518,7 @@ static throng_status walk_build(const scenario *sc, uint32_t agents,
     if (out_world == NULL)
         return THRONG_ERR_NULL;
     *out_world = NULL;
-    param_reader reader = { sc, false };
+    param_reader reader = { sc, false, false };
     throng_agent_def agent = pedestrian_agent(&reader);
     throng_group_def group = pedestrian_group(&reader);
     const double length = param_get(&reader, "length");
@@ -2481,6 +2526,8 @@ static throng_status walk_build(const scenario *sc, uint32_t agents,
     const float radius = (float)param_get(&reader, "neighbour_radius");
     throng_nav_field_def field =
         pedestrian_field(&reader, 0.0, 0.0, length + 2.0, width, 0.0);
+    if (reader.bad)
+        return THRONG_ERR_INVALID_ARG;
     if (reader.missing || !(length > 3.0 * (double)radius) ||
         !(width > 3.0 * (double)radius))
         return THRONG_ERR_NOT_FOUND;
@@ -3048,6 +3095,34 @@ const scenario *scenario_find(const char *name) {
     return NULL;
 }
 
+/* The values scenario_set_param() set (read-only once scenes are built,
+ * so threads may read them). */
+static scenario_param set_params[SCENARIO_MAX_SET];
+static size_t set_count;
+
+bool scenario_set_param(const char *name, double value) {
+    for (size_t i = 0; i < set_count; ++i) {
+        if (strcmp(set_params[i].name, name) == 0) {
+            set_params[i].value = value;
+            return true;
+        }
+    }
+    if (set_count == SCENARIO_MAX_SET) {
+        return false;
+    }
+    set_params[set_count++] =
+        (scenario_param){ name, value, "", "set on the command line" };
+    return true;
+}
+
+void scenario_clear_set(void) {
+    set_count = 0;
+}
+
+const scenario_param *scenario_set_at(size_t i) {
+    return i < set_count ? &set_params[i] : NULL;
+}
+
 const scenario_param *scenario_param_find(const scenario *sc,
                                           const char *name) {
     if (sc == NULL || name == NULL) {
@@ -3055,6 +3130,11 @@ const scenario_param *scenario_param_find(const scenario *sc,
     }
     for (size_t i = 0; i < sc->param_count; ++i) {
         if (strcmp(sc->params[i].name, name) == 0) {
+            for (size_t k = 0; k < set_count; ++k) {
+                if (strcmp(set_params[k].name, name) == 0) {
+                    return &set_params[k];
+                }
+            }
             return &sc->params[i];
         }
     }

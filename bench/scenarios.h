@@ -184,8 +184,26 @@ const scenario *scenario_at(size_t index);
  * NULL). */
 const scenario *scenario_find(const char *name);
 
-/* The parameter of that name; NULL when the scenario has none of that name. */
+/* The parameter of that name; NULL when the scenario has none of that name.
+ * A value set with scenario_set_param() stands in for the scenario's own. */
 const scenario_param *scenario_param_find(const scenario *sc, const char *name);
+
+/* The most parameters scenario_set_param() holds. */
+#define SCENARIO_MAX_SET 16u
+
+/* Every scene with a parameter of this name reads `value` for it from now
+ * on, in place of its own (the bench's --set: a scene's recipe changed
+ * without a rebuild; its pass ranges are claims about its own values).
+ * Setting a name again replaces its value. The program sets these before
+ * it builds any scene; `name` must outlive them. Returns false when
+ * SCENARIO_MAX_SET other names are set already. */
+bool scenario_set_param(const char *name, double value);
+
+/* Forgets every value scenario_set_param() set. */
+void scenario_clear_set(void);
+
+/* The values set, in the order first set: entry i (NULL past the end). */
+const scenario_param *scenario_set_at(size_t i);
 
 /* The periodic box edge (metres) a density-driven scenario uses for `agents`
  * agents: the edge at which each agent has on average `neighbours` others

@@ -445,6 +445,85 @@ TEST(bench_crossing2d_runs) {
     CHECK(strcmp(flag, "OUT: ontime%") == 0);
 }
 
+
+/* The hash of `name` at `agents` after `steps` steps with the scene's
+ * host-side goal updates (0 when it does not build). */
+static uint64_t scene_hash(const char *name, uint32_t agents, uint32_t steps) {
+    const scenario *sc = scenario_find(name);
+    throng_world *world = NULL;
+    if (sc == NULL || sc->build(agents, 1, 7u, &world) != THRONG_OK)
+        return 0;
+    uint32_t *arrivals = calloc(agents, sizeof *arrivals);
+    for (uint32_t step = 0; step < steps && arrivals != NULL; ++step) {
+        CHECK_OK(scenario_between_steps(sc, world, agents, 7u, arrivals));
+        CHECK_OK(throng_world_step(world, sc->dt));
+    }
+    const uint64_t hash = arrivals != NULL ? throng_world_hash(world) : 0;
+    free(arrivals);
+    throng_world_destroy(world);
+    return hash;
+}
+
+/* The bench's --set: a value set stands in for the scene's own in every
+ * scene that has the name (and no other), a name set again takes the new
+ * value, and the table holds SCENARIO_MAX_SET names. orca_dense2d's own
+ * ticks (3) and contact passes (0) set explicitly give its own bits;
+ * each changed value changes them; counts that are not whole numbers in
+ * range are refused when the scene is built. */
+TEST(bench_set_param_stands_in) {
+    const scenario *dense = scenario_find("orca_dense2d");
+    const scenario *flock = scenario_find("flock2d");
+    REQUIRE(dense != NULL && flock != NULL);
+    scenario_clear_set();
+    const scenario_param *own = scenario_param_find(dense, "ticks");
+    REQUIRE(own != NULL);
+    CHECK(own->value == 3.0);
+    const uint64_t base = scene_hash("orca_dense2d", 36, 120);
+    CHECK(base != 0);
+
+    CHECK(scenario_set_param("ticks", 1.0));
+    CHECK(scenario_param_find(dense, "ticks")->value == 1.0);
+    CHECK(scenario_param_find(flock, "ticks") == NULL);
+    CHECK(scenario_set_param("ticks", 3.0));
+    CHECK(scenario_set_param("contact_iterations", 0.0));
+    CHECK(scenario_set_at(2) == NULL);
+    CHECK(scenario_param_find(dense, "ticks")->value == 3.0);
+    CHECK_EQ_U64(scene_hash("orca_dense2d", 36, 120), base);
+
+    CHECK(scenario_set_param("ticks", 1.0));
+    const uint64_t one_tick = scene_hash("orca_dense2d", 36, 120);
+    CHECK(one_tick != 0 && one_tick != base);
+    CHECK(scenario_set_param("contact_iterations", 4.0));
+    const uint64_t with_contact = scene_hash("orca_dense2d", 36, 120);
+    CHECK(with_contact != 0 && with_contact != one_tick);
+
+    const double bad[][2] = { { 0.0, 0.0 },  { 11.0, 0.0 }, { 1.5, 0.0 },
+                              { 1.0, -1.0 }, { 1.0, 0.5 },  { -1.0, 0.0 },
+                              { 1.0, 5e9 } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK(scenario_set_param("ticks", bad[i][0]));
+        CHECK(scenario_set_param("contact_iterations", bad[i][1]));
+        throng_world *world = NULL;
+        CHECK_EQ_INT(dense->build(36, 1, 7u, &world), THRONG_ERR_INVALID_ARG);
+        CHECK(world == NULL);
+    }
+
+    scenario_clear_set();
+    CHECK(scenario_set_at(0) == NULL);
+    static const char *const names[SCENARIO_MAX_SET + 1u] = {
+        "a", "b", "c", "d", "e", "f", "g", "h", "i",
+        "j", "k", "l", "m", "n", "o", "p", "q"
+    };
+    for (uint32_t i = 0; i < SCENARIO_MAX_SET; ++i)
+        CHECK(scenario_set_param(names[i], (double)i));
+    CHECK(!scenario_set_param(names[SCENARIO_MAX_SET], 1.0));
+    CHECK(scenario_set_param("a", 7.0));
+    CHECK(scenario_set_at(0)->value == 7.0);
+    scenario_clear_set();
+    CHECK(scenario_param_find(dense, "ticks")->value == 3.0);
+    CHECK_EQ_U64(scene_hash("orca_dense2d", 36, 120), base);
+}
+
 void register_bench_motion_tests(void) {
     REGISTER(bench_overlap_grid_matches_brute_force);
     REGISTER(bench_circle2d_runs);
@@ -454,4 +533,5 @@ void register_bench_motion_tests(void) {
     REGISTER(bench_blocks2d_layout);
     REGISTER(bench_blocks2d_runs);
     REGISTER(bench_crossing2d_runs);
+    REGISTER(bench_set_param_stands_in);
 }
