@@ -95,6 +95,9 @@
  * touching (hexagonal, spacing 2 r) that is the six around it, pressed
  * a little closer some more; a row with more walks its block every pass. */
 #define CONTACT_LIST_MAX 16u
+/* Candidates of a range the lanes' walk measures at a time
+ * (walk_block_lanes(); its columns live on the stack). */
+#define CONTACT_HELD 128u
 /* A row's count when it walks its block every pass instead: it has more
  * near agents than its list holds, or no radius to measure a margin by. */
 #define CONTACT_WALK 0xffu
@@ -137,7 +140,8 @@ typedef struct contact_ctx {
     throng_world *w;
     contact_lists *lists;
     uint32_t pass;
-    int build; /* walk every block and list the near pairs anew */
+    int build;         /* walk every block and list the near pairs anew */
+    float radius_most; /* the largest radius of a row */
 } contact_ctx;
 
 static size_t contact_align(size_t n) {
@@ -287,6 +291,86 @@ static void walk_block(const contact_ctx *cc, uint32_t t, float own_r,
         cl->count[t] = listing ? (uint8_t)listed : (uint8_t)CONTACT_WALK;
 }
 
+/* Row t's push and list as walk_block() makes them, with the candidates
+ * measured on the path's lanes: each range's rows, CONTACT_HELD at a
+ * time, pass through hold_rows() (the squared distances of
+ * flock_offset(), in the walk's order), which keeps those that any row's
+ * radius could bring within the listing or the overlap distance; the
+ * kept, few in a crowd where the block holds tens, then go through the
+ * walk's own tests in the walk's order, so the list and the sums of the
+ * overlaps are the walk's to the bit. For a row whose mask hides no
+ * layer (the walk filters the others). */
+static void walk_block_lanes(const contact_ctx *cc, uint32_t t, float own_r,
+                             flock_block *blk, float push[3]) {
+    throng_world *w = cc->w;
+    const agent_columns *c = &w->col;
+    const cell_range *ranges = flock_block_of(w, t, blk);
+    const int range_count = blk->count;
+    const uint32_t layer = w->group_params[c->group[t]].layer_bit;
+    contact_lists *cl = cc->lists;
+    uint32_t *near = cl->near + (size_t)t * CONTACT_LIST_MAX;
+    uint8_t *image = cl->image + (size_t)t * CONTACT_LIST_MAX;
+    int listing = cc->build && own_r > 0.0f;
+    uint32_t listed = 0;
+    /* Rounding is monotone, so each candidate's reach (own_r + its
+     * radius) and listing distance (that plus own_r) are at most these. */
+    const float reach_most = own_r + cc->radius_most;
+    const float far = listing ? reach_most + own_r : reach_most;
+    int32_t d2_bits[CONTACT_HELD + FLOCK_HELD_SLACK];
+    uint32_t slots[CONTACT_HELD + FLOCK_HELD_SLACK];
+    uint32_t rows[CONTACT_HELD + FLOCK_HELD_SLACK];
+    const flock_held held = { d2_bits, slots, rows };
+    const uint32_t *ties = world_ties(w);
+    flock_rows_query a = {
+        .px = c->px,
+        .py = c->py,
+        .pz = c->pz,
+        .slot = ties,
+        .R2 = far * far,
+        .limit = far * far,
+        .self = ties[t],
+        .three = w->dims == 3,
+    };
+    for (int r = 0; r < range_count; r++) {
+        const cell_range *cr = &ranges[r];
+        a.q[0] = c->px[t] - cr->shift[0];
+        a.q[1] = c->py[t] - cr->shift[1];
+        a.q[2] = a.three ? c->pz[t] - cr->shift[2] : 0.0f;
+        for (uint32_t from = cr->begin; from < cr->end;) {
+            const uint32_t stop =
+                cr->end - from > CONTACT_HELD ? from + CONTACT_HELD : cr->end;
+            const uint32_t part[2] = { from, stop };
+            const uint32_t m = w->hold_rows(&a, part, 1, &held, 0);
+            for (uint32_t i = 0; i < m; i++) {
+                const uint32_t j = rows[i];
+                const float reach =
+                    own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+                if (!(reach > 0.0f))
+                    continue;
+                float d[3];
+                const float d2 = flock_offset(w, cr, t, j, d);
+                if (listing) {
+                    const float keep = reach + own_r;
+                    if (d2 < keep * keep) {
+                        if (listed < CONTACT_LIST_MAX) {
+                            near[listed] = j;
+                            image[listed] = image_code(cr);
+                            listed++;
+                        } else {
+                            listing = 0;
+                        }
+                    }
+                }
+                if (d2 < reach * reach)
+                    add_overlap(w, t, j, d, d2, reach, cc->pass, layer, push);
+            }
+            from = stop;
+        }
+    }
+    if (cc->build)
+        cl->count[t] = listing ? (uint8_t)listed : (uint8_t)CONTACT_WALK;
+}
+
 /* Row t's push from the overlaps with the rows of its list. */
 static void walk_list(const contact_ctx *cc, uint32_t t, float own_r,
                       float push[3]) {
@@ -379,15 +463,19 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const agent_columns *c = &w->col;
     contact_lists *cl = cc->lists;
     const int three = w->dims == 3;
+    const int lanes = w->hold_rows != NULL;
     flock_block blk;
     blk.known = 0;
     for (uint32_t t = begin; t < end; t++) {
         float push[3] = { 0.0f, 0.0f, 0.0f };
         if (resolves(w, t, cc->pass)) {
             const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
-            if (cc->build || cl->count[t] == CONTACT_WALK)
-                walk_block(cc, t, own_r, &blk, push);
-            else
+            if (cc->build || cl->count[t] == CONTACT_WALK) {
+                if (lanes && !w->group_params[c->group[t]].filter)
+                    walk_block_lanes(cc, t, own_r, &blk, push);
+                else
+                    walk_block(cc, t, own_r, &blk, push);
+            } else
                 walk_list(cc, t, own_r, push);
         } else if (cc->build) {
             cl->count[t] = 0;
@@ -463,6 +551,19 @@ void contact_start(contact_run *run, uint32_t passes) {
     run->margin = 0.0f;
 }
 
+/* The largest radius of a row (0 for none). */
+static float radius_most(const throng_world *w) {
+    const float *radius = w->col.radius;
+    if (w->count == 0)
+        return 0.0f;
+    if (w->uniform & UNIFORM_RADIUS)
+        return radius[0];
+    float most = 0.0f;
+    for (uint32_t t = 0; t < w->count; t++)
+        most = radius[t] > most ? radius[t] : most;
+    return most;
+}
+
 uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                       contact_run *run) {
     INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
@@ -483,7 +584,11 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
     const int build = run->rebuild ||
                       !(2.0f * run->travel < CONTACT_MARGIN_USE * run->margin);
     run->rebuild = 0;
-    contact_ctx ctx = { .w = w, .lists = cl, .pass = pass, .build = build };
+    contact_ctx ctx = { .w = w,
+                        .lists = cl,
+                        .pass = pass,
+                        .build = build,
+                        .radius_most = radius_most(w) };
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_rows(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;
