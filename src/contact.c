@@ -134,6 +134,10 @@ typedef struct contact_lists {
     uint8_t *count;       /* how many are listed, or CONTACT_WALK */
     float *travel;        /* the length of each row's moves since */
     contact_chunk *chunk; /* per chunk of the pass */
+    /* The rows a pass after a build visits (contact_push()): from each
+     * chunk's first row, active_count[chunk] of them, in row order. */
+    uint32_t *active;
+    uint32_t *active_count;
 } contact_lists;
 
 typedef struct contact_ctx {
@@ -161,8 +165,11 @@ int contact_reserve(throng_world *w) {
     const size_t image = contact_align(list);
     const size_t count = contact_align(rows);
     const size_t travel = contact_align((size_t)rows * sizeof(float));
-    const size_t chunk = (size_t)chunks * sizeof(contact_chunk);
-    const size_t bytes = head + near + image + count + travel + chunk;
+    const size_t chunk = contact_align((size_t)chunks * sizeof(contact_chunk));
+    const size_t active = contact_align((size_t)rows * sizeof(uint32_t));
+    const size_t active_count = (size_t)chunks * sizeof(uint32_t);
+    const size_t bytes =
+        head + near + image + count + travel + chunk + active + active_count;
     char *block = world_alloc(w, bytes);
     if (!block)
         return 1;
@@ -180,6 +187,10 @@ int contact_reserve(throng_world *w) {
     cl->travel = (float *)(void *)at;
     at += travel;
     cl->chunk = (contact_chunk *)(void *)at;
+    at += chunk;
+    cl->active = (uint32_t *)(void *)at;
+    at += active;
+    cl->active_count = (uint32_t *)(void *)at;
     w->contact_scratch = block;
     w->contact_scratch_bytes = bytes;
     return 0;
@@ -454,11 +465,78 @@ static void push_out_of_objects(throng_world *w, uint32_t t) {
         w->steer_z[t] = (float)(p[2] - start[2]);
 }
 
+/* Row t's push into its scratch: its share of its overlaps with agents. */
+static inline void row_push(const contact_ctx *cc, uint32_t t, int lanes,
+                            flock_block *blk) {
+    throng_world *w = cc->w;
+    const agent_columns *c = &w->col;
+    contact_lists *cl = cc->lists;
+    float push[3] = { 0.0f, 0.0f, 0.0f };
+    if (resolves(w, t, cc->pass)) {
+        const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+        if (cc->build || cl->count[t] == CONTACT_WALK) {
+            if (lanes && !w->group_params[c->group[t]].filter)
+                walk_block_lanes(cc, t, own_r, blk, push);
+            else
+                walk_block(cc, t, own_r, blk, push);
+        } else
+            walk_list(cc, t, own_r, push);
+    } else if (cc->build) {
+        cl->count[t] = 0;
+    }
+    w->steer_x[t] = push[0];
+    w->steer_y[t] = push[1];
+    if (w->dims == 3)
+        w->steer_z[t] = push[2];
+}
+
+/* Whether the pass visits only the rows a build left active: a row whose
+ * list is empty had no agent within its margin, overlaps none until the
+ * next build (an overlapping pair lists each other), and so is not
+ * pushed; its push stays the zero of the build. Static objects can push
+ * any row, so a world with some visits every row. */
+static inline int only_active(const contact_ctx *cc) {
+    return !cc->build && !(cc->w->geo != NULL && cc->w->geo->live > 0);
+}
+
+/* A pass after a build over the chunk from `begin`: the active rows'
+ * pushes and what the chunk saw (the others keep their zero push and
+ * their travel). */
+static void active_push(const contact_ctx *cc, uint32_t begin) {
+    throng_world *w = cc->w;
+    contact_lists *cl = cc->lists;
+    const uint32_t chunk = begin / CONTACT_GRAIN;
+    const uint32_t *rows = cl->active + begin;
+    const uint32_t n = cl->active_count[chunk];
+    const int three = w->dims == 3;
+    const int lanes = w->hold_rows != NULL;
+    flock_block blk;
+    blk.known = 0;
+    for (uint32_t i = 0; i < n; i++)
+        row_push(cc, rows[i], lanes, &blk);
+    contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t t = rows[i];
+        const float x = w->steer_x[t], y = w->steer_y[t];
+        const float z = three ? w->steer_z[t] : 0.0f;
+        const float len = sqrtf(x * x + y * y + z * z);
+        seen.moved += x != 0.0f || y != 0.0f || z != 0.0f;
+        const float travel = cl->travel[t] + len;
+        cl->travel[t] = travel;
+        seen.travel = travel > seen.travel ? travel : seen.travel;
+    }
+    cl->chunk[chunk] = seen;
+}
+
 /* The first half of a pass: each resolving row's displacement, and what
  * the chunk saw (contact_chunk). */
 static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
+    if (only_active(cc)) {
+        active_push(cc, begin);
+        return;
+    }
     throng_world *w = cc->w;
     const agent_columns *c = &w->col;
     contact_lists *cl = cc->lists;
@@ -466,25 +544,8 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int lanes = w->hold_rows != NULL;
     flock_block blk;
     blk.known = 0;
-    for (uint32_t t = begin; t < end; t++) {
-        float push[3] = { 0.0f, 0.0f, 0.0f };
-        if (resolves(w, t, cc->pass)) {
-            const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
-            if (cc->build || cl->count[t] == CONTACT_WALK) {
-                if (lanes && !w->group_params[c->group[t]].filter)
-                    walk_block_lanes(cc, t, own_r, &blk, push);
-                else
-                    walk_block(cc, t, own_r, &blk, push);
-            } else
-                walk_list(cc, t, own_r, push);
-        } else if (cc->build) {
-            cl->count[t] = 0;
-        }
-        w->steer_x[t] = push[0];
-        w->steer_y[t] = push[1];
-        if (three)
-            w->steer_z[t] = push[2];
-    }
+    for (uint32_t t = begin; t < end; t++)
+        row_push(cc, t, lanes, &blk);
     /* The objects' pushes, after the agents' (a loop of their own keeps
      * the neighbour loop as tight as in a world without objects). */
     if (w->geo != NULL && w->geo->live > 0)
@@ -507,6 +568,13 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
     }
     cl->chunk[begin / CONTACT_GRAIN] = seen;
+    if (cc->build) {
+        uint32_t n = 0;
+        for (uint32_t t = begin; t < end; t++)
+            if (cl->count[t] != 0u)
+                cl->active[begin + n++] = t;
+        cl->active_count[begin / CONTACT_GRAIN] = n;
+    }
 }
 
 /* A moved coordinate, as the integration places one: wrapped into a
@@ -517,13 +585,20 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
                : saturate(x);
 }
 
-/* The second half: every row applies its own displacement. */
+/* The second half: every row applies its own displacement (the chunk
+ * from `begin`; after a build, its active rows: the others' pushes are
+ * zero, and the build's pass has placed them already). */
 static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
     throng_world *w = cc->w;
     agent_columns *c = &w->col;
-    for (uint32_t t = begin; t < end; t++) {
+    const contact_lists *cl = cc->lists;
+    const int active = only_active(cc);
+    const uint32_t n =
+        active ? cl->active_count[begin / CONTACT_GRAIN] : end - begin;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t t = active ? cl->active[begin + i] : begin + i;
         c->px[t] = contact_place(w, 0, c->px[t] + w->steer_x[t]);
         c->py[t] = contact_place(w, 1, c->py[t] + w->steer_y[t]);
         if (w->dims == 3)
@@ -590,7 +665,7 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                         .build = build,
                         .radius_most = radius_most(w) };
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
-    parallel_rows(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
+    parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;
     float travel = 0.0f;
     if (build)
