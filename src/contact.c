@@ -70,9 +70,9 @@
  * passes drops out before the last, which changes the shares). A row
  * whose list is empty overlaps no one until the next build (a pair that
  * overlaps lists each other), so the passes after a build visit only the
- * rows left active (a list that is not empty, or a row that walks), each
- * chunk's in row order; in a world with static objects, which can push
- * any row, they visit every row. With these, a pass after the first
+ * rows left active (a list that is not empty, a row that walks, or one
+ * with a static object within its radius plus the margin), each chunk's
+ * in row order. With these, a pass after the first
  * costs about a tenth of a walk in a crowd, and nothing where no body
  * touches another.
  *
@@ -504,13 +504,33 @@ static inline void row_push(const contact_ctx *cc, uint32_t t, int lanes,
         w->steer_z[t] = push[2];
 }
 
-/* Whether the pass visits only the rows a build left active: a row whose
- * list is empty had no agent within its margin, overlaps none until the
- * next build (an overlapping pair lists each other), and so is not
- * pushed; its push stays the zero of the build. Static objects can push
- * any row, so a world with some visits every row. */
+/* Whether the pass visits only the rows a build left active (every pass
+ * but a build): a row whose list is empty had no agent within its
+ * margin, overlaps none until the next build (an overlapping pair lists
+ * each other), and so is not pushed by an agent; nor by a static object
+ * when none was within its radius plus the margin (near_object()). Its
+ * push stays the zero of the build. */
 static inline int only_active(const contact_ctx *cc) {
-    return !cc->build && !(cc->w->geo != NULL && cc->w->geo->live > 0);
+    return !cc->build;
+}
+
+static inline int has_objects(const throng_world *w) {
+    return w->geo != NULL && w->geo->live > 0;
+}
+
+/* Whether some static object's surface is within row t's radius plus its
+ * margin (its radius again) of its centre: until the next build, the rows
+ * farther away move less than the margin and stay out of every object. */
+static int near_object(const throng_world *w, uint32_t t) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const double r = (double)c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+    const double p[3] = { (double)c->px[t], (double)c->py[t],
+                          three ? (double)c->pz[t] : 0.0 };
+    const double v[3] = { (double)c->vx[t], (double)c->vy[t],
+                          three ? (double)c->vz[t] : 0.0 };
+    geo_near nearest;
+    return geo_nearest(w, p, v, 2.0 * r, 1, &nearest) > 0;
 }
 
 /* A pass after a build over the chunk from `begin`: the active rows'
@@ -528,6 +548,10 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
     blk.known = 0;
     for (uint32_t i = 0; i < n; i++)
         row_push(cc, rows[i], lanes, &blk);
+    if (has_objects(w))
+        for (uint32_t i = 0; i < n; i++)
+            if (resolves(w, rows[i], cc->pass))
+                push_out_of_objects(w, rows[i]);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t t = rows[i];
@@ -562,7 +586,7 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
         row_push(cc, t, lanes, &blk);
     /* The objects' pushes, after the agents' (a loop of their own keeps
      * the neighbour loop as tight as in a world without objects). */
-    if (w->geo != NULL && w->geo->live > 0)
+    if (has_objects(w))
         for (uint32_t t = begin; t < end; t++)
             if (resolves(w, t, cc->pass))
                 push_out_of_objects(w, t);
@@ -583,9 +607,12 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
     cl->chunk[begin / CONTACT_GRAIN] = seen;
     if (cc->build) {
+        /* The positions are still those before the pass. */
+        const int objects = has_objects(w);
         uint32_t n = 0;
         for (uint32_t t = begin; t < end; t++)
-            if (cl->count[t] != 0u)
+            if (cl->count[t] != 0u ||
+                (objects && resolves(w, t, cc->pass) && near_object(w, t)))
                 cl->active[begin + n++] = t;
         cl->active_count[begin / CONTACT_GRAIN] = n;
     }
