@@ -67,9 +67,23 @@
  * walking every pass. A row with more near agents than its list holds
  * walks every pass. A pass in which no agent moved ends the resolution:
  * the later ones would find what it found (unless a group with fewer
- * passes drops out before the last, which changes the shares). With
- * these, a pass after the first costs about a tenth of a walk in a
- * crowd, and mostly nothing where no body touches another.
+ * passes drops out before the last, which changes the shares). A row
+ * whose list is empty overlaps no one until the next build (a pair that
+ * overlaps lists each other), so the passes after a build visit only the
+ * rows left active (a list that is not empty, a row that walks, or one
+ * with a static object within its radius plus the margin), each chunk's
+ * in row order. With these, a pass after the first
+ * costs about a tenth of a walk in a crowd, and nothing where no body
+ * touches another.
+ *
+ * The walk itself measures a block's candidates on the path's vector
+ * lanes where there is one (walk_block_lanes()): the grid's cells are
+ * the neighbour radius wide, so a crowd's block holds tens of candidates
+ * for the few within a body or two, and the lanes hold, in the walk's
+ * order, only those some row's radius could bring within the listing
+ * distance; they then go through the walk's own tests in its order, so
+ * the lists and the sums are the plain walk's to the bit, which the
+ * scalar path keeps and the tests compare against.
  */
 #include "contact.h"
 
@@ -95,6 +109,9 @@
  * touching (hexagonal, spacing 2 r) that is the six around it, pressed
  * a little closer some more; a row with more walks its block every pass. */
 #define CONTACT_LIST_MAX 16u
+/* Candidates of a range the lanes' walk measures at a time
+ * (walk_block_lanes(); its columns live on the stack). */
+#define CONTACT_HELD 128u
 /* A row's count when it walks its block every pass instead: it has more
  * near agents than its list holds, or no radius to measure a margin by. */
 #define CONTACT_WALK 0xffu
@@ -131,13 +148,18 @@ typedef struct contact_lists {
     uint8_t *count;       /* how many are listed, or CONTACT_WALK */
     float *travel;        /* the length of each row's moves since */
     contact_chunk *chunk; /* per chunk of the pass */
+    /* The rows a pass after a build visits (contact_push()): from each
+     * chunk's first row, active_count[chunk] of them, in row order. */
+    uint32_t *active;
+    uint32_t *active_count;
 } contact_lists;
 
 typedef struct contact_ctx {
     throng_world *w;
     contact_lists *lists;
     uint32_t pass;
-    int build; /* walk every block and list the near pairs anew */
+    int build;         /* walk every block and list the near pairs anew */
+    float radius_most; /* the largest radius of a row */
 } contact_ctx;
 
 static size_t contact_align(size_t n) {
@@ -157,8 +179,11 @@ int contact_reserve(throng_world *w) {
     const size_t image = contact_align(list);
     const size_t count = contact_align(rows);
     const size_t travel = contact_align((size_t)rows * sizeof(float));
-    const size_t chunk = (size_t)chunks * sizeof(contact_chunk);
-    const size_t bytes = head + near + image + count + travel + chunk;
+    const size_t chunk = contact_align((size_t)chunks * sizeof(contact_chunk));
+    const size_t active = contact_align((size_t)rows * sizeof(uint32_t));
+    const size_t active_count = (size_t)chunks * sizeof(uint32_t);
+    const size_t bytes =
+        head + near + image + count + travel + chunk + active + active_count;
     char *block = world_alloc(w, bytes);
     if (!block)
         return 1;
@@ -176,6 +201,10 @@ int contact_reserve(throng_world *w) {
     cl->travel = (float *)(void *)at;
     at += travel;
     cl->chunk = (contact_chunk *)(void *)at;
+    at += chunk;
+    cl->active = (uint32_t *)(void *)at;
+    at += active;
+    cl->active_count = (uint32_t *)(void *)at;
     w->contact_scratch = block;
     w->contact_scratch_bytes = bytes;
     return 0;
@@ -287,6 +316,86 @@ static void walk_block(const contact_ctx *cc, uint32_t t, float own_r,
         cl->count[t] = listing ? (uint8_t)listed : (uint8_t)CONTACT_WALK;
 }
 
+/* Row t's push and list as walk_block() makes them, with the candidates
+ * measured on the path's lanes: each range's rows, CONTACT_HELD at a
+ * time, pass through hold_rows() (the squared distances of
+ * flock_offset(), in the walk's order), which keeps those that any row's
+ * radius could bring within the listing or the overlap distance; the
+ * kept, few in a crowd where the block holds tens, then go through the
+ * walk's own tests in the walk's order, so the list and the sums of the
+ * overlaps are the walk's to the bit. For a row whose mask hides no
+ * layer (the walk filters the others). */
+static void walk_block_lanes(const contact_ctx *cc, uint32_t t, float own_r,
+                             flock_block *blk, float push[3]) {
+    throng_world *w = cc->w;
+    const agent_columns *c = &w->col;
+    const cell_range *ranges = flock_block_of(w, t, blk);
+    const int range_count = blk->count;
+    const uint32_t layer = w->group_params[c->group[t]].layer_bit;
+    contact_lists *cl = cc->lists;
+    uint32_t *near = cl->near + (size_t)t * CONTACT_LIST_MAX;
+    uint8_t *image = cl->image + (size_t)t * CONTACT_LIST_MAX;
+    int listing = cc->build && own_r > 0.0f;
+    uint32_t listed = 0;
+    /* Rounding is monotone, so each candidate's reach (own_r + its
+     * radius) and listing distance (that plus own_r) are at most these. */
+    const float reach_most = own_r + cc->radius_most;
+    const float far = listing ? reach_most + own_r : reach_most;
+    int32_t d2_bits[CONTACT_HELD + FLOCK_HELD_SLACK];
+    uint32_t slots[CONTACT_HELD + FLOCK_HELD_SLACK];
+    uint32_t rows[CONTACT_HELD + FLOCK_HELD_SLACK];
+    const flock_held held = { d2_bits, slots, rows };
+    const uint32_t *ties = world_ties(w);
+    flock_rows_query a = {
+        .px = c->px,
+        .py = c->py,
+        .pz = c->pz,
+        .slot = ties,
+        .R2 = far * far,
+        .limit = far * far,
+        .self = ties[t],
+        .three = w->dims == 3,
+    };
+    for (int r = 0; r < range_count; r++) {
+        const cell_range *cr = &ranges[r];
+        a.q[0] = c->px[t] - cr->shift[0];
+        a.q[1] = c->py[t] - cr->shift[1];
+        a.q[2] = a.three ? c->pz[t] - cr->shift[2] : 0.0f;
+        for (uint32_t from = cr->begin; from < cr->end;) {
+            const uint32_t stop =
+                cr->end - from > CONTACT_HELD ? from + CONTACT_HELD : cr->end;
+            const uint32_t part[2] = { from, stop };
+            const uint32_t m = w->hold_rows(&a, part, 1, &held, 0);
+            for (uint32_t i = 0; i < m; i++) {
+                const uint32_t j = rows[i];
+                const float reach =
+                    own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+                if (!(reach > 0.0f))
+                    continue;
+                float d[3];
+                const float d2 = flock_offset(w, cr, t, j, d);
+                if (listing) {
+                    const float keep = reach + own_r;
+                    if (d2 < keep * keep) {
+                        if (listed < CONTACT_LIST_MAX) {
+                            near[listed] = j;
+                            image[listed] = image_code(cr);
+                            listed++;
+                        } else {
+                            listing = 0;
+                        }
+                    }
+                }
+                if (d2 < reach * reach)
+                    add_overlap(w, t, j, d, d2, reach, cc->pass, layer, push);
+            }
+            from = stop;
+        }
+    }
+    if (cc->build)
+        cl->count[t] = listing ? (uint8_t)listed : (uint8_t)CONTACT_WALK;
+}
+
 /* Row t's push from the overlaps with the rows of its list. */
 static void walk_list(const contact_ctx *cc, uint32_t t, float own_r,
                       float push[3]) {
@@ -370,36 +479,114 @@ static void push_out_of_objects(throng_world *w, uint32_t t) {
         w->steer_z[t] = (float)(p[2] - start[2]);
 }
 
+/* Row t's push into its scratch: its share of its overlaps with agents. */
+static inline void row_push(const contact_ctx *cc, uint32_t t, int lanes,
+                            flock_block *blk) {
+    throng_world *w = cc->w;
+    const agent_columns *c = &w->col;
+    contact_lists *cl = cc->lists;
+    float push[3] = { 0.0f, 0.0f, 0.0f };
+    if (resolves(w, t, cc->pass)) {
+        const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+        if (cc->build || cl->count[t] == CONTACT_WALK) {
+            if (lanes && !w->group_params[c->group[t]].filter)
+                walk_block_lanes(cc, t, own_r, blk, push);
+            else
+                walk_block(cc, t, own_r, blk, push);
+        } else
+            walk_list(cc, t, own_r, push);
+    } else if (cc->build) {
+        cl->count[t] = 0;
+    }
+    w->steer_x[t] = push[0];
+    w->steer_y[t] = push[1];
+    if (w->dims == 3)
+        w->steer_z[t] = push[2];
+}
+
+/* Whether the pass visits only the rows a build left active (every pass
+ * but a build): a row whose list is empty had no agent within its
+ * margin, overlaps none until the next build (an overlapping pair lists
+ * each other), and so is not pushed by an agent; nor by a static object
+ * when none was within its radius plus the margin (near_object()). Its
+ * push stays the zero of the build. */
+static inline int only_active(const contact_ctx *cc) {
+    return !cc->build;
+}
+
+static inline int has_objects(const throng_world *w) {
+    return w->geo != NULL && w->geo->live > 0;
+}
+
+/* Whether some static object's surface is within row t's radius plus its
+ * margin (its radius again) of its centre: until the next build, the rows
+ * farther away move less than the margin and stay out of every object. */
+static int near_object(const throng_world *w, uint32_t t) {
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const double r = (double)c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
+    const double p[3] = { (double)c->px[t], (double)c->py[t],
+                          three ? (double)c->pz[t] : 0.0 };
+    const double v[3] = { (double)c->vx[t], (double)c->vy[t],
+                          three ? (double)c->vz[t] : 0.0 };
+    geo_near nearest;
+    return geo_nearest(w, p, v, 2.0 * r, 1, &nearest) > 0;
+}
+
+/* A pass after a build over the chunk from `begin`: the active rows'
+ * pushes and what the chunk saw (the others keep their zero push and
+ * their travel). */
+static void active_push(const contact_ctx *cc, uint32_t begin) {
+    throng_world *w = cc->w;
+    contact_lists *cl = cc->lists;
+    const uint32_t chunk = begin / CONTACT_GRAIN;
+    const uint32_t *rows = cl->active + begin;
+    const uint32_t n = cl->active_count[chunk];
+    const int three = w->dims == 3;
+    const int lanes = w->hold_rows != NULL;
+    flock_block blk;
+    blk.known = 0;
+    for (uint32_t i = 0; i < n; i++)
+        row_push(cc, rows[i], lanes, &blk);
+    if (has_objects(w))
+        for (uint32_t i = 0; i < n; i++)
+            if (resolves(w, rows[i], cc->pass))
+                push_out_of_objects(w, rows[i]);
+    contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t t = rows[i];
+        const float x = w->steer_x[t], y = w->steer_y[t];
+        const float z = three ? w->steer_z[t] : 0.0f;
+        const float len = sqrtf(x * x + y * y + z * z);
+        seen.moved += x != 0.0f || y != 0.0f || z != 0.0f;
+        const float travel = cl->travel[t] + len;
+        cl->travel[t] = travel;
+        seen.travel = travel > seen.travel ? travel : seen.travel;
+    }
+    cl->chunk[chunk] = seen;
+}
+
 /* The first half of a pass: each resolving row's displacement, and what
  * the chunk saw (contact_chunk). */
 static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
+    if (only_active(cc)) {
+        active_push(cc, begin);
+        return;
+    }
     throng_world *w = cc->w;
     const agent_columns *c = &w->col;
     contact_lists *cl = cc->lists;
     const int three = w->dims == 3;
+    const int lanes = w->hold_rows != NULL;
     flock_block blk;
     blk.known = 0;
-    for (uint32_t t = begin; t < end; t++) {
-        float push[3] = { 0.0f, 0.0f, 0.0f };
-        if (resolves(w, t, cc->pass)) {
-            const float own_r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
-            if (cc->build || cl->count[t] == CONTACT_WALK)
-                walk_block(cc, t, own_r, &blk, push);
-            else
-                walk_list(cc, t, own_r, push);
-        } else if (cc->build) {
-            cl->count[t] = 0;
-        }
-        w->steer_x[t] = push[0];
-        w->steer_y[t] = push[1];
-        if (three)
-            w->steer_z[t] = push[2];
-    }
+    for (uint32_t t = begin; t < end; t++)
+        row_push(cc, t, lanes, &blk);
     /* The objects' pushes, after the agents' (a loop of their own keeps
      * the neighbour loop as tight as in a world without objects). */
-    if (w->geo != NULL && w->geo->live > 0)
+    if (has_objects(w))
         for (uint32_t t = begin; t < end; t++)
             if (resolves(w, t, cc->pass))
                 push_out_of_objects(w, t);
@@ -419,6 +606,16 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
     }
     cl->chunk[begin / CONTACT_GRAIN] = seen;
+    if (cc->build) {
+        /* The positions are still those before the pass. */
+        const int objects = has_objects(w);
+        uint32_t n = 0;
+        for (uint32_t t = begin; t < end; t++)
+            if (cl->count[t] != 0u ||
+                (objects && resolves(w, t, cc->pass) && near_object(w, t)))
+                cl->active[begin + n++] = t;
+        cl->active_count[begin / CONTACT_GRAIN] = n;
+    }
 }
 
 /* A moved coordinate, as the integration places one: wrapped into a
@@ -429,13 +626,20 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
                : saturate(x);
 }
 
-/* The second half: every row applies its own displacement. */
+/* The second half: every row applies its own displacement (the chunk
+ * from `begin`; after a build, its active rows: the others' pushes are
+ * zero, and the build's pass has placed them already). */
 static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
     throng_world *w = cc->w;
     agent_columns *c = &w->col;
-    for (uint32_t t = begin; t < end; t++) {
+    const contact_lists *cl = cc->lists;
+    const int active = only_active(cc);
+    const uint32_t n =
+        active ? cl->active_count[begin / CONTACT_GRAIN] : end - begin;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t t = active ? cl->active[begin + i] : begin + i;
         c->px[t] = contact_place(w, 0, c->px[t] + w->steer_x[t]);
         c->py[t] = contact_place(w, 1, c->py[t] + w->steer_y[t]);
         if (w->dims == 3)
@@ -463,6 +667,19 @@ void contact_start(contact_run *run, uint32_t passes) {
     run->margin = 0.0f;
 }
 
+/* The largest radius of a row (0 for none). */
+static float radius_most(const throng_world *w) {
+    const float *radius = w->col.radius;
+    if (w->count == 0)
+        return 0.0f;
+    if (w->uniform & UNIFORM_RADIUS)
+        return radius[0];
+    float most = 0.0f;
+    for (uint32_t t = 0; t < w->count; t++)
+        most = radius[t] > most ? radius[t] : most;
+    return most;
+}
+
 uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                       contact_run *run) {
     INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
@@ -483,9 +700,13 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
     const int build = run->rebuild ||
                       !(2.0f * run->travel < CONTACT_MARGIN_USE * run->margin);
     run->rebuild = 0;
-    contact_ctx ctx = { .w = w, .lists = cl, .pass = pass, .build = build };
+    contact_ctx ctx = { .w = w,
+                        .lists = cl,
+                        .pass = pass,
+                        .build = build,
+                        .radius_most = radius_most(w) };
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
-    parallel_rows(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
+    parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;
     float travel = 0.0f;
     if (build)

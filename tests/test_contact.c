@@ -449,6 +449,7 @@ typedef struct ct_crowd {
     uint32_t passes;
     int threads;
     int objects; /* with ct_crowd_objects of its dims */
+    int mixed;   /* radii from 0.1 to 0.5 rather than all 0.3 */
 } ct_crowd;
 
 /* Static objects among the crowd: a box, a wall segment (2D), a sphere
@@ -479,7 +480,8 @@ static throng_world *ct_crowd_make(const ct_crowd *cfg, const char *path) {
     for (int i = 0; i < 400; i++) {
         const float x = test_rng_range(&rng, 0.0f, 16.0f);
         const float y = test_rng_range(&rng, 0.0f, 16.0f);
-        (void)ct_agent(w, g, x, y, cfg->dims == 3 ? 1.0f : 0.0f, 0.3f);
+        const float r = cfg->mixed ? test_rng_range(&rng, 0.1f, 0.5f) : 0.3f;
+        (void)ct_agent(w, g, x, y, cfg->dims == 3 ? 1.0f : 0.0f, r);
     }
     return w;
 }
@@ -527,7 +529,7 @@ TEST(contact_crowd) {
     float deepest[3];
     const uint32_t passes[3] = { 0u, 2u, 16u };
     for (int k = 0; k < 3; k++) {
-        const ct_crowd cfg = { 2, passes[k], 1, 0 };
+        const ct_crowd cfg = { 2, passes[k], 1, 0, 0 };
         throng_world *w = ct_crowd_make(&cfg, NULL);
         REQUIRE(w != NULL);
         REQUIRE_OK(throng_world_step(w, CT_DT));
@@ -543,7 +545,7 @@ TEST(contact_crowd) {
      * comes last. Without contact resolution some are. */
     for (int dims = 2; dims <= 3; dims++)
         for (uint32_t n = 0; n <= 1; n++) {
-            const ct_crowd cfg = { dims, n, 1, 1 };
+            const ct_crowd cfg = { dims, n, 1, 1, 0 };
             throng_world *w = ct_crowd_make(&cfg, NULL);
             REQUIRE(w != NULL);
             REQUIRE_OK(throng_world_step(w, CT_DT));
@@ -555,10 +557,11 @@ TEST(contact_crowd) {
             throng_world_destroy(w);
         }
     /* The same bits on 1 to 4 threads and on every path, with and
-     * without objects. */
+     * without objects, and with mixed radii (a vector path's walk holds
+     * candidates by the largest radius). */
     for (int dims = 2; dims <= 3; dims++)
-        for (int objects = 0; objects <= 1; objects++) {
-            ct_crowd cfg = { dims, 6u, 1, objects };
+        for (int objects = 0; objects <= 2; objects++) {
+            ct_crowd cfg = { dims, 6u, 1, objects == 1, objects == 2 };
             const uint64_t one = ct_crowd_run(&cfg, NULL);
             CHECK(one != 0u);
             for (int threads = 2; threads <= 4; threads++) {
@@ -566,8 +569,10 @@ TEST(contact_crowd) {
                 CHECK_EQ_U64(ct_crowd_run(&cfg, NULL), one);
             }
             runner_paths_match_scalar(__FILE__, __LINE__,
-                                      objects ? "contact crowd, objects"
-                                              : "contact crowd",
+                                      objects == 1 ? "contact crowd, objects"
+                                      : objects == 2
+                                          ? "contact crowd, mixed radii"
+                                          : "contact crowd",
                                       ct_crowd_run, &cfg);
         }
 }
