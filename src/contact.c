@@ -152,6 +152,9 @@ typedef struct contact_lists {
      * chunk's first row, active_count[chunk] of them, in row order. */
     uint32_t *active;
     uint32_t *active_count;
+    /* Whether a static object was within the row's radius plus its margin
+     * at the build (near_object()): the others need no object query. */
+    uint8_t *near_object;
 } contact_lists;
 
 typedef struct contact_ctx {
@@ -181,9 +184,11 @@ int contact_reserve(throng_world *w) {
     const size_t travel = contact_align((size_t)rows * sizeof(float));
     const size_t chunk = contact_align((size_t)chunks * sizeof(contact_chunk));
     const size_t active = contact_align((size_t)rows * sizeof(uint32_t));
-    const size_t active_count = (size_t)chunks * sizeof(uint32_t);
-    const size_t bytes =
-        head + near + image + count + travel + chunk + active + active_count;
+    const size_t active_count =
+        contact_align((size_t)chunks * sizeof(uint32_t));
+    const size_t near_object = rows;
+    const size_t bytes = head + near + image + count + travel + chunk + active +
+                         active_count + near_object;
     char *block = world_alloc(w, bytes);
     if (!block)
         return 1;
@@ -205,6 +210,8 @@ int contact_reserve(throng_world *w) {
     cl->active = (uint32_t *)(void *)at;
     at += active;
     cl->active_count = (uint32_t *)(void *)at;
+    at += active_count;
+    cl->near_object = (uint8_t *)at;
     w->contact_scratch = block;
     w->contact_scratch_bytes = bytes;
     return 0;
@@ -550,7 +557,7 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
         row_push(cc, rows[i], lanes, &blk);
     if (has_objects(w))
         for (uint32_t i = 0; i < n; i++)
-            if (resolves(w, rows[i], cc->pass))
+            if (cl->near_object[rows[i]] && resolves(w, rows[i], cc->pass))
                 push_out_of_objects(w, rows[i]);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
     for (uint32_t i = 0; i < n; i++) {
@@ -610,10 +617,13 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
         /* The positions are still those before the pass. */
         const int objects = has_objects(w);
         uint32_t n = 0;
-        for (uint32_t t = begin; t < end; t++)
-            if (cl->count[t] != 0u ||
-                (objects && resolves(w, t, cc->pass) && near_object(w, t)))
+        for (uint32_t t = begin; t < end; t++) {
+            const int near =
+                objects && resolves(w, t, cc->pass) && near_object(w, t);
+            cl->near_object[t] = (uint8_t)near;
+            if (cl->count[t] != 0u || near)
                 cl->active[begin + n++] = t;
+        }
         cl->active_count[begin / CONTACT_GRAIN] = n;
     }
 }
