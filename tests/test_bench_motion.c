@@ -445,7 +445,6 @@ TEST(bench_crossing2d_runs) {
     CHECK(strcmp(flag, "OUT: ontime%") == 0);
 }
 
-
 /* The hash of `name` at `agents` after `steps` steps with the scene's
  * host-side goal updates (0 when it does not build). */
 static uint64_t scene_hash(const char *name, uint32_t agents, uint32_t steps) {
