@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runner.h"
+#include "../bench/options.h"
 #include "../bench/quality.h"
 #include "../bench/scenarios.h"
 
@@ -523,6 +524,57 @@ TEST(bench_set_param_stands_in) {
     CHECK_EQ_U64(scene_hash("orca_dense2d", 36, 120), base);
 }
 
+/* throng-bench's --set on the command line: NAME=VALUE pairs, several
+ * options, the scenes' values in place; malformed items, non-finite
+ * values and a name some scene run lacks are usage errors; each parse
+ * starts from no values set, and freeing the options forgets them. */
+static int parse_args(const char *const *args, int n, options *opt) {
+    char *argv[16];
+    char copies[16][96];
+    argv[0] = copies[0];
+    snprintf(copies[0], sizeof copies[0], "throng-bench");
+    for (int i = 0; i < n && i < 15; ++i) {
+        snprintf(copies[i + 1], sizeof copies[i + 1], "%s", args[i]);
+        argv[i + 1] = copies[i + 1];
+    }
+    return options_parse(n + 1, argv, opt);
+}
+
+TEST(bench_set_option) {
+    const scenario *dense = scenario_find("orca_dense2d");
+    REQUIRE(dense != NULL);
+    options opt;
+    const char *const good[] = { "--scenario", "orca_dense2d,circle2d", "--set",
+                                 "ticks=1,contact_iterations=16",
+                                 "--set=keep_right=0.25" };
+    CHECK_EQ_INT(parse_args(good, 5, &opt), 0);
+    CHECK(scenario_param_find(dense, "ticks")->value == 1.0);
+    CHECK(scenario_param_find(dense, "contact_iterations")->value == 16.0);
+    CHECK(scenario_param_find(dense, "keep_right")->value == 0.25);
+    CHECK(scenario_set_at(3) == NULL);
+    options_free(&opt);
+    CHECK(scenario_set_at(0) == NULL);
+    CHECK(scenario_param_find(dense, "ticks")->value == 3.0);
+
+    static const char *const bad[][4] = {
+        { "--scenario", "orca_dense2d", "--set", "ticks" },
+        { "--scenario", "orca_dense2d", "--set", "=1" },
+        { "--scenario", "orca_dense2d", "--set", "ticks=" },
+        { "--scenario", "orca_dense2d", "--set", "ticks=1x" },
+        { "--scenario", "orca_dense2d", "--set", "ticks=nan" },
+        { "--scenario", "orca_dense2d", "--set", "ticks=1e999" },
+        { "--scenario", "orca_dense2d", "--set", "ticks=1,,cell=4" },
+        { "--scenario", "orca_dense2d", "--set", "no_such_param=1" },
+        { "--scenario", "flock2d,orca_dense2d", "--set", "ticks=1" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        if (parse_args(bad[k], 4, &opt) != EXIT_USAGE)
+            runner_fail(__FILE__, __LINE__, "--set %s was taken", bad[k][3]);
+        options_free(&opt);
+        CHECK(scenario_set_at(0) == NULL);
+    }
+}
+
 void register_bench_motion_tests(void) {
     REGISTER(bench_overlap_grid_matches_brute_force);
     REGISTER(bench_circle2d_runs);
@@ -533,4 +585,5 @@ void register_bench_motion_tests(void) {
     REGISTER(bench_blocks2d_runs);
     REGISTER(bench_crossing2d_runs);
     REGISTER(bench_set_param_stands_in);
+    REGISTER(bench_set_option);
 }
