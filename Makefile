@@ -320,23 +320,6 @@ ifneq ($(SAN_SKIP_AVX512),)
 $(filter %_avx512.o,$(LIB_OBJ)): CFLAGS += -fno-sanitize=all -O0
 endif
 
-# UBSan checks the neighbour kernel's statements (its integer and index
-# arithmetic, shifts, pointers, array bounds), which steer_flock_simd.inc
-# writes once for every width: the AVX2 build of it (8 lanes, the path
-# the library picks on a CPU with AVX2) carries UBSan, and the SSE2 build
-# (4 lanes, the same statements) AddressSanitizer alone, which still
-# checks every load and store of its own lane count. UBSan costs that file
-# most of its compile time with gcc 12 (SAN=address,undefined: about 310 s
-# of CPU where ASan alone takes about a third of it), and the build would
-# end on it alone. Both still run in the suite, the lane tests comparing
-# them with the scalar path bit for bit. Only on x86-64, where AVX2 is
-# built in.
-ifneq ($(findstring undefined,$(SAN)),)
-ifneq ($(findstring x86_64,$(ARCH)),)
-$(filter %/steer_flock_sse2.o,$(LIB_OBJ)): CFLAGS += -fno-sanitize=undefined
-endif
-endif
-
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
