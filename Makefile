@@ -214,7 +214,14 @@ CPPFLAGS += -DTHRONG_CHECKS
 CHECKED_DIR :=
 endif
 
-LIB_SRC := $(filter-out $(filter-out $(SIMD_KERNELS),$(SIMD_SRC)),$(wildcard src/*.c))
+# The slowest objects first (the vector kernels, the neighbour kernels
+# first of all: over a minute of CPU each where most files take seconds),
+# so that make -j starts them at once and compiles the rest beside them
+# instead of ending on one of them alone. The programs name their library
+# before their own objects for the same reason.
+LIB_SRC := $(filter src/steer_flock_%,$(SIMD_KERNELS)) \
+	$(filter-out src/steer_flock_%,$(SIMD_KERNELS)) \
+	$(filter-out $(SIMD_SRC),$(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/src/%.o)
 SCEN_SRC := bench/scenarios.c
 SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
@@ -306,10 +313,11 @@ $(BUILD)/obj/src/orca_lanes_avx512.o $(CHECKED_DIR)/src/orca_lanes_avx512.o: CFL
 # CPU on a busy Zen 1, UBSan alone over steer_flock_sse2.c over 3, each
 # other file under 15 s). They are still compiled and linked, plainly. A
 # sanitizer build is never released: build it on the machine that runs
-# it.
+# it. Compiled at -O0, as nothing runs them (gcc: steer_flock_avx512.c
+# at -O2 over a minute of CPU).
 SAN_SKIP_AVX512 := $(if $(SAN),$(if $(CROSS),,$(if $(findstring x86_64,$(ARCH)),$(shell test -r /proc/cpuinfo && ! grep -qw avx512f /proc/cpuinfo && echo 1))))
 ifneq ($(SAN_SKIP_AVX512),)
-$(filter %_avx512.o,$(LIB_OBJ)): CFLAGS += -fno-sanitize=all
+$(filter %_avx512.o,$(LIB_OBJ)): CFLAGS += -fno-sanitize=all -O0
 endif
 
 $(STATIC): $(LIB_OBJ)
@@ -328,6 +336,23 @@ $(CHECKED_DIR)/src/%.o: src/%.c | $(DEPS_OK)
 $(TEST_LIB): $(TEST_LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# The vector kernels state no invariant of their own, so THRONG_CHECKS
+# changes nothing in them, and they are the slowest objects of a build
+# (gcc 12 -O2: each neighbour kernel over a minute of CPU): the checked
+# library takes the plain library's kernel objects, copied, and the
+# default build compiles them once for the tests and the bench, not
+# twice. Only while that holds: a kernel whose preprocessed text calls
+# invariant_broken() (an INVARIANT, src/check.h) is compiled with the
+# checks like every other file.
+CHECKED_KERNEL_OBJ := $(SIMD_KERNELS:src/%.c=$(CHECKED_DIR)/src/%.o)
+$(CHECKED_KERNEL_OBJ): $(CHECKED_DIR)/src/%.o: $(BUILD)/obj/src/%.o src/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@if $(CC) $(filter-out -MMD -MP,$(CPPFLAGS)) -DTHRONG_CHECKS $(CFLAGS) -E src/$*.c \
+	  | grep -q 'invariant_broken *( *"'; then \
+	  echo "$(CC) $(CPPFLAGS) -DTHRONG_CHECKS $(CFLAGS) -c src/$*.c -o $@"; \
+	  $(CC) $(CPPFLAGS) -DTHRONG_CHECKS $(CFLAGS) -c src/$*.c -o $@; \
+	else cp $< $@; fi
 endif
 
 # Relinked when the Makefile changes too: that is where the soname is made.
@@ -338,13 +363,13 @@ $(SHARED): $(SHARED_REAL)
 	ln -sf $(notdir $(SHARED_REAL)) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(BENCH): $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC)
+$(BENCH): $(STATIC) $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(STATIC) $(LDLIBS)
 
 # The bench on the library the tests link (THRONG_CHECKS on, the same
 # results): where only the tests' build is wanted, as for make cross-test,
 # one build of the library serves both programs.
-$(BUILD)/throng-bench-checked: $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TEST_LIB)
+$(BUILD)/throng-bench-checked: $(TEST_LIB) $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TEST_LIB) $(LDLIBS)
 
 # The task hook tests run the example's pthread pool. The tests also
@@ -352,7 +377,7 @@ $(BUILD)/throng-bench-checked: $(BENCH_OBJ) $(BENCH_COMMON_OBJ) $(SCEN_OBJ) $(TE
 # so they link the modules that make them.
 BENCH_VERDICT_OBJ := $(BUILD)/obj/bench/quality.o $(BUILD)/obj/bench/run.o \
 	$(BUILD)/obj/bench/options.o
-$(TESTS): $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB)
+$(TESTS): $(TEST_LIB) $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ)
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJ) $(SCEN_OBJ) $(GATE_LIB_OBJ) $(BENCH_VERDICT_OBJ) $(TEST_LIB) $(LDLIBS)
 
 # TEST_SHARDS=n runs the suite as n processes side by side
@@ -1087,8 +1112,8 @@ FUZZ_FLAGS ?= -timeout=30 -rss_limit_mb=2048 -print_final_stats=1
 # build/fuzz and SAN carries libFuzzer's instrumentation.
 FUZZ_OBJ := $(FUZZ_HARNESSES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o)
 .SECONDARY: $(FUZZ_OBJ)
-$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(SUPPORT_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(SUPPORT_OBJ) $(STATIC) $(LDLIBS)
+$(BUILD)/fuzz_%: $(STATIC) $(BUILD)/obj/tests/fuzz/fuzz_%.o $(SUPPORT_OBJ)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $(BUILD)/obj/tests/fuzz/fuzz_$*.o $(SUPPORT_OBJ) $(STATIC) $(LDLIBS)
 
 # The per-instruction-set neighbour kernels are built without UBSan here:
 # clang's UBSan over their many inlined specialisations takes minutes per
