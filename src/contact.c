@@ -274,6 +274,33 @@ static inline void add_overlap(const throng_world *w, uint32_t t, uint32_t j,
     }
 }
 
+/* Candidate j of row t, seen through cr (reach: the sum of their radii,
+ * above 0): into t's list when the build lists and j is within the
+ * listing distance (a full list stops the listing), and its share of an
+ * overlap into push. The walks' one test of a candidate, in their order. */
+static inline void meet(const contact_ctx *cc, uint32_t t, uint32_t j,
+                        const cell_range *cr, float own_r, float reach,
+                        uint32_t layer, uint32_t *near, uint8_t *image,
+                        uint32_t *listed, int *listing, float push[3]) {
+    const throng_world *w = cc->w;
+    float d[3];
+    const float d2 = flock_offset(w, cr, t, j, d);
+    if (*listing) {
+        const float keep = reach + own_r;
+        if (d2 < keep * keep) {
+            if (*listed < CONTACT_LIST_MAX) {
+                near[*listed] = j;
+                image[*listed] = image_code(cr);
+                (*listed)++;
+            } else {
+                *listing = 0;
+            }
+        }
+    }
+    if (d2 < reach * reach)
+        add_overlap(w, t, j, d, d2, reach, cc->pass, layer, push);
+}
+
 /* Row t's push from the overlaps among its block's candidates; on a
  * build, the candidates nearer than the sum of radii plus t's radius go
  * into t's list, in the order of the walk, so a pass over the list adds
@@ -301,22 +328,8 @@ static void walk_block(const contact_ctx *cc, uint32_t t, float own_r,
                 own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
             if (j == t || !(reach > 0.0f) || (filter && !flock_sees(w, see, j)))
                 continue;
-            float d[3];
-            const float d2 = flock_offset(w, cr, t, j, d);
-            if (listing) {
-                const float keep = reach + own_r;
-                if (d2 < keep * keep) {
-                    if (listed < CONTACT_LIST_MAX) {
-                        near[listed] = j;
-                        image[listed] = image_code(cr);
-                        listed++;
-                    } else {
-                        listing = 0;
-                    }
-                }
-            }
-            if (d2 < reach * reach)
-                add_overlap(w, t, j, d, d2, reach, cc->pass, layer, push);
+            meet(cc, t, j, cr, own_r, reach, layer, near, image, &listed,
+                 &listing, push);
         }
     }
     if (cc->build)
@@ -379,22 +392,8 @@ static void walk_block_lanes(const contact_ctx *cc, uint32_t t, float own_r,
                     own_r + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
                 if (!(reach > 0.0f))
                     continue;
-                float d[3];
-                const float d2 = flock_offset(w, cr, t, j, d);
-                if (listing) {
-                    const float keep = reach + own_r;
-                    if (d2 < keep * keep) {
-                        if (listed < CONTACT_LIST_MAX) {
-                            near[listed] = j;
-                            image[listed] = image_code(cr);
-                            listed++;
-                        } else {
-                            listing = 0;
-                        }
-                    }
-                }
-                if (d2 < reach * reach)
-                    add_overlap(w, t, j, d, d2, reach, cc->pass, layer, push);
+                meet(cc, t, j, cr, own_r, reach, layer, near, image, &listed,
+                     &listing, push);
             }
             from = stop;
         }
