@@ -483,13 +483,13 @@ static inline int forbidden_3d(const orca_plane *planes, uint32_t m,
 /* The tiny random nudge, from the world's counter-based generator. */
 static inline void nudge(const throng_world *w, uint32_t t, float max_speed,
                          int three, float v[3]) {
-    const uint64_t agent = steer_row_key(w, t);
+    const uint64_t chain =
+        rng_agent_step(w->seed, steer_row_key(w, t), w->step);
     const float amount = ORCA_NUDGE * max_speed;
-    v[0] += amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_X);
-    v[1] += amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_Y);
+    v[0] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_X);
+    v[1] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Y);
     if (three)
-        v[2] +=
-            amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_Z);
+        v[2] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Z);
 }
 
 /* The keep-right turn (throng_avoidance.keep_right), about +z. */
@@ -835,13 +835,12 @@ static void limit_motion(const throng_world *w, uint32_t t, float dt,
 /* The candidate ranges of row t's cell. In a dense or sparse grid a
  * bucket is one cell and the rows are in bucket order, so a cursor moved
  * along cell_start (*bucket) says when the cell changes, and the cell is
- * computed (flock_cell_of(), two floors of doubles) once per cell rather
- * than once per row; a hashed grid's bucket may hold several cells, and
- * its rows compare their cells. */
-static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
-                                             int ordered, uint32_t *bucket,
-                                             uint32_t *block_bucket,
-                                             flock_block *blk) {
+ * computed (flock_cell_of()) once per cell rather than once per row; a
+ * hashed grid's bucket may hold several cells, and its rows compare their
+ * cells. */
+static inline const cell_range *
+block_of_row(const throng_world *w, uint32_t t, int ordered, uint32_t *bucket,
+             uint32_t *block_bucket, grid_cursor *cursor, flock_block *blk) {
     if (!ordered)
         return flock_block_of(w, t, blk);
     const uint32_t *cell_start = w->grid.cell_start;
@@ -853,7 +852,18 @@ static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
         return blk->ranges;
     blk->known = 0;
     *block_bucket = b;
-    return flock_block_of(w, t, blk);
+    if (!w->grid.sparse)
+        return flock_block_of(w, t, blk);
+    /* A sparse grid's cells come in order along each row of cells: the
+     * cursor steps on from the last cell's place in each row instead of
+     * searching it again (the same ranges). */
+    int32_t cell[3];
+    flock_cell_of(w, t, cell);
+    blk->count = grid_ranges_span_at(&w->grid, cell[0], cell[0], cell[1],
+                                     cell[2], cursor, blk->ranges);
+    memcpy(blk->cell, cell, sizeof cell);
+    blk->known = 1;
+    return blk->ranges;
 }
 
 /* The first pass over rows [begin, end): every row's new velocity into
@@ -886,6 +896,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int ordered = (g->dense || g->sparse) && g->permuted;
     uint32_t bucket = ordered && begin < end ? grid_bucket_of_row(g, begin) : 0;
     uint32_t block_bucket = 0;
+    grid_cursor cursor;
+    grid_cursor_reset(&cursor);
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
         if (three)
@@ -894,8 +906,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             integrate_velocity_2d(w, t, vc->dt, v);
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            const cell_range *ranges =
-                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
+            const cell_range *ranges = block_of_row(
+                w, t, ordered, &bucket, &block_bucket, &cursor, &blk);
             if (orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch,
                          &q, v)) {
                 if (q.block->lanes == ORCA_BLOCK_LANES)
