@@ -898,12 +898,21 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     uint32_t block_bucket = 0;
     grid_cursor cursor;
     grid_cursor_reset(&cursor);
+    /* In the plane on a vector path, the rows' preferred velocities first,
+     * on the lanes, into their force slots (nothing else reads them). */
+    const int pref_ahead = !three && w->velocity_rows_2d;
+    if (pref_ahead)
+        w->velocity_rows_2d(w, begin, end, vc->dt);
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
-        if (three)
+        if (pref_ahead) {
+            v[0] = w->steer_x[t];
+            v[1] = w->steer_y[t];
+        } else if (three) {
             integrate_velocity_3d(w, t, vc->dt, v);
-        else
+        } else {
             integrate_velocity_2d(w, t, vc->dt, v);
+        }
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
             const cell_range *ranges = block_of_row(
@@ -926,6 +935,10 @@ static void place_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     velocity_ctx *vc = ctx;
     throng_world *w = vc->w;
+    if (w->dims == 2 && w->place_rows_2d) {
+        w->place_rows_2d(w, begin, end, vc->dt);
+        return;
+    }
     for (uint32_t t = begin; t < end; t++) {
         if (w->dims == 3) {
             const float v[3] = { w->steer_x[t], w->steer_y[t], w->steer_z[t] };
