@@ -262,15 +262,19 @@ static inline pick_entry held_pick(const held_columns *h, int ranged,
 
 /* The `most` nearest of the m held candidates (all seen through range 0
  * unless ranged), ascending by key, into picks (room for most + 1: the
- * last entry takes what is not kept); returns how many. Each candidate's
+ * last entry takes what is not kept); returns how many, and in
+ * *farthest the squared distance of the last kept. Each candidate's
  * place is its count of strictly nearer ones when the path counts and m
  * is small: with no two of the kept at one distance, the places below
  * `most` are distinct and the candidates there are the nearest, in
  * order. Equal distances (coincident agents, a lattice) share a place;
- * then, as without the count, insertion orders them by key. */
-static uint32_t keep_nearest(const throng_world *w, const held_columns *held,
-                             int ranged, uint32_t m, uint32_t most,
-                             pick_entry *picks) {
+ * then, as without the count, insertion orders them by key. Unless
+ * `keys`, the counted picks get their `where` alone (what the
+ * constraints read): a key costs as much to build and store again. */
+static inline __attribute__((always_inline)) uint32_t
+keep_nearest(const throng_world *w, const held_columns *held, int ranged,
+             uint32_t m, uint32_t most, pick_entry *picks, const int keys,
+             float *farthest) {
     const uint32_t n = m < most ? m : most;
     if (w->count_below && m <= ORCA_COUNT_MAX) {
         int32_t nearer[ORCA_COUNT_MAX];
@@ -286,20 +290,34 @@ static uint32_t keep_nearest(const throng_world *w, const held_columns *held,
         /* Bit p: place p written. No branch on the data: a candidate
          * beyond the nearest goes to the spare entry. */
         uint64_t taken = 0, shared = 0;
+        int32_t last = 0;
         for (uint32_t i = 0; i < m; i++) {
             const uint32_t place = (uint32_t)nearer[i];
             const int kept = place < n;
             const uint64_t bit = kept ? (uint64_t)1 << place : 0u;
             shared |= taken & bit;
             taken |= bit;
-            picks[kept ? place : most] = held_pick(held, ranged, i);
+            if (keys) {
+                picks[kept ? place : most] = held_pick(held, ranged, i);
+            } else {
+                picks[kept ? place : most].where =
+                    (uint64_t)(ranged ? held->range[i] : 0u) << 32 |
+                    held->lanes.row[i];
+                last = place + 1u == n ? d2_bits[i] : last;
+            }
         }
-        if (!shared)
+        if (!shared) {
+            if (n > 0u)
+                *farthest = keys ? key_d2(picks[n - 1u].key)
+                                 : key_d2((uint64_t)(uint32_t)last << 32);
             return n;
+        }
     }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++)
         pick_insert(picks, &kept, most, held_pick(held, ranged, i));
+    if (kept > 0u)
+        *farthest = key_d2(picks[kept - 1u].key);
     return kept;
 }
 
@@ -367,14 +385,15 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
         while (from < cr->end) {
             if (m == ORCA_HELD) {
                 /* Full: cut back to the nearest, which stay held. */
-                m = keep_nearest(w, held, 1, m, most, picks);
+                float cut = 0.0f;
+                m = keep_nearest(w, held, 1, m, most, picks, 1, &cut);
                 for (uint32_t i = 0; i < m; i++) {
                     held->lanes.d2[i] = (int32_t)(picks[i].key >> 32);
                     held->lanes.slot[i] = (uint32_t)picks[i].key;
                     held->lanes.row[i] = (uint32_t)picks[i].where;
                     held->range[i] = (uint32_t)(picks[i].where >> 32);
                 }
-                a.limit = key_d2(picks[m - 1u].key);
+                a.limit = cut;
             }
             const uint32_t room = ORCA_HELD - m;
             const uint32_t stop = cr->end - from > room ? from + room : cr->end;
@@ -395,7 +414,8 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
  * the held. *guess (0: none) is the last row's farthest pick times
  * ORCA_GUESS_GROW: rows in cell order mostly see one crowd. The columns
  * are readable past a range's end (COLUMN_PAD), and the agent is left
- * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX. */
+ * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX.
+ * The picks may have their `where` alone (keep_nearest()). */
 static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
                               int range_count, uint32_t t, float R2,
                               uint32_t most, float *guess,
@@ -409,14 +429,18 @@ static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
     if (!guessed || m < most)
         m = hold_within(w, ranges, range_count, t, R2, R2, most, held, &ranged,
                         picks);
-    const uint32_t n = keep_nearest(w, held, ranged, m, most, picks);
-    *guess = n == most ? key_d2(picks[n - 1u].key) * ORCA_GUESS_GROW : R2;
+    float farthest = 0.0f;
+    const uint32_t n =
+        keep_nearest(w, held, ranged, m, most, picks, 0, &farthest);
+    *guess = n == most ? farthest * ORCA_GUESS_GROW : R2;
     return n;
 }
 
 /* Row t's nearest `most` neighbours within R2, ascending by key, into
- * picks (room for most + 1, then the lanes' held columns, picks_bytes())
- * and *guess the lanes' guess. Returns how many. */
+ * picks (room for most + 1, then the lanes' held columns, picks_bytes();
+ * their `where`, which is all the constraints read: the lanes' scan may
+ * leave the keys unwritten) and *guess the lanes' guess. Returns how
+ * many. */
 static uint32_t nearest(const throng_world *w, const cell_range *ranges,
                         int range_count, uint32_t t, float R2, uint32_t most,
                         float *guess, pick_entry *picks) {
