@@ -36,6 +36,7 @@ every3d 1000 20 avx2
 crossing2d_steer 1000 20 avx2
 crossing2d 1000 20 avx2
 orca_dense2d 1000 20 avx2
+circle2d 1000 20 avx2
 exits2d 500 20 avx2
 flock2d 2000 20 scalar
 flock3d 1000 20 scalar

@@ -550,6 +550,11 @@ typedef struct bounds_ctx {
     int32_t lo[GRID_MAX_PARTS][3], hi[GRID_MAX_PARTS][3];
 } bounds_ctx;
 
+/* A cell coordinate does not decrease as the position grows (a product
+ * by a positive factor, a floor, a clamp), so the cells of the least and
+ * the greatest position bound every agent's: two compares an agent and
+ * axis rather than a cell each. NaN, which grid_coord() sends to the
+ * lowest cell, is passed over by the compares and counted apart. */
 static void bounds_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                         int thread) {
     (void)thread;
@@ -562,12 +567,21 @@ static void bounds_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
         lo[2] = INT32_MAX;
         hi[2] = INT32_MIN;
     }
-    for (uint32_t i = begin; i < end; i++) {
-        int32_t x[3] = { grid_coord(g, 0, c->px[i]), grid_coord(g, 1, c->py[i]),
-                         g->dims == 3 ? grid_coord(g, 2, c->pz[i]) : 0 };
+    if (begin < end) {
+        const float *column[3] = { c->px, c->py, c->pz };
         for (int a = 0; a < g->dims; a++) {
-            lo[a] = x[a] < lo[a] ? x[a] : lo[a];
-            hi[a] = x[a] > hi[a] ? x[a] : hi[a];
+            const float *x = column[a];
+            float least = INFINITY, most = -INFINITY;
+            int nan = 0;
+            for (uint32_t i = begin; i < end; i++) {
+                least = x[i] < least ? x[i] : least;
+                most = x[i] > most ? x[i] : most;
+                nan |= x[i] != x[i];
+            }
+            /* Where every position is NaN, `most` stays -inf, whose cell
+             * is NaN's: the lowest. */
+            lo[a] = nan ? grid_coord(g, a, NAN) : grid_coord(g, a, least);
+            hi[a] = grid_coord(g, a, most);
         }
     }
     memcpy(b->lo[part], lo, sizeof lo);

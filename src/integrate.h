@@ -20,6 +20,30 @@ void integrate_3d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_neon(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_3d_wasm(throng_world *w, uint32_t begin, uint32_t end, float dt);
 void integrate_2d_wasm(throng_world *w, uint32_t begin, uint32_t end, float dt);
+/* The velocity stage's two halves of the 2D integration on the lanes:
+ * every row's preferred velocity into its force slot, then the move with
+ * the velocity in that slot (integrate_velocity_2d() and
+ * integrate_place_2d() over rows [begin, end), the same bits). */
+void integrate_velocity_rows_2d_sse2(throng_world *w, uint32_t begin,
+                                     uint32_t end, float dt);
+void integrate_place_rows_2d_sse2(throng_world *w, uint32_t begin, uint32_t end,
+                                  float dt);
+void integrate_velocity_rows_2d_avx2(throng_world *w, uint32_t begin,
+                                     uint32_t end, float dt);
+void integrate_place_rows_2d_avx2(throng_world *w, uint32_t begin, uint32_t end,
+                                  float dt);
+void integrate_velocity_rows_2d_avx512(throng_world *w, uint32_t begin,
+                                       uint32_t end, float dt);
+void integrate_place_rows_2d_avx512(throng_world *w, uint32_t begin,
+                                    uint32_t end, float dt);
+void integrate_velocity_rows_2d_neon(throng_world *w, uint32_t begin,
+                                     uint32_t end, float dt);
+void integrate_place_rows_2d_neon(throng_world *w, uint32_t begin, uint32_t end,
+                                  float dt);
+void integrate_velocity_rows_2d_wasm(throng_world *w, uint32_t begin,
+                                     uint32_t end, float dt);
+void integrate_place_rows_2d_wasm(throng_world *w, uint32_t begin, uint32_t end,
+                                  float dt);
 
 /* The integration stage of the step, on the step's scheduler. */
 void integrate(throng_world *world, parallel_sched *sched, float dt);

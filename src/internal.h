@@ -429,6 +429,9 @@ struct throng_world {
      * for the scalar rows. */
     void (*integrate_2d)(throng_world *, uint32_t, uint32_t, float);
     void (*integrate_3d)(throng_world *, uint32_t, uint32_t, float);
+    /* Its two halves for the velocity stage (integrate.h), or NULL. */
+    void (*velocity_rows_2d)(throng_world *, uint32_t, uint32_t, float);
+    void (*place_rows_2d)(throng_world *, uint32_t, uint32_t, float);
     /* The neighbour cap's scan of the same path (steer_flock.h). */
     uint32_t (*cap_scan)(const struct flock_run *, uint32_t, uint32_t,
                          struct kept_neighbour *, struct flock_counts *);

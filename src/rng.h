@@ -45,20 +45,34 @@ static inline uint64_t rng_seed_key(uint64_t seed) {
     return rng_mix(seed + 0x9E3779B97F4A7C15ull);
 }
 
-static inline uint64_t rng_bits(uint64_t seed, uint64_t agent, uint64_t step,
-                                uint32_t stream) {
+/* The chain up to the stream: what draws of several streams for one
+ * agent and step share (rng_symmetric_from()). */
+static inline uint64_t rng_agent_step(uint64_t seed, uint64_t agent,
+                                      uint64_t step) {
     uint64_t h = rng_seed_key(seed);
     h = rng_mix(h ^ agent);
-    h = rng_mix(h ^ step);
-    return rng_mix(h ^ stream);
+    return rng_mix(h ^ step);
 }
 
-/* Uniform in [-1, 1), on a grid of 2^-23. */
-static inline float rng_symmetric(uint64_t seed, uint64_t agent, uint64_t step,
-                                  uint32_t stream) {
-    uint64_t h = rng_bits(seed, agent, step, stream);
+static inline uint64_t rng_bits(uint64_t seed, uint64_t agent, uint64_t step,
+                                uint32_t stream) {
+    return rng_mix(rng_agent_step(seed, agent, step) ^ stream);
+}
+
+/* Uniform in [-1, 1), on a grid of 2^-23, from a stream's bits. */
+static inline float rng_symmetric_of(uint64_t h) {
     return (float)(int32_t)((uint32_t)(h >> 40) - (1u << 23)) *
            (1.0f / 8388608.0f);
+}
+
+static inline float rng_symmetric(uint64_t seed, uint64_t agent, uint64_t step,
+                                  uint32_t stream) {
+    return rng_symmetric_of(rng_bits(seed, agent, step, stream));
+}
+
+/* rng_symmetric() of a stream, from rng_agent_step()'s chain. */
+static inline float rng_symmetric_from(uint64_t chain, uint32_t stream) {
+    return rng_symmetric_of(rng_mix(chain ^ stream));
 }
 
 #endif /* THRONG_RNG_H */

@@ -262,15 +262,19 @@ static inline pick_entry held_pick(const held_columns *h, int ranged,
 
 /* The `most` nearest of the m held candidates (all seen through range 0
  * unless ranged), ascending by key, into picks (room for most + 1: the
- * last entry takes what is not kept); returns how many. Each candidate's
+ * last entry takes what is not kept); returns how many, and in
+ * *farthest the squared distance of the last kept. Each candidate's
  * place is its count of strictly nearer ones when the path counts and m
  * is small: with no two of the kept at one distance, the places below
  * `most` are distinct and the candidates there are the nearest, in
  * order. Equal distances (coincident agents, a lattice) share a place;
- * then, as without the count, insertion orders them by key. */
-static uint32_t keep_nearest(const throng_world *w, const held_columns *held,
-                             int ranged, uint32_t m, uint32_t most,
-                             pick_entry *picks) {
+ * then, as without the count, insertion orders them by key. Unless
+ * `keys`, the counted picks get their `where` alone (what the
+ * constraints read): a key costs as much to build and store again. */
+static inline __attribute__((always_inline)) uint32_t
+keep_nearest(const throng_world *w, const held_columns *held, int ranged,
+             uint32_t m, uint32_t most, pick_entry *picks, const int keys,
+             float *farthest) {
     const uint32_t n = m < most ? m : most;
     if (w->count_below && m <= ORCA_COUNT_MAX) {
         int32_t nearer[ORCA_COUNT_MAX];
@@ -286,20 +290,34 @@ static uint32_t keep_nearest(const throng_world *w, const held_columns *held,
         /* Bit p: place p written. No branch on the data: a candidate
          * beyond the nearest goes to the spare entry. */
         uint64_t taken = 0, shared = 0;
+        int32_t last = 0;
         for (uint32_t i = 0; i < m; i++) {
             const uint32_t place = (uint32_t)nearer[i];
             const int kept = place < n;
             const uint64_t bit = kept ? (uint64_t)1 << place : 0u;
             shared |= taken & bit;
             taken |= bit;
-            picks[kept ? place : most] = held_pick(held, ranged, i);
+            if (keys) {
+                picks[kept ? place : most] = held_pick(held, ranged, i);
+            } else {
+                picks[kept ? place : most].where =
+                    (uint64_t)(ranged ? held->range[i] : 0u) << 32 |
+                    held->lanes.row[i];
+                last = place + 1u == n ? d2_bits[i] : last;
+            }
         }
-        if (!shared)
+        if (!shared) {
+            if (n > 0u)
+                *farthest = keys ? key_d2(picks[n - 1u].key)
+                                 : key_d2((uint64_t)(uint32_t)last << 32);
             return n;
+        }
     }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++)
         pick_insert(picks, &kept, most, held_pick(held, ranged, i));
+    if (kept > 0u)
+        *farthest = key_d2(picks[kept - 1u].key);
     return kept;
 }
 
@@ -367,14 +385,15 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
         while (from < cr->end) {
             if (m == ORCA_HELD) {
                 /* Full: cut back to the nearest, which stay held. */
-                m = keep_nearest(w, held, 1, m, most, picks);
+                float cut = 0.0f;
+                m = keep_nearest(w, held, 1, m, most, picks, 1, &cut);
                 for (uint32_t i = 0; i < m; i++) {
                     held->lanes.d2[i] = (int32_t)(picks[i].key >> 32);
                     held->lanes.slot[i] = (uint32_t)picks[i].key;
                     held->lanes.row[i] = (uint32_t)picks[i].where;
                     held->range[i] = (uint32_t)(picks[i].where >> 32);
                 }
-                a.limit = key_d2(picks[m - 1u].key);
+                a.limit = cut;
             }
             const uint32_t room = ORCA_HELD - m;
             const uint32_t stop = cr->end - from > room ? from + room : cr->end;
@@ -395,7 +414,8 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
  * the held. *guess (0: none) is the last row's farthest pick times
  * ORCA_GUESS_GROW: rows in cell order mostly see one crowd. The columns
  * are readable past a range's end (COLUMN_PAD), and the agent is left
- * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX. */
+ * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX.
+ * The picks may have their `where` alone (keep_nearest()). */
 static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
                               int range_count, uint32_t t, float R2,
                               uint32_t most, float *guess,
@@ -409,14 +429,18 @@ static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
     if (!guessed || m < most)
         m = hold_within(w, ranges, range_count, t, R2, R2, most, held, &ranged,
                         picks);
-    const uint32_t n = keep_nearest(w, held, ranged, m, most, picks);
-    *guess = n == most ? key_d2(picks[n - 1u].key) * ORCA_GUESS_GROW : R2;
+    float farthest = 0.0f;
+    const uint32_t n =
+        keep_nearest(w, held, ranged, m, most, picks, 0, &farthest);
+    *guess = n == most ? farthest * ORCA_GUESS_GROW : R2;
     return n;
 }
 
 /* Row t's nearest `most` neighbours within R2, ascending by key, into
- * picks (room for most + 1, then the lanes' held columns, picks_bytes())
- * and *guess the lanes' guess. Returns how many. */
+ * picks (room for most + 1, then the lanes' held columns, picks_bytes();
+ * their `where`, which is all the constraints read: the lanes' scan may
+ * leave the keys unwritten) and *guess the lanes' guess. Returns how
+ * many. */
 static uint32_t nearest(const throng_world *w, const cell_range *ranges,
                         int range_count, uint32_t t, float R2, uint32_t most,
                         float *guess, pick_entry *picks) {
@@ -483,13 +507,13 @@ static inline int forbidden_3d(const orca_plane *planes, uint32_t m,
 /* The tiny random nudge, from the world's counter-based generator. */
 static inline void nudge(const throng_world *w, uint32_t t, float max_speed,
                          int three, float v[3]) {
-    const uint64_t agent = steer_row_key(w, t);
+    const uint64_t chain =
+        rng_agent_step(w->seed, steer_row_key(w, t), w->step);
     const float amount = ORCA_NUDGE * max_speed;
-    v[0] += amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_X);
-    v[1] += amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_Y);
+    v[0] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_X);
+    v[1] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Y);
     if (three)
-        v[2] +=
-            amount * rng_symmetric(w->seed, agent, w->step, RNG_STREAM_ORCA_Z);
+        v[2] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Z);
 }
 
 /* The keep-right turn (throng_avoidance.keep_right), about +z. */
@@ -835,13 +859,12 @@ static void limit_motion(const throng_world *w, uint32_t t, float dt,
 /* The candidate ranges of row t's cell. In a dense or sparse grid a
  * bucket is one cell and the rows are in bucket order, so a cursor moved
  * along cell_start (*bucket) says when the cell changes, and the cell is
- * computed (flock_cell_of(), two floors of doubles) once per cell rather
- * than once per row; a hashed grid's bucket may hold several cells, and
- * its rows compare their cells. */
-static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
-                                             int ordered, uint32_t *bucket,
-                                             uint32_t *block_bucket,
-                                             flock_block *blk) {
+ * computed (flock_cell_of()) once per cell rather than once per row; a
+ * hashed grid's bucket may hold several cells, and its rows compare their
+ * cells. */
+static inline const cell_range *
+block_of_row(const throng_world *w, uint32_t t, int ordered, uint32_t *bucket,
+             uint32_t *block_bucket, grid_cursor *cursor, flock_block *blk) {
     if (!ordered)
         return flock_block_of(w, t, blk);
     const uint32_t *cell_start = w->grid.cell_start;
@@ -853,7 +876,18 @@ static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
         return blk->ranges;
     blk->known = 0;
     *block_bucket = b;
-    return flock_block_of(w, t, blk);
+    if (!w->grid.sparse)
+        return flock_block_of(w, t, blk);
+    /* A sparse grid's cells come in order along each row of cells: the
+     * cursor steps on from the last cell's place in each row instead of
+     * searching it again (the same ranges). */
+    int32_t cell[3];
+    flock_cell_of(w, t, cell);
+    blk->count = grid_ranges_span_at(&w->grid, cell[0], cell[0], cell[1],
+                                     cell[2], cursor, blk->ranges);
+    memcpy(blk->cell, cell, sizeof cell);
+    blk->known = 1;
+    return blk->ranges;
 }
 
 /* The first pass over rows [begin, end): every row's new velocity into
@@ -886,16 +920,27 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int ordered = (g->dense || g->sparse) && g->permuted;
     uint32_t bucket = ordered && begin < end ? grid_bucket_of_row(g, begin) : 0;
     uint32_t block_bucket = 0;
+    grid_cursor cursor;
+    grid_cursor_reset(&cursor);
+    /* In the plane on a vector path, the rows' preferred velocities first,
+     * on the lanes, into their force slots (nothing else reads them). */
+    const int pref_ahead = !three && w->velocity_rows_2d;
+    if (pref_ahead)
+        w->velocity_rows_2d(w, begin, end, vc->dt);
     for (uint32_t t = begin; t < end; t++) {
         float v[3] = { 0.0f, 0.0f, 0.0f };
-        if (three)
+        if (pref_ahead) {
+            v[0] = w->steer_x[t];
+            v[1] = w->steer_y[t];
+        } else if (three) {
             integrate_velocity_3d(w, t, vc->dt, v);
-        else
+        } else {
             integrate_velocity_2d(w, t, vc->dt, v);
+        }
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            const cell_range *ranges =
-                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
+            const cell_range *ranges = block_of_row(
+                w, t, ordered, &bucket, &block_bucket, &cursor, &blk);
             if (orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch,
                          &q, v)) {
                 if (q.block->lanes == ORCA_BLOCK_LANES)
@@ -914,6 +959,10 @@ static void place_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     velocity_ctx *vc = ctx;
     throng_world *w = vc->w;
+    if (w->dims == 2 && w->place_rows_2d) {
+        w->place_rows_2d(w, begin, end, vc->dt);
+        return;
+    }
     for (uint32_t t = begin; t < end; t++) {
         if (w->dims == 3) {
             const float v[3] = { w->steer_x[t], w->steer_y[t], w->steer_z[t] };

@@ -1473,7 +1473,51 @@ TEST(grid_sparse_paths_match_scalar) {
         }
 }
 
+/* grid_coord() against its definition: the floor of x / edge (in
+ * double, x times the inverse edge), clamped to +-GRID_COORD_LIMIT, NaN
+ * to the lowest. Random bit patterns reach every exponent; the edge
+ * cases are listed. */
+static int32_t coord_reference(const grid *g, int axis, float x) {
+    double t = floor((double)x * g->inv_edge[axis]);
+    if (!(t >= -GRID_COORD_LIMIT))
+        t = -GRID_COORD_LIMIT;
+    if (t > GRID_COORD_LIMIT)
+        t = GRID_COORD_LIMIT;
+    return (int32_t)t;
+}
+
+TEST(grid_coord_is_the_clamped_floor) {
+    grid g;
+    memset(&g, 0, sizeof g);
+    const double edges[] = { 1.0, 0.5, 15.0, 3.0e-7, 7.25e6 };
+    const float listed[] = {
+        0.0f,      -0.0f,  1e-30f,        -1e-30f,       14.999999f,
+        15.0f,     -15.0f, -15.000001f,   2.5f,          -2.5f,
+        1e9f,      -1e9f,  3.4e38f,       -3.4e38f,      INFINITY,
+        -INFINITY, NAN,    1073741824.0f, -1073741824.0f
+    };
+    test_rng rng = test_rng_make(11u);
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+        g.inv_edge[0] = 1.0 / edges[e];
+        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+            CHECK_EQ_INT(grid_coord(&g, 0, listed[i]),
+                         coord_reference(&g, 0, listed[i]));
+        for (int i = 0; i < 200000; i++) {
+            const uint32_t bits = (uint32_t)test_rng_u64(&rng);
+            float x;
+            memcpy(&x, &bits, sizeof x);
+            /* Multiples of the edge and their neighbours too. */
+            if (i % 4 == 1)
+                x = (float)((double)(int32_t)(bits >> 8) * edges[e] * 1e-3);
+            if (i % 4 == 2)
+                x = nextafterf(x, INFINITY);
+            CHECK_EQ_INT(grid_coord(&g, 0, x), coord_reference(&g, 0, x));
+        }
+    }
+}
+
 void register_grid_tests(void) {
+    REGISTER(grid_coord_is_the_clamped_floor);
     REGISTER(grid_stable_columns);
     REGISTER(grid_ranges_dense_match_walk);
     REGISTER(grid_sparse_matches_brute_force);

@@ -176,6 +176,10 @@ typedef struct vel_crowd {
     float pitch;
     int threads;
     int limits; /* a turn limit and a least speed too */
+    /* Some rows the vector halves of the integration leave to the scalar
+     * rows: limits whose squares are subnormal (1e-20) and a max speed
+     * whose moving agents are too slow to square (1e-16). */
+    int awkward;
 } vel_crowd;
 
 static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
@@ -222,7 +226,12 @@ static throng_world *vel_crowd_make(const vel_crowd *cfg, const char *path) {
             goal[2] = test_rng_range(&rng, 0.0f, 7.0f * cfg->pitch);
         throng_agent a = vel_agent(w, i % 5 == 4 ? THRONG_NULL_GROUP : g, p,
                                    goal, 0.2f + 0.05f * (float)(i % 3));
-        (void)a;
+        if (cfg->awkward && i % 7 == 3)
+            (void)throng_agent_set_max_speed(w, a, 1e-20f);
+        if (cfg->awkward && i % 11 == 5)
+            (void)throng_agent_set_max_speed(w, a, 1e-16f);
+        if (cfg->awkward && i % 13 == 6)
+            (void)throng_agent_set_max_force(w, a, 1e-20f);
     }
     return w;
 }
@@ -236,8 +245,8 @@ static uint64_t vel_crowd_run(const void *cfg, const char *path) {
  * whole integration (vector or scalar) does. */
 TEST(velocity_alone_is_integration) {
     for (int dims = 2; dims <= 3; dims++) {
-        vel_crowd none = { dims, THRONG_AVOIDANCE_NONE, 30.0f, 1, 0 };
-        vel_crowd orca = { dims, THRONG_AVOIDANCE_ORCA, 30.0f, 1, 0 };
+        vel_crowd none = { dims, THRONG_AVOIDANCE_NONE, 30.0f, 1, 0, 0 };
+        vel_crowd orca = { dims, THRONG_AVOIDANCE_ORCA, 30.0f, 1, 0, 0 };
         const uint64_t a = vel_crowd_run(&none, NULL);
         const uint64_t b = vel_crowd_run(&orca, NULL);
         CHECK(a != 0u && b != 0u);
@@ -254,7 +263,7 @@ TEST(velocity_alone_is_integration) {
  * 3 and 4 threads and on every kernel path. */
 TEST(velocity_threads_and_paths) {
     for (int dims = 2; dims <= 3; dims++) {
-        vel_crowd cfg = { dims, THRONG_AVOIDANCE_ORCA, 0.7f, 1, dims == 3 };
+        vel_crowd cfg = { dims, THRONG_AVOIDANCE_ORCA, 0.7f, 1, dims == 3, 0 };
         const uint64_t one = vel_crowd_run(&cfg, NULL);
         CHECK(one != 0u);
         for (int threads = 2; threads <= 4; threads++) {
@@ -264,6 +273,10 @@ TEST(velocity_threads_and_paths) {
         cfg.threads = 2;
         char what[48];
         snprintf(what, sizeof what, "%dD ORCA crowd", dims);
+        runner_paths_match_scalar(__FILE__, __LINE__, what, vel_crowd_run,
+                                  &cfg);
+        cfg.awkward = 1;
+        snprintf(what, sizeof what, "%dD ORCA crowd, awkward limits", dims);
         runner_paths_match_scalar(__FILE__, __LINE__, what, vel_crowd_run,
                                   &cfg);
     }
@@ -454,7 +467,7 @@ TEST(velocity_scan_paths) {
 /* A snapshot keeps every group's avoidance, and the loaded world steps
  * on to the very bits of the one that saved. */
 TEST(velocity_snapshot) {
-    const vel_crowd cfg = { 2, THRONG_AVOIDANCE_ORCA, 0.7f, 2, 1 };
+    const vel_crowd cfg = { 2, THRONG_AVOIDANCE_ORCA, 0.7f, 2, 1, 0 };
     throng_world *w = vel_crowd_make(&cfg, NULL);
     REQUIRE(w != NULL);
     for (int s = 0; s < 10; s++)
