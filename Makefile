@@ -1212,9 +1212,12 @@ fuzz-corpus: $(GEN_CORPUS)
 # (determinism_simd_variants), the integrator (integrate_), the
 # environment kernel (obstacle avoidance's lanes, avoid_; the recipe
 # finish on the lanes, finish_lanes and finish_path_lanes), ORCA's lanes
-# (orca_lanes_), the cap's lanes and its lane counting, the float limits
-# on every path, the grid's permutation and 2D queries, snapshots, and
-# the dispatch (simd_auto, simd_named). Left out, at tens of seconds to
+# (orca_lanes_), the velocity stage's halves of the integration on the
+# lanes with the rows they leave to the scalar code
+# (velocity_threads_and_paths), the cap's lanes and its lane counting,
+# the float limits on every path, the grid's permutation, cell
+# coordinates and 2D queries, snapshots, and the dispatch (simd_auto,
+# simd_named). Left out, at tens of seconds to
 # minutes each under emulation: the thread sweeps (determinism_threads
 # and the cap's, which test OpenMP rather than the architecture), the
 # many-scene path comparison (determinism_simd_paths, a minute; golden
@@ -1245,7 +1248,8 @@ CROSS_JOBS ?= 2
 CROSS_TESTS ?= simd_auto simd_named determinism_simd_variants orca3d_bits_golden \
 	finish_lanes finish_path_lanes avoid_ flock_ orca_lanes_ \
 	integrate_ degenerate_cap_lanes degenerate_cap_nearest cap_count_below \
-	degenerate_float_limits grid_permute grid_query_2d snapshot_ contact_crowd
+	degenerate_float_limits grid_permute grid_query_2d snapshot_ contact_crowd \
+	velocity_threads_and_paths grid_coord
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
 
