@@ -551,7 +551,7 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
     const int three = w->dims == 3;
     const int lanes = w->hold_rows != NULL;
     flock_block blk;
-    blk.known = 0;
+    flock_block_reset(&blk);
     for (uint32_t i = 0; i < n; i++)
         row_push(cc, rows[i], lanes, &blk);
     if (has_objects(w))
@@ -587,7 +587,7 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int three = w->dims == 3;
     const int lanes = w->hold_rows != NULL;
     flock_block blk;
-    blk.known = 0;
+    flock_block_reset(&blk);
     for (uint32_t t = begin; t < end; t++)
         row_push(cc, t, lanes, &blk);
     /* The objects' pushes, after the agents' (a loop of their own keeps

@@ -51,6 +51,10 @@ typedef struct cell_range {
     ((2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1) * \
      (2 * GRID_MAX_REACH + 1))
 
+/* The most rows of cells (y, z) a block spans. */
+#define GRID_MAX_BLOCK_ROWS \
+    ((2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1))
+
 typedef struct grid {
     int dims;
     int periodic;

@@ -166,7 +166,7 @@ static int ranges_sparse(const grid *g, int32_t cx_first, int32_t cx_last,
 }
 
 void grid_cursor_reset(grid_cursor *cur) {
-    for (int k = 0; k < GRID_MAX_RANGES; k++)
+    for (int k = 0; k < GRID_MAX_BLOCK_ROWS; k++)
         cur->row[k] = UINT32_MAX;
 }
 

@@ -30,9 +30,9 @@ int grid_ranges_span(const grid *g, int32_t cx_first, int32_t cx_last,
  * block, so the next lookup, a little further along x in the same rows,
  * steps on from there instead of searching the whole row again. */
 typedef struct grid_cursor {
-    uint32_t row[GRID_MAX_RANGES]; /* row of cells per block row */
-    uint32_t at[GRID_MAX_RANGES];  /* its first bucket at or past x */
-    int64_t x[GRID_MAX_RANGES];    /* that x */
+    uint32_t row[GRID_MAX_BLOCK_ROWS]; /* row of cells per block row */
+    uint32_t at[GRID_MAX_BLOCK_ROWS];  /* its first bucket at or past x */
+    int64_t x[GRID_MAX_BLOCK_ROWS];    /* that x */
 } grid_cursor;
 
 /* Forgets every row: the next lookup searches. */

@@ -295,13 +295,23 @@ static inline void flock_cell_of(const throng_world *w, uint32_t t,
 }
 /* The candidate ranges of row t's cell, kept while consecutive rows
  * share the cell (rows in cell order mostly do): a pass over rows that
- * looks at each one's block on its own (velocity.c, contact.c). */
+ * looks at each one's block on its own (velocity.c, contact.c). In a
+ * sparse grid the cursor steps each row of cells on from where the last
+ * block found it, which in a pass in sorted order is a step or two
+ * instead of a search (grid_ranges_span_at(), the same ranges). */
 typedef struct flock_block {
     cell_range ranges[GRID_MAX_RANGES];
     int count;
     int known; /* cell holds the cell of ranges */
     int32_t cell[3];
+    grid_cursor cursor;
 } flock_block;
+
+/* A block that knows no cell yet: the first row finds its ranges. */
+static inline void flock_block_reset(flock_block *b) {
+    b->known = 0;
+    grid_cursor_reset(&b->cursor);
+}
 
 static inline const cell_range *flock_block_of(const throng_world *w,
                                                uint32_t t, flock_block *b) {
@@ -309,7 +319,9 @@ static inline const cell_range *flock_block_of(const throng_world *w,
     flock_cell_of(w, t, c);
     if (!b->known || c[0] != b->cell[0] || c[1] != b->cell[1] ||
         c[2] != b->cell[2]) {
-        b->count = grid_ranges(&w->grid, c[0], c[1], c[2], b->ranges);
+        INVARIANT(w->grid.valid, "ranges are read from a valid build");
+        b->count = grid_ranges_span_at(&w->grid, c[0], c[0], c[1], c[2],
+                                       &b->cursor, b->ranges);
         b->cell[0] = c[0];
         b->cell[1] = c[1];
         b->cell[2] = c[2];

@@ -862,9 +862,10 @@ static void limit_motion(const throng_world *w, uint32_t t, float dt,
  * computed (flock_cell_of()) once per cell rather than once per row; a
  * hashed grid's bucket may hold several cells, and its rows compare their
  * cells. */
-static inline const cell_range *
-block_of_row(const throng_world *w, uint32_t t, int ordered, uint32_t *bucket,
-             uint32_t *block_bucket, grid_cursor *cursor, flock_block *blk) {
+static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
+                                             int ordered, uint32_t *bucket,
+                                             uint32_t *block_bucket,
+                                             flock_block *blk) {
     if (!ordered)
         return flock_block_of(w, t, blk);
     const uint32_t *cell_start = w->grid.cell_start;
@@ -876,18 +877,7 @@ block_of_row(const throng_world *w, uint32_t t, int ordered, uint32_t *bucket,
         return blk->ranges;
     blk->known = 0;
     *block_bucket = b;
-    if (!w->grid.sparse)
-        return flock_block_of(w, t, blk);
-    /* A sparse grid's cells come in order along each row of cells: the
-     * cursor steps on from the last cell's place in each row instead of
-     * searching it again (the same ranges). */
-    int32_t cell[3];
-    flock_cell_of(w, t, cell);
-    blk->count = grid_ranges_span_at(&w->grid, cell[0], cell[0], cell[1],
-                                     cell[2], cursor, blk->ranges);
-    memcpy(blk->cell, cell, sizeof cell);
-    blk->known = 1;
-    return blk->ranges;
+    return flock_block_of(w, t, blk);
 }
 
 /* The first pass over rows [begin, end): every row's new velocity into
@@ -913,15 +903,13 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         q.block->lanes = 0;
     }
     flock_block blk;
-    blk.known = 0;
+    flock_block_reset(&blk);
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;
     const int ordered = (g->dense || g->sparse) && g->permuted;
     uint32_t bucket = ordered && begin < end ? grid_bucket_of_row(g, begin) : 0;
     uint32_t block_bucket = 0;
-    grid_cursor cursor;
-    grid_cursor_reset(&cursor);
     /* In the plane on a vector path, the rows' preferred velocities first,
      * on the lanes, into their force slots (nothing else reads them). */
     const int pref_ahead = !three && w->velocity_rows_2d;
@@ -939,8 +927,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            const cell_range *ranges = block_of_row(
-                w, t, ordered, &bucket, &block_bucket, &cursor, &blk);
+            const cell_range *ranges =
+                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
             if (orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch,
                          &q, v)) {
                 if (q.block->lanes == ORCA_BLOCK_LANES)
