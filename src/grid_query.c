@@ -134,6 +134,8 @@ static int ranges_sparse(const grid *g, int32_t cx_first, int32_t cx_last,
     int count = 0, slot = 0;
     for (int dz = -rz; dz <= rz; dz++) {
         for (int dy = -ry; dy <= ry; dy++, slot++) {
+            INVARIANT(slot < GRID_MAX_BLOCK_ROWS,
+                      "a block's rows of cells fit the cursor");
             const uint32_t q = grid_sparse_row(g, cy + dy, cz + dz);
             if (q == UINT32_MAX)
                 continue;
