@@ -9,6 +9,10 @@
  * parts written after a '!' ("finish_,avoid_" runs both families;
  * "!golden_,!determinism_threads" runs all but those).
  *
+ * THRONG_TEST_SHORT=1 runs the few tests that shorten their runs under
+ * the sanitizers shorter here too (runner_short(), runner.h): for an
+ * emulator's run.
+ *
  * THRONG_TEST_TIMES=S (seconds) also prints to stderr, after the summary,
  * each test that took S or more of wall time, slowest first, with its
  * CPU time: where a build's run (a sanitizer's, an emulator's) spends
@@ -98,6 +102,11 @@ void runner_paths_match_scalar(const char *file, int line, const char *what,
                         what, paths[p], (unsigned long long)got,
                         (unsigned long long)scalar);
     }
+}
+
+bool runner_short(void) {
+    const char *env = getenv("THRONG_TEST_SHORT");
+    return RUNNER_SANITIZED || (env && env[0] && strcmp(env, "0") != 0);
 }
 
 throng_world *runner_on_path(throng_world *w, const char *path) {

@@ -46,6 +46,30 @@ static inline bool same_group(throng_group a, throng_group b) {
     return a.id == b.id && a.generation == b.generation && a.world == b.world;
 }
 
+/* 1 in a build under AddressSanitizer or ThreadSanitizer (gcc says so
+ * with __SANITIZE_*__, clang with __has_feature), 0 otherwise. A build
+ * may set it with -DRUNNER_SANITIZED=0 or 1. */
+#ifndef RUNNER_SANITIZED
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RUNNER_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RUNNER_SANITIZED 1
+#endif
+#endif
+#endif
+#ifndef RUNNER_SANITIZED
+#define RUNNER_SANITIZED 0
+#endif
+
+/* Whether this run is a slow one: a sanitizer build (RUNNER_SANITIZED),
+ * or THRONG_TEST_SHORT=1 in the environment (make cross-test sets it
+ * for its runs under qemu-aarch64). There a few tests that step many
+ * worlds on every path and thread count run fewer steps (each says how
+ * many, and what they still reach); the plain builds, which also pin
+ * the golden hashes, run them whole. */
+bool runner_short(void);
+
 typedef void (*runner_test_fn)(void);
 
 #if defined(__GNUC__)

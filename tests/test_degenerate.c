@@ -250,24 +250,36 @@ static uint64_t cap_flock_hash(int dims, uint32_t cap, int threads,
     return cap_steps_hash(w, steps);
 }
 
+/* Steps of the two cap sweeps below: in a short run (runner_short():
+ * the sanitizers, where they were 40 s and 66 s of CPU, and
+ * qemu-aarch64) a third, so every world, thread count and path is still
+ * stepped, its rows capped, walked and split among the workers on every
+ * step, and must still end in the same bits. The plain builds run them
+ * whole. */
+static int cap_steps(int whole) {
+    return runner_short() ? whole / 3 : whole;
+}
+
 /* A cap no agent reaches changes nothing, bit for bit, though capped
  * rows choose their neighbours apart from the uncapped walk; and a real
  * cap gives the same state on every thread count and kernel path. */
 TEST(degenerate_cap_deterministic) {
+    const int steps = cap_steps(30);
     for (int dims = 2; dims <= 3; dims++) {
-        uint64_t free_run = cap_flock_hash(dims, 0, 1, NULL, 30);
+        uint64_t free_run = cap_flock_hash(dims, 0, 1, NULL, steps);
         uint64_t high_cap =
-            cap_flock_hash(dims, THRONG_MAX_NEIGHBOUR_CAP, 2, NULL, 30);
+            cap_flock_hash(dims, THRONG_MAX_NEIGHBOUR_CAP, 2, NULL, steps);
         CHECK(free_run != 0);
         CHECK_EQ_U64(high_cap, free_run);
-        uint64_t base = cap_flock_hash(dims, 4, 1, "scalar", 30);
+        uint64_t base = cap_flock_hash(dims, 4, 1, "scalar", steps);
         CHECK(base != 0 && base != free_run);
         const int threads[] = { 1, 2, 3, 4, 8 };
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
-            CHECK_EQ_U64(cap_flock_hash(dims, 4, threads[t], NULL, 30), base);
+            CHECK_EQ_U64(cap_flock_hash(dims, 4, threads[t], NULL, steps),
+                         base);
         const char *paths[] = { "sse2", "avx2", "avx512", "neon", "wasm" };
         for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-            uint64_t h = cap_flock_hash(dims, 4, 2, paths[p], 30);
+            uint64_t h = cap_flock_hash(dims, 4, 2, paths[p], steps);
             if (h != 1)
                 CHECK_EQ_U64(h, base);
         }
@@ -339,18 +351,19 @@ static uint64_t lane_cap_hash(int dims, bool periodic, int threads,
 }
 
 TEST(degenerate_cap_lanes_match_scalar) {
+    const int steps = cap_steps(12);
     /* A build with the scalar path alone (SIMD=scalar) has none to
      * compare: every path reports itself missing. */
     for (int dims = 2; dims <= 3; dims++)
         for (int periodic = 0; periodic < 2; periodic++) {
             const uint64_t base =
-                lane_cap_hash(dims, periodic, 1, "scalar", 12);
+                lane_cap_hash(dims, periodic, 1, "scalar", steps);
             CHECK(base != 0 && base != 1);
             const char *paths[] = { "sse2", "avx2", "avx512", "neon", "wasm" };
             for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
                 for (int threads = 1; threads <= 2; threads++) {
                     uint64_t h =
-                        lane_cap_hash(dims, periodic, threads, paths[p], 12);
+                        lane_cap_hash(dims, periodic, threads, paths[p], steps);
                     if (h != 1 && h != base)
                         runner_fail(__FILE__, __LINE__,
                                     "%dD %s, %s path, %d thread(s): hash "
