@@ -46,14 +46,17 @@ static inline bool same_group(throng_group a, throng_group b) {
     return a.id == b.id && a.generation == b.generation && a.world == b.world;
 }
 
-/* 1 in a build under AddressSanitizer or ThreadSanitizer (gcc says so
- * with __SANITIZE_*__, clang with __has_feature), 0 otherwise. A build
- * may set it with -DRUNNER_SANITIZED=0 or 1. */
+/* 1 in a build under AddressSanitizer, ThreadSanitizer or (clang's)
+ * MemorySanitizer (gcc says so with __SANITIZE_*__, clang with
+ * __has_feature), 0 otherwise: the one test of it, for the tests that
+ * run shorter there (runner_short()) and those a sanitizer's shadow
+ * memory rules out. A build may set it with -DRUNNER_SANITIZED=0 or 1. */
 #ifndef RUNNER_SANITIZED
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RUNNER_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
 #define RUNNER_SANITIZED 1
 #endif
 #endif

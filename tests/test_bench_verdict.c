@@ -125,21 +125,13 @@ static unsigned judge_run(const char *name, uint32_t agents, uint32_t steps,
     return quality_judge(q, sc, steps, flag, size);
 }
 
-/* Under AddressSanitizer and UBSan (the CI's checking build, where this
- * was the slowest test: 150 s of CPU) the flocks are judged at 1,000
+/* In a short run (runner_short(): under the sanitizers, the CI's
+ * checking build, where this was the slowest test: 150 s of CPU, or
+ * THRONG_TEST_SHORT=1) the flocks are judged at 1,000
  * agents instead of 3,000: the same steps, ranges and verdicts (the
  * flocks line up, seed 000 does not, at either size), each step a third
  * of the work. The plain builds judge them at 3,000. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FLOCKS_AGENTS 1000u
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FLOCKS_AGENTS 1000u
-#endif
-#endif
-#ifndef FLOCKS_AGENTS
-#define FLOCKS_AGENTS 3000u
-#endif
+#define FLOCKS_AGENTS (runner_short() ? 1000u : 3000u)
 
 /* The flocks do what they claim: from random headings they keep half
  * their max speed and line up within 1,000 steps; seed 000's recipe,

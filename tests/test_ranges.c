@@ -550,18 +550,6 @@ TEST(ranges_query_tiny_radius_is_exact) {
 /* Capacity                                                                 */
 /* ------------------------------------------------------------------------ */
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RANGES_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define RANGES_SANITIZED 1
-#endif
-#endif
-#ifndef RANGES_SANITIZED
-#define RANGES_SANITIZED 0
-#endif
-
 /* Resident and total pages of this process (/proc/self/statm). */
 static int ranges_statm(long *total, long *resident) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -634,7 +622,7 @@ TEST(ranges_capacity_costs_what_is_used) {
  * and ThreadSanitizer, which reserve terabytes of shadow memory at
  * start. */
 TEST(ranges_max_capacity_is_out_of_memory) {
-    if (RANGES_SANITIZED)
+    if (RUNNER_SANITIZED)
         return;
     long total = 0, rss = 0;
     if (!ranges_statm(&total, &rss))

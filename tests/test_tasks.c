@@ -89,21 +89,13 @@ static void check_scene(const char *name, uint32_t agents, int steps) {
     }
 }
 
-/* Under the sanitizers (AddressSanitizer with UBSan, ThreadSanitizer),
- * where these were among the slowest tests (every3d 70 s of CPU), each
+/* In a short run (runner_short(): under the sanitizers, AddressSanitizer
+ * with UBSan or ThreadSanitizer, where these were among the slowest
+ * tests, every3d 70 s of CPU; or THRONG_TEST_SHORT=1), each
  * scene runs a third of the steps: the same sizes, so every loop is still
  * split among every worker in every order, and every run must still end
  * in the OpenMP run's bits. The plain builds run the full count. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TASKS_STEP_DIV 3
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TASKS_STEP_DIV 3
-#endif
-#endif
-#ifndef TASKS_STEP_DIV
-#define TASKS_STEP_DIV 1
-#endif
+#define TASKS_STEP_DIV (runner_short() ? 3u : 1u)
 
 /* Sizes that split every loop (the grid's sort into parts from 16k agents
  * up), steps enough for every behaviour and the wander to matter. */
