@@ -95,7 +95,7 @@ static void check_scene(const char *name, uint32_t agents, int steps) {
  * scene runs a third of the steps: the same sizes, so every loop is still
  * split among every worker in every order, and every run must still end
  * in the OpenMP run's bits. The plain builds run the full count. */
-#define TASKS_STEP_DIV (runner_short() ? 3u : 1u)
+#define TASKS_STEP_DIV (runner_short() ? 3 : 1)
 
 /* Sizes that split every loop (the grid's sort into parts from 16k agents
  * up), steps enough for every behaviour and the wander to matter. */
