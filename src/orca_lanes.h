@@ -35,11 +35,14 @@
 
 typedef struct orca_block_2d {
     /* Pair i of lane l at [i * ORCA_BLOCK_LANES + l]: rel_p = p_B - p_A,
-     * rel_v = v_A - v_B, the sum of the radii (> 0), the x of the tie
-     * (orca_agent_line_2d()) and the agent's share of the pair. */
+     * rel_v = v_A - v_B, the sum of the radii (> 0), the neighbour's tie
+     * key (the agent's is own_tie; orca_block_tie_x()) and, for the lanes
+     * of own_shares alone, the agent's share of the pair (the others take
+     * lane_share for every pair: orca_block_share()). */
     float px[ORCA_BLOCK_ENTRIES], py[ORCA_BLOCK_ENTRIES];
     float vx[ORCA_BLOCK_ENTRIES], vy[ORCA_BLOCK_ENTRIES];
-    float reach[ORCA_BLOCK_ENTRIES], tie[ORCA_BLOCK_ENTRIES];
+    float reach[ORCA_BLOCK_ENTRIES];
+    uint32_t tie[ORCA_BLOCK_ENTRIES];
     float share[ORCA_BLOCK_ENTRIES];
     /* The lines, laid out as the pairs. */
     float lpx[ORCA_BLOCK_ENTRIES], lpy[ORCA_BLOCK_ENTRIES];
@@ -51,9 +54,29 @@ typedef struct orca_block_2d {
     float want_x[ORCA_BLOCK_LANES], want_y[ORCA_BLOCK_LANES];
     float out_x[ORCA_BLOCK_LANES], out_y[ORCA_BLOCK_LANES];
     float max_speed[ORCA_BLOCK_LANES], inv_tau[ORCA_BLOCK_LANES];
+    /* Per lane: the agent's tie key and its share of every pair (unless
+     * its bit is in own_shares: bit l, lane l's pairs carry their own). */
+    uint32_t own_tie[ORCA_BLOCK_LANES];
+    float lane_share[ORCA_BLOCK_LANES];
+    uint32_t own_shares;
     uint32_t count[ORCA_BLOCK_LANES];
     uint32_t lanes; /* agents in the block, <= ORCA_BLOCK_LANES */
 } orca_block_2d;
+
+/* The x of pair e's tie (orca_agent_line_2d()) in lane l: opposite for
+ * the two of a pair, so coincident agents part. Only the pairs the lanes
+ * hand back read it, so the block keeps the keys rather than the
+ * comparison. */
+static inline float orca_block_tie_x(const orca_block_2d *b, uint32_t l,
+                                     uint32_t e) {
+    return b->own_tie[l] < b->tie[e] ? -1.0f : 1.0f;
+}
+
+/* Lane l's share of pair e. */
+static inline float orca_block_share(const orca_block_2d *b, uint32_t l,
+                                     uint32_t e) {
+    return (b->own_shares >> l) & 1u ? b->share[e] : b->lane_share[l];
+}
 
 /* The lines of every lane's pairs, into lpx .. ldy; returns the lanes
  * (bit l: lane l) where some line forbids want, those that must solve. */

@@ -577,6 +577,11 @@ static void lanes_take(const throng_world *w, uint32_t t,
     orca_block_2d *b = q->block;
     const uint32_t l = b->lanes++;
     const uint32_t *tie = world_ties(w);
+    /* A group whose mask may hide it from a neighbour gives each pair its
+     * share; any other lane shares every pair alike. */
+    const uint32_t own_bit = 1u << l;
+    b->own_shares =
+        k->filter_back ? b->own_shares | own_bit : b->own_shares & ~own_bit;
     uint32_t count = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t j = (uint32_t)picks[i].where;
@@ -587,18 +592,22 @@ static void lanes_take(const throng_world *w, uint32_t t,
             continue;
         float d[3];
         (void)flock_offset(w, &ranges[range], t, j, d);
-        const int blind = k->filter_back &&
-                          !flock_sees(w, w->group_params[c->group[j]].see, t);
         const uint32_t e = count++ * ORCA_BLOCK_LANES + l;
         b->px[e] = d[0];
         b->py[e] = d[1];
         b->vx[e] = own_v[0] - c->vx[j];
         b->vy[e] = own_v[1] - c->vy[j];
         b->reach[e] = reach;
-        b->tie[e] = tie[t] < tie[j] ? -1.0f : 1.0f;
-        b->share[e] = blind ? 1.0f : k->orca_share;
+        b->tie[e] = tie[j];
+        if (k->filter_back) {
+            const int blind =
+                !flock_sees(w, w->group_params[c->group[j]].see, t);
+            b->share[e] = blind ? 1.0f : k->orca_share;
+        }
     }
     b->count[l] = count;
+    b->own_tie[l] = tie[t];
+    b->lane_share[l] = k->orca_share;
     b->own_vx[l] = own_v[0];
     b->own_vy[l] = own_v[1];
     b->want_x[l] = v[0];
@@ -901,6 +910,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
                            2u * (most + ORCA_STATIC_MAX) * sizeof(orca_plane);
         q.block = (orca_block_2d *)(void *)(scratch + align_bytes(raw));
         q.block->lanes = 0;
+        q.block->own_shares = 0;
     }
     flock_block blk;
     flock_block_reset(&blk);

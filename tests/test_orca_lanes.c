@@ -36,6 +36,12 @@ static float lanes_test_odd(test_rng *rng) {
     return odd[test_rng_below(rng, 7u)];
 }
 
+/* A share: 1 (a neighbour that does not see the agent), 0, or between. */
+static float lanes_test_share(test_rng *rng) {
+    const uint32_t s = test_rng_below(rng, 6u);
+    return s == 0 ? 1.0f : s == 1 ? 0.0f : s == 2 ? 0.3f : 0.5f;
+}
+
 /* Pair e of lane l: a neighbour drawn around the agent. */
 static void lanes_test_pair(test_rng *rng, orca_block_2d *b, uint32_t e,
                             float scale) {
@@ -45,9 +51,8 @@ static void lanes_test_pair(test_rng *rng, orca_block_2d *b, uint32_t e,
     b->vx[e] = test_rng_range(rng, -4.0f, 4.0f) * scale;
     b->vy[e] = test_rng_range(rng, -4.0f, 4.0f) * scale;
     b->reach[e] = 3.0f * scale;
-    b->tie[e] = test_rng_below(rng, 2u) ? 1.0f : -1.0f;
-    const uint32_t s = test_rng_below(rng, 6u);
-    b->share[e] = s == 0 ? 1.0f : s == 1 ? 0.0f : s == 2 ? 0.3f : 0.5f;
+    b->tie[e] = test_rng_below(rng, 4u); /* the agent's is 1 or 2 */
+    b->share[e] = lanes_test_share(rng);
     if (kind == 1) { /* overlapping */
         b->px[e] *= 0.1f;
         b->py[e] *= 0.1f;
@@ -88,6 +93,13 @@ static void lanes_test_block(test_rng *rng, orca_block_2d *b, uint32_t lanes,
         b->want_y[l] =
             want == 0 ? 0.0f : test_rng_range(rng, -4.0f, 4.0f) * scale;
         b->inv_tau[l] = test_rng_below(rng, 2u) ? 0.1f : 0.5f;
+        b->own_tie[l] = 1u + test_rng_below(rng, 2u);
+        /* Lanes sharing every pair alike, and lanes whose pairs carry
+         * their own share (the other lanes' share entries stay drawn,
+         * which the lanes must not read). */
+        b->lane_share[l] = lanes_test_share(rng);
+        if (test_rng_below(rng, 2u))
+            b->own_shares |= 1u << l;
     }
 }
 
@@ -116,10 +128,15 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
                 const float rel_p[2] = { before.px[e], before.py[e] };
                 const float rel_v[2] = { before.vx[e], before.vy[e] };
                 const float v_a[2] = { before.own_vx[l], before.own_vy[l] };
-                const float tie[2] = { before.tie[e], 0.0f };
+                const float tie[2] = { before.own_tie[l] < before.tie[e] ? -1.0f
+                                                                         : 1.0f,
+                                       0.0f };
+                const float share = (before.own_shares >> l) & 1u
+                                        ? before.share[e]
+                                        : before.lane_share[l];
                 orca_agent_line_2d(rel_p, rel_v, before.reach[e],
-                                   before.inv_tau[l], inv_dt, before.share[e],
-                                   v_a, tie, &want[i]);
+                                   before.inv_tau[l], inv_dt, share, v_a, tie,
+                                   &want[i]);
             }
             orca_block_lane_lines(&b, l, got);
             for (uint32_t i = 0; i < b.count[l]; i++)
