@@ -582,6 +582,14 @@ static inline int length_in_range(float x) {
     return x >= THRONG_MIN_LENGTH && x <= THRONG_MAX_LENGTH;
 }
 
+/* The bytes of a canonical world's tie_rows for n rows: the vector paths
+ * read a range's tie-breakers a vector at a time, up to COLUMN_PAD past
+ * its end, as they read the columns, so the padding is allocated (and
+ * holds n, n + 1, ...) as the columns' is. */
+static inline size_t tie_rows_bytes(uint32_t n) {
+    return n ? ((size_t)n + COLUMN_PAD) * sizeof(uint32_t) : 0u;
+}
+
 /* The column that breaks ties between agents (see canonical_order): the
  * slots, or in a canonical world the rows themselves. */
 static inline const uint32_t *world_ties(const throng_world *w) {

@@ -80,16 +80,17 @@ static int reserve_counters(throng_world *w, uint32_t threads) {
 }
 
 /* A canonical world's tie-breakers (world_ties()): 0, 1, 2, ... for
- * every row; grown, never shrunk. */
+ * every row and the padding past them (tie_rows_bytes()); grown, never
+ * shrunk. */
 static int reserve_tie_rows(throng_world *w) {
     if (!w->canonical_order || w->count <= w->tie_rows_count)
         return 0;
-    uint32_t *t = world_alloc(w, (size_t)w->count * sizeof *t);
+    uint32_t *t = world_alloc(w, tie_rows_bytes(w->count));
     if (!t)
         return 1;
-    for (uint32_t i = 0; i < w->count; i++)
+    for (uint32_t i = 0; i < w->count + COLUMN_PAD; i++)
         t[i] = i;
-    world_free(w, w->tie_rows, (size_t)w->tie_rows_count * sizeof *t);
+    world_free(w, w->tie_rows, tie_rows_bytes(w->tie_rows_count));
     w->tie_rows = t;
     w->tie_rows_count = w->count;
     return 0;

@@ -363,7 +363,7 @@ void throng_world_destroy(throng_world *w) {
     world_free(w, w->cap_index, w->cap_index_bytes);
     world_free(w, w->velocity_scratch, w->velocity_scratch_bytes);
     world_free(w, w->contact_scratch, w->contact_scratch_bytes);
-    world_free(w, w->tie_rows, (size_t)w->tie_rows_count * sizeof(uint32_t));
+    world_free(w, w->tie_rows, tie_rows_bytes(w->tie_rows_count));
     throng_world boot;
     memset(&boot, 0, sizeof boot);
     boot.allocator = w->allocator;
@@ -562,7 +562,7 @@ size_t throng_world_bytes(const throng_world *w) {
             (sizeof(group_record) + sizeof(group_kernel_params)) +
         (size_t)w->counters_len * sizeof(thread_counters) +
         grid_bytes(&w->grid) + w->cap_index_bytes + w->velocity_scratch_bytes +
-        w->contact_scratch_bytes + (size_t)w->tie_rows_count * sizeof(uint32_t);
+        w->contact_scratch_bytes + tie_rows_bytes(w->tie_rows_count);
     bytes += hash_bytes(w->keys ? w->keys->hh.tbl : NULL, sizeof(key_entry));
     bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL, sizeof(name_entry));
     bytes += geometry_bytes(w);
