@@ -250,6 +250,61 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
     return n;
 }
 
+/* nearest_dims()'s picks from a block of at most ORCA_LANES_MIN
+ * candidates (a sparse crowd's usual block), with no branch on the data:
+ * every candidate within R2 is written down, then placed at its count of
+ * nearer ones. The keys differ (each agent has its own tie key), so the
+ * places below `most` are the nearest in nearest_dims()'s order, and the
+ * rest go to the spare entry picks[most]. An insertion sort branches on
+ * every compare, and mispredicts about half of them: a crowd is in no
+ * order. */
+static inline __attribute__((always_inline)) uint32_t
+nearest_ranked(const throng_world *w, const cell_range *ranges, int range_count,
+               uint32_t t, float R2, uint32_t most, pick_entry *picks,
+               const int three) {
+    const agent_columns *c = &w->col;
+    const uint32_t *tie = world_ties(w);
+    pick_entry seen[ORCA_LANES_MIN];
+    uint32_t m = 0;
+    for (int r = 0; r < range_count; r++) {
+        const cell_range *cr = &ranges[r];
+        const float qx = c->px[t] - cr->shift[0];
+        const float qy = c->py[t] - cr->shift[1];
+        const float qz = three ? c->pz[t] - cr->shift[2] : 0.0f;
+        for (uint32_t j = cr->begin; j < cr->end; j++) {
+            const float dx = c->px[j] - qx, dy = c->py[j] - qy;
+            float d2 = dx * dx + dy * dy;
+            if (three) {
+                const float dz = c->pz[j] - qz;
+                d2 = d2 + dz * dz;
+            }
+            seen[m].key = (uint64_t)float_bits(d2) << 32 | tie[j];
+            seen[m].where = (uint64_t)r << 32 | j;
+            m += (uint32_t)((d2 <= R2) & (j != t));
+        }
+    }
+    uint32_t taken = 0, shared = 0; /* bit p: place p written */
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t place = 0;
+        for (uint32_t o = 0; o < m; o++)
+            place += (uint32_t)(seen[o].key < seen[i].key);
+        const uint32_t bit = 1u << place;
+        shared |= taken & bit;
+        taken |= bit;
+        picks[place < most ? place : most] = seen[i];
+    }
+    if (shared) {
+        /* One agent seen twice at one distance (through two images of a
+         * small periodic box): as nearest_dims(), insertion in scan order
+         * keeps both. */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < m; i++)
+            pick_insert(picks, &n, most, seen[i]);
+        return n;
+    }
+    return m < most ? m : most;
+}
+
 /* Held candidate i as a pick. */
 static inline pick_entry held_pick(const held_columns *h, int ranged,
                                    uint32_t i) {
@@ -456,8 +511,12 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
     uint32_t candidates = 0;
     for (int r = 0; r < range_count; r++)
         candidates += ranges[r].end - ranges[r].begin;
-    if (candidates > ORCA_LANES_MIN && w->hold_rows && w->count_below &&
-        most <= ORCA_COUNT_MAX) {
+    if (candidates <= ORCA_LANES_MIN)
+        return w->dims == 3 ? nearest_ranked(w, ranges, range_count, t, R2,
+                                             most, picks, 1)
+                            : nearest_ranked(w, ranges, range_count, t, R2,
+                                             most, picks, 0);
+    if (w->hold_rows && w->count_below && most <= ORCA_COUNT_MAX) {
         uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
         const held_columns held = { { (int32_t *)(void *)column,
                                       column + HELD_COLUMN,
