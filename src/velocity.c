@@ -43,9 +43,10 @@
  * a guess of the farthest pick's distance, packed a vector at a time
  * into columns (distance bits, slot, row: the distance bits are what the
  * counting reads), and place each held one by its count of nearer ones,
- * with no branch on the data; the plain scan one
- * candidate at a time (nearest_dims()) is the scalar path's and the
- * reference the tests hold them to.
+ * with no branch on the data. A block of few candidates, on any path,
+ * is written down whole and placed by counting (nearest_ranked()); the
+ * plain scan one candidate at a time (nearest_dims()) is the scalar
+ * path's for larger blocks and the reference the tests hold them to.
  *
  * In the plane, on a vector path, the constraints and the program run
  * on the lanes, one agent per lane (orca_lanes.h): each row's pairs are
