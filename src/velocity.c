@@ -212,6 +212,29 @@ static inline float key_d2(uint64_t key) {
     return d2;
 }
 
+/* Row t's image seen through range cr, rounded as flock_offset() rounds
+ * it. */
+static inline void orca_image(const throng_world *w, const cell_range *cr,
+                              uint32_t t, float q[3]) {
+    const agent_columns *c = &w->col;
+    q[0] = c->px[t] - cr->shift[0];
+    q[1] = c->py[t] - cr->shift[1];
+    q[2] = w->dims == 3 ? c->pz[t] - cr->shift[2] : 0.0f;
+}
+
+/* The squared distance from the image q to row j, flock_offset()'s
+ * operation for operation. */
+static inline float image_d2(const agent_columns *c, const float q[3],
+                             uint32_t j, const int three) {
+    const float dx = c->px[j] - q[0], dy = c->py[j] - q[1];
+    float d2 = dx * dx + dy * dy;
+    if (three) {
+        const float dz = c->pz[j] - q[2];
+        d2 = d2 + dz * dz;
+    }
+    return d2;
+}
+
 /* Row t's nearest `most` neighbours within R2 among the candidate
  * ranges, ascending by key, into picks; returns how many. The squared
  * distance is flock_offset()'s, operation for operation. The plain
@@ -227,16 +250,10 @@ nearest_dims(const throng_world *w, const cell_range *ranges, int range_count,
     float limit = R2; /* the farthest kept, once `most` are kept */
     for (int r = 0; r < range_count; r++) {
         const cell_range *cr = &ranges[r];
-        const float qx = c->px[t] - cr->shift[0];
-        const float qy = c->py[t] - cr->shift[1];
-        const float qz = three ? c->pz[t] - cr->shift[2] : 0.0f;
+        float q[3];
+        orca_image(w, cr, t, q);
         for (uint32_t j = cr->begin; j < cr->end; j++) {
-            const float dx = c->px[j] - qx, dy = c->py[j] - qy;
-            float d2 = dx * dx + dy * dy;
-            if (three) {
-                const float dz = c->pz[j] - qz;
-                d2 = d2 + dz * dz;
-            }
+            const float d2 = image_d2(c, q, j, three);
             if (!(d2 <= limit) || j == t)
                 continue;
             if (layers && !flock_sees(w, w->group_params[c->group[t]].see, j))
@@ -269,16 +286,10 @@ nearest_ranked(const throng_world *w, const cell_range *ranges, int range_count,
     uint32_t m = 0;
     for (int r = 0; r < range_count; r++) {
         const cell_range *cr = &ranges[r];
-        const float qx = c->px[t] - cr->shift[0];
-        const float qy = c->py[t] - cr->shift[1];
-        const float qz = three ? c->pz[t] - cr->shift[2] : 0.0f;
+        float q[3];
+        orca_image(w, cr, t, q);
         for (uint32_t j = cr->begin; j < cr->end; j++) {
-            const float dx = c->px[j] - qx, dy = c->py[j] - qy;
-            float d2 = dx * dx + dy * dy;
-            if (three) {
-                const float dz = c->pz[j] - qz;
-                d2 = d2 + dz * dz;
-            }
+            const float d2 = image_d2(c, q, j, three);
             seen[m].key = (uint64_t)float_bits(d2) << 32 | tie[j];
             seen[m].where = (uint64_t)r << 32 | j;
             m += (uint32_t)((d2 <= R2) & (j != t));
@@ -387,16 +398,6 @@ static int one_shift(const cell_range *ranges, int range_count) {
         if (memcmp(ranges[r].shift, ranges[0].shift, bytes) != 0)
             return 0;
     return 1;
-}
-
-/* Row t's image seen through range cr, rounded as flock_offset() rounds
- * it. */
-static inline void orca_image(const throng_world *w, const cell_range *cr,
-                              uint32_t t, float q[3]) {
-    const agent_columns *c = &w->col;
-    q[0] = c->px[t] - cr->shift[0];
-    q[1] = c->py[t] - cr->shift[1];
-    q[2] = w->dims == 3 ? c->pz[t] - cr->shift[2] : 0.0f;
 }
 
 /* Holds, in held's columns from 0, the candidates of the ranges within
