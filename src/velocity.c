@@ -117,6 +117,8 @@
 /* Entries of each column of held candidates: ORCA_HELD and the lanes'
  * slack past it. */
 #define HELD_COLUMN (ORCA_HELD + FLOCK_HELD_SLACK)
+_Static_assert(ORCA_COUNT_MAX + FLOCK_COUNT_PAD <= HELD_COLUMN,
+               "the counting's padding fits in a held column");
 
 /* The candidates a row holds before the selection, a column per field
  * (flock_held) and the range each was seen through. */
@@ -351,32 +353,35 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
         const uint32_t padded =
             (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
         int32_t *d2_bits = held->lanes.d2;
-        for (uint32_t i = m; i < padded; i++)
-            d2_bits[i] = INT32_MAX;
+        /* A fixed run of padding (the column has room past
+         * ORCA_COUNT_MAX): a loop to `padded` ends unpredictably. */
+        for (uint32_t i = 0; i < FLOCK_COUNT_PAD; i++)
+            d2_bits[m + i] = INT32_MAX;
         w->count_below(d2_bits, m, padded, nearer);
         /* Bit p: place p written. No branch on the data: a candidate
-         * beyond the nearest goes to the spare entry. */
+         * beyond the nearest (a place of `most` or more: every place is
+         * below m) goes to the spare entry picks[most], and which held
+         * one went where is noted rather than selected (compilers make
+         * a branch of `kept ? :` here, which mispredicts often). */
         uint64_t taken = 0, shared = 0;
-        int32_t last = 0;
+        uint32_t from[ORCA_COUNT_MAX + 1u];
         for (uint32_t i = 0; i < m; i++) {
             const uint32_t place = (uint32_t)nearer[i];
-            const int kept = place < n;
-            const uint64_t bit = kept ? (uint64_t)1 << place : 0u;
+            const uint64_t bit = (uint64_t)(place < most) << place;
             shared |= taken & bit;
             taken |= bit;
-            if (keys) {
-                picks[kept ? place : most] = held_pick(held, ranged, i);
-            } else {
-                picks[kept ? place : most].where =
-                    (uint64_t)(ranged ? held->range[i] : 0u) << 32 |
-                    held->lanes.row[i];
-                last = place + 1u == n ? d2_bits[i] : last;
-            }
+            const uint32_t to = place < most ? place : most;
+            from[to] = i;
+            const uint64_t range = ranged ? held->range[i] : 0u;
+            if (keys)
+                picks[to] = held_pick(held, ranged, i);
+            else
+                picks[to].where = range << 32 | held->lanes.row[i];
         }
         if (!shared) {
             if (n > 0u)
-                *farthest = keys ? key_d2(picks[n - 1u].key)
-                                 : key_d2((uint64_t)(uint32_t)last << 32);
+                *farthest =
+                    key_d2((uint64_t)(uint32_t)d2_bits[from[n - 1u]] << 32);
             return n;
         }
     }
@@ -487,8 +492,10 @@ static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
         m = hold_within(w, ranges, range_count, t, R2, R2, most, held, &ranged,
                         picks);
     float farthest = 0.0f;
+    /* Each case its own copy, with no test of `ranged` per candidate. */
     const uint32_t n =
-        keep_nearest(w, held, ranged, m, most, picks, 0, &farthest);
+        ranged ? keep_nearest(w, held, 1, m, most, picks, 0, &farthest)
+               : keep_nearest(w, held, 0, m, most, picks, 0, &farthest);
     *guess = n == most ? farthest * ORCA_GUESS_GROW : R2;
     return n;
 }
