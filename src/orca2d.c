@@ -336,6 +336,25 @@ static void orca_least_violation(const orca_line *lines, uint32_t count,
     }
 }
 
+/* The programs' velocity v into out: every velocity they give is on or
+ * in the circle up to rounding; an ulp-long one is pulled back in
+ * (len > max_speed > 0 guards the division), then shortened by an ulp
+ * while the rounded length still exceeds. */
+static void orca_pull_in(float v[2], float max_speed, float out[2]) {
+    const float len = orca_length(v[0], v[1]);
+    if (len > max_speed) {
+        const float scale = max_speed / len;
+        v[0] *= scale;
+        v[1] *= scale;
+        for (int k = 0; k < 4 && orca_length(v[0], v[1]) > max_speed; k++) {
+            v[0] *= 1.0f - FLT_EPSILON;
+            v[1] *= 1.0f - FLT_EPSILON;
+        }
+    }
+    out[0] = v[0];
+    out[1] = v[1];
+}
+
 void orca_solve_2d(const orca_line *lines, uint32_t count, uint32_t hard,
                    float max_speed, const float preferred[2],
                    orca_line *scratch, float out[2]) {
@@ -355,21 +374,15 @@ void orca_solve_2d(const orca_line *lines, uint32_t count, uint32_t hard,
         orca_least_violation(lines, count, failed < keep ? 0u : keep, failed,
                              max_speed, scratch, v);
     }
-    /* Every velocity above is on or in the circle up to rounding; pull an
-     * ulp-long one back in (len > max_speed > 0 guards the division), then
-     * shorten by an ulp while the rounded length still exceeds. */
-    const float len = orca_length(v[0], v[1]);
-    if (len > max_speed) {
-        const float scale = max_speed / len;
-        v[0] *= scale;
-        v[1] *= scale;
-        for (int k = 0; k < 4 && orca_length(v[0], v[1]) > max_speed; k++) {
-            v[0] *= 1.0f - FLT_EPSILON;
-            v[1] *= 1.0f - FLT_EPSILON;
-        }
-    }
-    out[0] = v[0];
-    out[1] = v[1];
+    orca_pull_in(v, max_speed, out);
+}
+
+void orca_solve_2d_rest(const orca_line *lines, uint32_t count, uint32_t failed,
+                        float max_speed, const float v[2], orca_line *scratch,
+                        float out[2]) {
+    float w[2] = { v[0], v[1] };
+    orca_least_violation(lines, count, 0u, failed, max_speed, scratch, w);
+    orca_pull_in(w, max_speed, out);
 }
 
 /* The lanes mirror orca_agent_line_2d() with axis = rel_p / dist, the

@@ -92,4 +92,14 @@ void orca_solve_2d(const orca_line *lines, uint32_t count, uint32_t hard,
                    float max_speed, const float preferred[2],
                    orca_line *scratch, float out[2]);
 
+/* orca_solve_2d() with no hard lines, from where its first phase stopped
+ * (a caller that ran that phase itself, on vector lanes): `failed` <
+ * count is the first line no velocity satisfies together with those
+ * before it, and v the phase's velocity then, the best for lines[0 ..
+ * failed), as orca_solve_2d() has it (so max_speed > 0). Its answer, bit
+ * for bit, into out. */
+void orca_solve_2d_rest(const orca_line *lines, uint32_t count, uint32_t failed,
+                        float max_speed, const float v[2], orca_line *scratch,
+                        float out[2]);
+
 #endif /* THRONG_ORCA2D_H */

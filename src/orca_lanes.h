@@ -60,6 +60,12 @@ typedef struct orca_block_2d {
     float lane_share[ORCA_BLOCK_LANES];
     uint32_t own_shares;
     uint32_t count[ORCA_BLOCK_LANES];
+    /* Written by the solve: bit l of `rest`, lane l's program met line
+     * failed_at[l], which no velocity satisfies with those before it;
+     * out_x, out_y then hold the program's velocity before that line,
+     * where orca_solve_2d_rest() goes on. */
+    uint32_t failed_at[ORCA_BLOCK_LANES];
+    uint32_t rest;
     uint32_t lanes; /* agents in the block, <= ORCA_BLOCK_LANES */
 } orca_block_2d;
 
@@ -84,7 +90,9 @@ typedef uint32_t (*orca_block_lines_fn)(orca_block_2d *b, float inv_dt);
 
 /* For the lanes of `solve`: orca_solve_2d()'s answer to their lines and
  * want (no hard lines) into out_x, out_y; returns the lanes of `solve`
- * it left to orca_solve_2d(). */
+ * it left to the one-agent code: those of `rest` to
+ * orca_solve_2d_rest() from where their program stopped, the others
+ * (speeds too small or large to square) to orca_solve_2d(). */
 typedef uint32_t (*orca_block_solve_fn)(orca_block_2d *b, uint32_t solve);
 
 #define ORCA_LANES_DECLARE(isa)                                      \

@@ -725,10 +725,17 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
     for (uint32_t m = alone; m; m &= m - 1u) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
         orca_block_lane_lines(b, l, lines);
-        const float want[2] = { b->want_x[l], b->want_y[l] };
         float out[2];
-        orca_solve_2d(lines, b->count[l], 0u, b->max_speed[l], want,
-                      lines + b->count[l], out);
+        if ((b->rest >> l) & 1u) {
+            /* The lanes ran the program's first phase already. */
+            const float from[2] = { b->out_x[l], b->out_y[l] };
+            orca_solve_2d_rest(lines, b->count[l], b->failed_at[l],
+                               b->max_speed[l], from, lines + b->count[l], out);
+        } else {
+            const float want[2] = { b->want_x[l], b->want_y[l] };
+            orca_solve_2d(lines, b->count[l], 0u, b->max_speed[l], want,
+                          lines + b->count[l], out);
+        }
         b->out_x[l] = out[0];
         b->out_y[l] = out[1];
     }
