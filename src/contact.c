@@ -362,18 +362,15 @@ static void walk_block_lanes(const contact_ctx *cc, uint32_t t, float own_r,
     const float reach_most = own_r + cc->radius_most;
     const float far = listing ? reach_most + own_r : reach_most;
     int32_t d2_bits[CONTACT_HELD + FLOCK_HELD_SLACK];
-    uint32_t slots[CONTACT_HELD + FLOCK_HELD_SLACK];
     uint32_t rows[CONTACT_HELD + FLOCK_HELD_SLACK];
-    const flock_held held = { d2_bits, slots, rows };
-    const uint32_t *ties = world_ties(w);
+    const flock_held held = { d2_bits, rows };
     flock_rows_query a = {
         .px = c->px,
         .py = c->py,
         .pz = c->pz,
-        .slot = ties,
         .R2 = far * far,
         .limit = far * far,
-        .self = ties[t],
+        .self = t, /* hold_rows() leaves the agent out by its row */
         .three = w->dims == 3,
     };
     for (int r = 0; r < range_count; r++) {

@@ -173,22 +173,24 @@ uint32_t flock_cap_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
 uint32_t flock_cap_rows_wasm(const flock_rows_query *a, const uint32_t *bounds,
                              uint32_t stretches, pick_entry *buf, uint32_t m,
                              uint64_t *neighbours);
-/* The ORCA neighbour scan's held candidates, one column per field (the
- * fields of a pick_entry but the range, which the caller knows): the
- * squared distance's bits, the slot and the row. A vector path appends
+/* The ORCA neighbour scan's held candidates, one column per field: the
+ * squared distance's bits and the row (a pick's tie key is the row's,
+ * world_ties(), and its range the caller knows). A vector path appends
  * them a whole vector at a time, so each column has FLOCK_HELD_SLACK
  * writable entries past the most it is to hold. */
 #define FLOCK_HELD_SLACK 16u
 typedef struct flock_held {
     int32_t *d2;
-    uint32_t *slot;
     uint32_t *row;
 } flock_held;
 /* cap_rows()'s candidates (within R2, not the agent, no farther than
  * limit), in the same order, appended to held[m ..); returns the new m.
- * a->where is not read and no neighbour is counted. One per vector
- * path: AVX-512 compresses the lanes into place, AVX2 permutes them by a
- * table of the 256 masks, the others write them one by one. */
+ * Here a->self is the agent's row, not its slot: a row holds one agent,
+ * so leaving out the row leaves out the same candidates (every image of
+ * the agent), and a->slot, a->where are not read; no neighbour is
+ * counted. One per vector path: AVX-512 compresses the lanes into place,
+ * AVX2 permutes them by a table of the 256 masks, the others write them
+ * one by one. */
 typedef uint32_t (*flock_hold_rows_fn)(const flock_rows_query *a,
                                        const uint32_t *bounds,
                                        uint32_t stretches,

@@ -41,7 +41,7 @@
  * they measure a block's candidates W at a time as the neighbour cap's
  * scan does (hold_rows(), the same squared distances), hold those within
  * a guess of the farthest pick's distance, packed a vector at a time
- * into columns (distance bits, slot, row: the distance bits are what the
+ * into columns (distance bits and row: the distance bits are what the
  * counting reads), and place each held one by its count of nearer ones,
  * with no branch on the data. A block of few candidates, on any path,
  * is written down whole and placed by counting (nearest_ranked()); the
@@ -132,12 +132,12 @@ typedef struct held_columns {
  * order as the distances do since they are never negative, above the
  * slot, so ties go to the lower slot, or in a canonical world the
  * earlier row (world_ties()); and where, the range above the
- * row), the candidates held before the selection (four columns), the
+ * row), the candidates held before the selection (three columns), the
  * constraints (those of the static objects too) and the solver's own
  * copy of them (planes are the larger kind). */
 static size_t picks_bytes(uint32_t k) {
     return ((size_t)k + 1u) * sizeof(pick_entry) +
-           4u * HELD_COLUMN * sizeof(uint32_t);
+           3u * HELD_COLUMN * sizeof(uint32_t);
 }
 
 static size_t align_bytes(size_t raw) {
@@ -319,13 +319,12 @@ nearest_ranked(const throng_world *w, const cell_range *ranges, int range_count,
     return m < most ? m : most;
 }
 
-/* Held candidate i as a pick. */
-static inline pick_entry held_pick(const held_columns *h, int ranged,
-                                   uint32_t i) {
-    const pick_entry e = {
-        (uint64_t)(uint32_t)h->lanes.d2[i] << 32 | h->lanes.slot[i],
-        (uint64_t)(ranged ? h->range[i] : 0u) << 32 | h->lanes.row[i]
-    };
+/* Held candidate i as a pick (its tie key the row's, ties[row]). */
+static inline pick_entry held_pick(const uint32_t *ties, const held_columns *h,
+                                   int ranged, uint32_t i) {
+    const uint32_t row = h->lanes.row[i];
+    const pick_entry e = { (uint64_t)(uint32_t)h->lanes.d2[i] << 32 | ties[row],
+                           (uint64_t)(ranged ? h->range[i] : 0u) << 32 | row };
     return e;
 }
 
@@ -374,7 +373,7 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
             from[to] = i;
             const uint64_t range = ranged ? held->range[i] : 0u;
             if (keys)
-                picks[to] = held_pick(held, ranged, i);
+                picks[to] = held_pick(world_ties(w), held, ranged, i);
             else
                 picks[to].where = range << 32 | held->lanes.row[i];
         }
@@ -387,7 +386,8 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
     }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++)
-        pick_insert(picks, &kept, most, held_pick(held, ranged, i));
+        pick_insert(picks, &kept, most,
+                    held_pick(world_ties(w), held, ranged, i));
     if (kept > 0u)
         *farthest = key_d2(picks[kept - 1u].key);
     return kept;
@@ -421,10 +421,9 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
         .px = c->px,
         .py = c->py,
         .pz = c->pz,
-        .slot = world_ties(w),
         .R2 = R2,
         .limit = limit,
-        .self = world_ties(w)[t],
+        .self = t, /* hold_rows() leaves the agent out by its row */
         .three = three,
     };
     uint32_t bounds[2 * GRID_MAX_RANGES], total = 0;
@@ -451,7 +450,6 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
                 m = keep_nearest(w, held, 1, m, most, picks, 1, &cut);
                 for (uint32_t i = 0; i < m; i++) {
                     held->lanes.d2[i] = (int32_t)(picks[i].key >> 32);
-                    held->lanes.slot[i] = (uint32_t)picks[i].key;
                     held->lanes.row[i] = (uint32_t)picks[i].where;
                     held->range[i] = (uint32_t)(picks[i].where >> 32);
                 }
@@ -528,9 +526,8 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
     if (w->hold_rows && w->count_below && most <= ORCA_COUNT_MAX) {
         uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
         const held_columns held = { { (int32_t *)(void *)column,
-                                      column + HELD_COLUMN,
-                                      column + 2u * HELD_COLUMN },
-                                    column + 3u * HELD_COLUMN };
+                                      column + HELD_COLUMN },
+                                    column + 2u * HELD_COLUMN };
         return nearest_lanes(w, ranges, range_count, t, R2, most, guess, &held,
                              picks);
     }
@@ -650,24 +647,31 @@ static void lanes_take(const throng_world *w, uint32_t t,
     const uint32_t own_bit = 1u << l;
     b->own_shares =
         k->filter_back ? b->own_shares | own_bit : b->own_shares & ~own_bit;
+    /* The columns in locals the block's stores cannot alias, so they
+     * are loaded once, not once a pair; the offsets are flock_offset()'s
+     * operations. */
+    const float *restrict px = c->px, *restrict py = c->py;
+    const float *restrict vx = c->vx, *restrict vy = c->vy;
+    const float *restrict radii = c->radius;
+    const uint32_t *restrict ties = tie;
+    const uint32_t radius_row = (w->uniform & UNIFORM_RADIUS) ? 0u : ~0u;
+    const float own_x = px[t], own_y = py[t];
+    const int filter_back = k->filter_back;
     uint32_t count = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t j = (uint32_t)picks[i].where;
-        const uint32_t range = (uint32_t)(picks[i].where >> 32);
-        const float reach =
-            radius + c->radius[uniform_row(w, UNIFORM_RADIUS, j)];
+        const cell_range *cr = &ranges[(uint32_t)(picks[i].where >> 32)];
+        const float reach = radius + radii[j & radius_row];
         if (!(reach > 0.0f))
             continue;
-        float d[3];
-        (void)flock_offset(w, &ranges[range], t, j, d);
         const uint32_t e = count++ * ORCA_BLOCK_LANES + l;
-        b->px[e] = d[0];
-        b->py[e] = d[1];
-        b->vx[e] = own_v[0] - c->vx[j];
-        b->vy[e] = own_v[1] - c->vy[j];
+        b->px[e] = px[j] - (own_x - cr->shift[0]);
+        b->py[e] = py[j] - (own_y - cr->shift[1]);
+        b->vx[e] = own_v[0] - vx[j];
+        b->vy[e] = own_v[1] - vy[j];
         b->reach[e] = reach;
-        b->tie[e] = tie[j];
-        if (k->filter_back) {
+        b->tie[e] = ties[j];
+        if (filter_back) {
             const int blind =
                 !flock_sees(w, w->group_params[c->group[j]].see, t);
             b->share[e] = blind ? 1.0f : k->orca_share;

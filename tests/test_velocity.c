@@ -354,7 +354,7 @@ static uint64_t vel_scan_run(const void *cfg_, const char *path) {
 }
 
 /* Each vector path's hold_rows() against the plain loop: the same
- * candidates (within the radius and the limit, not the agent), in the
+ * candidates (within the radius and the limit, not the agent's row), in the
  * same order, with the same squared distances' bits. Stretches of every
  * length up to 40 meet every mask of the lanes; lattice positions give
  * distances equal to the radius or the limit exactly. */
@@ -367,9 +367,7 @@ TEST(velocity_hold_rows_paths) {
         COLUMN = HOLD_TEST_ROWS + FLOCK_ROWS_PAD
     };
     static float px[COLUMN], py[COLUMN], pz[COLUMN];
-    static uint32_t slot[COLUMN];
     static int32_t d2[COLUMN + FLOCK_HELD_SLACK];
-    static uint32_t hslot[COLUMN + FLOCK_HELD_SLACK];
     static uint32_t hrow[COLUMN + FLOCK_HELD_SLACK];
     test_rng rng = test_rng_make(11u);
     uint32_t paths_run = 0;
@@ -394,18 +392,16 @@ TEST(velocity_hold_rows_paths) {
                                 : test_rng_range(&rng, -3.0f, 3.0f);
                 pz[j] = lattice ? (float)test_rng_below(&rng, 3u)
                                 : test_rng_range(&rng, -3.0f, 3.0f);
-                slot[j] = test_rng_below(&rng, 64u);
             }
             flock_rows_query a = {
                 .px = px,
                 .py = py,
                 .pz = pz,
-                .slot = slot,
                 .q = { lattice ? 2.0f : 0.1f, lattice ? 2.0f : -0.2f,
                        three ? 1.0f : 0.0f },
                 .R2 = lattice ? 4.0f : 6.0f,
                 .limit = lattice ? (round % 4 ? 2.0f : 9.0f) : 2.5f,
-                .self = slot[round % COLUMN],
+                .self = (uint32_t)round % COLUMN, /* a row */
                 .three = three
             };
             /* One to three stretches of random lengths up to 40. */
@@ -419,7 +415,7 @@ TEST(velocity_hold_rows_paths) {
                 at = bounds[2 * k + 1];
             }
             const uint32_t first = test_rng_below(&rng, 4u);
-            const flock_held held = { d2, hslot, hrow };
+            const flock_held held = { d2, hrow };
             const uint32_t m =
                 w->hold_rows(&a, bounds, stretches, &held, first);
             uint32_t n = first;
@@ -431,12 +427,11 @@ TEST(velocity_hold_rows_paths) {
                         const float dz = pz[j] - a.q[2];
                         dd = dd + dz * dz;
                     }
-                    if (!(dd <= a.R2) || !(dd <= a.limit) || slot[j] == a.self)
+                    if (!(dd <= a.R2) || !(dd <= a.limit) || j == a.self)
                         continue;
                     int32_t bits;
                     memcpy(&bits, &dd, sizeof bits);
-                    wrong += n >= m || d2[n] != bits || hslot[n] != slot[j] ||
-                             hrow[n] != j;
+                    wrong += n >= m || d2[n] != bits || hrow[n] != j;
                     n++;
                 }
             wrong += n != m;
