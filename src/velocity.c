@@ -104,8 +104,9 @@
 
 /* A block of at most this many candidates is scanned one at a time: the
  * lanes' fixed costs (a call, the counting's padding) outweigh what they
- * save on a sparse crowd such as circle2d's ring. */
-#define ORCA_LANES_MIN 24u
+ * save on a sparse crowd such as circle2d's ring (where 12 and 16 time
+ * alike, 8 and 20 slower, 24 slower still). */
+#define ORCA_LANES_MIN 16u
 
 /* The lanes' scan first holds the candidates within the last row's
  * farthest pick times this (squared, so the area it covers grows as
