@@ -658,8 +658,27 @@ static void lanes_take(const throng_world *w, uint32_t t,
     const uint32_t radius_row = (w->uniform & UNIFORM_RADIUS) ? 0u : ~0u;
     const float own_x = px[t], own_y = py[t];
     const int filter_back = k->filter_back;
+    const float reach_all = radius + radii[t & radius_row];
     uint32_t count = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    if (!filter_back && radius_row == 0u && reach_all > 0.0f &&
+        !w->grid.periodic) {
+        /* The usual crowd: one radius, every pair kept, no shares of its
+         * own, no shift (own_x - 0 is own_x to the bit), so a pair is
+         * five loads and four differences. */
+        const float own_vx = own_v[0], own_vy = own_v[1];
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t j = (uint32_t)picks[i].where;
+            const uint32_t e = i * ORCA_BLOCK_LANES + l;
+            b->px[e] = px[j] - own_x;
+            b->py[e] = py[j] - own_y;
+            b->vx[e] = own_vx - vx[j];
+            b->vy[e] = own_vy - vy[j];
+            b->reach[e] = reach_all;
+            b->tie[e] = ties[j];
+        }
+        count = n;
+    }
+    for (uint32_t i = count; i < n; i++) {
         const uint32_t j = (uint32_t)picks[i].where;
         const cell_range *cr = &ranges[(uint32_t)(picks[i].where >> 32)];
         const float reach = radius + radii[j & radius_row];
@@ -779,23 +798,24 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
 
     const uint32_t *ties = world_ties(w);
     unsigned char *after = scratch + picks_bytes(k->orca_max);
-    /* The static objects' constraints first: they are hard. */
-    const orca_static_query sq = {
-        .p = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f },
-        .v = { own_v[0], own_v[1], own_v[2] },
-        .radius = radius,
-        .max_speed = max_speed,
-        .inv_tau = k->orca_inv_tau_static,
-        .inv_dt = inv_dt,
-    };
     const uint32_t room = k->orca_max + ORCA_STATIC_MAX;
     uint32_t m = 0, hard = 0;
     float out[3] = { v[0], v[1], three ? v[2] : 0.0f };
     orca_plane *planes = (orca_plane *)(void *)after;
     orca_line *lines = (orca_line *)(void *)after;
-    if (w->geo)
+    if (w->geo) {
+        /* The static objects' constraints first: they are hard. */
+        const orca_static_query sq = {
+            .p = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f },
+            .v = { own_v[0], own_v[1], own_v[2] },
+            .radius = radius,
+            .max_speed = max_speed,
+            .inv_tau = k->orca_inv_tau_static,
+            .inv_dt = inv_dt,
+        };
         hard = m = three ? orca_static_planes_3d(w, &sq, planes)
                          : orca_static_lines_2d(w, &sq, lines);
+    }
     if (q->block && hard == 0u && k->orca_max <= ORCA_BLOCK_PAIRS) {
         lanes_take(w, t, k, ranges, picks, n, radius, max_speed, own_v, v, q);
         return 1;
