@@ -406,17 +406,53 @@ static int one_shift(const cell_range *ranges, int range_count) {
     return 1;
 }
 
+/* A row's candidate ranges and what the scans ask of them, worked out
+ * once per block (the rows of a cell share it): the candidates in all;
+ * for the lanes' scan (`laned`: worked out, on its first row), whether
+ * one image of the agent measures them all (one_shift()) and the
+ * stretches hold_rows() reads. */
+typedef struct candidate_block {
+    const cell_range *ranges;
+    int count;
+    uint32_t rows;
+    int laned;
+    int one_shift;
+    uint32_t bounds[2 * GRID_MAX_RANGES];
+} candidate_block;
+
+static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
+                                int count) {
+    cb->ranges = ranges;
+    cb->count = count;
+    cb->rows = 0;
+    for (int r = 0; r < count; r++)
+        cb->rows += ranges[r].end - ranges[r].begin;
+    cb->laned = 0;
+}
+
+static void candidate_block_lanes(candidate_block *cb) {
+    if (cb->laned)
+        return;
+    for (int r = 0; r < cb->count; r++) {
+        cb->bounds[2 * r] = cb->ranges[r].begin;
+        cb->bounds[2 * r + 1] = cb->ranges[r].end;
+    }
+    cb->one_shift = one_shift(cb->ranges, cb->count);
+    cb->laned = 1;
+}
+
 /* Holds, in held's columns from 0, the candidates of the ranges within
  * the limit, measured on the path's lanes (hold_rows(), the squared
  * distances of nearest_dims()); cuts the held back to the `most` nearest
  * whenever the columns fill, lowering the limit to the farthest of them.
  * Returns the new count; *ranged says whether held->range is written
  * (else every one was seen through range 0). */
-static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
-                            int range_count, uint32_t t, float R2, float limit,
-                            uint32_t most, const held_columns *held,
-                            int *ranged, pick_entry *picks) {
+static uint32_t hold_within(const throng_world *w, const candidate_block *cb,
+                            uint32_t t, float R2, float limit, uint32_t most,
+                            const held_columns *held, int *ranged,
+                            pick_entry *picks) {
     const agent_columns *c = &w->col;
+    const cell_range *ranges = cb->ranges;
     const int three = w->dims == 3;
     flock_rows_query a = {
         .px = c->px,
@@ -427,20 +463,15 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
         .self = t, /* hold_rows() leaves the agent out by its row */
         .three = three,
     };
-    uint32_t bounds[2 * GRID_MAX_RANGES], total = 0;
-    for (int r = 0; r < range_count; r++) {
-        bounds[2 * r] = ranges[r].begin;
-        bounds[2 * r + 1] = ranges[r].end;
-        total += ranges[r].end - ranges[r].begin;
-    }
-    if (total <= ORCA_HELD && one_shift(ranges, range_count)) {
+    if (cb->rows <= ORCA_HELD && cb->one_shift) {
         orca_image(w, &ranges[0], t, a.q);
         *ranged = 0; /* range 0 stands for each */
-        return w->hold_rows(&a, bounds, (uint32_t)range_count, &held->lanes, 0);
+        return w->hold_rows(&a, cb->bounds, (uint32_t)cb->count, &held->lanes,
+                            0);
     }
     *ranged = 1;
     uint32_t m = 0;
-    for (int r = 0; r < range_count; r++) {
+    for (int r = 0; r < cb->count; r++) {
         const cell_range *cr = &ranges[r];
         orca_image(w, cr, t, a.q);
         uint32_t from = cr->begin;
@@ -477,19 +508,16 @@ static uint32_t hold_within(const throng_world *w, const cell_range *ranges,
  * are readable past a range's end (COLUMN_PAD), and the agent is left
  * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX.
  * The picks may have their `where` alone (keep_nearest()). */
-static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
-                              int range_count, uint32_t t, float R2,
-                              uint32_t most, float *guess,
+static uint32_t nearest_lanes(const throng_world *w, const candidate_block *cb,
+                              uint32_t t, float R2, uint32_t most, float *guess,
                               const held_columns *held, pick_entry *picks) {
     uint32_t m = 0;
     int ranged = 0;
     const int guessed = *guess > 0.0f && *guess < R2;
     if (guessed)
-        m = hold_within(w, ranges, range_count, t, R2, *guess, most, held,
-                        &ranged, picks);
+        m = hold_within(w, cb, t, R2, *guess, most, held, &ranged, picks);
     if (!guessed || m < most)
-        m = hold_within(w, ranges, range_count, t, R2, R2, most, held, &ranged,
-                        picks);
+        m = hold_within(w, cb, t, R2, R2, most, held, &ranged, picks);
     float farthest = 0.0f;
     /* Each case its own copy, with no test of `ranged` per candidate. */
     const uint32_t n =
@@ -504,9 +532,11 @@ static uint32_t nearest_lanes(const throng_world *w, const cell_range *ranges,
  * their `where`, which is all the constraints read: the lanes' scan may
  * leave the keys unwritten) and *guess the lanes' guess. Returns how
  * many. */
-static uint32_t nearest(const throng_world *w, const cell_range *ranges,
-                        int range_count, uint32_t t, float R2, uint32_t most,
-                        float *guess, pick_entry *picks) {
+static uint32_t nearest(const throng_world *w, candidate_block *cb, uint32_t t,
+                        float R2, uint32_t most, float *guess,
+                        pick_entry *picks) {
+    const cell_range *ranges = cb->ranges;
+    const int range_count = cb->count;
     if (w->group_params[w->col.group[t]].filter) {
         /* A mask that hides some group: the plain scan, which leaves out
          * the neighbours the row does not see before the choice, so it
@@ -516,10 +546,7 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
                             : nearest_dims(w, ranges, range_count, t, R2, most,
                                            picks, 0, 1);
     }
-    uint32_t candidates = 0;
-    for (int r = 0; r < range_count; r++)
-        candidates += ranges[r].end - ranges[r].begin;
-    if (candidates <= ORCA_LANES_MIN)
+    if (cb->rows <= ORCA_LANES_MIN)
         return w->dims == 3 ? nearest_ranked(w, ranges, range_count, t, R2,
                                              most, picks, 1)
                             : nearest_ranked(w, ranges, range_count, t, R2,
@@ -529,8 +556,8 @@ static uint32_t nearest(const throng_world *w, const cell_range *ranges,
         const held_columns held = { { (int32_t *)(void *)column,
                                       column + HELD_COLUMN },
                                     column + 2u * HELD_COLUMN };
-        return nearest_lanes(w, ranges, range_count, t, R2, most, guess, &held,
-                             picks);
+        candidate_block_lanes(cb);
+        return nearest_lanes(w, cb, t, R2, most, guess, &held, picks);
     }
     if (w->dims == 3)
         return nearest_dims(w, ranges, range_count, t, R2, most, picks, 1, 0);
@@ -783,14 +810,14 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
  * block instead (q: 2D, a vector path, no static constraint), whose flush
  * puts it. */
 static int orca_row(const throng_world *w, uint32_t t, float dt,
-                    const group_kernel_params *k, const cell_range *ranges,
-                    int range_count, float *guess, unsigned char *scratch,
-                    lanes_rows *q, float *v) {
+                    const group_kernel_params *k, candidate_block *cb,
+                    float *guess, unsigned char *scratch, lanes_rows *q,
+                    float *v) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
+    const cell_range *ranges = cb->ranges;
     pick_entry *picks = (pick_entry *)(void *)scratch;
-    const uint32_t n = nearest(w, ranges, range_count, t, k->orca_r2,
-                               k->orca_max, guess, picks);
+    const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
     const float inv_dt = 1.0f / dt;
@@ -965,28 +992,31 @@ static void limit_motion(const throng_world *w, uint32_t t, float dt,
     }
 }
 
-/* The candidate ranges of row t's cell. In a dense or sparse grid a
- * bucket is one cell and the rows are in bucket order, so a cursor moved
- * along cell_start (*bucket) says when the cell changes, and the cell is
- * computed (flock_cell_of()) once per cell rather than once per row; a
- * hashed grid's bucket may hold several cells, and its rows compare their
- * cells. */
-static inline const cell_range *block_of_row(const throng_world *w, uint32_t t,
-                                             int ordered, uint32_t *bucket,
-                                             uint32_t *block_bucket,
-                                             flock_block *blk) {
-    if (!ordered)
-        return flock_block_of(w, t, blk);
+/* The candidate ranges of row t's cell, into *cb. In a dense or sparse
+ * grid a bucket is one cell and the rows are in bucket order, so a cursor
+ * moved along cell_start (*bucket) says when the cell changes, and the
+ * cell and its block are worked out once per cell rather than once per
+ * row; a hashed grid's bucket may hold several cells, and its rows
+ * compare their cells. */
+static inline void block_of_row(const throng_world *w, uint32_t t, int ordered,
+                                uint32_t *bucket, uint32_t *block_bucket,
+                                flock_block *blk, candidate_block *cb) {
+    if (!ordered) {
+        const cell_range *ranges = flock_block_of(w, t, blk);
+        candidate_block_set(cb, ranges, blk->count);
+        return;
+    }
     const uint32_t *cell_start = w->grid.cell_start;
     uint32_t b = *bucket;
     while (cell_start[b + 1u] <= t)
         b++;
     *bucket = b;
     if (blk->known && b == *block_bucket)
-        return blk->ranges;
+        return;
     blk->known = 0;
     *block_bucket = b;
-    return flock_block_of(w, t, blk);
+    const cell_range *ranges = flock_block_of(w, t, blk);
+    candidate_block_set(cb, ranges, blk->count);
 }
 
 /* The first pass over rows [begin, end): every row's new velocity into
@@ -1014,6 +1044,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
     flock_block blk;
     flock_block_reset(&blk);
+    candidate_block cb = { NULL, 0, 0, 0, 0, { 0 } };
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;
@@ -1037,10 +1068,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            const cell_range *ranges =
-                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk);
-            if (orca_row(w, t, vc->dt, k, ranges, blk.count, &guess, scratch,
-                         &q, v)) {
+            block_of_row(w, t, ordered, &bucket, &block_bucket, &blk, &cb);
+            if (orca_row(w, t, vc->dt, k, &cb, &guess, scratch, &q, v)) {
                 if (q.block->lanes == ORCA_BLOCK_LANES)
                     lanes_flush(w, vc->dt, &q, alone_lines);
                 continue;
