@@ -506,7 +506,7 @@ static uint32_t hold_within(const throng_world *w, const candidate_block *cb,
  * the held. *guess (0: none) is the last row's farthest pick times
  * ORCA_GUESS_GROW: rows in cell order mostly see one crowd. The columns
  * are readable past a range's end (COLUMN_PAD), and the agent is left
- * out by its slot, which is its row's. For `most` <= ORCA_COUNT_MAX.
+ * out by its row. For `most` <= ORCA_COUNT_MAX.
  * The picks may have their `where` alone (keep_nearest()). */
 static uint32_t nearest_lanes(const throng_world *w, const candidate_block *cb,
                               uint32_t t, float R2, uint32_t most, float *guess,
