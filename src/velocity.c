@@ -685,7 +685,8 @@ static void lanes_take(const throng_world *w, uint32_t t,
     const uint32_t radius_row = (w->uniform & UNIFORM_RADIUS) ? 0u : ~0u;
     const float own_x = px[t], own_y = py[t];
     const int filter_back = k->filter_back;
-    const float reach_all = radius + radii[t & radius_row];
+    /* With one radius for all, every pair's reach is the agent's two. */
+    const float reach_all = radius + radius;
     uint32_t count = 0;
     if (!filter_back && radius_row == 0u && reach_all > 0.0f &&
         !w->grid.periodic) {
