@@ -59,6 +59,10 @@ typedef struct orca_block_2d {
     uint32_t own_tie[ORCA_BLOCK_LANES];
     float lane_share[ORCA_BLOCK_LANES];
     uint32_t own_shares;
+    /* Bit l: lane l's pairs are in the order found, not nearest first
+     * (the caller's to order before the program; the lines and the test
+     * of want read no order). */
+    uint32_t unranked;
     uint32_t count[ORCA_BLOCK_LANES];
     /* Written by the solve: bit l of `rest`, lane l's program met line
      * failed_at[l], which no velocity satisfies with those before it;

@@ -47,6 +47,11 @@
  * is written down whole and placed by counting (nearest_ranked()); the
  * plain scan one candidate at a time (nearest_dims()) is the scalar
  * path's for larger blocks and the reference the tests hold them to.
+ * On the lanes, the usual crowd's block of few candidates skips the
+ * picks: its neighbours in range go to the lanes as found, and only the
+ * lines of an agent that must solve are put nearest first
+ * (lanes_take_unranked()), for no answer but the program's depends on
+ * their order.
  *
  * In the plane, on a vector path, the constraints and the program run
  * on the lanes, one agent per lane (orca_lanes.h): each row's pairs are
@@ -658,6 +663,148 @@ typedef struct lanes_rows {
     float pref_x[ORCA_BLOCK_LANES], pref_y[ORCA_BLOCK_LANES];
 } lanes_rows;
 
+/* Lane l's own fields, for row t with `count` pairs: the agent's tie
+ * key and share, its velocity and preferred velocity, its max speed and
+ * time horizon. */
+static inline void lane_set(const throng_world *w, uint32_t t,
+                            const group_kernel_params *k, uint32_t count,
+                            float max_speed, const float own_v[2],
+                            const float v[2], lanes_rows *q, uint32_t l) {
+    orca_block_2d *b = q->block;
+    b->count[l] = count;
+    b->own_tie[l] = world_ties(w)[t];
+    b->lane_share[l] = k->orca_share;
+    b->own_vx[l] = own_v[0];
+    b->own_vy[l] = own_v[1];
+    b->want_x[l] = v[0];
+    b->want_y[l] = v[1];
+    b->max_speed[l] = max_speed;
+    b->inv_tau[l] = k->orca_inv_tau;
+    q->row[l] = t;
+    q->pref_x[l] = v[0];
+    q->pref_y[l] = v[1];
+}
+
+/* The places of lane l's first m pairs, nearest first, as
+ * nearest_ranked() places its picks: each pair's key is its squared
+ * distance's bits (the offset's, which are flock_offset()'s, squared as
+ * image_d2() squares) above the neighbour's tie key, and its place the
+ * count of smaller keys (and of equal ones found before it, as an
+ * insertion in the order found keeps them, so the places are a
+ * permutation). For m <= ORCA_LANES_MIN. */
+static void lane_places(const orca_block_2d *b, uint32_t l, uint32_t m,
+                        uint32_t *place) {
+    uint64_t key[ORCA_LANES_MIN];
+    for (uint32_t i = 0; i < m; i++) {
+        const uint32_t e = i * ORCA_BLOCK_LANES + l;
+        const float d2 = b->px[e] * b->px[e] + b->py[e] * b->py[e];
+        key[i] = (uint64_t)float_bits(d2) << 32 | b->tie[e];
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t at = 0;
+        for (uint32_t o = 0; o < m; o++)
+            at +=
+                (uint32_t)((key[o] < key[i]) | ((key[o] == key[i]) & (o < i)));
+        place[i] = at;
+    }
+}
+
+/* Lane l's first m entries of a column moved to their places; those
+ * placed at `keep` or past it are dropped. */
+static void lane_permute(float *column, uint32_t l, const uint32_t *place,
+                         uint32_t m, uint32_t keep) {
+    /* Zeroed for the analyzer: every place below keep is written. */
+    float moved[ORCA_LANES_MIN] = { 0.0f };
+    for (uint32_t i = 0; i < m; i++)
+        if (place[i] < keep)
+            moved[place[i]] = column[i * ORCA_BLOCK_LANES + l];
+    for (uint32_t i = 0; i < m && i < keep; i++)
+        column[i * ORCA_BLOCK_LANES + l] = moved[i];
+}
+
+static void lane_permute_u32(uint32_t *column, uint32_t l,
+                             const uint32_t *place, uint32_t m, uint32_t keep) {
+    uint32_t moved[ORCA_LANES_MIN] = { 0u };
+    for (uint32_t i = 0; i < m; i++)
+        if (place[i] < keep)
+            moved[place[i]] = column[i * ORCA_BLOCK_LANES + l];
+    for (uint32_t i = 0; i < m && i < keep; i++)
+        column[i * ORCA_BLOCK_LANES + l] = moved[i];
+}
+
+/* Whether row t may take lanes_take_unranked(): the usual crowd (one
+ * radius, no periodic shift, no mask on either side, no static object)
+ * in a block of at most ORCA_LANES_MIN candidates. */
+static inline int unranked_fits(const throng_world *w,
+                                const group_kernel_params *k,
+                                const candidate_block *cb, float radius) {
+    return cb->rows <= ORCA_LANES_MIN && !w->geo && !k->filter &&
+           !k->filter_back && (w->uniform & UNIFORM_RADIUS) &&
+           radius + radius > 0.0f && !w->grid.periodic &&
+           k->orca_max <= ORCA_BLOCK_PAIRS;
+}
+
+/* Row t's pairs into the next lane, with no picks first: every
+ * candidate is written into the lane as it is measured, and the count
+ * moves on past those within range (no branch on the data), so the lane
+ * holds every neighbour in range in the order found. When they are no
+ * more than max_neighbours they are the picks, and their order matters
+ * only to the linear program, which a row whose preferred velocity
+ * every line permits never runs (most rows of a sparse crowd): the lane
+ * is marked unranked and the flush orders the lines of those that solve
+ * (lanes_flush()). More than max_neighbours are placed and cut to the
+ * nearest here. Either way the lane's lines and answer are the bits of
+ * nearest_ranked()'s picks through lanes_take(). For unranked_fits()'s
+ * rows. */
+static void lanes_take_unranked(const throng_world *w, uint32_t t,
+                                const group_kernel_params *k,
+                                const candidate_block *cb, float radius,
+                                float max_speed, const float own_v[2],
+                                const float v[2], lanes_rows *q) {
+    const agent_columns *c = &w->col;
+    orca_block_2d *b = q->block;
+    const uint32_t l = b->lanes++;
+    const uint32_t own_bit = 1u << l;
+    b->own_shares &= ~own_bit;
+    const float *restrict px = c->px, *restrict py = c->py;
+    const float *restrict vx = c->vx, *restrict vy = c->vy;
+    const uint32_t *restrict ties = world_ties(w);
+    const float own_x = px[t], own_y = py[t];
+    const float own_vx = own_v[0], own_vy = own_v[1];
+    const float R2 = k->orca_r2, reach = radius + radius;
+    uint32_t m = 0;
+    for (int r = 0; r < cb->count; r++) {
+        const cell_range *cr = &cb->ranges[r];
+        for (uint32_t j = cr->begin; j < cr->end; j++) {
+            const uint32_t e = m * ORCA_BLOCK_LANES + l;
+            const float dx = px[j] - own_x, dy = py[j] - own_y;
+            const float d2 = dx * dx + dy * dy;
+            b->px[e] = dx;
+            b->py[e] = dy;
+            b->vx[e] = own_vx - vx[j];
+            b->vy[e] = own_vy - vy[j];
+            b->reach[e] = reach;
+            b->tie[e] = ties[j];
+            m += (uint32_t)((d2 <= R2) & (j != t));
+        }
+    }
+    const uint32_t most = k->orca_max;
+    if (m > most) {
+        uint32_t place[ORCA_LANES_MIN];
+        lane_places(b, l, m, place);
+        lane_permute(b->px, l, place, m, most);
+        lane_permute(b->py, l, place, m, most);
+        lane_permute(b->vx, l, place, m, most);
+        lane_permute(b->vy, l, place, m, most);
+        lane_permute_u32(b->tie, l, place, m, most);
+        m = most;
+        b->unranked &= ~own_bit;
+    } else {
+        b->unranked = m > 1u ? b->unranked | own_bit : b->unranked & ~own_bit;
+    }
+    lane_set(w, t, k, m, max_speed, own_v, v, q, l);
+}
+
 /* Row t's pairs into the next lane of the block: the inputs
  * orca_agent_line_2d() gets from orca_row() for each pick, in pick
  * order, skipping the same pairs. */
@@ -675,6 +822,7 @@ static void lanes_take(const throng_world *w, uint32_t t,
     const uint32_t own_bit = 1u << l;
     b->own_shares =
         k->filter_back ? b->own_shares | own_bit : b->own_shares & ~own_bit;
+    b->unranked &= ~own_bit;
     /* The columns in locals the block's stores cannot alias, so they
      * are loaded once, not once a pair; the offsets are flock_offset()'s
      * operations. */
@@ -725,18 +873,7 @@ static void lanes_take(const throng_world *w, uint32_t t,
             b->share[e] = blind ? 1.0f : k->orca_share;
         }
     }
-    b->count[l] = count;
-    b->own_tie[l] = tie[t];
-    b->lane_share[l] = k->orca_share;
-    b->own_vx[l] = own_v[0];
-    b->own_vy[l] = own_v[1];
-    b->want_x[l] = v[0];
-    b->want_y[l] = v[1];
-    b->max_speed[l] = max_speed;
-    b->inv_tau[l] = k->orca_inv_tau;
-    q->row[l] = t;
-    q->pref_x[l] = v[0];
-    q->pref_y[l] = v[1];
+    lane_set(w, t, k, count, max_speed, own_v, v, q, l);
 }
 
 static void limit_motion(const throng_world *w, uint32_t t, float dt,
@@ -764,6 +901,17 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         return;
     const agent_columns *c = &w->col;
     const uint32_t solve = w->orca_block_lines(b, 1.0f / dt);
+    /* The lanes that solve meet their lines nearest first. */
+    for (uint32_t m = solve & b->unranked; m; m &= m - 1u) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m);
+        const uint32_t n = b->count[l];
+        uint32_t place[ORCA_LANES_MIN];
+        lane_places(b, l, n, place);
+        lane_permute(b->lpx, l, place, n, n);
+        lane_permute(b->lpy, l, place, n, n);
+        lane_permute(b->ldx, l, place, n, n);
+        lane_permute(b->ldy, l, place, n, n);
+    }
     for (uint32_t m = solve; m; m &= m - 1u) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
         const uint32_t t = q->row[l];
@@ -818,11 +966,15 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
     const int three = w->dims == 3;
     const cell_range *ranges = cb->ranges;
     pick_entry *picks = (pick_entry *)(void *)scratch;
-    const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
     const float inv_dt = 1.0f / dt;
     const float own_v[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
+    if (q->block && unranked_fits(w, k, cb, radius)) {
+        lanes_take_unranked(w, t, k, cb, radius, max_speed, own_v, v, q);
+        return 1;
+    }
+    const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
 
     const uint32_t *ties = world_ties(w);
     unsigned char *after = scratch + picks_bytes(k->orca_max);
@@ -1042,6 +1194,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         q.block = (orca_block_2d *)(void *)(scratch + align_bytes(raw));
         q.block->lanes = 0;
         q.block->own_shares = 0;
+        q.block->unranked = 0;
     }
     flock_block blk;
     flock_block_reset(&blk);

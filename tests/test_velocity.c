@@ -288,10 +288,14 @@ TEST(velocity_threads_and_paths) {
  * each other (more candidates than the scan holds at once, distance 0),
  * and a periodic box three cells wide (a block's ranges see their rows
  * through different shifts); `most` also at the largest the lanes' scan
- * serves and one above. */
+ * serves and one above. A sparse crowd (some 15 candidates a block) takes
+ * the unranked gather (lanes_take_unranked()): with two nearest, most
+ * rows have more in range and are placed and cut at once; with ten, the
+ * lanes keep them in the order found and the flush orders the lines of
+ * the lanes that solve. */
 typedef struct vel_scan {
     int dims;
-    int kind; /* 0 lattice, 1 knot, 2 periodic */
+    int kind; /* 0 lattice, 1 knot, 2 periodic, 3 sparse */
     uint32_t most;
 } vel_scan;
 
@@ -334,7 +338,9 @@ static uint64_t vel_scan_run(const void *cfg_, const char *path) {
         } else if (cfg->kind == 1 && i % 4 == 3) {
             /* On the agent before. */
         } else {
-            const float edge = cfg->kind == 1 ? 1.0f : 9.0f;
+            const float edge = cfg->kind == 1   ? 1.0f
+                               : cfg->kind == 3 ? 36.0f
+                                                : 9.0f;
             for (int k = 0; k < cfg->dims; k++)
                 p[k] = test_rng_range(&rng, 0.0f, edge);
         }
@@ -445,10 +451,11 @@ TEST(velocity_hold_rows_paths) {
 }
 
 TEST(velocity_scan_paths) {
-    static const char *const kinds[] = { "lattice", "knot", "periodic" };
-    static const uint32_t mosts[] = { 10u, 64u, 65u };
+    static const char *const kinds[] = { "lattice", "knot", "periodic",
+                                         "sparse" };
+    static const uint32_t mosts[] = { 2u, 10u, 64u, 65u };
     for (int dims = 2; dims <= 3; dims++)
-        for (int kind = 0; kind < 3; kind++)
+        for (int kind = 0; kind < 4; kind++)
             for (size_t i = 0; i < sizeof mosts / sizeof mosts[0]; i++) {
                 const vel_scan cfg = { dims, kind, mosts[i] };
                 char what[64];
