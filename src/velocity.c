@@ -709,27 +709,29 @@ static void lane_places(const orca_block_2d *b, uint32_t l, uint32_t m,
     }
 }
 
-/* Lane l's first m entries of a column moved to their places; those
- * placed at `keep` or past it are dropped. */
-static void lane_permute(float *column, uint32_t l, const uint32_t *place,
-                         uint32_t m, uint32_t keep) {
-    /* Zeroed for the analyzer: every place below keep is written. */
-    float moved[ORCA_LANES_MIN] = { 0.0f };
-    for (uint32_t i = 0; i < m; i++)
-        if (place[i] < keep)
+/* Lane l's first m entries of `count` columns (and of a tie column, if
+ * any) moved to their places (lane_places()), those placed at `keep` or
+ * past it dropped. Every place is below m, so each entry is moved with
+ * no test. */
+static void lane_permute(float *const *columns, int count, uint32_t *tie,
+                         uint32_t l, const uint32_t *place, uint32_t m,
+                         uint32_t keep) {
+    for (int k = 0; k < count; k++) {
+        float *column = columns[k];
+        /* Zeroed for the analyzer: every place below m is written. */
+        float moved[ORCA_LANES_MIN] = { 0.0f };
+        for (uint32_t i = 0; i < m; i++)
             moved[place[i]] = column[i * ORCA_BLOCK_LANES + l];
-    for (uint32_t i = 0; i < m && i < keep; i++)
-        column[i * ORCA_BLOCK_LANES + l] = moved[i];
-}
-
-static void lane_permute_u32(uint32_t *column, uint32_t l,
-                             const uint32_t *place, uint32_t m, uint32_t keep) {
-    uint32_t moved[ORCA_LANES_MIN] = { 0u };
-    for (uint32_t i = 0; i < m; i++)
-        if (place[i] < keep)
-            moved[place[i]] = column[i * ORCA_BLOCK_LANES + l];
-    for (uint32_t i = 0; i < m && i < keep; i++)
-        column[i * ORCA_BLOCK_LANES + l] = moved[i];
+        for (uint32_t i = 0; i < keep; i++)
+            column[i * ORCA_BLOCK_LANES + l] = moved[i];
+    }
+    if (tie) {
+        uint32_t moved[ORCA_LANES_MIN] = { 0u };
+        for (uint32_t i = 0; i < m; i++)
+            moved[place[i]] = tie[i * ORCA_BLOCK_LANES + l];
+        for (uint32_t i = 0; i < keep; i++)
+            tie[i * ORCA_BLOCK_LANES + l] = moved[i];
+    }
 }
 
 /* Whether row t may take lanes_take_unranked(): the usual crowd (one
@@ -792,11 +794,8 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
     if (m > most) {
         uint32_t place[ORCA_LANES_MIN];
         lane_places(b, l, m, place);
-        lane_permute(b->px, l, place, m, most);
-        lane_permute(b->py, l, place, m, most);
-        lane_permute(b->vx, l, place, m, most);
-        lane_permute(b->vy, l, place, m, most);
-        lane_permute_u32(b->tie, l, place, m, most);
+        float *const pairs[4] = { b->px, b->py, b->vx, b->vy };
+        lane_permute(pairs, 4, b->tie, l, place, m, most);
         m = most;
         b->unranked &= ~own_bit;
     } else {
@@ -907,10 +906,8 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         const uint32_t n = b->count[l];
         uint32_t place[ORCA_LANES_MIN];
         lane_places(b, l, n, place);
-        lane_permute(b->lpx, l, place, n, n);
-        lane_permute(b->lpy, l, place, n, n);
-        lane_permute(b->ldx, l, place, n, n);
-        lane_permute(b->ldy, l, place, n, n);
+        float *const lines_of[4] = { b->lpx, b->lpy, b->ldx, b->ldy };
+        lane_permute(lines_of, 4, NULL, l, place, n, n);
     }
     for (uint32_t m = solve; m; m &= m - 1u) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
