@@ -288,11 +288,12 @@ TEST(velocity_threads_and_paths) {
  * each other (more candidates than the scan holds at once, distance 0),
  * and a periodic box three cells wide (a block's ranges see their rows
  * through different shifts); `most` also at the largest the lanes' scan
- * serves and one above. A sparse crowd (some 15 candidates a block) takes
- * the unranked gather (lanes_take_unranked()): with two nearest, most
- * rows have more in range and are placed and cut at once; with ten, the
- * lanes keep them in the order found and the flush orders the lines of
- * the lanes that solve. */
+ * serves and one above. A sparse crowd (about 19 candidates a block, so many
+ * hold 16 or fewer) takes the unranked gather (lanes_take_unranked()) on
+ * the vector paths: with two nearest, most such rows have more in range
+ * and are placed and cut at once; with ten, the lanes keep them in the
+ * order found and the flush orders the lines of the lanes that solve
+ * (some 2,000 lanes of each run). */
 typedef struct vel_scan {
     int dims;
     int kind; /* 0 lattice, 1 knot, 2 periodic, 3 sparse */
