@@ -659,6 +659,7 @@ static uint32_t batch_lines(pair_batch *b, const group_kernel_params *k,
  * the solve does not change. */
 typedef struct lanes_rows {
     orca_block_2d *block; /* NULL: the path has no lanes */
+    int unranked;         /* unranked_world(), on a path with lanes */
     uint32_t row[ORCA_BLOCK_LANES];
     float pref_x[ORCA_BLOCK_LANES], pref_y[ORCA_BLOCK_LANES];
 } lanes_rows;
@@ -734,15 +735,20 @@ static void lane_permute(float *const *columns, int count, uint32_t *tie,
     }
 }
 
-/* Whether row t may take lanes_take_unranked(): the usual crowd (one
- * radius, no periodic shift, no mask on either side, no static object)
- * in a block of at most ORCA_LANES_MIN candidates. */
-static inline int unranked_fits(const throng_world *w,
-                                const group_kernel_params *k,
-                                const candidate_block *cb, float radius) {
-    return cb->rows <= ORCA_LANES_MIN && !w->geo && !k->filter &&
-           !k->filter_back && (w->uniform & UNIFORM_RADIUS) &&
-           radius + radius > 0.0f && !w->grid.periodic &&
+/* Whether the world's rows may take lanes_take_unranked() on a path
+ * with lanes: the usual crowd, one radius (not zero), no periodic shift,
+ * no static object. */
+static int unranked_world(const throng_world *w) {
+    const float radius = w->col.radius[0];
+    return (w->uniform & UNIFORM_RADIUS) && radius + radius > 0.0f &&
+           !w->grid.periodic && !w->geo;
+}
+
+/* Whether a row of such a world may: its group masks no neighbour on
+ * either side, and its block holds at most ORCA_LANES_MIN candidates. */
+static inline int unranked_fits(const group_kernel_params *k,
+                                const candidate_block *cb) {
+    return cb->rows <= ORCA_LANES_MIN && !k->filter && !k->filter_back &&
            k->orca_max <= ORCA_BLOCK_PAIRS;
 }
 
@@ -756,14 +762,16 @@ static inline int unranked_fits(const throng_world *w,
  * is marked unranked and the flush orders the lines of those that solve
  * (lanes_flush()). More than max_neighbours are placed and cut to the
  * nearest here. Either way the lane's lines and answer are the bits of
- * nearest_ranked()'s picks through lanes_take(). For unranked_fits()'s
- * rows. */
+ * nearest_ranked()'s picks through lanes_take(). For the rows
+ * unranked_fits() of an unranked_world(). */
 static void lanes_take_unranked(const throng_world *w, uint32_t t,
                                 const group_kernel_params *k,
-                                const candidate_block *cb, float radius,
-                                float max_speed, const float own_v[2],
-                                const float v[2], lanes_rows *q) {
+                                const candidate_block *cb, const float v[2],
+                                lanes_rows *q) {
     const agent_columns *c = &w->col;
+    const float radius = c->radius[0];
+    const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
+    const float own_v[2] = { c->vx[t], c->vy[t] };
     orca_block_2d *b = q->block;
     const uint32_t l = b->lanes++;
     const uint32_t own_bit = 1u << l;
@@ -963,15 +971,15 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
     const int three = w->dims == 3;
     const cell_range *ranges = cb->ranges;
     pick_entry *picks = (pick_entry *)(void *)scratch;
+    if (q->unranked && unranked_fits(k, cb)) {
+        lanes_take_unranked(w, t, k, cb, v, q);
+        return 1;
+    }
+    const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
     const float inv_dt = 1.0f / dt;
     const float own_v[3] = { c->vx[t], c->vy[t], three ? c->vz[t] : 0.0f };
-    if (q->block && unranked_fits(w, k, cb, radius)) {
-        lanes_take_unranked(w, t, k, cb, radius, max_speed, own_v, v, q);
-        return 1;
-    }
-    const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
 
     const uint32_t *ties = world_ties(w);
     unsigned char *after = scratch + picks_bytes(k->orca_max);
@@ -1182,6 +1190,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const uint32_t most = most_picks(w);
     lanes_rows q;
     q.block = NULL;
+    q.unranked = 0;
     /* The lines of a lane the block leaves to orca_solve_2d() (and their
      * copy) go after the picks, where orca_row()'s own constraints go. */
     orca_line *alone_lines = (orca_line *)(void *)(scratch + picks_bytes(most));
@@ -1192,6 +1201,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         q.block->lanes = 0;
         q.block->own_shares = 0;
         q.block->unranked = 0;
+        q.unranked = unranked_world(w);
     }
     flock_block blk;
     flock_block_reset(&blk);
