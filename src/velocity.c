@@ -350,6 +350,7 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
              uint32_t m, uint32_t most, pick_entry *picks, const int keys,
              float *farthest) {
     const uint32_t n = m < most ? m : most;
+    const uint32_t *ties = world_ties(w);
     if (w->count_below && m <= ORCA_COUNT_MAX) {
         int32_t nearer[ORCA_COUNT_MAX];
         /* Non-negative floats order as their bits do, as signed integers
@@ -379,7 +380,7 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
             from[to] = i;
             const uint64_t range = ranged ? held->range[i] : 0u;
             if (keys)
-                picks[to] = held_pick(world_ties(w), held, ranged, i);
+                picks[to] = held_pick(ties, held, ranged, i);
             else
                 picks[to].where = range << 32 | held->lanes.row[i];
         }
@@ -392,8 +393,7 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
     }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m; i++)
-        pick_insert(picks, &kept, most,
-                    held_pick(world_ties(w), held, ranged, i));
+        pick_insert(picks, &kept, most, held_pick(ties, held, ranged, i));
     if (kept > 0u)
         *farthest = key_d2(picks[kept - 1u].key);
     return kept;
@@ -659,7 +659,8 @@ static uint32_t batch_lines(pair_batch *b, const group_kernel_params *k,
  * the solve does not change. */
 typedef struct lanes_rows {
     orca_block_2d *block; /* NULL: the path has no lanes */
-    int unranked;         /* unranked_world(), on a path with lanes */
+    int usual;            /* usual_pairs(), on a path with lanes */
+    int unranked;         /* and no static object: lanes_take_unranked() */
     uint32_t row[ORCA_BLOCK_LANES];
     float pref_x[ORCA_BLOCK_LANES], pref_y[ORCA_BLOCK_LANES];
 } lanes_rows;
@@ -735,17 +736,19 @@ static void lane_permute(float *const *columns, int count, uint32_t *tie,
     }
 }
 
-/* Whether the world's rows may take lanes_take_unranked() on a path
- * with lanes: the usual crowd, one radius (not zero), no periodic shift,
- * no static object. */
-static int unranked_world(const throng_world *w) {
+/* Whether the world's pairs are the usual crowd's: one radius for all
+ * (not zero), so every pair's reach is twice it, and no periodic shift,
+ * so a pair's offset is the plain difference (own_x - 0 is own_x to the
+ * bit). Worked out once per pass. */
+static int usual_pairs(const throng_world *w) {
     const float radius = w->col.radius[0];
     return (w->uniform & UNIFORM_RADIUS) && radius + radius > 0.0f &&
-           !w->grid.periodic && !w->geo;
+           !w->grid.periodic;
 }
 
-/* Whether a row of such a world may: its group masks no neighbour on
- * either side, and its block holds at most ORCA_LANES_MIN candidates. */
+/* Whether a row of a world of usual pairs and no static object may take
+ * lanes_take_unranked(): its group masks no neighbour on either side,
+ * and its block holds at most ORCA_LANES_MIN candidates. */
 static inline int unranked_fits(const group_kernel_params *k,
                                 const candidate_block *cb) {
     return cb->rows <= ORCA_LANES_MIN && !k->filter && !k->filter_back &&
@@ -763,7 +766,7 @@ static inline int unranked_fits(const group_kernel_params *k,
  * (lanes_flush()). More than max_neighbours are placed and cut to the
  * nearest here. Either way the lane's lines and answer are the bits of
  * nearest_ranked()'s picks through lanes_take(). For the rows
- * unranked_fits() of an unranked_world(). */
+ * unranked_fits() of a world of usual pairs with no static object. */
 static void lanes_take_unranked(const throng_world *w, uint32_t t,
                                 const group_kernel_params *k,
                                 const candidate_block *cb, const float v[2],
@@ -843,11 +846,9 @@ static void lanes_take(const throng_world *w, uint32_t t,
     /* With one radius for all, every pair's reach is the agent's two. */
     const float reach_all = radius + radius;
     uint32_t count = 0;
-    if (!filter_back && radius_row == 0u && reach_all > 0.0f &&
-        !w->grid.periodic) {
-        /* The usual crowd: one radius, every pair kept, no shares of its
-         * own, no shift (own_x - 0 is own_x to the bit), so a pair is
-         * five loads and four differences. */
+    if (q->usual && !filter_back) {
+        /* The usual crowd (usual_pairs()), every pair kept and no shares
+         * of its own: a pair is five loads and four differences. */
         const float own_vx = own_v[0], own_vy = own_v[1];
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t j = (uint32_t)picks[i].where;
@@ -1190,6 +1191,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const uint32_t most = most_picks(w);
     lanes_rows q;
     q.block = NULL;
+    q.usual = 0;
     q.unranked = 0;
     /* The lines of a lane the block leaves to orca_solve_2d() (and their
      * copy) go after the picks, where orca_row()'s own constraints go. */
@@ -1201,7 +1203,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         q.block->lanes = 0;
         q.block->own_shares = 0;
         q.block->unranked = 0;
-        q.unranked = unranked_world(w);
+        q.usual = usual_pairs(w);
+        q.unranked = q.usual && !w->geo;
     }
     flock_block blk;
     flock_block_reset(&blk);
