@@ -1395,6 +1395,8 @@ static const scenario_param circle_params[] = {
       "ticks per 0.25 s step (the reference takes one; see above)" },
     { "contact_iterations", 0.0, "",
       "contact resolution passes after each move (0: none)" },
+    { "contact_velocity", 0.0, "",
+      "1: contact pushes count in the velocity (position-based dynamics)" },
     { "circle_radius", 200.0, "m",
       "start circle's radius at 250 agents (x N / 250)" },
 };
@@ -1433,6 +1435,8 @@ static const scenario_param dense_params[] = {
       "makes it three)" },
     { "contact_iterations", 0.0, "",
       "contact resolution passes after each move (0: none)" },
+    { "contact_velocity", 0.0, "",
+      "1: contact pushes count in the velocity (position-based dynamics)" },
     { "cell", 5.0, "m", "one agent per cell of this edge" },
     { "jitter", 0.9, "m", "largest offset from the cell centre per axis" },
 };
@@ -1526,6 +1530,8 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     group.avoidance.keep_right = (float)param_get(&reader, "keep_right");
     group.avoidance.contact_iterations =
         param_count(&reader, "contact_iterations");
+    const uint32_t contact_velocity = param_count(&reader, "contact_velocity");
+    group.avoidance.contact_velocity = contact_velocity == 1u;
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     arrive.speed_factor = (float)param_get(&reader, "speed_factor");
     arrive.u.seek.ramp = THRONG_ARRIVE_LINEAR;
@@ -1543,7 +1549,7 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
         return THRONG_ERR_NOT_FOUND;
     if (agents > THRONG_MAX_AGENTS)
         return THRONG_ERR_CAPACITY;
-    if (ticks < 1u || ticks > 10u)
+    if (ticks < 1u || ticks > 10u || contact_velocity > 1u)
         return THRONG_ERR_INVALID_ARG;
 
     throng_world *world = NULL;

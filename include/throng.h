@@ -1167,6 +1167,14 @@ typedef struct throng_avoidance {
      * a dense crossing within 0.3% of the sum of radii. Range: [0, 32].
      * Default: 0. */
     uint32_t contact_iterations;
+    /* Whether contact resolution's pushes count in the velocity: each pass adds
+     * the agent's displacement over the tick's dt to it (cut to max speed), so
+     * the velocity is the one the agent moved at, as in position-based
+     * dynamics; ORCA's next tick then sees pushed-apart neighbours separating
+     * rather than still closing, which keeps a packed crowd out of each other
+     * at one tick a step. Off, the pushes move positions only. Default: false.
+     */
+    bool contact_velocity;
 } throng_avoidance;
 /* clang-format on */
 /* schema:end avoidance */
@@ -2300,11 +2308,12 @@ THRONG_API throng_status throng_world_query_radius(
  * every float is its IEEE-754 bit pattern, little-endian, so a snapshot
  * reads the same on any machine:
  *     offset  0  "THRNGSNP", the magic
- *             8  u32 format version (6; versions 1 to 3, written by
+ *             8  u32 format version (7; versions 1 to 3, written by
  *                library 0.4 and before, still load: their groups
  *                get generation 1 and none is free; versions before 5
  *                give every group the default avoidance; versions
- *                before 6 hold no navigation field)
+ *                before 6 hold no navigation field; versions before 7
+ *                leave contact_velocity off)
  *            12  u16 major, minor, patch of the library that wrote it,
  *                u16 0
  *            20  u32 0, reserved
@@ -2327,7 +2336,7 @@ THRONG_API throng_status throng_world_query_radius(
  * there moves it. */
 /* schema:begin snapshot_version (make schema writes this region from src/behaviour_schema.h) */
 /* clang-format off */
-#define THRONG_SNAPSHOT_VERSION 6u
+#define THRONG_SNAPSHOT_VERSION 7u
 /* clang-format on */
 /* schema:end snapshot_version */
 

@@ -15,7 +15,7 @@ c_float3 = ctypes.c_float * 3
 FLT_MAX = 3.4028234663852886e+38
 PI = 3.14159274  # pi as a float, rounded up
 # The snapshot format version (THRONG_SNAPSHOT_VERSION).
-SNAPSHOT_VERSION = 6
+SNAPSHOT_VERSION = 7
 
 
 class SeparationMode(enum.IntEnum):
@@ -104,6 +104,7 @@ class throng_avoidance(ctypes.Structure):
         ("responsibility", ctypes.c_float),
         ("keep_right", ctypes.c_float),
         ("contact_iterations", ctypes.c_uint32),
+        ("contact_velocity", ctypes.c_bool),
     ]
 
 
@@ -386,6 +387,10 @@ FIELDS = (
           "", 0.0, (), "", 0.0, 32.0,
           False, False, False, False, False, 0.0, 5,
           "Contact resolution after the move, 0 for none: this many passes, each moving every agent out of the overlaps it had before the pass (by half of each, or all of one with an agent that does not resolve contacts), among the agents within the neighbour radius, and then out of any obstacle or wall it overlaps (all of it, along the surface's normal). Only the first pass walks the neighbour cells; later ones read each agent's list of near agents from it, so a pass after the first costs a small part of the first, and the passes stop early once one moves nobody (the result is the same as running them all). Packed crowds want many: 32 keep every pair of a dense crossing within 0.3% of the sum of radii."),
+    Field("throng_avoidance", "contact_velocity", "bool", 1, (),
+          "", 0.0, (), "", 0.0, 1.0,
+          False, False, False, False, False, 0.0, 7,
+          "Whether contact resolution's pushes count in the velocity: each pass adds the agent's displacement over the tick's dt to it (cut to max speed), so the velocity is the one the agent moved at, as in position-based dynamics; ORCA's next tick then sees pushed-apart neighbours separating rather than still closing, which keeps a packed crowd out of each other at one tick a step. Off, the pushes move positions only."),
     Field("throng_motion", "max_turn_rate", "f32", 1, (),
           "", 0.0, (), "radians per second", 0.0, FLT_MAX,
           False, False, False, False, False, 0.0, 5,

@@ -296,6 +296,15 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "passes stop early once one moves nobody (the result is the same as " \
       "running them all). Packed crowds want many: 32 keep every pair of a " \
       "dense crossing within 0.3% of the sum of radii.")                     \
+    P(avoidance, contact_velocity, SCHEMA_BOOL, bool, 1, 0, "", 0, 0, "", 0, \
+      1, 0, 0, 7,                                                            \
+      "Whether contact resolution's pushes count in the velocity: each "     \
+      "pass adds the agent's displacement over the tick's dt to it (cut to " \
+      "max speed), so the velocity is the one the agent moved at, as in "    \
+      "position-based dynamics; ORCA's next tick then sees pushed-apart "    \
+      "neighbours separating rather than still closing, which keeps a "      \
+      "packed crowd out of each other at one tick a step. Off, the pushes "  \
+      "move positions only.")                                                \
     /* The group's vehicle limits (throng_motion). */                        \
     P(motion, max_turn_rate, SCHEMA_F32, float, 1, 0, "", 0, 0,              \
       "radians per second", 0.0f, SCHEMA_FLT_MAX, 0, 0.0f, 5,               \

@@ -42,6 +42,14 @@
  * It runs over a block's rows after their agent pushes, and a world with
  * no objects skips it at the cost of one test per block.
  *
+ * A group with contact_velocity also counts each push in the velocity:
+ * the push over the tick's dt is added to it and the sum cut to max
+ * speed (the velocity the agent moved at, as position-based dynamics
+ * sets it), in the same half of the pass that applies the push, from the
+ * agent's own push alone. Without it a pair pushed apart keeps the
+ * velocities that drove it in, and ORCA's next tick, which reads them,
+ * still sees the two closing.
+ *
  * Interaction layers (throng_layers): an agent is pushed only by those
  * whose layer its mask holds, and takes the whole of an overlap with one
  * whose mask leaves its own layer out (that one does not move for it).
@@ -163,6 +171,7 @@ typedef struct contact_ctx {
     uint32_t pass;
     int build;         /* walk every block and list the near pairs anew */
     float radius_most; /* the largest radius of a row */
+    float dt;          /* the tick's (contact_velocity) */
 } contact_ctx;
 
 static size_t contact_align(size_t n) {
@@ -632,6 +641,24 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
                : saturate(x);
 }
 
+/* Row t's push counts in its velocity (contact_velocity): the push over
+ * the tick's dt is added, and the sum cut to max speed as the move cuts
+ * it, so the velocity is the one the agent moved at. */
+static void push_velocity(throng_world *w, uint32_t t, float dt) {
+    agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const float vx = c->vx[t] + w->steer_x[t] / dt;
+    const float vy = c->vy[t] + w->steer_y[t] / dt;
+    const float vz = three ? c->vz[t] + w->steer_z[t] / dt : 0.0f;
+    const float v2 = vx * vx + vy * vy + vz * vz;
+    const float most = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
+    const float k = v2 > most * most ? most / sqrtf(v2) : 1.0f;
+    c->vx[t] = vx * k;
+    c->vy[t] = vy * k;
+    if (three)
+        c->vz[t] = vz * k;
+}
+
 /* The second half: every row applies its own displacement (the chunk
  * from `begin`; after a build, its active rows: the others' pushes are
  * zero, and the build's pass has placed them already). */
@@ -650,6 +677,8 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
         c->py[t] = contact_place(w, 1, c->py[t] + w->steer_y[t]);
         if (w->dims == 3)
             c->pz[t] = contact_place(w, 2, c->pz[t] + w->steer_z[t]);
+        if (w->group_params[c->group[t]].contact_velocity)
+            push_velocity(w, t, cc->dt);
     }
 }
 
@@ -665,7 +694,9 @@ static int sharing_changes(const throng_world *w, uint32_t pass,
     return 0;
 }
 
-void contact_start(contact_run *run, uint32_t passes) {
+void contact_start(contact_run *run, uint32_t passes, float dt) {
+    INVARIANT(dt > 0.0f, "a push counts in velocity over a tick's dt");
+    run->dt = dt;
     run->pass = 0;
     run->passes = passes;
     run->rebuild = 1;
@@ -710,7 +741,8 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                         .lists = cl,
                         .pass = pass,
                         .build = build,
-                        .radius_most = radius_most(w) };
+                        .radius_most = radius_most(w),
+                        .dt = run->dt };
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;
@@ -733,9 +765,10 @@ int contact_settles(const throng_world *w, const contact_run *run) {
     return !sharing_changes(w, run->pass - 1u, run->passes);
 }
 
-void contact_resolve(throng_world *w, parallel_sched *sched, uint32_t passes) {
+void contact_resolve(throng_world *w, parallel_sched *sched, uint32_t passes,
+                     float dt) {
     contact_run run;
-    contact_start(&run, passes);
+    contact_start(&run, passes, dt);
     while (run.pass < run.passes) {
         const uint32_t moved = contact_pass(w, sched, &run);
         /* Nothing moved: every later pass would find what this one did. */

@@ -16,8 +16,9 @@ uint32_t contact_passes(const throng_world *world);
  * anything; nonzero when there is no memory. */
 int contact_reserve(throng_world *world);
 
-/* A run of `passes` passes, before its first. */
-void contact_start(contact_run *run, uint32_t passes);
+/* A run of `passes` passes after a move of dt seconds, before its
+ * first. */
+void contact_start(contact_run *run, uint32_t passes, float dt);
 
 /* Runs the next pass of `run` (one is left) and returns how many agents
  * it moved. Positions written between passes from outside (by row,
@@ -30,10 +31,10 @@ uint32_t contact_pass(throng_world *world, parallel_sched *sched,
  * would change nothing: no group stops resolving before the last. */
 int contact_settles(const throng_world *world, const contact_run *run);
 
-/* Runs `passes` passes over the moved agents, with the grid of this
- * step's build finding the candidates. Uses the steering-force scratch,
- * free once the move has read it. */
+/* Runs `passes` passes over the agents moved by a tick of dt seconds,
+ * with the grid of this step's build finding the candidates. Uses the
+ * steering-force scratch, free once the move has read it. */
 void contact_resolve(throng_world *world, parallel_sched *sched,
-                     uint32_t passes);
+                     uint32_t passes, float dt);
 
 #endif /* THRONG_CONTACT_H */

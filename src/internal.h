@@ -195,6 +195,7 @@ typedef struct group_kernel_params {
     float orca_inv_tau_static; /* 1 / obstacle time horizon */
     float keep_cos, keep_sin;  /* of the keep-right turn */
     uint32_t contact;          /* contact passes, 0: none */
+    int contact_velocity;      /* the pushes count in the velocity */
     /* throng_motion: the turn limit (rad/s, 0 none), the least speed. */
     float turn_rate, min_speed;
     /* The group's rows need the velocity stage: ORCA or a limit. */
@@ -248,6 +249,7 @@ typedef struct contact_run {
     int rebuild;     /* the next pass walks and lists anew */
     float travel;    /* the most a row has moved since the lists' build */
     float margin;    /* the least margin of a listed row */
+    float dt;        /* the tick's, over which a push counts in velocity */
 } contact_run;
 
 struct throng_world {

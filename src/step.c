@@ -211,7 +211,7 @@ static throng_status world_tick(throng_world *w, float dt,
     if (st != THRONG_OK)
         return st;
     if (contact)
-        contact_resolve(w, sched, contact);
+        contact_resolve(w, sched, contact, dt);
     return tick_end(w, sched, fn, t);
 }
 
@@ -368,7 +368,7 @@ throng_status throng_world_tick_begin(throng_world *w, float dt,
     s->threads = (uint32_t)run.threads;
     s->simd = w->simd_name;
     s->simulated_seconds = (double)dt;
-    contact_start(&w->tick_contact, run.passes);
+    contact_start(&w->tick_contact, run.passes, dt);
     w->tick_open = 1;
     *out_passes = run.passes;
     return THRONG_OK;

@@ -4,7 +4,9 @@
  * pass, each moved half of the overlap along the line between them, or
  * the one that resolves moved all of it when the other does not;
  * coincident agents part along x by slot; agents apart are left to the
- * bit; more passes take a packed crowd's deepest overlap further down;
+ * bit; with contact_velocity the push over the tick is added to the
+ * velocity (cut to max speed), without it the velocity keeps its bits;
+ * more passes take a packed crowd's deepest overlap further down;
  * an agent overlapping a box, wall segment, sphere or plane (2D and 3D)
  * ends exactly touching it from outside along the normal, one inside
  * ends outside in the fixed direction, one squeezed between a wall and a
@@ -28,11 +30,19 @@
 
 #define CT_DT 0.1f
 
-static throng_group ct_group(throng_world *w, uint32_t passes) {
+/* A group resolving contacts in `passes` passes, whose pushes count in
+ * the velocity when `velocity`. */
+static throng_group ct_group_velocity(throng_world *w, uint32_t passes,
+                                      bool velocity) {
     throng_group_def gd = throng_group_def_default();
     gd.avoidance.contact_iterations = passes;
+    gd.avoidance.contact_velocity = velocity;
     throng_group g = THRONG_NULL_GROUP;
     return throng_group_create(w, &gd, &g) == THRONG_OK ? g : THRONG_NULL_GROUP;
+}
+
+static throng_group ct_group(throng_world *w, uint32_t passes) {
+    return ct_group_velocity(w, passes, false);
 }
 
 static throng_agent ct_agent(throng_world *w, throng_group g, float x, float y,
@@ -83,6 +93,64 @@ TEST(contact_pair) {
             }
             const float d = hypotf(pb[0] - pa[0], pb[1] - pa[1]);
             CHECK_NEAR(d, 0.5f, 2e-6f);
+            throng_world_destroy(w);
+        }
+}
+
+static void ct_vel(const throng_world *w, throng_agent a, float v[3]) {
+    v[0] = v[1] = v[2] = 0.0f;
+    (void)throng_agent_get_velocity(w, a, v);
+}
+
+/* contact_velocity: contact_pair's pair, at rest, each pushed 0.15 m in
+ * the tick of 0.1 s, moves on at the push over the tick (1.5 m/s along
+ * the line between them) with room to do so (max speed 4 m/s), at its
+ * max speed along the push when that is less (1 m/s), and keeps its
+ * velocity to the bit with the option off. An agent that is not pushed
+ * (apart from the others) keeps its velocity, pushed or not. */
+TEST(contact_velocity_pair) {
+    for (int dims = 2; dims <= 3; dims++)
+        for (int mode = 0; mode < 3; mode++) {
+            const bool on = mode > 0;
+            const float most = mode == 2 ? 1.0f : 4.0f;
+            throng_world *w = ts_world(dims, 1, NULL);
+            REQUIRE(w != NULL);
+            throng_group g = ct_group_velocity(w, 1u, on);
+            const float z = dims == 3 ? 2.0f : 0.0f;
+            throng_agent a = ct_agent(w, g, 1.0f, 1.0f, z, 0.25f);
+            throng_agent b = ct_agent(w, g, 1.12f, 1.16f, z, 0.25f);
+            throng_agent far = ct_agent(w, g, 9.0f, 9.0f, z, 0.25f);
+            REQUIRE_OK(throng_agent_set_max_speed(w, a, most));
+            REQUIRE_OK(throng_agent_set_max_speed(w, b, most));
+            REQUIRE_OK(throng_world_step(w, CT_DT));
+            float pa[3], pb[3], va[3], vb[3], vf[3];
+            ct_pos(w, a, pa);
+            ct_pos(w, b, pb);
+            ct_vel(w, a, va);
+            ct_vel(w, b, vb);
+            ct_vel(w, far, vf);
+            CHECK(vf[0] == 0.0f && vf[1] == 0.0f && vf[2] == 0.0f);
+            CHECK_NEAR(hypotf(pb[0] - pa[0], pb[1] - pa[1]), 0.5f, 2e-6f);
+            if (!on) {
+                CHECK(va[0] == 0.0f && va[1] == 0.0f && va[2] == 0.0f);
+                CHECK(vb[0] == 0.0f && vb[1] == 0.0f && vb[2] == 0.0f);
+                throng_world_destroy(w);
+                continue;
+            }
+            /* 1.5 m/s along (0.6, 0.8), a to -, b to +; cut to 1. */
+            const float speed = mode == 2 ? 1.0f : 1.5f;
+            CHECK_NEAR(va[0], -0.6f * speed, 2e-5f);
+            CHECK_NEAR(va[1], -0.8f * speed, 2e-5f);
+            CHECK_NEAR(vb[0], 0.6f * speed, 2e-5f);
+            CHECK_NEAR(vb[1], 0.8f * speed, 2e-5f);
+            CHECK(va[2] == 0.0f && vb[2] == 0.0f);
+            if (mode == 1) {
+                /* The velocity the agent moved at over the tick. */
+                CHECK_NEAR(va[0], (pa[0] - 1.0f) / CT_DT, 2e-5f);
+                CHECK_NEAR(vb[1], (pb[1] - 1.16f) / CT_DT, 2e-5f);
+            } else {
+                CHECK(hypotf(va[0], va[1]) <= 1.0f * (1.0f + 1e-6f));
+            }
             throng_world_destroy(w);
         }
 }
@@ -448,8 +516,9 @@ typedef struct ct_crowd {
     int dims;
     uint32_t passes;
     int threads;
-    int objects; /* with ct_crowd_objects of its dims */
-    int mixed;   /* radii from 0.1 to 0.5 rather than all 0.3 */
+    int objects;  /* with ct_crowd_objects of its dims */
+    int mixed;    /* radii from 0.1 to 0.5 rather than all 0.3 */
+    int velocity; /* the pushes count in the velocity */
 } ct_crowd;
 
 /* Static objects among the crowd: a box, a wall segment (2D), a sphere
@@ -475,7 +544,7 @@ static throng_world *ct_crowd_make(const ct_crowd *cfg, const char *path) {
             throng_world_destroy(w);
             return NULL;
         }
-    throng_group g = ct_group(w, cfg->passes);
+    throng_group g = ct_group_velocity(w, cfg->passes, cfg->velocity);
     test_rng rng = test_rng_make(5u);
     for (int i = 0; i < 400; i++) {
         const float x = test_rng_range(&rng, 0.0f, 16.0f);
@@ -529,7 +598,7 @@ TEST(contact_crowd) {
     float deepest[3];
     const uint32_t passes[3] = { 0u, 2u, 16u };
     for (int k = 0; k < 3; k++) {
-        const ct_crowd cfg = { 2, passes[k], 1, 0, 0 };
+        const ct_crowd cfg = { 2, passes[k], 1, 0, 0, 0 };
         throng_world *w = ct_crowd_make(&cfg, NULL);
         REQUIRE(w != NULL);
         REQUIRE_OK(throng_world_step(w, CT_DT));
@@ -545,7 +614,7 @@ TEST(contact_crowd) {
      * comes last. Without contact resolution some are. */
     for (int dims = 2; dims <= 3; dims++)
         for (uint32_t n = 0; n <= 1; n++) {
-            const ct_crowd cfg = { dims, n, 1, 1, 0 };
+            const ct_crowd cfg = { dims, n, 1, 1, 0, 0 };
             throng_world *w = ct_crowd_make(&cfg, NULL);
             REQUIRE(w != NULL);
             REQUIRE_OK(throng_world_step(w, CT_DT));
@@ -560,20 +629,22 @@ TEST(contact_crowd) {
      * without objects, and with mixed radii (a vector path's walk holds
      * candidates by the largest radius). */
     for (int dims = 2; dims <= 3; dims++)
-        for (int objects = 0; objects <= 2; objects++) {
-            ct_crowd cfg = { dims, 6u, 1, objects == 1, objects == 2 };
+        for (int objects = 0; objects <= 3; objects++) {
+            ct_crowd cfg = { dims,         6u,           1,
+                             objects == 1, objects == 2, objects == 3 };
             const uint64_t one = ct_crowd_run(&cfg, NULL);
             CHECK(one != 0u);
             for (int threads = 2; threads <= 4; threads++) {
                 cfg.threads = threads;
                 CHECK_EQ_U64(ct_crowd_run(&cfg, NULL), one);
             }
-            runner_paths_match_scalar(__FILE__, __LINE__,
-                                      objects == 1 ? "contact crowd, objects"
-                                      : objects == 2
-                                          ? "contact crowd, mixed radii"
-                                          : "contact crowd",
-                                      ct_crowd_run, &cfg);
+            runner_paths_match_scalar(
+                __FILE__, __LINE__,
+                objects == 1   ? "contact crowd, objects"
+                : objects == 2 ? "contact crowd, mixed radii"
+                : objects == 3 ? "contact crowd, pushes in velocity"
+                               : "contact crowd",
+                ct_crowd_run, &cfg);
         }
 }
 
@@ -887,6 +958,7 @@ TEST(contact_staged_refusals) {
 
 void register_contact_tests(void) {
     REGISTER(contact_pair);
+    REGISTER(contact_velocity_pair);
     REGISTER(contact_coincident_and_apart);
     REGISTER(contact_object_touching);
     REGISTER(contact_object_inside);

@@ -936,7 +936,7 @@ TEST(snapshot_future_version_refused) {
     CHECK(w == NULL);
     char path[256];
     snap_test_path(path, sizeof path, "future");
-    snap_test_put_u32(s + SNAP_TEST_VERSION_AT, 7u);
+    snap_test_put_u32(s + SNAP_TEST_VERSION_AT, THRONG_SNAPSHOT_VERSION + 1u);
     FILE *f = fopen(path, "wb");
     REQUIRE(f != NULL);
     CHECK_EQ_INT(fwrite(s, 1, n, f), n);
