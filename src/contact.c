@@ -171,7 +171,7 @@ typedef struct contact_ctx {
     uint32_t pass;
     int build;         /* walk every block and list the near pairs anew */
     float radius_most; /* the largest radius of a row */
-    float dt;          /* the tick's (contact_velocity) */
+    float inv_dt;      /* 1 / the tick's dt (contact_velocity) */
 } contact_ctx;
 
 static size_t contact_align(size_t n) {
@@ -641,22 +641,29 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
                : saturate(x);
 }
 
-/* Row t's push counts in its velocity (contact_velocity): the push over
- * the tick's dt is added, and the sum cut to max speed as the move cuts
- * it, so the velocity is the one the agent moved at. */
-static void push_velocity(throng_world *w, uint32_t t, float dt) {
+/* Row t's push counts in its velocity (contact_velocity): the push times
+ * 1 / dt of the tick is added, and the sum cut to max speed as the move
+ * cuts it, so the velocity is the one the agent moved at. The cut is
+ * rare (a push is a hair of a step), so it is a branch: the square root
+ * and the division are not paid on every row. */
+static void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
     agent_columns *c = &w->col;
     const int three = w->dims == 3;
-    const float vx = c->vx[t] + w->steer_x[t] / dt;
-    const float vy = c->vy[t] + w->steer_y[t] / dt;
-    const float vz = three ? c->vz[t] + w->steer_z[t] / dt : 0.0f;
+    float vx = c->vx[t] + w->steer_x[t] * inv_dt;
+    float vy = c->vy[t] + w->steer_y[t] * inv_dt;
+    float vz = three ? c->vz[t] + w->steer_z[t] * inv_dt : 0.0f;
     const float v2 = vx * vx + vy * vy + vz * vz;
     const float most = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
-    const float k = v2 > most * most ? most / sqrtf(v2) : 1.0f;
-    c->vx[t] = vx * k;
-    c->vy[t] = vy * k;
+    if (v2 > most * most) {
+        const float k = most / sqrtf(v2);
+        vx *= k;
+        vy *= k;
+        vz *= k;
+    }
+    c->vx[t] = vx;
+    c->vy[t] = vy;
     if (three)
-        c->vz[t] = vz * k;
+        c->vz[t] = vz;
 }
 
 /* The second half: every row applies its own displacement (the chunk
@@ -678,7 +685,7 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
         if (w->dims == 3)
             c->pz[t] = contact_place(w, 2, c->pz[t] + w->steer_z[t]);
         if (w->group_params[c->group[t]].contact_velocity)
-            push_velocity(w, t, cc->dt);
+            push_velocity(w, t, cc->inv_dt);
     }
 }
 
@@ -742,7 +749,7 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                         .pass = pass,
                         .build = build,
                         .radius_most = radius_most(w),
-                        .dt = run->dt };
+                        .inv_dt = 1.0f / run->dt };
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;
