@@ -2023,6 +2023,8 @@ static throng_status orca_crowd_build(const scenario *sc, uint32_t agents,
           "turn of a forbidden preferred velocity" },                          \
         { "contact_iterations", 16.0, "",                                      \
           "contact resolution passes after each move" },                       \
+        { "contact_velocity", 0.0, "",                                         \
+          "1: contact pushes count in the velocity" },                         \
         { "jam_density", 5.4, "1/m^2",                                         \
           "Weidmann's jam density (0: no speed law)" },                        \
         { "speed_gamma", 1.913, "1/m^2", "Weidmann's gamma" },                 \
@@ -2519,6 +2521,7 @@ static const scenario_param walk_orca_params[] = {
     { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
     { "keep_right", 0.1, "rad", "turn of a forbidden preferred velocity" },
     { "contact_iterations", 16.0, "", "contact resolution passes" },
+    { "contact_velocity", 0.0, "", "1: contact pushes count in velocity" },
     { "jam_density", 0.0, "1/m^2", "no speed law: ORCA and contact alone" },
     { "speed_gamma", 1.913, "1/m^2", "Weidmann's gamma (unused)" },
     { "density_interval", 10.0, "steps", "the field counts the crowd" },
