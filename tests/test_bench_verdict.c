@@ -107,6 +107,26 @@ TEST(bench_ranges_well_formed) {
     CHECK(with_ranges >= 2);
 }
 
+/* Every scene of the table builds from its own parameters and steps:
+ * a parameter that a shared builder reads (orca_crowd_group() serves
+ * crossing2d, blocks2d and every pedestrian scene) must be named by each
+ * scene it serves. */
+TEST(bench_every_scene_builds) {
+    for (size_t i = 0; i < scenario_count(); ++i) {
+        const scenario *sc = scenario_at(i);
+        throng_world *world = NULL;
+        const throng_status st = sc->build(200, 1, 1, &world);
+        if (st != THRONG_OK || world == NULL) {
+            runner_fail(__FILE__, __LINE__, "%s: no world (%s)", sc->name,
+                        throng_status_string(st));
+            continue;
+        }
+        for (int s = 0; s < 2; ++s)
+            CHECK_OK(throng_world_step(world, sc->dt));
+        throng_world_destroy(world);
+    }
+}
+
 /* Runs `name` from the bench's seed for `steps` steps and judges it. */
 static unsigned judge_run(const char *name, uint32_t agents, uint32_t steps,
                           quality *q, char *flag, size_t size) {
@@ -192,6 +212,7 @@ void register_bench_verdict_tests(void) {
     REGISTER(bench_judge_flock_ranges);
     REGISTER(bench_judge_limits);
     REGISTER(bench_ranges_well_formed);
+    REGISTER(bench_every_scene_builds);
     REGISTER(bench_flocks_flock);
     REGISTER(bench_flock2d_ratio);
 }
