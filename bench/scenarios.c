@@ -127,6 +127,15 @@ static uint32_t param_count(param_reader *reader, const char *name) {
     return (uint32_t)value;
 }
 
+/* A parameter that is a switch: 0 or 1; anything else makes the reader
+ * bad. */
+static bool param_switch(param_reader *reader, const char *name) {
+    const uint32_t value = param_count(reader, name);
+    if (value > 1u)
+        reader->bad = true;
+    return value == 1u;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Flocks                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -1530,8 +1539,8 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     group.avoidance.keep_right = (float)param_get(&reader, "keep_right");
     group.avoidance.contact_iterations =
         param_count(&reader, "contact_iterations");
-    const uint32_t contact_velocity = param_count(&reader, "contact_velocity");
-    group.avoidance.contact_velocity = contact_velocity == 1u;
+    group.avoidance.contact_velocity =
+        param_switch(&reader, "contact_velocity");
     throng_behaviour arrive = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
     arrive.speed_factor = (float)param_get(&reader, "speed_factor");
     arrive.u.seek.ramp = THRONG_ARRIVE_LINEAR;
@@ -1549,7 +1558,7 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
         return THRONG_ERR_NOT_FOUND;
     if (agents > THRONG_MAX_AGENTS)
         return THRONG_ERR_CAPACITY;
-    if (ticks < 1u || ticks > 10u || contact_velocity > 1u)
+    if (ticks < 1u || ticks > 10u)
         return THRONG_ERR_INVALID_ARG;
 
     throng_world *world = NULL;
@@ -1607,10 +1616,7 @@ static throng_group_def orca_crowd_group(param_reader *reader,
     group.avoidance.keep_right = (float)param_get(reader, "keep_right");
     group.avoidance.contact_iterations =
         param_count(reader, "contact_iterations");
-    const uint32_t contact_velocity = param_count(reader, "contact_velocity");
-    group.avoidance.contact_velocity = contact_velocity == 1u;
-    if (contact_velocity > 1u)
-        reader->bad = true;
+    group.avoidance.contact_velocity = param_switch(reader, "contact_velocity");
     return group;
 }
 

@@ -488,7 +488,9 @@ THRONG_API throng_status throng_world_tick_begin(throng_world *world, float dt,
 
 /* Runs the open tick's next contact pass: every agent of a group whose
  * contact_iterations exceeds the pass's index is pushed by its share of
- * its overlaps with the positions before the pass (neighbours found
+ * its overlaps with the positions before the pass (and, with
+ * contact_velocity, its velocity by the push over the tick's dt;
+ * neighbours found
  * through the grid of the tick's positions before the move, as in
  * throng_world_step). *out_moved: the agents whose push was not zero;
  * *out_settles: whether, were no agent moved anywhere in this pass, the
