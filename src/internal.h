@@ -194,8 +194,11 @@ typedef struct group_kernel_params {
     float orca_r2, orca_inv_tau, orca_share;
     float orca_inv_tau_static; /* 1 / obstacle time horizon */
     float keep_cos, keep_sin;  /* of the keep-right turn */
-    uint32_t contact;          /* contact passes, 0: none */
-    int contact_velocity;      /* the pushes count in the velocity */
+    /* Contact passes (0: none; at most SCHEMA_CONTACT_MAX) and whether
+     * their pushes count in the velocity, in the one word: a larger
+     * struct makes every row's look-up of its group's row dearer. */
+    uint16_t contact;
+    uint16_t contact_velocity;
     /* throng_motion: the turn limit (rad/s, 0 none), the least speed. */
     float turn_rate, min_speed;
     /* The group's rows need the velocity stage: ORCA or a limit. */
