@@ -467,6 +467,18 @@ TEST(velocity_scan_paths) {
             }
 }
 
+/* Whether two avoidances hold the same bits field by field (the struct
+ * has padding after contact_velocity, which memcmp would read). */
+static int avoidance_same(const throng_avoidance *a,
+                          const throng_avoidance *b) {
+#define AV_SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
+    return AV_SAME(mode) && AV_SAME(range) && AV_SAME(max_neighbours) &&
+           AV_SAME(time_horizon) && AV_SAME(obstacle_time_horizon) &&
+           AV_SAME(responsibility) && AV_SAME(keep_right) &&
+           AV_SAME(contact_iterations) && AV_SAME(contact_velocity);
+#undef AV_SAME
+}
+
 /* A snapshot keeps every group's avoidance, and the loaded world steps
  * on to the very bits of the one that saved. */
 TEST(velocity_snapshot) {
@@ -486,7 +498,7 @@ TEST(velocity_snapshot) {
     REQUIRE_OK(throng_group_get_avoidance(w, first_group(w, 1u), &saved));
     REQUIRE_OK(
         throng_group_get_avoidance(back, first_group(back, 1u), &loaded));
-    CHECK(memcmp(&saved, &loaded, sizeof saved) == 0);
+    CHECK(avoidance_same(&saved, &loaded));
     CHECK(loaded.mode == THRONG_AVOIDANCE_ORCA);
     for (int s = 0; s < 10; s++) {
         REQUIRE_OK(throng_world_step(w, VEL_DT));
