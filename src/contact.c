@@ -94,6 +94,7 @@
  * scalar path keeps and the tests compare against.
  */
 #include "contact.h"
+#include "integrate.h"
 
 #include <math.h>
 #include <string.h>
@@ -138,6 +139,15 @@ uint32_t contact_passes(const throng_world *w) {
     return most;
 }
 
+/* Whether some live group counts its pushes in the velocity: once per
+ * pass, so that a world where none does looks up no row's group for it. */
+static int pushes_in_velocity(const throng_world *w) {
+    for (uint32_t g = 0; g < w->group_count; g++)
+        if (w->groups[g].live && w->group_params[g].contact_velocity)
+            return 1;
+    return 0;
+}
+
 /* What one chunk of a pass saw, summed by contact_resolve() in chunk
  * order. */
 typedef struct contact_chunk {
@@ -172,6 +182,7 @@ typedef struct contact_ctx {
     int build;         /* walk every block and list the near pairs anew */
     float radius_most; /* the largest radius of a row */
     float inv_dt;      /* 1 / the tick's dt (contact_velocity) */
+    int velocity;      /* some live group counts its pushes in velocity */
 } contact_ctx;
 
 static size_t contact_align(size_t n) {
@@ -642,28 +653,21 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
 }
 
 /* Row t's push counts in its velocity (contact_velocity): the push times
- * 1 / dt of the tick is added, and the sum cut to max speed as the move
- * cuts it, so the velocity is the one the agent moved at. The cut is
- * rare (a push is a hair of a step), so it is a branch: the square root
- * and the division are not paid on every row. */
+ * 1 / dt of the tick is added, and the sum cut to max speed by the move's
+ * own truncate (integrate.h), so the velocity is the one the agent moved
+ * at. */
 static void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
     agent_columns *c = &w->col;
-    const int three = w->dims == 3;
-    float vx = c->vx[t] + w->steer_x[t] * inv_dt;
-    float vy = c->vy[t] + w->steer_y[t] * inv_dt;
-    float vz = three ? c->vz[t] + w->steer_z[t] * inv_dt : 0.0f;
-    const float v2 = vx * vx + vy * vy + vz * vz;
-    const float most = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
-    if (v2 > most * most) {
-        const float k = most / sqrtf(v2);
-        vx *= k;
-        vy *= k;
-        vz *= k;
-    }
-    c->vx[t] = vx;
-    c->vy[t] = vy;
-    if (three)
-        c->vz[t] = vz;
+    const int dims = w->dims;
+    float v[3] = { c->vx[t] + w->steer_x[t] * inv_dt,
+                   c->vy[t] + w->steer_y[t] * inv_dt,
+                   dims == 3 ? c->vz[t] + w->steer_z[t] * inv_dt : 0.0f };
+    truncate_vec(v, dims, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                 c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)]);
+    c->vx[t] = v[0];
+    c->vy[t] = v[1];
+    if (dims == 3)
+        c->vz[t] = v[2];
 }
 
 /* The second half: every row applies its own displacement (the chunk
@@ -684,7 +688,7 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
         c->py[t] = contact_place(w, 1, c->py[t] + w->steer_y[t]);
         if (w->dims == 3)
             c->pz[t] = contact_place(w, 2, c->pz[t] + w->steer_z[t]);
-        if (w->group_params[c->group[t]].contact_velocity)
+        if (cc->velocity && w->group_params[c->group[t]].contact_velocity)
             push_velocity(w, t, cc->inv_dt);
     }
 }
@@ -749,7 +753,8 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                         .pass = pass,
                         .build = build,
                         .radius_most = radius_most(w),
-                        .inv_dt = 1.0f / run->dt };
+                        .inv_dt = 1.0f / run->dt,
+                        .velocity = pushes_in_velocity(w) };
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;

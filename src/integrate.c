@@ -34,40 +34,6 @@
 
 #define INTEGRATE_GRAIN 8192u
 
-/* Seed 000's truncate for a vector whose squared length is len2. A length
- * whose square overflowed, or a limit whose square is below the smallest
- * normal float (squares of such tiny values vanish), is measured on a copy
- * scaled by its largest component and compared with the limit there: the
- * length itself may overflow, and so may a large limit's square. */
-static inline void truncate_vec(float *x, int dims, float len2, float limit) {
-    const int tiny = limit * limit < FLT_MIN;
-    if (len2 <= limit * limit && len2 <= FLT_MAX && !tiny)
-        return;
-    float len;
-    if (len2 <= FLT_MAX && !tiny) {
-        len = sqrtf(len2);
-    } else {
-        float big = 0.0f;
-        for (int a = 0; a < dims; a++)
-            big = fabsf(x[a]) > big ? fabsf(x[a]) : big;
-        if (!(big > 0.0f))
-            return;
-        float sum = 0.0f;
-        for (int a = 0; a < dims; a++)
-            sum += (x[a] / big) * (x[a] / big);
-        /* |x| = big * unit, unit in [1, sqrt(3)]. */
-        float unit = sqrtf(sum);
-        if (big <= limit / unit)
-            return;
-        for (int a = 0; a < dims; a++)
-            x[a] = (x[a] / big) * (limit / unit);
-        return;
-    }
-    float k = limit / len;
-    for (int a = 0; a < dims; a++)
-        x[a] = x[a] * k;
-}
-
 /* The unit heading of a non-zero velocity. Squares of a tiny velocity are
  * subnormal or vanish, so those are first scaled by their largest
  * component. Returns 0 (and writes nothing) for the zero vector. */

@@ -64,4 +64,38 @@ void integrate_place_2d(throng_world *world, uint32_t row, float dt,
 void integrate_place_3d(throng_world *world, uint32_t row, float dt,
                         const float v[3]);
 
+/* Seed 000's truncate for a vector whose squared length is len2. A length
+ * whose square overflowed, or a limit whose square is below the smallest
+ * normal float (squares of such tiny values vanish), is measured on a copy
+ * scaled by its largest component and compared with the limit there: the
+ * length itself may overflow, and so may a large limit's square. */
+static inline void truncate_vec(float *x, int dims, float len2, float limit) {
+    const int tiny = limit * limit < FLT_MIN;
+    if (len2 <= limit * limit && len2 <= FLT_MAX && !tiny)
+        return;
+    float len;
+    if (len2 <= FLT_MAX && !tiny) {
+        len = sqrtf(len2);
+    } else {
+        float big = 0.0f;
+        for (int a = 0; a < dims; a++)
+            big = fabsf(x[a]) > big ? fabsf(x[a]) : big;
+        if (!(big > 0.0f))
+            return;
+        float sum = 0.0f;
+        for (int a = 0; a < dims; a++)
+            sum += (x[a] / big) * (x[a] / big);
+        /* |x| = big * unit, unit in [1, sqrt(3)]. */
+        float unit = sqrtf(sum);
+        if (big <= limit / unit)
+            return;
+        for (int a = 0; a < dims; a++)
+            x[a] = (x[a] / big) * (limit / unit);
+        return;
+    }
+    float k = limit / len;
+    for (int a = 0; a < dims; a++)
+        x[a] = x[a] * k;
+}
+
 #endif /* THRONG_INTEGRATE_H */
