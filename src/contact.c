@@ -139,13 +139,39 @@ uint32_t contact_passes(const throng_world *w) {
     return most;
 }
 
-/* Whether some live group counts its pushes in the velocity: once per
- * pass, so that a world where none does looks up no row's group for it. */
-static int pushes_in_velocity(const throng_world *w) {
+/* The groups a pass meets: bit g for group g when some row is in it
+ * (every group from 63 on shares bit 63, which then stands for all of
+ * them). Once per build: rows do not change group during a tick. */
+static uint64_t groups_present(const throng_world *w) {
+    const uint32_t *group = w->col.group;
+    if (w->count == 0)
+        return 0;
+    if (w->uniform & UNIFORM_GROUP)
+        return 1ull << (group[0] < 63u ? group[0] : 63u);
+    uint64_t present = 0;
+    for (uint32_t t = 0; t < w->count; t++)
+        present |= 1ull << (group[t] < 63u ? group[t] : 63u);
+    return present;
+}
+
+/* Whether group g is one of `present` (groups_present()). */
+static inline int is_present(uint64_t present, uint32_t g) {
+    return ((present >> (g < 63u ? g : 63u)) & 1u) != 0u;
+}
+
+/* Whether some group with rows counts its pushes in the velocity
+ * (*some) and whether every one does (*all): once per pass, so that a
+ * world where none or every one does looks up no row's group for it. */
+static void pushes_in_velocity(const throng_world *w, uint64_t present,
+                               int *some, int *all) {
+    uint32_t met = 0, pushing = 0;
     for (uint32_t g = 0; g < w->group_count; g++)
-        if (w->groups[g].live && w->group_params[g].contact_velocity)
-            return 1;
-    return 0;
+        if (w->groups[g].live && is_present(present, g)) {
+            met++;
+            pushing += w->group_params[g].contact_velocity != 0u;
+        }
+    *some = pushing > 0u;
+    *all = pushing == met;
 }
 
 /* What one chunk of a pass saw, summed by contact_resolve() in chunk
@@ -180,9 +206,11 @@ typedef struct contact_ctx {
     contact_lists *lists;
     uint32_t pass;
     int build;         /* walk every block and list the near pairs anew */
+    int plain;         /* a pass over the lists of a plain world (plain()) */
     float radius_most; /* the largest radius of a row */
     float inv_dt;      /* 1 / the tick's dt (contact_velocity) */
-    int velocity;      /* some live group counts its pushes in velocity */
+    int velocity;      /* some group with rows counts its pushes in velocity */
+    int velocity_all;  /* and every group with rows does */
 } contact_ctx;
 
 static size_t contact_align(size_t n) {
@@ -446,6 +474,42 @@ static void walk_list(const contact_ctx *cc, uint32_t t, float own_r,
     }
 }
 
+/* walk_list() in a plain world's pass (plain()): every listed agent
+ * shares the overlap, has the row's radius (reach is twice it) and is
+ * seen through no image, so nothing is looked up but the positions; the
+ * offsets, distances, shares and sums are walk_list()'s to the bit. (A
+ * term for every listed agent, zero for one not overlapping, would take
+ * the branch away, which a crowd's mix of touching and not mispredicts;
+ * measured, the square root and division of each then cost more.) */
+static void walk_list_plain(const contact_ctx *cc, uint32_t t, float reach,
+                            float push[2]) {
+    const throng_world *w = cc->w;
+    const float *px = w->col.px, *py = w->col.py;
+    const contact_lists *cl = cc->lists;
+    const uint32_t *near = cl->near + (size_t)t * CONTACT_LIST_MAX;
+    const uint32_t listed = cl->count[t];
+    const float x = px[t], y = py[t], reach2 = reach * reach;
+    float sx = 0.0f, sy = 0.0f;
+    for (uint32_t i = 0; i < listed; i++) {
+        const uint32_t j = near[i];
+        const float dx = px[j] - x, dy = py[j] - y;
+        const float d2 = dx * dx + dy * dy;
+        const float dist = sqrtf(d2);
+        const float k = 0.5f * (reach - dist) / dist;
+        const float term = d2 < reach2 && d2 > 0.0f ? k : 0.0f;
+        sx -= dx * term;
+        sy -= dy * term;
+        if (d2 == 0.0f) {
+            /* Coincident: add_overlap()'s split along x. */
+            const uint32_t *ties = world_ties(w);
+            const float depth = 0.5f * reach;
+            sx += ties[t] < ties[j] ? -depth : depth;
+        }
+    }
+    push[0] = sx;
+    push[1] = sy;
+}
+
 /* Moves row t's body, displaced by its share of the pass's agent
  * overlaps (in the scratch), out of the static objects it overlaps there:
  * each of the nearest in turn, from where the one before left it, by the
@@ -556,6 +620,65 @@ static int near_object(const throng_world *w, uint32_t t) {
     return geo_nearest(w, p, v, 2.0 * r, 1, &nearest) > 0;
 }
 
+/* Whether pass `pass` of w, if not a build, runs plain: the world is 2D
+ * and not periodic, with no static object, every row has the one radius
+ * (above 0), and every group with rows (`present`) resolves in this pass
+ * and sees the layers of all of them, so every overlap is shared. A pass
+ * over the lists then needs nothing but positions (walk_list_plain()),
+ * and is the general pass to the bit. */
+static int plain(const throng_world *w, uint64_t present, uint32_t pass) {
+    if (w->dims != 2 || w->boundary == THRONG_BOUNDARY_PERIODIC ||
+        has_objects(w) || !(w->uniform & UNIFORM_RADIUS) || w->count == 0 ||
+        !(w->col.radius[0] > 0.0f))
+        return 0;
+    uint32_t layers = 0, seen = ~0u;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const group_kernel_params *k = &w->group_params[g];
+        if (!w->groups[g].live || !is_present(present, g))
+            continue;
+        if (!(k->contact > pass))
+            return 0;
+        layers |= k->layer_bit;
+        seen &= k->see;
+    }
+    return (layers & seen) == layers;
+}
+
+/* active_push() in a plain pass (plain()). */
+static void active_push_plain(const contact_ctx *cc, uint32_t begin) {
+    throng_world *w = cc->w;
+    contact_lists *cl = cc->lists;
+    const uint32_t chunk = begin / CONTACT_GRAIN;
+    const uint32_t *rows = cl->active + begin;
+    const uint32_t n = cl->active_count[chunk];
+    const int lanes = w->hold_rows != NULL;
+    const float reach = w->col.radius[0] + w->col.radius[0];
+    float *steer_x = w->steer_x, *steer_y = w->steer_y, *travels = cl->travel;
+    flock_block blk;
+    flock_block_reset(&blk);
+    contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t t = rows[i];
+        float push[2];
+        if (cl->count[t] == CONTACT_WALK) {
+            row_push(cc, t, lanes, &blk);
+            push[0] = steer_x[t];
+            push[1] = steer_y[t];
+        } else {
+            walk_list_plain(cc, t, reach, push);
+            steer_x[t] = push[0];
+            steer_y[t] = push[1];
+        }
+        const float x = push[0], y = push[1];
+        const float len = sqrtf(x * x + y * y);
+        seen.moved += x != 0.0f || y != 0.0f;
+        const float travel = travels[t] + len;
+        travels[t] = travel;
+        seen.travel = travel > seen.travel ? travel : seen.travel;
+    }
+    cl->chunk[chunk] = seen;
+}
+
 /* A pass after a build over the chunk from `begin`: the active rows'
  * pushes and what the chunk saw (the others keep their zero push and
  * their travel). */
@@ -595,7 +718,10 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
     if (only_active(cc)) {
-        active_push(cc, begin);
+        if (cc->plain)
+            active_push_plain(cc, begin);
+        else
+            active_push(cc, begin);
         return;
     }
     throng_world *w = cc->w;
@@ -656,7 +782,7 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
  * 1 / dt of the tick is added, and the sum cut to max speed by the move's
  * own truncate (integrate.h), so the velocity is the one the agent moved
  * at. */
-static void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
+static inline void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
     agent_columns *c = &w->col;
     const int dims = w->dims;
     float v[3] = { c->vx[t] + w->steer_x[t] * inv_dt,
@@ -682,14 +808,35 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int active = only_active(cc);
     const uint32_t n =
         active ? cl->active_count[begin / CONTACT_GRAIN] : end - begin;
+    const uint32_t *rows = cl->active + begin;
+    /* Held here: the stores below may alias the world (the build does
+     * not assume strict aliasing), and a pass after a build applies
+     * little more than an add per row. */
+    float *px = c->px, *py = c->py, *pz = c->pz;
+    const float *sx = w->steer_x, *sy = w->steer_y, *sz = w->steer_z;
+    const int three = w->dims == 3;
+    const int velocity = cc->velocity, each = !cc->velocity_all;
+    const float inv_dt = cc->inv_dt;
+    if (w->boundary != THRONG_BOUNDARY_PERIODIC && !three) {
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t t = active ? rows[i] : begin + i;
+            px[t] = saturate(px[t] + sx[t]);
+            py[t] = saturate(py[t] + sy[t]);
+            if (velocity &&
+                (!each || w->group_params[c->group[t]].contact_velocity))
+                push_velocity(w, t, inv_dt);
+        }
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t t = active ? cl->active[begin + i] : begin + i;
-        c->px[t] = contact_place(w, 0, c->px[t] + w->steer_x[t]);
-        c->py[t] = contact_place(w, 1, c->py[t] + w->steer_y[t]);
-        if (w->dims == 3)
-            c->pz[t] = contact_place(w, 2, c->pz[t] + w->steer_z[t]);
-        if (cc->velocity && w->group_params[c->group[t]].contact_velocity)
-            push_velocity(w, t, cc->inv_dt);
+        const uint32_t t = active ? rows[i] : begin + i;
+        px[t] = contact_place(w, 0, px[t] + sx[t]);
+        py[t] = contact_place(w, 1, py[t] + sy[t]);
+        if (three)
+            pz[t] = contact_place(w, 2, pz[t] + sz[t]);
+        if (velocity &&
+            (!each || w->group_params[c->group[t]].contact_velocity))
+            push_velocity(w, t, inv_dt);
     }
 }
 
@@ -713,6 +860,7 @@ void contact_start(contact_run *run, uint32_t passes, float dt) {
     run->rebuild = 1;
     run->travel = 0.0f;
     run->margin = 0.0f;
+    run->present = 0;
 }
 
 /* The largest radius of a row (0 for none). */
@@ -748,13 +896,16 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
     const int build = run->rebuild ||
                       !(2.0f * run->travel < CONTACT_MARGIN_USE * run->margin);
     run->rebuild = 0;
+    if (build)
+        run->present = groups_present(w);
     contact_ctx ctx = { .w = w,
                         .lists = cl,
                         .pass = pass,
                         .build = build,
+                        .plain = !build && plain(w, run->present, pass),
                         .radius_most = radius_most(w),
-                        .inv_dt = 1.0f / run->dt,
-                        .velocity = pushes_in_velocity(w) };
+                        .inv_dt = 1.0f / run->dt };
+    pushes_in_velocity(w, run->present, &ctx.velocity, &ctx.velocity_all);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
     uint32_t moved = 0;

@@ -247,12 +247,13 @@ typedef struct thread_counters {
  * throng_world_tick_contact): the next pass, and what the lists of near
  * pairs have seen since their build. */
 typedef struct contact_run {
-    uint32_t pass;   /* the next pass */
-    uint32_t passes; /* of this tick */
-    int rebuild;     /* the next pass walks and lists anew */
-    float travel;    /* the most a row has moved since the lists' build */
-    float margin;    /* the least margin of a listed row */
-    float dt;        /* the tick's, over which a push counts in velocity */
+    uint32_t pass;    /* the next pass */
+    uint32_t passes;  /* of this tick */
+    int rebuild;      /* the next pass walks and lists anew */
+    float travel;     /* the most a row has moved since the lists' build */
+    float margin;     /* the least margin of a listed row */
+    float dt;         /* the tick's, over which a push counts in velocity */
+    uint64_t present; /* the groups with rows, at the build (contact.c) */
 } contact_run;
 
 struct throng_world {

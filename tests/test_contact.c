@@ -804,6 +804,54 @@ TEST(contact_jam) {
     }
 }
 
+/* The passes of a plain world (2D, unbounded, one radius, every group
+ * that has agents resolving in the pass and seeing every other:
+ * contact.c's plain()) read nothing but positions, and are the general
+ * passes to the bit: a jam ends where it ends with a far agent of a
+ * group that does not resolve (no pair involves it, but its group turns
+ * the plain passes off), with and without the pushes counted in the
+ * velocity (where the far group's does not, so each row's group is
+ * looked up). */
+TEST(contact_plain) {
+    enum {
+        N = 100
+    };
+    for (int velocity = 0; velocity <= 1; velocity++) {
+        float p[2][N][3], v[2][N][3];
+        for (int far = 0; far <= 1; far++) {
+            const ct_jam cfg = { N, 32u, 1, 0.0f };
+            throng_agent agents[N];
+            throng_world *w = ct_jam_make(&cfg, NULL, agents, NULL, NULL);
+            REQUIRE(w != NULL);
+            throng_group g;
+            throng_avoidance av;
+            REQUIRE_OK(throng_agent_get_group(w, agents[0], &g));
+            REQUIRE_OK(throng_group_get_avoidance(w, g, &av));
+            av.contact_velocity = velocity;
+            REQUIRE_OK(throng_group_set_avoidance(w, g, &av));
+            if (far) {
+                const throng_group idle = ct_group(w, 0u);
+                REQUIRE(idle.generation != 0u);
+                (void)ct_agent(w, idle, 500.0f, 500.0f, 0.0f, 0.3f);
+            }
+            /* Moving, so the move and the velocities have work. */
+            for (uint32_t i = 0; i < N; i++)
+                REQUIRE_OK(throng_agent_set_velocity(
+                    w, agents[i],
+                    (const float[3]){ 0.1f * (float)(i % 7), 0.05f, 0.0f }));
+            for (int s = 0; s < 3; s++)
+                REQUIRE_OK(throng_world_step(w, CT_DT));
+            for (uint32_t i = 0; i < N; i++) {
+                ct_pos(w, agents[i], p[far][i]);
+                ct_vel(w, agents[i], v[far][i]);
+            }
+            throng_world_destroy(w);
+        }
+        CHECK(memcmp(p[0], p[1], sizeof p[0]) == 0);
+        CHECK(memcmp(v[0], v[1], sizeof v[0]) == 0);
+    }
+}
+
 /* How a staged run steps (ct_staged_hash). */
 enum {
     CT_ONE_CALL,   /* throng_world_step */
@@ -965,6 +1013,7 @@ void register_contact_tests(void) {
     REGISTER(contact_object_squeezed);
     REGISTER(contact_crowd);
     REGISTER(contact_jam);
+    REGISTER(contact_plain);
     REGISTER(contact_staged_tick);
     REGISTER(contact_staged_refusals);
 }
