@@ -806,12 +806,13 @@ TEST(contact_jam) {
 
 /* The passes of a plain world (2D, unbounded, one radius, every group
  * that has agents resolving in the pass and seeing every other:
- * contact.c's plain()) read nothing but positions, and are the general
- * passes to the bit: a jam ends where it ends with a far agent of a
- * group that does not resolve (no pair involves it, but its group turns
- * the plain passes off), with and without the pushes counted in the
- * velocity (where the far group's does not, so each row's group is
- * looked up). */
+ * contact.c's plain()) read nothing but positions and leave out the
+ * rows settled in the pass before, and are the general passes (which
+ * measure every active row) to the bit: a jam ends where it ends with a
+ * far agent of a group that does not resolve (no pair involves it, but
+ * its group turns the plain passes off), with and without the pushes
+ * counted in the velocity (where the far group's does not, so each
+ * row's group is looked up). */
 TEST(contact_plain) {
     enum {
         N = 100
