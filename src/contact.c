@@ -849,7 +849,7 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
  * 1 / dt of the tick is added, and the sum cut to max speed by the move's
  * own truncate (integrate.h), so the velocity is the one the agent moved
  * at. */
-static inline void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
+static void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
     agent_columns *c = &w->col;
     const int dims = w->dims;
     float v[3] = { c->vx[t] + w->steer_x[t] * inv_dt,
@@ -861,6 +861,18 @@ static inline void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
     c->vy[t] = v[1];
     if (dims == 3)
         c->vz[t] = v[2];
+}
+
+/* push_velocity() in the plane, with the columns and the max speed held
+ * by the caller (limit: that of the row), inlined in the apply's loop:
+ * the same operations, so the same bits. */
+static inline __attribute__((always_inline)) void
+push_velocity_2d(float *restrict vx, float *restrict vy, float sx, float sy,
+                 float inv_dt, float limit) {
+    float v[3] = { *vx + sx * inv_dt, *vy + sy * inv_dt, 0.0f };
+    truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1] + v[2] * v[2], limit);
+    *vx = v[0];
+    *vy = v[1];
 }
 
 /* The second half: every row applies its own displacement (the chunk
@@ -886,6 +898,10 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int velocity = cc->velocity, each = !cc->velocity_all;
     const float inv_dt = cc->inv_dt;
     if (w->boundary != THRONG_BOUNDARY_PERIODIC && !three) {
+        float *vx = c->vx, *vy = c->vy;
+        const float *max_speed = c->max_speed;
+        const int one_speed = (w->uniform & UNIFORM_MAX_SPEED) != 0u;
+        const float speed = max_speed[0];
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t t = active ? rows[i] : begin + i;
             if (moved[t]) {
@@ -894,7 +910,8 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
             }
             if (velocity &&
                 (!each || w->group_params[c->group[t]].contact_velocity))
-                push_velocity(w, t, inv_dt);
+                push_velocity_2d(&vx[t], &vy[t], sx[t], sy[t], inv_dt,
+                                 one_speed ? speed : max_speed[t]);
         }
         return;
     }
