@@ -86,11 +86,15 @@
  *
  * In a packed crowd most rows are settled after a pass or two (at
  * 100,000 agents, 93% of the rows are active and 6% move in each later
- * pass), so each pass flags the rows it moved, and a plain pass (below)
- * leaves out a listed row that did not move in the pass before and none
- * of whose listed agents did: it would measure the positions that gave
- * it no push then, and its push stays zero. A row whose push is zero is
- * not placed again (its coordinates keep their bits, where adding a zero
+ * pass), so a plain pass (below) leaves out a listed row that did not
+ * move in the pass before and none of whose listed agents did: it would
+ * measure the positions that gave it no push then, and its push stays
+ * zero. Rather than each row reading its list's flags, each row a pass
+ * moves marks itself and its list due in the next (a pair within the
+ * listing distance lists each other where every row has one radius),
+ * and a row listing one whose list overflowed (which walks, and whose
+ * list is partial) is due every pass. A row whose push is zero is not
+ * placed again (its coordinates keep their bits, where adding a zero
  * would turn a -0 into +0); its velocity, with contact_velocity, is
  * still cut to max speed as before.
  *
@@ -214,10 +218,20 @@ typedef struct contact_lists {
     /* Whether a static object was within the row's radius plus its margin
      * at the build (near_object()): the others need no object query. */
     uint8_t *near_object;
-    /* Whether the row's push was not zero (it moved), two rows of flags:
-     * pass p writes row p & 1 and reads the other, its predecessor's
-     * (still_since()). A build writes both, 0 in the other. */
-    uint8_t *stirred;
+    /* Whether the row's push in the pass was not zero (it moved). */
+    uint8_t *moved;
+    /* Whether a plain pass measures the row (due_now()): it or an agent
+     * on its list moved in the pass before. Two rows of flags: pass p
+     * reads row p & 1, clears the other for its rows and, where it moves
+     * a row, marks the row and those on its list there, for pass p + 1.
+     * Rows of other chunks are marked too, so the flags are atomic (set
+     * to 1 only, and read only after the pass: the same on any thread
+     * count). */
+    _Atomic uint8_t *due;
+    /* Whether a row on the row's list walks (its own list is partial, so
+     * its moves mark only itself): a plain pass measures such a row every
+     * time. From the build. */
+    uint8_t *always;
 } contact_lists;
 
 typedef struct contact_ctx {
@@ -226,6 +240,7 @@ typedef struct contact_ctx {
     uint32_t pass;
     int build;         /* walk every block and list the near pairs anew */
     int plain;         /* a pass over the lists of a plain world (plain()) */
+    int marking;       /* a pass of a plain world: it marks contact_lists.due */
     float radius_most; /* the largest radius of a row */
     float inv_dt;      /* 1 / the tick's dt (contact_velocity) */
     int velocity;      /* some group with rows counts its pushes in velocity */
@@ -254,9 +269,12 @@ int contact_reserve(throng_world *w) {
     const size_t active_count =
         contact_align((size_t)chunks * sizeof(uint32_t));
     const size_t near_object = contact_align(rows);
-    const size_t stirred = 2u * (size_t)rows;
+    const size_t moved = contact_align(rows);
+    const size_t due =
+        contact_align(2u * (size_t)rows * sizeof(_Atomic uint8_t));
+    const size_t always = rows;
     const size_t bytes = head + near + image + count + travel + chunk + active +
-                         active_count + near_object + stirred;
+                         active_count + near_object + moved + due + always;
     char *block = world_alloc(w, bytes);
     if (!block)
         return 1;
@@ -281,7 +299,11 @@ int contact_reserve(throng_world *w) {
     at += active_count;
     cl->near_object = (uint8_t *)at;
     at += near_object;
-    cl->stirred = (uint8_t *)at;
+    cl->moved = (uint8_t *)at;
+    at += moved;
+    cl->due = (_Atomic uint8_t *)(void *)at;
+    at += due;
+    cl->always = (uint8_t *)at;
     w->contact_scratch = block;
     w->contact_scratch_bytes = bytes;
     return 0;
@@ -642,30 +664,49 @@ static int near_object(const throng_world *w, uint32_t t) {
     return geo_nearest(w, p, v, 2.0 * r, 1, &nearest) > 0;
 }
 
-/* The flags (contact_lists.stirred) pass `pass` writes, and those of the
- * pass before, which it reads. */
-static inline uint8_t *stirred_now(const contact_lists *cl, uint32_t pass) {
-    return cl->stirred + (size_t)(pass & 1u) * cl->rows;
+/* The flags (contact_lists.due) pass `pass` reads, and those it marks
+ * for the next. */
+static inline _Atomic uint8_t *due_now(const contact_lists *cl, uint32_t pass) {
+    return cl->due + (size_t)(pass & 1u) * cl->rows;
 }
 
-static inline const uint8_t *stirred_before(const contact_lists *cl,
-                                            uint32_t pass) {
-    return cl->stirred + (size_t)((pass + 1u) & 1u) * cl->rows;
+static inline _Atomic uint8_t *due_next(const contact_lists *cl,
+                                        uint32_t pass) {
+    return cl->due + (size_t)((pass + 1u) & 1u) * cl->rows;
 }
 
-/* Whether row t (listed, not walking), in a plain pass after the first
- * since a build, has the push of the pass before, zero: neither it nor a
- * listed agent moved in that pass (`before`), so the pass would measure
- * the very positions that gave zero then. In a packed crowd most rows
- * are settled after a pass or two while a few clusters still work. */
-static inline int still_since(const contact_lists *cl, const uint8_t *before,
-                              uint32_t t) {
-    const uint32_t *near = cl->near + (size_t)t * CONTACT_LIST_MAX;
+/* Clears the next pass's flags of rows [begin, end). */
+static void due_clear(const contact_lists *cl, uint32_t pass, uint32_t begin,
+                      uint32_t end) {
+    _Atomic uint8_t *next = due_next(cl, pass);
+    for (uint32_t t = begin; t < end; t++)
+        atomic_store_explicit(&next[t], 0, memory_order_relaxed);
+}
+
+/* Row t moved in the pass: it and the rows on its list are due in the
+ * next (a listed pair lists each other, in a plain world, unless one
+ * walks: always[] covers those). */
+static inline void due_mark(const contact_lists *cl, _Atomic uint8_t *next,
+                            uint32_t t) {
+    atomic_store_explicit(&next[t], 1, memory_order_relaxed);
     const uint32_t listed = cl->count[t];
-    unsigned any = before[t];
+    if (listed == CONTACT_WALK)
+        return;
+    const uint32_t *near = cl->near + (size_t)t * CONTACT_LIST_MAX;
     for (uint32_t i = 0; i < listed; i++)
-        any |= before[near[i]];
-    return any == 0u;
+        atomic_store_explicit(&next[near[i]], 1, memory_order_relaxed);
+}
+
+/* Whether a row on row t's list walks (contact_lists.always). */
+static int lists_a_walker(const contact_lists *cl, uint32_t t) {
+    const uint32_t listed = cl->count[t];
+    if (listed == CONTACT_WALK)
+        return 0;
+    const uint32_t *near = cl->near + (size_t)t * CONTACT_LIST_MAX;
+    for (uint32_t i = 0; i < listed; i++)
+        if (cl->count[near[i]] == CONTACT_WALK)
+            return 1;
+    return 0;
 }
 
 /* Whether pass `pass` of w, if not a build, runs plain: the world is 2D
@@ -692,7 +733,9 @@ static int plain(const throng_world *w, uint64_t present, uint32_t pass) {
     return (layers & seen) == layers;
 }
 
-/* active_push() in a plain pass (plain()). */
+/* active_push() in a plain pass (plain()): a row not due
+ * (contact_lists.due) keeps the zero push it had in the pass before
+ * (neither it nor a listed agent moved since), and its travel. */
 static void active_push_plain(const contact_ctx *cc, uint32_t begin) {
     throng_world *w = cc->w;
     contact_lists *cl = cc->lists;
@@ -702,22 +745,22 @@ static void active_push_plain(const contact_ctx *cc, uint32_t begin) {
     const int lanes = w->hold_rows != NULL;
     const float reach = w->col.radius[0] + w->col.radius[0];
     float *steer_x = w->steer_x, *steer_y = w->steer_y, *travels = cl->travel;
-    const uint8_t *before = stirred_before(cl, cc->pass);
-    uint8_t *now = stirred_now(cl, cc->pass);
+    const _Atomic uint8_t *due = due_now(cl, cc->pass);
+    const uint8_t *always = cl->always, *count = cl->count;
+    uint8_t *now = cl->moved;
     flock_block blk;
     flock_block_reset(&blk);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t t = rows[i];
         float push[2];
-        if (cl->count[t] != CONTACT_WALK && still_since(cl, before, t)) {
-            /* Its push stays the zero of the pass before, its travel
-             * what it was. */
+        if (!atomic_load_explicit(&due[t], memory_order_relaxed) &&
+            !always[t] && count[t] != CONTACT_WALK) {
             now[t] = 0;
             seen.travel = travels[t] > seen.travel ? travels[t] : seen.travel;
             continue;
         }
-        if (cl->count[t] == CONTACT_WALK) {
+        if (count[t] == CONTACT_WALK) {
             row_push(cc, t, lanes, &blk);
             push[0] = steer_x[t];
             push[1] = steer_y[t];
@@ -758,7 +801,7 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
             if (cl->near_object[rows[i]] && resolves(w, rows[i], cc->pass))
                 push_out_of_objects(w, rows[i]);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
-    uint8_t *now = stirred_now(cl, cc->pass);
+    uint8_t *now = cl->moved;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t t = rows[i];
         const float x = w->steer_x[t], y = w->steer_y[t];
@@ -779,6 +822,8 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
 static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
+    if (cc->marking)
+        due_clear(cc->lists, cc->pass, begin, end);
     if (only_active(cc)) {
         if (cc->plain)
             active_push_plain(cc, begin);
@@ -802,15 +847,13 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
             if (resolves(w, t, cc->pass))
                 push_out_of_objects(w, t);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
-    uint8_t *now = stirred_now(cl, cc->pass);
-    uint8_t *other = cl->stirred + (now == cl->stirred ? cl->rows : 0u);
+    uint8_t *now = cl->moved;
     for (uint32_t t = begin; t < end; t++) {
         const float x = w->steer_x[t], y = w->steer_y[t];
         const float z = three ? w->steer_z[t] : 0.0f;
         const float len = sqrtf(x * x + y * y + z * z);
         const uint8_t moved = x != 0.0f || y != 0.0f || z != 0.0f;
         now[t] = moved;
-        other[t] = 0;
         seen.moved += moved;
         const float travel = (cc->build ? 0.0f : cl->travel[t]) + len;
         cl->travel[t] = travel;
@@ -878,9 +921,32 @@ push_velocity_2d(float *restrict vx, float *restrict vy, float sx, float sy,
 /* The second half: every row applies its own displacement (the chunk
  * from `begin`; after a build, its active rows: the others' pushes are
  * zero, and the build's pass has placed them already). */
+/* A plain world's pass, after its pushes: the rows due in the next pass
+ * (contact_lists.due) from those of the chunk from `begin` that moved,
+ * and on a build the rows that list a walking row. */
+static void due_chunk(const contact_ctx *cc, uint32_t begin, uint32_t end) {
+    contact_lists *cl = cc->lists;
+    const int active = only_active(cc);
+    const uint32_t n =
+        active ? cl->active_count[begin / CONTACT_GRAIN] : end - begin;
+    const uint32_t *rows = cl->active + begin;
+    const uint8_t *moved = cl->moved;
+    _Atomic uint8_t *next = due_next(cl, cc->pass);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t t = active ? rows[i] : begin + i;
+        if (moved[t])
+            due_mark(cl, next, t);
+    }
+    if (cc->build)
+        for (uint32_t t = begin; t < end; t++)
+            cl->always[t] = (uint8_t)lists_a_walker(cl, t);
+}
+
 static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
+    if (cc->marking)
+        due_chunk(cc, begin, end);
     throng_world *w = cc->w;
     agent_columns *c = &w->col;
     const contact_lists *cl = cc->lists;
@@ -888,7 +954,7 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const uint32_t n =
         active ? cl->active_count[begin / CONTACT_GRAIN] : end - begin;
     const uint32_t *rows = cl->active + begin;
-    const uint8_t *moved = stirred_now(cl, cc->pass);
+    const uint8_t *moved = cl->moved;
     /* Held here: the stores below may alias the world (the build does
      * not assume strict aliasing), and a pass after a build applies
      * little more than an add per row. */
@@ -991,9 +1057,10 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                         .lists = cl,
                         .pass = pass,
                         .build = build,
-                        .plain = !build && plain(w, run->present, pass),
+                        .marking = plain(w, run->present, pass),
                         .radius_most = radius_most(w),
                         .inv_dt = 1.0f / run->dt };
+    ctx.plain = !build && ctx.marking;
     pushes_in_velocity(w, run->present, &ctx.velocity, &ctx.velocity_all);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
