@@ -222,11 +222,12 @@ typedef struct contact_lists {
     uint8_t *moved;
     /* Whether a plain pass measures the row (due_now()): it or an agent
      * on its list moved in the pass before. Two rows of flags: pass p
-     * reads row p & 1, clears the other for its rows and, where it moves
-     * a row, marks the row and those on its list there, for pass p + 1.
-     * Rows of other chunks are marked too, so the flags are atomic (set
-     * to 1 only, and read only after the pass: the same on any thread
-     * count). */
+     * reads row p & 1 and clears the other in its first half (a build
+     * every row's, a later pass its active rows', the only ones read or
+     * marked), and in its second half each row it moved marks itself and
+     * those on its list there, for pass p + 1. Rows of other chunks are
+     * marked too, so the flags are atomic (set to 1 only, and read only
+     * in the next pass: the same on any thread count). */
     _Atomic uint8_t *due;
     /* Whether a row on the row's list walks (its own list is partial, so
      * its moves mark only itself): a plain pass measures such a row every
@@ -675,14 +676,6 @@ static inline _Atomic uint8_t *due_next(const contact_lists *cl,
     return cl->due + (size_t)((pass + 1u) & 1u) * cl->rows;
 }
 
-/* Clears the next pass's flags of rows [begin, end). */
-static void due_clear(const contact_lists *cl, uint32_t pass, uint32_t begin,
-                      uint32_t end) {
-    _Atomic uint8_t *next = due_next(cl, pass);
-    for (uint32_t t = begin; t < end; t++)
-        atomic_store_explicit(&next[t], 0, memory_order_relaxed);
-}
-
 /* Row t moved in the pass: it and the rows on its list are due in the
  * next (a listed pair lists each other, in a plain world, unless one
  * walks: always[] covers those). */
@@ -746,6 +739,7 @@ static void active_push_plain(const contact_ctx *cc, uint32_t begin) {
     const float reach = w->col.radius[0] + w->col.radius[0];
     float *steer_x = w->steer_x, *steer_y = w->steer_y, *travels = cl->travel;
     const _Atomic uint8_t *due = due_now(cl, cc->pass);
+    _Atomic uint8_t *next = due_next(cl, cc->pass);
     const uint8_t *always = cl->always, *count = cl->count;
     uint8_t *now = cl->moved;
     flock_block blk;
@@ -754,6 +748,9 @@ static void active_push_plain(const contact_ctx *cc, uint32_t begin) {
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t t = rows[i];
         float push[2];
+        /* Cleared for the marks of this pass's second half; only active
+         * rows are marked (a listed pair lists each other) and read. */
+        atomic_store_explicit(&next[t], 0, memory_order_relaxed);
         if (!atomic_load_explicit(&due[t], memory_order_relaxed) &&
             !always[t] && count[t] != CONTACT_WALK) {
             now[t] = 0;
@@ -822,8 +819,6 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
 static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
-    if (cc->marking)
-        due_clear(cc->lists, cc->pass, begin, end);
     if (only_active(cc)) {
         if (cc->plain)
             active_push_plain(cc, begin);
@@ -848,7 +843,10 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
                 push_out_of_objects(w, t);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
     uint8_t *now = cl->moved;
+    _Atomic uint8_t *next = due_next(cl, cc->pass);
     for (uint32_t t = begin; t < end; t++) {
+        if (cc->marking)
+            atomic_store_explicit(&next[t], 0, memory_order_relaxed);
         const float x = w->steer_x[t], y = w->steer_y[t];
         const float z = three ? w->steer_z[t] : 0.0f;
         const float len = sqrtf(x * x + y * y + z * z);
@@ -918,35 +916,21 @@ push_velocity_2d(float *restrict vx, float *restrict vy, float sx, float sy,
     *vy = v[1];
 }
 
-/* The second half: every row applies its own displacement (the chunk
- * from `begin`; after a build, its active rows: the others' pushes are
- * zero, and the build's pass has placed them already). */
-/* A plain world's pass, after its pushes: the rows due in the next pass
- * (contact_lists.due) from those of the chunk from `begin` that moved,
- * and on a build the rows that list a walking row. */
-static void due_chunk(const contact_ctx *cc, uint32_t begin, uint32_t end) {
-    contact_lists *cl = cc->lists;
-    const int active = only_active(cc);
-    const uint32_t n =
-        active ? cl->active_count[begin / CONTACT_GRAIN] : end - begin;
-    const uint32_t *rows = cl->active + begin;
-    const uint8_t *moved = cl->moved;
-    _Atomic uint8_t *next = due_next(cl, cc->pass);
-    for (uint32_t i = 0; i < n; i++) {
-        const uint32_t t = active ? rows[i] : begin + i;
-        if (moved[t])
-            due_mark(cl, next, t);
-    }
-    if (cc->build)
-        for (uint32_t t = begin; t < end; t++)
-            cl->always[t] = (uint8_t)lists_a_walker(cl, t);
+/* On a plain world's build, for the chunk from `begin` to end: whether
+ * each row lists a walker (contact_lists.always). */
+static void list_walkers(const contact_lists *cl, uint32_t begin,
+                         uint32_t end) {
+    for (uint32_t t = begin; t < end; t++)
+        cl->always[t] = (uint8_t)lists_a_walker(cl, t);
 }
 
+/* The second half: every row applies its own displacement (the chunk
+ * from `begin`; after a build, its active rows: the others' pushes are
+ * zero, and the build's pass has placed them already); in a plain
+ * world each row that moved marks the rows due in the next pass. */
 static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     (void)thread;
     const contact_ctx *cc = ctx;
-    if (cc->marking)
-        due_chunk(cc, begin, end);
     throng_world *w = cc->w;
     agent_columns *c = &w->col;
     const contact_lists *cl = cc->lists;
@@ -963,7 +947,12 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int three = w->dims == 3;
     const int velocity = cc->velocity, each = !cc->velocity_all;
     const float inv_dt = cc->inv_dt;
+    if (cc->marking && cc->build)
+        list_walkers(cl, begin, end);
+    /* A plain world is 2D and unbounded: this branch. */
     if (w->boundary != THRONG_BOUNDARY_PERIODIC && !three) {
+        const int marking = cc->marking;
+        _Atomic uint8_t *next = due_next(cl, cc->pass);
         float *vx = c->vx, *vy = c->vy;
         const float *max_speed = c->max_speed;
         const int one_speed = (w->uniform & UNIFORM_MAX_SPEED) != 0u;
@@ -973,6 +962,8 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
             if (moved[t]) {
                 px[t] = saturate(px[t] + sx[t]);
                 py[t] = saturate(py[t] + sy[t]);
+                if (marking)
+                    due_mark(cl, next, t);
             }
             if (velocity &&
                 (!each || w->group_params[c->group[t]].contact_velocity))
