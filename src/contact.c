@@ -702,12 +702,14 @@ static int lists_a_walker(const contact_lists *cl, uint32_t t) {
     return 0;
 }
 
-/* Whether pass `pass` of w, if not a build, runs plain: the world is 2D
- * and not periodic, with no static object, every row has the one radius
- * (above 0), and every group with rows (`present`) resolves in this pass
- * and sees the layers of all of them, so every overlap is shared. A pass
- * over the lists then needs nothing but positions (walk_list_plain()),
- * and is the general pass to the bit. */
+/* Whether pass `pass` of w is plain: the world is 2D and not periodic,
+ * with no static object, every row has the one radius (above 0), and
+ * every group with rows (`present`) resolves in this pass and sees the
+ * layers of all of them, so every overlap is shared and every listed
+ * pair lists each other. A pass over the lists then needs nothing but
+ * positions (walk_list_plain()) and is the general pass to the bit; a
+ * plain pass, a build too, marks the rows due in the next (the pass
+ * before a plain one is plain as well: a group's passes only run out). */
 static int plain(const throng_world *w, uint64_t present, uint32_t pass) {
     if (w->dims != 2 || w->boundary == THRONG_BOUNDARY_PERIODIC ||
         has_objects(w) || !(w->uniform & UNIFORM_RADIUS) || w->count == 0 ||
