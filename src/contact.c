@@ -240,8 +240,7 @@ typedef struct contact_ctx {
     contact_lists *lists;
     uint32_t pass;
     int build;         /* walk every block and list the near pairs anew */
-    int plain;         /* a pass over the lists of a plain world (plain()) */
-    int marking;       /* a pass of a plain world: it marks contact_lists.due */
+    int plain;         /* a pass of a plain world (plain()) */
     float radius_most; /* the largest radius of a row */
     float inv_dt;      /* 1 / the tick's dt (contact_velocity) */
     int velocity;      /* some group with rows counts its pushes in velocity */
@@ -728,6 +727,20 @@ static int plain(const throng_world *w, uint64_t present, uint32_t pass) {
     return (layers & seen) == layers;
 }
 
+/* Notes row t's push (x, y, z; z is 0 in the plane) in what its chunk
+ * saw: whether it moved (contact_lists.moved) and its travel since the
+ * lists' build, from `before` (0 on the build). */
+static inline void note_push(contact_lists *cl, contact_chunk *seen, uint32_t t,
+                             float x, float y, float z, float before) {
+    const float len = sqrtf(x * x + y * y + z * z);
+    const uint8_t moved = x != 0.0f || y != 0.0f || z != 0.0f;
+    cl->moved[t] = moved;
+    seen->moved += moved;
+    const float travel = before + len;
+    cl->travel[t] = travel;
+    seen->travel = travel > seen->travel ? travel : seen->travel;
+}
+
 /* active_push() in a plain pass (plain()): a row not due
  * (contact_lists.due) keeps the zero push it had in the pass before
  * (neither it nor a listed agent moved since), and its travel. */
@@ -768,14 +781,7 @@ static void active_push_plain(const contact_ctx *cc, uint32_t begin) {
             steer_x[t] = push[0];
             steer_y[t] = push[1];
         }
-        const float x = push[0], y = push[1];
-        const float len = sqrtf(x * x + y * y);
-        const uint8_t moved = x != 0.0f || y != 0.0f;
-        now[t] = moved;
-        seen.moved += moved;
-        const float travel = travels[t] + len;
-        travels[t] = travel;
-        seen.travel = travel > seen.travel ? travel : seen.travel;
+        note_push(cl, &seen, t, push[0], push[1], 0.0f, travels[t]);
     }
     cl->chunk[chunk] = seen;
 }
@@ -800,18 +806,10 @@ static void active_push(const contact_ctx *cc, uint32_t begin) {
             if (cl->near_object[rows[i]] && resolves(w, rows[i], cc->pass))
                 push_out_of_objects(w, rows[i]);
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
-    uint8_t *now = cl->moved;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t t = rows[i];
-        const float x = w->steer_x[t], y = w->steer_y[t];
-        const float z = three ? w->steer_z[t] : 0.0f;
-        const float len = sqrtf(x * x + y * y + z * z);
-        const uint8_t moved = x != 0.0f || y != 0.0f || z != 0.0f;
-        now[t] = moved;
-        seen.moved += moved;
-        const float travel = cl->travel[t] + len;
-        cl->travel[t] = travel;
-        seen.travel = travel > seen.travel ? travel : seen.travel;
+        note_push(cl, &seen, t, w->steer_x[t], w->steer_y[t],
+                  three ? w->steer_z[t] : 0.0f, cl->travel[t]);
     }
     cl->chunk[chunk] = seen;
 }
@@ -843,41 +841,32 @@ static void contact_push(void *ctx, uint32_t begin, uint32_t end, int thread) {
         for (uint32_t t = begin; t < end; t++)
             if (resolves(w, t, cc->pass))
                 push_out_of_objects(w, t);
+    /* A build from here on: every other pass visits the active rows
+     * alone (above). */
     contact_chunk seen = { 0.0f, INFINITY, 0u, 0u };
-    uint8_t *now = cl->moved;
     _Atomic uint8_t *next = due_next(cl, cc->pass);
     for (uint32_t t = begin; t < end; t++) {
-        if (cc->marking)
+        if (cc->plain)
             atomic_store_explicit(&next[t], 0, memory_order_relaxed);
-        const float x = w->steer_x[t], y = w->steer_y[t];
-        const float z = three ? w->steer_z[t] : 0.0f;
-        const float len = sqrtf(x * x + y * y + z * z);
-        const uint8_t moved = x != 0.0f || y != 0.0f || z != 0.0f;
-        now[t] = moved;
-        seen.moved += moved;
-        const float travel = (cc->build ? 0.0f : cl->travel[t]) + len;
-        cl->travel[t] = travel;
-        seen.travel = travel > seen.travel ? travel : seen.travel;
-        if (cc->build && cl->count[t] != CONTACT_WALK &&
-            resolves(w, t, cc->pass)) {
+        note_push(cl, &seen, t, w->steer_x[t], w->steer_y[t],
+                  three ? w->steer_z[t] : 0.0f, 0.0f);
+        if (cl->count[t] != CONTACT_WALK && resolves(w, t, cc->pass)) {
             const float r = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
             seen.margin = r < seen.margin ? r : seen.margin;
         }
     }
     cl->chunk[begin / CONTACT_GRAIN] = seen;
-    if (cc->build) {
-        /* The positions are still those before the pass. */
-        const int objects = has_objects(w);
-        uint32_t n = 0;
-        for (uint32_t t = begin; t < end; t++) {
-            const int near =
-                objects && resolves(w, t, cc->pass) && near_object(w, t);
-            cl->near_object[t] = (uint8_t)near;
-            if (cl->count[t] != 0u || near)
-                cl->active[begin + n++] = t;
-        }
-        cl->active_count[begin / CONTACT_GRAIN] = n;
+    /* The positions are still those before the pass. */
+    const int objects = has_objects(w);
+    uint32_t n = 0;
+    for (uint32_t t = begin; t < end; t++) {
+        const int near =
+            objects && resolves(w, t, cc->pass) && near_object(w, t);
+        cl->near_object[t] = (uint8_t)near;
+        if (cl->count[t] != 0u || near)
+            cl->active[begin + n++] = t;
     }
+    cl->active_count[begin / CONTACT_GRAIN] = n;
 }
 
 /* A moved coordinate, as the integration places one: wrapped into a
@@ -888,27 +877,11 @@ static inline float contact_place(const throng_world *w, int axis, float x) {
                : saturate(x);
 }
 
-/* Row t's push counts in its velocity (contact_velocity): the push times
- * 1 / dt of the tick is added, and the sum cut to max speed by the move's
- * own truncate (integrate.h), so the velocity is the one the agent moved
- * at. */
-static void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
-    agent_columns *c = &w->col;
-    const int dims = w->dims;
-    float v[3] = { c->vx[t] + w->steer_x[t] * inv_dt,
-                   c->vy[t] + w->steer_y[t] * inv_dt,
-                   dims == 3 ? c->vz[t] + w->steer_z[t] * inv_dt : 0.0f };
-    truncate_vec(v, dims, v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
-                 c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)]);
-    c->vx[t] = v[0];
-    c->vy[t] = v[1];
-    if (dims == 3)
-        c->vz[t] = v[2];
-}
-
-/* push_velocity() in the plane, with the columns and the max speed held
- * by the caller (limit: that of the row), inlined in the apply's loop:
- * the same operations, so the same bits. */
+/* Row t's push counts in its velocity (contact_velocity), in the plane:
+ * the push times 1 / dt of the tick is added, and the sum cut to the
+ * row's max speed (limit) by the move's own truncate (integrate.h), so
+ * the velocity is the one the agent moved at. The columns are the
+ * caller's, so the apply's loop holds them (inlined there). */
 static inline __attribute__((always_inline)) void
 push_velocity_2d(float *restrict vx, float *restrict vy, float sx, float sy,
                  float inv_dt, float limit) {
@@ -916,6 +889,24 @@ push_velocity_2d(float *restrict vx, float *restrict vy, float sx, float sy,
     truncate_vec(v, 2, v[0] * v[0] + v[1] * v[1] + v[2] * v[2], limit);
     *vx = v[0];
     *vy = v[1];
+}
+
+/* The same for row t of w in either dimension. */
+static void push_velocity(throng_world *w, uint32_t t, float inv_dt) {
+    agent_columns *c = &w->col;
+    const float limit = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
+    if (w->dims != 3) {
+        push_velocity_2d(&c->vx[t], &c->vy[t], w->steer_x[t], w->steer_y[t],
+                         inv_dt, limit);
+        return;
+    }
+    float v[3] = { c->vx[t] + w->steer_x[t] * inv_dt,
+                   c->vy[t] + w->steer_y[t] * inv_dt,
+                   c->vz[t] + w->steer_z[t] * inv_dt };
+    truncate_vec(v, 3, v[0] * v[0] + v[1] * v[1] + v[2] * v[2], limit);
+    c->vx[t] = v[0];
+    c->vy[t] = v[1];
+    c->vz[t] = v[2];
 }
 
 /* On a plain world's build, for the chunk from `begin` to end: whether
@@ -949,11 +940,11 @@ static void contact_apply(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int three = w->dims == 3;
     const int velocity = cc->velocity, each = !cc->velocity_all;
     const float inv_dt = cc->inv_dt;
-    if (cc->marking && cc->build)
+    if (cc->plain && cc->build)
         list_walkers(cl, begin, end);
     /* A plain world is 2D and unbounded: this branch. */
     if (w->boundary != THRONG_BOUNDARY_PERIODIC && !three) {
-        const int marking = cc->marking;
+        const int marking = cc->plain;
         _Atomic uint8_t *next = due_next(cl, cc->pass);
         float *vx = c->vx, *vy = c->vy;
         const float *max_speed = c->max_speed;
@@ -1050,10 +1041,9 @@ uint32_t contact_pass(throng_world *w, parallel_sched *sched,
                         .lists = cl,
                         .pass = pass,
                         .build = build,
-                        .marking = plain(w, run->present, pass),
+                        .plain = plain(w, run->present, pass),
                         .radius_most = radius_most(w),
                         .inv_dt = 1.0f / run->dt };
-    ctx.plain = !build && ctx.marking;
     pushes_in_velocity(w, run->present, &ctx.velocity, &ctx.velocity_all);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_push, &ctx);
     parallel_for(sched, w->count, CONTACT_GRAIN, contact_apply, &ctx);
