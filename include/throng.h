@@ -1177,6 +1177,15 @@ typedef struct throng_avoidance {
      * at one tick a step. Off, the pushes move positions only. Default: false.
      */
     bool contact_velocity;
+    /* Where the preferred velocity is forbidden, it is also moved by a random
+     * amount of up to this fraction of max speed along each axis before the
+     * keep-right turn (drawn from the world's counter-based generator by seed,
+     * agent and step, so the same on any thread count): it breaks the
+     * symmetries the turn leaves, such as a head-on meeting along the z axis or
+     * two agents circling each other near their goals, which a larger nudge
+     * breaks sooner (a ring of agents crossing at one tick a step wants about
+     * 0.05). Range: [0, 0.5] x max speed. Default: 0.0001. */
+    float nudge;
 } throng_avoidance;
 /* clang-format on */
 /* schema:end avoidance */
@@ -2338,7 +2347,7 @@ THRONG_API throng_status throng_world_query_radius(
  * there moves it. */
 /* schema:begin snapshot_version (make schema writes this region from src/behaviour_schema.h) */
 /* clang-format off */
-#define THRONG_SNAPSHOT_VERSION 7u
+#define THRONG_SNAPSHOT_VERSION 8u
 /* clang-format on */
 /* schema:end snapshot_version */
 

@@ -15,7 +15,7 @@ c_float3 = ctypes.c_float * 3
 FLT_MAX = 3.4028234663852886e+38
 PI = 3.14159274  # pi as a float, rounded up
 # The snapshot format version (THRONG_SNAPSHOT_VERSION).
-SNAPSHOT_VERSION = 7
+SNAPSHOT_VERSION = 8
 
 
 class SeparationMode(enum.IntEnum):
@@ -105,6 +105,7 @@ class throng_avoidance(ctypes.Structure):
         ("keep_right", ctypes.c_float),
         ("contact_iterations", ctypes.c_uint32),
         ("contact_velocity", ctypes.c_bool),
+        ("nudge", ctypes.c_float),
     ]
 
 
@@ -391,6 +392,10 @@ FIELDS = (
           "", 0.0, (), "", 0.0, 1.0,
           False, False, False, False, False, 0.0, 7,
           "Whether contact resolution's pushes count in the velocity: each pass adds the agent's displacement over the tick's dt to it (cut to max speed), so the velocity is the one the agent moved at, as in position-based dynamics; ORCA's next tick then sees pushed-apart neighbours separating rather than still closing, which keeps a packed crowd out of each other at one tick a step. Off, the pushes move positions only."),
+    Field("throng_avoidance", "nudge", "f32", 1, (),
+          "", 0.0, (), "x max speed", 0.0, 0.5,
+          False, False, False, False, False, 9.99999975e-05, 8,
+          "Where the preferred velocity is forbidden, it is also moved by a random amount of up to this fraction of max speed along each axis before the keep-right turn (drawn from the world's counter-based generator by seed, agent and step, so the same on any thread count): it breaks the symmetries the turn leaves, such as a head-on meeting along the z axis or two agents circling each other near their goals, which a larger nudge breaks sooner (a ring of agents crossing at one tick a step wants about 0.05)."),
     Field("throng_motion", "max_turn_rate", "f32", 1, (),
           "", 0.0, (), "radians per second", 0.0, FLT_MAX,
           False, False, False, False, False, 0.0, 5,

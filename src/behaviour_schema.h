@@ -305,6 +305,16 @@ enum schema_kind_number { THRONG_SCHEMA_KINDS(SCHEMA_KIND_NUMBER) };
       "neighbours separating rather than still closing, which keeps a "      \
       "packed crowd out of each other at one tick a step. Off, the pushes "  \
       "move positions only.")                                                \
+    P(avoidance, nudge, SCHEMA_F32, float, 1, 0, "", 0, 0, "x max speed",    \
+      0.0f, 0.5f, 0, 1e-4f, 8,                                               \
+      "Where the preferred velocity is forbidden, it is also moved by a "    \
+      "random amount of up to this fraction of max speed along each axis "   \
+      "before the keep-right turn (drawn from the world's counter-based "    \
+      "generator by seed, agent and step, so the same on any thread "        \
+      "count): it breaks the symmetries the turn leaves, such as a head-on " \
+      "meeting along the z axis or two agents circling each other near "     \
+      "their goals, which a larger nudge breaks sooner (a ring of agents "   \
+      "crossing at one tick a step wants about 0.05).")                      \
     /* The group's vehicle limits (throng_motion). */                        \
     P(motion, max_turn_rate, SCHEMA_F32, float, 1, 0, "", 0, 0,              \
       "radians per second", 0.0f, SCHEMA_FLT_MAX, 0, 0.0f, 5,               \

@@ -152,6 +152,7 @@ void group_derive_params(throng_world *w, uint32_t group) {
     k->orca_max = av->max_neighbours;
     k->keep_cos = detmath_cosf(av->keep_right);
     k->keep_sin = detmath_sinf(av->keep_right);
+    k->orca_nudge = av->nudge;
     k->contact = (uint16_t)av->contact_iterations; /* validated: <= 32 */
     k->contact_velocity = av->contact_velocity;
     k->turn_rate = g->motion.max_turn_rate;

@@ -189,11 +189,12 @@ typedef struct group_kernel_params {
     uint8_t term_count;
     /* The velocity stage (throng_avoidance): ORCA on, its squared range
      * (the world's neighbour radius for 0), 1 / time horizon, the share,
-     * the keep-right turn and the most neighbours. */
+     * the keep-right turn, the nudge and the most neighbours. */
     int orca;
     float orca_r2, orca_inv_tau, orca_share;
     float orca_inv_tau_static; /* 1 / obstacle time horizon */
     float keep_cos, keep_sin;  /* of the keep-right turn */
+    float orca_nudge;          /* throng_avoidance.nudge */
     /* Contact passes (0: none; at most SCHEMA_CONTACT_MAX) and whether
      * their pushes count in the velocity, in the one word: a larger
      * struct makes every row's look-up of its group's row dearer. */

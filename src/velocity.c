@@ -27,10 +27,14 @@
  * keep-right turn (throng_avoidance.keep_right), the pedestrians'
  * convention, under which a ring of agents meeting in the middle turns
  * into a roundabout; and, as the examples of the reference library do, a
- * tiny random nudge (ORCA_NUDGE of its max speed per axis) for what the
- * turn leaves symmetric (a head-on meeting along the z axis). The nudge
- * comes from the world's counter-based generator, keyed by (seed, agent,
- * step), so it is the same on every thread count and machine.
+ * random nudge (throng_avoidance.nudge of its max speed per axis, by
+ * default 1e-4, far below anything the constraints resolve) for what the
+ * turn leaves symmetric: a head-on meeting along the z axis, or two
+ * agents that circle each other for good near their goals, as pairs of a
+ * ring crossing at one tick a step do, which a nudge of a few hundredths
+ * breaks. The nudge comes from the world's counter-based generator,
+ * keyed by (seed, agent, step), so it is the same on every thread count
+ * and machine.
  *
  * Neighbours are those within the group's range (at most the world's
  * neighbour radius, so the grid's candidate ranges hold them all), the
@@ -87,11 +91,6 @@
  * costs about a neighbour walk, one of the second a few stores. */
 #define VELOCITY_GRAIN 512u
 #define PLACE_GRAIN 8192u
-
-/* The nudge of the preferred velocity, a fraction of max speed per axis:
- * far below anything the constraints or the host's steering resolve
- * (1e-4 m/s at 1 m/s), yet no symmetric configuration survives it. */
-#define ORCA_NUDGE 1e-4f
 
 /* A turn of pi or more in one step is no limit. */
 #define TURN_HALF_CIRCLE 3.14159265f
@@ -602,12 +601,14 @@ static inline int forbidden_3d(const orca_plane *planes, uint32_t m,
     return 0;
 }
 
-/* The tiny random nudge, from the world's counter-based generator. */
-static inline void nudge(const throng_world *w, uint32_t t, float max_speed,
+/* The random nudge (throng_avoidance.nudge of max speed per axis), from
+ * the world's counter-based generator. */
+static inline void nudge(const throng_world *w, uint32_t t,
+                         const group_kernel_params *k, float max_speed,
                          int three, float v[3]) {
     const uint64_t chain =
         rng_agent_step(w->seed, steer_row_key(w, t), w->step);
-    const float amount = ORCA_NUDGE * max_speed;
+    const float amount = k->orca_nudge * max_speed;
     v[0] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_X);
     v[1] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Y);
     if (three)
@@ -922,8 +923,9 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         const uint32_t l = (uint32_t)__builtin_ctz(m);
         const uint32_t t = q->row[l];
         float want[3] = { b->want_x[l], b->want_y[l], 0.0f };
-        nudge(w, t, b->max_speed[l], 0, want);
-        turn_right(&w->group_params[c->group[t]], want);
+        const group_kernel_params *k = &w->group_params[c->group[t]];
+        nudge(w, t, k, b->max_speed[l], 0, want);
+        turn_right(k, want);
         b->want_x[l] = want[0];
         b->want_y[l] = want[1];
     }
@@ -1058,7 +1060,7 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
      * within max speed already): no solve, not a bit moved. */
     if (three ? !forbidden_3d(planes, m, want) : !forbidden_2d(lines, m, want))
         return 0;
-    nudge(w, t, max_speed, three, want);
+    nudge(w, t, k, max_speed, three, want);
     turn_right(k, want);
     if (three)
         orca_solve_3d(planes, m, hard, max_speed, want, planes + room, out);

@@ -208,6 +208,28 @@ TEST(bench_circle2d_runs) {
     CHECK(one.figures.closest_approach < 3.5);
 }
 
+/* circle2d at one tick a step (keep_right 0.45): at 150 agents the
+ * default nudge leaves pairs circling each other near their goals, so
+ * the ring never has every agent home at once; a nudge of 0.05 of max
+ * speed breaks them, and every agent is home by step 1,152, none deeper
+ * than 1% of the radius, the same on two threads. */
+TEST(bench_circle2d_one_tick_nudge) {
+    REQUIRE(scenario_set_param("ticks", 1.0));
+    REQUIRE(scenario_set_param("keep_right", 0.45));
+    motion_run circling = run_scene("circle2d", 150, 1, 1500, 0);
+    CHECK(circling.figures.all_arrived_step < 0);
+    CHECK(circling.brute_all_arrived < 0);
+    REQUIRE(scenario_set_param("nudge", 0.05));
+    motion_run one = run_scene("circle2d", 150, 1, 1300, 0);
+    motion_run two = run_scene("circle2d", 150, 2, 1300, 0);
+    scenario_clear_set();
+    CHECK_EQ_U64(one.hash, two.hash);
+    CHECK_EQ_INT((int)one.figures.all_arrived_step, 1152);
+    CHECK(one.brute_all_arrived == 1152);
+    CHECK(one.figures.deep_overlap_sum == 0);
+    CHECK(one.figures.longest_stall < 20);
+}
+
 /* An agent held still for 60 steps, let go, then held for 30 stalls 60
  * steps at most; the others pass. */
 TEST(bench_motion_tracker_stall) {
@@ -618,6 +640,7 @@ TEST(bench_set_option) {
 void register_bench_motion_tests(void) {
     REGISTER(bench_overlap_grid_matches_brute_force);
     REGISTER(bench_circle2d_runs);
+    REGISTER(bench_circle2d_one_tick_nudge);
     REGISTER(bench_motion_tracker_stall);
     REGISTER(bench_orca_dense2d_runs);
     REGISTER(bench_dense_goals_pure);

@@ -475,7 +475,8 @@ static int avoidance_same(const throng_avoidance *a,
     return AV_SAME(mode) && AV_SAME(range) && AV_SAME(max_neighbours) &&
            AV_SAME(time_horizon) && AV_SAME(obstacle_time_horizon) &&
            AV_SAME(responsibility) && AV_SAME(keep_right) &&
-           AV_SAME(contact_iterations) && AV_SAME(contact_velocity);
+           AV_SAME(contact_iterations) && AV_SAME(contact_velocity) &&
+           AV_SAME(nudge);
 #undef AV_SAME
 }
 
@@ -485,6 +486,11 @@ TEST(velocity_snapshot) {
     const vel_crowd cfg = { 2, THRONG_AVOIDANCE_ORCA, 0.7f, 2, 1, 0 };
     throng_world *w = vel_crowd_make(&cfg, NULL);
     REQUIRE(w != NULL);
+    /* A nudge of its own, which the snapshot must carry (format 8). */
+    throng_avoidance own;
+    REQUIRE_OK(throng_group_get_avoidance(w, first_group(w, 1u), &own));
+    own.nudge = 0.02f;
+    REQUIRE_OK(throng_group_set_avoidance(w, first_group(w, 1u), &own));
     for (int s = 0; s < 10; s++)
         REQUIRE_OK(throng_world_step(w, VEL_DT));
     size_t n = 0;
@@ -500,6 +506,7 @@ TEST(velocity_snapshot) {
         throng_group_get_avoidance(back, first_group(back, 1u), &loaded));
     CHECK(avoidance_same(&saved, &loaded));
     CHECK(loaded.mode == THRONG_AVOIDANCE_ORCA);
+    CHECK(loaded.nudge == 0.02f);
     for (int s = 0; s < 10; s++) {
         REQUIRE_OK(throng_world_step(w, VEL_DT));
         REQUIRE_OK(throng_world_step(back, VEL_DT));
@@ -540,6 +547,9 @@ TEST(velocity_bad_settings) {
         { 4, 0.0f, THRONG_ERR_OUT_OF_RANGE, "max_neighbours" },
         { 4, 2000.0f, THRONG_ERR_OUT_OF_RANGE, "max_neighbours" },
         { 5, 2.0f, THRONG_ERR_OUT_OF_RANGE, "keep_right" },
+        { 6, 0.75f, THRONG_ERR_OUT_OF_RANGE, "nudge" },
+        { 6, -0.01f, THRONG_ERR_OUT_OF_RANGE, "nudge" },
+        { 6, nan, THRONG_ERR_NOT_FINITE, "nudge" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         throng_avoidance bad = good;
@@ -559,8 +569,11 @@ TEST(velocity_bad_settings) {
         case 4:
             bad.max_neighbours = (uint32_t)cases[i].value;
             break;
-        default:
+        case 5:
             bad.keep_right = cases[i].value;
+            break;
+        default:
+            bad.nudge = cases[i].value;
             break;
         }
         CHECK_STATUS(throng_group_set_avoidance(w, g, &bad), cases[i].want);
