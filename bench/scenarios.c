@@ -1362,25 +1362,23 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
  * 12 N, below the 100 N max force, so the preferred velocity
  * v + F dt / m is v_desired exactly. ORCA: neighbour range 15 m (the
  * world's neighbour radius, range 0), the 10 nearest, time horizon 10 s,
- * responsibility 0.5, the library's keep-right turn (RVO2 has none).
+ * responsibility 0.5, a keep-right turn of 0.45 rad (RVO2 has none) and
+ * a nudge of 0.05 of max speed.
  *
- * Each 0.25 s step runs as two ticks of 0.125 s (the library's default
- * longest tick, 0.1 s, would make it three). The reference moves once a
- * step, and one tick was tried: the nudge, turn and passes that keep the
- * crossing clean then all need retuning, and none held everywhere (at
- * 0.5 rad two agents that meet near their goals turn round each other
- * for good, 500 agents; at 0.25 or 0.35 rad rings of 50 stand for
- * thousands of steps on most seeds and pairs of small rings end a step
- * 1 to 2% of r_i + r_j inside each other, which four contact passes clear
- * at a third more per step). Two ticks cross every ring from 30 to 2,000
- * agents on every seed tried, none deeper than 0.2%. What keeps a ring
- * from crossing at one tick with 0.45 rad is pairs that circle each
- * other for good near their goals, a symmetry the turn does not break
- * and a larger nudge does: `--set ticks=1,keep_right=0.45,nudge=0.05`
- * crossed every ring of 30 to 2,000 agents on seeds 1 to 4, none deeper
- * than 0.35% of r_i + r_j, no agent standing more than 13 steps, at half
- * the cost a step (0.03 and 0.1 crossed too, from 40 to 1,000 agents;
- * 0.01 and the default left rings of 100 and more with pairs circling).
+ * Each 0.25 s step is one tick, as the reference moves once a step. One
+ * tick needs the turn and the nudge both: with the library's tiny nudge
+ * (1e-4), at 0.5 rad two agents that meet near their goals turn round
+ * each other for good (500 agents), at 0.45 rad so do pairs of most
+ * rings of 100 and more, and at 0.25 or 0.35 rad rings of 50 stand for
+ * thousands of steps on most seeds; the circling pairs are a symmetry
+ * the turn does not break and a larger nudge does. With 0.45 rad and
+ * 0.05, every ring tried from 25 to 2,000 agents crossed (25 to 70 on
+ * seeds 1 to 8, 80 to 2,000 on seeds 1 to 4), none deeper than 0.35% of
+ * r_i + r_j and no agent standing more than 13 steps (0.03 and 0.1
+ * crossed too, from 40 to 1,000 agents on seeds 1 to 4; 0.01 left rings
+ * of 100 and more with pairs circling). Two ticks of 0.125 s with the
+ * library's turn and nudge (`--set ticks=2,keep_right=0.5,nudge=1e-4`)
+ * cross as cleanly, none deeper than 0.2%, at twice the cost a step.
  *
  * An agent has reached its goal within its body radius (1.5 m); the run
  * is done when every agent is within its radius at once.
@@ -1404,14 +1402,12 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
         { "time_horizon", 10.0, "s", "ORCA's time horizon" },                \
         { "responsibility", 0.5, "", "ORCA's share of each avoidance" },
 static const scenario_param circle_params[] = {
-    ORCA_AGENT_ROWS{ "keep_right", 0.5, "rad",
-                     "turn of a forbidden preferred velocity (library "
-                     "default)" },
-    { "nudge", 1e-4, "x max_speed",
-      "random nudge of a forbidden preferred velocity, per axis (library "
-      "default; see above for one tick a step)" },
-    { "ticks", 2.0, "",
-      "ticks per 0.25 s step (the reference takes one; see above)" },
+    ORCA_AGENT_ROWS{ "keep_right", 0.45, "rad",
+                     "turn of a forbidden preferred velocity (see above)" },
+    { "nudge", 0.05, "x max_speed",
+      "random nudge of a forbidden preferred velocity, per axis (see "
+      "above)" },
+    { "ticks", 1.0, "", "ticks per 0.25 s step, as the reference moves" },
     { "contact_iterations", 0.0, "",
       "contact resolution passes after each move (0: none)" },
     { "contact_velocity", 0.0, "",
@@ -1422,11 +1418,11 @@ static const scenario_param circle_params[] = {
 
 /* What ORCA claims here: no pair sinks into another by more than 1% of
  * their mean radius (ORCA drives pairs to touch, and float rounding
- * leaves many a hair inside: 0.08% of r_i + r_j at most at 1,000 agents,
- * so "overlaps" counts them, "deep" must stay 0), and no agent stands
- * still away from its goal for 100 s (400 steps; at 1,000 agents the
- * longest stall is about 90 steps). Below 25 agents ORCA's ring stops
- * dead, which the stall range reports. */
+ * leaves some a hair inside: 328 pair-steps at 1,000 agents, the deepest
+ * 0.03% of r_i + r_j, so "overlaps" counts them, "deep" must stay 0), and
+ * no agent stands still away from its goal for 100 s (400 steps; at
+ * 1,000 agents the longest stall is 2 steps). Below 25 agents ORCA's ring
+ * stops dead, which the stall range reports. */
 static const scenario_range circle_ranges[] = {
     { SCENARIO_FIGURE_DEEP_OVERLAPS, 0.0, 0.0, 0,
       "no pair overlaps by more than 1% of its mean radius" },

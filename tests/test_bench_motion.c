@@ -184,7 +184,7 @@ static motion_run run_scene(const char *name, uint32_t agents, int threads,
     return out;
 }
 
-/* circle2d at 50 agents (radius 40 m) crosses within 600 steps (452):
+/* circle2d at 50 agents (radius 40 m) crosses within 600 steps (385):
  * every agent arrives once, the all-arrived step is the plain loop's, the
  * summed overlaps are every pair's, and one and two threads agree. (At
  * 24 agents and fewer ORCA's ring stops dead: see the README.) */
@@ -208,21 +208,25 @@ TEST(bench_circle2d_runs) {
     CHECK(one.figures.closest_approach < 3.5);
 }
 
-/* circle2d at one tick a step (keep_right 0.45): at 150 agents the
- * default nudge leaves pairs circling each other near their goals, so
- * the ring never has every agent home at once; a nudge of 0.05 of max
- * speed breaks them, and every agent is home by step 1,152, none deeper
- * than 1% of the radius, the same on two threads. */
+/* circle2d moves one tick a step with keep_right 0.45 and a nudge of
+ * 0.05 of max speed: at 150 agents the library's default nudge (1e-4)
+ * leaves pairs circling each other near their goals, so the ring never
+ * has every agent home at once; the scene's breaks them, and every agent
+ * is home by step 1,152, none deeper than 1% of the radius, the same on
+ * two threads. */
 TEST(bench_circle2d_one_tick_nudge) {
-    REQUIRE(scenario_set_param("ticks", 1.0));
-    REQUIRE(scenario_set_param("keep_right", 0.45));
+    const scenario *sc = scenario_find("circle2d");
+    REQUIRE(sc != NULL);
+    CHECK(scenario_param_find(sc, "ticks")->value == 1.0);
+    CHECK(scenario_param_find(sc, "keep_right")->value == 0.45);
+    CHECK(scenario_param_find(sc, "nudge")->value == 0.05);
+    REQUIRE(scenario_set_param("nudge", 1e-4));
     motion_run circling = run_scene("circle2d", 150, 1, 1500, 0);
+    scenario_clear_set();
     CHECK(circling.figures.all_arrived_step < 0);
     CHECK(circling.brute_all_arrived < 0);
-    REQUIRE(scenario_set_param("nudge", 0.05));
     motion_run one = run_scene("circle2d", 150, 1, 1300, 0);
     motion_run two = run_scene("circle2d", 150, 2, 1300, 0);
-    scenario_clear_set();
     CHECK_EQ_U64(one.hash, two.hash);
     CHECK_EQ_INT((int)one.figures.all_arrived_step, 1152);
     CHECK(one.brute_all_arrived == 1152);
