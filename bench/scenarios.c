@@ -1412,6 +1412,8 @@ static const scenario_param circle_params[] = {
       "contact resolution passes after each move (0: none)" },
     { "contact_velocity", 0.0, "",
       "1: contact pushes count in the velocity (position-based dynamics)" },
+    { "skin", 0.0, "m",
+      "neighbour lists kept across ticks with this skin (0: none)" },
     { "circle_radius", 200.0, "m",
       "start circle's radius at 250 agents (x N / 250)" },
 };
@@ -1455,6 +1457,8 @@ static const scenario_param dense_params[] = {
       "contact resolution passes after each move (0: none)" },
     { "contact_velocity", 0.0, "",
       "1: contact pushes count in the velocity (position-based dynamics)" },
+    { "skin", 0.0, "m",
+      "neighbour lists kept across ticks with this skin (0: none)" },
     { "cell", 5.0, "m", "one agent per cell of this edge" },
     { "jitter", 0.9, "m", "largest offset from the cell centre per axis" },
 };
@@ -1560,6 +1564,7 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
     double cell = dense ? param_get(&reader, "cell") : 0.0;
     double jitter = dense ? param_get(&reader, "jitter") : 0.0;
     const uint32_t ticks = param_count(&reader, "ticks");
+    const float skin = (float)param_get(&reader, "skin");
     if (!dense)
         (void)param_get(&reader, "circle_radius");
     if (reader.bad)
@@ -1578,6 +1583,8 @@ static throng_status orca_build(const scenario *sc, uint32_t agents,
         return st;
     st = throng_world_set_step_limits(world, (float)((double)sc->dt / ticks),
                                       10u);
+    if (st == THRONG_OK)
+        st = throng_world_set_neighbour_skin(world, skin);
     if (st == THRONG_OK)
         st = throng_group_create(world, &group, &agent.group);
     scene_add(world, agent.group, &arrive, &st);

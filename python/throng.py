@@ -502,6 +502,8 @@ _SIGNATURES = {
                                            ctypes.c_uint32]),
     "throng_world_set_canonical_order": (_st, [_w, ctypes.c_bool]),
     "throng_world_canonical_order": (ctypes.c_bool, [_w]),
+    "throng_world_set_neighbour_skin": (_st, [_w, ctypes.c_float]),
+    "throng_world_neighbour_skin": (ctypes.c_float, [_w]),
     "throng_world_get_def": (_st, [_w, _P(throng_world_def)]),
     "throng_world_definition_hash": (_u64, [_w]),
     "throng_agent_export": (_st, [_w, throng_agent, _P(throng_agent_state)]),
@@ -2376,6 +2378,17 @@ class World:
     @canonical_order.setter
     def canonical_order(self, on):
         self._call(lib.throng_world_set_canonical_order, bool(on))
+
+    @property
+    def neighbour_skin(self):
+        """Metres past the neighbour radius that ORCA's neighbour lists,
+        kept across ticks, reach (0: no lists, the default;
+        throng_world_set_neighbour_skin)."""
+        return float(self._query(lib.throng_world_neighbour_skin))
+
+    @neighbour_skin.setter
+    def neighbour_skin(self, skin):
+        self._call(lib.throng_world_set_neighbour_skin, float(skin))
 
     def settings(self):
         """The world's settings as a throng_world_def."""

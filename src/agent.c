@@ -483,6 +483,7 @@ void agent_commit_row(throng_world *w, const throng_agent_def *d,
     if (w->slot_nav)
         memset(&w->slot_nav[slot], 0, sizeof w->slot_nav[slot]);
     w->grid.valid = 0;
+    verlet_forget(&w->verlet); /* a row was added */
     *out = handle_of(w, slot);
 }
 
@@ -530,6 +531,7 @@ void agent_remove_slot(throng_world *w, uint32_t s) {
         w->uniform_check = 0;
     }
     w->grid.valid = 0;
+    verlet_forget(&w->verlet); /* the last row moved into the hole */
 }
 
 throng_status throng_agent_remove(throng_world *w, throng_agent h) {

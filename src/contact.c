@@ -158,26 +158,6 @@ uint32_t contact_passes(const throng_world *w) {
     return most;
 }
 
-/* The groups a pass meets: bit g for group g when some row is in it
- * (every group from 63 on shares bit 63, which then stands for all of
- * them). Once per build: rows do not change group during a tick. */
-static uint64_t groups_present(const throng_world *w) {
-    const uint32_t *group = w->col.group;
-    if (w->count == 0)
-        return 0;
-    if (w->uniform & UNIFORM_GROUP)
-        return 1ull << (group[0] < 63u ? group[0] : 63u);
-    uint64_t present = 0;
-    for (uint32_t t = 0; t < w->count; t++)
-        present |= 1ull << (group[t] < 63u ? group[t] : 63u);
-    return present;
-}
-
-/* Whether group g is one of `present` (groups_present()). */
-static inline int is_present(uint64_t present, uint32_t g) {
-    return ((present >> (g < 63u ? g : 63u)) & 1u) != 0u;
-}
-
 /* Whether some group with rows counts its pushes in the velocity
  * (*some) and whether every one does (*all): once per pass, so that a
  * world where none or every one does looks up no row's group for it. */

@@ -547,6 +547,7 @@ static void permute_columns(throng_world *w, parallel_sched *sched) {
 /* The bounding box of the agents' cells, per part of the agent range. */
 typedef struct bounds_ctx {
     throng_world *w;
+    const grid *g;
     int32_t lo[GRID_MAX_PARTS][3], hi[GRID_MAX_PARTS][3];
 } bounds_ctx;
 
@@ -559,7 +560,7 @@ static void bounds_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                         int thread) {
     (void)thread;
     bounds_ctx *b = ctx;
-    const grid *g = &b->w->grid;
+    const grid *g = b->g;
     const agent_columns *c = &b->w->col;
     int32_t lo[3] = { INT32_MAX, INT32_MAX, 0 },
             hi[3] = { INT32_MIN, INT32_MIN, 0 };
@@ -600,6 +601,7 @@ static void plan_unbounded(throng_world *w, grid *g, parallel_sched *sched,
     if (n > 0) {
         bounds_ctx b;
         b.w = w;
+        b.g = g;
         parallel_parts(sched, n, parts, bounds_part, &b);
         if (sched->failed)
             return;
@@ -914,7 +916,13 @@ static void storage_room(const grid *g, uint32_t room, int threads,
 }
 
 int grid_build(throng_world *w, parallel_sched *sched, int permute) {
-    grid *g = &w->grid;
+    return grid_build_into(w, &w->grid, sched, permute);
+}
+
+int grid_build_into(throng_world *w, grid *g, parallel_sched *sched,
+                    int permute) {
+    INVARIANT(!permute || g == &w->grid,
+              "only the world's own grid moves the rows");
     uint32_t n = w->count;
     int threads = sched->threads;
 

@@ -113,6 +113,12 @@ void grid_release(throng_world *world, grid *g);
  * invalid and the columns in their old order. */
 int grid_build(throng_world *world, parallel_sched *sched, int permute);
 
+/* The same into another grid of the world's agents (set up by grid_init(),
+ * with a plan of its own), never permuting: the neighbour lists' grid
+ * (verlet.c). */
+int grid_build_into(throng_world *world, grid *g, parallel_sched *sched,
+                    int permute);
+
 /* Bytes the grid holds. */
 size_t grid_bytes(const grid *g);
 

@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "grid.h"
+#include "verlet.h"
 #include "parallel.h"
 
 /* Every heap block the world owns is aligned to a cache line, so columns
@@ -364,6 +365,8 @@ struct throng_world {
     struct geometry *geo; /* static objects, NULL until the first */
 
     grid grid;
+    /* Neighbour lists kept across ticks (verlet.c; off without a skin). */
+    verlet_lists verlet;
 
     /* Step scratch, `capacity` long: the spare buffers the grid permutes
      * columns through, and the steering force of each row, which borrows
@@ -601,6 +604,26 @@ static inline size_t tie_rows_bytes(uint32_t n) {
  * slots, or in a canonical world the rows themselves. */
 static inline const uint32_t *world_ties(const throng_world *w) {
     return w->canonical_order ? w->tie_rows : w->col.slot;
+}
+
+/* The groups that hold rows: bit g for group g when some row is in it
+ * (every group from 63 on shares bit 63, which then stands for all of
+ * them). A pass over the group column unless it holds one value. */
+static inline uint64_t groups_present(const throng_world *w) {
+    const uint32_t *group = w->col.group;
+    if (w->count == 0)
+        return 0;
+    if (w->uniform & UNIFORM_GROUP)
+        return 1ull << (group[0] < 63u ? group[0] : 63u);
+    uint64_t present = 0;
+    for (uint32_t t = 0; t < w->count; t++)
+        present |= 1ull << (group[t] < 63u ? group[t] : 63u);
+    return present;
+}
+
+/* Whether group g is one of `present` (groups_present()). */
+static inline int is_present(uint64_t present, uint32_t g) {
+    return ((present >> (g < 63u ? g : 63u)) & 1u) != 0u;
 }
 
 #endif /* THRONG_INTERNAL_H */

@@ -125,17 +125,24 @@ static throng_status tick_move(throng_world *w, float dt, parallel_sched *sched,
     if (contact && contact_reserve(w))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for contact resolution", fn);
+    /* Neighbour lists where the world asks for them and every stage may
+     * read them (verlet.c), else the grid. */
+    const int lists = avoiding && verlet_usable(w, contact);
+    if (!lists)
+        verlet_forget(&w->verlet); /* this tick's build moves the rows */
     if (reserve_counters(w, (uint32_t)threads) || reserve_tie_rows(w) ||
-        grid_build(w, sched, 1))
+        (lists ? verlet_prepare(w, sched) : grid_build(w, sched, 1)))
         return world_fail(w, THRONG_ERR_OUT_OF_MEMORY,
                           "%s: no memory for the grid of %u agents", fn,
                           w->count);
     /* The behaviours walk cell ranges of the rows themselves, so the grid
      * must describe this very state, in cell order (unless the host's
-     * hooks broke a loop of the build, which the step then refuses). */
-    INVARIANT(sched->failed || (w->grid.valid && w->grid.permuted &&
-                                w->grid.count == w->count),
-              "the behaviours start from a permuting build of every agent");
+     * hooks broke a loop of the build, which the step then refuses); with
+     * lists, no behaviour walks. */
+    INVARIANT(
+        sched->failed || lists ||
+            (w->grid.valid && w->grid.permuted && w->grid.count == w->count),
+        "the behaviours start from a permuting build of every agent");
     INVARIANT((uint32_t)threads <= w->counters_len,
               "every thread of the step has its counters");
     VALIDATE_AFTER(w, sched, VALIDATE_GRID);

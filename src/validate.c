@@ -479,8 +479,57 @@ static throng_status grid_neighbours(throng_world *w, validate_stage stage,
     return THRONG_OK;
 }
 
+/* Row t's neighbours list (verlet.c) holds every row within the
+ * neighbour radius of it, by a scan of every row, in exactly one run;
+ * its runs ascend and lie within the rows. */
+static throng_status list_neighbours(throng_world *w, validate_stage stage,
+                                     uint32_t t) {
+    if (!w->group_params[w->col.group[t]].orca)
+        return THRONG_OK;
+    const float r2 = w->neighbour_radius * w->neighbour_radius;
+    const uint32_t *runs;
+    const uint32_t n = verlet_row_runs(&w->verlet, t, &runs);
+    for (uint32_t k = 0; k < n; k++)
+        if (!(runs[2u * k] < runs[2u * k + 1u] &&
+              runs[2u * k + 1u] <= w->count &&
+              (k == 0 || runs[2u * k - 1u] <= runs[2u * k])))
+            return sweep_fail(w, stage,
+                              "row %u (slot %u): list run %u, rows [%u, %u), "
+                              "is empty, past the rows or out of order",
+                              t, slot_of(w, t), k, runs[2u * k],
+                              runs[2u * k + 1u]);
+    static const float none[3] = { 0.0f, 0.0f, 0.0f };
+    for (uint32_t j = 0; j < w->count; j++) {
+        if (j == t || !(offset2(w, t, j, none) <= r2))
+            continue;
+        int holding = 0;
+        for (uint32_t k = 0; k < n; k++)
+            holding += j >= runs[2u * k] && j < runs[2u * k + 1u];
+        if (holding != 1)
+            return sweep_fail(w, stage,
+                              "row %u lies within the neighbour radius of row "
+                              "%u (slot %u) but in %d of its %u list runs",
+                              j, t, slot_of(w, t), holding, n);
+    }
+    return THRONG_OK;
+}
+
 throng_status validate_grid(throng_world *w, validate_stage stage) {
     const grid *g = &w->grid;
+    if (w->verlet.active) {
+        /* The tick's neighbours come from the lists, in unbounded space,
+         * whether the grid was built for them this tick or not. */
+        if (!w->verlet.valid || w->verlet.rows != w->count)
+            return sweep_fail(w, stage,
+                              "the neighbour lists (valid %d, %u rows) do "
+                              "not describe the %u rows",
+                              w->verlet.valid, w->verlet.rows, w->count);
+        throng_status st = THRONG_OK;
+        for (uint32_t t = 0; t < w->count && st == THRONG_OK;
+             t += 1u + w->count / VALIDATE_SAMPLE)
+            st = list_neighbours(w, stage, t);
+        return st;
+    }
     if (!g->valid || !g->permuted || g->count != w->count)
         return sweep_fail(w, stage,
                           "the grid (valid %d, permuted %d, %u agents) does "

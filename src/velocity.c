@@ -1180,6 +1180,20 @@ static inline void block_of_row(const throng_world *w, uint32_t t, int ordered,
     candidate_block_set(cb, ranges, blk->count);
 }
 
+/* Row t's candidates from its neighbour list (verlet.c): its runs of
+ * rows as ranges with no shift (the lists serve unbounded space only),
+ * into `ranges` (VERLET_RUNS of them, their shifts zero) and *cb. */
+static inline void block_of_list(const throng_world *w, uint32_t t,
+                                 cell_range *ranges, candidate_block *cb) {
+    const uint32_t *runs;
+    const uint32_t n = verlet_row_runs(&w->verlet, t, &runs);
+    for (uint32_t r = 0; r < n; r++) {
+        ranges[r].begin = runs[2u * r];
+        ranges[r].end = runs[2u * r + 1u];
+    }
+    candidate_block_set(cb, ranges, (int)n);
+}
+
 /* The first pass over rows [begin, end): every row's new velocity into
  * its force slot. Consecutive rows of one cell share their candidate
  * ranges. Rows handed to the lanes are put when their block fills, and
@@ -1211,10 +1225,13 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     flock_block blk;
     flock_block_reset(&blk);
     candidate_block cb = { NULL, 0, 0, 0, 0, { 0 } };
+    const int lists = w->verlet.active;
+    cell_range list_ranges[VERLET_RUNS];
+    memset(list_ranges, 0, sizeof list_ranges);
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;
-    const int ordered = (g->dense || g->sparse) && g->permuted;
+    const int ordered = !lists && (g->dense || g->sparse) && g->permuted;
     uint32_t bucket = ordered && begin < end ? grid_bucket_of_row(g, begin) : 0;
     uint32_t block_bucket = 0;
     /* In the plane on a vector path, the rows' preferred velocities first,
@@ -1234,7 +1251,10 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
-            block_of_row(w, t, ordered, &bucket, &block_bucket, &blk, &cb);
+            if (lists)
+                block_of_list(w, t, list_ranges, &cb);
+            else
+                block_of_row(w, t, ordered, &bucket, &block_bucket, &blk, &cb);
             if (orca_row(w, t, vc->dt, k, &cb, &guess, scratch, &q, v)) {
                 if (q.block->lanes == ORCA_BLOCK_LANES)
                     lanes_flush(w, vc->dt, &q, alone_lines);
@@ -1270,8 +1290,9 @@ static void place_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
 void velocity_stage(throng_world *w, parallel_sched *sched, float dt) {
     INVARIANT(w->count == 0 || (w->steer_x && w->steer_y),
               "the velocity stage has a force for every row");
-    INVARIANT(sched->failed || (w->grid.valid && w->grid.count == w->count),
-              "the velocity stage reads this step's grid");
+    INVARIANT(sched->failed || w->verlet.active ||
+                  (w->grid.valid && w->grid.count == w->count),
+              "the velocity stage reads this step's grid or lists");
     velocity_ctx ctx = { .w = w,
                          .dt = dt,
                          .stride = thread_bytes(w, most_picks(w)) };

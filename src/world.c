@@ -338,6 +338,7 @@ void throng_world_destroy(throng_world *w) {
     }
     (void)hash_world;
     grid_release(w, &w->grid);
+    verlet_release(w, &w->verlet, w->dims);
     geometry_free(w);
     free_columns(w, &w->col, w->capacity);
     for (int b = 0; b < GRID_PERMUTE_BATCH; b++)
@@ -471,6 +472,26 @@ bool throng_world_canonical_order(const throng_world *w) {
     return w && w->canonical_order;
 }
 
+throng_status throng_world_set_neighbour_skin(throng_world *w, float skin) {
+    static const char fn[] = "throng_world_set_neighbour_skin";
+    WRITE_ENTRY(w);
+    if (!is_finite_float(skin))
+        return world_fail(w, THRONG_ERR_NOT_FINITE, "%s: skin is not finite",
+                          fn);
+    if (!(skin >= 0.0f && skin <= w->neighbour_radius))
+        return world_fail(w, THRONG_ERR_OUT_OF_RANGE,
+                          "%s: skin %g must be in [0, %g] metres (0 to the "
+                          "neighbour radius)",
+                          fn, (double)skin, (double)w->neighbour_radius);
+    verlet_set_skin(w, skin);
+    return THRONG_OK;
+}
+
+float throng_world_neighbour_skin(const throng_world *w) {
+    WORLD_READ_OR(w, 0.0f);
+    return w ? w->verlet.skin : 0.0f;
+}
+
 throng_status throng_world_get_def(const throng_world *cw,
                                    throng_world_def *out) {
     READ_ENTRY(cw, w, "throng_world_get_def", out, "out");
@@ -561,7 +582,8 @@ size_t throng_world_bytes(const throng_world *w) {
         (size_t)w->group_capacity *
             (sizeof(group_record) + sizeof(group_kernel_params)) +
         (size_t)w->counters_len * sizeof(thread_counters) +
-        grid_bytes(&w->grid) + w->cap_index_bytes + w->velocity_scratch_bytes +
+        grid_bytes(&w->grid) + verlet_bytes(&w->verlet, w->dims) +
+        w->cap_index_bytes + w->velocity_scratch_bytes +
         w->contact_scratch_bytes + tie_rows_bytes(w->tie_rows_count);
     bytes += hash_bytes(w->keys ? w->keys->hh.tbl : NULL, sizeof(key_entry));
     bytes += hash_bytes(w->names ? w->names->hh.tbl : NULL, sizeof(name_entry));

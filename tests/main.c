@@ -294,6 +294,7 @@ int main(int argc, char **argv) {
     register_nav_tests();
     register_recorder_tests();
     register_canonical_tests();
+    register_verlet_tests();
 
     /* With THRONG_TEST_FIRST (claims only), the tests it selects are
      * handed out first, then the rest: the slowest started first, none

@@ -157,6 +157,7 @@ void register_layers_tests(void);
 void register_nav_tests(void);
 void register_recorder_tests(void);
 void register_canonical_tests(void);
+void register_verlet_tests(void);
 void register_tasks_tests(void);
 void register_handles_tests(void);
 void register_ranges_tests(void);

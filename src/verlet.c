@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Verlet lists for the velocity stage.
+ *
+ * A tick of a sparse crowd whose only neighbour rule is ORCA (circle2d's
+ * ring) spends most of its time finding candidates: the grid's sort and
+ * gather of every column, then each cell's candidate ranges. Agents move
+ * a fraction of the neighbour radius per tick, so the candidates hardly
+ * change from one tick to the next. With a skin s (throng_world_set_
+ * neighbour_skin()), a build lists, for each row, every row within
+ * (R + s) (times the grid's padding) of it, R the world's neighbour
+ * radius; while no agent has moved more than s / 2 from where the build
+ * saw it, every pair now within R was within R + s then, so the lists
+ * still hold every neighbour, and the ticks in between need no grid at
+ * all. That is Verlet's neighbour list, as molecular dynamics keeps it.
+ *
+ * A list is up to VERLET_RUNS runs of consecutive rows: the rows within
+ * reach, sorted, cut at the widest gaps between them. The rows between
+ * that are not within reach are measured and left out by the velocity
+ * stage as it leaves out a grid block's far candidates; a crowd whose
+ * rows follow space (a ring added in order around it, a square row by
+ * row) needs a run or two.
+ *
+ * The stage meets the candidates in list order rather than cell order,
+ * which changes nothing: ORCA chooses the nearest max_neighbours by
+ * (squared distance, slot) and meets their lines in that order, so which
+ * candidates are offered, beyond the ones within range, and in what
+ * order, does not matter. A neighbour walk's sums and contact
+ * resolution's pushes do depend on the order, so the lists serve only
+ * ticks without them (verlet_usable()). The grid is then built without
+ * moving the rows (a permuting build would renumber the lists), so a
+ * world with lists keeps its rows in the order they were added: the
+ * same rows, whichever ticks rebuilt, for any thread count, and after a
+ * snapshot is loaded and the skin set again. Kept or rebuilt, every
+ * agent's new state is the same bits as without lists.
+ */
+#include "verlet.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "check.h"
+#include "core.h"
+#include "grid_plan.h"
+#include "grid_query.h"
+
+/* Half the skin is cut by this share, so float rounding of the
+ * displacements and distances never matters. */
+#define VERLET_MARGIN (1.0 - 1.0 / 1024.0)
+
+/* Rows per part of the displacement pass, and the most parts. */
+#define VERLET_ROWS_PER_PART 16384u
+#define VERLET_MAX_PARTS 64u
+
+/* Sorted positions per chunk of the build. */
+#define VERLET_GRAIN 1024u
+
+/* Candidates within reach a row lists exactly; a row with more (a knot
+ * of hundreds of agents) gets one run from the first of them to the
+ * last. */
+#define VERLET_HELD 512u
+
+/* The radius a list reaches, (R + skin) padded as the grid's cells are. */
+static double list_radius(const throng_world *w) {
+    return ((double)w->neighbour_radius + (double)w->verlet.skin) *
+           (double)GRID_CELL_PAD;
+}
+
+void verlet_set_skin(throng_world *w, float skin) {
+    verlet_lists *v = &w->verlet;
+    grid_release(w, &v->grid);
+    v->skin = skin;
+    /* Cells of the default size for the radius plus the skin: a block of
+     * 3^d cells around a row's holds every row within list_radius(). */
+    grid_init(&v->grid, w->dims, 0, w->box, w->neighbour_radius + skin, 0.0f);
+    verlet_forget(v);
+}
+
+int verlet_usable(const throng_world *w, uint32_t contact) {
+    if (!(w->verlet.skin > 0.0f) || contact || w->canonical_order ||
+        w->grid.periodic)
+        return 0;
+    const uint64_t present = groups_present(w);
+    int orca = 0;
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        if (!w->groups[g].live || !is_present(present, g))
+            continue;
+        const group_kernel_params *k = &w->group_params[g];
+        if (k->walk || !k->recipe)
+            return 0;
+        orca |= k->orca;
+    }
+    return orca;
+}
+
+size_t verlet_bytes(const verlet_lists *v, int dims) {
+    return (size_t)v->capacity *
+               (2u * VERLET_RUNS * sizeof(uint32_t) + sizeof(uint8_t) +
+                (size_t)dims * sizeof(float)) +
+           grid_bytes(&v->grid);
+}
+
+/* The row arrays alone (reserve() trades them). */
+static void release_rows(throng_world *w, verlet_lists *v, int dims) {
+    const size_t n = v->capacity;
+    world_free(w, v->runs, n * 2u * VERLET_RUNS * sizeof(uint32_t));
+    world_free(w, v->count, n * sizeof(uint8_t));
+    for (int a = 0; a < 3; a++)
+        world_free(w, v->at[a], a < dims ? n * sizeof(float) : 0u);
+    v->runs = NULL;
+    v->count = NULL;
+    memset(v->at, 0, sizeof v->at);
+    v->capacity = 0;
+    verlet_forget(v);
+}
+
+void verlet_release(throng_world *w, verlet_lists *v, int dims) {
+    release_rows(w, v, dims);
+    grid_release(w, &v->grid);
+}
+
+/* Room for `rows` rows (the world's capacity); all or nothing. */
+static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
+    if (rows <= v->capacity)
+        return 0;
+    const size_t n = rows;
+    verlet_lists next = *v;
+    next.capacity = rows;
+    next.runs = world_alloc(w, n * 2u * VERLET_RUNS * sizeof(uint32_t));
+    next.count = world_alloc(w, n * sizeof(uint8_t));
+    int failed = !next.runs || !next.count;
+    for (int a = 0; a < 3; a++) {
+        next.at[a] = a < w->dims ? world_alloc(w, n * sizeof(float)) : NULL;
+        failed |= a < w->dims && !next.at[a];
+    }
+    if (failed) {
+        release_rows(w, &next, w->dims);
+        return 1;
+    }
+    release_rows(w, v, w->dims);
+    memcpy(v->at, next.at, sizeof v->at);
+    v->runs = next.runs;
+    v->count = next.count;
+    v->capacity = rows;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Whether the lists hold                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct away_ctx {
+    const throng_world *w;
+    float limit2; /* squared distance an agent may have moved */
+    uint32_t away[VERLET_MAX_PARTS];
+} away_ctx;
+
+/* Counts the part's rows farther than the limit from where the build saw
+ * them (NaN counts too): arithmetic and compares, which vectorise. */
+static void away_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+                      int thread) {
+    (void)thread;
+    away_ctx *k = ctx;
+    const throng_world *w = k->w;
+    const verlet_lists *v = &w->verlet;
+    const float *restrict px = w->col.px, *restrict py = w->col.py;
+    const float *restrict ax = v->at[0], *restrict ay = v->at[1];
+    const float limit2 = k->limit2;
+    uint32_t away = 0;
+    if (w->dims == 3) {
+        const float *restrict pz = w->col.pz, *restrict az = v->at[2];
+        for (uint32_t i = begin; i < end; i++) {
+            const float dx = px[i] - ax[i], dy = py[i] - ay[i];
+            const float dz = pz[i] - az[i];
+            away += !(dx * dx + dy * dy + dz * dz <= limit2);
+        }
+    } else {
+        for (uint32_t i = begin; i < end; i++) {
+            const float dx = px[i] - ax[i], dy = py[i] - ay[i];
+            away += !(dx * dx + dy * dy <= limit2);
+        }
+    }
+    k->away[part] = away;
+}
+
+static int lists_hold(throng_world *w, parallel_sched *sched) {
+    const verlet_lists *v = &w->verlet;
+    if (!v->valid || v->rows != w->count)
+        return 0;
+    const double half = 0.5 * (double)v->skin * VERLET_MARGIN;
+    away_ctx k = { .w = w, .limit2 = (float)(half * half) };
+    uint32_t parts = w->count / VERLET_ROWS_PER_PART;
+    parts = parts > (uint32_t)sched->threads ? (uint32_t)sched->threads : parts;
+    parts = parts > VERLET_MAX_PARTS ? VERLET_MAX_PARTS : parts;
+    parts = parts < 1u ? 1u : parts;
+    parallel_parts(sched, w->count, parts, away_part, &k);
+    uint32_t away = 0;
+    for (uint32_t p = 0; p < parts; p++)
+        away += k.away[p];
+    return !sched->failed && away == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct build_ctx {
+    throng_world *w;
+    float limit2; /* squared list radius */
+} build_ctx;
+
+/* Sorts the few rows ascending (an insertion sort: a list is short). */
+static void sort_rows(uint32_t *rows, uint32_t m) {
+    for (uint32_t i = 1; i < m; i++) {
+        const uint32_t r = rows[i];
+        uint32_t at = i;
+        while (at > 0 && rows[at - 1u] > r) {
+            rows[at] = rows[at - 1u];
+            at--;
+        }
+        rows[at] = r;
+    }
+}
+
+/* Row t's runs from its m rows within reach, ascending: a run for each
+ * stretch of consecutive rows, then the two nearest runs merged while
+ * there are more than VERLET_RUNS (the rows between them join the run). */
+static void put_runs(verlet_lists *v, uint32_t t, const uint32_t *rows,
+                     uint32_t m) {
+    uint32_t first[VERLET_HELD], past[VERLET_HELD];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        if (n > 0 && past[n - 1u] == rows[i]) {
+            past[n - 1u]++;
+            continue;
+        }
+        first[n] = rows[i];
+        past[n] = rows[i] + 1u;
+        n++;
+    }
+    while (n > VERLET_RUNS) {
+        uint32_t at = 0, gap = UINT32_MAX;
+        for (uint32_t r = 0; r + 1u < n; r++)
+            if (first[r + 1u] - past[r] < gap) {
+                gap = first[r + 1u] - past[r];
+                at = r;
+            }
+        past[at] = past[at + 1u];
+        for (uint32_t r = at + 1u; r + 1u < n; r++) {
+            first[r] = first[r + 1u];
+            past[r] = past[r + 1u];
+        }
+        n--;
+    }
+    uint32_t *out = v->runs + (size_t)t * 2u * VERLET_RUNS;
+    for (uint32_t r = 0; r < n; r++) {
+        out[2u * r] = first[r];
+        out[2u * r + 1u] = past[r];
+    }
+    v->count[t] = (uint8_t)n;
+}
+
+/* The lists of the rows at sorted positions [begin, end) of the lists'
+ * grid: each cell's candidate ranges, once for its rows. */
+static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    build_ctx *b = ctx;
+    throng_world *w = b->w;
+    verlet_lists *v = &w->verlet;
+    const grid *g = &v->grid;
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const uint32_t *sorted = g->sorted;
+    cell_range ranges[GRID_MAX_RANGES];
+    grid_cursor cursor;
+    grid_cursor_reset(&cursor);
+    int count = 0, known = 0;
+    int32_t cell[3] = { 0, 0, 0 };
+    uint32_t held[VERLET_HELD];
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t t = sorted[s];
+        if (!w->group_params[c->group[t]].orca) {
+            v->count[t] = 0;
+            continue;
+        }
+        const int32_t here[3] = { grid_coord(g, 0, c->px[t]),
+                                  grid_coord(g, 1, c->py[t]),
+                                  three ? grid_coord(g, 2, c->pz[t]) : 0 };
+        if (!known || memcmp(here, cell, sizeof cell) != 0) {
+            memcpy(cell, here, sizeof cell);
+            count = grid_ranges_span_at(g, cell[0], cell[0], cell[1], cell[2],
+                                        &cursor, ranges);
+            known = 1;
+        }
+        const float x = c->px[t], y = c->py[t], z = three ? c->pz[t] : 0.0f;
+        uint32_t m = 0, lo = UINT32_MAX, hi = 0;
+        for (int r = 0; r < count; r++) {
+            for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
+                const uint32_t j = sorted[u];
+                const float dx = c->px[j] - x, dy = c->py[j] - y;
+                float d2 = dx * dx + dy * dy;
+                if (three) {
+                    const float dz = c->pz[j] - z;
+                    d2 += dz * dz;
+                }
+                if (!(d2 <= b->limit2) || j == t)
+                    continue;
+                lo = j < lo ? j : lo;
+                hi = j > hi ? j : hi;
+                if (m < VERLET_HELD)
+                    held[m] = j;
+                m++;
+            }
+        }
+        if (m > VERLET_HELD) {
+            uint32_t *out = v->runs + (size_t)t * 2u * VERLET_RUNS;
+            out[0] = lo;
+            out[1] = hi + 1u;
+            v->count[t] = 1;
+            continue;
+        }
+        sort_rows(held, m);
+        put_runs(v, t, held, m);
+    }
+}
+
+int verlet_prepare(throng_world *w, parallel_sched *sched) {
+    verlet_lists *v = &w->verlet;
+    if (lists_hold(w, sched)) {
+        v->active = 1;
+        return 0;
+    }
+    v->valid = 0;
+    v->active = 0;
+    const uint32_t room = w->capacity > w->count ? w->capacity : w->count;
+    if (reserve(w, v, room) || grid_build_into(w, &v->grid, sched, 0))
+        return 1;
+    v->active = 1;
+    build_ctx b = { .w = w };
+    const double radius = list_radius(w);
+    b.limit2 = (float)(radius * radius);
+    parallel_for(sched, w->count, VERLET_GRAIN, build_rows, &b);
+    const float *col[3] = { w->col.px, w->col.py, w->col.pz };
+    for (int a = 0; a < w->dims; a++)
+        memcpy(v->at[a], col[a], (size_t)w->count * sizeof(float));
+    if (sched->failed)
+        return 0; /* the step is refused; the lists stay invalid */
+    v->rows = w->count;
+    v->valid = 1;
+    return 0;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Neighbour lists kept across ticks (verlet.c) through the public API:
+ * with any skin every agent ends in the same state, to the bit, as
+ * without lists (ORCA's choice does not depend on the order candidates
+ * come in), in 2D and 3D, in a ring whose rows follow space and a crowd
+ * whose rows do not; the same bits on every thread count and kernel
+ * path; a world whose stages could not use them steps exactly as without
+ * a skin; agents added, removed or moved far between steps, and queries,
+ * change nothing; a loaded snapshot with the skin set again steps on to
+ * the same bits; a bad skin is refused with the world unchanged.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+#define VL_DT 0.1f
+#define VL_AGENTS 240
+#define VL_RADIUS 3.0f
+
+typedef struct vl_scene {
+    int dims;
+    int ring;   /* agents round a ring (rows follow it), else scattered */
+    float skin; /* 0: no lists */
+    int threads;
+    int separate; /* the group also separates: the lists cannot serve */
+    int contact;  /* contact passes: the lists cannot serve */
+} vl_scene;
+
+typedef struct vl_world {
+    throng_world *w;
+    throng_group g;
+    throng_agent agents[VL_AGENTS + 1];
+    int count;
+} vl_world;
+
+static throng_agent vl_add(vl_world *v, const float p[3], const float goal[3]) {
+    throng_agent_def d = throng_agent_def_default();
+    memcpy(d.position, p, sizeof d.position);
+    d.radius = 0.3f;
+    d.max_speed = 1.5f;
+    d.max_force = 20.0f;
+    d.group = v->g;
+    throng_agent a = { 0 };
+    if (throng_agent_add(v->w, &d, &a) == THRONG_OK)
+        (void)throng_agent_set_target_point(v->w, a, goal);
+    return a;
+}
+
+/* The scene on kernel path `path` (NULL: the default); v->w NULL when a
+ * part was refused or the path is missing. */
+static void vl_make(vl_world *v, const vl_scene *s, const char *path) {
+    memset(v, 0, sizeof *v);
+    throng_world_def def = ts_world_def(s->dims, s->threads, NULL);
+    def.neighbour_radius = VL_RADIUS;
+    throng_world *w = runner_on_path(ts_world_make(&def), path);
+    if (!w)
+        return;
+    v->w = w;
+    throng_group_def gd = throng_group_def_default();
+    gd.avoidance.mode = THRONG_AVOIDANCE_ORCA;
+    gd.avoidance.time_horizon = 2.0f;
+    gd.avoidance.keep_right = 0.3f;
+    gd.avoidance.nudge = 0.02f;
+    gd.avoidance.contact_iterations = s->contact ? 2u : 0u;
+    gd.flocking.separation_weight = s->separate ? 0.5f : 0.0f;
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    b.u.seek.braking_distance = 1.0f;
+    if (throng_world_set_neighbour_skin(w, s->skin) != THRONG_OK ||
+        throng_group_create(w, &gd, &v->g) != THRONG_OK ||
+        throng_group_add_behaviour(w, v->g, &b, NULL) != THRONG_OK) {
+        throng_world_destroy(w);
+        v->w = NULL;
+        return;
+    }
+    test_rng rng = test_rng_make(7u + (uint64_t)s->dims);
+    /* A ring 1 m apart crossing to the far side, or a square (cube) of
+     * scattered agents with goals across it. */
+    const float ring = (float)VL_AGENTS / 6.2831853f;
+    for (int i = 0; i < VL_AGENTS; i++) {
+        float p[3] = { 0.0f, 0.0f, 0.0f }, goal[3] = { 0.0f, 0.0f, 0.0f };
+        if (s->ring) {
+            const float a = 6.2831853f * (float)i / (float)VL_AGENTS;
+            p[0] = ring * cosf(a);
+            p[1] = ring * sinf(a);
+            goal[0] = -p[0];
+            goal[1] = -p[1];
+            if (s->dims == 3) {
+                p[2] = test_rng_range(&rng, -0.5f, 0.5f);
+                goal[2] = -p[2];
+            }
+        } else {
+            for (int k = 0; k < s->dims; k++) {
+                p[k] = test_rng_range(&rng, 0.0f, 24.0f);
+                goal[k] = test_rng_range(&rng, 0.0f, 24.0f);
+            }
+        }
+        v->agents[v->count++] = vl_add(v, p, goal);
+    }
+}
+
+/* Every agent's position and velocity, in the order they were added:
+ * the state, whatever rows the agents hold (the state hash mixes the
+ * rows in too). */
+static uint64_t vl_digest(const vl_world *v) {
+    uint64_t h = 0x766c6973ull;
+    for (int i = 0; i < v->count; i++) {
+        float p[3], u[3];
+        if (throng_agent_get_position(v->w, v->agents[i], p) != THRONG_OK ||
+            throng_agent_get_velocity(v->w, v->agents[i], u) != THRONG_OK)
+            return 0;
+        for (int k = 0; k < 3; k++) {
+            uint32_t a, b;
+            memcpy(&a, &p[k], sizeof a);
+            memcpy(&b, &u[k], sizeof b);
+            h = (h ^ a) * 0x100000001b3ull;
+            h = (h ^ b) * 0x100000001b3ull;
+        }
+    }
+    return h;
+}
+
+static int vl_steps(vl_world *v, int steps) {
+    for (int s = 0; s < steps; s++)
+        if (throng_world_step(v->w, VL_DT) != THRONG_OK)
+            return 0;
+    return 1;
+}
+
+/* The scene's state after `steps` steps (0 when refused), and in
+ * *bytes the world's heap then. */
+static uint64_t vl_run(const vl_scene *s, int steps, size_t *bytes) {
+    vl_world v;
+    vl_make(&v, s, NULL);
+    if (!v.w)
+        return 0;
+    const uint64_t h = vl_steps(&v, steps) ? vl_digest(&v) : 0u;
+    if (bytes)
+        *bytes = throng_world_bytes(v.w);
+    throng_world_destroy(v.w);
+    return h;
+}
+
+/* Any skin, the same states as none: a ring crossing its middle (where
+ * every agent solves) and a scattered crowd, in 2D and 3D; the lists
+ * were built (the world holds more). */
+TEST(verlet_same_states) {
+    static const float skins[] = { 0.25f, 1.0f, 3.0f };
+    for (int dims = 2; dims <= 3; dims++)
+        for (int ring = 0; ring <= 1; ring++) {
+            vl_scene s = { dims, ring, 0.0f, 1, 0, 0 };
+            size_t plain_bytes = 0;
+            const uint64_t plain = vl_run(&s, 150, &plain_bytes);
+            CHECK(plain != 0u);
+            for (size_t k = 0; k < sizeof skins / sizeof skins[0]; k++) {
+                s.skin = skins[k];
+                size_t bytes = 0;
+                const uint64_t listed = vl_run(&s, 150, &bytes);
+                if (listed != plain || !(bytes > plain_bytes))
+                    runner_fail(__FILE__, __LINE__,
+                                "%dD %s, skin %.2f: state %llx against %llx "
+                                "without lists, %zu bytes against %zu",
+                                dims, ring ? "ring" : "scattered",
+                                (double)skins[k], (unsigned long long)listed,
+                                (unsigned long long)plain, bytes, plain_bytes);
+            }
+        }
+}
+
+static uint64_t vl_path_run(const void *cfg, const char *path) {
+    vl_world v;
+    vl_make(&v, cfg, path);
+    return runner_steps_hash(v.w, path, 60, VL_DT);
+}
+
+/* With lists, the same state hash (rows included) on 1 to 4 threads and
+ * on every kernel path. */
+TEST(verlet_threads_and_paths) {
+    for (int dims = 2; dims <= 3; dims++) {
+        vl_scene s = { dims, 0, 1.0f, 1, 0, 0 };
+        const uint64_t one = vl_path_run(&s, NULL);
+        CHECK(one != 0u);
+        for (int threads = 2; threads <= 4; threads++) {
+            s.threads = threads;
+            CHECK_EQ_U64(vl_path_run(&s, NULL), one);
+        }
+        s.threads = 2;
+        char what[48];
+        snprintf(what, sizeof what, "%dD crowd with lists", dims);
+        runner_paths_match_scalar(__FILE__, __LINE__, what, vl_path_run, &s);
+    }
+}
+
+/* Where some stage's result follows the order of its candidates (a
+ * neighbour walk, contact passes) or canonical order is on, the skin
+ * changes nothing at all: the same hash, rows included, as without. */
+TEST(verlet_unused_where_order_matters) {
+    for (int kind = 0; kind < 3; kind++) {
+        vl_scene s = { 2, 0, 0.0f, 2, kind == 0, kind == 1 };
+        vl_world a, b;
+        vl_make(&a, &s, NULL);
+        s.skin = 2.0f;
+        vl_make(&b, &s, NULL);
+        REQUIRE(a.w != NULL && b.w != NULL);
+        if (kind == 2) {
+            REQUIRE_OK(throng_world_set_canonical_order(a.w, true));
+            REQUIRE_OK(throng_world_set_canonical_order(b.w, true));
+        }
+        CHECK(vl_steps(&a, 40) && vl_steps(&b, 40));
+        CHECK_EQ_U64(throng_world_hash(b.w), throng_world_hash(a.w));
+        throng_world_destroy(a.w);
+        throng_world_destroy(b.w);
+    }
+}
+
+/* Between steps: a radius query every step, an agent added, one removed,
+ * one moved 6 m (past any skin), one moved a hair. The states follow a
+ * world without lists; the queries leave the state hash as it was. */
+static void vl_meddle(vl_world *v, int step, int query) {
+    if (query) {
+        const float at[3] = { 12.0f, 12.0f, 12.0f };
+        throng_agent found[8];
+        uint32_t n = 0;
+        bool cut = false;
+        (void)throng_world_query_radius(v->w, at, 4.0f, found, 8, &n, &cut);
+    }
+    if (step == 10) {
+        const float p[3] = { 12.0f, 12.5f, 3.0f }, g[3] = { 1.0f, 2.0f, 3.0f };
+        v->agents[v->count] = vl_add(v, p, g);
+        v->count++;
+    } else if (step == 20) {
+        (void)throng_agent_remove(v->w, v->agents[5]);
+        v->agents[5] = v->agents[--v->count];
+    } else if (step == 30 || step == 35) {
+        float p[3];
+        (void)throng_agent_get_position(v->w, v->agents[9], p);
+        p[0] += step == 30 ? 6.0f : 1e-3f;
+        (void)throng_agent_set_position(v->w, v->agents[9], p);
+    }
+}
+
+TEST(verlet_changes_between_steps) {
+    uint64_t digest[3] = { 0, 0, 0 }, hash[3] = { 0, 0, 0 };
+    for (int run = 0; run < 3; run++) {
+        /* Run 0 without lists, 1 and 2 with; 2 without the queries. */
+        const vl_scene s = { 2, 0, run == 0 ? 0.0f : 1.5f, 2, 0, 0 };
+        vl_world v;
+        vl_make(&v, &s, NULL);
+        REQUIRE(v.w != NULL);
+        for (int step = 0; step < 50; step++) {
+            vl_meddle(&v, step, run != 2);
+            CHECK_OK(throng_world_step(v.w, VL_DT));
+        }
+        digest[run] = vl_digest(&v);
+        hash[run] = throng_world_hash(v.w);
+        throng_world_destroy(v.w);
+    }
+    CHECK(digest[0] != 0u);
+    CHECK_EQ_U64(digest[1], digest[0]);
+    CHECK_EQ_U64(digest[2], digest[0]);
+    CHECK_EQ_U64(hash[2], hash[1]);
+}
+
+/* A snapshot mid-run, loaded, the skin set again: both step on to the
+ * same state hash, rows included (the lists never move the rows). */
+TEST(verlet_snapshot) {
+    const vl_scene s = { 2, 1, 1.5f, 2, 0, 0 };
+    vl_world v;
+    vl_make(&v, &s, NULL);
+    REQUIRE(v.w != NULL);
+    CHECK(vl_steps(&v, 15));
+    size_t n = 0;
+    CHECK_STATUS(throng_world_save(v.w, NULL, 0, &n), THRONG_ERR_CAPACITY);
+    unsigned char *buf = malloc(n);
+    REQUIRE(buf != NULL);
+    REQUIRE_OK(throng_world_save(v.w, buf, n, &n));
+    throng_world *back = NULL;
+    REQUIRE_OK(throng_world_load(buf, n, NULL, &back));
+    CHECK(throng_world_neighbour_skin(back) == 0.0f); /* not saved */
+    REQUIRE_OK(throng_world_set_neighbour_skin(back, 1.5f));
+    for (int k = 0; k < 25; k++) {
+        REQUIRE_OK(throng_world_step(v.w, VL_DT));
+        REQUIRE_OK(throng_world_step(back, VL_DT));
+    }
+    CHECK_EQ_U64(throng_world_hash(back), throng_world_hash(v.w));
+    free(buf);
+    throng_world_destroy(back);
+    throng_world_destroy(v.w);
+}
+
+/* A bad skin is refused, by kind, and changes nothing. */
+TEST(verlet_bad_skin) {
+    const vl_scene s = { 2, 0, 1.0f, 1, 0, 0 };
+    vl_world v;
+    vl_make(&v, &s, NULL);
+    REQUIRE(v.w != NULL);
+    CHECK(vl_steps(&v, 3));
+    const uint64_t before = throng_world_hash(v.w);
+    CHECK_STATUS(throng_world_set_neighbour_skin(v.w, NAN),
+                 THRONG_ERR_NOT_FINITE);
+    CHECK_STATUS(throng_world_set_neighbour_skin(v.w, INFINITY),
+                 THRONG_ERR_NOT_FINITE);
+    CHECK_STATUS(throng_world_set_neighbour_skin(v.w, -0.5f),
+                 THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(throng_world_set_neighbour_skin(v.w, VL_RADIUS * 1.01f),
+                 THRONG_ERR_OUT_OF_RANGE);
+    CHECK_STATUS(throng_world_set_neighbour_skin(NULL, 1.0f), THRONG_ERR_NULL);
+    CHECK(throng_world_neighbour_skin(v.w) == 1.0f);
+    CHECK(throng_world_neighbour_skin(NULL) == 0.0f);
+    CHECK_EQ_U64(throng_world_hash(v.w), before);
+    /* The ends of the range are taken. */
+    CHECK_OK(throng_world_set_neighbour_skin(v.w, VL_RADIUS));
+    CHECK_OK(throng_world_set_neighbour_skin(v.w, 0.0f));
+    CHECK_EQ_U64(throng_world_hash(v.w), before);
+    throng_world_destroy(v.w);
+}
+
+void register_verlet_tests(void) {
+    REGISTER(verlet_same_states);
+    REGISTER(verlet_threads_and_paths);
+    REGISTER(verlet_unused_where_order_matters);
+    REGISTER(verlet_changes_between_steps);
+    REGISTER(verlet_snapshot);
+    REGISTER(verlet_bad_skin);
+}
