@@ -233,6 +233,31 @@ class TestWorld(Case):
             with self.assertRaises(throng.ThrongError):
                 b.import_agent(state)
 
+    def test_neighbour_skin(self):
+        """Neighbour lists kept across ticks change no agent's state;
+        a bad skin is refused and changes nothing."""
+        def run(skin):
+            with throng.World(neighbour_radius=3.0, threads=1) as w:
+                w.neighbour_skin = skin
+                self.assertEqual(w.neighbour_skin, skin)
+                g = w.create_group(avoidance=dict(mode="orca",
+                                                  time_horizon=2.0))
+                g.add_behaviour("seek", source="fixed_point",
+                                point=(5.0, 5.0, 0.0))
+                for k in range(60):
+                    w.add_agent(position=((k * 7.3) % 10, (k * 3.1) % 10),
+                                radius=0.3, max_speed=1.0, group=g,
+                                host_key=k + 1)
+                w.step(DT, 30)
+                if skin > 0:
+                    for bad in (float("nan"), -1.0, 3.5):
+                        with self.assertRaises(throng.ThrongError):
+                            w.neighbour_skin = bad
+                    self.assertEqual(w.neighbour_skin, skin)
+                return [tuple(w.find_agent(k + 1).position)
+                        for k in range(60)]
+        self.assertEqual(run(0.0), run(1.0))
+
     def test_import_and_remove_agents_in_one_call(self):
         """import_agents and remove_agents give the rows, handles and
         bits of import_agent and remove one at a time; a refused batch
