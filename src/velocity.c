@@ -694,14 +694,39 @@ static inline void lane_set(const throng_world *w, uint32_t t,
  * image_d2() squares) above the neighbour's tie key, and its place the
  * count of smaller keys (and of equal ones found before it, as an
  * insertion in the order found keeps them, so the places are a
- * permutation). For m <= ORCA_LANES_MIN. */
-static void lane_places(const orca_block_2d *b, uint32_t l, uint32_t m,
-                        uint32_t *place) {
+ * permutation). For m <= ORCA_LANES_MIN. On a path that counts on its
+ * lanes (count_below()), the squared distances alone place the pairs
+ * when no two are equal and none has its sign bit set (a NaN), since
+ * then the tie keys decide nothing: m compares of a vector each, where
+ * the keys take m^2 compares. */
+static void lane_places(const throng_world *w, const orca_block_2d *b,
+                        uint32_t l, uint32_t m, uint32_t *place) {
     uint64_t key[ORCA_LANES_MIN];
+    int32_t bits[ORCA_LANES_MIN + FLOCK_COUNT_PAD];
+    int32_t any_sign = 0;
     for (uint32_t i = 0; i < m; i++) {
         const uint32_t e = i * ORCA_BLOCK_LANES + l;
         const float d2 = b->px[e] * b->px[e] + b->py[e] * b->py[e];
+        bits[i] = (int32_t)float_bits(d2);
+        any_sign |= bits[i];
         key[i] = (uint64_t)float_bits(d2) << 32 | b->tie[e];
+    }
+    if (w->count_below && any_sign >= 0) {
+        for (uint32_t i = 0; i < FLOCK_COUNT_PAD; i++)
+            bits[m + i] = INT32_MAX;
+        const uint32_t padded =
+            (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+        int32_t nearer[ORCA_LANES_MIN + FLOCK_COUNT_PAD];
+        w->count_below(bits, m, padded, nearer);
+        uint32_t taken = 0, shared = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            const uint32_t bit = 1u << (uint32_t)nearer[i];
+            shared |= taken & bit;
+            taken |= bit;
+            place[i] = (uint32_t)nearer[i];
+        }
+        if (!shared)
+            return;
     }
     for (uint32_t i = 0; i < m; i++) {
         uint32_t at = 0;
@@ -805,7 +830,7 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
     const uint32_t most = k->orca_max;
     if (m > most) {
         uint32_t place[ORCA_LANES_MIN];
-        lane_places(b, l, m, place);
+        lane_places(w, b, l, m, place);
         float *const pairs[4] = { b->px, b->py, b->vx, b->vy };
         lane_permute(pairs, 4, b->tie, l, place, m, most);
         m = most;
@@ -915,7 +940,7 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         const uint32_t l = (uint32_t)__builtin_ctz(m);
         const uint32_t n = b->count[l];
         uint32_t place[ORCA_LANES_MIN];
-        lane_places(b, l, n, place);
+        lane_places(w, b, l, n, place);
         float *const lines_of[4] = { b->lpx, b->lpy, b->ldx, b->ldy };
         lane_permute(lines_of, 4, NULL, l, place, n, n);
     }
