@@ -157,26 +157,34 @@ typedef struct away_ctx {
 } away_ctx;
 
 /* Counts the part's rows farther than the limit from where the build saw
- * them (NaN counts too): arithmetic and compares, which vectorise. */
+ * them (NaN counts too): arithmetic and compares on the vector lanes
+ * (the index a size_t from 0, so the compiler loads whole vectors rather
+ * than gathering for fear of a 32-bit index wrapping). */
 static void away_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                       int thread) {
     (void)thread;
     away_ctx *k = ctx;
     const throng_world *w = k->w;
     const verlet_lists *v = &w->verlet;
-    const float *restrict px = w->col.px, *restrict py = w->col.py;
-    const float *restrict ax = v->at[0], *restrict ay = v->at[1];
+    const size_t n = end - begin;
+    const float *restrict px = w->col.px + begin, *restrict py =
+                                                      w->col.py + begin;
+    const float *restrict ax = v->at[0] + begin, *restrict ay =
+                                                     v->at[1] + begin;
     const float limit2 = k->limit2;
     uint32_t away = 0;
     if (w->dims == 3) {
-        const float *restrict pz = w->col.pz, *restrict az = v->at[2];
-        for (uint32_t i = begin; i < end; i++) {
+        const float *restrict pz = w->col.pz + begin;
+        const float *restrict az = v->at[2] + begin;
+#pragma omp simd reduction(+ : away)
+        for (size_t i = 0; i < n; i++) {
             const float dx = px[i] - ax[i], dy = py[i] - ay[i];
             const float dz = pz[i] - az[i];
             away += !(dx * dx + dy * dy + dz * dz <= limit2);
         }
     } else {
-        for (uint32_t i = begin; i < end; i++) {
+#pragma omp simd reduction(+ : away)
+        for (size_t i = 0; i < n; i++) {
             const float dx = px[i] - ax[i], dy = py[i] - ay[i];
             away += !(dx * dx + dy * dy <= limit2);
         }
