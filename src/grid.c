@@ -570,11 +570,18 @@ static void bounds_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     }
     if (begin < end) {
         const float *column[3] = { c->px, c->py, c->pz };
+        /* On whole vectors (a size_t index from the part's start, so the
+         * compiler need not fear a 32-bit index wrapping). The lanes'
+         * least and most are combined in any order: a least or most is
+         * one value whatever the order, but for the sign of a zero, and
+         * 0 and -0 have the one cell. */
+        const size_t n = end - begin;
         for (int a = 0; a < g->dims; a++) {
-            const float *x = column[a];
+            const float *restrict x = column[a] + begin;
             float least = INFINITY, most = -INFINITY;
             int nan = 0;
-            for (uint32_t i = begin; i < end; i++) {
+#pragma omp simd reduction(min : least) reduction(max : most) reduction(| : nan)
+            for (size_t i = 0; i < n; i++) {
                 least = x[i] < least ? x[i] : least;
                 most = x[i] > most ? x[i] : most;
                 nan |= x[i] != x[i];
