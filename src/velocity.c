@@ -701,7 +701,6 @@ static inline void lane_set(const throng_world *w, uint32_t t,
  * the keys take m^2 compares. */
 static void lane_places(const throng_world *w, const orca_block_2d *b,
                         uint32_t l, uint32_t m, uint32_t *place) {
-    uint64_t key[ORCA_LANES_MIN];
     int32_t bits[ORCA_LANES_MIN + FLOCK_COUNT_PAD];
     int32_t any_sign = 0;
     for (uint32_t i = 0; i < m; i++) {
@@ -709,7 +708,6 @@ static void lane_places(const throng_world *w, const orca_block_2d *b,
         const float d2 = b->px[e] * b->px[e] + b->py[e] * b->py[e];
         bits[i] = (int32_t)float_bits(d2);
         any_sign |= bits[i];
-        key[i] = (uint64_t)float_bits(d2) << 32 | b->tie[e];
     }
     if (w->count_below && any_sign >= 0) {
         for (uint32_t i = 0; i < FLOCK_COUNT_PAD; i++)
@@ -728,6 +726,10 @@ static void lane_places(const throng_world *w, const orca_block_2d *b,
         if (!shared)
             return;
     }
+    uint64_t key[ORCA_LANES_MIN];
+    for (uint32_t i = 0; i < m; i++)
+        key[i] = (uint64_t)(uint32_t)bits[i] << 32 |
+                 b->tie[i * ORCA_BLOCK_LANES + l];
     for (uint32_t i = 0; i < m; i++) {
         uint32_t at = 0;
         for (uint32_t o = 0; o < m; o++)
