@@ -305,16 +305,6 @@ static void periodic_buckets(const grid *g, const agent_columns *c,
     periodic_buckets_body(g, c, bucket_of, begin, end);
 }
 
-/* An unbounded grid's cell coordinate: grid_coord()'s operations. */
-static inline __attribute__((always_inline)) int32_t
-unbounded_coord(double inv_edge, float x) {
-    double t = (double)x * inv_edge;
-    t = t >= -GRID_COORD_LIMIT ? t : -GRID_COORD_LIMIT; /* NaN too */
-    t = t > GRID_COORD_LIMIT ? GRID_COORD_LIMIT : t;
-    const int32_t c = (int32_t)t;
-    return c - ((double)c > t);
-}
-
 /* A dense or sparse unbounded numbering's buckets for rows [begin, end):
  * grid_bucket() of grid_coord() (a sparse one: grid_sparse_row(), the
  * row of cells the sort orders by), with the numbering's kind, the axes
@@ -338,15 +328,15 @@ static void unbounded_buckets(const grid *g, const agent_columns *c,
             const int64_t z = -oz;
             const int z_out = z < 0 || z >= nz;
             for (size_t i = 0; i < n; i++) {
-                const int64_t y = (int64_t)unbounded_coord(iy, py[i]) - oy;
+                const int64_t y = (int64_t)grid_coord_unbounded(iy, py[i]) - oy;
                 out[i] = z_out || y < 0 || y >= ny ? UINT32_MAX
                                                    : (uint32_t)(z * ny + y);
             }
             return;
         }
         for (size_t i = 0; i < n; i++) {
-            const int64_t y = (int64_t)unbounded_coord(iy, py[i]) - oy;
-            const int64_t z = (int64_t)unbounded_coord(iz, pz[i]) - oz;
+            const int64_t y = (int64_t)grid_coord_unbounded(iy, py[i]) - oy;
+            const int64_t z = (int64_t)grid_coord_unbounded(iz, pz[i]) - oz;
             out[i] = y < 0 || y >= ny || z < 0 || z >= nz
                          ? UINT32_MAX
                          : (uint32_t)(z * ny + y);
@@ -360,15 +350,16 @@ static void unbounded_buckets(const grid *g, const agent_columns *c,
         const uint32_t z = 0u - oz;
         for (size_t i = 0; i < n; i++)
             out[i] =
-                (z * ny + ((uint32_t)unbounded_coord(iy, py[i]) - oy)) * nx +
-                ((uint32_t)unbounded_coord(ix, px[i]) - ox);
+                (z * ny + ((uint32_t)grid_coord_unbounded(iy, py[i]) - oy)) *
+                    nx +
+                ((uint32_t)grid_coord_unbounded(ix, px[i]) - ox);
         return;
     }
     for (size_t i = 0; i < n; i++)
-        out[i] = (((uint32_t)unbounded_coord(iz, pz[i]) - oz) * ny +
-                  ((uint32_t)unbounded_coord(iy, py[i]) - oy)) *
+        out[i] = (((uint32_t)grid_coord_unbounded(iz, pz[i]) - oz) * ny +
+                  ((uint32_t)grid_coord_unbounded(iy, py[i]) - oy)) *
                      nx +
-                 ((uint32_t)unbounded_coord(ix, px[i]) - ox);
+                 ((uint32_t)grid_coord_unbounded(ix, px[i]) - ox);
 }
 
 /* bucket_of for rows [begin, end). A sparse numbering first sorts by

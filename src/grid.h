@@ -123,24 +123,31 @@ int grid_build_into(throng_world *world, grid *g, parallel_sched *sched,
 size_t grid_bytes(const grid *g);
 
 /* Integer cell coordinate of a position on one axis. */
-static inline int32_t grid_coord(const grid *g, int axis, float x) {
-    double t = (double)x * g->inv_edge[axis];
-    if (g->periodic) {
-        /* Positions are already wrapped into [0, L). */
-        int32_t c = t > 0.0 ? (int32_t)t : 0;
-        return c < g->n[axis] ? c : g->n[axis] - 1;
-    }
-    /* Clamped, then floored: the limits are whole, so this is the floor
-     * clamped. The floor of t within +-2^30 is its truncation, less one
-     * where that rounded up; a call to floor() or its inline sequence on
-     * plain x86-64 costs two or three times as much, and every agent's
-     * cell is found a few times a step. */
+/* Unbounded space's cell coordinate of x, for 1 / edge = inv_edge.
+ * Clamped, then floored: the limits are whole, so this is the floor
+ * clamped. The floor of t within +-2^30 is its truncation, less one
+ * where that rounded up; a call to floor() or its inline sequence on
+ * plain x86-64 costs two or three times as much, and every agent's cell
+ * is found a few times a step. */
+static inline __attribute__((always_inline)) int32_t
+grid_coord_unbounded(double inv_edge, float x) {
+    double t = (double)x * inv_edge;
     if (!(t >= -GRID_COORD_LIMIT)) /* also catches NaN */
         t = -GRID_COORD_LIMIT;
     if (t > GRID_COORD_LIMIT)
         t = GRID_COORD_LIMIT;
     const int32_t c = (int32_t)t;
     return c - ((double)c > t);
+}
+
+static inline int32_t grid_coord(const grid *g, int axis, float x) {
+    if (g->periodic) {
+        /* Positions are already wrapped into [0, L). */
+        const double t = (double)x * g->inv_edge[axis];
+        int32_t c = t > 0.0 ? (int32_t)t : 0;
+        return c < g->n[axis] ? c : g->n[axis] - 1;
+    }
+    return grid_coord_unbounded(g->inv_edge[axis], x);
 }
 
 /* The first of buckets [lo, hi) of a sparse grid's row whose cell x is
