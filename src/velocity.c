@@ -338,10 +338,10 @@ static inline pick_entry held_pick(const uint32_t *ties, const held_columns *h,
  * last entry takes what is not kept); returns how many, and in
  * *farthest the squared distance of the last kept. Each candidate's
  * place is its count of strictly nearer ones when the path counts and m
- * is small: with no two of the kept at one distance, the places below
- * `most` are distinct and the candidates there are the nearest, in
- * order. Equal distances (coincident agents, a lattice) share a place;
- * then, as without the count, insertion orders them by key. Unless
+ * is small: with no two of the held at one distance, the places are
+ * distinct and those below `most` hold the nearest, in order. Equal
+ * distances (coincident agents, a lattice) share a place; then, as
+ * without the count, insertion orders them by key. Unless
  * `keys`, the counted picks get their `where` alone (what the
  * constraints read): a key costs as much to build and store again. */
 static inline __attribute__((always_inline)) uint32_t
@@ -358,35 +358,38 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
         const uint32_t padded =
             (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
         int32_t *d2_bits = held->lanes.d2;
-        /* A fixed run of padding (the column has room past
+        /* A fixed run of padding, one store (the column has room past
          * ORCA_COUNT_MAX): a loop to `padded` ends unpredictably. */
-        for (uint32_t i = 0; i < FLOCK_COUNT_PAD; i++)
-            d2_bits[m + i] = INT32_MAX;
+        static const int32_t pad[FLOCK_COUNT_PAD] = {
+            INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
+            INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
+            INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX
+        };
+        memcpy(d2_bits + m, pad, sizeof pad);
         w->count_below(d2_bits, m, padded, nearer);
-        /* Bit p: place p written. No branch on the data: a candidate
-         * beyond the nearest (a place of `most` or more: every place is
-         * below m) goes to the spare entry picks[most], and which held
-         * one went where is noted rather than selected (compilers make
-         * a branch of `kept ? :` here, which mispredicts often). */
-        uint64_t taken = 0, shared = 0;
-        uint32_t from[ORCA_COUNT_MAX + 1u];
+        /* The places are distinct exactly when they sum to m (m - 1) / 2:
+         * each pair at one distance takes one from the sum of the counts
+         * of strictly nearer ones. No branch on the data: a candidate
+         * beyond the nearest (a place of `most` or more) goes to the
+         * spare entry picks[most], and each one's distance goes to the
+         * place it takes, for the farthest kept. */
+        uint32_t sum = 0;
+        int32_t placed_d2[ORCA_COUNT_MAX + 1u];
         for (uint32_t i = 0; i < m; i++) {
             const uint32_t place = (uint32_t)nearer[i];
-            const uint64_t bit = (uint64_t)(place < most) << place;
-            shared |= taken & bit;
-            taken |= bit;
+            sum += place;
             const uint32_t to = place < most ? place : most;
-            from[to] = i;
-            const uint64_t range = ranged ? held->range[i] : 0u;
+            placed_d2[to] = d2_bits[i];
             if (keys)
                 picks[to] = held_pick(ties, held, ranged, i);
             else
-                picks[to].where = range << 32 | held->lanes.row[i];
+                picks[to].where = (uint64_t)(ranged ? held->range[i] : 0u)
+                                      << 32 |
+                                  held->lanes.row[i];
         }
-        if (!shared) {
+        if (sum == m * (m - 1u) / 2u) {
             if (n > 0u)
-                *farthest =
-                    key_d2((uint64_t)(uint32_t)d2_bits[from[n - 1u]] << 32);
+                *farthest = key_d2((uint64_t)(uint32_t)placed_d2[n - 1u] << 32);
             return n;
         }
     }
