@@ -333,6 +333,31 @@ static inline pick_entry held_pick(const uint32_t *ties, const held_columns *h,
     return e;
 }
 
+/* Each of v[0 .. m)'s count of strictly smaller ones among them (its
+ * place) into place[0 ..), on the path's lanes (count_below(), which w
+ * must have): v is padded first, one store of INT32_MAX (above every
+ * value) past m, where it has room for FLOCK_COUNT_PAD more (a loop to
+ * the padded length ends unpredictably), and place needs room for m
+ * rounded up to FLOCK_COUNT_PAD. */
+static inline void count_places(const throng_world *w, int32_t *v, uint32_t m,
+                                int32_t *place) {
+    static const int32_t pad[FLOCK_COUNT_PAD] = {
+        INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
+        INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
+        INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX
+    };
+    memcpy(v + m, pad, sizeof pad);
+    w->count_below(v, m, (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u),
+                   place);
+}
+
+/* Whether m counted places (count_places()) that sum to `sum` are all
+ * different: they sum to m (m - 1) / 2 exactly then, as each pair of
+ * equal values takes one from it. */
+static inline int places_distinct(uint32_t sum, uint32_t m) {
+    return sum == m * (m - 1u) / 2u;
+}
+
 /* The `most` nearest of the m held candidates (all seen through range 0
  * unless ranged), ascending by key, into picks (room for most + 1: the
  * last entry takes what is not kept); returns how many, and in
@@ -353,26 +378,15 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
     if (w->count_below && m <= ORCA_COUNT_MAX) {
         int32_t nearer[ORCA_COUNT_MAX];
         /* Non-negative floats order as their bits do, as signed integers
-         * too (the sign bit is clear); the padding, written past the
-         * held in their column, is above every one. */
-        const uint32_t padded =
-            (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
+         * too (the sign bit is clear). The column has room past
+         * ORCA_COUNT_MAX for the padding. */
         int32_t *d2_bits = held->lanes.d2;
-        /* A fixed run of padding, one store (the column has room past
-         * ORCA_COUNT_MAX): a loop to `padded` ends unpredictably. */
-        static const int32_t pad[FLOCK_COUNT_PAD] = {
-            INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
-            INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
-            INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX
-        };
-        memcpy(d2_bits + m, pad, sizeof pad);
-        w->count_below(d2_bits, m, padded, nearer);
-        /* The places are distinct exactly when they sum to m (m - 1) / 2:
-         * each pair at one distance takes one from the sum of the counts
-         * of strictly nearer ones. No branch on the data: a candidate
-         * beyond the nearest (a place of `most` or more) goes to the
-         * spare entry picks[most], and each one's distance goes to the
-         * place it takes, for the farthest kept. */
+        count_places(w, d2_bits, m, nearer);
+        /* The places summed as they are used (places_distinct()). No
+         * branch on the data: a candidate beyond the nearest (a place of
+         * `most` or more) goes to the spare entry picks[most], and each
+         * one's distance goes to the place it takes, for the farthest
+         * kept. */
         uint32_t sum = 0;
         int32_t placed_d2[ORCA_COUNT_MAX + 1u];
         for (uint32_t i = 0; i < m; i++) {
@@ -387,7 +401,7 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
                                       << 32 |
                                   held->lanes.row[i];
         }
-        if (sum == m * (m - 1u) / 2u) {
+        if (places_distinct(sum, m)) {
             if (n > 0u)
                 *farthest = key_d2((uint64_t)(uint32_t)placed_d2[n - 1u] << 32);
             return n;
@@ -713,20 +727,14 @@ static void lane_places(const throng_world *w, const orca_block_2d *b,
         any_sign |= bits[i];
     }
     if (w->count_below && any_sign >= 0) {
-        for (uint32_t i = 0; i < FLOCK_COUNT_PAD; i++)
-            bits[m + i] = INT32_MAX;
-        const uint32_t padded =
-            (m + FLOCK_COUNT_PAD - 1u) & ~(FLOCK_COUNT_PAD - 1u);
         int32_t nearer[ORCA_LANES_MIN + FLOCK_COUNT_PAD];
-        w->count_below(bits, m, padded, nearer);
-        uint32_t taken = 0, shared = 0;
+        count_places(w, bits, m, nearer);
+        uint32_t sum = 0;
         for (uint32_t i = 0; i < m; i++) {
-            const uint32_t bit = 1u << (uint32_t)nearer[i];
-            shared |= taken & bit;
-            taken |= bit;
             place[i] = (uint32_t)nearer[i];
+            sum += place[i];
         }
-        if (!shared)
+        if (places_distinct(sum, m))
             return;
     }
     uint64_t key[ORCA_LANES_MIN];

@@ -44,8 +44,7 @@ void verlet_set_skin(throng_world *w, float skin);
  * every stage that reads neighbours gives the same bits whatever order
  * it meets them in (see verlet.c): no group walks its neighbours or has
  * no behaviour list (the walk's sums), no contact passes (`contact`), no
- * canonical order, no periodic box, and the grid can reach the radius
- * plus the skin. */
+ * canonical order, no periodic box, and some group with rows in ORCA. */
 int verlet_usable(const throng_world *w, uint32_t contact);
 
 /* The lists for this tick: kept when they hold (built, the rows the same,
