@@ -59,6 +59,9 @@ static inline vm vgt(vf a, vf b) {
 static inline vm vne_i(vi a, int32_t b) {
     return _mm512_cmpneq_epi32_mask((__m512i)a, _mm512_set1_epi32(b));
 }
+static inline vm vgt_i(vi a, int32_t b) {
+    return _mm512_cmpgt_epi32_mask((__m512i)a, _mm512_set1_epi32(b));
+}
 static inline vf vadd_m(vf s, vm m, vf x) {
     return (vf)_mm512_mask_add_ps((__m512)s, m, (__m512)s, (__m512)x);
 }
@@ -157,6 +160,9 @@ static inline vm vgt(vf a, vf b) {
 }
 static inline vm vne_i(vi a, int32_t b) {
     return a != b;
+}
+static inline vm vgt_i(vi a, int32_t b) {
+    return a > b;
 }
 static inline vf vadd_m(vf s, vm m, vf x) {
     return s + (vf)((vi)x & m);
