@@ -84,13 +84,18 @@ static void resolve_chunk(void *ctx, uint32_t begin, uint32_t end, int thread) {
 }
 
 /* 1 when some group draws random numbers for its rows: a turn-rate
- * wander that turns, or a projected-circle wander in its list. A wander
- * that only cruises (neither turn rate nor change) draws for no row but
- * those whose rate is -0 or NaN, which may as well read the slot table
- * (steer_row_key() gives the same key either way). */
+ * wander that turns, a projected-circle wander in its list, or ORCA's
+ * nudge (velocity.c, for each row whose preferred velocity a line
+ * forbids: nearly every row of a dense crowd, whose slots are in no
+ * order, so reading each one's generation there missed the cache). A
+ * wander that only cruises (neither turn rate nor change) draws for no
+ * row but those whose rate is -0 or NaN, which may as well read the slot
+ * table (steer_row_key() gives the same key either way). */
 static int drawing_groups(const throng_world *w) {
     for (uint32_t g = 0; g < w->group_count; g++) {
         const group_kernel_params *k = &w->group_params[g];
+        if (k->orca && k->orca_nudge > 0.0f)
+            return 1;
         if (k->wander_w > 0.0f &&
             (k->wander_rate_max != 0.0f || k->wander_change != 0.0f))
             return 1;
@@ -117,8 +122,7 @@ void steer_resolve_rows(throng_world *w, parallel_sched *sched) {
         w->target_rows = w->spare4[RESOLVE_TARGET_SPARE];
     /* A canonical world keys the streams by host key (steer_row_key):
      * the lanes read it row by row rather than from resolved slots. */
-    if ((w->behaviour_state || w->wander_used) && !w->canonical_order &&
-        drawing_groups(w))
+    if (!w->canonical_order && drawing_groups(w))
         w->slot_gens = w->spare4[RESOLVE_GEN_SPARE];
     if (!w->target_rows && !w->slot_gens)
         return;
