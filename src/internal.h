@@ -377,8 +377,8 @@ struct throng_world {
      * end of its integration, NULL outside it (steer_resolve_rows,
      * steer.c): each row's live target row (steer_target_row(), -1 for
      * none), and each row's slot generation (the key of its random
-     * streams). The behaviours read these rows in cell order instead of
-     * the slot table in slot order. */
+     * streams). The behaviours (and, for the keys, ORCA's nudge) read
+     * these rows in cell order instead of the slot table in slot order. */
     int32_t *target_rows;
     uint32_t *slot_gens;
     /* throng_world_set_stable_columns: the columns throng_world_columns

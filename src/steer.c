@@ -110,9 +110,10 @@ static int drawing_groups(const throng_world *w) {
 /* Each row's target is three dependent reads away (its slot, the slot's
  * generation and row, the target's columns), and its own key one (its
  * slot's generation), all but the first in slot order, which is not cell
- * order: read in the behaviours, every run of lanes waits for them. Here
- * they are read in one tight pass, where the reads of many rows are in
- * flight at once, and the behaviours then load them in cell order. */
+ * order: read in the behaviours (and the key in ORCA's nudge), every run
+ * of lanes waits for them. Here they are read in one tight pass, where
+ * the reads of many rows are in flight at once, and the behaviours and
+ * the velocity stage then load them in cell order. */
 void steer_resolve_rows(throng_world *w, parallel_sched *sched) {
     w->target_rows = NULL;
     w->slot_gens = NULL;

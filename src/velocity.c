@@ -339,6 +339,10 @@ static inline pick_entry held_pick(const uint32_t *ties, const held_columns *h,
  * value) past m, where it has room for FLOCK_COUNT_PAD more (a loop to
  * the padded length ends unpredictably), and place needs room for m
  * rounded up to FLOCK_COUNT_PAD. */
+_Static_assert(FLOCK_COUNT_PAD == 16u,
+               "count_places() writes its padding as sixteen values");
+_Static_assert(ORCA_COUNT_MAX % FLOCK_COUNT_PAD == 0u,
+               "keep_nearest()'s places have room for m padded");
 static inline void count_places(const throng_world *w, int32_t *v, uint32_t m,
                                 int32_t *place) {
     static const int32_t pad[FLOCK_COUNT_PAD] = {
