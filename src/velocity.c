@@ -617,12 +617,13 @@ static inline int forbidden_3d(const orca_plane *planes, uint32_t m,
 }
 
 /* The random nudge (throng_avoidance.nudge of max speed per axis), from
- * the world's counter-based generator. */
-static inline void nudge(const throng_world *w, uint32_t t,
+ * the world's counter-based generator; seed_key is rng_seed_key() of the
+ * world's seed. */
+static inline void nudge(const throng_world *w, uint64_t seed_key, uint32_t t,
                          const group_kernel_params *k, float max_speed,
                          int three, float v[3]) {
     const uint64_t chain =
-        rng_agent_step(w->seed, steer_row_key(w, t), w->step);
+        rng_chain_step(seed_key, steer_row_key(w, t), w->step);
     const float amount = k->orca_nudge * max_speed;
     v[0] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_X);
     v[1] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Y);
@@ -956,12 +957,13 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         float *const lines_of[4] = { b->lpx, b->lpy, b->ldx, b->ldy };
         lane_permute(lines_of, 4, NULL, l, place, n, n);
     }
+    const uint64_t seed_key = rng_seed_key(w->seed);
     for (uint32_t m = solve; m; m &= m - 1u) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
         const uint32_t t = q->row[l];
         float want[3] = { b->want_x[l], b->want_y[l], 0.0f };
         const group_kernel_params *k = &w->group_params[c->group[t]];
-        nudge(w, t, k, b->max_speed[l], 0, want);
+        nudge(w, seed_key, t, k, b->max_speed[l], 0, want);
         turn_right(k, want);
         b->want_x[l] = want[0];
         b->want_y[l] = want[1];
@@ -1097,7 +1099,7 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
      * within max speed already): no solve, not a bit moved. */
     if (three ? !forbidden_3d(planes, m, want) : !forbidden_2d(lines, m, want))
         return 0;
-    nudge(w, t, k, max_speed, three, want);
+    nudge(w, rng_seed_key(w->seed), t, k, max_speed, three, want);
     turn_right(k, want);
     if (three)
         orca_solve_3d(planes, m, hard, max_speed, want, planes + room, out);
