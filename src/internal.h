@@ -466,6 +466,8 @@ struct throng_world {
      * scalar path. */
     uint32_t (*orca_block_lines)(struct orca_block_2d *, float);
     uint32_t (*orca_block_solve)(struct orca_block_2d *, uint32_t);
+    void (*orca_block_wants)(struct orca_block_2d *, uint32_t, uint64_t,
+                             uint64_t);
 
     /* What must hear of the world's destruction (world.h: world_watch),
      * a list its owners link in and out. */

@@ -54,6 +54,12 @@ typedef struct orca_block_2d {
     float want_x[ORCA_BLOCK_LANES], want_y[ORCA_BLOCK_LANES];
     float out_x[ORCA_BLOCK_LANES], out_y[ORCA_BLOCK_LANES];
     float max_speed[ORCA_BLOCK_LANES], inv_tau[ORCA_BLOCK_LANES];
+    /* Per lane: the agent's random key (steer_row_key()), the size of its
+     * nudge (throng_avoidance.nudge times its max speed) and its group's
+     * keep-right turn, for orca_block_wants(). */
+    uint64_t key[ORCA_BLOCK_LANES];
+    float nudge[ORCA_BLOCK_LANES];
+    float keep_cos[ORCA_BLOCK_LANES], keep_sin[ORCA_BLOCK_LANES];
     /* Per lane: the agent's tie key and its share of every pair (unless
      * its bit is in own_shares: bit l, lane l's pairs carry their own). */
     uint32_t own_tie[ORCA_BLOCK_LANES];
@@ -99,9 +105,19 @@ typedef uint32_t (*orca_block_lines_fn)(orca_block_2d *b, float inv_dt);
  * (speeds too small or large to square) to orca_solve_2d(). */
 typedef uint32_t (*orca_block_solve_fn)(orca_block_2d *b, uint32_t solve);
 
-#define ORCA_LANES_DECLARE(isa)                                      \
-    uint32_t orca_block_lines_##isa(orca_block_2d *b, float inv_dt); \
-    uint32_t orca_block_solve_##isa(orca_block_2d *b, uint32_t solve);
+/* For the lanes of `solve`, want nudged and turned before the program,
+ * as the one-agent code does (velocity.c): each axis moved by the lane's
+ * nudge times its own draw of the counter-based generator, keyed by
+ * (seed, key, step), the seed given as its link (rng_seed_key()); then
+ * turned by keep_cos, keep_sin. */
+typedef void (*orca_block_wants_fn)(orca_block_2d *b, uint32_t solve,
+                                    uint64_t seed_key, uint64_t step);
+
+#define ORCA_LANES_DECLARE(isa)                                        \
+    uint32_t orca_block_lines_##isa(orca_block_2d *b, float inv_dt);   \
+    uint32_t orca_block_solve_##isa(orca_block_2d *b, uint32_t solve); \
+    void orca_block_wants_##isa(orca_block_2d *b, uint32_t solve,      \
+                                uint64_t seed_key, uint64_t step);
 ORCA_LANES_DECLARE(sse2)
 ORCA_LANES_DECLARE(avx2)
 ORCA_LANES_DECLARE(avx512)

@@ -61,10 +61,11 @@
  * on the lanes, one agent per lane (orca_lanes.h): each row's pairs are
  * gathered into the next lane of a block of ORCA_BLOCK_LANES rows, and
  * once the block is full (or the rows end) its half-planes, the test of
- * the preferred velocity, and phase one of the linear program run for
- * every lane at once, each lane with orca2d.c's operations; the nudge
- * and turn of the lanes that solve, and the program of a lane the lanes
- * leave (no velocity satisfies every line), are the one-row code's. A
+ * the preferred velocity, the nudge and turn of the lanes that solve, and
+ * phase one of the linear program run for every lane at once, each lane
+ * with the one-row code's operations (orca2d.c's, and those of nudge()
+ * and turn_right()); the program of a lane the lanes leave (no velocity
+ * satisfies every line) is the one-row code's. A
  * row's limits and its store wait for its block, which changes nothing:
  * each row writes only its own slot. Rows with static constraints (hard
  * lines come first, in numbers that differ from row to row) and groups
@@ -617,13 +618,13 @@ static inline int forbidden_3d(const orca_plane *planes, uint32_t m,
 }
 
 /* The random nudge (throng_avoidance.nudge of max speed per axis), from
- * the world's counter-based generator; seed_key is rng_seed_key() of the
- * world's seed. */
-static inline void nudge(const throng_world *w, uint64_t seed_key, uint32_t t,
+ * the world's counter-based generator (on the lanes:
+ * orca_block_wants()). */
+static inline void nudge(const throng_world *w, uint32_t t,
                          const group_kernel_params *k, float max_speed,
                          int three, float v[3]) {
     const uint64_t chain =
-        rng_chain_step(seed_key, steer_row_key(w, t), w->step);
+        rng_agent_step(w->seed, steer_row_key(w, t), w->step);
     const float amount = k->orca_nudge * max_speed;
     v[0] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_X);
     v[1] += amount * rng_symmetric_from(chain, RNG_STREAM_ORCA_Y);
@@ -699,6 +700,10 @@ static inline void lane_set(const throng_world *w, uint32_t t,
     b->want_y[l] = v[1];
     b->max_speed[l] = max_speed;
     b->inv_tau[l] = k->orca_inv_tau;
+    b->key[l] = steer_row_key(w, t);
+    b->nudge[l] = k->orca_nudge * max_speed;
+    b->keep_cos[l] = k->keep_cos;
+    b->keep_sin[l] = k->keep_sin;
     q->row[l] = t;
     q->pref_x[l] = v[0];
     q->pref_y[l] = v[1];
@@ -937,8 +942,8 @@ static inline void velocity_put(throng_world *w, uint32_t t, float dt,
         w->steer_z[t] = v[2];
 }
 
-/* The block's rows solved and put: lines and the test on the lanes; the
- * nudge and turn of those that solve; the program on the lanes, or
+/* The block's rows solved and put: lines and the test on the lanes, and
+ * the nudge and turn of those that solve; the program on the lanes, or
  * orca_solve_2d() for the lanes it leaves (their lines copied out into
  * the scratch `lines`, room for twice their count). */
 static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
@@ -957,17 +962,8 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         float *const lines_of[4] = { b->lpx, b->lpy, b->ldx, b->ldy };
         lane_permute(lines_of, 4, NULL, l, place, n, n);
     }
-    const uint64_t seed_key = rng_seed_key(w->seed);
-    for (uint32_t m = solve; m; m &= m - 1u) {
-        const uint32_t l = (uint32_t)__builtin_ctz(m);
-        const uint32_t t = q->row[l];
-        float want[3] = { b->want_x[l], b->want_y[l], 0.0f };
-        const group_kernel_params *k = &w->group_params[c->group[t]];
-        nudge(w, seed_key, t, k, b->max_speed[l], 0, want);
-        turn_right(k, want);
-        b->want_x[l] = want[0];
-        b->want_y[l] = want[1];
-    }
+    if (solve)
+        w->orca_block_wants(b, solve, rng_seed_key(w->seed), w->step);
     const uint32_t alone = w->orca_block_solve(b, solve);
     for (uint32_t m = alone; m; m &= m - 1u) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
@@ -1099,7 +1095,7 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
      * within max speed already): no solve, not a bit moved. */
     if (three ? !forbidden_3d(planes, m, want) : !forbidden_2d(lines, m, want))
         return 0;
-    nudge(w, rng_seed_key(w->seed), t, k, max_speed, three, want);
+    nudge(w, t, k, max_speed, three, want);
     turn_right(k, want);
     if (three)
         orca_solve_3d(planes, m, hard, max_speed, want, planes + room, out);

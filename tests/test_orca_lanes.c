@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "orca_lanes.h"
+#include "rng.h"
 
 /* orca_row()'s test before the solve: some line forbids v. */
 static int lanes_test_forbids(const orca_line *lines, uint32_t m,
@@ -231,6 +232,68 @@ TEST(orca_lanes_match_one_agent) {
     }
 }
 
+/* The nudge and turn of orca_block_wants() against the one-agent code's
+ * (velocity.c: nudge(), then turn_right()), bit for bit: random keys,
+ * seeds and steps, nudges of none to more than the velocity, turns of
+ * any angle, the lanes not asked untouched. */
+TEST(orca_lanes_wants_match_one_agent) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon",
+                                         "wasm" };
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        throng_world *w = runner_on_path(ts_world(2, 1, NULL), paths[p]);
+        if (!w)
+            continue; /* the path is missing here */
+        CHECK(w->orca_block_wants != NULL);
+        static orca_block_2d b;
+        test_rng rng = test_rng_make(0x3a57e);
+        for (int k = 0; k < 2000; k++) {
+            b.lanes = 1u + test_rng_below(&rng, ORCA_BLOCK_LANES);
+            float before_x[ORCA_BLOCK_LANES], before_y[ORCA_BLOCK_LANES];
+            for (uint32_t l = 0; l < ORCA_BLOCK_LANES; l++) {
+                b.key[l] = test_rng_u64(&rng);
+                const uint32_t kind = test_rng_below(&rng, 4u);
+                b.nudge[l] = kind == 0u   ? 0.0f
+                             : kind == 1u ? 1e-4f * test_rng_unit(&rng)
+                                          : test_rng_range(&rng, 0.0f, 3.0f);
+                const float angle = test_rng_range(&rng, -3.2f, 3.2f);
+                b.keep_cos[l] = cosf(angle);
+                b.keep_sin[l] = sinf(angle);
+                b.want_x[l] = before_x[l] = test_rng_range(&rng, -4.0f, 4.0f);
+                b.want_y[l] = before_y[l] = test_rng_range(&rng, -4.0f, 4.0f);
+            }
+            const uint64_t seed = test_rng_u64(&rng);
+            const uint64_t step = test_rng_below(&rng, 1000000u);
+            const uint32_t solve = (uint32_t)test_rng_u64(&rng) & 0xffffu;
+            w->orca_block_wants(&b, solve, rng_seed_key(seed), step);
+            for (uint32_t l = 0; l < ORCA_BLOCK_LANES; l++) {
+                float x = before_x[l], y = before_y[l];
+                if (l < b.lanes && ((solve >> l) & 1u)) {
+                    const uint64_t chain = rng_agent_step(seed, b.key[l], step);
+                    x += b.nudge[l] *
+                         rng_symmetric_from(chain, RNG_STREAM_ORCA_X);
+                    y += b.nudge[l] *
+                         rng_symmetric_from(chain, RNG_STREAM_ORCA_Y);
+                    const float tx = b.keep_cos[l] * x + b.keep_sin[l] * y;
+                    const float ty = b.keep_cos[l] * y - b.keep_sin[l] * x;
+                    x = tx;
+                    y = ty;
+                }
+                if (memcmp(&x, &b.want_x[l], sizeof x) != 0 ||
+                    memcmp(&y, &b.want_y[l], sizeof y) != 0)
+                    runner_fail(__FILE__, __LINE__,
+                                "%s block %d lane %u (asked %u): lanes "
+                                "(%.9g %.9g), one agent (%.9g %.9g)",
+                                paths[p], k, (unsigned)l,
+                                (unsigned)((solve >> l) & 1u),
+                                (double)b.want_x[l], (double)b.want_y[l],
+                                (double)x, (double)y);
+            }
+        }
+        throng_world_destroy(w);
+    }
+}
+
 void register_orca_lanes_tests(void) {
     REGISTER(orca_lanes_match_one_agent);
+    REGISTER(orca_lanes_wants_match_one_agent);
 }
