@@ -54,9 +54,10 @@ typedef struct orca_block_2d {
     float want_x[ORCA_BLOCK_LANES], want_y[ORCA_BLOCK_LANES];
     float out_x[ORCA_BLOCK_LANES], out_y[ORCA_BLOCK_LANES];
     float max_speed[ORCA_BLOCK_LANES], inv_tau[ORCA_BLOCK_LANES];
-    /* Per lane: the agent's random key (steer_row_key()), the size of its
-     * nudge (throng_avoidance.nudge times its max speed) and its group's
-     * keep-right turn, for orca_block_wants(). */
+    /* Per lane: the agent's random key (steer_row_key(); read only for the
+     * lanes that solve), the size of its nudge (throng_avoidance.nudge
+     * times its max speed) and its group's keep-right turn, for
+     * orca_block_wants(). */
     uint64_t key[ORCA_BLOCK_LANES];
     float nudge[ORCA_BLOCK_LANES];
     float keep_cos[ORCA_BLOCK_LANES], keep_sin[ORCA_BLOCK_LANES];

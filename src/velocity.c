@@ -685,7 +685,8 @@ typedef struct lanes_rows {
 
 /* Lane l's own fields, for row t with `count` pairs: the agent's tie
  * key and share, its velocity and preferred velocity, its max speed and
- * time horizon. */
+ * time horizon, its nudge and turn (its random key waits for the flush:
+ * only the lanes that solve draw). */
 static inline void lane_set(const throng_world *w, uint32_t t,
                             const group_kernel_params *k, uint32_t count,
                             float max_speed, const float own_v[2],
@@ -700,7 +701,6 @@ static inline void lane_set(const throng_world *w, uint32_t t,
     b->want_y[l] = v[1];
     b->max_speed[l] = max_speed;
     b->inv_tau[l] = k->orca_inv_tau;
-    b->key[l] = steer_row_key(w, t);
     b->nudge[l] = k->orca_nudge * max_speed;
     b->keep_cos[l] = k->keep_cos;
     b->keep_sin[l] = k->keep_sin;
@@ -962,8 +962,15 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         float *const lines_of[4] = { b->lpx, b->lpy, b->ldx, b->ldy };
         lane_permute(lines_of, 4, NULL, l, place, n, n);
     }
-    if (solve)
+    if (solve) {
+        /* The random keys of those that solve alone: most rows of a
+         * sparse crowd do not. */
+        for (uint32_t m = solve; m; m &= m - 1u) {
+            const uint32_t l = (uint32_t)__builtin_ctz(m);
+            b->key[l] = steer_row_key(w, q->row[l]);
+        }
         w->orca_block_wants(b, solve, rng_seed_key(w->seed), w->step);
+    }
     const uint32_t alone = w->orca_block_solve(b, solve);
     for (uint32_t m = alone; m; m &= m - 1u) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
