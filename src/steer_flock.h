@@ -213,9 +213,10 @@ uint32_t flock_hold_rows_wasm(const flock_rows_query *a, const uint32_t *bounds,
 /* below[i] = how many of v[0 .. m) are below v[i], for i < m: padded
  * is m rounded up to a multiple of FLOCK_COUNT_PAD, and v is read and
  * below written to padded (the counts past m are of whatever v holds
- * there, and mean nothing). The neighbour cap's selection counts with it (m^2
- * integer compares, W lanes at a time); one per vector path, all with the
- * same counts. The scalar path has none (its selection sorts instead). */
+ * there, and mean nothing). The neighbour cap's selection counts with
+ * it (m^2 integer compares, W lanes at a time); one per vector path, all
+ * with the same counts. The scalar path has none (its selection sorts
+ * instead). */
 #define FLOCK_COUNT_PAD 16u
 typedef void (*flock_count_below_fn)(const int32_t *v, uint32_t m,
                                      uint32_t padded, int32_t *below);

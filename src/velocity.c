@@ -65,9 +65,9 @@
  * phase one of the linear program run for every lane at once, each lane
  * with the one-row code's operations (orca2d.c's, and those of nudge()
  * and turn_right()); the program of a lane the lanes leave (no velocity
- * satisfies every line) is the one-row code's. A
- * row's limits and its store wait for its block, which changes nothing:
- * each row writes only its own slot. Rows with static constraints (hard
+ * satisfies every line) is the one-row code's. A row's limits and its
+ * store wait for its block, which changes nothing: each row writes only
+ * its own slot. Rows with static constraints (hard
  * lines come first, in numbers that differ from row to row) and groups
  * whose max_neighbours exceeds ORCA_BLOCK_PAIRS solve alone.
  */
