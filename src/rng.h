@@ -45,18 +45,13 @@ static inline uint64_t rng_seed_key(uint64_t seed) {
     return rng_mix(seed + 0x9E3779B97F4A7C15ull);
 }
 
-/* rng_agent_step() from the seed's link (rng_seed_key()), for a loop
- * that draws for many agents. */
-static inline uint64_t rng_chain_step(uint64_t seed_key, uint64_t agent,
-                                      uint64_t step) {
-    return rng_mix(rng_mix(seed_key ^ agent) ^ step);
-}
-
 /* The chain up to the stream: what draws of several streams for one
  * agent and step share (rng_symmetric_from()). */
 static inline uint64_t rng_agent_step(uint64_t seed, uint64_t agent,
                                       uint64_t step) {
-    return rng_chain_step(rng_seed_key(seed), agent, step);
+    uint64_t h = rng_seed_key(seed);
+    h = rng_mix(h ^ agent);
+    return rng_mix(h ^ step);
 }
 
 static inline uint64_t rng_bits(uint64_t seed, uint64_t agent, uint64_t step,

@@ -21,10 +21,32 @@ static inline void rng_mix_lanes(vu64 *x) {
     *x ^= *x >> 31;
 }
 
-/* rng_symmetric_of() on every lane: the top 24 bits centred and scaled
- * (exact in int32 and in float). */
-static inline vf rng_symmetric_of_lanes(const vu64 *h) {
-    const vi top = __builtin_convertvector(*h >> 40, vi);
+/* rng_agent_step() on every lane, in place: h holds one agent key a lane
+ * and becomes its chain; the seed's link (rng_seed_key()) is shared. */
+static inline void rng_agent_step_lanes(vu64 *h, uint64_t seed_key,
+                                        uint64_t step) {
+    *h ^= seed_key;
+    rng_mix_lanes(h);
+    *h ^= step;
+    rng_mix_lanes(h);
+}
+
+/* rng_symmetric_from() on every lane: the stream's bits from each lane's
+ * chain, their top 24 bits centred and scaled (exact in int32 and in
+ * float). */
+static inline vf rng_symmetric_from_lanes(const vu64 *chain, uint32_t stream) {
+    vu64 h = *chain ^ (uint64_t)stream;
+    rng_mix_lanes(&h);
+    const vi top = __builtin_convertvector(h >> 40, vi);
     return __builtin_convertvector(top - (1 << 23), vf) *
            vset1(1.0f / 8388608.0f);
+}
+
+/* rng_symmetric() for one agent key per lane. */
+static inline vf rng_symmetric_lanes(uint64_t seed, const uint64_t agent[W],
+                                     uint64_t step, uint32_t stream) {
+    vu64 chain;
+    memcpy(&chain, agent, sizeof chain);
+    rng_agent_step_lanes(&chain, rng_seed_key(seed), step);
+    return rng_symmetric_from_lanes(&chain, stream);
 }

@@ -95,8 +95,9 @@ int64_t steer_target_row(const throng_world *w, uint32_t row);
 /* Fills the step scratch of resolved rows (internal.h: target_rows,
  * slot_gens) for the state the grid build left, in parallel, once the
  * slots' links are up to date; each stays NULL when no stage of the
- * step reads it (the behaviours; the generations, ORCA's nudge too). steer_resolve_end() sets both to NULL again at the end of the
- * step, before the next grid build trades the spares they lie in. */
+ * step reads it (the behaviours; the generations, ORCA's nudge too).
+ * steer_resolve_end() sets both to NULL again at the end of the step,
+ * before the next grid build trades the spares they lie in. */
 struct parallel_sched;
 void steer_resolve_rows(throng_world *w, struct parallel_sched *sched);
 void steer_resolve_end(throng_world *w);

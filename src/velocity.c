@@ -67,9 +67,9 @@
  * and turn_right()); the program of a lane the lanes leave (no velocity
  * satisfies every line) is the one-row code's. A row's limits and its
  * store wait for its block, which changes nothing: each row writes only
- * its own slot. Rows with static constraints (hard
- * lines come first, in numbers that differ from row to row) and groups
- * whose max_neighbours exceeds ORCA_BLOCK_PAIRS solve alone.
+ * its own slot. Rows with static constraints (hard lines come first, in
+ * numbers that differ from row to row) and groups whose max_neighbours
+ * exceeds ORCA_BLOCK_PAIRS solve alone.
  */
 #include "velocity.h"
 
@@ -963,8 +963,8 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         lane_permute(lines_of, 4, NULL, l, place, n, n);
     }
     if (solve) {
-        /* The random keys of those that solve alone: most rows of a
-         * sparse crowd do not. */
+        /* Only the lanes that solve draw, so only their random keys are
+         * looked up: most rows of a sparse crowd do not solve. */
         for (uint32_t m = solve; m; m &= m - 1u) {
             const uint32_t l = (uint32_t)__builtin_ctz(m);
             b->key[l] = steer_row_key(w, q->row[l]);
