@@ -35,10 +35,12 @@
 
 typedef struct orca_block_2d {
     /* Pair i of lane l at [i * ORCA_BLOCK_LANES + l]: rel_p = p_B - p_A,
-     * rel_v = v_A - v_B, the sum of the radii (> 0), the neighbour's tie
-     * key (the agent's is own_tie; orca_block_tie_x()) and, for the lanes
-     * of own_shares alone, the agent's share of the pair (the others take
-     * lane_share for every pair: orca_block_share()). */
+     * rel_v = v_A - v_B, the neighbour's tie key (the agent's is own_tie;
+     * orca_block_tie_x()), and, for the lanes of own_reaches alone, the
+     * sum of the radii (the others take lane_reach for every pair:
+     * orca_block_reach()) and, for the lanes of own_shares alone, the
+     * agent's share of the pair (the others take lane_share:
+     * orca_block_share()). */
     float px[ORCA_BLOCK_ENTRIES], py[ORCA_BLOCK_ENTRIES];
     float vx[ORCA_BLOCK_ENTRIES], vy[ORCA_BLOCK_ENTRIES];
     float reach[ORCA_BLOCK_ENTRIES];
@@ -61,9 +63,12 @@ typedef struct orca_block_2d {
     uint64_t key[ORCA_BLOCK_LANES];
     float nudge[ORCA_BLOCK_LANES];
     float keep_cos[ORCA_BLOCK_LANES], keep_sin[ORCA_BLOCK_LANES];
-    /* Per lane: the agent's tie key and its share of every pair (unless
-     * its bit is in own_shares: bit l, lane l's pairs carry their own). */
+    /* Per lane: the agent's tie key, the sum of the radii of every pair
+     * (unless its bit is in own_reaches: bit l, lane l's pairs carry their
+     * own) and its share of every pair (unless its bit is in own_shares). */
     uint32_t own_tie[ORCA_BLOCK_LANES];
+    float lane_reach[ORCA_BLOCK_LANES];
+    uint32_t own_reaches;
     float lane_share[ORCA_BLOCK_LANES];
     uint32_t own_shares;
     /* Bit l: lane l's pairs are in the order found, not nearest first
@@ -87,6 +92,12 @@ typedef struct orca_block_2d {
 static inline float orca_block_tie_x(const orca_block_2d *b, uint32_t l,
                                      uint32_t e) {
     return b->own_tie[l] < b->tie[e] ? -1.0f : 1.0f;
+}
+
+/* Lane l's sum of the radii of pair e. */
+static inline float orca_block_reach(const orca_block_2d *b, uint32_t l,
+                                     uint32_t e) {
+    return (b->own_reaches >> l) & 1u ? b->reach[e] : b->lane_reach[l];
 }
 
 /* Lane l's share of pair e. */

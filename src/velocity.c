@@ -823,12 +823,14 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
     const uint32_t l = b->lanes++;
     const uint32_t own_bit = 1u << l;
     b->own_shares &= ~own_bit;
+    b->own_reaches &= ~own_bit;
     const float *restrict px = c->px, *restrict py = c->py;
     const float *restrict vx = c->vx, *restrict vy = c->vy;
     const uint32_t *restrict ties = world_ties(w);
     const float own_x = px[t], own_y = py[t];
     const float own_vx = own_v[0], own_vy = own_v[1];
-    const float R2 = k->orca_r2, reach = radius + radius;
+    const float R2 = k->orca_r2;
+    b->lane_reach[l] = radius + radius;
     uint32_t m = 0;
     for (int r = 0; r < cb->count; r++) {
         const cell_range *cr = &cb->ranges[r];
@@ -840,7 +842,6 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
             b->py[e] = dy;
             b->vx[e] = own_vx - vx[j];
             b->vy[e] = own_vy - vy[j];
-            b->reach[e] = reach;
             b->tie[e] = ties[j];
             m += (uint32_t)((d2 <= R2) & (j != t));
         }
@@ -887,12 +888,14 @@ static void lanes_take(const throng_world *w, uint32_t t,
     const uint32_t radius_row = (w->uniform & UNIFORM_RADIUS) ? 0u : ~0u;
     const float own_x = px[t], own_y = py[t];
     const int filter_back = k->filter_back;
-    /* With one radius for all, every pair's reach is the agent's two. */
-    const float reach_all = radius + radius;
     uint32_t count = 0;
+    b->own_reaches |= own_bit;
     if (q->usual && !filter_back) {
         /* The usual crowd (usual_pairs()), every pair kept and no shares
-         * of its own: a pair is five loads and four differences. */
+         * of its own: a pair is five loads and four differences, and
+         * every pair's reach the agent's two radii, kept once a lane. */
+        b->own_reaches &= ~own_bit;
+        b->lane_reach[l] = radius + radius;
         const float own_vx = own_v[0], own_vy = own_v[1];
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t j = (uint32_t)picks[i].where;
@@ -901,7 +904,6 @@ static void lanes_take(const throng_world *w, uint32_t t,
             b->py[e] = py[j] - own_y;
             b->vx[e] = own_vx - vx[j];
             b->vy[e] = own_vy - vy[j];
-            b->reach[e] = reach_all;
             b->tie[e] = ties[j];
         }
         count = n;

@@ -101,6 +101,15 @@ static void lanes_test_block(test_rng *rng, orca_block_2d *b, uint32_t lanes,
         b->lane_share[l] = lanes_test_share(rng);
         if (test_rng_below(rng, 2u))
             b->own_shares |= 1u << l;
+        /* Likewise lanes whose pairs carry their own sum of the radii, and
+         * lanes of one sum for every pair (now and then zero or NaN). */
+        const uint32_t reach = test_rng_below(rng, 16u);
+        b->lane_reach[l] = reach == 0 ? 0.0f
+                           : reach == 1
+                               ? nanf("")
+                               : test_rng_range(rng, 1.0f, 4.0f) * scale;
+        if (test_rng_below(rng, 2u))
+            b->own_reaches |= 1u << l;
     }
 }
 
@@ -135,9 +144,11 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
                 const float share = (before.own_shares >> l) & 1u
                                         ? before.share[e]
                                         : before.lane_share[l];
-                orca_agent_line_2d(rel_p, rel_v, before.reach[e],
-                                   before.inv_tau[l], inv_dt, share, v_a, tie,
-                                   &want[i]);
+                const float reach = (before.own_reaches >> l) & 1u
+                                        ? before.reach[e]
+                                        : before.lane_reach[l];
+                orca_agent_line_2d(rel_p, rel_v, reach, before.inv_tau[l],
+                                   inv_dt, share, v_a, tie, &want[i]);
             }
             orca_block_lane_lines(&b, l, got);
             for (uint32_t i = 0; i < b.count[l]; i++)
