@@ -84,12 +84,11 @@
  * buckets, which stay in the first-level cache between the two. */
 #define GRID_COUNT_BLOCK 4096u
 
-/* The permutation copies a block of this many rows run by run when it
- * breaks into at most GRID_PERMUTE_RUNS runs of consecutive source rows
- * (32 rows a run on average: a copy call costs about as much as gathering
- * a few dozen rows), and gathers it row by row otherwise. */
+/* The permutation copies a block of this many rows run by run when its
+ * runs of consecutive source rows average at least GRID_PERMUTE_RUN_MIN
+ * rows, and gathers it row by row otherwise. */
 #define GRID_PERMUTE_BLOCK 2048u
-#define GRID_PERMUTE_RUNS 64u
+#define GRID_PERMUTE_RUN_MIN 4u
 
 /* Each part of the bucket prefix sum covers at least this many buckets. */
 #define GRID_SCAN_GRAIN 16384u
@@ -469,18 +468,33 @@ typedef struct permute_ctx {
     uint32_t *to[GRID_PERMUTE_BATCH];
 } permute_ctx;
 
+/* run_len rows from `from` to `to`: short runs (most, in a crowd on the
+ * move) copied inline, where a call to memcpy would cost as much as the
+ * copy. */
+static inline void copy_run(uint32_t *restrict to,
+                            const uint32_t *restrict from, uint32_t len) {
+    if (len >= 64u) {
+        memcpy(to, from, (size_t)len * 4u);
+        return;
+    }
+    for (uint32_t i = 0; i < len; i++)
+        to[i] = from[i];
+}
+
 /* Rows [begin, end) of every column of the batch. Agents seldom change
  * cells between steps, so `sorted` is mostly runs of consecutive rows
- * (about one break per hundred rows in a flowing flock): a block of rows
- * that breaks into few runs is copied run by run, a streaming copy per run
- * and column, and only a block with many short runs (the first steps of a
- * crowd added in random order) is gathered row by row. Either way
- * to[r] = from[sorted[r]]. */
+ * (one break per hundred rows in a flowing flock, per twenty or thirty
+ * in a dense crowd walking to random goals): a block whose runs are not
+ * too short is copied run by run, and only a block of many short runs
+ * (the first steps of a crowd added in random order) is gathered row by
+ * row. Either way to[r] = from[sorted[r]]. */
 static void permute_block(const permute_ctx *p, const uint32_t *sorted,
                           uint32_t begin, uint32_t end) {
-    uint32_t run_src[GRID_PERMUTE_RUNS], run_len[GRID_PERMUTE_RUNS];
+    uint32_t run_src[GRID_PERMUTE_BLOCK / GRID_PERMUTE_RUN_MIN];
+    uint32_t run_len[GRID_PERMUTE_BLOCK / GRID_PERMUTE_RUN_MIN];
+    const uint32_t most_runs = (end - begin) / GRID_PERMUTE_RUN_MIN;
     uint32_t runs = 0, covered = 0;
-    while (begin + covered < end && runs < GRID_PERMUTE_RUNS) {
+    while (begin + covered < end && runs < most_runs) {
         const uint32_t r = begin + covered, from = sorted[r];
         uint32_t len = 1;
         while (r + len < end && sorted[r + len] == from + len)
@@ -501,7 +515,7 @@ static void permute_block(const permute_ctx *p, const uint32_t *sorted,
         }
         uint32_t r = begin;
         for (uint32_t q = 0; q < runs; q++) {
-            memcpy(to + r, from + run_src[q], (size_t)run_len[q] * 4u);
+            copy_run(to + r, from + run_src[q], run_len[q]);
             r += run_len[q];
         }
     }

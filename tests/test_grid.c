@@ -876,11 +876,12 @@ TEST(grid_uniform_columns_3d) {
 /* The step's permutation against the plain gather: after grid_build()
  * every permuted column must hold old[sorted[r]] in row r, and once the
  * links are refreshed (world_links) every slot must point at its agent's
- * new row, whether a block of rows was copied
- * run by run or gathered row by row. Runs are broken on purpose: from a
+ * new row, whether a block of rows was copied run by run (inline or by
+ * memcpy) or gathered row by row. Runs are broken on purpose: from a
  * sorted world, every k-th row's agent jumps elsewhere, for spacings on
- * both sides of the blocks' run budget, and a fresh crowd in random order
- * gives a block of single-row runs. */
+ * both sides of the shortest runs copied as runs and of the longest
+ * copied inline, and a fresh crowd in random order gives a block of
+ * single-row runs. */
 static void permute_check(throng_world *w, int threads, const char *when) {
     throng_world_set_threads(w, threads);
     void **cols[COLUMN4_MAX];
@@ -952,7 +953,8 @@ TEST(grid_permute_matches_gather) {
             REQUIRE(throng_agent_add(w, &a, &h) == THRONG_OK);
         }
         permute_check(w, 1, "random order");
-        const uint32_t spacings[] = { 1, 3, 20, 31, 32, 33, 64, 65, 500, 3000 };
+        const uint32_t spacings[] = { 1,  2,  3,  4,   7,   8,   9,   20,
+                                      63, 64, 65, 127, 128, 129, 500, 3000 };
         for (size_t s = 0; s < sizeof spacings / sizeof spacings[0]; s++) {
             /* Sorted again (the check above left the rows in cell
              * order), then every k-th row's agent jumps. */
