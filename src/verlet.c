@@ -218,22 +218,47 @@ typedef struct build_ctx {
     float limit2; /* squared list radius */
 } build_ctx;
 
-/* Sorts the few rows ascending (an insertion sort: a list is short). */
-static void sort_rows(uint32_t *rows, uint32_t m) {
-    for (uint32_t i = 1; i < m; i++) {
-        const uint32_t r = rows[i];
-        uint32_t at = i;
-        while (at > 0 && rows[at - 1u] > r) {
-            rows[at] = rows[at - 1u];
-            at--;
+/* Sorts the m rows ascending, through `spare` (room for m). They come
+ * as ascending stretches, one a bucket of the grid (its counting sort is
+ * stable, and the rows are not moved), so the stretches are found and
+ * merged pairwise until one is left: a few passes over the rows, where a
+ * knot's hundreds of rows made an insertion sort quadratic. */
+static void sort_rows(uint32_t *rows, uint32_t m, uint32_t *spare) {
+    uint32_t bound[VERLET_HELD + 1u];
+    uint32_t runs = 0;
+    for (uint32_t i = 0; i < m; i++)
+        if (i == 0 || rows[i] < rows[i - 1u])
+            bound[runs++] = i;
+    bound[runs] = m;
+    uint32_t *from = rows, *to = spare;
+    while (runs > 1u) {
+        uint32_t kept = 0;
+        for (uint32_t r = 0; r < runs; r += 2u) {
+            const uint32_t a = bound[r], mid = bound[r + 1u];
+            const uint32_t end = r + 2u <= runs ? bound[r + 2u] : mid;
+            uint32_t i = a, j = mid, o = a;
+            while (i < mid && j < end)
+                to[o++] = from[j] < from[i] ? from[j++] : from[i++];
+            while (i < mid)
+                to[o++] = from[i++];
+            while (j < end)
+                to[o++] = from[j++];
+            bound[kept++] = a;
         }
-        rows[at] = r;
+        bound[kept] = m;
+        runs = kept;
+        uint32_t *swap = from;
+        from = to;
+        to = swap;
     }
+    if (from != rows)
+        memcpy(rows, from, (size_t)m * sizeof *rows);
 }
 
 /* Row t's runs from its m rows within reach, ascending: a run for each
- * stretch of consecutive rows, then the two nearest runs merged while
- * there are more than VERLET_RUNS (the rows between them join the run). */
+ * stretch of consecutive rows, and when there are more than VERLET_RUNS,
+ * the stretches cut only at the VERLET_RUNS - 1 widest gaps between them
+ * (the rows between the others join the runs). */
 static void put_runs(verlet_lists *v, uint32_t t, const uint32_t *rows,
                      uint32_t m) {
     uint32_t first[VERLET_HELD], past[VERLET_HELD];
@@ -247,28 +272,105 @@ static void put_runs(verlet_lists *v, uint32_t t, const uint32_t *rows,
         past[n] = rows[i] + 1u;
         n++;
     }
-    while (n > VERLET_RUNS) {
-        uint32_t at = 0, gap = UINT32_MAX;
-        for (uint32_t r = 0; r + 1u < n; r++)
-            if (first[r + 1u] - past[r] < gap) {
-                gap = first[r + 1u] - past[r];
-                at = r;
-            }
-        past[at] = past[at + 1u];
-        for (uint32_t r = at + 1u; r + 1u < n; r++) {
-            first[r] = first[r + 1u];
-            past[r] = past[r + 1u];
-        }
-        n--;
-    }
     uint32_t *out = v->runs + (size_t)t * 2u * VERLET_RUNS;
-    for (uint32_t r = 0; r < n; r++) {
-        /* cppcheck-suppress uninitvar ; runs below n were written */
-        out[2u * r] = first[r];
-        /* cppcheck-suppress uninitvar ; runs below n were written */
-        out[2u * r + 1u] = past[r];
+    if (n <= VERLET_RUNS) {
+        for (uint32_t r = 0; r < n; r++) {
+            /* cppcheck-suppress uninitvar ; runs below n were written */
+            out[2u * r] = first[r];
+            /* cppcheck-suppress uninitvar ; runs below n were written */
+            out[2u * r + 1u] = past[r];
+        }
+        v->count[t] = (uint8_t)n;
+        return;
     }
-    v->count[t] = (uint8_t)n;
+    /* The widest gaps, widest first (of equal ones, the later), by an
+     * insertion into a list of VERLET_RUNS - 1. */
+    enum {
+        CUTS = VERLET_RUNS - 1u
+    };
+    uint32_t gap[CUTS], after[CUTS], cuts = 0;
+    for (uint32_t r = 0; r + 1u < n; r++) {
+        const uint32_t g = first[r + 1u] - past[r];
+        if (cuts == CUTS && g < gap[CUTS - 1u])
+            continue;
+        uint32_t at = cuts < CUTS ? cuts++ : CUTS - 1u;
+        while (at > 0 && gap[at - 1u] <= g) {
+            gap[at] = gap[at - 1u];
+            after[at] = after[at - 1u];
+            at--;
+        }
+        gap[at] = g;
+        after[at] = r;
+    }
+    /* The cuts in row order: each is after one stretch. */
+    uint8_t cut[VERLET_HELD] = { 0 };
+    for (uint32_t k = 0; k < cuts; k++)
+        cut[after[k]] = 1;
+    uint32_t runs = 0, begin = first[0];
+    for (uint32_t r = 0; r + 1u < n; r++)
+        if (cut[r]) {
+            out[2u * runs] = begin;
+            out[2u * runs + 1u] = past[r];
+            runs++;
+            begin = first[r + 1u];
+        }
+    out[2u * runs] = begin;
+    out[2u * runs + 1u] = past[n - 1u];
+    v->count[t] = (uint8_t)(runs + 1u);
+}
+
+/* The rows of `ranges` (sorted positions) within the list radius of row
+ * t at p, into held (room for VERLET_HELD + 1: past VERLET_HELD, the last
+ * entry takes them all); returns how many, which may pass VERLET_HELD.
+ * No branch on the data: every candidate is written and the count moves
+ * on by the test. */
+static inline __attribute__((always_inline)) uint32_t
+scan_rows(const agent_columns *c, const uint32_t *sorted,
+          const cell_range *ranges, int count, uint32_t t, const float p[3],
+          float limit2, const int three, uint32_t *held) {
+    const float *restrict px = c->px, *restrict py = c->py;
+    const float *restrict pz = c->pz;
+    uint32_t m = 0;
+    for (int r = 0; r < count; r++) {
+        for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
+            const uint32_t j = sorted[u];
+            const float dx = px[j] - p[0], dy = py[j] - p[1];
+            float d2 = dx * dx + dy * dy;
+            if (three) {
+                const float dz = pz[j] - p[2];
+                d2 += dz * dz;
+            }
+            held[m < VERLET_HELD ? m : VERLET_HELD] = j;
+            m += (uint32_t)((d2 <= limit2) & (j != t));
+        }
+    }
+    return m;
+}
+
+/* The first and last row of the m > VERLET_HELD that scan_rows() found:
+ * the one run of a knot. */
+static void knot_run(const agent_columns *c, const uint32_t *sorted,
+                     const cell_range *ranges, int count, uint32_t t,
+                     const float p[3], float limit2, int three,
+                     uint32_t out[2]) {
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (int r = 0; r < count; r++) {
+        for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
+            const uint32_t j = sorted[u];
+            const float dx = c->px[j] - p[0], dy = c->py[j] - p[1];
+            float d2 = dx * dx + dy * dy;
+            if (three) {
+                const float dz = c->pz[j] - p[2];
+                d2 += dz * dz;
+            }
+            if (!(d2 <= limit2) || j == t)
+                continue;
+            lo = j < lo ? j : lo;
+            hi = j > hi ? j : hi;
+        }
+    }
+    out[0] = lo;
+    out[1] = hi + 1u;
 }
 
 /* The lists of the rows at sorted positions [begin, end) of the lists'
@@ -287,7 +389,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     grid_cursor_reset(&cursor);
     int count = 0, known = 0;
     int32_t cell[3] = { 0, 0, 0 };
-    uint32_t held[VERLET_HELD];
+    uint32_t held[VERLET_HELD + 1u], spare[VERLET_HELD];
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t t = sorted[s];
         if (!w->group_params[c->group[t]].orca) {
@@ -303,34 +405,18 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
                                         &cursor, ranges);
             known = 1;
         }
-        const float x = c->px[t], y = c->py[t], z = three ? c->pz[t] : 0.0f;
-        uint32_t m = 0, lo = UINT32_MAX, hi = 0;
-        for (int r = 0; r < count; r++) {
-            for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
-                const uint32_t j = sorted[u];
-                const float dx = c->px[j] - x, dy = c->py[j] - y;
-                float d2 = dx * dx + dy * dy;
-                if (three) {
-                    const float dz = c->pz[j] - z;
-                    d2 += dz * dz;
-                }
-                if (!(d2 <= b->limit2) || j == t)
-                    continue;
-                lo = j < lo ? j : lo;
-                hi = j > hi ? j : hi;
-                if (m < VERLET_HELD)
-                    held[m] = j;
-                m++;
-            }
-        }
+        const float p[3] = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f };
+        const uint32_t m =
+            three
+                ? scan_rows(c, sorted, ranges, count, t, p, b->limit2, 1, held)
+                : scan_rows(c, sorted, ranges, count, t, p, b->limit2, 0, held);
         if (m > VERLET_HELD) {
-            uint32_t *out = v->runs + (size_t)t * 2u * VERLET_RUNS;
-            out[0] = lo;
-            out[1] = hi + 1u;
+            knot_run(c, sorted, ranges, count, t, p, b->limit2, three,
+                     v->runs + (size_t)t * 2u * VERLET_RUNS);
             v->count[t] = 1;
             continue;
         }
-        sort_rows(held, m);
+        sort_rows(held, m, spare);
         put_runs(v, t, held, m);
     }
 }

@@ -8,13 +8,17 @@
  * path; a world whose stages could not use them steps exactly as without
  * a skin; agents added, removed or moved far between steps, and queries,
  * change nothing; a loaded snapshot with the skin set again steps on to
- * the same bits; a bad skin is refused with the world unchanged.
+ * the same bits; a bad skin is refused with the world unchanged; and,
+ * looked at directly, a build's lists hold every row within the radius
+ * and skin, knots of more rows than a list holds exactly among them.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "runner.h"
+#include "verlet.h"
 
 #define VL_DT 0.1f
 #define VL_AGENTS 240
@@ -317,6 +321,89 @@ TEST(verlet_bad_skin) {
     throng_world_destroy(v.w);
 }
 
+/* A build's lists against brute force: every row within R + skin of a
+ * row (where the build saw them) lies in one of its runs, and the runs
+ * are at most VERLET_RUNS, ascending and apart. The scene has a knot of
+ * more agents than a list holds exactly (VERLET_HELD, 512), whose rows
+ * get one run, and a scattered crowd whose rows do not follow space, so
+ * their lists are cut at their widest gaps. */
+TEST(verlet_lists_cover_neighbours) {
+    enum {
+        KNOT = 600,
+        SCATTERED = 900,
+        N = KNOT + SCATTERED
+    };
+    const float skin = 1.5f;
+    for (int dims = 2; dims <= 3; dims++) {
+        throng_world_def def = ts_world_def(dims, 1 + (dims == 3), NULL);
+        def.neighbour_radius = VL_RADIUS;
+        throng_world *w = ts_world_make(&def);
+        REQUIRE(w != NULL);
+        throng_group_def gd = throng_group_def_default();
+        gd.avoidance.mode = THRONG_AVOIDANCE_ORCA;
+        throng_group g;
+        throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+        REQUIRE(throng_world_set_neighbour_skin(w, skin) == THRONG_OK);
+        REQUIRE(throng_group_create(w, &gd, &g) == THRONG_OK);
+        REQUIRE(throng_group_add_behaviour(w, g, &b, NULL) == THRONG_OK);
+        test_rng rng = test_rng_make(0x115du + (uint64_t)dims);
+        for (int i = 0; i < N; i++) {
+            throng_agent_def d = throng_agent_def_default();
+            d.radius = 0.05f;
+            d.group = g;
+            /* Knot and crowd interleaved, so no row order follows space. */
+            const int knot = i % 5 < 2;
+            for (int k = 0; k < dims; k++)
+                d.position[k] = knot ? test_rng_range(&rng, 29.0f, 30.5f)
+                                     : test_rng_range(&rng, 0.0f, 60.0f);
+            throng_agent a;
+            REQUIRE(throng_agent_add(w, &d, &a) == THRONG_OK);
+            const float goal[3] = { 30.0f, 30.0f, 0.0f };
+            REQUIRE(throng_agent_set_target_point(w, a, goal) == THRONG_OK);
+        }
+        REQUIRE(throng_world_step(w, 0.01f) == THRONG_OK);
+        const verlet_lists *v = &w->verlet;
+        REQUIRE(v->valid && v->rows == (uint32_t)N);
+        const float reach = VL_RADIUS + skin;
+        uint64_t missed = 0, bad_runs = 0, knots = 0;
+        for (uint32_t t = 0; t < (uint32_t)N; t++) {
+            const uint32_t *runs;
+            const uint32_t n = verlet_row_runs(v, t, &runs);
+            bad_runs += n > VERLET_RUNS;
+            for (uint32_t r = 0; r < n && r < VERLET_RUNS; r++)
+                bad_runs += runs[2u * r] >= runs[2u * r + 1u] ||
+                            (r > 0 && runs[2u * r] <= runs[2u * r - 1u]);
+            uint32_t near = 0;
+            for (uint32_t j = 0; j < (uint32_t)N; j++) {
+                float d2 = 0.0f;
+                for (int k = 0; k < dims; k++) {
+                    const float dk = v->at[k][j] - v->at[k][t];
+                    d2 += dk * dk;
+                }
+                if (j == t || !(d2 <= reach * reach))
+                    continue;
+                near++;
+                int in = 0;
+                for (uint32_t r = 0; r < n && r < VERLET_RUNS; r++)
+                    in |= j >= runs[2u * r] && j < runs[2u * r + 1u];
+                missed += !in;
+            }
+            if (near > 512u) {
+                knots++;
+                bad_runs += n != 1u;
+            }
+        }
+        if (missed || bad_runs || knots < (uint64_t)KNOT / 2u)
+            runner_fail(__FILE__, __LINE__,
+                        "%dD: %llu neighbours missing from the lists, %llu "
+                        "bad runs, %llu rows in a knot",
+                        dims, (unsigned long long)missed,
+                        (unsigned long long)bad_runs,
+                        (unsigned long long)knots);
+        throng_world_destroy(w);
+    }
+}
+
 void register_verlet_tests(void) {
     REGISTER(verlet_same_states);
     REGISTER(verlet_threads_and_paths);
@@ -324,4 +411,5 @@ void register_verlet_tests(void) {
     REGISTER(verlet_changes_between_steps);
     REGISTER(verlet_snapshot);
     REGISTER(verlet_bad_skin);
+    REGISTER(verlet_lists_cover_neighbours);
 }
