@@ -1226,16 +1226,29 @@ static inline void block_of_row(const throng_world *w, uint32_t t, int ordered,
 
 /* Row t's candidates from its neighbour list (verlet.c): its runs of
  * rows as ranges with no shift (the lists serve unbounded space only),
- * into `ranges` (VERLET_RUNS of them, their shifts zero) and *cb. */
+ * into `ranges` (VERLET_RUNS of them, their shifts zero) and *cb, with
+ * what the lanes' scan reads (candidate_block_lanes()) in the same pass:
+ * a row's list is its own, so nothing is shared with the next row. */
+_Static_assert(VERLET_RUNS <= GRID_MAX_RANGES,
+               "a list's runs fit a candidate block's bounds");
 static inline void block_of_list(const throng_world *w, uint32_t t,
                                  cell_range *ranges, candidate_block *cb) {
     const uint32_t *runs;
     const uint32_t n = verlet_row_runs(&w->verlet, t, &runs);
+    uint32_t rows = 0;
     for (uint32_t r = 0; r < n; r++) {
-        ranges[r].begin = runs[2u * r];
-        ranges[r].end = runs[2u * r + 1u];
+        const uint32_t first = runs[2u * r], past = runs[2u * r + 1u];
+        ranges[r].begin = first;
+        ranges[r].end = past;
+        cb->bounds[2u * r] = first;
+        cb->bounds[2u * r + 1u] = past;
+        rows += past - first;
     }
-    candidate_block_set(cb, ranges, (int)n);
+    cb->ranges = ranges;
+    cb->count = (int)n;
+    cb->rows = rows;
+    cb->one_shift = 1;
+    cb->laned = 1;
 }
 
 /* The first pass over rows [begin, end): every row's new velocity into
