@@ -1275,6 +1275,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         q.block = (orca_block_2d *)(void *)(scratch + align_bytes(raw));
         q.block->lanes = 0;
         q.block->own_shares = 0;
+        q.block->own_reaches = 0;
         q.block->unranked = 0;
         q.usual = usual_pairs(w);
         q.unranked = q.usual && !w->geo;
