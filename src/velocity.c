@@ -437,6 +437,7 @@ typedef struct candidate_block {
     uint32_t rows;
     int laned;
     int one_shift;
+    int self_in; /* the ranges may hold the agent's own row */
     uint32_t bounds[2 * GRID_MAX_RANGES];
 } candidate_block;
 
@@ -448,6 +449,7 @@ static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
     for (int r = 0; r < count; r++)
         cb->rows += ranges[r].end - ranges[r].begin;
     cb->laned = 0;
+    cb->self_in = 1; /* a cell's rows hold each of its agents */
 }
 
 static void candidate_block_lanes(candidate_block *cb) {
@@ -799,6 +801,42 @@ static inline int unranked_fits(const group_kernel_params *k,
            k->orca_max <= ORCA_BLOCK_PAIRS;
 }
 
+/* An agent of the usual crowd and the columns of its candidates, for
+ * take_range(). */
+typedef struct lane_source {
+    const float *px, *py, *vx, *vy;
+    const uint32_t *ties;
+    float own_x, own_y, own_vx, own_vy, R2;
+    uint32_t self;
+} lane_source;
+
+/* One range's candidates written into lane l from pair m on, the count
+ * moving on past those within range (no branch on the data); returns
+ * it. Unless `self_in` (a constant where inlined), the range does not
+ * hold the agent's own row and no candidate is compared with it. */
+static inline __attribute__((always_inline)) uint32_t
+take_range(orca_block_2d *b, uint32_t l, const lane_source *s,
+           const cell_range *cr, uint32_t m, const int self_in) {
+    const float *restrict px = s->px, *restrict py = s->py;
+    const float *restrict vx = s->vx, *restrict vy = s->vy;
+    const uint32_t *restrict ties = s->ties;
+    const float own_x = s->own_x, own_y = s->own_y;
+    const float own_vx = s->own_vx, own_vy = s->own_vy, R2 = s->R2;
+    for (uint32_t j = cr->begin; j < cr->end; j++) {
+        const uint32_t e = m * ORCA_BLOCK_LANES + l;
+        const float dx = px[j] - own_x, dy = py[j] - own_y;
+        const float d2 = dx * dx + dy * dy;
+        b->px[e] = dx;
+        b->py[e] = dy;
+        b->vx[e] = own_vx - vx[j];
+        b->vy[e] = own_vy - vy[j];
+        b->tie[e] = ties[j];
+        m += self_in ? (uint32_t)((d2 <= R2) & (j != s->self))
+                     : (uint32_t)(d2 <= R2);
+    }
+    return m;
+}
+
 /* Row t's pairs into the next lane, with no picks first: every
  * candidate is written into the lane as it is measured, and the count
  * moves on past those within range (no branch on the data), so the lane
@@ -824,28 +862,16 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
     const uint32_t own_bit = 1u << l;
     b->own_shares &= ~own_bit;
     b->own_reaches &= ~own_bit;
-    const float *restrict px = c->px, *restrict py = c->py;
-    const float *restrict vx = c->vx, *restrict vy = c->vy;
-    const uint32_t *restrict ties = world_ties(w);
-    const float own_x = px[t], own_y = py[t];
-    const float own_vx = own_v[0], own_vy = own_v[1];
-    const float R2 = k->orca_r2;
     b->lane_reach[l] = radius + radius;
+    const lane_source src = { c->px,         c->py,      c->vx,    c->vy,
+                              world_ties(w), c->px[t],   c->py[t], own_v[0],
+                              own_v[1],      k->orca_r2, t };
+    /* A neighbour list leaves the agent's own row out of its runs, most
+     * often (cb->self_in): then no candidate is compared with it. */
     uint32_t m = 0;
-    for (int r = 0; r < cb->count; r++) {
-        const cell_range *cr = &cb->ranges[r];
-        for (uint32_t j = cr->begin; j < cr->end; j++) {
-            const uint32_t e = m * ORCA_BLOCK_LANES + l;
-            const float dx = px[j] - own_x, dy = py[j] - own_y;
-            const float d2 = dx * dx + dy * dy;
-            b->px[e] = dx;
-            b->py[e] = dy;
-            b->vx[e] = own_vx - vx[j];
-            b->vy[e] = own_vy - vy[j];
-            b->tie[e] = ties[j];
-            m += (uint32_t)((d2 <= R2) & (j != t));
-        }
-    }
+    for (int r = 0; r < cb->count; r++)
+        m = cb->self_in ? take_range(b, l, &src, &cb->ranges[r], m, 1)
+                        : take_range(b, l, &src, &cb->ranges[r], m, 0);
     const uint32_t most = k->orca_max;
     if (m > most) {
         uint32_t place[ORCA_LANES_MIN];
@@ -1236,6 +1262,7 @@ static inline void block_of_list(const throng_world *w, uint32_t t,
     const uint32_t *runs;
     const uint32_t n = verlet_row_runs(&w->verlet, t, &runs);
     uint32_t rows = 0;
+    int self_in = 0;
     for (uint32_t r = 0; r < n; r++) {
         const uint32_t first = runs[2u * r], past = runs[2u * r + 1u];
         ranges[r].begin = first;
@@ -1243,7 +1270,10 @@ static inline void block_of_list(const throng_world *w, uint32_t t,
         cb->bounds[2u * r] = first;
         cb->bounds[2u * r + 1u] = past;
         rows += past - first;
+        /* A list's runs leave the row out unless a cut joined it in. */
+        self_in |= t - first < past - first;
     }
+    cb->self_in = self_in;
     cb->ranges = ranges;
     cb->count = (int)n;
     cb->rows = rows;
@@ -1282,7 +1312,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
     flock_block blk;
     flock_block_reset(&blk);
-    candidate_block cb = { NULL, 0, 0, 0, 0, { 0 } };
+    candidate_block cb = { NULL, 0, 0, 0, 0, 0, { 0 } };
     const int lists = w->verlet.active;
     cell_range list_ranges[VERLET_RUNS];
     memset(list_ranges, 0, sizeof list_ranges);
