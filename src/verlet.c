@@ -302,21 +302,37 @@ static void put_runs(verlet_lists *v, uint32_t t, const uint32_t *rows,
         gap[at] = g;
         after[at] = r;
     }
-    /* The cuts in row order: each is after one stretch. */
-    uint8_t cut[VERLET_HELD] = { 0 };
-    for (uint32_t k = 0; k < cuts; k++)
-        cut[after[k]] = 1;
-    uint32_t runs = 0, begin = first[0];
-    for (uint32_t r = 0; r + 1u < n; r++)
-        if (cut[r]) {
-            out[2u * runs] = begin;
-            out[2u * runs + 1u] = past[r];
-            runs++;
-            begin = first[r + 1u];
+    /* The cuts in row order (each is after one stretch), then a run from
+     * each cut to the next. */
+    for (uint32_t k = 1; k < cuts; k++)
+        for (uint32_t at = k; at > 0 && after[at - 1u] > after[at]; at--) {
+            const uint32_t swap = after[at];
+            after[at] = after[at - 1u];
+            after[at - 1u] = swap;
         }
-    out[2u * runs] = begin;
-    out[2u * runs + 1u] = past[n - 1u];
-    v->count[t] = (uint8_t)(runs + 1u);
+    uint32_t begin = first[0];
+    for (uint32_t k = 0; k < cuts; k++) {
+        out[2u * k] = begin;
+        out[2u * k + 1u] = past[after[k]];
+        begin = first[after[k] + 1u];
+    }
+    out[2u * cuts] = begin;
+    out[2u * cuts + 1u] = past[n - 1u];
+    v->count[t] = (uint8_t)(cuts + 1u);
+}
+
+/* Whether row j lies within the list radius of p (squared: limit2), the
+ * difference of each axis squared and summed as the velocity stage does
+ * (a NaN is not within). In the plane unless `three`. */
+static inline int within_list(const agent_columns *c, uint32_t j,
+                              const float p[3], float limit2, const int three) {
+    const float dx = c->px[j] - p[0], dy = c->py[j] - p[1];
+    float d2 = dx * dx + dy * dy;
+    if (three) {
+        const float dz = c->pz[j] - p[2];
+        d2 += dz * dz;
+    }
+    return d2 <= limit2;
 }
 
 /* The rows of `ranges` (sorted positions) within the list radius of row
@@ -328,20 +344,12 @@ static inline __attribute__((always_inline)) uint32_t
 scan_rows(const agent_columns *c, const uint32_t *sorted,
           const cell_range *ranges, int count, uint32_t t, const float p[3],
           float limit2, const int three, uint32_t *held) {
-    const float *restrict px = c->px, *restrict py = c->py;
-    const float *restrict pz = c->pz;
     uint32_t m = 0;
     for (int r = 0; r < count; r++) {
         for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
             const uint32_t j = sorted[u];
-            const float dx = px[j] - p[0], dy = py[j] - p[1];
-            float d2 = dx * dx + dy * dy;
-            if (three) {
-                const float dz = pz[j] - p[2];
-                d2 += dz * dz;
-            }
             held[m < VERLET_HELD ? m : VERLET_HELD] = j;
-            m += (uint32_t)((d2 <= limit2) & (j != t));
+            m += (uint32_t)(within_list(c, j, p, limit2, three) & (j != t));
         }
     }
     return m;
@@ -357,13 +365,7 @@ static void knot_run(const agent_columns *c, const uint32_t *sorted,
     for (int r = 0; r < count; r++) {
         for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
             const uint32_t j = sorted[u];
-            const float dx = c->px[j] - p[0], dy = c->py[j] - p[1];
-            float d2 = dx * dx + dy * dy;
-            if (three) {
-                const float dz = c->pz[j] - p[2];
-                d2 += dz * dz;
-            }
-            if (!(d2 <= limit2) || j == t)
+            if (!within_list(c, j, p, limit2, three) || j == t)
                 continue;
             lo = j < lo ? j : lo;
             hi = j > hi ? j : hi;
