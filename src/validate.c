@@ -498,6 +498,21 @@ static throng_status list_neighbours(throng_world *w, validate_stage stage,
                               "is empty, past the rows or out of order",
                               t, slot_of(w, t), k, runs[2u * k],
                               runs[2u * k + 1u]);
+    uint32_t covered = 0;
+    int self = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        covered += runs[2u * k + 1u] - runs[2u * k];
+        self |= t >= runs[2u * k] && t < runs[2u * k + 1u];
+    }
+    if (covered != w->verlet.covered[t] ||
+        self != verlet_row_self(&w->verlet, t))
+        return sweep_fail(
+            w, stage,
+            "row %u (slot %u): its list runs cover %u rows%s, the "
+            "list records %u%s",
+            t, slot_of(w, t), covered, self ? " with it" : "",
+            w->verlet.covered[t],
+            verlet_row_self(&w->verlet, t) ? " with it" : "");
     static const float none[3] = { 0.0f, 0.0f, 0.0f };
     for (uint32_t j = 0; j < w->count; j++) {
         if (j == t || !(offset2(w, t, j, none) <= r2))

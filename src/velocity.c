@@ -120,6 +120,16 @@
  * within range, a quarter of the counting. */
 #define ORCA_GUESS_GROW 1.25f
 
+/* A row that held every candidate within range (it had no guess, or
+ * too few within its guess) passes a guess on only when it found this
+ * many times max_neighbours within range: where about as many are
+ * within range as are kept (circle2d's ring crossing its middle, 14 or
+ * so for 10), a guess saves little counting and misses often, and each
+ * miss is a second scan (circle2d at 1,000: 3% of its median step).
+ * Twice as many gave circle2d the same and orca_dense2d, which misses
+ * where it thins out, 0.8% more instructions. */
+#define ORCA_GUESS_FEW 1.5f
+
 /* Entries of each column of held candidates: ORCA_HELD and the lanes'
  * slack past it. */
 #define HELD_COLUMN (ORCA_HELD + FLOCK_HELD_SLACK)
@@ -428,17 +438,22 @@ static int one_shift(const cell_range *ranges, int range_count) {
 
 /* A row's candidate ranges and what the scans ask of them, worked out
  * once per block (the rows of a cell share it): the candidates in all;
- * for the lanes' scan (`laned`: worked out, on its first row), whether
- * one image of the agent measures them all (one_shift()) and the
- * stretches hold_rows() reads. */
+ * for the lanes (`laned`: worked out, on its first row), whether one
+ * image of the agent measures them all (one_shift()) and the stretches
+ * hold_rows() and the unranked take read, as (first, past last) pairs.
+ * A neighbour list's stretches are its runs, read where they lie, and
+ * its ranges are written out (into range_store) only for a row that
+ * takes a scan reading them (candidate_block_ranges()). */
 typedef struct candidate_block {
-    const cell_range *ranges;
+    const cell_range *ranges; /* NULL: not written out yet */
     int count;
     uint32_t rows;
     int laned;
     int one_shift;
     int self_in; /* the ranges may hold the agent's own row */
-    uint32_t bounds[2 * GRID_MAX_RANGES];
+    const uint32_t *bounds;
+    uint32_t bound_store[2 * GRID_MAX_RANGES];
+    cell_range *range_store;
 } candidate_block;
 
 static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
@@ -456,11 +471,24 @@ static void candidate_block_lanes(candidate_block *cb) {
     if (cb->laned)
         return;
     for (int r = 0; r < cb->count; r++) {
-        cb->bounds[2 * r] = cb->ranges[r].begin;
-        cb->bounds[2 * r + 1] = cb->ranges[r].end;
+        cb->bound_store[2 * r] = cb->ranges[r].begin;
+        cb->bound_store[2 * r + 1] = cb->ranges[r].end;
     }
+    cb->bounds = cb->bound_store;
     cb->one_shift = one_shift(cb->ranges, cb->count);
     cb->laned = 1;
+}
+
+/* The block's ranges, a list's written out from its runs (their shifts
+ * stay zero) for the scans that read ranges. */
+static void candidate_block_ranges(candidate_block *cb) {
+    if (cb->ranges)
+        return;
+    for (int r = 0; r < cb->count; r++) {
+        cb->range_store[r].begin = cb->bounds[2 * r];
+        cb->range_store[r].end = cb->bounds[2 * r + 1];
+    }
+    cb->ranges = cb->range_store;
 }
 
 /* Holds, in held's columns from 0, the candidates of the ranges within
@@ -538,14 +566,17 @@ static uint32_t nearest_lanes(const throng_world *w, const candidate_block *cb,
     const int guessed = *guess > 0.0f && *guess < R2;
     if (guessed)
         m = hold_within(w, cb, t, R2, *guess, most, held, &ranged, picks);
-    if (!guessed || m < most)
+    const int whole = !guessed || m < most;
+    if (whole)
         m = hold_within(w, cb, t, R2, R2, most, held, &ranged, picks);
     float farthest = 0.0f;
     /* Each case its own copy, with no test of `ranged` per candidate. */
     const uint32_t n =
         ranged ? keep_nearest(w, held, 1, m, most, picks, 0, &farthest)
                : keep_nearest(w, held, 0, m, most, picks, 0, &farthest);
-    *guess = n == most ? farthest * ORCA_GUESS_GROW : R2;
+    *guess = n == most && (!whole || (float)m >= ORCA_GUESS_FEW * (float)most)
+                 ? farthest * ORCA_GUESS_GROW
+                 : R2;
     return n;
 }
 
@@ -810,19 +841,20 @@ typedef struct lane_source {
     uint32_t self;
 } lane_source;
 
-/* One range's candidates written into lane l from pair m on, the count
- * moving on past those within range (no branch on the data); returns
- * it. Unless `self_in` (a constant where inlined), the range does not
- * hold the agent's own row and no candidate is compared with it. */
+/* The candidates of rows [first, past) written into lane l from pair m
+ * on, the count moving on past those within range (no branch on the
+ * data); returns it. Unless `self_in` (a constant where inlined), the
+ * rows do not hold the agent's own and no candidate is compared with
+ * it. */
 static inline __attribute__((always_inline)) uint32_t
-take_range(orca_block_2d *b, uint32_t l, const lane_source *s,
-           const cell_range *cr, uint32_t m, const int self_in) {
+take_range(orca_block_2d *b, uint32_t l, const lane_source *s, uint32_t first,
+           uint32_t past, uint32_t m, const int self_in) {
     const float *restrict px = s->px, *restrict py = s->py;
     const float *restrict vx = s->vx, *restrict vy = s->vy;
     const uint32_t *restrict ties = s->ties;
     const float own_x = s->own_x, own_y = s->own_y;
     const float own_vx = s->own_vx, own_vy = s->own_vy, R2 = s->R2;
-    for (uint32_t j = cr->begin; j < cr->end; j++) {
+    for (uint32_t j = first; j < past; j++) {
         const uint32_t e = m * ORCA_BLOCK_LANES + l;
         const float dx = px[j] - own_x, dy = py[j] - own_y;
         const float d2 = dx * dx + dy * dy;
@@ -851,7 +883,7 @@ take_range(orca_block_2d *b, uint32_t l, const lane_source *s,
  * unranked_fits() of a world of usual pairs with no static object. */
 static void lanes_take_unranked(const throng_world *w, uint32_t t,
                                 const group_kernel_params *k,
-                                const candidate_block *cb, const float v[2],
+                                candidate_block *cb, const float v[2],
                                 lanes_rows *q) {
     const agent_columns *c = &w->col;
     const float radius = c->radius[0];
@@ -868,10 +900,14 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
                               own_v[1],      k->orca_r2, t };
     /* A neighbour list leaves the agent's own row out of its runs, most
      * often (cb->self_in): then no candidate is compared with it. */
+    candidate_block_lanes(cb);
+    const uint32_t *bounds = cb->bounds;
     uint32_t m = 0;
-    for (int r = 0; r < cb->count; r++)
-        m = cb->self_in ? take_range(b, l, &src, &cb->ranges[r], m, 1)
-                        : take_range(b, l, &src, &cb->ranges[r], m, 0);
+    for (int r = 0; r < cb->count; r++) {
+        const uint32_t first = bounds[2 * r], past = bounds[2 * r + 1];
+        m = cb->self_in ? take_range(b, l, &src, first, past, m, 1)
+                        : take_range(b, l, &src, first, past, m, 0);
+    }
     const uint32_t most = k->orca_max;
     if (m > most) {
         uint32_t place[ORCA_LANES_MIN];
@@ -1042,12 +1078,13 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
                     float *v) {
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
-    const cell_range *ranges = cb->ranges;
     pick_entry *picks = (pick_entry *)(void *)scratch;
     if (q->unranked && unranked_fits(k, cb)) {
         lanes_take_unranked(w, t, k, cb, v, q);
         return 1;
     }
+    candidate_block_ranges(cb);
+    const cell_range *ranges = cb->ranges;
     const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
@@ -1250,33 +1287,21 @@ static inline void block_of_row(const throng_world *w, uint32_t t, int ordered,
     candidate_block_set(cb, ranges, blk->count);
 }
 
-/* Row t's candidates from its neighbour list (verlet.c): its runs of
- * rows as ranges with no shift (the lists serve unbounded space only),
- * into `ranges` (VERLET_RUNS of them, their shifts zero) and *cb, with
- * what the lanes' scan reads (candidate_block_lanes()) in the same pass:
- * a row's list is its own, so nothing is shared with the next row. */
+/* Row t's candidates from its neighbour list (verlet.c): its runs are
+ * the stretches the lanes read, where the list keeps them, and what the
+ * build worked out (the rows they cover, whether they hold t) is read
+ * rather than worked out again; the ranges (the lists serve unbounded
+ * space only, so no shift) are written into range_store only for a row
+ * whose scan reads them (candidate_block_ranges()). */
 _Static_assert(VERLET_RUNS <= GRID_MAX_RANGES,
                "a list's runs fit a candidate block's bounds");
 static inline void block_of_list(const throng_world *w, uint32_t t,
-                                 cell_range *ranges, candidate_block *cb) {
-    const uint32_t *runs;
-    const uint32_t n = verlet_row_runs(&w->verlet, t, &runs);
-    uint32_t rows = 0;
-    int self_in = 0;
-    for (uint32_t r = 0; r < n; r++) {
-        const uint32_t first = runs[2u * r], past = runs[2u * r + 1u];
-        ranges[r].begin = first;
-        ranges[r].end = past;
-        cb->bounds[2u * r] = first;
-        cb->bounds[2u * r + 1u] = past;
-        rows += past - first;
-        /* A list's runs leave the row out unless a cut joined it in. */
-        self_in |= t - first < past - first;
-    }
-    cb->self_in = self_in;
-    cb->ranges = ranges;
-    cb->count = (int)n;
-    cb->rows = rows;
+                                 candidate_block *cb) {
+    const verlet_lists *v = &w->verlet;
+    cb->count = (int)verlet_row_runs(v, t, &cb->bounds);
+    cb->rows = v->covered[t];
+    cb->self_in = verlet_row_self(v, t);
+    cb->ranges = NULL;
     cb->one_shift = 1;
     cb->laned = 1;
 }
@@ -1312,10 +1337,10 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     }
     flock_block blk;
     flock_block_reset(&blk);
-    candidate_block cb = { NULL, 0, 0, 0, 0, 0, { 0 } };
     const int lists = w->verlet.active;
     cell_range list_ranges[VERLET_RUNS];
     memset(list_ranges, 0, sizeof list_ranges);
+    candidate_block cb = { NULL, 0, 0, 0, 0, 0, NULL, { 0 }, list_ranges };
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;
@@ -1340,7 +1365,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         const group_kernel_params *k = &w->group_params[w->col.group[t]];
         if (k->orca) {
             if (lists)
-                block_of_list(w, t, list_ranges, &cb);
+                block_of_list(w, t, &cb);
             else
                 block_of_row(w, t, ordered, &bucket, &block_bucket, &blk, &cb);
             if (orca_row(w, t, vc->dt, k, &cb, &guess, scratch, &q, v)) {

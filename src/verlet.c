@@ -97,7 +97,7 @@ int verlet_usable(const throng_world *w, uint32_t contact) {
 size_t verlet_bytes(const verlet_lists *v, int dims) {
     return (size_t)v->capacity *
                (2u * VERLET_RUNS * sizeof(uint32_t) + sizeof(uint8_t) +
-                (size_t)dims * sizeof(float)) +
+                sizeof(uint32_t) + (size_t)dims * sizeof(float)) +
            grid_bytes(&v->grid);
 }
 
@@ -106,10 +106,12 @@ static void release_rows(throng_world *w, verlet_lists *v, int dims) {
     const size_t n = v->capacity;
     world_free(w, v->runs, n * 2u * VERLET_RUNS * sizeof(uint32_t));
     world_free(w, v->count, n * sizeof(uint8_t));
+    world_free(w, v->covered, n * sizeof(uint32_t));
     for (int a = 0; a < 3; a++)
         world_free(w, v->at[a], a < dims ? n * sizeof(float) : 0u);
     v->runs = NULL;
     v->count = NULL;
+    v->covered = NULL;
     memset(v->at, 0, sizeof v->at);
     v->capacity = 0;
     verlet_forget(v);
@@ -129,7 +131,8 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     next.capacity = rows;
     next.runs = world_alloc(w, n * 2u * VERLET_RUNS * sizeof(uint32_t));
     next.count = world_alloc(w, n * sizeof(uint8_t));
-    int failed = !next.runs || !next.count;
+    next.covered = world_alloc(w, n * sizeof(uint32_t));
+    int failed = !next.runs || !next.count || !next.covered;
     for (int a = 0; a < 3; a++) {
         next.at[a] = a < w->dims ? world_alloc(w, n * sizeof(float)) : NULL;
         failed |= a < w->dims && !next.at[a];
@@ -142,6 +145,7 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     memcpy(v->at, next.at, sizeof v->at);
     v->runs = next.runs;
     v->count = next.count;
+    v->covered = next.covered;
     v->capacity = rows;
     return 0;
 }
@@ -255,6 +259,21 @@ static void sort_rows(uint32_t *rows, uint32_t m, uint32_t *spare) {
         memcpy(rows, from, (size_t)m * sizeof *rows);
 }
 
+/* Row t's list closed with its n runs written: the rows they cover, and
+ * whether they hold t itself (VERLET_SELF), which the velocity stage
+ * reads rather than going over the runs again. */
+static void close_list(verlet_lists *v, uint32_t t, uint32_t n) {
+    const uint32_t *runs = v->runs + (size_t)t * 2u * VERLET_RUNS;
+    uint32_t covered = 0, self = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        const uint32_t first = runs[2u * r], past = runs[2u * r + 1u];
+        covered += past - first;
+        self |= t - first < past - first;
+    }
+    v->covered[t] = covered;
+    v->count[t] = (uint8_t)(n | (self ? VERLET_SELF : 0u));
+}
+
 /* Row t's runs from its m rows within reach, ascending: a run for each
  * stretch of consecutive rows, and when there are more than VERLET_RUNS,
  * the stretches cut only at the VERLET_RUNS - 1 widest gaps between them
@@ -280,7 +299,7 @@ static void put_runs(verlet_lists *v, uint32_t t, const uint32_t *rows,
             /* cppcheck-suppress uninitvar ; runs below n were written */
             out[2u * r + 1u] = past[r];
         }
-        v->count[t] = (uint8_t)n;
+        close_list(v, t, n);
         return;
     }
     /* The widest gaps, widest first (of equal ones, the later), by an
@@ -318,7 +337,7 @@ static void put_runs(verlet_lists *v, uint32_t t, const uint32_t *rows,
     }
     out[2u * cuts] = begin;
     out[2u * cuts + 1u] = past[n - 1u];
-    v->count[t] = (uint8_t)(cuts + 1u);
+    close_list(v, t, cuts + 1u);
 }
 
 /* Whether row j lies within the list radius of p (squared: limit2), the
@@ -395,7 +414,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t t = sorted[s];
         if (!w->group_params[c->group[t]].orca) {
-            v->count[t] = 0;
+            close_list(v, t, 0);
             continue;
         }
         const int32_t here[3] = { grid_coord(g, 0, c->px[t]),
@@ -415,7 +434,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         if (m > VERLET_HELD) {
             knot_run(c, sorted, ranges, count, t, p, b->limit2, three,
                      v->runs + (size_t)t * 2u * VERLET_RUNS);
-            v->count[t] = 1;
+            close_list(v, t, 1);
             continue;
         }
         sort_rows(held, m, spare);

@@ -20,6 +20,11 @@ typedef struct throng_world throng_world;
  * and left out, as every candidate of a grid block is. */
 #define VERLET_RUNS 8u
 
+/* Set in a row's run count when its runs hold the row itself (a cut
+ * joined it in, or a knot's one run): most runs leave it out, and then
+ * no candidate need be compared with it. */
+#define VERLET_SELF 0x80u
+
 typedef struct verlet_lists {
     float skin;        /* metres past the neighbour radius; 0: off */
     int active;        /* this tick's velocity stage reads the lists */
@@ -27,7 +32,8 @@ typedef struct verlet_lists {
     uint32_t rows;     /* rows at the build */
     uint32_t capacity; /* rows the arrays hold */
     uint32_t *runs;    /* VERLET_RUNS (first, past last) pairs a row */
-    uint8_t *count;    /* runs of each row */
+    uint8_t *count;    /* runs of each row, and VERLET_SELF */
+    uint32_t *covered; /* rows each row's runs cover, in all */
     float *at[3];      /* each row's position at the build */
     /* The lists' own grid, never permuting, of cells as wide as the
      * radius plus the skin (the world's grid stays as the step and the
@@ -65,7 +71,12 @@ static inline void verlet_forget(verlet_lists *v) {
 static inline uint32_t verlet_row_runs(const verlet_lists *v, uint32_t t,
                                        const uint32_t **runs) {
     *runs = v->runs + (size_t)t * 2u * VERLET_RUNS;
-    return v->count[t];
+    return v->count[t] & ~VERLET_SELF;
+}
+
+/* Whether row t's runs hold t itself. */
+static inline int verlet_row_self(const verlet_lists *v, uint32_t t) {
+    return (v->count[t] & VERLET_SELF) != 0u;
 }
 
 size_t verlet_bytes(const verlet_lists *v, int dims);

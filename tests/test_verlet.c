@@ -370,9 +370,18 @@ TEST(verlet_lists_cover_neighbours) {
             const uint32_t *runs;
             const uint32_t n = verlet_row_runs(v, t, &runs);
             bad_runs += n > VERLET_RUNS;
-            for (uint32_t r = 0; r < n && r < VERLET_RUNS; r++)
+            /* What the build says of the runs: the rows they cover and
+             * whether t is one of them. */
+            uint32_t covered = 0;
+            int self = 0;
+            for (uint32_t r = 0; r < n && r < VERLET_RUNS; r++) {
                 bad_runs += runs[2u * r] >= runs[2u * r + 1u] ||
                             (r > 0 && runs[2u * r] <= runs[2u * r - 1u]);
+                covered += runs[2u * r + 1u] - runs[2u * r];
+                self |= t >= runs[2u * r] && t < runs[2u * r + 1u];
+            }
+            bad_runs += covered != v->covered[t];
+            bad_runs += self != verlet_row_self(v, t);
             uint32_t near = 0;
             for (uint32_t j = 0; j < (uint32_t)N; j++) {
                 float d2 = 0.0f;
