@@ -67,9 +67,11 @@
  * and turn_right()); the program of a lane the lanes leave (no velocity
  * satisfies every line) is the one-row code's. A row's limits and its
  * store wait for its block, which changes nothing: each row writes only
- * its own slot. Rows with static constraints (hard lines come first, in
- * numbers that differ from row to row) and groups whose max_neighbours
- * exceeds ORCA_BLOCK_PAIRS solve alone.
+ * its own slot (and, where no group limits its motion, one that keeps
+ * its preferred velocity writes nothing: the slot holds it already). Rows
+ * with static constraints (hard lines come first, in numbers that differ
+ * from row to row) and groups whose max_neighbours exceeds
+ * ORCA_BLOCK_PAIRS solve alone.
  */
 #include "velocity.h"
 
@@ -708,10 +710,15 @@ static uint32_t batch_lines(pair_batch *b, const group_kernel_params *k,
 /* The rows a thread has handed to the lanes (orca_block_2d), waiting for
  * the block to fill: each row's preferred velocity, kept for the answer
  * the solve does not change. */
+_Static_assert(ORCA_BLOCK_LANES < 32u, "a block's lanes are bits of a word");
 typedef struct lanes_rows {
     orca_block_2d *block; /* NULL: the path has no lanes */
     int usual;            /* usual_pairs(), on a path with lanes */
     int unranked;         /* and no static object: lanes_take_unranked() */
+    /* The rows' force slots hold their preferred velocities already
+     * (velocity_rows() put them there first) and no group limits its
+     * motion, so a lane that keeps its preferred velocity puts nothing. */
+    int pref_kept;
     uint32_t row[ORCA_BLOCK_LANES];
     float pref_x[ORCA_BLOCK_LANES], pref_y[ORCA_BLOCK_LANES];
 } lanes_rows;
@@ -995,6 +1002,16 @@ static void lanes_take(const throng_world *w, uint32_t t,
 static void limit_motion(const throng_world *w, uint32_t t, float dt,
                          const group_kernel_params *k, float *v);
 
+/* Whether some group limits its turns or its speed (velocity_put()). */
+static int motion_limited(const throng_world *w) {
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const group_kernel_params *k = &w->group_params[g];
+        if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
+            return 1;
+    }
+    return 0;
+}
+
 /* A row's new velocity v into its force slot, after its group's limits. */
 static inline void velocity_put(throng_world *w, uint32_t t, float dt,
                                 const group_kernel_params *k, float *v) {
@@ -1053,7 +1070,11 @@ static void lanes_flush(throng_world *w, float dt, lanes_rows *q,
         b->out_x[l] = out[0];
         b->out_y[l] = out[1];
     }
-    for (uint32_t l = 0; l < b->lanes; l++) {
+    uint32_t put = (1u << b->lanes) - 1u;
+    if (q->pref_kept)
+        put &= solve;
+    for (uint32_t m = put; m; m &= m - 1u) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m);
         const uint32_t t = q->row[l];
         float v[3] = { q->pref_x[l], q->pref_y[l], 0.0f };
         /* As orca_row(): a non-finite answer leaves the preferred one. */
@@ -1350,6 +1371,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     /* In the plane on a vector path, the rows' preferred velocities first,
      * on the lanes, into their force slots (nothing else reads them). */
     const int pref_ahead = !three && w->velocity_rows_2d;
+    q.pref_kept = pref_ahead && !motion_limited(w);
     if (pref_ahead)
         w->velocity_rows_2d(w, begin, end, vc->dt);
     for (uint32_t t = begin; t < end; t++) {
