@@ -623,6 +623,7 @@ typedef struct velocity_ctx {
     throng_world *w;
     float dt;
     size_t stride; /* each thread's scratch, bytes */
+    int limited;   /* some group limits its motion (motion_limited()) */
 } velocity_ctx;
 
 /* Whether some constraint forbids v: then the preferred velocity is
@@ -1002,20 +1003,23 @@ static void lanes_take(const throng_world *w, uint32_t t,
 static void limit_motion(const throng_world *w, uint32_t t, float dt,
                          const group_kernel_params *k, float *v);
 
-/* Whether some group limits its turns or its speed (velocity_put()). */
+/* Whether group k limits its turns or its speed (limit_motion()). */
+static inline int limits_motion(const group_kernel_params *k) {
+    return k->turn_rate > 0.0f || k->min_speed > 0.0f;
+}
+
+/* Whether some group limits its motion: worked out once a stage. */
 static int motion_limited(const throng_world *w) {
-    for (uint32_t g = 0; g < w->group_count; g++) {
-        const group_kernel_params *k = &w->group_params[g];
-        if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
+    for (uint32_t g = 0; g < w->group_count; g++)
+        if (limits_motion(&w->group_params[g]))
             return 1;
-    }
     return 0;
 }
 
 /* A row's new velocity v into its force slot, after its group's limits. */
 static inline void velocity_put(throng_world *w, uint32_t t, float dt,
                                 const group_kernel_params *k, float *v) {
-    if (k->turn_rate > 0.0f || k->min_speed > 0.0f)
+    if (limits_motion(k))
         limit_motion(w, t, dt, k, v);
     w->steer_x[t] = v[0];
     w->steer_y[t] = v[1];
@@ -1371,7 +1375,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     /* In the plane on a vector path, the rows' preferred velocities first,
      * on the lanes, into their force slots (nothing else reads them). */
     const int pref_ahead = !three && w->velocity_rows_2d;
-    q.pref_kept = pref_ahead && !motion_limited(w);
+    q.pref_kept = pref_ahead && !vc->limited;
     if (pref_ahead)
         w->velocity_rows_2d(w, begin, end, vc->dt);
     for (uint32_t t = begin; t < end; t++) {
@@ -1430,7 +1434,8 @@ void velocity_stage(throng_world *w, parallel_sched *sched, float dt) {
               "the velocity stage reads this step's grid or lists");
     velocity_ctx ctx = { .w = w,
                          .dt = dt,
-                         .stride = thread_bytes(w, most_picks(w)) };
+                         .stride = thread_bytes(w, most_picks(w)),
+                         .limited = motion_limited(w) };
     INVARIANT(w->velocity_scratch_bytes >= (size_t)sched->threads * ctx.stride,
               "every thread of the stage has its scratch");
     parallel_rows(sched, w->count, VELOCITY_GRAIN, velocity_rows, &ctx);
