@@ -499,12 +499,11 @@ static void candidate_block_ranges(candidate_block *cb) {
  * whenever the columns fill, lowering the limit to the farthest of them.
  * Returns the new count; *ranged says whether held->range is written
  * (else every one was seen through range 0). */
-static uint32_t hold_within(const throng_world *w, const candidate_block *cb,
+static uint32_t hold_within(const throng_world *w, candidate_block *cb,
                             uint32_t t, float R2, float limit, uint32_t most,
                             const held_columns *held, int *ranged,
                             pick_entry *picks) {
     const agent_columns *c = &w->col;
-    const cell_range *ranges = cb->ranges;
     const int three = w->dims == 3;
     flock_rows_query a = {
         .px = c->px,
@@ -516,11 +515,21 @@ static uint32_t hold_within(const throng_world *w, const candidate_block *cb,
         .three = three,
     };
     if (cb->rows <= ORCA_HELD && cb->one_shift) {
-        orca_image(w, &ranges[0], t, a.q);
+        if (cb->ranges) {
+            orca_image(w, &cb->ranges[0], t, a.q);
+        } else {
+            /* A list's: no shift, so the image is the agent (p - 0 is p
+             * to the bit). */
+            a.q[0] = c->px[t];
+            a.q[1] = c->py[t];
+            a.q[2] = three ? c->pz[t] : 0.0f;
+        }
         *ranged = 0; /* range 0 stands for each */
         return w->hold_rows(&a, cb->bounds, (uint32_t)cb->count, &held->lanes,
                             0);
     }
+    candidate_block_ranges(cb);
+    const cell_range *ranges = cb->ranges;
     *ranged = 1;
     uint32_t m = 0;
     for (int r = 0; r < cb->count; r++) {
@@ -552,7 +561,7 @@ static uint32_t hold_within(const throng_world *w, const candidate_block *cb,
     return m;
 }
 
-/* nearest_dims()'s picks on the path's lanes: the candidates within a
+/* The candidates within a
  * guess of the farthest pick's squared distance are held, else (fewer
  * than `most` of them) those within R2, and the nearest are kept from
  * the held. *guess (0: none) is the last row's farthest pick times
@@ -560,7 +569,7 @@ static uint32_t hold_within(const throng_world *w, const candidate_block *cb,
  * are readable past a range's end (COLUMN_PAD), and the agent is left
  * out by its row. For `most` <= ORCA_COUNT_MAX.
  * The picks may have their `where` alone (keep_nearest()). */
-static uint32_t nearest_lanes(const throng_world *w, const candidate_block *cb,
+static uint32_t nearest_lanes(const throng_world *w, candidate_block *cb,
                               uint32_t t, float R2, uint32_t most, float *guess,
                               const held_columns *held, pick_entry *picks) {
     uint32_t m = 0;
@@ -590,8 +599,18 @@ static uint32_t nearest_lanes(const throng_world *w, const candidate_block *cb,
 static uint32_t nearest(const throng_world *w, candidate_block *cb, uint32_t t,
                         float R2, uint32_t most, float *guess,
                         pick_entry *picks) {
-    const cell_range *ranges = cb->ranges;
     const int range_count = cb->count;
+    if (w->hold_rows && w->count_below && most <= ORCA_COUNT_MAX &&
+        cb->rows > ORCA_LANES_MIN && !w->group_params[w->col.group[t]].filter) {
+        uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
+        const held_columns held = { { (int32_t *)(void *)column,
+                                      column + HELD_COLUMN },
+                                    column + 2u * HELD_COLUMN };
+        candidate_block_lanes(cb);
+        return nearest_lanes(w, cb, t, R2, most, guess, &held, picks);
+    }
+    candidate_block_ranges(cb);
+    const cell_range *ranges = cb->ranges;
     if (w->group_params[w->col.group[t]].filter) {
         /* A mask that hides some group: the plain scan, which leaves out
          * the neighbours the row does not see before the choice, so it
@@ -606,14 +625,6 @@ static uint32_t nearest(const throng_world *w, candidate_block *cb, uint32_t t,
                                              most, picks, 1)
                             : nearest_ranked(w, ranges, range_count, t, R2,
                                              most, picks, 0);
-    if (w->hold_rows && w->count_below && most <= ORCA_COUNT_MAX) {
-        uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
-        const held_columns held = { { (int32_t *)(void *)column,
-                                      column + HELD_COLUMN },
-                                    column + 2u * HELD_COLUMN };
-        candidate_block_lanes(cb);
-        return nearest_lanes(w, cb, t, R2, most, guess, &held, picks);
-    }
     if (w->dims == 3)
         return nearest_dims(w, ranges, range_count, t, R2, most, picks, 1, 0);
     return nearest_dims(w, ranges, range_count, t, R2, most, picks, 0, 0);
@@ -934,7 +945,7 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
  * orca_agent_line_2d() gets from orca_row() for each pick, in pick
  * order, skipping the same pairs. */
 static void lanes_take(const throng_world *w, uint32_t t,
-                       const group_kernel_params *k, const cell_range *ranges,
+                       const group_kernel_params *k, candidate_block *cb,
                        const pick_entry *picks, uint32_t n, float radius,
                        float max_speed, const float own_v[2], const float v[2],
                        lanes_rows *q) {
@@ -978,6 +989,9 @@ static void lanes_take(const throng_world *w, uint32_t t,
         }
         count = n;
     }
+    if (count < n)
+        candidate_block_ranges(cb); /* the offsets read the shifts */
+    const cell_range *ranges = cb->ranges;
     for (uint32_t i = count; i < n; i++) {
         const uint32_t j = (uint32_t)picks[i].where;
         const cell_range *cr = &ranges[(uint32_t)(picks[i].where >> 32)];
@@ -1108,8 +1122,6 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
         lanes_take_unranked(w, t, k, cb, v, q);
         return 1;
     }
-    candidate_block_ranges(cb);
-    const cell_range *ranges = cb->ranges;
     const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float radius = c->radius[uniform_row(w, UNIFORM_RADIUS, t)];
@@ -1137,9 +1149,11 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
                          : orca_static_lines_2d(w, &sq, lines);
     }
     if (q->block && hard == 0u && k->orca_max <= ORCA_BLOCK_PAIRS) {
-        lanes_take(w, t, k, ranges, picks, n, radius, max_speed, own_v, v, q);
+        lanes_take(w, t, k, cb, picks, n, radius, max_speed, own_v, v, q);
         return 1;
     }
+    candidate_block_ranges(cb);
+    const cell_range *ranges = cb->ranges;
     pair_batch batch;
     batch.count = 0;
     for (uint32_t i = 0; i < n; i++) {
