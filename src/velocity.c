@@ -569,25 +569,53 @@ static uint32_t hold_within(const throng_world *w, candidate_block *cb,
  * are readable past a range's end (COLUMN_PAD), and the agent is left
  * out by its row. For `most` <= ORCA_COUNT_MAX.
  * The picks may have their `where` alone (keep_nearest()). */
+static uint32_t hold_guessed(const throng_world *w, candidate_block *cb,
+                             uint32_t t, float R2, uint32_t most, float guess,
+                             const held_columns *held, int *ranged,
+                             pick_entry *picks, int *whole) {
+    uint32_t m = 0;
+    const int guessed = guess > 0.0f && guess < R2;
+    if (guessed)
+        m = hold_within(w, cb, t, R2, guess, most, held, ranged, picks);
+    *whole = !guessed || m < most;
+    if (*whole)
+        m = hold_within(w, cb, t, R2, R2, most, held, ranged, picks);
+    return m;
+}
+
+/* The guess hold_guessed() passes to the next row, from this row's n
+ * picks, the farthest at squared distance `farthest`, out of m held
+ * (all within R2 if `whole`). */
+static inline float next_guess(uint32_t n, uint32_t most, int whole, uint32_t m,
+                               float farthest, float R2) {
+    return n == most && (!whole || (float)m >= ORCA_GUESS_FEW * (float)most)
+               ? farthest * ORCA_GUESS_GROW
+               : R2;
+}
+
+/* The held columns in a thread's scratch, after the picks
+ * (picks_bytes()). */
+static inline held_columns held_after(pick_entry *picks, uint32_t most) {
+    uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
+    const held_columns held = { { (int32_t *)(void *)column,
+                                  column + HELD_COLUMN },
+                                column + 2u * HELD_COLUMN };
+    return held;
+}
+
 static uint32_t nearest_lanes(const throng_world *w, candidate_block *cb,
                               uint32_t t, float R2, uint32_t most, float *guess,
-                              const held_columns *held, pick_entry *picks) {
-    uint32_t m = 0;
-    int ranged = 0;
-    const int guessed = *guess > 0.0f && *guess < R2;
-    if (guessed)
-        m = hold_within(w, cb, t, R2, *guess, most, held, &ranged, picks);
-    const int whole = !guessed || m < most;
-    if (whole)
-        m = hold_within(w, cb, t, R2, R2, most, held, &ranged, picks);
+                              pick_entry *picks) {
+    const held_columns held = held_after(picks, most);
+    int ranged = 0, whole = 0;
+    const uint32_t m =
+        hold_guessed(w, cb, t, R2, most, *guess, &held, &ranged, picks, &whole);
     float farthest = 0.0f;
     /* Each case its own copy, with no test of `ranged` per candidate. */
     const uint32_t n =
-        ranged ? keep_nearest(w, held, 1, m, most, picks, 0, &farthest)
-               : keep_nearest(w, held, 0, m, most, picks, 0, &farthest);
-    *guess = n == most && (!whole || (float)m >= ORCA_GUESS_FEW * (float)most)
-                 ? farthest * ORCA_GUESS_GROW
-                 : R2;
+        ranged ? keep_nearest(w, &held, 1, m, most, picks, 0, &farthest)
+               : keep_nearest(w, &held, 0, m, most, picks, 0, &farthest);
+    *guess = next_guess(n, most, whole, m, farthest, R2);
     return n;
 }
 
@@ -602,12 +630,8 @@ static uint32_t nearest(const throng_world *w, candidate_block *cb, uint32_t t,
     const int range_count = cb->count;
     if (w->hold_rows && w->count_below && most <= ORCA_COUNT_MAX &&
         cb->rows > ORCA_LANES_MIN && !w->group_params[w->col.group[t]].filter) {
-        uint32_t *column = (uint32_t *)(void *)(picks + most + 1u);
-        const held_columns held = { { (int32_t *)(void *)column,
-                                      column + HELD_COLUMN },
-                                    column + 2u * HELD_COLUMN };
         candidate_block_lanes(cb);
-        return nearest_lanes(w, cb, t, R2, most, guess, &held, picks);
+        return nearest_lanes(w, cb, t, R2, most, guess, picks);
     }
     candidate_block_ranges(cb);
     const cell_range *ranges = cb->ranges;
@@ -727,6 +751,7 @@ typedef struct lanes_rows {
     orca_block_2d *block; /* NULL: the path has no lanes */
     int usual;            /* usual_pairs(), on a path with lanes */
     int unranked;         /* and no static object: lanes_take_unranked() */
+    int nearest;          /* and the path counts: lanes_take_nearest() */
     /* The rows' force slots hold their preferred velocities already
      * (velocity_rows() put them there first) and no group limits its
      * motion, so a lane that keeps its preferred velocity puts nothing. */
@@ -845,10 +870,8 @@ static int usual_pairs(const throng_world *w) {
 /* Whether a row of a world of usual pairs and no static object may take
  * lanes_take_unranked(): its group masks no neighbour on either side,
  * and its block holds at most ORCA_LANES_MIN candidates. */
-static inline int unranked_fits(const group_kernel_params *k,
-                                const candidate_block *cb) {
-    return cb->rows <= ORCA_LANES_MIN && !k->filter && !k->filter_back &&
-           k->orca_max <= ORCA_BLOCK_PAIRS;
+static inline int usual_group(const group_kernel_params *k) {
+    return !k->filter && !k->filter_back && k->orca_max <= ORCA_BLOCK_PAIRS;
 }
 
 /* An agent of the usual crowd and the columns of its candidates, for
@@ -860,30 +883,34 @@ typedef struct lane_source {
     uint32_t self;
 } lane_source;
 
+/* Row j's pair with the agent of s into the block's entry e; returns
+ * their squared distance (image_d2()'s operations). */
+static inline __attribute__((always_inline)) float
+lane_pair(orca_block_2d *b, uint32_t e, const lane_source *s, uint32_t j) {
+    const float dx = s->px[j] - s->own_x, dy = s->py[j] - s->own_y;
+    b->px[e] = dx;
+    b->py[e] = dy;
+    b->vx[e] = s->own_vx - s->vx[j];
+    b->vy[e] = s->own_vy - s->vy[j];
+    b->tie[e] = s->ties[j];
+    return dx * dx + dy * dy;
+}
+
 /* The candidates of rows [first, past) written into lane l from pair m
  * on, the count moving on past those within range (no branch on the
  * data); returns it. Unless `self_in` (a constant where inlined), the
  * rows do not hold the agent's own and no candidate is compared with
  * it. */
 static inline __attribute__((always_inline)) uint32_t
-take_range(orca_block_2d *b, uint32_t l, const lane_source *s, uint32_t first,
+take_range(orca_block_2d *b, uint32_t l, const lane_source *src, uint32_t first,
            uint32_t past, uint32_t m, const int self_in) {
-    const float *restrict px = s->px, *restrict py = s->py;
-    const float *restrict vx = s->vx, *restrict vy = s->vy;
-    const uint32_t *restrict ties = s->ties;
-    const float own_x = s->own_x, own_y = s->own_y;
-    const float own_vx = s->own_vx, own_vy = s->own_vy, R2 = s->R2;
+    /* A copy the block's stores cannot alias: its fields are loaded once,
+     * not once a candidate. */
+    const lane_source s = *src;
     for (uint32_t j = first; j < past; j++) {
-        const uint32_t e = m * ORCA_BLOCK_LANES + l;
-        const float dx = px[j] - own_x, dy = py[j] - own_y;
-        const float d2 = dx * dx + dy * dy;
-        b->px[e] = dx;
-        b->py[e] = dy;
-        b->vx[e] = own_vx - vx[j];
-        b->vy[e] = own_vy - vy[j];
-        b->tie[e] = ties[j];
-        m += self_in ? (uint32_t)((d2 <= R2) & (j != s->self))
-                     : (uint32_t)(d2 <= R2);
+        const float d2 = lane_pair(b, m * ORCA_BLOCK_LANES + l, &s, j);
+        m += self_in ? (uint32_t)((d2 <= s.R2) & (j != s.self))
+                     : (uint32_t)(d2 <= s.R2);
     }
     return m;
 }
@@ -1014,6 +1041,73 @@ static void lanes_take(const throng_world *w, uint32_t t,
     lane_set(w, t, k, count, max_speed, own_v, v, q, l);
 }
 
+/* Row t's nearest max_neighbours (nearest_lanes()'s choice, the same
+ * picks in the same order) straight into the next lane, for the rows
+ * lanes_take_unranked() is for but for their larger blocks: the held
+ * candidates are counted into their places, and each is written into
+ * the lane's pair at its place (those past the nearest into the spare
+ * pair `most`, which the lane does not count: most < ORCA_BLOCK_PAIRS),
+ * rather than into picks that lanes_take() then reads. Held candidates
+ * at one distance, or too many to count, take nearest_lanes()'s
+ * insertion and lanes_take(). */
+static void lanes_take_nearest(const throng_world *w, uint32_t t,
+                               const group_kernel_params *k,
+                               candidate_block *cb, float *guess,
+                               pick_entry *picks, const float v[2],
+                               lanes_rows *q) {
+    const agent_columns *c = &w->col;
+    const uint32_t most = k->orca_max;
+    const float R2 = k->orca_r2;
+    const float radius = c->radius[0];
+    const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
+    const float own_v[2] = { c->vx[t], c->vy[t] };
+    const held_columns held = held_after(picks, most);
+    candidate_block_lanes(cb);
+    int ranged = 0, whole = 0;
+    const uint32_t m =
+        hold_guessed(w, cb, t, R2, most, *guess, &held, &ranged, picks, &whole);
+    const uint32_t n = m < most ? m : most;
+    float farthest = 0.0f;
+    if (!ranged && m <= ORCA_COUNT_MAX) {
+        orca_block_2d *b = q->block;
+        const uint32_t l = b->lanes;
+        int32_t nearer[ORCA_COUNT_MAX];
+        const int32_t *d2_bits = held.lanes.d2;
+        count_places(w, d2_bits, m, nearer);
+        const lane_source s = { c->px,         c->py,    c->vx,    c->vy,
+                                world_ties(w), c->px[t], c->py[t], own_v[0],
+                                own_v[1],      R2,       t };
+        uint32_t sum = 0;
+        int32_t placed_d2[ORCA_COUNT_MAX + 1u];
+        for (uint32_t i = 0; i < m; i++) {
+            const uint32_t place = (uint32_t)nearer[i];
+            sum += place;
+            const uint32_t to = place < most ? place : most;
+            placed_d2[to] = d2_bits[i];
+            (void)lane_pair(b, to * ORCA_BLOCK_LANES + l, &s,
+                            held.lanes.row[i]);
+        }
+        if (places_distinct(sum, m)) {
+            if (n > 0u)
+                farthest = key_d2((uint64_t)(uint32_t)placed_d2[n - 1u] << 32);
+            *guess = next_guess(n, most, whole, m, farthest, R2);
+            const uint32_t own_bit = 1u << l;
+            b->lanes++;
+            b->own_shares &= ~own_bit;
+            b->own_reaches &= ~own_bit;
+            b->unranked &= ~own_bit;
+            b->lane_reach[l] = radius + radius;
+            lane_set(w, t, k, n, max_speed, own_v, v, q, l);
+            return;
+        }
+    }
+    const uint32_t kept =
+        ranged ? keep_nearest(w, &held, 1, m, most, picks, 0, &farthest)
+               : keep_nearest(w, &held, 0, m, most, picks, 0, &farthest);
+    *guess = next_guess(kept, most, whole, m, farthest, R2);
+    lanes_take(w, t, k, cb, picks, kept, radius, max_speed, own_v, v, q);
+}
+
 static void limit_motion(const throng_world *w, uint32_t t, float dt,
                          const group_kernel_params *k, float *v);
 
@@ -1118,9 +1212,15 @@ static int orca_row(const throng_world *w, uint32_t t, float dt,
     const agent_columns *c = &w->col;
     const int three = w->dims == 3;
     pick_entry *picks = (pick_entry *)(void *)scratch;
-    if (q->unranked && unranked_fits(k, cb)) {
-        lanes_take_unranked(w, t, k, cb, v, q);
-        return 1;
+    if (q->unranked && usual_group(k)) {
+        if (cb->rows <= ORCA_LANES_MIN) {
+            lanes_take_unranked(w, t, k, cb, v, q);
+            return 1;
+        }
+        if (q->nearest && k->orca_max < ORCA_BLOCK_PAIRS) {
+            lanes_take_nearest(w, t, k, cb, guess, picks, v, q);
+            return 1;
+        }
     }
     const uint32_t n = nearest(w, cb, t, k->orca_r2, k->orca_max, guess, picks);
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
@@ -1360,6 +1460,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     q.block = NULL;
     q.usual = 0;
     q.unranked = 0;
+    q.nearest = 0;
     /* The lines of a lane the block leaves to orca_solve_2d() (and their
      * copy) go after the picks, where orca_row()'s own constraints go. */
     orca_line *alone_lines = (orca_line *)(void *)(scratch + picks_bytes(most));
@@ -1373,6 +1474,7 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         q.block->unranked = 0;
         q.usual = usual_pairs(w);
         q.unranked = q.usual && !w->geo;
+        q.nearest = q.unranked && w->hold_rows && w->count_below;
     }
     flock_block blk;
     flock_block_reset(&blk);
