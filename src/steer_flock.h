@@ -152,7 +152,13 @@ typedef struct flock_rows_query {
     uint32_t self;
     int three;
     uint64_t where;
+    /* hold_rows() alone: its bounds are windows, (first row, mask) pairs,
+     * bit i of the mask row first + i (i < FLOCK_WINDOW), not stretches. */
+    int windows;
 } flock_rows_query;
+
+/* Rows a window of hold_rows() spans: the widest path's vector. */
+#define FLOCK_WINDOW 16u
 typedef uint32_t (*flock_cap_rows_fn)(const flock_rows_query *a,
                                       const uint32_t *bounds,
                                       uint32_t stretches, pick_entry *buf,

@@ -480,8 +480,9 @@ static throng_status grid_neighbours(throng_world *w, validate_stage stage,
 }
 
 /* Row t's neighbours list (verlet.c) holds every row within the
- * neighbour radius of it, by a scan of every row, in exactly one run;
- * its runs ascend and lie within the rows. */
+ * neighbour radius of it, by a scan of every row, in exactly one run and
+ * (if it has windows) one window; its runs and windows ascend and lie
+ * within the rows. */
 static throng_status list_neighbours(throng_world *w, validate_stage stage,
                                      uint32_t t) {
     if (!w->group_params[w->col.group[t]].orca)
@@ -498,6 +499,19 @@ static throng_status list_neighbours(throng_world *w, validate_stage stage,
                               "is empty, past the rows or out of order",
                               t, slot_of(w, t), k, runs[2u * k],
                               runs[2u * k + 1u]);
+    const uint32_t *win;
+    const uint32_t nw = verlet_row_windows(&w->verlet, t, &win);
+    for (uint32_t k = 0; k < nw; k++)
+        if (nw > VERLET_WINDOWS || !(win[2u * k + 1u] & 1u) ||
+            win[2u * k + 1u] >> VERLET_WINDOW != 0u ||
+            win[2u * k] >= w->count ||
+            (k > 0 && win[2u * k] < win[2u * k - 2u] + VERLET_WINDOW))
+            return sweep_fail(w, stage,
+                              "row %u (slot %u): list window %u of %u, from "
+                              "row %u, mask %#x, is empty, past the rows or "
+                              "out of order",
+                              t, slot_of(w, t), k, nw, win[2u * k],
+                              win[2u * k + 1u]);
     uint32_t covered = 0;
     int self = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -525,6 +539,17 @@ static throng_status list_neighbours(throng_world *w, validate_stage stage,
                               "row %u lies within the neighbour radius of row "
                               "%u (slot %u) but in %d of its %u list runs",
                               j, t, slot_of(w, t), holding, n);
+        holding = 0;
+        for (uint32_t k = 0; k < nw; k++) {
+            const uint32_t i = j - win[2u * k];
+            holding += j >= win[2u * k] && i < VERLET_WINDOW &&
+                       ((win[2u * k + 1u] >> i) & 1u);
+        }
+        if (nw > 0u && holding != 1)
+            return sweep_fail(w, stage,
+                              "row %u lies within the neighbour radius of row "
+                              "%u (slot %u) but in %d of its %u list windows",
+                              j, t, slot_of(w, t), holding, nw);
     }
     return THRONG_OK;
 }

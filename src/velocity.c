@@ -55,7 +55,10 @@
  * picks: its neighbours in range go to the lanes as found, and only the
  * lines of an agent that must solve are put nearest first
  * (lanes_take_unranked()), for no answer but the program's depends on
- * their order.
+ * their order; a larger block's nearest go from the held columns
+ * straight into the lanes at their places (lanes_take_nearest()). A
+ * neighbour list's rows are held a window of vector width at a time
+ * (verlet_row_windows()), a few where its runs are eight or so.
  *
  * In the plane, on a vector path, the constraints and the program run
  * on the lanes, one agent per lane (orca_lanes.h): each row's pairs are
@@ -456,6 +459,9 @@ typedef struct candidate_block {
     const uint32_t *bounds;
     uint32_t bound_store[2 * GRID_MAX_RANGES];
     cell_range *range_store;
+    /* A list's windows (verlet_row_windows()), for hold_rows(); 0: none. */
+    const uint32_t *windows;
+    uint32_t window_count;
 } candidate_block;
 
 static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
@@ -467,6 +473,7 @@ static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
         cb->rows += ranges[r].end - ranges[r].begin;
     cb->laned = 0;
     cb->self_in = 1; /* a cell's rows hold each of its agents */
+    cb->window_count = 0;
 }
 
 static void candidate_block_lanes(candidate_block *cb) {
@@ -525,6 +532,11 @@ static uint32_t hold_within(const throng_world *w, candidate_block *cb,
             a.q[2] = three ? c->pz[t] : 0.0f;
         }
         *ranged = 0; /* range 0 stands for each */
+        if (cb->window_count) {
+            a.windows = 1;
+            return w->hold_rows(&a, cb->windows, cb->window_count, &held->lanes,
+                                0);
+        }
         return w->hold_rows(&a, cb->bounds, (uint32_t)cb->count, &held->lanes,
                             0);
     }
@@ -561,14 +573,13 @@ static uint32_t hold_within(const throng_world *w, candidate_block *cb,
     return m;
 }
 
-/* The candidates within a
- * guess of the farthest pick's squared distance are held, else (fewer
- * than `most` of them) those within R2, and the nearest are kept from
- * the held. *guess (0: none) is the last row's farthest pick times
- * ORCA_GUESS_GROW: rows in cell order mostly see one crowd. The columns
- * are readable past a range's end (COLUMN_PAD), and the agent is left
- * out by its row. For `most` <= ORCA_COUNT_MAX.
- * The picks may have their `where` alone (keep_nearest()). */
+/* The lanes' scan of a row's candidates into held's columns: those
+ * within a guess of the farthest pick's squared distance, else (fewer
+ * than `most` of them; *whole then) those within R2. The guess (0: none)
+ * is the last row's farthest pick times ORCA_GUESS_GROW (next_guess()):
+ * rows in cell order mostly see one crowd. The columns are readable past
+ * a range's end (COLUMN_PAD), and the agent is left out by its row.
+ * Returns how many are held. */
 static uint32_t hold_guessed(const throng_world *w, candidate_block *cb,
                              uint32_t t, float R2, uint32_t most, float guess,
                              const held_columns *held, int *ranged,
@@ -603,6 +614,10 @@ static inline held_columns held_after(pick_entry *picks, uint32_t most) {
     return held;
 }
 
+/* nearest_dims()'s picks on the path's lanes: the nearest kept from
+ * those hold_guessed() holds, and *guess moved on to the next row. For
+ * `most` <= ORCA_COUNT_MAX. The picks may have their `where` alone
+ * (keep_nearest()). */
 static uint32_t nearest_lanes(const throng_world *w, candidate_block *cb,
                               uint32_t t, float R2, uint32_t most, float *guess,
                               pick_entry *picks) {
@@ -868,8 +883,9 @@ static int usual_pairs(const throng_world *w) {
 }
 
 /* Whether a row of a world of usual pairs and no static object may take
- * lanes_take_unranked(): its group masks no neighbour on either side,
- * and its block holds at most ORCA_LANES_MIN candidates. */
+ * lanes_take_unranked() (its block holding at most ORCA_LANES_MIN
+ * candidates) or lanes_take_nearest(): its group masks no neighbour on
+ * either side and keeps no more pairs than a lane holds. */
 static inline int usual_group(const group_kernel_params *k) {
     return !k->filter && !k->filter_back && k->orca_max <= ORCA_BLOCK_PAIRS;
 }
@@ -925,8 +941,8 @@ take_range(orca_block_2d *b, uint32_t l, const lane_source *src, uint32_t first,
  * is marked unranked and the flush orders the lines of those that solve
  * (lanes_flush()). More than max_neighbours are placed and cut to the
  * nearest here. Either way the lane's lines and answer are the bits of
- * nearest_ranked()'s picks through lanes_take(). For the rows
- * unranked_fits() of a world of usual pairs with no static object. */
+ * nearest_ranked()'s picks through lanes_take(). For the rows of a
+ * usual_group() of a world of usual pairs with no static object. */
 static void lanes_take_unranked(const throng_world *w, uint32_t t,
                                 const group_kernel_params *k,
                                 candidate_block *cb, const float v[2],
@@ -1434,12 +1450,15 @@ static inline void block_of_row(const throng_world *w, uint32_t t, int ordered,
  * whose scan reads them (candidate_block_ranges()). */
 _Static_assert(VERLET_RUNS <= GRID_MAX_RANGES,
                "a list's runs fit a candidate block's bounds");
+_Static_assert(VERLET_WINDOW == FLOCK_WINDOW,
+               "a list's windows are hold_rows()'s");
 static inline void block_of_list(const throng_world *w, uint32_t t,
                                  candidate_block *cb) {
     const verlet_lists *v = &w->verlet;
     cb->count = (int)verlet_row_runs(v, t, &cb->bounds);
     cb->rows = v->covered[t];
     cb->self_in = verlet_row_self(v, t);
+    cb->window_count = verlet_row_windows(v, t, &cb->windows);
     cb->ranges = NULL;
     cb->one_shift = 1;
     cb->laned = 1;
@@ -1481,7 +1500,8 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int lists = w->verlet.active;
     cell_range list_ranges[VERLET_RUNS];
     memset(list_ranges, 0, sizeof list_ranges);
-    candidate_block cb = { NULL, 0, 0, 0, 0, 0, NULL, { 0 }, list_ranges };
+    candidate_block cb = { NULL, 0,     0,           0,    0, 0,
+                           NULL, { 0 }, list_ranges, NULL, 0 };
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;

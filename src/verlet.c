@@ -97,7 +97,8 @@ int verlet_usable(const throng_world *w, uint32_t contact) {
 size_t verlet_bytes(const verlet_lists *v, int dims) {
     return (size_t)v->capacity *
                (2u * VERLET_RUNS * sizeof(uint32_t) + sizeof(uint8_t) +
-                sizeof(uint32_t) + (size_t)dims * sizeof(float)) +
+                sizeof(uint32_t) + 2u * VERLET_WINDOWS * sizeof(uint32_t) +
+                sizeof(uint8_t) + (size_t)dims * sizeof(float)) +
            grid_bytes(&v->grid);
 }
 
@@ -107,11 +108,15 @@ static void release_rows(throng_world *w, verlet_lists *v, int dims) {
     world_free(w, v->runs, n * 2u * VERLET_RUNS * sizeof(uint32_t));
     world_free(w, v->count, n * sizeof(uint8_t));
     world_free(w, v->covered, n * sizeof(uint32_t));
+    world_free(w, v->window, n * 2u * VERLET_WINDOWS * sizeof(uint32_t));
+    world_free(w, v->windows, n * sizeof(uint8_t));
     for (int a = 0; a < 3; a++)
         world_free(w, v->at[a], a < dims ? n * sizeof(float) : 0u);
     v->runs = NULL;
     v->count = NULL;
     v->covered = NULL;
+    v->window = NULL;
+    v->windows = NULL;
     memset(v->at, 0, sizeof v->at);
     v->capacity = 0;
     verlet_forget(v);
@@ -132,7 +137,10 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     next.runs = world_alloc(w, n * 2u * VERLET_RUNS * sizeof(uint32_t));
     next.count = world_alloc(w, n * sizeof(uint8_t));
     next.covered = world_alloc(w, n * sizeof(uint32_t));
-    int failed = !next.runs || !next.count || !next.covered;
+    next.window = world_alloc(w, n * 2u * VERLET_WINDOWS * sizeof(uint32_t));
+    next.windows = world_alloc(w, n * sizeof(uint8_t));
+    int failed = !next.runs || !next.count || !next.covered || !next.window ||
+                 !next.windows;
     for (int a = 0; a < 3; a++) {
         next.at[a] = a < w->dims ? world_alloc(w, n * sizeof(float)) : NULL;
         failed |= a < w->dims && !next.at[a];
@@ -146,6 +154,8 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     v->runs = next.runs;
     v->count = next.count;
     v->covered = next.covered;
+    v->window = next.window;
+    v->windows = next.windows;
     v->capacity = rows;
     return 0;
 }
@@ -272,6 +282,28 @@ static void close_list(verlet_lists *v, uint32_t t, uint32_t n) {
     }
     v->covered[t] = covered;
     v->count[t] = (uint8_t)(n | (self ? VERLET_SELF : 0u));
+}
+
+/* Row t's windows from its m rows within reach, ascending: each from
+ * the first row past the last window, none if they take more than
+ * VERLET_WINDOWS. */
+static void put_windows(verlet_lists *v, uint32_t t, const uint32_t *rows,
+                        uint32_t m) {
+    uint32_t *out = v->window + (size_t)t * 2u * VERLET_WINDOWS;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        if (n == 0 || rows[i] - out[2u * (n - 1u)] >= VERLET_WINDOW) {
+            if (n == VERLET_WINDOWS) {
+                n = 0;
+                break;
+            }
+            out[2u * n] = rows[i];
+            out[2u * n + 1u] = 0;
+            n++;
+        }
+        out[2u * (n - 1u) + 1u] |= 1u << (rows[i] - out[2u * (n - 1u)]);
+    }
+    v->windows[t] = (uint8_t)n;
 }
 
 /* Row t's runs from its m rows within reach, ascending: a run for each
@@ -415,6 +447,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         const uint32_t t = sorted[s];
         if (!w->group_params[c->group[t]].orca) {
             close_list(v, t, 0);
+            v->windows[t] = 0;
             continue;
         }
         const int32_t here[3] = { grid_coord(g, 0, c->px[t]),
@@ -435,10 +468,12 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             knot_run(c, sorted, ranges, count, t, p, b->limit2, three,
                      v->runs + (size_t)t * 2u * VERLET_RUNS);
             close_list(v, t, 1);
+            v->windows[t] = 0;
             continue;
         }
         sort_rows(held, m, spare);
         put_runs(v, t, held, m);
+        put_windows(v, t, held, m);
     }
 }
 

@@ -25,6 +25,16 @@ typedef struct throng_world throng_world;
  * no candidate need be compared with it. */
 #define VERLET_SELF 0x80u
 
+/* Windows a row's list holds at most: a window is (first row, mask), bit
+ * i of the mask row first + i, for i < VERLET_WINDOW (the widest vector),
+ * set for the rows within the list's reach. A list's rows lie in a few
+ * stretches near each other (circle2d: 8 runs, 3.4 windows), and the
+ * velocity stage's vector scan measures a window at a time where it
+ * measured a run at a time. A row whose rows need more has none, and
+ * its runs are scanned. */
+#define VERLET_WINDOWS 8u
+#define VERLET_WINDOW 16u
+
 typedef struct verlet_lists {
     float skin;        /* metres past the neighbour radius; 0: off */
     int active;        /* this tick's velocity stage reads the lists */
@@ -34,6 +44,8 @@ typedef struct verlet_lists {
     uint32_t *runs;    /* VERLET_RUNS (first, past last) pairs a row */
     uint8_t *count;    /* runs of each row, and VERLET_SELF */
     uint32_t *covered; /* rows each row's runs cover, in all */
+    uint32_t *window;  /* VERLET_WINDOWS (first, mask) pairs a row */
+    uint8_t *windows;  /* windows of each row; 0: none (scan the runs) */
     float *at[3];      /* each row's position at the build */
     /* The lists' own grid, never permuting, of cells as wide as the
      * radius plus the skin (the world's grid stays as the step and the
@@ -72,6 +84,13 @@ static inline uint32_t verlet_row_runs(const verlet_lists *v, uint32_t t,
                                        const uint32_t **runs) {
     *runs = v->runs + (size_t)t * 2u * VERLET_RUNS;
     return v->count[t] & ~VERLET_SELF;
+}
+
+/* Row t's windows, into *windows (count of them returned; 0: none). */
+static inline uint32_t verlet_row_windows(const verlet_lists *v, uint32_t t,
+                                          const uint32_t **windows) {
+    *windows = v->window + (size_t)t * 2u * VERLET_WINDOWS;
+    return v->windows[t];
 }
 
 /* Whether row t's runs hold t itself. */

@@ -366,6 +366,7 @@ TEST(verlet_lists_cover_neighbours) {
         REQUIRE(v->valid && v->rows == (uint32_t)N);
         const float reach = VL_RADIUS + skin;
         uint64_t missed = 0, bad_runs = 0, knots = 0;
+        uint64_t bad_windows = 0, windowed = 0;
         for (uint32_t t = 0; t < (uint32_t)N; t++) {
             const uint32_t *runs;
             const uint32_t n = verlet_row_runs(v, t, &runs);
@@ -382,6 +383,28 @@ TEST(verlet_lists_cover_neighbours) {
             }
             bad_runs += covered != v->covered[t];
             bad_runs += self != verlet_row_self(v, t);
+            /* The windows: ascending, each from a listed row and spanning
+             * no row of the one before, every row of their masks in the
+             * runs and not t. */
+            const uint32_t *win;
+            const uint32_t nw = verlet_row_windows(v, t, &win);
+            bad_windows += nw > VERLET_WINDOWS;
+            windowed += nw > 0u;
+            for (uint32_t k = 0; k < nw && k < VERLET_WINDOWS; k++) {
+                const uint32_t first = win[2u * k], mask = win[2u * k + 1u];
+                bad_windows += !(mask & 1u) || mask >> VERLET_WINDOW != 0u;
+                bad_windows +=
+                    k > 0 && first < win[2u * k - 2u] + VERLET_WINDOW;
+                for (uint32_t i = 0; i < VERLET_WINDOW; i++) {
+                    if (!((mask >> i) & 1u))
+                        continue;
+                    const uint32_t j = first + i;
+                    int in = 0;
+                    for (uint32_t r = 0; r < n && r < VERLET_RUNS; r++)
+                        in |= j >= runs[2u * r] && j < runs[2u * r + 1u];
+                    bad_windows += !in || j == t;
+                }
+            }
             uint32_t near = 0;
             for (uint32_t j = 0; j < (uint32_t)N; j++) {
                 float d2 = 0.0f;
@@ -396,19 +419,34 @@ TEST(verlet_lists_cover_neighbours) {
                 for (uint32_t r = 0; r < n && r < VERLET_RUNS; r++)
                     in |= j >= runs[2u * r] && j < runs[2u * r + 1u];
                 missed += !in;
+                /* In exactly one window, when the row has them. */
+                int windows_in = 0;
+                for (uint32_t k = 0; k < nw && k < VERLET_WINDOWS; k++)
+                    windows_in +=
+                        j >= win[2u * k] && j - win[2u * k] < VERLET_WINDOW &&
+                        ((win[2u * k + 1u] >> (j - win[2u * k])) & 1u);
+                missed += nw > 0u && windows_in != 1;
             }
             if (near > 512u) {
                 knots++;
                 bad_runs += n != 1u;
+                bad_windows += nw != 0u;
             }
         }
-        if (missed || bad_runs || knots < (uint64_t)KNOT / 2u)
-            runner_fail(__FILE__, __LINE__,
-                        "%dD: %llu neighbours missing from the lists, %llu "
-                        "bad runs, %llu rows in a knot",
-                        dims, (unsigned long long)missed,
-                        (unsigned long long)bad_runs,
-                        (unsigned long long)knots);
+        /* Rows out in the crowd whose listed rows lie close enough in
+         * row order have windows (the knot's rows, interleaved, spread
+         * most of the crowd's lists over more than VERLET_WINDOWS: about
+         * a tenth have them). */
+        if (missed || bad_runs || bad_windows || knots < (uint64_t)KNOT / 2u ||
+            windowed < (uint64_t)SCATTERED / 20u)
+            runner_fail(
+                __FILE__, __LINE__,
+                "%dD: %llu neighbours missing from the lists, %llu "
+                "bad runs, %llu bad windows, %llu rows with windows, "
+                "%llu rows in a knot",
+                dims, (unsigned long long)missed, (unsigned long long)bad_runs,
+                (unsigned long long)bad_windows, (unsigned long long)windowed,
+                (unsigned long long)knots);
         throng_world_destroy(w);
     }
 }
