@@ -290,18 +290,29 @@ static void close_list(verlet_lists *v, uint32_t t, uint32_t n) {
 static void put_windows(verlet_lists *v, uint32_t t, const uint32_t *rows,
                         uint32_t m) {
     uint32_t *out = v->window + (size_t)t * 2u * VERLET_WINDOWS;
-    uint32_t n = 0;
+    uint32_t n = 0, first = 0, mask = 0;
     for (uint32_t i = 0; i < m; i++) {
-        if (n == 0 || rows[i] - out[2u * (n - 1u)] >= VERLET_WINDOW) {
-            if (n == VERLET_WINDOWS) {
-                n = 0;
-                break;
+        const uint32_t at = rows[i] - first;
+        if (mask && at < VERLET_WINDOW) {
+            mask |= 1u << at;
+            continue;
+        }
+        if (mask) {
+            if (n == VERLET_WINDOWS - 1u) {
+                v->windows[t] = 0; /* more than VERLET_WINDOWS */
+                return;
             }
-            out[2u * n] = rows[i];
-            out[2u * n + 1u] = 0;
+            out[2u * n] = first;
+            out[2u * n + 1u] = mask;
             n++;
         }
-        out[2u * (n - 1u) + 1u] |= 1u << (rows[i] - out[2u * (n - 1u)]);
+        first = rows[i];
+        mask = 1u;
+    }
+    if (mask) {
+        out[2u * n] = first;
+        out[2u * n + 1u] = mask;
+        n++;
     }
     v->windows[t] = (uint8_t)n;
 }
