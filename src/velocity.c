@@ -372,6 +372,22 @@ static inline int places_distinct(uint32_t sum, uint32_t m) {
     return sum == m * (m - 1u) / 2u;
 }
 
+/* Held candidate i's place by its count of nearer ones (nearer[i]),
+ * added to *sum (places_distinct()), cut to `most` for one beyond the
+ * nearest (it goes to the spare entry); its distance bits go to the
+ * place it takes in placed_d2, for the farthest kept (placed_d2[n - 1]
+ * once all are placed). */
+static inline uint32_t counted_place(const int32_t *nearer,
+                                     const int32_t *d2_bits, uint32_t i,
+                                     uint32_t most, uint32_t *sum,
+                                     int32_t *placed_d2) {
+    const uint32_t place = (uint32_t)nearer[i];
+    *sum += place;
+    const uint32_t to = place < most ? place : most;
+    placed_d2[to] = d2_bits[i];
+    return to;
+}
+
 /* The `most` nearest of the m held candidates (all seen through range 0
  * unless ranged), ascending by key, into picks (room for most + 1: the
  * last entry takes what is not kept); returns how many, and in
@@ -396,18 +412,13 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
          * ORCA_COUNT_MAX as far as the counting reads. */
         const int32_t *d2_bits = held->lanes.d2;
         count_places(w, d2_bits, m, nearer);
-        /* The places summed as they are used (places_distinct()). No
-         * branch on the data: a candidate beyond the nearest (a place of
-         * `most` or more) goes to the spare entry picks[most], and each
-         * one's distance goes to the place it takes, for the farthest
-         * kept. */
+        /* No branch on the data: a candidate beyond the nearest goes to
+         * the spare entry picks[most] (counted_place()). */
         uint32_t sum = 0;
         int32_t placed_d2[ORCA_COUNT_MAX + 1u];
         for (uint32_t i = 0; i < m; i++) {
-            const uint32_t place = (uint32_t)nearer[i];
-            sum += place;
-            const uint32_t to = place < most ? place : most;
-            placed_d2[to] = d2_bits[i];
+            const uint32_t to =
+                counted_place(nearer, d2_bits, i, most, &sum, placed_d2);
             if (keys)
                 picks[to] = held_pick(ties, held, ranged, i);
             else
@@ -1096,10 +1107,8 @@ static void lanes_take_nearest(const throng_world *w, uint32_t t,
         uint32_t sum = 0;
         int32_t placed_d2[ORCA_COUNT_MAX + 1u];
         for (uint32_t i = 0; i < m; i++) {
-            const uint32_t place = (uint32_t)nearer[i];
-            sum += place;
-            const uint32_t to = place < most ? place : most;
-            placed_d2[to] = d2_bits[i];
+            const uint32_t to =
+                counted_place(nearer, d2_bits, i, most, &sum, placed_d2);
             (void)lane_pair(b, to * ORCA_BLOCK_LANES + l, &s,
                             held.lanes.row[i]);
         }
