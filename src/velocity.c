@@ -1509,8 +1509,20 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     const int lists = w->verlet.active;
     cell_range list_ranges[VERLET_RUNS];
     memset(list_ranges, 0, sizeof list_ranges);
-    candidate_block cb = { NULL, 0,     0,           0,    0, 0,
-                           NULL, { 0 }, list_ranges, NULL, 0 };
+    /* Field by field: an initializer would zero bound_store, 10 KB (a
+     * block's most ranges) every call, which candidate_block_lanes()
+     * writes before anything reads it. */
+    candidate_block cb;
+    cb.ranges = NULL;
+    cb.count = 0;
+    cb.rows = 0;
+    cb.laned = 0;
+    cb.one_shift = 0;
+    cb.self_in = 0;
+    cb.bounds = NULL;
+    cb.range_store = list_ranges;
+    cb.windows = NULL;
+    cb.window_count = 0;
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;
