@@ -1461,6 +1461,9 @@ _Static_assert(VERLET_RUNS <= GRID_MAX_RANGES,
                "a list's runs fit a candidate block's bounds");
 _Static_assert(VERLET_WINDOW == FLOCK_WINDOW,
                "a list's windows are hold_rows()'s");
+_Static_assert(VERLET_WINDOW <= ORCA_LANES_MIN,
+               "a list the lanes scan covers more rows than a window, so "
+               "it has its windows (unless it needs too many)");
 static inline void block_of_list(const throng_world *w, uint32_t t,
                                  candidate_block *cb) {
     const verlet_lists *v = &w->verlet;

@@ -484,7 +484,11 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
         sort_rows(held, m, spare);
         put_runs(v, t, held, m);
-        put_windows(v, t, held, m);
+        /* Fewer rows are taken one by one (verlet.h). */
+        if (v->covered[t] > VERLET_WINDOW)
+            put_windows(v, t, held, m);
+        else
+            v->windows[t] = 0;
     }
 }
 

@@ -31,7 +31,9 @@ typedef struct throng_world throng_world;
  * stretches near each other (circle2d: 8 runs, 3.4 windows), and the
  * velocity stage's vector scan measures a window at a time where it
  * measured a run at a time. A row whose rows need more has none, and
- * its runs are scanned. */
+ * its runs are scanned; so has a row whose runs cover at most
+ * VERLET_WINDOW rows, whose candidates the velocity stage takes one by
+ * one rather than scanning them. */
 #define VERLET_WINDOWS 8u
 #define VERLET_WINDOW 16u
 
