@@ -591,10 +591,10 @@ static uint32_t hold_within(const throng_world *w, candidate_block *cb,
  * rows in cell order mostly see one crowd. The columns are readable past
  * a range's end (COLUMN_PAD), and the agent is left out by its row.
  * Returns how many are held. */
-static uint32_t hold_guessed(const throng_world *w, candidate_block *cb,
-                             uint32_t t, float R2, uint32_t most, float guess,
-                             const held_columns *held, int *ranged,
-                             pick_entry *picks, int *whole) {
+static inline __attribute__((always_inline)) uint32_t
+hold_guessed(const throng_world *w, candidate_block *cb, uint32_t t, float R2,
+             uint32_t most, float guess, const held_columns *held, int *ranged,
+             pick_entry *picks, int *whole) {
     uint32_t m = 0;
     const int guessed = guess > 0.0f && guess < R2;
     if (guessed)
