@@ -454,6 +454,10 @@ struct throng_world {
      * NULL. */
     uint32_t (*hold_rows)(const struct flock_rows_query *, const uint32_t *,
                           uint32_t, const struct flock_held *, uint32_t);
+    /* The same of a neighbour list's windows (steer_flock.h), or NULL
+     * where hold_rows is. */
+    uint32_t (*hold_windows)(const struct flock_rows_query *, const uint32_t *,
+                             uint32_t, const struct flock_held *, uint32_t);
     /* Obstacle avoidance's test of a run's rows on the path's lanes
      * (steer_env.h), or NULL for the scalar test row by row. */
     void (*env_lanes)(struct env_run *, uint32_t);

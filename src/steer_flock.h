@@ -152,12 +152,9 @@ typedef struct flock_rows_query {
     uint32_t self;
     int three;
     uint64_t where;
-    /* hold_rows() alone: its bounds are windows, (first row, mask) pairs,
-     * bit i of the mask row first + i (i < FLOCK_WINDOW), not stretches. */
-    int windows;
 } flock_rows_query;
 
-/* Rows a window of hold_rows() spans: the widest path's vector. */
+/* Rows a window of hold_windows() spans: the widest path's vector. */
 #define FLOCK_WINDOW 16u
 typedef uint32_t (*flock_cap_rows_fn)(const flock_rows_query *a,
                                       const uint32_t *bounds,
@@ -216,6 +213,19 @@ uint32_t flock_hold_rows_neon(const flock_rows_query *a, const uint32_t *bounds,
 uint32_t flock_hold_rows_wasm(const flock_rows_query *a, const uint32_t *bounds,
                               uint32_t stretches, const flock_held *held,
                               uint32_t m);
+/* hold_rows() of windows rather than stretches: `windows` (first row,
+ * mask) pairs, bit i of the mask row first + i (i < FLOCK_WINDOW), the
+ * rows whose bits are set the candidates. */
+#define FLOCK_HOLD_WINDOWS_DECLARE(isa)                                        \
+    uint32_t flock_hold_windows_##isa(const flock_rows_query *a,               \
+                                      const uint32_t *windows, uint32_t count, \
+                                      const flock_held *held, uint32_t m);
+FLOCK_HOLD_WINDOWS_DECLARE(sse2)
+FLOCK_HOLD_WINDOWS_DECLARE(avx2)
+FLOCK_HOLD_WINDOWS_DECLARE(avx512)
+FLOCK_HOLD_WINDOWS_DECLARE(neon)
+FLOCK_HOLD_WINDOWS_DECLARE(wasm)
+#undef FLOCK_HOLD_WINDOWS_DECLARE
 /* below[i] = how many of v[0 .. m) are below v[i], for i < m: padded
  * is m rounded up to a multiple of FLOCK_COUNT_PAD, and v is read and
  * below written to padded (the counts past m are of whatever v holds

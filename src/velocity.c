@@ -470,7 +470,8 @@ typedef struct candidate_block {
     const uint32_t *bounds;
     uint32_t bound_store[2 * GRID_MAX_RANGES];
     cell_range *range_store;
-    /* A list's windows (verlet_row_windows()), for hold_rows(); 0: none. */
+    /* A list's windows (verlet_row_windows()), for hold_windows(); 0:
+     * none. */
     const uint32_t *windows;
     uint32_t window_count;
 } candidate_block;
@@ -543,11 +544,9 @@ static uint32_t hold_within(const throng_world *w, candidate_block *cb,
             a.q[2] = three ? c->pz[t] : 0.0f;
         }
         *ranged = 0; /* range 0 stands for each */
-        if (cb->window_count) {
-            a.windows = 1;
-            return w->hold_rows(&a, cb->windows, cb->window_count, &held->lanes,
-                                0);
-        }
+        if (cb->window_count)
+            return w->hold_windows(&a, cb->windows, cb->window_count,
+                                   &held->lanes, 0);
         return w->hold_rows(&a, cb->bounds, (uint32_t)cb->count, &held->lanes,
                             0);
     }
@@ -1460,7 +1459,7 @@ static inline void block_of_row(const throng_world *w, uint32_t t, int ordered,
 _Static_assert(VERLET_RUNS <= GRID_MAX_RANGES,
                "a list's runs fit a candidate block's bounds");
 _Static_assert(VERLET_WINDOW == FLOCK_WINDOW,
-               "a list's windows are hold_rows()'s");
+               "a list's windows are hold_windows()'s");
 _Static_assert(VERLET_WINDOW <= ORCA_LANES_MIN,
                "a list the lanes scan covers more rows than a window, so "
                "it has its windows (unless it needs too many)");
