@@ -1067,6 +1067,27 @@ static void lanes_take(const throng_world *w, uint32_t t,
     lane_set(w, t, k, count, max_speed, own_v, v, q, l);
 }
 
+/* Held candidates [0, m) written into lane l at their places: a
+ * candidate's count of nearer ones (nearer), cut to `most` for one
+ * beyond the nearest, which goes to the spare pair; returns the sum of
+ * the counts (places_distinct()). A function of its own, with no more
+ * streams than there are registers: inlined in the row loop, it kept
+ * half its values on the stack. */
+static __attribute__((noinline)) uint32_t
+lane_place_pairs(orca_block_2d *restrict b, uint32_t l, const lane_source *src,
+                 const int32_t *restrict nearer, const uint32_t *restrict rows,
+                 uint32_t m, uint32_t most) {
+    const lane_source s = *src;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const uint32_t place = (uint32_t)nearer[i];
+        sum += place;
+        const uint32_t to = place < most ? place : most;
+        (void)lane_pair(b, to * ORCA_BLOCK_LANES + l, &s, rows[i]);
+    }
+    return sum;
+}
+
 /* Row t's nearest max_neighbours (nearest_lanes()'s choice, the same
  * picks in the same order) straight into the next lane, for the rows
  * lanes_take_unranked() is for but for their larger blocks: the held
@@ -1103,17 +1124,15 @@ static void lanes_take_nearest(const throng_world *w, uint32_t t,
         const lane_source s = { c->px,         c->py,    c->vx,    c->vy,
                                 world_ties(w), c->px[t], c->py[t], own_v[0],
                                 own_v[1],      R2,       t };
-        uint32_t sum = 0;
-        int32_t placed_d2[ORCA_COUNT_MAX + 1u];
-        for (uint32_t i = 0; i < m; i++) {
-            const uint32_t to =
-                counted_place(nearer, d2_bits, i, most, &sum, placed_d2);
-            (void)lane_pair(b, to * ORCA_BLOCK_LANES + l, &s,
-                            held.lanes.row[i]);
-        }
+        const uint32_t sum =
+            lane_place_pairs(b, l, &s, nearer, held.lanes.row, m, most);
         if (places_distinct(sum, m)) {
-            if (n > 0u)
-                farthest = key_d2((uint64_t)(uint32_t)placed_d2[n - 1u] << 32);
+            if (n > 0u) {
+                /* The farthest kept, measured again: lane_pair()'s
+                 * squared distance is the scan's, to the bit. */
+                const uint32_t e = (n - 1u) * ORCA_BLOCK_LANES + l;
+                farthest = b->px[e] * b->px[e] + b->py[e] * b->py[e];
+            }
             *guess = next_guess(n, most, whole, m, farthest, R2);
             const uint32_t own_bit = 1u << l;
             b->lanes++;
