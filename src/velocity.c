@@ -44,7 +44,8 @@
  * machine. The vector paths find them on their lanes (nearest_lanes()):
  * they measure a block's candidates W at a time as the neighbour cap's
  * scan does (hold_rows(), the same squared distances), hold those within
- * a guess of the farthest pick's distance, packed a vector at a time
+ * a guess of the farthest pick's distance (the last row's, or a list's
+ * row's own from its last tick), packed a vector at a time
  * into columns (distance bits and row: the distance bits are what the
  * counting reads), and place each held one by its count of nearer ones,
  * with no branch on the data. A block of few candidates, on any path,
@@ -128,12 +129,24 @@
 /* A row that held every candidate within range (it had no guess, or
  * too few within its guess) passes a guess on only when it found this
  * many times max_neighbours within range: where about as many are
- * within range as are kept (circle2d's ring crossing its middle, 14 or
- * so for 10), a guess saves little counting and misses often, and each
- * miss is a second scan (circle2d at 1,000: 3% of its median step).
+ * within range as are kept (a ring crossing its middle, 14 or so for
+ * 10), a guess saves little counting and misses often, and each miss is
+ * a second scan (3% of circle2d's median step at 1,000, before its
+ * lists' rows kept guesses of their own).
  * Twice as many gave circle2d the same and orca_dense2d, which misses
  * where it thins out, 0.8% more instructions. */
 #define ORCA_GUESS_FEW 1.5f
+
+/* Where neighbour lists serve, a row keeps its agent from tick to tick,
+ * and each row keeps a guess of its own (verlet_lists.guess): its
+ * farthest pick's squared distance at its last tick times this, as a
+ * neighbourhood changes little in a tick. In circle2d's crowded middle
+ * at 1,000 (steps 2,500 to 4,500) a row then held 10.1 candidates, where
+ * the last row's guess held 12.5: that one was passed on by only a
+ * third of the rows and missed for two in five of those passed it, a
+ * second scan; the row's own misses for one row in 7,000 (1.02 does
+ * as well, 1.1 holds more). */
+#define ORCA_OWN_GROW 1.05f
 
 /* Entries of each column of held candidates: ORCA_HELD and the lanes'
  * slack past it. */
@@ -474,6 +487,9 @@ typedef struct candidate_block {
      * none. */
     const uint32_t *windows;
     uint32_t window_count;
+    /* A list's row's own guess (verlet_lists.guess), read and written
+     * in place of the last row's (next_guess()); NULL: none. */
+    float *own_guess;
 } candidate_block;
 
 static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
@@ -486,6 +502,7 @@ static void candidate_block_set(candidate_block *cb, const cell_range *ranges,
     cb->laned = 0;
     cb->self_in = 1; /* a cell's rows hold each of its agents */
     cb->window_count = 0;
+    cb->own_guess = NULL;
 }
 
 static void candidate_block_lanes(candidate_block *cb) {
@@ -586,8 +603,9 @@ static uint32_t hold_within(const throng_world *w, candidate_block *cb,
 /* The lanes' scan of a row's candidates into held's columns: those
  * within a guess of the farthest pick's squared distance, else (fewer
  * than `most` of them; *whole then) those within R2. The guess (0: none)
- * is the last row's farthest pick times ORCA_GUESS_GROW (next_guess()):
- * rows in cell order mostly see one crowd. The columns are readable past
+ * is the last row's farthest pick times ORCA_GUESS_GROW, as rows in cell
+ * order mostly see one crowd, or a list's row's own from its last tick
+ * (next_guess()). The columns are readable past
  * a range's end (COLUMN_PAD), and the agent is left out by its row.
  * Returns how many are held. */
 static inline __attribute__((always_inline)) uint32_t
@@ -604,11 +622,15 @@ hold_guessed(const throng_world *w, candidate_block *cb, uint32_t t, float R2,
     return m;
 }
 
-/* The guess hold_guessed() passes to the next row, from this row's n
- * picks, the farthest at squared distance `farthest`, out of m held
- * (all within R2 if `whole`). */
-static inline float next_guess(uint32_t n, uint32_t most, int whole, uint32_t m,
+/* The guess hold_guessed() passes on, from this row's n picks, the
+ * farthest at squared distance `farthest`, out of m held (all within R2
+ * if `whole`): to the row itself at its next tick (cb->own_guess), or to
+ * the next row. */
+static inline float next_guess(const candidate_block *cb, uint32_t n,
+                               uint32_t most, int whole, uint32_t m,
                                float farthest, float R2) {
+    if (cb->own_guess != NULL)
+        return n == most ? farthest * ORCA_OWN_GROW : R2;
     return n == most && (!whole || (float)m >= ORCA_GUESS_FEW * (float)most)
                ? farthest * ORCA_GUESS_GROW
                : R2;
@@ -631,6 +653,8 @@ static inline held_columns held_after(pick_entry *picks, uint32_t most) {
 static uint32_t nearest_lanes(const throng_world *w, candidate_block *cb,
                               uint32_t t, float R2, uint32_t most, float *guess,
                               pick_entry *picks) {
+    if (cb->own_guess != NULL)
+        guess = cb->own_guess;
     const held_columns held = held_after(picks, most);
     int ranged = 0, whole = 0;
     const uint32_t m =
@@ -640,7 +664,7 @@ static uint32_t nearest_lanes(const throng_world *w, candidate_block *cb,
     const uint32_t n =
         ranged ? keep_nearest(w, &held, 1, m, most, picks, 0, &farthest)
                : keep_nearest(w, &held, 0, m, most, picks, 0, &farthest);
-    *guess = next_guess(n, most, whole, m, farthest, R2);
+    *guess = next_guess(cb, n, most, whole, m, farthest, R2);
     return n;
 }
 
@@ -1109,6 +1133,8 @@ static void lanes_take_nearest(const throng_world *w, uint32_t t,
     const float max_speed = c->max_speed[uniform_row(w, UNIFORM_MAX_SPEED, t)];
     const float own_v[2] = { c->vx[t], c->vy[t] };
     const held_columns held = held_after(picks, most);
+    if (cb->own_guess != NULL)
+        guess = cb->own_guess;
     candidate_block_lanes(cb);
     int ranged = 0, whole = 0;
     const uint32_t m =
@@ -1133,7 +1159,7 @@ static void lanes_take_nearest(const throng_world *w, uint32_t t,
                 const uint32_t e = (n - 1u) * ORCA_BLOCK_LANES + l;
                 farthest = b->px[e] * b->px[e] + b->py[e] * b->py[e];
             }
-            *guess = next_guess(n, most, whole, m, farthest, R2);
+            *guess = next_guess(cb, n, most, whole, m, farthest, R2);
             const uint32_t own_bit = 1u << l;
             b->lanes++;
             b->own_shares &= ~own_bit;
@@ -1147,7 +1173,7 @@ static void lanes_take_nearest(const throng_world *w, uint32_t t,
     const uint32_t kept =
         ranged ? keep_nearest(w, &held, 1, m, most, picks, 0, &farthest)
                : keep_nearest(w, &held, 0, m, most, picks, 0, &farthest);
-    *guess = next_guess(kept, most, whole, m, farthest, R2);
+    *guess = next_guess(cb, kept, most, whole, m, farthest, R2);
     lanes_take(w, t, k, cb, picks, kept, radius, max_speed, own_v, v, q);
 }
 
@@ -1482,9 +1508,9 @@ _Static_assert(VERLET_WINDOW == FLOCK_WINDOW,
 _Static_assert(VERLET_WINDOW <= ORCA_LANES_MIN,
                "a list the lanes scan covers more rows than a window, so "
                "it has its windows (unless it needs too many)");
-static inline void block_of_list(const throng_world *w, uint32_t t,
+static inline void block_of_list(throng_world *w, uint32_t t,
                                  candidate_block *cb) {
-    const verlet_lists *v = &w->verlet;
+    verlet_lists *v = &w->verlet;
     cb->count = (int)verlet_row_runs(v, t, &cb->bounds);
     cb->rows = v->covered[t];
     cb->self_in = verlet_row_self(v, t);
@@ -1492,6 +1518,7 @@ static inline void block_of_list(const throng_world *w, uint32_t t,
     cb->ranges = NULL;
     cb->one_shift = 1;
     cb->laned = 1;
+    cb->own_guess = &v->guess[t];
 }
 
 /* The first pass over rows [begin, end): every row's new velocity into
@@ -1544,6 +1571,9 @@ static void velocity_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     cb.range_store = list_ranges;
     cb.windows = NULL;
     cb.window_count = 0;
+    cb.own_guess = NULL;
+    /* The last row's guess (a list's rows keep their own:
+     * block_of_list()). */
     float guess = 0.0f;
     /* The step's grid is permuted (its rows are the columns' rows). */
     const grid *g = &w->grid;

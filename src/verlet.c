@@ -98,7 +98,7 @@ size_t verlet_bytes(const verlet_lists *v, int dims) {
     return (size_t)v->capacity *
                (2u * VERLET_RUNS * sizeof(uint32_t) + sizeof(uint8_t) +
                 sizeof(uint32_t) + 2u * VERLET_WINDOWS * sizeof(uint32_t) +
-                sizeof(uint8_t) + (size_t)dims * sizeof(float)) +
+                sizeof(uint8_t) + ((size_t)dims + 1u) * sizeof(float)) +
            grid_bytes(&v->grid);
 }
 
@@ -112,6 +112,8 @@ static void release_rows(throng_world *w, verlet_lists *v, int dims) {
     world_free(w, v->windows, n * sizeof(uint8_t));
     for (int a = 0; a < 3; a++)
         world_free(w, v->at[a], a < dims ? n * sizeof(float) : 0u);
+    world_free(w, v->guess, n * sizeof(float));
+    v->guess = NULL;
     v->runs = NULL;
     v->count = NULL;
     v->covered = NULL;
@@ -139,8 +141,9 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     next.covered = world_alloc(w, n * sizeof(uint32_t));
     next.window = world_alloc(w, n * 2u * VERLET_WINDOWS * sizeof(uint32_t));
     next.windows = world_alloc(w, n * sizeof(uint8_t));
+    next.guess = world_alloc(w, n * sizeof(float));
     int failed = !next.runs || !next.count || !next.covered || !next.window ||
-                 !next.windows;
+                 !next.windows || !next.guess;
     for (int a = 0; a < 3; a++) {
         next.at[a] = a < w->dims ? world_alloc(w, n * sizeof(float)) : NULL;
         failed |= a < w->dims && !next.at[a];
@@ -156,6 +159,8 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     v->covered = next.covered;
     v->window = next.window;
     v->windows = next.windows;
+    v->guess = next.guess;
+    memset(v->guess, 0, n * sizeof(float));
     v->capacity = rows;
     return 0;
 }

@@ -49,6 +49,13 @@ typedef struct verlet_lists {
     uint32_t *window;  /* VERLET_WINDOWS (first, mask) pairs a row */
     uint8_t *windows;  /* windows of each row; 0: none (scan the runs) */
     float *at[3];      /* each row's position at the build */
+    /* Each row's guess for the velocity stage's neighbour scan, which
+     * velocity.c reads and writes (0: none). While lists serve, a row
+     * keeps its agent from tick to tick, so the guess is the agent's
+     * own. Zeroed when the arrays grow, then left as the stage leaves
+     * it: no part of the state, as any value steps to the same bits,
+     * only sooner or later. */
+    float *guess;
     /* The lists' own grid, never permuting, of cells as wide as the
      * radius plus the skin (the world's grid stays as the step and the
      * queries use it). */

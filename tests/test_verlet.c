@@ -8,7 +8,8 @@
  * path; a world whose stages could not use them steps exactly as without
  * a skin; agents added, removed or moved far between steps, and queries,
  * change nothing; a loaded snapshot with the skin set again steps on to
- * the same bits; a bad skin is refused with the world unchanged; and,
+ * the same bits; the rows' guesses for the scan, whatever they hold,
+ * change no state; a bad skin is refused with the world unchanged; and,
  * looked at directly, a build's lists hold every row within the radius
  * and skin, knots of more rows than a list holds exactly among them.
  */
@@ -212,6 +213,42 @@ TEST(verlet_threads_and_paths) {
             runner_paths_match_scalar(__FILE__, __LINE__, what, vl_path_run,
                                       &s);
         }
+}
+
+/* The rows' guesses for the velocity stage's scan (verlet_lists.guess)
+ * steer only how much it holds: overwritten before every step with
+ * values from NaN and negatives to tiny, huge and infinite, the states
+ * are those of the guesses the stage left, in 2D and 3D; and the stage
+ * did leave some (the band's lists are scanned with them). */
+TEST(verlet_guesses_change_nothing) {
+    static const float poison[] = { NAN,   -1.0f, 0.0f,  1e-30f,
+                                    0.01f, 0.5f,  1e30f, INFINITY };
+    const uint32_t kinds = sizeof poison / sizeof poison[0];
+    for (int dims = 2; dims <= 3; dims++) {
+        uint64_t digest[2] = { 0, 0 };
+        int guessed = 0;
+        for (int run = 0; run < 2; run++) {
+            const vl_scene s = { dims, 2, 1.0f, 2, 0, 0 };
+            vl_world v;
+            vl_make(&v, &s, NULL);
+            REQUIRE(v.w != NULL);
+            verlet_lists *lists = &v.w->verlet;
+            for (uint32_t step = 0; step < 80; step++) {
+                if (run == 1 && lists->capacity >= v.w->count)
+                    for (uint32_t t = 0; t < v.w->count; t++)
+                        lists->guess[t] = poison[(t + step) % kinds];
+                CHECK_OK(throng_world_step(v.w, VL_DT));
+                if (run == 0 && lists->active)
+                    for (uint32_t t = 0; t < v.w->count; t++)
+                        guessed |= lists->guess[t] > 0.0f;
+            }
+            digest[run] = vl_digest(&v);
+            throng_world_destroy(v.w);
+        }
+        CHECK(guessed);
+        CHECK(digest[0] != 0u);
+        CHECK_EQ_U64(digest[1], digest[0]);
+    }
 }
 
 /* Where some stage's result follows the order of its candidates (a
@@ -480,6 +517,7 @@ TEST(verlet_lists_cover_neighbours) {
 void register_verlet_tests(void) {
     REGISTER(verlet_same_states);
     REGISTER(verlet_threads_and_paths);
+    REGISTER(verlet_guesses_change_nothing);
     REGISTER(verlet_unused_where_order_matters);
     REGISTER(verlet_changes_between_steps);
     REGISTER(verlet_snapshot);
