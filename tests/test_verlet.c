@@ -226,13 +226,14 @@ TEST(verlet_guesses_change_nothing) {
     const uint32_t kinds = sizeof poison / sizeof poison[0];
     for (int dims = 2; dims <= 3; dims++) {
         uint64_t digest[2] = { 0, 0 };
-        int guessed = 0;
+        int guessed = 0, lanes = 0;
         for (int run = 0; run < 2; run++) {
             const vl_scene s = { dims, 2, 1.0f, 2, 0, 0 };
             vl_world v;
             vl_make(&v, &s, NULL);
             REQUIRE(v.w != NULL);
             verlet_lists *lists = &v.w->verlet;
+            lanes = v.w->hold_rows != NULL && v.w->count_below != NULL;
             for (uint32_t step = 0; step < 80; step++) {
                 if (run == 1 && lists->capacity >= v.w->count)
                     for (uint32_t t = 0; t < v.w->count; t++)
@@ -245,7 +246,9 @@ TEST(verlet_guesses_change_nothing) {
             digest[run] = vl_digest(&v);
             throng_world_destroy(v.w);
         }
-        CHECK(guessed);
+        /* Only the vector paths scan with guesses (a scalar build has
+         * none to take). */
+        CHECK(guessed || !lanes);
         CHECK(digest[0] != 0u);
         CHECK_EQ_U64(digest[1], digest[0]);
     }
