@@ -119,6 +119,13 @@
  * alike, 8 and 20 slower, 24 slower still). */
 #define ORCA_LANES_MIN 16u
 
+/* A block of at most this many candidates is taken with a branch per
+ * candidate (lanes_take_unranked()): circle2d's ring at 10,000 (lists
+ * of 8 rows or so) 2% faster a step, its crowded middle at 1,000 (lists
+ * up to 16) the same; taking lists of up to 12 that way cost the middle
+ * 4%. */
+#define ORCA_TAKE_BRANCHED 8u
+
 /* The lanes' scan first holds the candidates within the last row's
  * farthest pick times this (squared, so the area it covers grows as
  * fast): in orca_dense2d the next row has its picks within it but for
@@ -965,17 +972,25 @@ lane_pair(orca_block_2d *b, uint32_t e, const lane_source *s, uint32_t j) {
 }
 
 /* The candidates of rows [first, past) written into lane l from pair m
- * on, the count moving on past those within range (no branch on the
- * data); returns it. Unless `self_in` (a constant where inlined), the
- * rows do not hold the agent's own and no candidate is compared with
- * it. */
+ * on, the count moving on past those within range; returns it. With no
+ * branch on the data every candidate is written and the next overwrites
+ * one out of range; `branched`, only those within range are, measured
+ * first (the same squared distance). Unless `self_in`, the rows do not
+ * hold the agent's own and no candidate is compared with it (both
+ * constants where inlined). */
 static inline __attribute__((always_inline)) uint32_t
 take_range(orca_block_2d *b, uint32_t l, const lane_source *src, uint32_t first,
-           uint32_t past, uint32_t m, const int self_in) {
+           uint32_t past, uint32_t m, const int self_in, const int branched) {
     /* A copy the block's stores cannot alias: its fields are loaded once,
      * not once a candidate. */
     const lane_source s = *src;
     for (uint32_t j = first; j < past; j++) {
+        if (branched) {
+            const float dx = s.px[j] - s.own_x, dy = s.py[j] - s.own_y;
+            if (dx * dx + dy * dy <= s.R2 && (!self_in || j != s.self))
+                (void)lane_pair(b, m++ * ORCA_BLOCK_LANES + l, &s, j);
+            continue;
+        }
         const float d2 = lane_pair(b, m * ORCA_BLOCK_LANES + l, &s, j);
         m += self_in ? (uint32_t)((d2 <= s.R2) & (j != s.self))
                      : (uint32_t)(d2 <= s.R2);
@@ -1017,10 +1032,19 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
     candidate_block_lanes(cb);
     const uint32_t *bounds = cb->bounds;
     uint32_t m = 0;
+    /* A list of few rows, a file's (circle2d's ring), is mostly within
+     * range but at its ends: a branch per candidate is predicted, and
+     * spares the stores of those out of range. More, a crowd's, would
+     * mispredict. */
+    const int branched = cb->rows <= ORCA_TAKE_BRANCHED;
     for (int r = 0; r < cb->count; r++) {
         const uint32_t first = bounds[2 * r], past = bounds[2 * r + 1];
-        m = cb->self_in ? take_range(b, l, &src, first, past, m, 1)
-                        : take_range(b, l, &src, first, past, m, 0);
+        if (branched)
+            m = cb->self_in ? take_range(b, l, &src, first, past, m, 1, 1)
+                            : take_range(b, l, &src, first, past, m, 0, 1);
+        else
+            m = cb->self_in ? take_range(b, l, &src, first, past, m, 1, 0)
+                            : take_range(b, l, &src, first, past, m, 0, 0);
     }
     const uint32_t most = k->orca_max;
     if (m > most) {
