@@ -1035,8 +1035,10 @@ static void lanes_take_unranked(const throng_world *w, uint32_t t,
     /* A list of few rows, a file's (circle2d's ring), is mostly within
      * range but at its ends: a branch per candidate is predicted, and
      * spares the stores of those out of range. More, a crowd's, would
-     * mispredict. */
-    const int branched = cb->rows <= ORCA_TAKE_BRANCHED;
+     * mispredict, as would a grid's block (its cells' rows in no order
+     * along the file). A list's row is one with a guess of its own. */
+    const int branched =
+        cb->own_guess != NULL && cb->rows <= ORCA_TAKE_BRANCHED;
     for (int r = 0; r < cb->count; r++) {
         const uint32_t first = bounds[2 * r], past = bounds[2 * r + 1];
         if (branched)
