@@ -119,11 +119,11 @@
  * alike, 8 and 20 slower, 24 slower still). */
 #define ORCA_LANES_MIN 16u
 
-/* A block of at most this many candidates is taken with a branch per
+/* A list of at most this many rows is taken with a branch per
  * candidate (lanes_take_unranked()): circle2d's ring at 10,000 (lists
- * of 8 rows or so) 2% faster a step, its crowded middle at 1,000 (lists
- * up to 16) the same; taking lists of up to 12 that way cost the middle
- * 4%. */
+ * of 8 rows or so) about 2% faster a step, its crowded middle at 1,000
+ * (lists up to 16) the same; taking lists of up to 12 rows that way
+ * cost the middle 4%. */
 #define ORCA_TAKE_BRANCHED 8u
 
 /* The lanes' scan first holds the candidates within the last row's
