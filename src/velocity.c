@@ -410,18 +410,12 @@ static inline int places_distinct(uint32_t sum, uint32_t m) {
 
 /* Held candidate i's place by its count of nearer ones (nearer[i]),
  * added to *sum (places_distinct()), cut to `most` for one beyond the
- * nearest (it goes to the spare entry); its distance bits go to the
- * place it takes in placed_d2, for the farthest kept (placed_d2[n - 1]
- * once all are placed). */
-static inline uint32_t counted_place(const int32_t *nearer,
-                                     const int32_t *d2_bits, uint32_t i,
-                                     uint32_t most, uint32_t *sum,
-                                     int32_t *placed_d2) {
+ * nearest (it goes to the spare entry). */
+static inline uint32_t counted_place(const int32_t *nearer, uint32_t i,
+                                     uint32_t most, uint32_t *sum) {
     const uint32_t place = (uint32_t)nearer[i];
     *sum += place;
-    const uint32_t to = place < most ? place : most;
-    placed_d2[to] = d2_bits[i];
-    return to;
+    return place < most ? place : most;
 }
 
 /* The `most` nearest of the m held candidates (all seen through range 0
@@ -449,12 +443,14 @@ keep_nearest(const throng_world *w, const held_columns *held, int ranged,
         const int32_t *d2_bits = held->lanes.d2;
         count_places(w, d2_bits, m, nearer);
         /* No branch on the data: a candidate beyond the nearest goes to
-         * the spare entry picks[most] (counted_place()). */
+         * the spare entry picks[most] (counted_place()), and each one's
+         * distance bits to the place it takes in placed_d2, for the
+         * farthest kept (placed_d2[n - 1] once all are placed). */
         uint32_t sum = 0;
         int32_t placed_d2[ORCA_COUNT_MAX + 1u];
         for (uint32_t i = 0; i < m; i++) {
-            const uint32_t to =
-                counted_place(nearer, d2_bits, i, most, &sum, placed_d2);
+            const uint32_t to = counted_place(nearer, i, most, &sum);
+            placed_d2[to] = d2_bits[i];
             if (keys)
                 picks[to] = held_pick(ties, held, ranged, i);
             else
@@ -1135,10 +1131,9 @@ static void lanes_take(const throng_world *w, uint32_t t,
     lane_set(w, t, k, count, max_speed, own_v, v, q, l);
 }
 
-/* Held candidates [0, m) written into lane l at their places: a
- * candidate's count of nearer ones (nearer), cut to `most` for one
- * beyond the nearest, which goes to the spare pair; returns the sum of
- * the counts (places_distinct()). A function of its own, with no more
+/* Held candidates [0, m) written into lane l at their places
+ * (counted_place(): one beyond the nearest goes to the spare pair);
+ * returns the sum of the counts (places_distinct()). A function of its own, with no more
  * streams than there are registers: inlined in the row loop, it kept
  * half its values on the stack. */
 static __attribute__((noinline)) uint32_t
@@ -1148,9 +1143,7 @@ lane_place_pairs(orca_block_2d *restrict b, uint32_t l, const lane_source *src,
     const lane_source s = *src;
     uint32_t sum = 0;
     for (uint32_t i = 0; i < m; i++) {
-        const uint32_t place = (uint32_t)nearer[i];
-        sum += place;
-        const uint32_t to = place < most ? place : most;
+        const uint32_t to = counted_place(nearer, i, most, &sum);
         (void)lane_pair(b, to * ORCA_BLOCK_LANES + l, &s, rows[i]);
     }
     return sum;

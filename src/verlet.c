@@ -291,9 +291,14 @@ static void close_list(verlet_lists *v, uint32_t t, uint32_t n) {
 
 /* Row t's windows from its m rows within reach, ascending: each from
  * the first row past the last window, none if they take more than
- * VERLET_WINDOWS. */
+ * VERLET_WINDOWS or its runs (put_runs(), first) cover at most
+ * VERLET_WINDOW rows, which are taken one by one (verlet.h). */
 static void put_windows(verlet_lists *v, uint32_t t, const uint32_t *rows,
                         uint32_t m) {
+    if (v->covered[t] <= VERLET_WINDOW) {
+        v->windows[t] = 0;
+        return;
+    }
     uint32_t *out = v->window + (size_t)t * 2u * VERLET_WINDOWS;
     uint32_t n = 0, first = 0, mask = 0;
     for (uint32_t i = 0; i < m; i++) {
@@ -489,11 +494,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
         }
         sort_rows(held, m, spare);
         put_runs(v, t, held, m);
-        /* Fewer rows are taken one by one (verlet.h). */
-        if (v->covered[t] > VERLET_WINDOW)
-            put_windows(v, t, held, m);
-        else
-            v->windows[t] = 0;
+        put_windows(v, t, held, m);
     }
 }
 
