@@ -30,7 +30,7 @@ LAYERS='
 6 behaviours  steer_agent steer_route steer_env steer_env_sse2 steer_env_avx2 steer_env_avx512 steer_env_neon steer_env_wasm behaviour
 7 combine     combine
 8 neighbours  steer_flock steer_cap steer_flock_sse2 steer_flock_avx2 steer_flock_avx512 steer_flock_neon steer_flock_wasm
-9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon integrate_wasm orca2d orca3d orca_static orca_lanes_sse2 orca_lanes_avx2 orca_lanes_avx512 orca_lanes_neon orca_lanes_wasm velocity contact
+9 integrate   integrate integrate_sse2 integrate_avx2 integrate_avx512 integrate_neon integrate_wasm orca2d orca3d orca_static orca_lanes_sse2 orca_lanes_avx2 orca_lanes_avx512 orca_lanes_neon orca_lanes_wasm orca_pick velocity contact
 10 step       kernel_paths validate step
 11 outside    snapshot_codec snapshot_write snapshot_read snapshot_restore recorder recorder_db recorder_pages recorder_wkt
 '
