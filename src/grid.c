@@ -65,6 +65,7 @@
 #include "grid.h"
 #include "busy.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -304,14 +305,84 @@ static void periodic_buckets(const grid *g, const agent_columns *c,
     periodic_buckets_body(g, c, bucket_of, begin, end);
 }
 
+/* grid_coord_unbounded() as a floor then a clamp (the same integer for
+ * every float: floor and clamp commute, the clamps are integers, NaN
+ * fails the first compare), in the form compilers vectorise. */
+static inline __attribute__((always_inline)) int32_t
+unbounded_coord(double inv_edge, float x) {
+    double t = floor((double)x * inv_edge);
+    t = t >= -GRID_COORD_LIMIT ? t : -GRID_COORD_LIMIT;
+    t = t > GRID_COORD_LIMIT ? GRID_COORD_LIMIT : t;
+    return (int32_t)t;
+}
+
+/* A dense numbering's buckets for n rows (pz NULL in the plane):
+ * grid_bucket() of grid_coord(), in wrapping unsigned arithmetic.
+ * Compiled for AVX2 and AVX-512 too, as periodic_buckets_body() is:
+ * orca_dense2d's grid build at 100,000 agents took 1.1 ms a step on one
+ * thread with the scalar loop (grid_coord() a row), 0.8 ms with this. */
+static inline __attribute__((always_inline)) void
+dense_buckets_body(const grid *g, const float *restrict px,
+                   const float *restrict py, const float *restrict pz,
+                   uint32_t *restrict out, size_t n) {
+    const double ix = g->inv_edge[0], iy = g->inv_edge[1], iz = g->inv_edge[2];
+    const uint32_t ox = (uint32_t)g->origin[0], oy = (uint32_t)g->origin[1],
+                   oz = (uint32_t)g->origin[2];
+    const uint32_t nx = (uint32_t)g->n[0], ny = (uint32_t)g->n[1];
+    if (!pz) {
+        const uint32_t z = (0u - oz) * ny;
+#pragma omp simd
+        for (size_t i = 0; i < n; i++)
+            out[i] = (z + ((uint32_t)unbounded_coord(iy, py[i]) - oy)) * nx +
+                     ((uint32_t)unbounded_coord(ix, px[i]) - ox);
+        return;
+    }
+#pragma omp simd
+    for (size_t i = 0; i < n; i++)
+        out[i] = (((uint32_t)unbounded_coord(iz, pz[i]) - oz) * ny +
+                  ((uint32_t)unbounded_coord(iy, py[i]) - oy)) *
+                     nx +
+                 ((uint32_t)unbounded_coord(ix, px[i]) - ox);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void
+dense_buckets_avx512(const grid *g, const float *restrict px,
+                     const float *restrict py, const float *restrict pz,
+                     uint32_t *restrict out, size_t n) {
+    dense_buckets_body(g, px, py, pz, out, n);
+}
+
+__attribute__((target("avx2"))) static void
+dense_buckets_avx2(const grid *g, const float *restrict px,
+                   const float *restrict py, const float *restrict pz,
+                   uint32_t *restrict out, size_t n) {
+    dense_buckets_body(g, px, py, pz, out, n);
+}
+#endif
+
+static void dense_buckets(const grid *g, const float *restrict px,
+                          const float *restrict py, const float *restrict pz,
+                          uint32_t *restrict out, size_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        dense_buckets_avx512(g, px, py, pz, out, n);
+        return;
+    }
+    if (__builtin_cpu_supports("avx2")) {
+        dense_buckets_avx2(g, px, py, pz, out, n);
+        return;
+    }
+#endif
+    dense_buckets_body(g, px, py, pz, out, n);
+}
+
 /* A dense or sparse unbounded numbering's buckets for rows [begin, end):
- * grid_bucket() of grid_coord() (a sparse one: grid_sparse_row(), the
- * row of cells the sort orders by), with the numbering's kind, the axes
+ * grid_bucket() of grid_coord() (dense_buckets()), or a sparse one's
+ * grid_sparse_row(), the row of cells the sort orders by, with the axes
  * and the grid's constants settled once outside the loop rather than
- * per row (about 37 instructions a row in 2D against 52). The compilers
- * at hand do not vectorise it (the floor's compare and the conversions
- * mix widths), so it is not built for the wider paths as
- * periodic_buckets_body() is. */
+ * per row (about 37 instructions a row in 2D against 52). */
 static void unbounded_buckets(const grid *g, const agent_columns *c,
                               uint32_t *restrict bucket_of, uint32_t begin,
                               uint32_t end) {
@@ -319,8 +390,8 @@ static void unbounded_buckets(const grid *g, const agent_columns *c,
     const float *restrict px = c->px + begin, *restrict py = c->py + begin;
     const float *restrict pz = g->dims == 3 ? c->pz + begin : NULL;
     uint32_t *restrict out = bucket_of + begin;
-    const double ix = g->inv_edge[0], iy = g->inv_edge[1], iz = g->inv_edge[2];
     if (g->sparse) {
+        const double iy = g->inv_edge[1], iz = g->inv_edge[2];
         const int64_t oy = g->origin[1], oz = g->origin[2];
         const int64_t ny = g->n[1], nz = g->n[2];
         if (!pz) {
@@ -342,23 +413,7 @@ static void unbounded_buckets(const grid *g, const agent_columns *c,
         }
         return;
     }
-    const uint32_t ox = (uint32_t)g->origin[0], oy = (uint32_t)g->origin[1],
-                   oz = (uint32_t)g->origin[2];
-    const uint32_t nx = (uint32_t)g->n[0], ny = (uint32_t)g->n[1];
-    if (!pz) {
-        const uint32_t z = 0u - oz;
-        for (size_t i = 0; i < n; i++)
-            out[i] =
-                (z * ny + ((uint32_t)grid_coord_unbounded(iy, py[i]) - oy)) *
-                    nx +
-                ((uint32_t)grid_coord_unbounded(ix, px[i]) - ox);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        out[i] = (((uint32_t)grid_coord_unbounded(iz, pz[i]) - oz) * ny +
-                  ((uint32_t)grid_coord_unbounded(iy, py[i]) - oy)) *
-                     nx +
-                 ((uint32_t)grid_coord_unbounded(ix, px[i]) - ox);
+    dense_buckets(g, px, py, pz, out, n);
 }
 
 /* bucket_of for rows [begin, end). A sparse numbering first sorts by

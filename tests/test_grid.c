@@ -14,6 +14,7 @@
  * far-away coordinates, queries before any step, after steps, after moves
  * through setters and after removals.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1518,7 +1519,84 @@ TEST(grid_coord_is_the_clamped_floor) {
     }
 }
 
+/* A dense numbering's sort (its buckets on the widest vector path)
+ * against grid_coord(): agents at the last float before each cell
+ * border on one axis and the two floats after it, and at random, on
+ * both sides of the origin; every row must lie in the bucket of its
+ * cell. */
+static void dense_buckets_check(int dims, float radius) {
+    throng_world_def d = throng_world_def_default();
+    d.dimensions = dims;
+    d.neighbour_radius = radius;
+    throng_world *w = NULL;
+    REQUIRE_OK(throng_world_create(&d, &w));
+    const float edge = w->grid.edge[0];
+    const double inv = w->grid.inv_edge[0];
+    REQUIRE(edge > 0.0f);
+    /* Cells per side: few enough in 3D for a dense numbering. */
+    const int half = dims == 2 ? 24 : 8;
+    const float span = (float)half * edge;
+    test_rng rng = test_rng_make(0x6b75636bull + (uint64_t)dims);
+    uint32_t added = 0;
+    for (int k = -half; k <= half; k++) {
+        /* The last float below border k (its product with the inverse
+         * edge under k). */
+        float x = (float)((double)k / inv);
+        while ((double)x * inv >= (double)k)
+            x = nextafterf(x, -INFINITY);
+        while ((double)nextafterf(x, INFINITY) * inv < (double)k)
+            x = nextafterf(x, INFINITY);
+        for (int step = 0; step < 3; step++, x = nextafterf(x, INFINITY))
+            for (int axis = 0; axis < dims; axis++, added++) {
+                throng_agent_def a = throng_agent_def_default();
+                for (int e = 0; e < dims; e++)
+                    a.position[e] =
+                        e == axis ? x : test_rng_range(&rng, -span, span);
+                throng_agent h;
+                REQUIRE_OK(throng_agent_add(w, &a, &h));
+            }
+    }
+    for (int i = 0; i < 3000; i++, added++) {
+        throng_agent_def a = throng_agent_def_default();
+        for (int e = 0; e < dims; e++)
+            a.position[e] = test_rng_range(&rng, -span, span);
+        throng_agent h;
+        REQUIRE_OK(throng_agent_add(w, &a, &h));
+    }
+    parallel_sched sched = world_scheduler(w);
+    REQUIRE(grid_build(w, &sched, 1) == 0);
+    const grid *g = &w->grid;
+    REQUIRE(g->dense);
+    REQUIRE(g->count == added);
+    uint32_t b = 0;
+    for (uint32_t r = 0; r < g->count; r++) {
+        while (g->cell_start[b + 1u] <= r)
+            b++;
+        const float p[3] = { w->col.px[r], w->col.py[r],
+                             dims == 3 ? w->col.pz[r] : 0.0f };
+        const uint32_t want =
+            grid_bucket(g, grid_coord(g, 0, p[0]), grid_coord(g, 1, p[1]),
+                        dims == 3 ? grid_coord(g, 2, p[2]) : 0);
+        if (want != b)
+            runner_fail(__FILE__, __LINE__,
+                        "%dD row %u at (%.9g, %.9g, %.9g): bucket %u, its "
+                        "cell's %u",
+                        dims, r, (double)p[0], (double)p[1], (double)p[2], b,
+                        want);
+    }
+    throng_world_destroy(w);
+}
+
+TEST(grid_dense_buckets_are_grid_coord) {
+    /* circle2d's 15 m (its cells' edge 15.0146484 m), and others. */
+    const float radii[] = { 15.0f, 1.0f, 0.3f, 7.77f };
+    for (int dims = 2; dims <= 3; dims++)
+        for (size_t i = 0; i < sizeof radii / sizeof radii[0]; i++)
+            dense_buckets_check(dims, radii[i]);
+}
+
 void register_grid_tests(void) {
+    REGISTER(grid_dense_buckets_are_grid_coord);
     REGISTER(grid_coord_is_the_clamped_floor);
     REGISTER(grid_stable_columns);
     REGISTER(grid_ranges_dense_match_walk);
