@@ -1546,7 +1546,8 @@ static void dense_buckets_check(int dims, float radius) {
             x = nextafterf(x, -INFINITY);
         while ((double)nextafterf(x, INFINITY) * inv < (double)k)
             x = nextafterf(x, INFINITY);
-        for (int step = 0; step < 3; step++, x = nextafterf(x, INFINITY))
+        /* It and the two floats after it. */
+        for (int step = 0; step < 3; step++) {
             for (int axis = 0; axis < dims; axis++, added++) {
                 throng_agent_def a = throng_agent_def_default();
                 for (int e = 0; e < dims; e++)
@@ -1555,6 +1556,8 @@ static void dense_buckets_check(int dims, float radius) {
                 throng_agent h;
                 REQUIRE_OK(throng_agent_add(w, &a, &h));
             }
+            x = nextafterf(x, INFINITY);
+        }
     }
     for (int i = 0; i < 3000; i++, added++) {
         throng_agent_def a = throng_agent_def_default();
