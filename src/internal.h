@@ -472,6 +472,7 @@ struct throng_world {
     uint32_t (*orca_block_solve)(struct orca_block_2d *, uint32_t);
     void (*orca_block_wants)(struct orca_block_2d *, uint32_t, uint64_t,
                              uint64_t);
+    uint32_t (*orca_block_rest)(struct orca_block_2d *, uint32_t);
 
     /* What must hear of the world's destruction (world.h: world_watch),
      * a list its owners link in and out. */

@@ -36,6 +36,7 @@ typedef struct kernel_path {
     orca_block_lines_fn orca_lines;
     orca_block_solve_fn orca_solve;
     orca_block_wants_fn orca_wants;
+    orca_block_rest_fn orca_rest;
     void (*velocity_rows_2d)(throng_world *, uint32_t, uint32_t, float);
     void (*place_rows_2d)(throng_world *, uint32_t, uint32_t, float);
 } kernel_path;
@@ -46,19 +47,19 @@ static const kernel_path paths[] = {
       flock_count_below_avx512, flock_cap_rows_avx512, flock_hold_rows_avx512,
       flock_hold_windows_avx512, integrate_2d_avx512, integrate_3d_avx512,
       env_avoid_lanes_avx512, env_avoid_block_avx512, orca_block_lines_avx512,
-      orca_block_solve_avx512, orca_block_wants_avx512,
+      orca_block_solve_avx512, orca_block_wants_avx512, orca_block_rest_avx512,
       integrate_velocity_rows_2d_avx512, integrate_place_rows_2d_avx512 },
     { THRONG_SIMD_AVX2, flock_kernel_avx2, flock_cap_scan_avx2,
       flock_count_below_avx2, flock_cap_rows_avx2, flock_hold_rows_avx2,
       flock_hold_windows_avx2, integrate_2d_avx2, integrate_3d_avx2,
       env_avoid_lanes_avx2, env_avoid_block_avx2, orca_block_lines_avx2,
-      orca_block_solve_avx2, orca_block_wants_avx2,
+      orca_block_solve_avx2, orca_block_wants_avx2, orca_block_rest_avx2,
       integrate_velocity_rows_2d_avx2, integrate_place_rows_2d_avx2 },
     { THRONG_SIMD_SSE2, flock_kernel_sse2, flock_cap_scan_sse2,
       flock_count_below_sse2, flock_cap_rows_sse2, flock_hold_rows_sse2,
       flock_hold_windows_sse2, integrate_2d_sse2, integrate_3d_sse2,
       env_avoid_lanes_sse2, env_avoid_block_sse2, orca_block_lines_sse2,
-      orca_block_solve_sse2, orca_block_wants_sse2,
+      orca_block_solve_sse2, orca_block_wants_sse2, orca_block_rest_sse2,
       integrate_velocity_rows_2d_sse2, integrate_place_rows_2d_sse2 },
 #endif
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__aarch64__)
@@ -67,7 +68,7 @@ static const kernel_path paths[] = {
       flock_count_below_neon, flock_cap_rows_neon, flock_hold_rows_neon,
       flock_hold_windows_neon, integrate_2d_neon, integrate_3d_neon,
       env_avoid_lanes_neon, env_avoid_block_neon, orca_block_lines_neon,
-      orca_block_solve_neon, orca_block_wants_neon,
+      orca_block_solve_neon, orca_block_wants_neon, orca_block_rest_neon,
       integrate_velocity_rows_2d_neon, integrate_place_rows_2d_neon },
 #endif
 #if defined(THRONG_HAVE_SIMD_KERNELS) && defined(__wasm_simd128__)
@@ -76,11 +77,12 @@ static const kernel_path paths[] = {
       flock_count_below_wasm, flock_cap_rows_wasm, flock_hold_rows_wasm,
       flock_hold_windows_wasm, integrate_2d_wasm, integrate_3d_wasm,
       env_avoid_lanes_wasm, env_avoid_block_wasm, orca_block_lines_wasm,
-      orca_block_solve_wasm, orca_block_wants_wasm,
+      orca_block_solve_wasm, orca_block_wants_wasm, orca_block_rest_wasm,
       integrate_velocity_rows_2d_wasm, integrate_place_rows_2d_wasm },
 #endif
     { THRONG_SIMD_SCALAR, flock_kernel_scalar, flock_cap_scan_scalar, NULL,
-      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+      NULL },
 };
 #define PATH_COUNT (sizeof paths / sizeof paths[0])
 
@@ -107,6 +109,7 @@ int world_use_simd(throng_world *w, throng_simd simd) {
     w->orca_block_lines = p->orca_lines;
     w->orca_block_solve = p->orca_solve;
     w->orca_block_wants = p->orca_wants;
+    w->orca_block_rest = p->orca_rest;
     w->simd = p->id;
     w->simd_name = throng_simd_name(p->id);
     return 0;

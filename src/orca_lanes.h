@@ -125,11 +125,19 @@ typedef uint32_t (*orca_block_solve_fn)(orca_block_2d *b, uint32_t solve);
 typedef void (*orca_block_wants_fn)(orca_block_2d *b, uint32_t solve,
                                     uint64_t seed_key, uint64_t step);
 
+/* For the lanes of `lanes`, each with its lines, count, max speed, the
+ * line its first phase failed at (failed_at) and that phase's velocity
+ * (out_x, out_y): orca_solve_2d_rest()'s answer into out_x, out_y.
+ * Returns the lanes it left to orca_solve_2d_rest() (a length too small
+ * or large to square), whose out_x, out_y it leaves as they were. */
+typedef uint32_t (*orca_block_rest_fn)(orca_block_2d *b, uint32_t lanes);
+
 #define ORCA_LANES_DECLARE(isa)                                        \
     uint32_t orca_block_lines_##isa(orca_block_2d *b, float inv_dt);   \
     uint32_t orca_block_solve_##isa(orca_block_2d *b, uint32_t solve); \
     void orca_block_wants_##isa(orca_block_2d *b, uint32_t solve,      \
-                                uint64_t seed_key, uint64_t step);
+                                uint64_t seed_key, uint64_t step);     \
+    uint32_t orca_block_rest_##isa(orca_block_2d *b, uint32_t lanes);
 ORCA_LANES_DECLARE(sse2)
 ORCA_LANES_DECLARE(avx2)
 ORCA_LANES_DECLARE(avx512)

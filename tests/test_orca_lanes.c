@@ -12,6 +12,7 @@
  * of 0, 1 and in between (a neighbour that does not see the agent).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runner.h"
@@ -116,7 +117,8 @@ static void lanes_test_block(test_rng *rng, orca_block_2d *b, uint32_t lanes,
 /* One path's lanes against the one-agent functions over many blocks;
  * counts what the lanes solved themselves and what they handed back. */
 static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
-                            int *lanes_solved, int *handed_back, int *rested) {
+                            int *lanes_solved, int *handed_back, int *rested,
+                            int *rest_lanes) {
     throng_world *w = runner_on_path(ts_world(2, 1, NULL), path);
     if (!w)
         return; /* the path is missing here */
@@ -124,7 +126,7 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
         throng_world_destroy(w);
         return;
     }
-    static orca_block_2d b, before;
+    static orca_block_2d b, before, r;
     test_rng rng = test_rng_make(0x0c4a1a);
     const float inv_dt = 4.0f;
     for (int k = 0; k < blocks; k++) {
@@ -175,6 +177,63 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
          * program meets preferred velocities inside and outside. */
         const uint32_t all = b.lanes >= 32u ? ~0u : (1u << b.lanes) - 1u;
         const uint32_t alone = w->orca_block_solve(&b, all);
+        /* The second phase on the lanes (orca_block_rest()): the lanes
+         * whose first phase failed, gathered into a block of their own
+         * as the velocity stage gathers them, each against
+         * orca_solve_2d(); those it hands back go on one at a time. */
+        memset(&r, 0, sizeof r);
+        uint32_t from_lane[ORCA_BLOCK_LANES] = { 0 };
+        for (uint32_t l = 0; l < b.lanes; l++) {
+            if (!((alone >> l) & 1u) || !((b.rest >> l) & 1u))
+                continue;
+            const uint32_t to = r.lanes++;
+            for (uint32_t i = 0; i < b.count[l]; i++) {
+                const uint32_t e = i * ORCA_BLOCK_LANES + l;
+                const uint32_t f = i * ORCA_BLOCK_LANES + to;
+                r.lpx[f] = b.lpx[e];
+                r.lpy[f] = b.lpy[e];
+                r.ldx[f] = b.ldx[e];
+                r.ldy[f] = b.ldy[e];
+            }
+            r.count[to] = b.count[l];
+            r.failed_at[to] = b.failed_at[l];
+            r.out_x[to] = b.out_x[l];
+            r.out_y[to] = b.out_y[l];
+            r.max_speed[to] = b.max_speed[l];
+            from_lane[to] = l;
+        }
+        const orca_block_2d r_before = r;
+        const uint32_t r_all = r.lanes >= 32u ? ~0u : (1u << r.lanes) - 1u;
+        const uint32_t r_alone = r.lanes ? w->orca_block_rest(&r, r_all) : 0u;
+        for (uint32_t q = 0; q < r.lanes; q++) {
+            orca_line lines[ORCA_BLOCK_PAIRS], scratch[ORCA_BLOCK_PAIRS];
+            const uint32_t l = from_lane[q];
+            orca_block_lane_lines(&b, l, lines);
+            const float pref[2] = { b.want_x[l], b.want_y[l] };
+            float out[2];
+            orca_solve_2d(lines, b.count[l], 0u, b.max_speed[l], pref, scratch,
+                          out);
+            const float got[2] = { r.out_x[q], r.out_y[q] };
+            if ((r_alone >> q) & 1u) {
+                /* Handed back untouched. */
+                CHECK(got[0] == r_before.out_x[q] ||
+                      (got[0] != got[0] &&
+                       r_before.out_x[q] != r_before.out_x[q]));
+                CHECK(got[1] == r_before.out_y[q] ||
+                      (got[1] != got[1] &&
+                       r_before.out_y[q] != r_before.out_y[q]));
+                continue;
+            }
+            (*rest_lanes)++;
+            if (memcmp(got, out, sizeof out) != 0)
+                runner_fail(__FILE__, __LINE__,
+                            "%s block %d lane %u (%u lines, line %u fails): "
+                            "second phase on the lanes (%.9g %.9g), "
+                            "orca_solve_2d (%.9g %.9g)",
+                            path, k, (unsigned)l, (unsigned)b.count[l],
+                            (unsigned)b.failed_at[l], (double)got[0],
+                            (double)got[1], (double)out[0], (double)out[1]);
+        }
         for (uint32_t l = 0; l < b.lanes; l++) {
             orca_line lines[ORCA_BLOCK_PAIRS], scratch[ORCA_BLOCK_PAIRS];
             orca_block_lane_lines(&b, l, lines);
@@ -227,11 +286,12 @@ TEST(orca_lanes_match_one_agent) {
     static const char *const paths[] = { "sse2", "avx2", "avx512", "neon",
                                          "wasm" };
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-        int solved = 0, back = 0, rested = 0;
+        int solved = 0, back = 0, rested = 0, rest_lanes = 0;
         /* Few pairs (most programs solvable) and many (some not). */
-        lanes_test_path(paths[p], 6u, 3000, &solved, &back, &rested);
+        lanes_test_path(paths[p], 6u, 3000, &solved, &back, &rested,
+                        &rest_lanes);
         lanes_test_path(paths[p], ORCA_BLOCK_PAIRS, 600, &solved, &back,
-                        &rested);
+                        &rested, &rest_lanes);
         if (solved + back == 0)
             continue; /* a path this machine lacks */
         /* Both kinds met, often (about 14,000 and 17,000: the random
@@ -240,6 +300,8 @@ TEST(orca_lanes_match_one_agent) {
         CHECK(solved > 5000);
         CHECK(back > 1000);
         CHECK(rested > back / 2);
+        /* And the second phase on the lanes took nearly all of those. */
+        CHECK(rest_lanes > rested * 9 / 10);
     }
 }
 
@@ -304,7 +366,72 @@ TEST(orca_lanes_wants_match_one_agent) {
     }
 }
 
+/* The second phase on the lanes hands back a lane whose answer is too
+ * long to square (two facing lines 1 apart, a circle of 1e19: the
+ * answer lies 1e19 up the line midway), leaving its start, and solves
+ * the lane beside it; orca_solve_2d_rest() then gives both
+ * orca_solve_2d()'s bits. */
+TEST(orca_lanes_rest_hands_back) {
+    static const char *const paths[] = { "sse2", "avx2", "avx512", "neon",
+                                         "wasm" };
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        throng_world *w = runner_on_path(ts_world(2, 1, NULL), paths[p]);
+        if (!w)
+            continue;
+        if (!w->orca_block_rest) {
+            throng_world_destroy(w);
+            continue;
+        }
+        static orca_block_2d r;
+        memset(&r, 0, sizeof r);
+        r.lanes = 2;
+        const float speeds[2] = { 1e19f, 4.0f };
+        orca_line lines[2][2] = {
+            { { { 1.0f, 0.0f }, { 0.0f, 1.0f } },
+              { { 2.0f, 0.0f }, { 0.0f, -1.0f } } },
+            { { { 1.0f, 0.0f }, { 0.0f, 1.0f } },
+              { { 2.0f, 0.0f }, { 0.0f, -1.0f } } },
+        };
+        float start[2][2];
+        for (uint32_t l = 0; l < 2; l++) {
+            /* The first phase's velocity: on line 0, where line 1 fails. */
+            start[l][0] = 1.0f;
+            start[l][1] = 0.5f;
+            for (uint32_t i = 0; i < 2; i++) {
+                const uint32_t e = i * ORCA_BLOCK_LANES + l;
+                r.lpx[e] = lines[l][i].point[0];
+                r.lpy[e] = lines[l][i].point[1];
+                r.ldx[e] = lines[l][i].direction[0];
+                r.ldy[e] = lines[l][i].direction[1];
+            }
+            r.count[l] = 2;
+            r.failed_at[l] = 1;
+            r.out_x[l] = start[l][0];
+            r.out_y[l] = start[l][1];
+            r.max_speed[l] = speeds[l];
+        }
+        const uint32_t alone = w->orca_block_rest(&r, 3u);
+        CHECK_EQ_INT((int)alone, 1);
+        CHECK(r.out_x[0] == start[0][0] && r.out_y[0] == start[0][1]);
+        for (uint32_t l = 0; l < 2; l++) {
+            orca_line scratch[4];
+            float want[2];
+            orca_solve_2d_rest(lines[l], 2u, 1u, speeds[l], start[l], scratch,
+                               want);
+            if (l == 0) {
+                /* Far up the line midway, x = 1.5. */
+                CHECK(want[0] == 1.5f && want[1] > 1e18f);
+                continue;
+            }
+            CHECK(want[0] == 1.5f);
+            CHECK(r.out_x[1] == want[0] && r.out_y[1] == want[1]);
+        }
+        throng_world_destroy(w);
+    }
+}
+
 void register_orca_lanes_tests(void) {
+    REGISTER(orca_lanes_rest_hands_back);
     REGISTER(orca_lanes_match_one_agent);
     REGISTER(orca_lanes_wants_match_one_agent);
 }
