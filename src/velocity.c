@@ -281,7 +281,8 @@ static inline void velocity_put(throng_world *w, uint32_t t, float dt,
 
 /* The lanes waiting for the second phase solved (orca_block_rest(), or
  * orca_solve_2d_rest() for the lanes it leaves) and put, as lanes_flush()
- * puts the others. */
+ * puts the others. This and rest_push() are functions of their own, out
+ * of lanes_flush(), which every block runs and few need them. */
 static __attribute__((noinline)) void
 rest_flush(throng_world *w, float dt, lanes_rows *q, orca_line *lines) {
     orca_block_2d *r = q->rest;
