@@ -177,6 +177,15 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
          * program meets preferred velocities inside and outside. */
         const uint32_t all = b.lanes >= 32u ? ~0u : (1u << b.lanes) - 1u;
         const uint32_t alone = w->orca_block_solve(&b, all);
+        /* Each lane's answer from the one-agent code. */
+        float ref[ORCA_BLOCK_LANES][2];
+        for (uint32_t l = 0; l < b.lanes; l++) {
+            orca_line lines[ORCA_BLOCK_PAIRS], scratch[ORCA_BLOCK_PAIRS];
+            orca_block_lane_lines(&b, l, lines);
+            const float pref[2] = { b.want_x[l], b.want_y[l] };
+            orca_solve_2d(lines, b.count[l], 0u, b.max_speed[l], pref, scratch,
+                          ref[l]);
+        }
         /* The second phase on the lanes (orca_block_rest()): the lanes
          * whose first phase failed, gathered into a block of their own
          * as the velocity stage gathers them, each against
@@ -202,30 +211,24 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
             r.max_speed[to] = b.max_speed[l];
             from_lane[to] = l;
         }
-        const orca_block_2d r_before = r;
+        float start[ORCA_BLOCK_LANES][2];
+        for (uint32_t q = 0; q < r.lanes; q++) {
+            start[q][0] = r.out_x[q];
+            start[q][1] = r.out_y[q];
+        }
         const uint32_t r_all = r.lanes >= 32u ? ~0u : (1u << r.lanes) - 1u;
         const uint32_t r_alone = r.lanes ? w->orca_block_rest(&r, r_all) : 0u;
         for (uint32_t q = 0; q < r.lanes; q++) {
-            orca_line lines[ORCA_BLOCK_PAIRS], scratch[ORCA_BLOCK_PAIRS];
             const uint32_t l = from_lane[q];
-            orca_block_lane_lines(&b, l, lines);
-            const float pref[2] = { b.want_x[l], b.want_y[l] };
-            float out[2];
-            orca_solve_2d(lines, b.count[l], 0u, b.max_speed[l], pref, scratch,
-                          out);
+            const float *out = ref[l];
             const float got[2] = { r.out_x[q], r.out_y[q] };
             if ((r_alone >> q) & 1u) {
                 /* Handed back untouched. */
-                CHECK(got[0] == r_before.out_x[q] ||
-                      (got[0] != got[0] &&
-                       r_before.out_x[q] != r_before.out_x[q]));
-                CHECK(got[1] == r_before.out_y[q] ||
-                      (got[1] != got[1] &&
-                       r_before.out_y[q] != r_before.out_y[q]));
+                CHECK(memcmp(got, start[q], sizeof got) == 0);
                 continue;
             }
             (*rest_lanes)++;
-            if (memcmp(got, out, sizeof out) != 0)
+            if (memcmp(got, out, sizeof got) != 0)
                 runner_fail(__FILE__, __LINE__,
                             "%s block %d lane %u (%u lines, line %u fails): "
                             "second phase on the lanes (%.9g %.9g), "
@@ -237,10 +240,7 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
         for (uint32_t l = 0; l < b.lanes; l++) {
             orca_line lines[ORCA_BLOCK_PAIRS], scratch[ORCA_BLOCK_PAIRS];
             orca_block_lane_lines(&b, l, lines);
-            const float pref[2] = { b.want_x[l], b.want_y[l] };
-            float out[2];
-            orca_solve_2d(lines, b.count[l], 0u, b.max_speed[l], pref, scratch,
-                          out);
+            const float *out = ref[l];
             if ((alone >> l) & 1u) {
                 (*handed_back)++;
                 if (!((b.rest >> l) & 1u))
@@ -253,7 +253,7 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
                 float rest[2];
                 orca_solve_2d_rest(lines, b.count[l], b.failed_at[l],
                                    b.max_speed[l], from, scratch, rest);
-                if (memcmp(rest, out, sizeof out) != 0)
+                if (memcmp(rest, out, sizeof rest) != 0)
                     runner_fail(__FILE__, __LINE__,
                                 "%s block %d lane %u (%u lines, line %u "
                                 "fails): rest (%.9g %.9g), orca_solve_2d "
@@ -269,8 +269,8 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
                             "%s block %d lane %u: solved, and left to rest",
                             path, k, (unsigned)l);
             (*lanes_solved)++;
-            if (memcmp(out, (float[2]){ b.out_x[l], b.out_y[l] }, sizeof out) !=
-                0)
+            if (memcmp(out, (float[2]){ b.out_x[l], b.out_y[l] },
+                       2u * sizeof(float)) != 0)
                 runner_fail(__FILE__, __LINE__,
                             "%s block %d lane %u (%u lines): lanes (%.9g "
                             "%.9g), orca_solve_2d (%.9g %.9g)",
