@@ -145,6 +145,27 @@ ORCA_LANES_DECLARE(neon)
 ORCA_LANES_DECLARE(wasm)
 #undef ORCA_LANES_DECLARE
 
+/* Lane l of `from`, whose first phase failed, into lane `to` of `into`,
+ * a block waiting for the second phase (orca_block_rest()): its lines,
+ * their count, its max speed, the line it failed at and its velocity
+ * then. */
+static inline void orca_block_move_rest(orca_block_2d *into, uint32_t to,
+                                        const orca_block_2d *from, uint32_t l) {
+    for (uint32_t i = 0; i < from->count[l]; i++) {
+        const uint32_t e = i * ORCA_BLOCK_LANES + l;
+        const uint32_t f = i * ORCA_BLOCK_LANES + to;
+        into->lpx[f] = from->lpx[e];
+        into->lpy[f] = from->lpy[e];
+        into->ldx[f] = from->ldx[e];
+        into->ldy[f] = from->ldy[e];
+    }
+    into->count[to] = from->count[l];
+    into->failed_at[to] = from->failed_at[l];
+    into->out_x[to] = from->out_x[l];
+    into->out_y[to] = from->out_y[l];
+    into->max_speed[to] = from->max_speed[l];
+}
+
 /* Lane l's lines as orca_line, for orca_solve_2d(). */
 static inline void orca_block_lane_lines(const orca_block_2d *b, uint32_t l,
                                          orca_line *out) {

@@ -319,22 +319,9 @@ rest_flush(throng_world *w, float dt, lanes_rows *q, orca_line *lines) {
 static __attribute__((noinline)) void rest_push(throng_world *w, float dt,
                                                 lanes_rows *q, uint32_t l,
                                                 orca_line *lines) {
-    const orca_block_2d *b = q->block;
     orca_block_2d *r = q->rest;
     const uint32_t to = r->lanes++;
-    for (uint32_t i = 0; i < b->count[l]; i++) {
-        const uint32_t e = i * ORCA_BLOCK_LANES + l;
-        const uint32_t f = i * ORCA_BLOCK_LANES + to;
-        r->lpx[f] = b->lpx[e];
-        r->lpy[f] = b->lpy[e];
-        r->ldx[f] = b->ldx[e];
-        r->ldy[f] = b->ldy[e];
-    }
-    r->count[to] = b->count[l];
-    r->failed_at[to] = b->failed_at[l];
-    r->out_x[to] = b->out_x[l];
-    r->out_y[to] = b->out_y[l];
-    r->max_speed[to] = b->max_speed[l];
+    orca_block_move_rest(r, to, q->block, l);
     q->rest_row[to] = q->row[l];
     q->rest_pref_x[to] = q->pref_x[l];
     q->rest_pref_y[to] = q->pref_y[l];

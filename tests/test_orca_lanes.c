@@ -196,19 +196,7 @@ static void lanes_test_path(const char *path, uint32_t pairs, int blocks,
             if (!((alone >> l) & 1u) || !((b.rest >> l) & 1u))
                 continue;
             const uint32_t to = r.lanes++;
-            for (uint32_t i = 0; i < b.count[l]; i++) {
-                const uint32_t e = i * ORCA_BLOCK_LANES + l;
-                const uint32_t f = i * ORCA_BLOCK_LANES + to;
-                r.lpx[f] = b.lpx[e];
-                r.lpy[f] = b.lpy[e];
-                r.ldx[f] = b.ldx[e];
-                r.ldy[f] = b.ldy[e];
-            }
-            r.count[to] = b.count[l];
-            r.failed_at[to] = b.failed_at[l];
-            r.out_x[to] = b.out_x[l];
-            r.out_y[to] = b.out_y[l];
-            r.max_speed[to] = b.max_speed[l];
+            orca_block_move_rest(&r, to, &b, l);
             from_lane[to] = l;
         }
         float start[ORCA_BLOCK_LANES][2];
