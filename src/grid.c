@@ -65,7 +65,6 @@
 #include "grid.h"
 #include "busy.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -305,17 +304,6 @@ static void periodic_buckets(const grid *g, const agent_columns *c,
     periodic_buckets_body(g, c, bucket_of, begin, end);
 }
 
-/* grid_coord_unbounded() as a floor then a clamp (the same integer for
- * every float: floor and clamp commute, the clamps are integers, NaN
- * fails the first compare), in the form compilers vectorise. */
-static inline __attribute__((always_inline)) int32_t
-unbounded_coord(double inv_edge, float x) {
-    double t = floor((double)x * inv_edge);
-    t = t >= -GRID_COORD_LIMIT ? t : -GRID_COORD_LIMIT;
-    t = t > GRID_COORD_LIMIT ? GRID_COORD_LIMIT : t;
-    return (int32_t)t;
-}
-
 /* A dense numbering's buckets for n rows (pz NULL in the plane):
  * grid_bucket() of grid_coord(), in wrapping unsigned arithmetic.
  * Compiled for AVX2 and AVX-512 too, as periodic_buckets_body() is:
@@ -333,16 +321,16 @@ dense_buckets_body(const grid *g, const float *restrict px,
         const uint32_t z = (0u - oz) * ny;
 #pragma omp simd
         for (size_t i = 0; i < n; i++)
-            out[i] = (z + ((uint32_t)unbounded_coord(iy, py[i]) - oy)) * nx +
-                     ((uint32_t)unbounded_coord(ix, px[i]) - ox);
+            out[i] = (z + ((uint32_t)grid_coord_floor(iy, py[i]) - oy)) * nx +
+                     ((uint32_t)grid_coord_floor(ix, px[i]) - ox);
         return;
     }
 #pragma omp simd
     for (size_t i = 0; i < n; i++)
-        out[i] = (((uint32_t)unbounded_coord(iz, pz[i]) - oz) * ny +
-                  ((uint32_t)unbounded_coord(iy, py[i]) - oy)) *
+        out[i] = (((uint32_t)grid_coord_floor(iz, pz[i]) - oz) * ny +
+                  ((uint32_t)grid_coord_floor(iy, py[i]) - oy)) *
                      nx +
-                 ((uint32_t)unbounded_coord(ix, px[i]) - ox);
+                 ((uint32_t)grid_coord_floor(ix, px[i]) - ox);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)

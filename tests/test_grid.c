@@ -1476,10 +1476,10 @@ TEST(grid_sparse_paths_match_scalar) {
         }
 }
 
-/* grid_coord() against its definition: the floor of x / edge (in
- * double, x times the inverse edge), clamped to +-GRID_COORD_LIMIT, NaN
- * to the lowest. Random bit patterns reach every exponent; the edge
- * cases are listed. */
+/* grid_coord() and grid_coord_floor() against their definition: the
+ * floor of x / edge (in double, x times the inverse edge), clamped to
+ * +-GRID_COORD_LIMIT, NaN to the lowest. Random bit patterns reach every
+ * exponent; the edge cases are listed. */
 static int32_t coord_reference(const grid *g, int axis, float x) {
     double t = floor((double)x * g->inv_edge[axis]);
     if (!(t >= -GRID_COORD_LIMIT))
@@ -1502,9 +1502,12 @@ TEST(grid_coord_is_the_clamped_floor) {
     test_rng rng = test_rng_make(11u);
     for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
         g.inv_edge[0] = 1.0 / edges[e];
-        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
             CHECK_EQ_INT(grid_coord(&g, 0, listed[i]),
                          coord_reference(&g, 0, listed[i]));
+            CHECK_EQ_INT(grid_coord_floor(g.inv_edge[0], listed[i]),
+                         coord_reference(&g, 0, listed[i]));
+        }
         for (int i = 0; i < 200000; i++) {
             const uint32_t bits = (uint32_t)test_rng_u64(&rng);
             float x;
@@ -1515,6 +1518,8 @@ TEST(grid_coord_is_the_clamped_floor) {
             if (i % 4 == 2)
                 x = nextafterf(x, INFINITY);
             CHECK_EQ_INT(grid_coord(&g, 0, x), coord_reference(&g, 0, x));
+            CHECK_EQ_INT(grid_coord_floor(g.inv_edge[0], x),
+                         coord_reference(&g, 0, x));
         }
     }
 }
