@@ -227,13 +227,13 @@ SCEN_SRC := bench/scenarios.c
 SCEN_OBJ := $(BUILD)/obj/bench/scenarios.o
 # The regression gate's tool and modules (see the block at the end); the
 # tests link the modules.
-GATE_SRC := bench/compare.c bench/stats.c bench/results.c
+GATE_SRC := bench/compare.c bench/results.c
 # What the bench's programs share: the command-line reader, the JSON
-# writer and the result files written whole (the tests link them too).
-BENCH_COMMON_SRC := bench/cli.c bench/json.c bench/outfile.c
+# writer, the result files written whole and the statistics (the tests
+# link them too).
+BENCH_COMMON_SRC := bench/cli.c bench/json.c bench/outfile.c bench/stats.c
 BENCH_COMMON_OBJ := $(BENCH_COMMON_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
-GATE_LIB_OBJ := $(BUILD)/obj/bench/stats.o $(BUILD)/obj/bench/results.o \
-	$(BENCH_COMMON_OBJ)
+GATE_LIB_OBJ := $(BUILD)/obj/bench/results.o $(BENCH_COMMON_OBJ)
 # The soak program has its own main() (see the block at the end), and so
 # has the navigation field bench (beside it).
 SOAK_SRC := bench/soak.c
@@ -1428,7 +1428,7 @@ $(MPI_TESTS): $(BUILD)/obj/mpi/test_mpi.o $(SCEN_OBJ) $(MPI_LIB) $(STATIC)
 # table, JSON, CSV and chart: the bench's modules but its main().
 MPI_BENCH_OBJ := $(BUILD)/obj/mpi/mpi_bench.o \
 	$(filter-out $(BUILD)/obj/bench/bench.o,$(BENCH_OBJ)) $(BENCH_COMMON_OBJ) \
-	$(BUILD)/obj/bench/stats.o $(SCEN_OBJ)
+	$(SCEN_OBJ)
 $(MPI_BENCH): $(MPI_BENCH_OBJ) $(MPI_LIB) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(MPI_BENCH_OBJ) $(MPI_LIB) $(STATIC) $(MPI_LIBS) $(LDLIBS)
 

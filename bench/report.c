@@ -173,11 +173,12 @@ static bool quality_value(const quality *q, int column, double *value) {
 
 void table_header(FILE *out, int name_width) {
     fprintf(out,
-            "%-*s %9s %7s %6s %10s %10s %9s %8s %7s %7s %8s %9s %9s %9s "
-            "%-8s %-16s %3s",
+            "%-*s %9s %7s %6s %10s %10s %10s %9s %8s %7s %7s %8s %9s %9s "
+            "%9s %-8s %-16s %3s",
             name_width, "scenario", "agents", "threads", "steps", "ms/step",
-            "min ms", "ns/agent", "x flock2d", "nbrs", "cands", "B/agent",
-            "grid ms", "behav ms", "integ ms", "simd", "hash", "nan");
+            "min ms", "mean ms", "ns/agent", "x flock2d", "nbrs", "cands",
+            "B/agent", "grid ms", "behav ms", "integ ms", "simd", "hash",
+            "nan");
     for (int k = 0; k < COLUMN_COUNT; ++k) {
         fprintf(out, " %*s", quality_columns[k].width,
                 quality_columns[k].heading);
@@ -199,10 +200,11 @@ void table_row(FILE *out, int name_width, const result *r) {
         snprintf(ratio, sizeof ratio, "%.2f", r->flock2d_ratio);
     }
     fprintf(out,
-            "%-*s %9" PRIu32 " %7s %6" PRIu64 " %10.3f %10.3f %9.1f %9s "
-            "%7.2f %7.2f %8.1f %9.3f %9.3f %9.3f %-8s %016" PRIx64 " %3" PRIu64,
+            "%-*s %9" PRIu32 " %7s %6" PRIu64 " %10.3f %10.3f %10.3f %9.1f "
+            "%9s %7.2f %7.2f %8.1f %9.3f %9.3f %9.3f %-8s %016" PRIx64
+            " %3" PRIu64,
             name_width, r->sc->name, r->agents, threads, r->iterations,
-            r->ms_median, r->ms_min, r->ns_per_agent_step, ratio,
+            r->ms_median, r->ms_min, r->ms_mean, r->ns_per_agent_step, ratio,
             r->neighbours_per_agent, r->candidates_per_agent,
             r->bytes_per_agent, r->grid_ms, r->behaviour_ms, r->integrate_ms,
             r->simd, r->state_hash, r->nan_count);
@@ -264,6 +266,12 @@ void table_legend(FILE *out) {
         "stuck_seconds.\n"
         "walking strips: walk = mean velocity along the strip (m/s) over "
         "the counted steps.\n"
+        "ms/step: the median step over all repeats; min ms the fastest; "
+        "mean ms the mean,\n"
+        "  which counts what the median passes over: ticks dearer than "
+        "the rest, such as\n"
+        "  those that rebuild neighbour lists (throng_world_set_neighbour_"
+        "skin).\n"
         "x flock2d: ms/step / flock2d's ms/step at the same agents and "
         "threads in this\n"
         "  run ('-': flock2d not run there, or not yet: list it first).\n"
@@ -383,6 +391,7 @@ static void json_result(json_writer *w, const options *opt, const result *r,
     json_number(w, "dt", (double)r->sc->dt);
     json_number(w, "ms_per_step_median", r->ms_median);
     json_number(w, "ms_per_step_min", r->ms_min);
+    json_number(w, "ms_per_step_mean", r->ms_mean);
     json_number_array(w, "repeat_ms", r->repeat_ms, r->repeat_count);
     json_number(w, "ns_per_agent_step", r->ns_per_agent_step);
     json_number(w, "neighbours_per_agent", r->neighbours_per_agent);
@@ -527,7 +536,8 @@ static void csv_number(FILE *out, double value, bool present) {
 void csv_write(FILE *out, const machine *m, const result *results,
                size_t count) {
     fputs("machine,scenario,agents,threads,threads_used,steps,"
-          "ms_per_step_median,ms_per_step_min,ns_per_agent_step,"
+          "ms_per_step_median,ms_per_step_min,ms_per_step_mean,"
+          "ns_per_agent_step,"
           "neighbours_per_agent,candidates_per_agent,bytes_per_agent,grid_ms,"
           "behaviour_ms,integrate_ms,simd,state_hash,nan_count,repeat_ms,"
           "max_speed_ratio,max_force_ratio,mean_speed,polarisation,"
@@ -549,6 +559,7 @@ void csv_write(FILE *out, const machine *m, const result *results,
                 r->iterations);
         csv_number(out, r->ms_median, true);
         csv_number(out, r->ms_min, true);
+        csv_number(out, r->ms_mean, true);
         csv_number(out, r->ns_per_agent_step, true);
         csv_number(out, r->neighbours_per_agent, true);
         csv_number(out, r->candidates_per_agent, true);

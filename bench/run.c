@@ -17,6 +17,7 @@
 #endif
 
 #include "run.h"
+#include "stats.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -404,6 +405,7 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
     out->iterations = sample;
     out->neighbours_per_agent = neighbours_sum / (double)sample;
     out->candidates_per_agent = candidates_sum / (double)sample;
+    out->ms_mean = stats_mean(s->step_ms, sample);
     out->ms_median = median(s->step_ms, sample);
     out->ms_min = s->step_ms[0]; /* sorted by median() */
     out->ns_per_agent_step = out->ms_median / (double)agents * 1e6;
@@ -411,12 +413,11 @@ int run_config(const options *opt, const scenario *sc, uint32_t agents,
     out->behaviour_ms = median(s->behaviour_ms, sample);
     out->integrate_ms = median(s->integrate_ms, sample);
     if (out->recorded) {
-        double sum = 0.0, most = 0.0;
+        double most = 0.0;
         for (size_t i = 0; i < sample; ++i) {
-            sum += s->record_ms[i];
             most = s->record_ms[i] > most ? s->record_ms[i] : most;
         }
-        out->record_ms_mean = sample ? sum / (double)sample : (double)NAN;
+        out->record_ms_mean = stats_mean(s->record_ms, sample);
         out->record_ms_max = most;
         out->record_ms_median = median(s->record_ms, sample);
         progress_clear(bar);

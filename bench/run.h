@@ -28,6 +28,10 @@ typedef struct result {
                             * stopped it) */
     double ms_median;
     double ms_min;
+    /* The mean ms per step: where some ticks cost more than the rest
+     * (neighbour lists rebuilt every few ticks, navigation fields
+     * recounted), what the median passes over. */
+    double ms_mean;
     double ns_per_agent_step;
     double neighbours_per_agent;
     double candidates_per_agent;

@@ -54,6 +54,17 @@ double stats_min(const double *values, size_t count) {
     return smallest;
 }
 
+double stats_mean(const double *values, size_t count) {
+    if (count == 0) {
+        return (double)NAN;
+    }
+    double sum = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+        sum += values[i];
+    }
+    return sum / (double)count;
+}
+
 typedef struct pooled {
     double value;
     int second; /* 1 when the value came from the second sample */

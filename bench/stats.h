@@ -34,6 +34,9 @@ double stats_median(const double *values, size_t count);
 /* The smallest of count values; NaN when count is 0. */
 double stats_min(const double *values, size_t count);
 
+/* The mean of count values; NaN when count is 0. */
+double stats_mean(const double *values, size_t count);
+
 typedef struct stats_rank_test {
     /* U of the second sample: the number of (first, second) pairs in which
      * the second is larger, ties counting one half. */

@@ -222,6 +222,7 @@ static int run_config_mpi(const options *opt, const scenario *sc,
     r->steps_run = (uint64_t)opt->warmup + opt->steps;
     r->ms_median = stats_median(sw->step_ms, sw->count);
     r->ms_min = stats_min(sw->step_ms, sw->count);
+    r->ms_mean = stats_mean(sw->step_ms, sw->count);
     r->ns_per_agent_step = r->ms_median * 1e6 / total;
     r->neighbours_per_agent = r->candidates_per_agent = (double)NAN;
     r->bytes_per_agent = r->grid_ms = r->behaviour_ms = (double)NAN;

@@ -8,11 +8,15 @@
  * with 3 and 3 samples there are C(6, 3) = 20, and only one puts the three
  * largest values in the second sample, so that split's p is 1/20.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner.h"
+#include "../bench/options.h"
+#include "../bench/quality.h"
 #include "../bench/results.h"
+#include "../bench/run.h"
 #include "../bench/stats.h"
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -29,6 +33,63 @@ TEST(bench_stats_median) {
     CHECK(odd[0] == 3.0 && odd[1] == 1.0 && odd[2] == 2.0);
     CHECK_NEAR(stats_min(even, 4), 1.0, 0.0);
     CHECK(isnan(stats_min(even, 0)));
+    CHECK_NEAR(stats_mean(even, 4), 2.5, 0.0);
+    CHECK_NEAR(stats_mean(odd, 2), 2.0, 0.0);
+    CHECK(isnan(stats_mean(even, 0)));
+}
+
+/* One configuration run as the bench runs it (two repeats of six
+ * counted steps): its mean is the mean of the steps timed, every repeat's
+ * included, and lies between the fastest step and the slowest, as the
+ * median does. */
+TEST(bench_stats_run_mean) {
+    static const char *const args[] = { "throng-bench",
+                                        "--scenario",
+                                        "flock2d",
+                                        "--agents",
+                                        "300",
+                                        "--steps",
+                                        "6",
+                                        "--warmup",
+                                        "1",
+                                        "--repeats",
+                                        "2",
+                                        "--threads",
+                                        "1",
+                                        "--quiet" };
+    /* options_parse() takes argv as main() has it: writable copies. */
+    char copies[COUNT_OF(args)][16];
+    char *argv[COUNT_OF(args)];
+    for (size_t i = 0; i < COUNT_OF(args); ++i) {
+        snprintf(copies[i], sizeof copies[i], "%s", args[i]);
+        argv[i] = copies[i];
+    }
+    options opt;
+    REQUIRE(options_parse((int)COUNT_OF(argv), argv, &opt) == 0);
+    samples s;
+    REQUIRE(samples_init(&s, 12));
+    quality_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+    progress bar;
+    memset(&bar, 0, sizeof bar);
+    double repeat_ms[2] = { 0.0, 0.0 };
+    result r;
+    memset(&r, 0, sizeof r);
+    r.repeat_ms = repeat_ms;
+    CHECK_EQ_INT(
+        run_config(&opt, opt.scenarios[0].sc, 300, 1, &s, &snap, &bar, &r), 0);
+    CHECK_EQ_U64(r.iterations, 12);
+    double sum = 0.0, slowest = 0.0;
+    for (size_t i = 0; i < 12; ++i) {
+        sum += s.step_ms[i];
+        slowest = s.step_ms[i] > slowest ? s.step_ms[i] : slowest;
+    }
+    CHECK_NEAR(r.ms_mean, sum / 12.0, 1e-12 * sum);
+    CHECK(r.ms_min > 0.0 && r.ms_min <= r.ms_mean && r.ms_mean <= slowest);
+    CHECK(r.ms_min <= r.ms_median && r.ms_median <= slowest);
+    quality_snapshot_free(&snap);
+    samples_free(&s);
+    options_free(&opt);
 }
 
 TEST(bench_stats_rank_test_exact) {
@@ -375,6 +436,7 @@ TEST(bench_stats_json_bad_input) {
 
 void register_bench_stats_tests(void) {
     REGISTER(bench_stats_median);
+    REGISTER(bench_stats_run_mean);
     REGISTER(bench_stats_rank_test_exact);
     REGISTER(bench_stats_rank_test_normal);
     REGISTER(bench_stats_gate_decision);
