@@ -1381,12 +1381,17 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
  * cross as cleanly, none deeper than 0.2%, at twice the cost a step.
  *
  * ORCA's neighbours come from lists kept across ticks with a skin of
- * 4 m (throng_world_set_neighbour_skin): agents cover at most 0.5 m a
- * tick, so the lists last four ticks or more, and eight on the ring's
- * way in. The states are the bits of `--set skin=0`; the rows stay in
- * the order the agents were added (round the circle), so the state hash
- * differs. At 10,000 agents a step of the ring's first 1,000 costs 0.48
- * ms against 0.84 without; over the crossing at 1,000, about the same.
+ * 8 m (throng_world_set_neighbour_skin): agents cover at most 0.5 m a
+ * tick, so the lists last eight ticks or more, and sixteen on the
+ * ring's way in. The states are the bits of `--set skin=0`; the rows
+ * stay in the order the agents were added (round the circle), so the
+ * state hash differs (and is the same for every skin). Against a 4 m
+ * skin, the ticks that rebuild come half as often and the others read
+ * lists a little longer: at 10,000 agents over the first 1,000 steps
+ * the mean step 0.302-0.306 ms against 0.332-0.334 and the median
+ * 0.259-0.264 against 0.257-0.259; over the crossing at 1,000 the mean
+ * 0.083-0.085 against 0.097-0.099 and the median 0.073-0.075 against
+ * 0.074-0.076 (AVX-512, three alternated runs each).
  *
  * An agent has reached its goal within its body radius (1.5 m); the run
  * is done when every agent is within its radius at once.
@@ -1422,7 +1427,7 @@ static const scenario_param circle_params[] = {
       "1: contact pushes count in the velocity (position-based dynamics)" },
     { "circle_radius", 200.0, "m",
       "start circle's radius at 250 agents (x N / 250)" },
-    { "skin", 4.0, "m",
+    { "skin", 8.0, "m",
       "neighbour lists kept across ticks with this skin (0: none; see "
       "above)" },
 };
