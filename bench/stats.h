@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Statistics for the benchmark regression gate: medians, a one-sided
- * Mann-Whitney U test, and the decision that combines them.
+ * Statistics for the bench and its regression gate: medians, minima
+ * and means, a one-sided Mann-Whitney U test, and the decision that
+ * combines them.
  *
  * A configuration's samples are its per-repeat median ms per step. The gate
  * calls a configuration a regression only when both hold:
