@@ -21,6 +21,11 @@
  * rows follow space (a ring added in order around it, a square row by
  * row) needs a run or two.
  *
+ * A build measures each block's candidates on the path's lanes where it
+ * has them (hold_rows(), the velocity stage's own scan), over the
+ * positions copied into the lists' grid order, so that the block's cells
+ * are stretches; the same rows as the scalar scan, in the same order.
+ *
  * The stage meets the candidates in list order rather than cell order,
  * which changes nothing: ORCA chooses the nearest max_neighbours by
  * (squared distance, slot) and meets their lines in that order, so which
@@ -44,6 +49,7 @@
 #include "core.h"
 #include "grid_plan.h"
 #include "grid_query.h"
+#include "steer_flock.h"
 
 /* Half the skin is cut by this share, so float rounding of the
  * displacements and distances never matters. */
@@ -235,6 +241,10 @@ static int lists_hold(throng_world *w, parallel_sched *sched) {
 typedef struct build_ctx {
     throng_world *w;
     float limit2; /* squared list radius */
+    /* On a vector path, the positions in the lists' grid order (at[a][u]
+     * the position of row sorted[u]), for hold_rows() to scan a block's
+     * candidates as stretches; NULL elsewhere. */
+    float *at[3];
 } build_ctx;
 
 /* Sorts the m rows ascending, through `spare` (room for m). They come
@@ -427,6 +437,37 @@ scan_rows(const agent_columns *c, const uint32_t *sorted,
     return m;
 }
 
+/* scan_rows() on the path's lanes (hold_rows()), over the positions in
+ * the grid's order (b->at): the same squared distances, the same rows in
+ * the same order. For a block of at most VERLET_HELD candidates. */
+static uint32_t scan_lanes(const build_ctx *b, const uint32_t *sorted,
+                           const cell_range *ranges, int count, uint32_t s,
+                           uint32_t *held) {
+    const throng_world *w = b->w;
+    uint32_t bounds[2 * GRID_MAX_RANGES];
+    for (int r = 0; r < count; r++) {
+        bounds[2 * r] = ranges[r].begin;
+        bounds[2 * r + 1] = ranges[r].end;
+    }
+    const flock_rows_query a = {
+        .px = b->at[0],
+        .py = b->at[1],
+        .pz = b->at[2],
+        .q = { b->at[0][s], b->at[1][s], w->dims == 3 ? b->at[2][s] : 0.0f },
+        .R2 = b->limit2,
+        .limit = b->limit2,
+        .self = s, /* its own position in the grid's order */
+        .three = w->dims == 3,
+    };
+    int32_t d2[VERLET_HELD + FLOCK_HELD_SLACK];
+    uint32_t at[VERLET_HELD + FLOCK_HELD_SLACK];
+    const flock_held into = { d2, at };
+    const uint32_t m = w->hold_rows(&a, bounds, (uint32_t)count, &into, 0);
+    for (uint32_t i = 0; i < m; i++)
+        held[i] = sorted[at[i]];
+    return m;
+}
+
 /* The first and last row of the m > VERLET_HELD that scan_rows() found:
  * the one run of a knot. */
 static void knot_run(const agent_columns *c, const uint32_t *sorted,
@@ -447,6 +488,23 @@ static void knot_run(const agent_columns *c, const uint32_t *sorted,
     out[1] = hi + 1u;
 }
 
+/* The positions of the rows at sorted positions [begin, end), into
+ * b->at in that order. */
+static void gather_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
+    (void)thread;
+    build_ctx *b = ctx;
+    const throng_world *w = b->w;
+    const uint32_t *sorted = w->verlet.grid.sorted;
+    const float *col[3] = { w->col.px, w->col.py, w->col.pz };
+    const int dims = w->dims == 3 ? 3 : 2;
+    for (int a = 0; a < dims; a++) {
+        float *restrict to = b->at[a];
+        const float *restrict from = col[a];
+        for (uint32_t u = begin; u < end; u++)
+            to[u] = from[sorted[u]];
+    }
+}
+
 /* The lists of the rows at sorted positions [begin, end) of the lists'
  * grid: each cell's candidate ranges, once for its rows. */
 static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
@@ -462,6 +520,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     grid_cursor cursor;
     grid_cursor_reset(&cursor);
     int count = 0, known = 0;
+    uint32_t candidates = 0; /* the block's */
     int32_t cell[3] = { 0, 0, 0 };
     uint32_t held[VERLET_HELD + 1u], spare[VERLET_HELD];
     for (uint32_t s = begin; s < end; s++) {
@@ -478,11 +537,16 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             memcpy(cell, here, sizeof cell);
             count = grid_ranges_span_at(g, cell[0], cell[0], cell[1], cell[2],
                                         &cursor, ranges);
+            candidates = 0;
+            for (int r = 0; r < count; r++)
+                candidates += ranges[r].end - ranges[r].begin;
             known = 1;
         }
         const float p[3] = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f };
         const uint32_t m =
-            three
+            b->at[0] && candidates <= VERLET_HELD
+                ? scan_lanes(b, sorted, ranges, count, s, held)
+            : three
                 ? scan_rows(c, sorted, ranges, count, t, p, b->limit2, 1, held)
                 : scan_rows(c, sorted, ranges, count, t, p, b->limit2, 0, held);
         if (m > VERLET_HELD) {
@@ -513,6 +577,13 @@ int verlet_prepare(throng_world *w, parallel_sched *sched) {
     build_ctx b = { .w = w };
     const double radius = list_radius(w);
     b.limit2 = (float)(radius * radius);
+    if (w->hold_rows) {
+        /* The step's spare columns, free until the steering takes the
+         * first of them (padded, as hold_rows() reads whole vectors). */
+        for (int a = 0; a < w->dims; a++)
+            b.at[a] = w->spare4[a];
+        parallel_for(sched, w->count, VERLET_GRAIN, gather_rows, &b);
+    }
     parallel_for(sched, w->count, VERLET_GRAIN, build_rows, &b);
     const float *col[3] = { w->col.px, w->col.py, w->col.pz };
     for (int a = 0; a < w->dims; a++)

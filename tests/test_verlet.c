@@ -378,54 +378,95 @@ TEST(verlet_bad_skin) {
     throng_world_destroy(v.w);
 }
 
+enum {
+    KNOT = 600,
+    SCATTERED = 900,
+    BAND = 200,
+    N = KNOT + SCATTERED + BAND
+};
+
+/* The scene of verlet_lists_cover_neighbours on kernel path `path`
+ * (NULL: the default), stepped once with lists of the skin; NULL where
+ * the path is missing or a part was refused. */
+static throng_world *cover_world(int dims, float skin, const char *path) {
+    throng_world_def def = ts_world_def(dims, 1 + (dims == 3), NULL);
+    def.neighbour_radius = VL_RADIUS;
+    throng_world *w = runner_on_path(ts_world_make(&def), path);
+    if (w == NULL)
+        return NULL;
+    throng_group_def gd = throng_group_def_default();
+    gd.avoidance.mode = THRONG_AVOIDANCE_ORCA;
+    throng_group g;
+    throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
+    int ok = throng_world_set_neighbour_skin(w, skin) == THRONG_OK &&
+             throng_group_create(w, &gd, &g) == THRONG_OK &&
+             throng_group_add_behaviour(w, g, &b, NULL) == THRONG_OK;
+    test_rng rng = test_rng_make(0x115du + (uint64_t)dims);
+    for (int i = 0; i < N && ok; i++) {
+        throng_agent_def d = throng_agent_def_default();
+        d.radius = 0.05f;
+        d.group = g;
+        /* Knot and crowd interleaved, so no row order follows space;
+         * then a band of two files off the crowd, rows along it. */
+        const int knot = i % 5 < 2;
+        if (i >= KNOT + SCATTERED) {
+            d.position[0] = 0.35f * (float)i;
+            d.position[1] = 70.0f + 0.7f * (float)(i % 2);
+        } else {
+            for (int k = 0; k < dims; k++)
+                d.position[k] = knot ? test_rng_range(&rng, 29.0f, 30.5f)
+                                     : test_rng_range(&rng, 0.0f, 60.0f);
+        }
+        throng_agent a;
+        const float goal[3] = { 30.0f, 30.0f, 0.0f };
+        ok = throng_agent_add(w, &d, &a) == THRONG_OK &&
+             throng_agent_set_target_point(w, a, goal) == THRONG_OK;
+    }
+    if (!ok || throng_world_step(w, 0.01f) != THRONG_OK) {
+        throng_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* Whether two builds made the same lists: each row's runs, the rows
+ * they cover, its own row among them, and its windows. */
+static int same_lists(const verlet_lists *a, const verlet_lists *b,
+                      uint32_t rows) {
+    if (a->rows != rows || b->rows != rows)
+        return 0;
+    for (uint32_t t = 0; t < rows; t++) {
+        const uint32_t *ra, *rb, *wa, *wb;
+        const uint32_t n = verlet_row_runs(a, t, &ra);
+        const uint32_t nw = verlet_row_windows(a, t, &wa);
+        if (verlet_row_runs(b, t, &rb) != n ||
+            verlet_row_windows(b, t, &wb) != nw ||
+            a->covered[t] != b->covered[t] ||
+            verlet_row_self(a, t) != verlet_row_self(b, t) ||
+            memcmp(ra, rb, 2u * n * sizeof *ra) != 0 ||
+            memcmp(wa, wb, 2u * nw * sizeof *wa) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* A build's lists against brute force: every row within R + skin of a
  * row (where the build saw them) lies in one of its runs, and the runs
  * are at most VERLET_RUNS, ascending and apart. The scene has a knot of
  * more agents than a list holds exactly (VERLET_HELD, 512), whose rows
  * get one run, and a scattered crowd whose rows do not follow space, so
- * their lists are cut at their widest gaps. */
+ * their lists are cut at their widest gaps. A vector path scans a
+ * block's candidates on its lanes, the scalar path one by one: the same
+ * lists, to the row. */
 TEST(verlet_lists_cover_neighbours) {
-    enum {
-        KNOT = 600,
-        SCATTERED = 900,
-        BAND = 200,
-        N = KNOT + SCATTERED + BAND
-    };
     const float skin = 1.5f;
     for (int dims = 2; dims <= 3; dims++) {
-        throng_world_def def = ts_world_def(dims, 1 + (dims == 3), NULL);
-        def.neighbour_radius = VL_RADIUS;
-        throng_world *w = ts_world_make(&def);
+        throng_world *w = cover_world(dims, skin, NULL);
         REQUIRE(w != NULL);
-        throng_group_def gd = throng_group_def_default();
-        gd.avoidance.mode = THRONG_AVOIDANCE_ORCA;
-        throng_group g;
-        throng_behaviour b = throng_behaviour_default(THRONG_BEHAVIOUR_ARRIVE);
-        REQUIRE(throng_world_set_neighbour_skin(w, skin) == THRONG_OK);
-        REQUIRE(throng_group_create(w, &gd, &g) == THRONG_OK);
-        REQUIRE(throng_group_add_behaviour(w, g, &b, NULL) == THRONG_OK);
-        test_rng rng = test_rng_make(0x115du + (uint64_t)dims);
-        for (int i = 0; i < N; i++) {
-            throng_agent_def d = throng_agent_def_default();
-            d.radius = 0.05f;
-            d.group = g;
-            /* Knot and crowd interleaved, so no row order follows space;
-             * then a band of two files off the crowd, rows along it. */
-            const int knot = i % 5 < 2;
-            if (i >= KNOT + SCATTERED) {
-                d.position[0] = 0.35f * (float)i;
-                d.position[1] = 70.0f + 0.7f * (float)(i % 2);
-            } else {
-                for (int k = 0; k < dims; k++)
-                    d.position[k] = knot ? test_rng_range(&rng, 29.0f, 30.5f)
-                                         : test_rng_range(&rng, 0.0f, 60.0f);
-            }
-            throng_agent a;
-            REQUIRE(throng_agent_add(w, &d, &a) == THRONG_OK);
-            const float goal[3] = { 30.0f, 30.0f, 0.0f };
-            REQUIRE(throng_agent_set_target_point(w, a, goal) == THRONG_OK);
-        }
-        REQUIRE(throng_world_step(w, 0.01f) == THRONG_OK);
+        throng_world *plain = cover_world(dims, skin, "scalar");
+        REQUIRE(plain != NULL);
+        CHECK(same_lists(&w->verlet, &plain->verlet, (uint32_t)N));
+        throng_world_destroy(plain);
         const verlet_lists *v = &w->verlet;
         REQUIRE(v->valid && v->rows == (uint32_t)N);
         const float reach = VL_RADIUS + skin;
