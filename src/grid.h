@@ -47,6 +47,20 @@ typedef struct cell_range {
     float shift[3]; /* add to a candidate's position: nearest image */
 } cell_range;
 
+/* The ranges as (first, past last) pairs of sorted rows, the form the
+ * vector scans read (hold_rows()), into bounds (2 * count entries);
+ * returns the rows they cover. */
+static inline uint32_t cell_range_bounds(const cell_range *ranges, int count,
+                                         uint32_t *bounds) {
+    uint32_t rows = 0;
+    for (int r = 0; r < count; r++) {
+        bounds[2 * r] = ranges[r].begin;
+        bounds[2 * r + 1] = ranges[r].end;
+        rows += ranges[r].end - ranges[r].begin;
+    }
+    return rows;
+}
+
 #define GRID_MAX_RANGES                                    \
     ((2 * GRID_MAX_REACH + 1) * (2 * GRID_MAX_REACH + 1) * \
      (2 * GRID_MAX_REACH + 1))

@@ -285,10 +285,7 @@ static inline void candidate_block_set(candidate_block *cb,
 static inline void candidate_block_lanes(candidate_block *cb) {
     if (cb->laned)
         return;
-    for (int r = 0; r < cb->count; r++) {
-        cb->bound_store[2 * r] = cb->ranges[r].begin;
-        cb->bound_store[2 * r + 1] = cb->ranges[r].end;
-    }
+    (void)cell_range_bounds(cb->ranges, cb->count, cb->bound_store);
     cb->bounds = cb->bound_store;
     cb->one_shift = one_shift(cb->ranges, cb->count);
     cb->laned = 1;

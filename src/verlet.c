@@ -438,17 +438,13 @@ scan_rows(const agent_columns *c, const uint32_t *sorted,
 }
 
 /* scan_rows() on the path's lanes (hold_rows()), over the positions in
- * the grid's order (b->at): the same squared distances, the same rows in
- * the same order. For a block of at most VERLET_HELD candidates. */
+ * the grid's order (b->at), the block's ranges as bounds
+ * (cell_range_bounds()): the same squared distances, the same rows in the
+ * same order. For a block of at most VERLET_HELD candidates. */
 static uint32_t scan_lanes(const build_ctx *b, const uint32_t *sorted,
-                           const cell_range *ranges, int count, uint32_t s,
+                           const uint32_t *bounds, int count, uint32_t s,
                            uint32_t *held) {
     const throng_world *w = b->w;
-    uint32_t bounds[2 * GRID_MAX_RANGES];
-    for (int r = 0; r < count; r++) {
-        bounds[2 * r] = ranges[r].begin;
-        bounds[2 * r + 1] = ranges[r].end;
-    }
     const flock_rows_query a = {
         .px = b->at[0],
         .py = b->at[1],
@@ -520,7 +516,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     grid_cursor cursor;
     grid_cursor_reset(&cursor);
     int count = 0, known = 0;
-    uint32_t candidates = 0; /* the block's */
+    uint32_t bounds[2 * GRID_MAX_RANGES], candidates = 0; /* the block's */
     int32_t cell[3] = { 0, 0, 0 };
     uint32_t held[VERLET_HELD + 1u], spare[VERLET_HELD];
     for (uint32_t s = begin; s < end; s++) {
@@ -537,15 +533,13 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             memcpy(cell, here, sizeof cell);
             count = grid_ranges_span_at(g, cell[0], cell[0], cell[1], cell[2],
                                         &cursor, ranges);
-            candidates = 0;
-            for (int r = 0; r < count; r++)
-                candidates += ranges[r].end - ranges[r].begin;
+            candidates = cell_range_bounds(ranges, count, bounds);
             known = 1;
         }
         const float p[3] = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f };
         const uint32_t m =
             b->at[0] && candidates <= VERLET_HELD
-                ? scan_lanes(b, sorted, ranges, count, s, held)
+                ? scan_lanes(b, sorted, bounds, count, s, held)
             : three
                 ? scan_rows(c, sorted, ranges, count, t, p, b->limit2, 1, held)
                 : scan_rows(c, sorted, ranges, count, t, p, b->limit2, 0, held);
