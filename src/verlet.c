@@ -25,6 +25,10 @@
  * has them (hold_rows(), the velocity stage's own scan), over the
  * positions copied into the lists' grid order, so that the block's cells
  * are stretches; the same rows as the scalar scan, in the same order.
+ * A block whose rows lie within a window of VERLET_BLOCK rows (a file
+ * added in order along it, as circle2d's ring) is measured straight from
+ * the columns over the window, and each row's list is read off as bits
+ * in row order, with no sort of rows per row (window_list()).
  *
  * The stage meets the candidates in list order rather than cell order,
  * which changes nothing: ORCA chooses the nearest max_neighbours by
@@ -484,6 +488,102 @@ static void knot_run(const agent_columns *c, const uint32_t *sorted,
     out[1] = hi + 1u;
 }
 
+/* A block whose candidates are rows of one window of at most
+ * VERLET_BLOCK rows (a file's, circle2d's ring, added in order along it)
+ * is listed without sorting: each row of its cell measures the window's
+ * rows on the lanes straight from the columns (hold_rows()), keeps those
+ * of the block as bits, one a row of the window in row order, and its
+ * runs are the stretches of set bits. Other blocks take scan_lanes()
+ * and sort_rows(). */
+#define VERLET_BLOCK 64u
+
+typedef struct block_window {
+    uint32_t base;   /* the window's first row */
+    uint32_t span;   /* rows it spans, 1 .. VERLET_BLOCK; 0: too many */
+    uint64_t member; /* bit i: row base + i is a candidate of the block */
+} block_window;
+
+/* The window of the block's rows (`ranges`), if it spans at most
+ * VERLET_BLOCK rows. */
+static block_window block_window_of(const uint32_t *sorted,
+                                    const cell_range *ranges, int count) {
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (int r = 0; r < count; r++)
+        for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++) {
+            lo = sorted[u] < lo ? sorted[u] : lo;
+            hi = sorted[u] > hi ? sorted[u] : hi;
+        }
+    block_window k = { lo, 0, 0 };
+    if (hi - lo >= VERLET_BLOCK)
+        return k;
+    k.span = hi - lo + 1u;
+    for (int r = 0; r < count; r++)
+        for (uint32_t u = ranges[r].begin; u < ranges[r].end; u++)
+            k.member |= (uint64_t)1 << (sorted[u] - lo);
+    return k;
+}
+
+/* Row t's list from the window k of its block: the rows within reach
+ * measured on the lanes (the same squared distances as scan_rows()),
+ * those of the block kept as bits; a stretch of set bits is a run. The
+ * same runs, windows and counts as put_runs() and put_windows() give
+ * from the sorted rows, which are built only where they are needed. */
+static void window_list(const build_ctx *b, const block_window *k, uint32_t t) {
+    throng_world *w = b->w;
+    verlet_lists *v = &w->verlet;
+    const agent_columns *c = &w->col;
+    const int three = w->dims == 3;
+    const flock_rows_query a = {
+        .px = c->px + k->base,
+        .py = c->py + k->base,
+        .pz = three ? c->pz + k->base : NULL,
+        .q = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f },
+        .R2 = b->limit2,
+        .limit = b->limit2,
+        .self = t - k->base,
+        .three = three,
+    };
+    int32_t d2[VERLET_BLOCK + FLOCK_HELD_SLACK];
+    uint32_t at[VERLET_BLOCK + FLOCK_HELD_SLACK];
+    const flock_held into = { d2, at };
+    const uint32_t bounds[2] = { 0, k->span };
+    const uint32_t found = w->hold_rows(&a, bounds, 1, &into, 0);
+    uint64_t held = 0;
+    for (uint32_t i = 0; i < found; i++)
+        held |= (uint64_t)1 << at[i];
+    held &= k->member;
+    /* A run starts at a held row whose row before is not held, and ends
+     * at one whose row after is not. */
+    uint64_t starts = held & ~(held << 1), ends = held & ~(held >> 1);
+    uint32_t *out = v->runs + (size_t)t * 2u * VERLET_RUNS;
+    uint32_t n = 0, m = 0;
+    while (starts && n < VERLET_RUNS) {
+        const uint32_t first = (uint32_t)__builtin_ctzll(starts);
+        const uint32_t last = (uint32_t)__builtin_ctzll(ends);
+        out[2u * n] = k->base + first;
+        out[2u * n + 1u] = k->base + last + 1u;
+        m += last + 1u - first;
+        n++;
+        starts &= starts - 1u;
+        ends &= ends - 1u;
+    }
+    if (starts || m > VERLET_WINDOW) {
+        /* More runs than a list keeps, or windows to find: from the
+         * rows, as a block of any shape. */
+        uint32_t rows[VERLET_BLOCK];
+        m = 0;
+        for (uint64_t left = held; left; left &= left - 1u)
+            rows[m++] = k->base + (uint32_t)__builtin_ctzll(left);
+        put_runs(v, t, rows, m);
+        put_windows(v, t, rows, m);
+        return;
+    }
+    /* The runs hold exactly the m rows, t not among them. */
+    v->covered[t] = m;
+    v->count[t] = (uint8_t)n;
+    v->windows[t] = 0;
+}
+
 /* The positions of the rows at sorted positions [begin, end), into
  * b->at in that order. */
 static void gather_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
@@ -519,6 +619,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
     uint32_t bounds[2 * GRID_MAX_RANGES], candidates = 0; /* the block's */
     int32_t cell[3] = { 0, 0, 0 };
     uint32_t held[VERLET_HELD + 1u], spare[VERLET_HELD];
+    block_window window = { 0, 0, 0 };
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t t = sorted[s];
         if (!w->group_params[c->group[t]].orca) {
@@ -535,6 +636,13 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
                                         &cursor, ranges);
             candidates = cell_range_bounds(ranges, count, bounds);
             known = 1;
+            window.span = 0;
+            if (b->at[0] && candidates <= VERLET_BLOCK)
+                window = block_window_of(sorted, ranges, count);
+        }
+        if (window.span) {
+            window_list(b, &window, t);
+            continue;
         }
         const float p[3] = { c->px[t], c->py[t], three ? c->pz[t] : 0.0f };
         const uint32_t m =

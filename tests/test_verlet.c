@@ -382,7 +382,9 @@ enum {
     KNOT = 600,
     SCATTERED = 900,
     BAND = 200,
-    N = KNOT + SCATTERED + BAND
+    FILE_ROWS = 100,
+    COMB = 100,
+    N = KNOT + SCATTERED + BAND + FILE_ROWS + COMB
 };
 
 /* The scene of verlet_lists_cover_neighbours on kernel path `path`
@@ -409,7 +411,16 @@ static throng_world *cover_world(int dims, float skin, const char *path) {
         /* Knot and crowd interleaved, so no row order follows space;
          * then a band of two files off the crowd, rows along it. */
         const int knot = i % 5 < 2;
-        if (i >= KNOT + SCATTERED) {
+        if (i >= KNOT + SCATTERED + BAND + FILE_ROWS) {
+            /* A comb: rows in turn in two files far apart, so a list's
+             * rows are every other row, more runs than a list keeps. */
+            d.position[0] = 0.3f * (float)i;
+            d.position[1] = 130.0f + 30.0f * (float)(i % 2);
+        } else if (i >= KNOT + SCATTERED + BAND) {
+            /* One file, a ring's arc: short lists of two runs. */
+            d.position[0] = 1.0f * (float)i;
+            d.position[1] = 100.0f;
+        } else if (i >= KNOT + SCATTERED) {
             d.position[0] = 0.35f * (float)i;
             d.position[1] = 70.0f + 0.7f * (float)(i % 2);
         } else {
@@ -455,7 +466,9 @@ static int same_lists(const verlet_lists *a, const verlet_lists *b,
  * are at most VERLET_RUNS, ascending and apart. The scene has a knot of
  * more agents than a list holds exactly (VERLET_HELD, 512), whose rows
  * get one run, and a scattered crowd whose rows do not follow space, so
- * their lists are cut at their widest gaps. A vector path scans a
+ * their lists are cut at their widest gaps; a band, a file and a comb
+ * have rows that follow space, listed from a window of rows (short
+ * lists, lists with windows, lists of more runs than kept). A vector path scans a
  * block's candidates on its lanes, the scalar path one by one: the same
  * lists, to the row. */
 TEST(verlet_lists_cover_neighbours) {
@@ -497,7 +510,8 @@ TEST(verlet_lists_cover_neighbours) {
             /* A list of a window's rows or fewer has none; the band's
              * longer ones (25 rows or so in one stretch, but near its
              * ends) have theirs. */
-            const int band = t >= KNOT + SCATTERED;
+            const int band =
+                t >= KNOT + SCATTERED && t < KNOT + SCATTERED + BAND;
             bad_windows += nw > 0u && v->covered[t] <= VERLET_WINDOW;
             bad_windows += band && nw == 0u && v->covered[t] > VERLET_WINDOW;
             band_windowed += band && nw > 0u;
