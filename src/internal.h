@@ -458,6 +458,9 @@ struct throng_world {
      * where hold_rows is. */
     uint32_t (*hold_windows)(const struct flock_rows_query *, const uint32_t *,
                              uint32_t, const struct flock_held *, uint32_t);
+    /* The same of one stretch of at most FLOCK_MASK_ROWS rows, as bits
+     * (steer_flock.h), or NULL where hold_rows is. */
+    uint64_t (*mask_rows)(const struct flock_rows_query *, uint32_t);
     /* Obstacle avoidance's test of a run's rows on the path's lanes
      * (steer_env.h), or NULL for the scalar test row by row. */
     void (*env_lanes)(struct env_run *, uint32_t);

@@ -226,6 +226,19 @@ FLOCK_HOLD_WINDOWS_DECLARE(avx512)
 FLOCK_HOLD_WINDOWS_DECLARE(neon)
 FLOCK_HOLD_WINDOWS_DECLARE(wasm)
 #undef FLOCK_HOLD_WINDOWS_DECLARE
+/* hold_rows() of the one stretch [0, n), n at most FLOCK_MASK_ROWS, as
+ * bits: bit i set when row i would be held (the same squared distances
+ * and tests), nothing written. */
+#define FLOCK_MASK_ROWS 64u
+typedef uint64_t (*flock_mask_rows_fn)(const flock_rows_query *a, uint32_t n);
+#define FLOCK_MASK_ROWS_DECLARE(isa) \
+    uint64_t flock_mask_rows_##isa(const flock_rows_query *a, uint32_t n);
+FLOCK_MASK_ROWS_DECLARE(sse2)
+FLOCK_MASK_ROWS_DECLARE(avx2)
+FLOCK_MASK_ROWS_DECLARE(avx512)
+FLOCK_MASK_ROWS_DECLARE(neon)
+FLOCK_MASK_ROWS_DECLARE(wasm)
+#undef FLOCK_MASK_ROWS_DECLARE
 /* below[i] = how many of v[0 .. m) are below v[i], for i < m: padded
  * is m rounded up to a multiple of FLOCK_COUNT_PAD, and v is read and
  * below written to padded (the counts past m are of whatever v holds

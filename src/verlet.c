@@ -491,11 +491,11 @@ static void knot_run(const agent_columns *c, const uint32_t *sorted,
 /* A block whose candidates are rows of one window of at most
  * VERLET_BLOCK rows (a file's, circle2d's ring, added in order along it)
  * is listed without sorting: each row of its cell measures the window's
- * rows on the lanes straight from the columns (hold_rows()), keeps those
- * of the block as bits, one a row of the window in row order, and its
+ * rows on the lanes straight from the columns, as bits, one a row of the
+ * window in row order (mask_rows()), keeps those of the block, and its
  * runs are the stretches of set bits. Other blocks take scan_lanes()
  * and sort_rows(). */
-#define VERLET_BLOCK 64u
+#define VERLET_BLOCK FLOCK_MASK_ROWS
 
 typedef struct block_window {
     uint32_t base;   /* the window's first row */
@@ -524,8 +524,9 @@ static block_window block_window_of(const uint32_t *sorted,
 }
 
 /* Row t's list from the window k of its block: the rows within reach
- * measured on the lanes (the same squared distances as scan_rows()),
- * those of the block kept as bits; a stretch of set bits is a run. The
+ * measured on the lanes as bits (mask_rows(), the same squared distances
+ * as scan_rows()), those of the block kept; a stretch of set bits is a
+ * run. The
  * same runs, windows and counts as put_runs() and put_windows() give
  * from the sorted rows, which are built only where they are needed. */
 static void window_list(const build_ctx *b, const block_window *k, uint32_t t) {
@@ -543,15 +544,7 @@ static void window_list(const build_ctx *b, const block_window *k, uint32_t t) {
         .self = t - k->base,
         .three = three,
     };
-    int32_t d2[VERLET_BLOCK + FLOCK_HELD_SLACK];
-    uint32_t at[VERLET_BLOCK + FLOCK_HELD_SLACK];
-    const flock_held into = { d2, at };
-    const uint32_t bounds[2] = { 0, k->span };
-    const uint32_t found = w->hold_rows(&a, bounds, 1, &into, 0);
-    uint64_t held = 0;
-    for (uint32_t i = 0; i < found; i++)
-        held |= (uint64_t)1 << at[i];
-    held &= k->member;
+    const uint64_t held = w->mask_rows(&a, k->span) & k->member;
     /* A run starts at a held row whose row before is not held, and ends
      * at one whose row after is not. */
     uint64_t starts = held & ~(held << 1), ends = held & ~(held >> 1);
@@ -637,7 +630,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
             candidates = cell_range_bounds(ranges, count, bounds);
             known = 1;
             window.span = 0;
-            if (b->at[0] && candidates <= VERLET_BLOCK)
+            if (w->mask_rows && candidates <= VERLET_BLOCK)
                 window = block_window_of(sorted, ranges, count);
         }
         if (window.span) {

@@ -369,7 +369,8 @@ static uint64_t vel_scan_run(const void *cfg_, const char *path) {
  * candidates (within the radius and the limit, not the agent's row), in the
  * same order, with the same squared distances' bits. Stretches of every
  * length up to 40 meet every mask of the lanes; lattice positions give
- * distances equal to the radius or the limit exactly. */
+ * distances equal to the radius or the limit exactly. Its mask_rows()
+ * over the first 0 to 64 rows gives the same rows as bits. */
 #define HOLD_TEST_ROWS 256u
 TEST(velocity_hold_rows_paths) {
     static const throng_simd paths[] = { THRONG_SIMD_SSE2, THRONG_SIMD_AVX2,
@@ -447,6 +448,21 @@ TEST(velocity_hold_rows_paths) {
                     n++;
                 }
             wrong += n != m;
+            /* mask_rows() over [0, span), span 0 to FLOCK_MASK_ROWS: the
+             * bits of the same rows. */
+            const uint32_t span = (uint32_t)round % (FLOCK_MASK_ROWS + 1u);
+            uint64_t want = 0;
+            for (uint32_t j = 0; j < span; j++) {
+                const float dx = px[j] - a.q[0], dy = py[j] - a.q[1];
+                float dd = dx * dx + dy * dy;
+                if (three) {
+                    const float dz = pz[j] - a.q[2];
+                    dd = dd + dz * dz;
+                }
+                if (dd <= a.R2 && dd <= a.limit && j != a.self)
+                    want |= (uint64_t)1 << j;
+            }
+            wrong += w->mask_rows == NULL || w->mask_rows(&a, span) != want;
         }
         CHECK_EQ_U64(wrong, 0u);
         throng_world_destroy(w);
