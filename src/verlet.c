@@ -13,6 +13,8 @@
  * saw it, every pair now within R was within R + s then, so the lists
  * still hold every neighbour, and the ticks in between need no grid at
  * all. That is Verlet's neighbour list, as molecular dynamics keeps it.
+ * A crowd that moves together keeps its lists far longer, measured in
+ * its own affine frame (verlet_frame.c).
  *
  * A list is up to VERLET_RUNS runs of consecutive rows: the rows within
  * reach, sorted, cut at the widest gaps between them. The rows between
@@ -54,14 +56,6 @@
 #include "grid_plan.h"
 #include "grid_query.h"
 #include "steer_flock.h"
-
-/* Half the skin is cut by this share, so float rounding of the
- * displacements and distances never matters. */
-#define VERLET_MARGIN (1.0 - 1.0 / 1024.0)
-
-/* Rows per part of the displacement pass, and the most parts. */
-#define VERLET_ROWS_PER_PART 16384u
-#define VERLET_MAX_PARTS 64u
 
 /* Sorted positions per chunk of the build. */
 #define VERLET_GRAIN 1024u
@@ -173,69 +167,6 @@ static int reserve(throng_world *w, verlet_lists *v, uint32_t rows) {
     memset(v->guess, 0, n * sizeof(float));
     v->capacity = rows;
     return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Whether the lists hold                                                   */
-/* ------------------------------------------------------------------------ */
-
-typedef struct away_ctx {
-    const throng_world *w;
-    float limit2; /* squared distance an agent may have moved */
-    uint32_t away[VERLET_MAX_PARTS];
-} away_ctx;
-
-/* Counts the part's rows farther than the limit from where the build saw
- * them (NaN counts too): arithmetic and compares on the vector lanes
- * (the index a size_t from 0, so the compiler loads whole vectors rather
- * than gathering for fear of a 32-bit index wrapping). */
-static void away_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
-                      int thread) {
-    (void)thread;
-    away_ctx *k = ctx;
-    const throng_world *w = k->w;
-    const verlet_lists *v = &w->verlet;
-    const size_t n = end - begin;
-    const float *restrict px = w->col.px + begin, *restrict py =
-                                                      w->col.py + begin;
-    const float *restrict ax = v->at[0] + begin, *restrict ay =
-                                                     v->at[1] + begin;
-    const float limit2 = k->limit2;
-    uint32_t away = 0;
-    if (w->dims == 3) {
-        const float *restrict pz = w->col.pz + begin;
-        const float *restrict az = v->at[2] + begin;
-#pragma omp simd reduction(+ : away)
-        for (size_t i = 0; i < n; i++) {
-            const float dx = px[i] - ax[i], dy = py[i] - ay[i];
-            const float dz = pz[i] - az[i];
-            away += !(dx * dx + dy * dy + dz * dz <= limit2);
-        }
-    } else {
-#pragma omp simd reduction(+ : away)
-        for (size_t i = 0; i < n; i++) {
-            const float dx = px[i] - ax[i], dy = py[i] - ay[i];
-            away += !(dx * dx + dy * dy <= limit2);
-        }
-    }
-    k->away[part] = away;
-}
-
-static int lists_hold(throng_world *w, parallel_sched *sched) {
-    const verlet_lists *v = &w->verlet;
-    if (!v->valid || v->rows != w->count)
-        return 0;
-    const double half = 0.5 * (double)v->skin * VERLET_MARGIN;
-    away_ctx k = { .w = w, .limit2 = (float)(half * half) };
-    uint32_t parts = w->count / VERLET_ROWS_PER_PART;
-    parts = parts > (uint32_t)sched->threads ? (uint32_t)sched->threads : parts;
-    parts = parts > VERLET_MAX_PARTS ? VERLET_MAX_PARTS : parts;
-    parts = parts < 1u ? 1u : parts;
-    parallel_parts(sched, w->count, parts, away_part, &k);
-    uint32_t away = 0;
-    for (uint32_t p = 0; p < parts; p++)
-        away += k.away[p];
-    return !sched->failed && away == 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -659,7 +590,7 @@ static void build_rows(void *ctx, uint32_t begin, uint32_t end, int thread) {
 
 int verlet_prepare(throng_world *w, parallel_sched *sched) {
     verlet_lists *v = &w->verlet;
-    if (lists_hold(w, sched)) {
+    if (verlet_frame_holds(w, sched, list_radius(w))) {
         v->active = 1;
         return 0;
     }
@@ -685,7 +616,11 @@ int verlet_prepare(throng_world *w, parallel_sched *sched) {
         memcpy(v->at[a], col[a], (size_t)w->count * sizeof(float));
     if (sched->failed)
         return 0; /* the step is refused; the lists stay invalid */
+    verlet_frame_start(w, sched);
+    if (sched->failed)
+        return 0;
     v->rows = w->count;
     v->valid = 1;
+    v->builds++;
     return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * Verlet lists: each row's candidate neighbours, found once from a grid
  * build and kept for the ticks after it while no agent has moved half a
- * skin from where the build saw it (verlet.c).
+ * skin from where the build saw it, or the crowd has moved together
+ * (verlet.c, verlet_frame.c).
  */
 #ifndef THRONG_VERLET_H
 #define THRONG_VERLET_H
@@ -12,6 +13,7 @@
 
 #include "grid.h"
 #include "parallel.h"
+#include "verlet_frame.h"
 
 typedef struct throng_world throng_world;
 
@@ -49,6 +51,10 @@ typedef struct verlet_lists {
     uint32_t *window;  /* VERLET_WINDOWS (first, mask) pairs a row */
     uint8_t *windows;  /* windows of each row; 0: none (scan the runs) */
     float *at[3];      /* each row's position at the build */
+    uint32_t builds;   /* builds so far (a count for tests and tuning) */
+    /* The crowd's frame since the build, for the test of whether the
+     * lists hold (verlet_frame.c). */
+    verlet_frame frame;
     /* Each row's guess for the velocity stage's neighbour scan, which
      * velocity.c reads and writes (0: none). While lists serve, a row
      * keeps its agent from tick to tick, so the guess is the agent's
@@ -75,8 +81,9 @@ void verlet_set_skin(throng_world *w, float skin);
 int verlet_usable(const throng_world *w, uint32_t contact);
 
 /* The lists for this tick: kept when they hold (built, the rows the same,
- * every agent within half the skin of where the build saw it), else
- * built from a non-permuting build of the grid. Marks them active.
+ * every agent within half the skin of where the build saw it, or the
+ * crowd's motion since near enough to an affine map: verlet_frame.h),
+ * else built from a non-permuting build of the grid. Marks them active.
  * Nonzero when memory could not be had (the world is unchanged then but
  * for the grid, which a later build redoes). */
 int verlet_prepare(throng_world *w, parallel_sched *sched);

@@ -24,7 +24,7 @@ export LC_ALL=C
 LAYERS='
 1 core        core handles simd parallel
 2 storage     columns
-3 spatial     grid grid_plan grid_query verlet obstacle_grid geo_near nav_solve nav_field
+3 spatial     grid grid_plan grid_query verlet verlet_frame obstacle_grid geo_near nav_solve nav_field
 4 model       group_handle geometry schema group agent agent_state world objects_read objects_add nav_objects
 5 steer       steer
 6 behaviours  steer_agent steer_route steer_env steer_env_sse2 steer_env_avx2 steer_env_avx512 steer_env_neon steer_env_wasm behaviour
