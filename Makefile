@@ -441,11 +441,13 @@ $(BUILD)/obj/bench/machine.o: CPPFLAGS += -DTHRONG_BENCH_CFLAGS='"$(CFLAGS)"'
 
 # The default sweep, a few minutes on the 2-CPU development machine: the
 # flocks at two sizes, the clustered flock and the crowd scenes at 10k,
-# and the evacuation of a building at 10k (the first 22 s of it, the
-# crowd still leaving its rooms: about 3 of the minutes).
+# the velocity stage's scenes (the ORCA crossing, Blocks, RVO2's Circle
+# at 10k and the dense random crowd at 100k: under 2 minutes), and the
+# evacuation of a building at 10k (the first 22 s of it, the crowd still
+# leaving its rooms: about 3 of the minutes).
 # Table on stdout; JSON, CSV and SVG in bench/results/<machine>/.
 # BENCH_ARGS adds or overrides options (later ones win).
-BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400,evac2d@10k \
+BENCH_SWEEP ?= --scenario flock2d,flock3d,cluster2d@10k,crossing2d_steer@10k,pursuit2d@10k,path2d@10k,obstacles2d@10k,leader2d@10k,crossing2d@2000,blocks2d@400,circle2d@10k,orca_dense2d@100k,evac2d@10k \
 	--agents 10k,100k --threads 1,2 --steps 200 --warmup 20 --repeats 7
 bench: $(BENCH)
 	@machine=$$(BENCH_MACHINE='$(BENCH_MACHINE)' $(BENCH) --machine) && \
