@@ -1280,7 +1280,8 @@ CROSS_TESTS ?= simd_auto simd_named determinism_simd_variants orca3d_bits_golden
 	finish_lanes finish_path_lanes avoid_ flock_ orca_lanes_ \
 	integrate_ degenerate_cap_lanes degenerate_cap_nearest cap_count_below \
 	degenerate_float_limits grid_permute grid_query_2d snapshot_ contact_crowd \
-	velocity_threads_and_paths grid_coord verlet_lists_cover_neighbours
+	velocity_threads_and_paths velocity_hold_rows_paths grid_coord \
+	verlet_lists_cover_neighbours verlet_frame_keeps_every_pair
 CROSS_CHECK_ARGS := --scenario wander2d,wander3d,every2d,every3d --agents 1000 \
 	--steps 200 --warmup 0 --threads 2 --json -
 
