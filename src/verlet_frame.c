@@ -85,8 +85,18 @@ typedef struct frame_pass {
     int measure, verlet;
     uint32_t away[FRAME_MAX_PARTS];  /* rows past the half skin */
     uint32_t out[FRAME_MAX_PARTS];   /* rows whose rest is past rest2 */
-    double sum[FRAME_MAX_PARTS][12]; /* sums of the fits and the build */
+    int sums;                        /* what sum_part() adds up */
+    double sum[FRAME_MAX_PARTS][12]; /* its sums */
 } frame_pass;
+
+/* k zeroed, for a pass over w's rows in its lists' frame. */
+static frame_pass *frame_pass_begin(frame_pass *k, const throng_world *w) {
+    memset(k, 0, sizeof *k);
+    k->w = w;
+    k->f = &w->verlet.frame;
+    k->dims = w->dims;
+    return k;
+}
 
 /* Row i's position and position at the build, as doubles (the third
  * axis 0 in the plane). */
@@ -168,8 +178,16 @@ static void check_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     k->out[part] = out;
 }
 
-/* The part's sums for a fit: of each displacement d and of d u^T. */
-static void fit_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
+/* What a pass of sum_part() adds up. */
+enum {
+    SUM_POSITIONS, /* the positions at the build, into s[9 ..) */
+    SUM_SPREAD,    /* u u^T into s[0 .. 9), the largest |u|^2 into s[9] */
+    SUM_FIT        /* d u^T into s[0 .. 9), d into s[9 ..) */
+};
+
+/* The part's sums over its rows (u a row's position at the build less
+ * the centre, d its displacement since), as k->sums says. */
+static void sum_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
                      int thread) {
     (void)thread;
     frame_pass *k = ctx;
@@ -178,43 +196,27 @@ static void fit_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
     double *s = k->sum[part];
     memset(s, 0, sizeof k->sum[part]);
     for (uint32_t i = begin; i < end; i++) {
-        double p[3] = { 0 }, at[3] = { 0 };
+        double p[3] = { 0 }, at[3] = { 0 }, u[3], x[3];
         frame_row(k->w, dims, i, p, at);
-        for (int e = 0; e < dims; e++) {
-            const double d = p[e] - at[e];
-            s[9 + e] += d;
-            for (int q = 0; q < dims; q++)
-                s[3 * e + q] += d * (at[q] - c[q]);
+        double u2 = 0.0;
+        for (int e = 0; e < 3; e++) {
+            u[e] = at[e] - c[e];
+            x[e] = k->sums == SUM_FIT ? p[e] - at[e] : u[e];
+            u2 += u[e] * u[e];
         }
-    }
-}
-
-/* The part's sums at the build: of the positions, or (centred) of their
- * products u u^T once the centre is known. */
-static void start_part(void *ctx, uint32_t part, uint32_t begin, uint32_t end,
-                       int thread) {
-    (void)thread;
-    frame_pass *k = ctx;
-    const int dims = k->dims;
-    const double *c = k->f->centre;
-    double *s = k->sum[part];
-    memset(s, 0, sizeof k->sum[part]);
-    for (uint32_t i = begin; i < end; i++) {
-        double p[3] = { 0 }, at[3] = { 0 };
-        frame_row(k->w, dims, i, p, at);
-        for (int e = 0; e < dims; e++) {
-            if (!k->measure) {
-                s[9 + e] += at[e];
-                continue;
-            }
-            for (int q = 0; q < dims; q++)
-                s[3 * e + q] += (at[e] - c[e]) * (at[q] - c[q]);
-        }
-        if (k->measure) {
-            double u2 = 0.0;
+        if (k->sums == SUM_POSITIONS) {
             for (int e = 0; e < dims; e++)
-                u2 += (at[e] - c[e]) * (at[e] - c[e]);
-            s[9] = u2 > s[9] ? u2 : s[9]; /* the farthest, squared */
+                s[9 + e] += at[e];
+            continue;
+        }
+        for (int e = 0; e < dims; e++)
+            for (int q = 0; q < dims; q++)
+                s[3 * e + q] += x[e] * u[q];
+        if (k->sums == SUM_SPREAD) {
+            s[9] = u2 > s[9] ? u2 : s[9];
+        } else {
+            for (int e = 0; e < dims; e++)
+                s[9 + e] += x[e];
         }
     }
 }
@@ -234,18 +236,15 @@ void verlet_frame_start(throng_world *w, parallel_sched *sched) {
     if (rows == 0)
         return;
     frame_pass pass;
-    frame_pass *k = &pass;
-    memset(k, 0, sizeof *k);
-    k->w = w;
-    k->f = f;
-    k->dims = w->dims;
+    frame_pass *k = frame_pass_begin(&pass, w);
     double s[12];
-    parallel_parts(sched, rows, parts, start_part, k);
+    k->sums = SUM_POSITIONS;
+    parallel_parts(sched, rows, parts, sum_part, k);
     add_parts(k, parts, s);
     for (int e = 0; e < w->dims; e++)
         f->centre[e] = s[9 + e] / (double)rows;
-    k->measure = 1;
-    parallel_parts(sched, rows, parts, start_part, k);
+    k->sums = SUM_SPREAD;
+    parallel_parts(sched, rows, parts, sum_part, k);
     double far2 = 0.0;
     for (uint32_t p = 0; p < parts; p++)
         far2 = k->sum[p][9] > far2 ? k->sum[p][9] : far2;
@@ -344,11 +343,7 @@ int verlet_frame_holds(throng_world *w, parallel_sched *sched, double reach) {
     const double skin = (double)v->skin;
     const double half = 0.5 * skin * FRAME_MARGIN;
     frame_pass pass;
-    frame_pass *k = &pass;
-    memset(k, 0, sizeof *k);
-    k->w = w;
-    k->f = f;
-    k->dims = w->dims;
+    frame_pass *k = frame_pass_begin(&pass, w);
     k->limit2 = (float)(half * half);
     double a[3][3] = { { 0.0 } }, b[3] = { 0.0 };
     /* Verlet's test until a fit is made; then the fit, grown to this
@@ -377,7 +372,8 @@ int verlet_frame_holds(throng_world *w, parallel_sched *sched, double reach) {
      * C the sum of d u^T and M the spread (u sums to nothing, so b and A
      * part). A flat crowd keeps A = 0. */
     double s[12], inv[3][3];
-    parallel_parts(sched, rows, parts, fit_part, k);
+    k->sums = SUM_FIT;
+    parallel_parts(sched, rows, parts, sum_part, k);
     if (sched->failed)
         return 0;
     add_parts(k, parts, s);
