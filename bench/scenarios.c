@@ -1381,17 +1381,19 @@ static throng_status every_build(const scenario *sc, uint32_t agents,
  * cross as cleanly, none deeper than 0.2%, at twice the cost a step.
  *
  * ORCA's neighbours come from lists kept across ticks with a skin of
- * 8 m (throng_world_set_neighbour_skin): agents cover at most 0.5 m a
- * tick, so the lists last eight ticks or more, and sixteen on the
- * ring's way in. The states are the bits of `--set skin=0`; the rows
- * stay in the order the agents were added (round the circle), so the
- * state hash differs (and is the same for every skin). Against a 4 m
- * skin, the ticks that rebuild come half as often and the others read
- * lists a little longer: at 10,000 agents over the first 1,000 steps
- * the mean step 0.302-0.306 ms against 0.332-0.334 and the median
- * 0.259-0.264 against 0.257-0.259; over the crossing at 1,000 the mean
- * 0.083-0.085 against 0.097-0.099 and the median 0.073-0.075 against
- * 0.074-0.076 (AVX-512, three alternated runs each).
+ * 5 m (throng_world_set_neighbour_skin). The ring closes as one, so
+ * its lists are kept in the crowd's frame (verlet_frame.c) for the
+ * whole way in, and a thin skin costs no rebuilds there: 5 m lists a
+ * ring's agent 3 neighbours a side (20 m reach, the 4th at 20.1 m),
+ * where 6 m and more list 4. The crossing's middle, which does not move
+ * as one, rebuilds more often for it. The states are the bits of
+ * `--set skin=0`; the rows stay in the order the agents were added
+ * (round the circle), so the state hash differs (and is the same for
+ * every skin). Four alternated runs each (AVX-512): at 10,000 agents
+ * over the first 1,000 steps the median step 0.258 ms and the mean
+ * 0.259-0.262 with 5 m, against 0.265 and 0.265-0.269 with 8 m; over
+ * the crossing at 1,000 the median 0.073-0.075 with either and the
+ * mean 0.080-0.082 against 0.075-0.076.
  *
  * An agent has reached its goal within its body radius (1.5 m); the run
  * is done when every agent is within its radius at once.
@@ -1427,7 +1429,7 @@ static const scenario_param circle_params[] = {
       "1: contact pushes count in the velocity (position-based dynamics)" },
     { "circle_radius", 200.0, "m",
       "start circle's radius at 250 agents (x N / 250)" },
-    { "skin", 8.0, "m",
+    { "skin", 5.0, "m",
       "neighbour lists kept across ticks with this skin (0: none; see "
       "above)" },
 };
