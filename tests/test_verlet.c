@@ -36,6 +36,7 @@ typedef struct vl_scene {
     int threads;
     int separate; /* the group also separates: the lists cannot serve */
     int contact;  /* contact passes: the lists cannot serve */
+    float offset; /* the whole scene moved this far along x and -y */
 } vl_scene;
 
 typedef struct vl_world {
@@ -121,6 +122,10 @@ static void vl_make(vl_world *v, const vl_scene *s, const char *path) {
                 goal[k] = test_rng_range(&rng, 0.0f, 24.0f);
             }
         }
+        p[0] += s->offset;
+        p[1] -= s->offset;
+        goal[0] += s->offset;
+        goal[1] -= s->offset;
         v->agents[v->count++] = vl_add(v, p, goal);
     }
 }
@@ -175,7 +180,7 @@ TEST(verlet_same_states) {
     static const float skins[] = { 0.25f, 1.0f, 3.0f };
     for (int dims = 2; dims <= 3; dims++)
         for (int ring = 0; ring <= 2; ring++) {
-            vl_scene s = { dims, ring, 0.0f, 1, 0, 0 };
+            vl_scene s = { dims, ring, 0.0f, 1, 0, 0, 0.0f };
             size_t plain_bytes = 0;
             const uint64_t plain = vl_run(&s, 150, &plain_bytes);
             CHECK(plain != 0u);
@@ -208,7 +213,7 @@ static uint64_t vl_path_run(const void *cfg, const char *path) {
 TEST(verlet_threads_and_paths) {
     for (int dims = 2; dims <= 3; dims++)
         for (int kind = 0; kind <= 2; kind += 2) {
-            vl_scene s = { dims, kind, 1.0f, 1, 0, 0 };
+            vl_scene s = { dims, kind, 1.0f, 1, 0, 0, 0.0f };
             const uint64_t one = vl_path_run(&s, NULL);
             CHECK(one != 0u);
             for (int threads = 2; threads <= 4; threads++) {
@@ -237,7 +242,7 @@ TEST(verlet_guesses_change_nothing) {
         uint64_t digest[2] = { 0, 0 };
         int guessed = 0, lanes = 0;
         for (int run = 0; run < 2; run++) {
-            const vl_scene s = { dims, 2, 1.0f, 2, 0, 0 };
+            const vl_scene s = { dims, 2, 1.0f, 2, 0, 0, 0.0f };
             vl_world v;
             vl_make(&v, &s, NULL);
             REQUIRE(v.w != NULL);
@@ -268,7 +273,7 @@ TEST(verlet_guesses_change_nothing) {
  * changes nothing at all: the same hash, rows included, as without. */
 TEST(verlet_unused_where_order_matters) {
     for (int kind = 0; kind < 3; kind++) {
-        vl_scene s = { 2, 0, 0.0f, 2, kind == 0, kind == 1 };
+        vl_scene s = { 2, 0, 0.0f, 2, kind == 0, kind == 1, 0.0f };
         vl_world a, b;
         vl_make(&a, &s, NULL);
         s.skin = 2.0f;
@@ -315,7 +320,7 @@ TEST(verlet_changes_between_steps) {
     uint64_t digest[3] = { 0, 0, 0 }, hash[3] = { 0, 0, 0 };
     for (int run = 0; run < 3; run++) {
         /* Run 0 without lists, 1 and 2 with; 2 without the queries. */
-        const vl_scene s = { 2, 0, run == 0 ? 0.0f : 1.5f, 2, 0, 0 };
+        const vl_scene s = { 2, 0, run == 0 ? 0.0f : 1.5f, 2, 0, 0, 0.0f };
         vl_world v;
         vl_make(&v, &s, NULL);
         REQUIRE(v.w != NULL);
@@ -336,7 +341,7 @@ TEST(verlet_changes_between_steps) {
 /* A snapshot mid-run, loaded, the skin set again: both step on to the
  * same state hash, rows included (the lists never move the rows). */
 TEST(verlet_snapshot) {
-    const vl_scene s = { 2, 1, 1.5f, 2, 0, 0 };
+    const vl_scene s = { 2, 1, 1.5f, 2, 0, 0, 0.0f };
     vl_world v;
     vl_make(&v, &s, NULL);
     REQUIRE(v.w != NULL);
@@ -364,70 +369,78 @@ TEST(verlet_snapshot) {
  * to the pair: brute force over every pair at the positions the tick
  * started from, in a crowd crossing itself, a ring closing on its
  * centre, a band and a square marching, in 2D and 3D, with a skin of a
- * quarter metre, less than two ticks' walk. Verlet's test alone would
+ * quarter metre, less than two ticks' walk, near the origin and 30 km
+ * from it (where a float's step is 2 mm). Verlet's test alone would
  * build the ring's and the square's lists anew nearly every tick; kept
  * in the crowd's frame (verlet_frame.c), they are built a few times. */
 TEST(verlet_frame_keeps_every_pair) {
     enum {
         TICKS = 120
     };
-    for (int dims = 2; dims <= 3; dims++)
-        for (int kind = 0; kind <= 3; kind++) {
-            const vl_scene s = { dims, kind, 0.25f, 1, 0, 0 };
-            vl_world v;
-            vl_make(&v, &s, NULL);
-            REQUIRE(v.w != NULL);
-            const verlet_lists *lists = &v.w->verlet;
-            const float r2 = VL_RADIUS * VL_RADIUS;
-            static float at[3][VL_AGENTS];
-            uint64_t missed = 0, pairs = 0;
-            uint32_t served = 0;
-            for (int tick = 0; tick < TICKS; tick++) {
-                const uint32_t n = v.w->count;
-                const float *col[3] = { v.w->col.px, v.w->col.py, v.w->col.pz };
-                for (int k = 0; k < dims; k++)
-                    memcpy(at[k], col[k], n * sizeof(float));
-                REQUIRE_OK(throng_world_step(v.w, VL_DT));
-                if (!lists->active)
-                    continue;
-                served++;
-                for (uint32_t i = 0; i < n; i++) {
-                    const uint32_t *runs;
-                    const uint32_t nr = verlet_row_runs(lists, i, &runs);
-                    for (uint32_t j = 0; j < n; j++) {
-                        float d2 = 0.0f;
-                        for (int k = 0; k < dims; k++) {
-                            const float dk = at[k][j] - at[k][i];
-                            d2 += dk * dk;
+    for (int far = 0; far <= 1; far++)
+        for (int dims = 2; dims <= 3; dims++)
+            for (int kind = 0; kind <= 3; kind++) {
+                const vl_scene s = {
+                    dims, kind, 0.25f, 1, 0, 0, far ? 30000.0f : 0.0f
+                };
+                vl_world v;
+                vl_make(&v, &s, NULL);
+                REQUIRE(v.w != NULL);
+                const verlet_lists *lists = &v.w->verlet;
+                const float r2 = VL_RADIUS * VL_RADIUS;
+                static float at[3][VL_AGENTS];
+                uint64_t missed = 0, pairs = 0;
+                uint32_t served = 0;
+                for (int tick = 0; tick < TICKS; tick++) {
+                    const uint32_t n = v.w->count;
+                    const float *col[3] = { v.w->col.px, v.w->col.py,
+                                            v.w->col.pz };
+                    for (int k = 0; k < dims; k++)
+                        memcpy(at[k], col[k], n * sizeof(float));
+                    REQUIRE_OK(throng_world_step(v.w, VL_DT));
+                    if (!lists->active)
+                        continue;
+                    served++;
+                    for (uint32_t i = 0; i < n; i++) {
+                        const uint32_t *runs;
+                        const uint32_t nr = verlet_row_runs(lists, i, &runs);
+                        for (uint32_t j = 0; j < n; j++) {
+                            float d2 = 0.0f;
+                            for (int k = 0; k < dims; k++) {
+                                const float dk = at[k][j] - at[k][i];
+                                d2 += dk * dk;
+                            }
+                            if (j == i || !(d2 <= r2))
+                                continue;
+                            pairs++;
+                            int in = 0;
+                            for (uint32_t r = 0; r < nr; r++)
+                                in |=
+                                    j >= runs[2u * r] && j < runs[2u * r + 1u];
+                            missed += !in;
                         }
-                        if (j == i || !(d2 <= r2))
-                            continue;
-                        pairs++;
-                        int in = 0;
-                        for (uint32_t r = 0; r < nr; r++)
-                            in |= j >= runs[2u * r] && j < runs[2u * r + 1u];
-                        missed += !in;
                     }
                 }
-            }
-            /* The ring and the square are built at most a third as often
+                /* The ring and the square are built at most a third as often
              * as they served. */
-            const int together = kind == 1 || kind == 3;
-            if (missed || pairs == 0 || served < TICKS - 1 ||
-                (together && lists->builds * 3u > served))
-                runner_fail(__FILE__, __LINE__,
-                            "%dD scene %d: %llu of %llu pairs within the "
-                            "radius missing from the lists; %u builds for "
-                            "%u ticks served",
-                            dims, kind, (unsigned long long)missed,
-                            (unsigned long long)pairs, lists->builds, served);
-            throng_world_destroy(v.w);
-        }
+                const int together = kind == 1 || kind == 3;
+                if (missed || pairs == 0 || served < TICKS - 1 ||
+                    (together && lists->builds * 3u > served))
+                    runner_fail(__FILE__, __LINE__,
+                                "%dD scene %d%s: %llu of %llu pairs within the "
+                                "radius missing from the lists; %u builds for "
+                                "%u ticks served",
+                                dims, kind, far ? " far out" : "",
+                                (unsigned long long)missed,
+                                (unsigned long long)pairs, lists->builds,
+                                served);
+                throng_world_destroy(v.w);
+            }
 }
 
 /* A bad skin is refused, by kind, and changes nothing. */
 TEST(verlet_bad_skin) {
-    const vl_scene s = { 2, 0, 1.0f, 1, 0, 0 };
+    const vl_scene s = { 2, 0, 1.0f, 1, 0, 0, 0.0f };
     vl_world v;
     vl_make(&v, &s, NULL);
     REQUIRE(v.w != NULL);
