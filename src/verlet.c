@@ -457,9 +457,8 @@ static block_window block_window_of(const uint32_t *sorted,
 /* Row t's list from the window k of its block: the rows within reach
  * measured on the lanes as bits (mask_rows(), the same squared distances
  * as scan_rows()), those of the block kept; a stretch of set bits is a
- * run. The
- * same runs, windows and counts as put_runs() and put_windows() give
- * from the sorted rows, which are built only where they are needed. */
+ * run. The same runs, windows and counts as put_runs() and put_windows()
+ * give from the sorted rows, which are built only where needed. */
 static void window_list(const build_ctx *b, const block_window *k, uint32_t t) {
     throng_world *w = b->w;
     verlet_lists *v = &w->verlet;
