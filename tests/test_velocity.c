@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "kernel_paths.h"
+#include "orca_static.h"
 #include "steer_flock.h"
 
 #define VEL_DT 0.1f
@@ -724,6 +725,56 @@ static double vel_box_dist(const float p[3], const float lo[3],
  * straight ahead is passed, a plane in the way is never crossed; none is
  * ever closer than the agent's radius (to 0.1%), and the agent gets
  * there. */
+/* ORCA's half-planes from a wall corner, worked by hand: two walls
+ * meeting at the origin (the floor y = 0 and the wall x = 0, each 10 m
+ * long), an agent of radius 0.5 m at (1, 2) heading into the corner at
+ * (-1, -1), obstacle time horizon 2 s, a step of 0.1 s, max speed 2.
+ * Each wall is flat where it is nearest: the wall 1 m off gives
+ * n = (1, 0) and v_x >= -(1 - 0.5) / 2 = -0.25, the floor 2 m off
+ * n = (0, 1) and v_y >= -(2 - 0.5) / 2 = -0.75, the nearer first, each
+ * a line through n b running with the permitted side on its left. The
+ * program meets both at their corner, (-0.25, -0.75). An agent 0.25 m
+ * from the wall, inside its radius, must leave within the step:
+ * v_x >= (0.5 - 0.25) / 0.1 = 2.5, cut to the max speed 2, so the only
+ * velocity left is (2, 0). */
+TEST(velocity_orca_wall_corner) {
+    throng_world *w = vel_world(2, 1);
+    REQUIRE(w != NULL);
+    const float o[3] = { 0.0f, 0.0f, 0.0f }, x[3] = { 10.0f, 0.0f, 0.0f };
+    const float y[3] = { 0.0f, 10.0f, 0.0f };
+    throng_object floor, wall;
+    REQUIRE_OK(add_segment(w, o, x, &floor));
+    REQUIRE_OK(add_segment(w, o, y, &wall));
+    orca_static_query q = { .p = { 1.0f, 2.0f, 0.0f },
+                            .v = { -1.0f, -1.0f, 0.0f },
+                            .radius = 0.5f,
+                            .max_speed = 2.0f,
+                            .inv_tau = 0.5f,
+                            .inv_dt = 10.0f };
+    orca_line lines[ORCA_STATIC_MAX], scratch[ORCA_STATIC_MAX];
+    REQUIRE(orca_static_lines_2d(w, &q, lines) == 2u);
+    /* The wall: through (-0.25, 0), running (0, -1). */
+    CHECK(lines[0].point[0] == -0.25f && lines[0].point[1] == 0.0f);
+    CHECK(lines[0].direction[0] == 0.0f && lines[0].direction[1] == -1.0f);
+    /* The floor: through (0, -0.75), running (1, 0). */
+    CHECK(lines[1].point[0] == 0.0f && lines[1].point[1] == -0.75f);
+    CHECK(lines[1].direction[0] == 1.0f && lines[1].direction[1] == 0.0f);
+    const float preferred[2] = { -1.0f, -1.0f };
+    float v[2];
+    orca_solve_2d(lines, 2, 2, q.max_speed, preferred, scratch, v);
+    CHECK_NEAR(v[0], -0.25, 1e-6);
+    CHECK_NEAR(v[1], -0.75, 1e-6);
+    /* Inside the wall's reach: out at max speed, along the floor. */
+    q.p[0] = 0.25f;
+    REQUIRE(orca_static_lines_2d(w, &q, lines) == 2u);
+    CHECK(lines[0].point[0] == 2.0f && lines[0].point[1] == 0.0f);
+    CHECK(lines[1].point[1] == -0.75f);
+    orca_solve_2d(lines, 2, 2, q.max_speed, preferred, scratch, v);
+    CHECK_NEAR(v[0], 2.0, 1e-5);
+    CHECK_NEAR(v[1], 0.0, 1e-3);
+    throng_world_destroy(w);
+}
+
 TEST(velocity_obstacles) {
     for (int dims = 2; dims <= 3; dims++) {
         throng_world *w = vel_world(dims, 1);
@@ -804,5 +855,6 @@ void register_velocity_tests(void) {
     REGISTER(velocity_bad_settings);
     REGISTER(velocity_turn_limit);
     REGISTER(velocity_min_speed);
+    REGISTER(velocity_orca_wall_corner);
     REGISTER(velocity_obstacles);
 }
