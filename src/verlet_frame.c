@@ -43,6 +43,7 @@
 #include "verlet_frame.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -83,15 +84,17 @@ typedef struct frame_pass {
      * alone), verlet: whether to take Verlet's test too. */
     float a[3][3], b[3], c[3], rest2;
     int measure, verlet;
+    int sums; /* what sum_part() adds up */
+    /* Per part, each written by its part before it is read (so not
+     * cleared: a tick's test would clear some 7 KB for nothing). */
     uint32_t away[FRAME_MAX_PARTS];  /* rows past the half skin */
     uint32_t out[FRAME_MAX_PARTS];   /* rows whose rest is past rest2 */
-    int sums;                        /* what sum_part() adds up */
-    double sum[FRAME_MAX_PARTS][12]; /* its sums */
+    double sum[FRAME_MAX_PARTS][12]; /* sum_part()'s sums */
 } frame_pass;
 
-/* k zeroed, for a pass over w's rows in its lists' frame. */
+/* k's settings zeroed, for a pass over w's rows in its lists' frame. */
 static frame_pass *frame_pass_begin(frame_pass *k, const throng_world *w) {
-    memset(k, 0, sizeof *k);
+    memset(k, 0, offsetof(frame_pass, away));
     k->w = w;
     k->f = &w->verlet.frame;
     k->dims = w->dims;
